@@ -1,0 +1,25 @@
+/* The seam between host/main.c and the Lua modules in bindings/. */
+#ifndef GPUBENCH_LGPU_H
+#define GPUBENCH_LGPU_H
+#include <lua.h>
+
+/* require "gpu": devices, buffers, kernels, launches, batches, timers. */
+int luaopen_gpu(lua_State *L);
+/* require "gpubench.ref": weight formats and the FP64 oracle (bindings/l_ref.c). */
+int luaopen_gpubench_ref(lua_State *L);
+
+/* Registers every C module of gpubench (gpu, gpubench.ref, lfs, cjson) in
+ * package.preload and points package.path at the Lua library
+ * (lib/?.lua, lib/?/init.lua under the gpubench root, and the build's lua/
+ * folder for bundled pure-Lua dependencies). */
+void gpubench_open_modules(lua_State *L);
+
+/* The defaults gpu.open{} uses when a script names no backend or index: set
+ * by the CLI's --backend and --device. backend may be NULL (best available),
+ * index may be -1 (first). */
+void gpubench_set_device_defaults(lua_State *L, const char *backend, int index);
+
+/* The gpubench root (for lib/ and kernels/): $GPUBENCH_ROOT, else the source
+ * directory compiled in, else the directory above the executable. */
+const char *gpubench_root(void);
+#endif

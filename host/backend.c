@@ -1,0 +1,486 @@
+/* The backend wrappers: everything the bindings call, and everything that can
+ * be checked or done without a GPU API (ranges, argument kinds, object
+ * lifetimes, live-object counters, the L2 flush, the host clock). */
+#define _POSIX_C_SOURCE 200809L
+#include "backend.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------- errors */
+
+int gb_fail_at(gb_err *e, const char *file, int line, const char *fmt, ...) {
+    if (!e) return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    const char *base = strstr(file, "host/");
+    if (!base) base = file;
+    size_t cap = (size_t)(n < 0 ? 0 : n) + strlen(base) + 32;
+    char *msg = malloc(cap);
+    if (!msg) {
+        va_end(ap2);
+        return -1;
+    }
+    int used = vsnprintf(msg, cap, fmt, ap2);
+    va_end(ap2);
+    if (used < 0) used = 0;
+    snprintf(msg + used, cap - (size_t)used, " [%s:%d]", base, line);
+    free(e->msg);
+    e->msg = msg;
+    return -1;
+}
+
+void gb_err_clear(gb_err *e) {
+    if (!e) return;
+    free(e->msg);
+    e->msg = NULL;
+}
+
+/* ---------------------------------------------------------------- kinds */
+
+static const char *const kind_names[GB_ARG_KIND_COUNT] = {"buffer", "u32", "i32", "f32", "u64"};
+
+const char *gb_kind_name(gb_kind k) {
+    return (unsigned)k < GB_ARG_KIND_COUNT ? kind_names[k] : "?";
+}
+
+int gb_kind_from_name(const char *name, gb_kind *out) {
+    for (int i = 0; i < GB_ARG_KIND_COUNT; i++)
+        if (strcmp(name, kind_names[i]) == 0) {
+            *out = (gb_kind)i;
+            return 0;
+        }
+    return -1;
+}
+
+size_t gb_kind_size(gb_kind k) { return (k == GB_ARG_BUFFER || k == GB_ARG_U64) ? 8 : 4; }
+
+/* --------------------------------------------------------------- backends */
+
+static const gb_backend_ops *const backends[] = {&gb_cuda_backend, &gb_vulkan_backend};
+
+int gb_backend_count(void) { return (int)(sizeof backends / sizeof backends[0]); }
+
+const gb_backend_ops *gb_backend_at(int i) {
+    return (i >= 0 && i < gb_backend_count()) ? backends[i] : NULL;
+}
+
+const gb_backend_ops *gb_backend_find(const char *name) {
+    for (int i = 0; i < gb_backend_count(); i++)
+        if (strcmp(backends[i]->name, name) == 0) return backends[i];
+    return NULL;
+}
+
+/* ----------------------------------------------------------- live objects */
+
+static long live[GB_LIVE_COUNT];
+
+long gb_live(int which) { return (which >= 0 && which < GB_LIVE_COUNT) ? live[which] : -1; }
+
+static void device_ref(gb_device *d) { d->refs++; }
+
+static void device_unref(gb_device *d) {
+    if (--d->refs > 0) return;
+    d->ops->close(d);
+    live[GB_LIVE_DEVICES]--;
+    free(d);
+}
+
+/* A Vulkan view of an NVIDIA GPU does not report L2, SM count or memory
+ * bandwidth; the CUDA view of the same GPU (same UUID) does. */
+static void enrich_from_cuda(gb_device_info *info) {
+    if (!info->has_uuid || strcmp(info->backend, "cuda") == 0) return;
+    if (info->l2_bytes && info->sm_count && info->spec_gbs > 0) return;
+    gb_err e = {0};
+    int count = 0;
+    if (gb_cuda_backend.probe(&count, &e) != 0) {
+        gb_err_clear(&e);
+        return;
+    }
+    for (int i = 0; i < count; i++) {
+        gb_device_info ci;
+        memset(&ci, 0, sizeof ci);
+        if (gb_cuda_backend.device_info(i, &ci, &e) != 0) {
+            gb_err_clear(&e);
+            continue;
+        }
+        if (!ci.has_uuid || memcmp(ci.uuid, info->uuid, 16) != 0) continue;
+        if (!info->l2_bytes) info->l2_bytes = ci.l2_bytes;
+        if (!info->sm_count) info->sm_count = ci.sm_count;
+        if (!(info->spec_gbs > 0)) info->spec_gbs = ci.spec_gbs;
+        if (!info->memory_clock_khz) info->memory_clock_khz = ci.memory_clock_khz;
+        if (!info->memory_bus_bits) info->memory_bus_bits = ci.memory_bus_bits;
+        return;
+    }
+}
+
+int gb_device_info_of(const gb_backend_ops *ops, int index, gb_device_info *out, gb_err *e) {
+    memset(out, 0, sizeof *out);
+    if (ops->device_info(index, out, e) != 0) return -1;
+    snprintf(out->backend, sizeof out->backend, "%s", ops->name);
+    out->index = index;
+    enrich_from_cuda(out);
+    return 0;
+}
+
+int gb_device_open(const gb_backend_ops *ops, int index, gb_device **out, gb_err *e) {
+    int count = 0;
+    if (ops->probe(&count, e) != 0) return -1;
+    if (index < 0 || index >= count)
+        return GB_FAIL(e, "%s device %d does not exist (%d device%s found)", ops->name, index,
+                       count, count == 1 ? "" : "s");
+    gb_device *d = calloc(1, sizeof *d);
+    if (!d) return GB_FAIL(e, "out of host memory opening a %s device", ops->name);
+    d->ops = ops;
+    if (ops->open(d, index, e) != 0) {
+        free(d);
+        return -1;
+    }
+    snprintf(d->info.backend, sizeof d->info.backend, "%s", ops->name);
+    d->info.index = index;
+    enrich_from_cuda(&d->info);
+    d->refs = 1;
+    live[GB_LIVE_DEVICES]++;
+    *out = d;
+    return 0;
+}
+
+void gb_device_release(gb_device *d) {
+    if (!d || d->closed) return;
+    d->closed = 1;
+    if (d->flush_buf) {
+        live[GB_LIVE_BUFFERS]++; /* balances the uncounted allocation in gb_flush_l2 */
+        gb_buffer_free(d->flush_buf); /* drops the flush buffer's reference */
+        d->flush_buf = NULL;
+    }
+    device_unref(d);
+}
+
+static int check_open(gb_device *d, gb_err *e) {
+    if (d->closed) return GB_FAIL(e, "the %s device was released", d->ops->name);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- buffers */
+
+int gb_buffer_alloc(gb_device *d, uint64_t size, gb_buffer **out, gb_err *e) {
+    if (check_open(d, e)) return -1;
+    if (size == 0) return GB_FAIL(e, "buffer size must be at least 1 byte");
+    if (d->info.max_buffer_bytes && size > d->info.max_buffer_bytes)
+        return GB_FAIL(e, "buffer of %" PRIu64 " bytes exceeds the device's largest buffer (%" PRIu64
+                          " bytes)", size, d->info.max_buffer_bytes);
+    gb_buffer *b = calloc(1, sizeof *b);
+    if (!b) return GB_FAIL(e, "out of host memory allocating a buffer");
+    b->dev = d;
+    b->size = size;
+    if (d->ops->buffer_alloc(b, e) != 0) {
+        free(b);
+        return -1;
+    }
+    device_ref(d);
+    live[GB_LIVE_BUFFERS]++;
+    *out = b;
+    return 0;
+}
+
+void gb_buffer_free(gb_buffer *b) {
+    if (!b) return;
+    gb_device *d = b->dev;
+    d->ops->buffer_free(b);
+    live[GB_LIVE_BUFFERS]--;
+    free(b);
+    device_unref(d);
+}
+
+static int check_range(const char *what, const gb_buffer *b, uint64_t off, uint64_t n, gb_err *e) {
+    if (off > b->size || n > b->size - off)
+        return GB_FAIL(e, "%s out of range: offset %" PRIu64 " + %" PRIu64 " bytes exceeds the "
+                          "buffer's %" PRIu64 " bytes", what, off, n, b->size);
+    return 0;
+}
+
+int gb_buffer_upload(gb_buffer *b, uint64_t off, const void *src, uint64_t n, gb_err *e) {
+    if (check_open(b->dev, e) || check_range("upload", b, off, n, e)) return -1;
+    if (n == 0) return 0;
+    return b->dev->ops->upload(b, off, src, n, e);
+}
+
+int gb_buffer_download(gb_buffer *b, uint64_t off, void *dst, uint64_t n, gb_err *e) {
+    if (check_open(b->dev, e) || check_range("download", b, off, n, e)) return -1;
+    if (n == 0) return 0;
+    return b->dev->ops->download(b, off, dst, n, e);
+}
+
+/* Fills through the backend's 32-bit fill where the pattern tiles a 4-byte
+ * word over aligned ranges; otherwise builds the bytes on the host (chunked). */
+int gb_buffer_fill(gb_buffer *b, uint64_t off, uint64_t n, const void *pattern, size_t plen,
+                   gb_err *e) {
+    if (check_open(b->dev, e) || check_range("fill", b, off, n, e)) return -1;
+    if (plen < 1 || plen > 256) return GB_FAIL(e, "fill pattern must be 1 to 256 bytes, got %zu", plen);
+    if (n == 0) return 0;
+    const unsigned char *p = pattern;
+    if ((plen == 1 || plen == 2 || plen == 4) && off % 4 == 0 && n % 4 == 0) {
+        uint32_t word;
+        unsigned char w[4];
+        for (int i = 0; i < 4; i++) w[i] = p[i % plen];
+        memcpy(&word, w, 4);
+        return b->dev->ops->fill32(b, off, n, word, e);
+    }
+    const uint64_t chunk_max = 16u << 20;
+    uint64_t chunk = n < chunk_max ? n : chunk_max;
+    chunk = chunk - chunk % plen;
+    if (chunk == 0) chunk = n; /* n < plen: a truncated single pattern */
+    unsigned char *tmp = malloc(chunk);
+    if (!tmp) return GB_FAIL(e, "out of host memory for a %" PRIu64 "-byte fill chunk", chunk);
+    for (uint64_t i = 0; i < chunk; i++) tmp[i] = p[i % plen];
+    int rc = 0;
+    for (uint64_t done = 0; done < n && rc == 0; done += chunk) {
+        uint64_t len = n - done < chunk ? n - done : chunk;
+        rc = b->dev->ops->upload(b, off + done, tmp, len, e);
+    }
+    free(tmp);
+    return rc;
+}
+
+int gb_buffer_copy(gb_buffer *dst, uint64_t doff, gb_buffer *src, uint64_t soff, uint64_t n,
+                   gb_err *e) {
+    if (check_open(dst->dev, e)) return -1;
+    if (dst->dev != src->dev) return GB_FAIL(e, "copy between buffers of different devices");
+    if (check_range("copy destination", dst, doff, n, e) || check_range("copy source", src, soff, n, e))
+        return -1;
+    if (dst == src && doff < soff + n && soff < doff + n)
+        return GB_FAIL(e, "copy source and destination ranges overlap");
+    if (n == 0) return 0;
+    return dst->dev->ops->copy(dst, doff, src, soff, n, e);
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+int gb_kernel_load(gb_device *d, const gb_kernel_source *src, gb_kernel **out, gb_err *e) {
+    if (check_open(d, e)) return -1;
+    if (!src->code) return GB_FAIL(e, "kernel source is missing");
+    if (src->nparams > GB_MAX_PARAMS)
+        return GB_FAIL(e, "kernel declares %d parameters; at most %d are supported", src->nparams,
+                       GB_MAX_PARAMS);
+    gb_kernel *k = calloc(1, sizeof *k);
+    if (!k) return GB_FAIL(e, "out of host memory loading a kernel");
+    k->dev = d;
+    if (d->ops->kernel_load(d, src, k, e) != 0) {
+        free(k->entry);
+        free(k->label);
+        free(k);
+        return -1;
+    }
+    device_ref(d);
+    live[GB_LIVE_KERNELS]++;
+    *out = k;
+    return 0;
+}
+
+void gb_kernel_free(gb_kernel *k) {
+    if (!k) return;
+    gb_device *d = k->dev;
+    d->ops->kernel_free(k);
+    free(k->entry);
+    free(k->label);
+    live[GB_LIVE_KERNELS]--;
+    free(k);
+    device_unref(d);
+}
+
+int gb_launch_check(const gb_launch *l, gb_err *e) {
+    const gb_kernel *k = l->kernel;
+    if (!k) return GB_FAIL(e, "launch without a kernel");
+    if (check_open(k->dev, e)) return -1;
+    const char *name = k->entry ? k->entry : "?";
+    if (l->nargs != k->nparams)
+        return GB_FAIL(e, "kernel %s takes %d argument%s, got %d", name, k->nparams,
+                       k->nparams == 1 ? "" : "s", l->nargs);
+    for (int i = 0; i < l->nargs; i++) {
+        if (l->args[i].kind != k->params[i])
+            return GB_FAIL(e, "kernel %s argument %d: expected %s, got %s", name, i + 1,
+                           gb_kind_name(k->params[i]), gb_kind_name(l->args[i].kind));
+        if (l->args[i].kind == GB_ARG_BUFFER) {
+            if (!l->args[i].v.buf) return GB_FAIL(e, "kernel %s argument %d: released buffer", name, i + 1);
+            if (l->args[i].v.buf->dev != k->dev)
+                return GB_FAIL(e, "kernel %s argument %d: buffer belongs to another device", name, i + 1);
+        }
+    }
+    const gb_device_info *in = &k->dev->info;
+    uint64_t threads = 1;
+    for (int i = 0; i < 3; i++) {
+        if (l->grid[i] == 0 || l->block[i] == 0)
+            return GB_FAIL(e, "kernel %s: grid and block sizes must be at least 1 in every dimension "
+                              "(grid %ux%ux%u, block %ux%ux%u)", name, l->grid[0], l->grid[1],
+                           l->grid[2], l->block[0], l->block[1], l->block[2]);
+        if (in->max_groups[i] && l->grid[i] > in->max_groups[i])
+            return GB_FAIL(e, "kernel %s: grid %c = %u exceeds the device limit %u", name, "xyz"[i],
+                           l->grid[i], in->max_groups[i]);
+        if (in->max_group_size[i] && l->block[i] > in->max_group_size[i])
+            return GB_FAIL(e, "kernel %s: block %c = %u exceeds the device limit %u", name, "xyz"[i],
+                           l->block[i], in->max_group_size[i]);
+        threads *= l->block[i];
+    }
+    if (in->max_threads_per_group && threads > in->max_threads_per_group)
+        return GB_FAIL(e, "kernel %s: %" PRIu64 " threads per workgroup exceed the device limit %u",
+                       name, threads, in->max_threads_per_group);
+    if (k->local_size[0] && (l->block[0] != k->local_size[0] || l->block[1] != k->local_size[1] ||
+                             l->block[2] != k->local_size[2]))
+        return GB_FAIL(e, "kernel %s: block %ux%ux%u differs from the shader's local size %ux%ux%u",
+                       name, l->block[0], l->block[1], l->block[2], k->local_size[0],
+                       k->local_size[1], k->local_size[2]);
+    return 0;
+}
+
+int gb_launch_run(const gb_launch *l, gb_err *e) {
+    if (gb_launch_check(l, e)) return -1;
+    return l->kernel->dev->ops->launch(l, e);
+}
+
+/* ---------------------------------------------------------------- batches */
+
+int gb_batch_create(gb_device *d, const gb_launch *launches, int n, uint32_t count, int graph,
+                    gb_batch **out, gb_err *e) {
+    if (check_open(d, e)) return -1;
+    if (n < 1 || n > GB_MAX_LAUNCHES)
+        return GB_FAIL(e, "a batch takes 1 to %d distinct launches, got %d", GB_MAX_LAUNCHES, n);
+    if (count < 1) return GB_FAIL(e, "a batch must perform at least 1 launch");
+    for (int i = 0; i < n; i++) {
+        if (launches[i].kernel && launches[i].kernel->dev != d)
+            return GB_FAIL(e, "batch launch %d uses a kernel of another device", i + 1);
+        if (gb_launch_check(&launches[i], e)) return -1;
+    }
+    gb_batch *b = calloc(1, sizeof *b);
+    gb_launch *copy = calloc((size_t)n, sizeof *copy);
+    if (!b || !copy) {
+        free(b);
+        free(copy);
+        return GB_FAIL(e, "out of host memory creating a batch");
+    }
+    memcpy(copy, launches, (size_t)n * sizeof *copy);
+    b->dev = d;
+    b->count = count;
+    b->nlaunches = n;
+    b->launches = copy;
+    b->graph = graph;
+    if (d->ops->batch_prepare(b, e) != 0) {
+        free(copy);
+        free(b);
+        return -1;
+    }
+    device_ref(d);
+    live[GB_LIVE_BATCHES]++;
+    *out = b;
+    return 0;
+}
+
+int gb_batch_submit(gb_batch *b, gb_err *e) {
+    if (check_open(b->dev, e)) return -1;
+    return b->dev->ops->batch_submit(b, e);
+}
+
+void gb_batch_free(gb_batch *b) {
+    if (!b) return;
+    gb_device *d = b->dev;
+    d->ops->batch_free(b);
+    free(b->launches);
+    live[GB_LIVE_BATCHES]--;
+    free(b);
+    device_unref(d);
+}
+
+/* ----------------------------------------------------------------- timers */
+
+int gb_timer_create(gb_device *d, gb_timer **out, gb_err *e) {
+    if (check_open(d, e)) return -1;
+    gb_timer *t = calloc(1, sizeof *t);
+    if (!t) return GB_FAIL(e, "out of host memory creating a timer");
+    t->dev = d;
+    if (d->ops->timer_create(t, e) != 0) {
+        free(t);
+        return -1;
+    }
+    device_ref(d);
+    live[GB_LIVE_TIMERS]++;
+    *out = t;
+    return 0;
+}
+
+int gb_timer_start(gb_timer *t, gb_err *e) {
+    if (check_open(t->dev, e)) return -1;
+    if (t->dev->ops->timer_record(t, 0, e) != 0) return -1;
+    t->state = 1;
+    return 0;
+}
+
+int gb_timer_stop(gb_timer *t, gb_err *e) {
+    if (check_open(t->dev, e)) return -1;
+    if (t->state != 1) return GB_FAIL(e, "timer stopped without being started");
+    if (t->dev->ops->timer_record(t, 1, e) != 0) return -1;
+    t->state = 2;
+    return 0;
+}
+
+int gb_timer_ms(gb_timer *t, double *ms, gb_err *e) {
+    if (check_open(t->dev, e)) return -1;
+    if (t->state != 2) return GB_FAIL(e, "timer read before start and stop were both recorded");
+    return t->dev->ops->timer_elapsed_ms(t, ms, e);
+}
+
+void gb_timer_free(gb_timer *t) {
+    if (!t) return;
+    gb_device *d = t->dev;
+    d->ops->timer_free(t);
+    live[GB_LIVE_TIMERS]--;
+    free(t);
+    device_unref(d);
+}
+
+/* ------------------------------------------------------------------ misc */
+
+int gb_profiler_range(gb_device *d, const char *name, int begin, gb_err *e) {
+    if (check_open(d, e)) return -1;
+    if (!d->ops->profiler_range) return 0;
+    return d->ops->profiler_range(d, name, begin, e);
+}
+
+int gb_sync(gb_device *d, gb_err *e) {
+    if (check_open(d, e)) return -1;
+    return d->ops->sync(d, e);
+}
+
+uint64_t gb_flush_bytes(const gb_device *d) {
+    const uint64_t floor = 256ull << 20;
+    uint64_t want = d->info.l2_bytes ? 2 * d->info.l2_bytes : floor;
+    if (want < floor && !d->info.l2_bytes) want = floor;
+    want = (want + 255) & ~(uint64_t)255;
+    return want;
+}
+
+int gb_flush_l2(gb_device *d, gb_err *e) {
+    if (check_open(d, e)) return -1;
+    if (!d->flush_buf) {
+        uint64_t bytes = gb_flush_bytes(d);
+        if (gb_buffer_alloc(d, bytes, &d->flush_buf, e) != 0) return -1;
+        live[GB_LIVE_BUFFERS]--; /* owned by the device, not a leak of the caller's */
+    }
+    /* Alternate the pattern so no driver can skip a fill that changes nothing. */
+    static uint32_t salt;
+    salt++;
+    if (d->ops->fill32(d->flush_buf, 0, d->flush_buf->size, 0x9e3779b9u * salt, e) != 0) return -1;
+    return d->ops->sync(d, e);
+}
+
+double gb_clock_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,300 @@
+/* The backend interface: the one seam between the Lua bindings and a GPU API.
+ *
+ * A backend is a table of C functions (gb_backend_ops). The bindings never call
+ * a backend directly: they call the gb_* wrappers declared at the end of this
+ * header (host/backend.c), which check what can be checked without the API
+ * (released objects, ranges, launch argument kinds), keep the live-object
+ * counters the leak checks read, and then call the backend. So a new backend is
+ * one new file that fills in gb_backend_ops, and CUDA and Vulkan look the same
+ * from Lua.
+ *
+ * Every fallible call returns 0 on success and -1 on failure, with the reason in
+ * a gb_err: "<call> failed: <SYMBOLIC_CODE> (<description>) [file.c:line]". No
+ * function here calls abort() or exit(). */
+#ifndef GPUBENCH_BACKEND_H
+#define GPUBENCH_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- errors */
+
+typedef struct gb_err {
+    char *msg; /* malloc'd; NULL while no error is held */
+} gb_err;
+
+/* Formats fmt into e->msg with " [file:line]" appended and returns -1.
+ * A second failure replaces the first message. */
+int gb_fail_at(gb_err *e, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define GB_FAIL(e, ...) gb_fail_at((e), __FILE__, __LINE__, __VA_ARGS__)
+void gb_err_clear(gb_err *e);
+
+/* ------------------------------------------------------------- objects */
+
+typedef struct gb_device gb_device;
+typedef struct gb_buffer gb_buffer;
+typedef struct gb_kernel gb_kernel;
+typedef struct gb_timer gb_timer;
+typedef struct gb_batch gb_batch;
+typedef struct gb_backend_ops gb_backend_ops;
+
+enum { GB_MAX_PARAMS = 32, GB_MAX_LAUNCHES = 64 };
+
+typedef enum gb_kind {
+    GB_ARG_BUFFER = 0,
+    GB_ARG_U32,
+    GB_ARG_I32,
+    GB_ARG_F32,
+    GB_ARG_U64,
+    GB_ARG_KIND_COUNT
+} gb_kind;
+
+const char *gb_kind_name(gb_kind k); /* "buffer", "u32", ... */
+int gb_kind_from_name(const char *name, gb_kind *out);
+size_t gb_kind_size(gb_kind k); /* bytes a scalar occupies (buffer: 8) */
+
+typedef struct gb_arg {
+    gb_kind kind;
+    union {
+        gb_buffer *buf;
+        uint32_t u32;
+        int32_t i32;
+        float f32;
+        uint64_t u64;
+    } v;
+} gb_arg;
+
+/* What a device reports. Unknown numbers are 0 (or empty strings). */
+typedef struct gb_device_info {
+    char backend[16];          /* "cuda", "vulkan" */
+    int index;                 /* index within its backend */
+    char name[256];
+    char device_type[32];      /* "discrete", "integrated", "cpu", "virtual", "other" */
+    char driver_version[64];
+    char api_version[32];      /* CUDA driver API or Vulkan API version */
+    char arch[32];             /* "sm_90" on CUDA; "" elsewhere */
+    uint32_t vendor_id, device_id;
+    uint64_t memory_bytes;
+    uint32_t sm_count;         /* SMs (CUDA, VK_NV_shader_sm_builtins) or CUs where known */
+    uint64_t l2_bytes;
+    double spec_gbs;           /* theoretical DRAM bandwidth, GB/s (1e9 bytes/s) */
+    uint32_t memory_clock_khz; /* where the API exposes it */
+    uint32_t memory_bus_bits;
+    double timestamp_period_ns;/* one device timestamp tick in ns */
+    uint32_t subgroup_size;    /* warp size on CUDA */
+    uint32_t max_threads_per_group;
+    uint32_t max_group_size[3];
+    uint32_t max_groups[3];
+    uint32_t max_shared_bytes; /* per workgroup */
+    uint32_t max_push_bytes;   /* Vulkan push-constant bytes; 4096 (param space) on CUDA */
+    uint64_t max_buffer_bytes; /* largest single allocation/binding the API allows */
+    uint8_t uuid[16];          /* device UUID (cuDeviceGetUuid, VkPhysicalDeviceIDProperties) */
+    int has_uuid;              /* lets backend.c fill a Vulkan device's L2/SMs/bandwidth from
+                                  the CUDA view of the same GPU */
+} gb_device_info;
+
+/* Common headers of the objects; each backend keeps its own state in impl. */
+struct gb_device {
+    const gb_backend_ops *ops;
+    gb_device_info info;
+    void *impl;
+    int refs;             /* the handle plus one per live child object */
+    int closed;           /* the handle was released; children keep the device alive */
+    gb_buffer *flush_buf; /* the L2 flush buffer, allocated on first flush */
+};
+
+struct gb_buffer {
+    gb_device *dev;
+    uint64_t size;
+    void *impl;
+};
+
+struct gb_kernel {
+    gb_device *dev;
+    char *entry;       /* entry point name */
+    char *label;       /* file name or "<string>", for messages */
+    int nparams;
+    gb_kind params[GB_MAX_PARAMS];
+    int cache_hit;     /* 1 when the binary came from the disk cache */
+    uint32_t local_size[3]; /* fixed workgroup size (Vulkan shaders); 0 = any size at launch */
+    void *impl;
+};
+
+struct gb_timer {
+    gb_device *dev;
+    int state;         /* 0 new, 1 started, 2 stopped */
+    void *impl;
+};
+
+/* One launch of a batch: a kernel, its geometry and its arguments. */
+typedef struct gb_launch {
+    gb_kernel *kernel;
+    uint32_t grid[3];  /* workgroups (CUDA blocks) in x, y, z */
+    uint32_t block[3]; /* threads per workgroup; Vulkan checks it against the shader's local size */
+    int nargs;
+    gb_arg args[GB_MAX_PARAMS];
+} gb_launch;
+
+struct gb_batch {
+    gb_device *dev;
+    uint32_t count;     /* launches per submit, cycling through launches[] */
+    int nlaunches;
+    gb_launch *launches;/* copies; the buffers/kernels they name must outlive the batch */
+    int graph;          /* 1: replayed as a CUDA graph / pre-recorded command buffer */
+    void *impl;
+};
+
+/* Kernel source handed to a backend: all text already read by the caller. */
+typedef struct gb_define {
+    const char *name;
+    const char *value; /* may be "" */
+} gb_define;
+
+typedef struct gb_kernel_source {
+    const char *label;      /* path as given, or "<string>"; used in compiler messages */
+    const char *dir;        /* directory of the file for relative #include; NULL for strings */
+    const char *code;       /* the source text */
+    const char *entry;      /* entry point (CUDA: extern "C" __global__ name; Vulkan: "main" or given) */
+    const gb_define *defines;
+    int ndefines;
+    const char *const *include_dirs;
+    int ninclude_dirs;
+    /* Explicit parameter kinds, overriding reflection; NULL to reflect. */
+    const gb_kind *params;
+    int nparams;
+} gb_kernel_source;
+
+/* ------------------------------------------------------------- backend ops */
+
+struct gb_backend_ops {
+    const char *name; /* "cuda", "vulkan" */
+
+    /* Loads the system libraries (dlopen) on first call. Returns 0 and sets
+     * *count (possibly 0) when the API is present; -1 with the reason (e.g.
+     * "libcuda.so.1: cannot open shared object file") when it is not. */
+    int (*probe)(int *count, gb_err *e);
+    int (*device_info)(int index, gb_device_info *out, gb_err *e);
+
+    /* Opens device `index`: fills d->info and d->impl. */
+    int (*open)(gb_device *d, int index, gb_err *e);
+    void (*close)(gb_device *d);
+
+    int (*buffer_alloc)(gb_buffer *b, gb_err *e); /* b->dev, b->size set */
+    void (*buffer_free)(gb_buffer *b);
+    /* Ranges are checked by the wrappers. upload/download are synchronous with
+     * respect to all earlier work on the device. */
+    int (*upload)(gb_buffer *b, uint64_t off, const void *src, uint64_t n, gb_err *e);
+    int (*download)(gb_buffer *b, uint64_t off, void *dst, uint64_t n, gb_err *e);
+    /* Fills n bytes (a multiple of 4, off a multiple of 4) with a 32-bit
+     * pattern, in stream order (asynchronous). */
+    int (*fill32)(gb_buffer *b, uint64_t off, uint64_t n, uint32_t pattern, gb_err *e);
+    int (*copy)(gb_buffer *dst, uint64_t doff, gb_buffer *src, uint64_t soff, uint64_t n,
+                gb_err *e); /* asynchronous, in stream order */
+
+    /* Compiles (through the disk cache) and loads a kernel. The backend sets
+     * k->entry, k->label, k->params/nparams (from src->params or by
+     * reflection), k->cache_hit and k->impl. Compile errors carry the
+     * compiler log with file:line. */
+    int (*kernel_load)(gb_device *d, const gb_kernel_source *src, gb_kernel *k, gb_err *e);
+    void (*kernel_free)(gb_kernel *k);
+    /* Compiles without a device, for a named target ("sm_90"; "vulkan1.2"),
+     * through the disk cache. On success fills params/nparams with the
+     * reflected (or explicit) parameter kinds and *log with the compiler's
+     * warnings (malloc'd, may be NULL). Needs only the compiler library. */
+    int (*compile_only)(const gb_kernel_source *src, const char *target, gb_kind *params,
+                        int *nparams, char **log, gb_err *e);
+    /* One asynchronous launch; arguments already checked against k->params. */
+    int (*launch)(const gb_launch *l, gb_err *e);
+
+    /* Batches: prepare once, submit many times. A submit performs b->count
+     * launches, launch i using b->launches[i % nlaunches], in one submission
+     * with no host work per launch beyond the API's own. Consecutive launches
+     * are ordered (each sees the previous one's writes), as on a CUDA stream. */
+    int (*batch_prepare)(gb_batch *b, gb_err *e);
+    int (*batch_submit)(gb_batch *b, gb_err *e);
+    void (*batch_free)(gb_batch *b);
+
+    /* Device timers: start/stop record timestamps in stream order; elapsed
+     * waits for the stop timestamp and returns milliseconds. */
+    int (*timer_create)(gb_timer *t, gb_err *e);
+    int (*timer_record)(gb_timer *t, int which /* 0 start, 1 stop */, gb_err *e);
+    int (*timer_elapsed_ms)(gb_timer *t, double *ms, gb_err *e);
+    void (*timer_free)(gb_timer *t);
+
+    /* A named profiler range (cuProfilerStart/Stop plus an NVTX range on CUDA;
+     * a debug-utils label where Vulkan has one). May be NULL. */
+    int (*profiler_range)(gb_device *d, const char *name, int begin, gb_err *e);
+
+    int (*sync)(gb_device *d, gb_err *e);
+};
+
+/* The compiled-in backends, in order of preference for "best available". */
+extern const gb_backend_ops gb_cuda_backend;
+extern const gb_backend_ops gb_vulkan_backend;
+int gb_backend_count(void);
+const gb_backend_ops *gb_backend_at(int i);
+const gb_backend_ops *gb_backend_find(const char *name); /* NULL if not compiled in */
+
+/* ------------------------------------------------- wrappers (host/backend.c)
+ * The bindings use these, never the ops directly. */
+
+/* Live object counts, for leak checks: [0] devices, [1] buffers, [2] kernels,
+ * [3] timers, [4] batches. */
+enum { GB_LIVE_DEVICES, GB_LIVE_BUFFERS, GB_LIVE_KERNELS, GB_LIVE_TIMERS, GB_LIVE_BATCHES,
+       GB_LIVE_COUNT };
+long gb_live(int which);
+
+/* Device info as gpu.devices() shows it: the backend's, completed from the CUDA
+ * view of the same GPU (by UUID) where the backend cannot tell L2/SMs/bandwidth. */
+int gb_device_info_of(const gb_backend_ops *ops, int index, gb_device_info *out, gb_err *e);
+int gb_device_open(const gb_backend_ops *ops, int index, gb_device **out, gb_err *e);
+/* Releases the caller's handle; the device is destroyed when its last child goes. */
+void gb_device_release(gb_device *d);
+
+int gb_buffer_alloc(gb_device *d, uint64_t size, gb_buffer **out, gb_err *e);
+void gb_buffer_free(gb_buffer *b);
+int gb_buffer_upload(gb_buffer *b, uint64_t off, const void *src, uint64_t n, gb_err *e);
+int gb_buffer_download(gb_buffer *b, uint64_t off, void *dst, uint64_t n, gb_err *e);
+/* Repeats an arbitrary byte pattern (1..256 bytes) over [off, off+n). */
+int gb_buffer_fill(gb_buffer *b, uint64_t off, uint64_t n, const void *pattern, size_t plen,
+                   gb_err *e);
+int gb_buffer_copy(gb_buffer *dst, uint64_t doff, gb_buffer *src, uint64_t soff, uint64_t n,
+                   gb_err *e);
+
+int gb_kernel_load(gb_device *d, const gb_kernel_source *src, gb_kernel **out, gb_err *e);
+void gb_kernel_free(gb_kernel *k);
+/* Checks a launch (kernel, argument count and kinds, buffer devices, geometry). */
+int gb_launch_check(const gb_launch *l, gb_err *e);
+int gb_launch_run(const gb_launch *l, gb_err *e);
+
+int gb_batch_create(gb_device *d, const gb_launch *launches, int n, uint32_t count, int graph,
+                    gb_batch **out, gb_err *e);
+int gb_batch_submit(gb_batch *b, gb_err *e);
+void gb_batch_free(gb_batch *b);
+
+int gb_timer_create(gb_device *d, gb_timer **out, gb_err *e);
+int gb_timer_start(gb_timer *t, gb_err *e);
+int gb_timer_stop(gb_timer *t, gb_err *e);
+int gb_timer_ms(gb_timer *t, double *ms, gb_err *e);
+void gb_timer_free(gb_timer *t);
+
+int gb_profiler_range(gb_device *d, const char *name, int begin, gb_err *e);
+int gb_sync(gb_device *d, gb_err *e);
+
+/* Evicts L2: overwrites a buffer of max(2 x L2, 256 MiB if L2 is unknown)
+ * bytes, allocated on first use and kept with the device, then waits. */
+int gb_flush_l2(gb_device *d, gb_err *e);
+uint64_t gb_flush_bytes(const gb_device *d);
+
+/* Monotonic host clock in seconds. */
+double gb_clock_seconds(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,138 @@
+#include "random.h"
+
+#include <math.h>
+#include <string.h>
+
+static uint64_t splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void gb_rng_seed(gb_rng *r, uint64_t seed) {
+    uint64_t x = seed;
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
+    r->have_spare = 0;
+    r->spare = 0;
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t gb_rng_next(gb_rng *r) {
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+double gb_rng_uniform(gb_rng *r) { return (double)(gb_rng_next(r) >> 11) * 0x1.0p-53; }
+
+double gb_rng_normal(gb_rng *r) {
+    if (r->have_spare) {
+        r->have_spare = 0;
+        return r->spare;
+    }
+    /* Box-Muller on (0,1]: 1 - u avoids log(0). */
+    double u = 1.0 - gb_rng_uniform(r), v = gb_rng_uniform(r);
+    double rad = sqrt(-2.0 * log(u)), th = 6.283185307179586 * v;
+    r->spare = rad * sin(th);
+    r->have_spare = 1;
+    return rad * cos(th);
+}
+
+int gb_dtype_from_name(const char *name, gb_dtype *out) {
+    static const struct { const char *n; gb_dtype d; } t[] = {
+        {"f32", GB_DT_F32}, {"f16", GB_DT_F16}, {"bf16", GB_DT_BF16},
+        {"u8", GB_DT_U8},   {"bytes", GB_DT_U8}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(name, t[i].n) == 0) {
+            *out = t[i].d;
+            return 0;
+        }
+    return -1;
+}
+
+size_t gb_dtype_size(gb_dtype dt) {
+    switch (dt) {
+    case GB_DT_F32: return 4;
+    case GB_DT_F16:
+    case GB_DT_BF16: return 2;
+    case GB_DT_U8: return 1;
+    }
+    return 1;
+}
+
+static uint32_t f32_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static float bits_f32(uint32_t u) {
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+uint16_t gb_f32_to_bf16(float f) {
+    uint32_t u = f32_bits(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40); /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1u);                                       /* nearest even */
+    return (uint16_t)(u >> 16);
+}
+
+float gb_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
+
+uint16_t gb_f32_to_f16(float f) {
+    uint32_t u = f32_bits(f);
+    uint32_t sign = (u >> 16) & 0x8000u;
+    uint32_t a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u); /* NaN */
+    if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* rounds to inf */
+    if (a < 0x38800000u) {
+        /* Subnormal or zero in fp16: scale so the integer part is the result,
+         * letting the FPU round to nearest even. */
+        float v = bits_f32(a) * 16777216.0f; /* 2^24 */
+        return (uint16_t)(sign | (uint32_t)lrintf(v));
+    }
+    uint32_t mant_odd = (a >> 13) & 1u;
+    a += 0xfffu + mant_odd; /* round mantissa to 10 bits, nearest even */
+    return (uint16_t)(sign | (((a - 0x38000000u) >> 13) & 0x7fffu));
+}
+
+float gb_f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ffu;
+    if (e == 0) {
+        float v = (float)m * 0x1.0p-24f; /* exact: subnormals kept */
+        return sign ? -v : v;
+    }
+    if (e == 31) return bits_f32(sign | 0x7f800000u | (m << 13));
+    return bits_f32(sign | ((e + 112) << 23) | (m << 13));
+}
+
+void gb_random_fill(void *out, size_t n, gb_dtype dt, gb_dist dist, double a, double b,
+                    gb_rng *r) {
+    unsigned char *p = out;
+    for (size_t i = 0; i < n; i++) {
+        if (dt == GB_DT_U8) {
+            p[i] = (unsigned char)(gb_rng_next(r) >> 56);
+            continue;
+        }
+        double v = dist == GB_DIST_NORMAL ? a + b * gb_rng_normal(r)
+                                          : a + (b - a) * gb_rng_uniform(r);
+        if (dt == GB_DT_F32) {
+            float f = (float)v;
+            memcpy(p + 4 * i, &f, 4);
+        } else {
+            uint16_t h = dt == GB_DT_F16 ? gb_f32_to_f16((float)v) : gb_f32_to_bf16((float)v);
+            memcpy(p + 2 * i, &h, 2);
+        }
+    }
+}
