@@ -1,0 +1,422 @@
+/* require "gpu": the module table, device discovery and opening, the shared
+ * userdata helpers, and the registration of gpubench's C modules. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lualib.h>
+
+#include "lbind.h"
+#include "lgpu.h"
+
+int luaopen_lfs(lua_State *L);
+int luaopen_cjson(lua_State *L);
+
+/* ----------------------------------------------------------- shared helpers */
+
+int lb_raise(lua_State *L, gb_err *e) {
+    lua_pushstring(L, e->msg ? e->msg : "unknown error");
+    gb_err_clear(e);
+    return lua_error(L);
+}
+
+void *lb_new(lua_State *L, size_t size, const char *mt) {
+    void *p = lua_newuserdatauv(L, size, 1);
+    memset(p, 0, size);
+    luaL_setmetatable(L, mt);
+    return p;
+}
+
+void lb_register(lua_State *L, const char *mt, const luaL_Reg *methods, lua_CFunction release,
+                 lua_CFunction index_fn, lua_CFunction tostring_fn) {
+    luaL_newmetatable(L, mt); /* sets __name, used by luaL_checkudata's type errors */
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    if (release) {
+        lua_pushcfunction(L, release);
+        lua_setfield(L, -2, "free");
+    }
+    if (index_fn) {
+        /* The method table becomes the index function's first upvalue. */
+        lua_pushcclosure(L, index_fn, 1);
+    }
+    lua_setfield(L, -2, "__index");
+    if (release) {
+        lua_pushcfunction(L, release);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, release);
+        lua_setfield(L, -2, "__close");
+    }
+    if (tostring_fn) {
+        lua_pushcfunction(L, tostring_fn);
+        lua_setfield(L, -2, "__tostring");
+    }
+    lua_pop(L, 1);
+}
+
+static void *check_live(lua_State *L, int i, const char *mt) {
+    void **slot = luaL_checkudata(L, i, mt);
+    if (!*slot) luaL_error(L, "use of a released %s", mt);
+    return *slot;
+}
+
+gb_device *lb_check_device(lua_State *L, int i) {
+    gb_device *d = check_live(L, i, GPU_DEVICE_MT);
+    return d;
+}
+gb_buffer *lb_check_buffer(lua_State *L, int i) { return check_live(L, i, GPU_BUFFER_MT); }
+gb_kernel *lb_check_kernel(lua_State *L, int i) { return check_live(L, i, GPU_KERNEL_MT); }
+
+static uint32_t dim_at(lua_State *L, int t, int k, const char *what) {
+    int type = lua_geti(L, t, k);
+    lua_Integer v = 1;
+    if (type != LUA_TNIL) {
+        int ok;
+        v = lua_tointegerx(L, -1, &ok);
+        if (!ok || v < 1 || v > 0xffffffffLL)
+            luaL_error(L, "%s[%d] must be an integer from 1 to 4294967295", what, k);
+    }
+    lua_pop(L, 1);
+    return (uint32_t)v;
+}
+
+void lb_check_dim3(lua_State *L, int i, const char *what, uint32_t out[3]) {
+    if (lua_type(L, i) == LUA_TNUMBER) {
+        int ok;
+        lua_Integer v = lua_tointegerx(L, i, &ok);
+        if (!ok || v < 1 || v > 0xffffffffLL)
+            luaL_error(L, "%s must be an integer from 1 to 4294967295 or a table {x, y, z}", what);
+        out[0] = (uint32_t)v;
+        out[1] = out[2] = 1;
+        return;
+    }
+    if (!lua_istable(L, i))
+        luaL_error(L, "%s must be an integer or a table {x, y, z}, got %s", what, luaL_typename(L, i));
+    i = lua_absindex(L, i);
+    if (lua_rawlen(L, i) < 1 || lua_rawlen(L, i) > 3)
+        luaL_error(L, "%s must have 1 to 3 entries", what);
+    for (int k = 0; k < 3; k++) out[k] = dim_at(L, i, k + 1, what);
+}
+
+/* -------------------------------------------------------------- device info */
+
+static void set_int(lua_State *L, const char *k, lua_Integer v) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+static void set_num(lua_State *L, const char *k, lua_Number v) {
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+static void set_str(lua_State *L, const char *k, const char *v) {
+    lua_pushstring(L, v);
+    lua_setfield(L, -2, k);
+}
+static void set_dim3(lua_State *L, const char *k, const uint32_t v[3]) {
+    lua_createtable(L, 3, 0);
+    for (int i = 0; i < 3; i++) {
+        lua_pushinteger(L, v[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, k);
+}
+
+void lb_push_info(lua_State *L, const gb_device_info *in) {
+    lua_createtable(L, 0, 32);
+    set_str(L, "backend", in->backend);
+    set_int(L, "index", in->index);
+    set_str(L, "name", in->name);
+    set_str(L, "device_type", in->device_type);
+    set_str(L, "driver_version", in->driver_version);
+    set_str(L, "api_version", in->api_version);
+    set_str(L, "arch", in->arch);
+    set_int(L, "vendor_id", in->vendor_id);
+    set_int(L, "device_id", in->device_id);
+    set_int(L, "memory_bytes", (lua_Integer)in->memory_bytes);
+    set_int(L, "sm_count", in->sm_count);
+    set_int(L, "l2_bytes", (lua_Integer)in->l2_bytes);
+    set_num(L, "spec_gbs", in->spec_gbs);
+    set_int(L, "memory_clock_khz", in->memory_clock_khz);
+    set_int(L, "memory_bus_bits", in->memory_bus_bits);
+    set_num(L, "timestamp_period_ns", in->timestamp_period_ns);
+    set_int(L, "subgroup_size", in->subgroup_size);
+    set_int(L, "max_threads_per_group", in->max_threads_per_group);
+    set_dim3(L, "max_group_size", in->max_group_size);
+    set_dim3(L, "max_groups", in->max_groups);
+    set_int(L, "max_shared_bytes", in->max_shared_bytes);
+    set_int(L, "max_push_bytes", in->max_push_bytes);
+    set_int(L, "max_buffer_bytes", (lua_Integer)in->max_buffer_bytes);
+    if (in->has_uuid) {
+        char hex[33];
+        for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", in->uuid[i]);
+        set_str(L, "uuid", hex);
+    }
+}
+
+/* ------------------------------------------------------ discovery and open */
+
+static int probe(const gb_backend_ops *ops, int *count, char **why) {
+    gb_err e = {0};
+    *count = 0;
+    if (ops->probe(count, &e) == 0) return 1;
+    *why = e.msg; /* caller frees */
+    return 0;
+}
+
+static int l_backends(lua_State *L) {
+    lua_newtable(L);
+    for (int i = 0; i < gb_backend_count(); i++) {
+        const gb_backend_ops *ops = gb_backend_at(i);
+        int count = 0;
+        char *why = NULL;
+        int ok = probe(ops, &count, &why);
+        lua_createtable(L, 0, 4);
+        set_str(L, "name", ops->name);
+        lua_pushboolean(L, ok);
+        lua_setfield(L, -2, "available");
+        set_int(L, "count", count);
+        if (!ok) set_str(L, "reason", why ? why : "unavailable");
+        free(why);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int l_devices(lua_State *L) {
+    lua_newtable(L);
+    int n = 0;
+    for (int i = 0; i < gb_backend_count(); i++) {
+        const gb_backend_ops *ops = gb_backend_at(i);
+        int count = 0;
+        char *why = NULL;
+        if (!probe(ops, &count, &why)) {
+            free(why);
+            continue;
+        }
+        for (int j = 0; j < count; j++) {
+            gb_device_info info;
+            gb_err e = {0};
+            if (gb_device_info_of(ops, j, &info, &e) != 0) lb_raise(L, &e);
+            lb_push_info(L, &info);
+            lua_rawseti(L, -2, ++n);
+        }
+    }
+    return 1;
+}
+
+static const char *const DEFAULTS_KEY = "gpubench.device_defaults";
+
+void gpubench_set_device_defaults(lua_State *L, const char *backend, int index) {
+    lua_createtable(L, 0, 2);
+    if (backend) set_str(L, "backend", backend);
+    if (index >= 0) set_int(L, "index", index);
+    lua_setfield(L, LUA_REGISTRYINDEX, DEFAULTS_KEY);
+}
+
+/* The best device: a CUDA device first (the reference platform), then a
+ * Vulkan GPU, then a Vulkan CPU device (lavapipe). */
+static int pick_best(const gb_backend_ops **ops_out, int *index_out, lua_State *L) {
+    const gb_backend_ops *cuda = gb_backend_find("cuda");
+    int count = 0;
+    char *why = NULL;
+    if (cuda && probe(cuda, &count, &why) && count > 0) {
+        *ops_out = cuda;
+        *index_out = 0;
+        return 1;
+    }
+    free(why);
+    why = NULL;
+    const gb_backend_ops *vk = gb_backend_find("vulkan");
+    if (vk && probe(vk, &count, &why) && count > 0) {
+        int best = 0;
+        for (int j = 0; j < count; j++) {
+            gb_device_info info;
+            gb_err e = {0};
+            if (gb_device_info_of(vk, j, &info, &e) != 0) {
+                gb_err_clear(&e);
+                continue;
+            }
+            if (strcmp(info.device_type, "cpu") != 0) {
+                best = j;
+                break;
+            }
+        }
+        *ops_out = vk;
+        *index_out = best;
+        return 1;
+    }
+    free(why);
+    (void)L;
+    return 0;
+}
+
+static int l_open(lua_State *L) {
+    const char *backend = NULL;
+    lua_Integer index = -1;
+    if (!lua_isnoneornil(L, 1)) {
+        luaL_checktype(L, 1, LUA_TTABLE);
+        if (lua_getfield(L, 1, "backend") != LUA_TNIL) backend = luaL_checkstring(L, -1);
+        if (lua_getfield(L, 1, "index") != LUA_TNIL) {
+            int ok;
+            index = lua_tointegerx(L, -1, &ok);
+            if (!ok || index < 0) luaL_error(L, "gpu.open: index must be a non-negative integer");
+        }
+    }
+    /* The CLI's --backend/--device fill in what the script left out. */
+    lua_getfield(L, LUA_REGISTRYINDEX, DEFAULTS_KEY);
+    int defaults = lua_gettop(L);
+    if (lua_istable(L, defaults)) {
+        if (!backend && lua_getfield(L, defaults, "backend") == LUA_TSTRING)
+            backend = lua_tostring(L, -1); /* stays on the stack, so stays alive */
+        if (index < 0 && lua_getfield(L, defaults, "index") == LUA_TNUMBER)
+            index = lua_tointeger(L, -1);
+    }
+    const gb_backend_ops *ops = NULL;
+    if (backend) {
+        ops = gb_backend_find(backend);
+        if (!ops) luaL_error(L, "gpu.open: unknown backend '%s' (known: cuda, vulkan)", backend);
+        if (index < 0) index = 0;
+    } else {
+        int best_index = 0;
+        if (!pick_best(&ops, &best_index, L))
+            luaL_error(L, "gpu.open: no device found (CUDA and Vulkan both unavailable; "
+                          "run 'gpubench --list-devices' for the reasons)");
+        if (index < 0) index = best_index;
+    }
+    l_device *u = lb_new(L, sizeof *u, GPU_DEVICE_MT);
+    gb_err e = {0};
+    if (gb_device_open(ops, (int)index, &u->d, &e) != 0) lb_raise(L, &e);
+    /* The info table is the device's user value: dev.name etc. read from it. */
+    lb_push_info(L, &u->d->info);
+    lua_pushinteger(L, (lua_Integer)gb_flush_bytes(u->d));
+    lua_setfield(L, -2, "flush_bytes");
+    lua_setiuservalue(L, -2, 1);
+    return 1;
+}
+
+static int l_live(lua_State *L) {
+    static const char *const names[GB_LIVE_COUNT] = {"devices", "buffers", "kernels", "timers",
+                                                      "batches"};
+    lua_createtable(L, 0, GB_LIVE_COUNT);
+    for (int i = 0; i < GB_LIVE_COUNT; i++) set_int(L, names[i], gb_live(i));
+    return 1;
+}
+
+static int l_clock(lua_State *L) {
+    lua_pushnumber(L, gb_clock_seconds());
+    return 1;
+}
+
+static int l_isatty(lua_State *L) {
+    lua_pushboolean(L, isatty((int)luaL_checkinteger(L, 1)));
+    return 1;
+}
+
+static int l_root(lua_State *L) {
+    lua_pushstring(L, gpubench_root());
+    return 1;
+}
+
+int luaopen_gpu(lua_State *L) {
+    static const luaL_Reg fns[] = {
+        {"backends", l_backends}, {"devices", l_devices}, {"open", l_open},
+        {"live", l_live},         {"clock", l_clock},     {"isatty", l_isatty},
+        {"root", l_root},         {"compile", lb_compile}, {NULL, NULL}};
+    lb_open_device(L);
+    lb_open_buffer(L);
+    lb_open_kernel(L);
+    lb_open_timer(L);
+    lb_open_batch(L);
+    luaL_newlib(L, fns);
+    static const char *const kinds[] = {"u32", "i32", "f32", "u64"};
+    for (int i = 0; i < 4; i++) {
+        lua_pushstring(L, kinds[i]);
+        lua_pushcclosure(L, lb_scalar_ctor, 1);
+        lua_setfield(L, -2, kinds[i]);
+    }
+    set_str(L, "version", GPUBENCH_VERSION);
+    set_str(L, "git", GPUBENCH_GIT);
+    return 1;
+}
+
+/* ---------------------------------------------------- root and module setup */
+
+static int is_dir(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static char exe_dir[PATH_MAX];
+
+static const char *executable_dir(void) {
+    if (exe_dir[0]) return exe_dir;
+    ssize_t n = readlink("/proc/self/exe", exe_dir, sizeof exe_dir - 1);
+    if (n <= 0) return NULL;
+    exe_dir[n] = '\0';
+    char *slash = strrchr(exe_dir, '/');
+    if (slash) *slash = '\0';
+    return exe_dir;
+}
+
+const char *gpubench_root(void) {
+    static char root[PATH_MAX];
+    if (root[0]) return root;
+    const char *env = getenv("GPUBENCH_ROOT");
+    char probe_path[PATH_MAX + 32];
+    if (env && *env) {
+        snprintf(root, sizeof root, "%s", env);
+        return root;
+    }
+    /* The binary travels inside its build folder (<root>/build/gpubench), so
+     * the tree next to it wins over the path compiled in. */
+    const char *dir = executable_dir();
+    if (dir) {
+        snprintf(probe_path, sizeof probe_path, "%s/../lib/gpubench", dir);
+        if (is_dir(probe_path)) {
+            snprintf(probe_path, sizeof probe_path, "%s/..", dir);
+            if (realpath(probe_path, root)) return root;
+        }
+    }
+    snprintf(root, sizeof root, "%s", GPUBENCH_SOURCE_DIR);
+    return root;
+}
+
+void gpubench_open_modules(lua_State *L) {
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, luaopen_gpu);
+    lua_setfield(L, -2, "gpu");
+    lua_pushcfunction(L, luaopen_gpubench_ref);
+    lua_setfield(L, -2, "gpubench.ref");
+    lua_pushcfunction(L, luaopen_lfs);
+    lua_setfield(L, -2, "lfs");
+    lua_pushcfunction(L, luaopen_cjson);
+    lua_setfield(L, -2, "cjson");
+    lua_pop(L, 1);
+
+    const char *root = gpubench_root();
+    const char *dir = executable_dir();
+    lua_getglobal(L, "package");
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    lua_pushfstring(L, "%s/lib/?.lua;%s/lib/?/init.lua;", root, root);
+    luaL_addvalue(&b);
+    if (dir) {
+        lua_pushfstring(L, "%s/lua/?.lua;", dir);
+        luaL_addvalue(&b);
+    }
+    lua_pushfstring(L, "%s/?.lua;", GPUBENCH_BUILD_LUA_DIR);
+    luaL_addvalue(&b);
+    lua_getfield(L, -2, "path");
+    luaL_addvalue(&b);
+    luaL_pushresult(&b);
+    lua_setfield(L, -2, "path");
+    lua_pop(L, 1);
+}

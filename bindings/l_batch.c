@@ -1,0 +1,160 @@
+/* gpu.batch and dev:record: many launches in one submission with no Lua work
+ * per launch (two-point timing), optionally replayed as a CUDA graph or a
+ * pre-recorded Vulkan command buffer.
+ *
+ * A batch holds raw pointers to the buffers and kernels it launches, so its
+ * user value keeps their Lua objects reachable, and every submit checks that
+ * none of them was released with :free() since. */
+#include <string.h>
+
+#include "lbind.h"
+
+static int batch_release(lua_State *L) {
+    l_batch *u = luaL_checkudata(L, 1, GPU_BATCH_MT);
+    if (u->b) {
+        gb_batch_free(u->b);
+        u->b = NULL;
+    }
+    return 0;
+}
+
+/* Appends the kernel and buffer objects of the launch at stack index i (a
+ * {kernel, grid, block, args...} table) or of the values [first, last]. */
+static void anchor_values(lua_State *L, int refs, int first, int last) {
+    for (int i = first; i <= last; i++)
+        if (luaL_testudata(L, i, GPU_KERNEL_MT) || luaL_testudata(L, i, GPU_BUFFER_MT)) {
+            lua_pushvalue(L, i);
+            lua_rawseti(L, refs, (lua_Integer)lua_rawlen(L, refs) + 1);
+        }
+}
+
+static void anchor_table(lua_State *L, int refs, int t) {
+    int n = (int)lua_rawlen(L, t);
+    for (int j = 1; j <= n; j++) {
+        lua_rawgeti(L, t, j);
+        anchor_values(L, refs, lua_gettop(L), lua_gettop(L));
+        lua_pop(L, 1);
+    }
+}
+
+static uint32_t check_count(lua_State *L, int i, const char *what) {
+    int ok;
+    lua_Integer n = lua_tointegerx(L, i, &ok);
+    if (!ok || n < 1 || n > 0xffffffffLL) luaL_error(L, "%s must be a positive integer", what);
+    return (uint32_t)n;
+}
+
+/* Creates the batch userdata at the top of the stack. */
+static l_batch *make_batch(lua_State *L, gb_device *d, gb_launch *ls, int n, uint32_t count,
+                           int graph, int refs) {
+    l_batch *u = lb_new(L, sizeof *u, GPU_BATCH_MT);
+    lua_pushvalue(L, refs);
+    lua_setiuservalue(L, -2, 1);
+    gb_err e = {0};
+    if (gb_batch_create(d, ls, n, count, graph, &u->b, &e) != 0) lb_raise(L, &e);
+    return u;
+}
+
+static void submit(lua_State *L, int ud_index) {
+    l_batch *u = luaL_checkudata(L, ud_index, GPU_BATCH_MT);
+    if (!u->b) luaL_error(L, "use of a released %s", GPU_BATCH_MT);
+    lua_getiuservalue(L, ud_index, 1);
+    int refs = lua_gettop(L);
+    int n = (int)lua_rawlen(L, refs);
+    for (int j = 1; j <= n; j++) {
+        lua_rawgeti(L, refs, j);
+        void **slot = lua_touserdata(L, -1);
+        if (!*slot)
+            luaL_error(L, "batch uses a %s that was released", luaL_testudata(L, -1, GPU_KERNEL_MT)
+                                                                   ? GPU_KERNEL_MT : GPU_BUFFER_MT);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    gb_err e = {0};
+    if (gb_batch_submit(u->b, &e) != 0) lb_raise(L, &e);
+}
+
+/* dev:record(n, kernel, grid, block, args...)
+ * dev:record(n, {kernel, grid, block, args...}, {...}, ...)  -- rotating sets */
+int lb_device_record(lua_State *L) {
+    gb_device *d = lb_check_device(L, 1);
+    uint32_t count = check_count(L, 2, "dev:record: the launch count");
+    int top = lua_gettop(L);
+    lua_newtable(L);
+    int refs = lua_gettop(L);
+    gb_launch *ls;
+    int n;
+    if (lua_istable(L, 3)) {
+        n = top - 2;
+        if (n > GB_MAX_LAUNCHES) luaL_error(L, "dev:record takes at most %d launch sets", GB_MAX_LAUNCHES);
+        ls = lua_newuserdatauv(L, sizeof *ls * (size_t)n, 0);
+        memset(ls, 0, sizeof *ls * (size_t)n);
+        for (int j = 0; j < n; j++) {
+            lb_check_launch_table(L, 3 + j, &ls[j]);
+            anchor_table(L, refs, 3 + j);
+        }
+    } else {
+        gb_kernel *k = lb_check_kernel(L, 3);
+        n = 1;
+        ls = lua_newuserdatauv(L, sizeof *ls, 0);
+        memset(ls, 0, sizeof *ls);
+        lb_check_dim3(L, 4, "grid", ls->grid);
+        lb_check_dim3(L, 5, "block", ls->block);
+        lb_collect_args(L, k, 6, top - 5, ls);
+        anchor_values(L, refs, 3, top);
+    }
+    make_batch(L, d, ls, n, count, 0, refs);
+    int ud = lua_gettop(L);
+    lua_toclose(L, ud); /* released on return, and when the submit raises */
+    submit(L, ud);
+    return 0;
+}
+
+/* dev:batch{count=n, graph=false, {kernel, grid, block, args...}, ...} */
+int lb_device_batch(lua_State *L) {
+    gb_device *d = lb_check_device(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_getfield(L, 2, "count");
+    uint32_t count = check_count(L, -1, "dev:batch: count");
+    lua_getfield(L, 2, "graph");
+    int graph = lua_toboolean(L, -1);
+    int n = (int)lua_rawlen(L, 2);
+    if (n < 1 || n > GB_MAX_LAUNCHES)
+        luaL_error(L, "dev:batch takes 1 to %d launches {kernel, grid, block, args...}", GB_MAX_LAUNCHES);
+    lua_newtable(L);
+    int refs = lua_gettop(L);
+    gb_launch *ls = lua_newuserdatauv(L, sizeof *ls * (size_t)n, 0);
+    memset(ls, 0, sizeof *ls * (size_t)n);
+    for (int j = 0; j < n; j++) {
+        lua_rawgeti(L, 2, j + 1);
+        lb_check_launch_table(L, -1, &ls[j]);
+        anchor_table(L, refs, lua_gettop(L));
+        lua_pop(L, 1);
+    }
+    make_batch(L, d, ls, n, count, graph, refs);
+    return 1;
+}
+
+static int batch_submit(lua_State *L) {
+    submit(L, 1);
+    return 0;
+}
+
+static int batch_index(lua_State *L) {
+    luaL_checkudata(L, 1, GPU_BATCH_MT);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+    l_batch *u = lua_touserdata(L, 1);
+    const char *k = lua_tostring(L, 2);
+    if (!k || !u->b) return 0;
+    if (strcmp(k, "count") == 0) lua_pushinteger(L, u->b->count);
+    else if (strcmp(k, "graph") == 0) lua_pushboolean(L, u->b->graph);
+    else if (strcmp(k, "launches") == 0) lua_pushinteger(L, u->b->nlaunches);
+    else return 0;
+    return 1;
+}
+
+void lb_open_batch(lua_State *L) {
+    static const luaL_Reg methods[] = {{"submit", batch_submit}, {NULL, NULL}};
+    lb_register(L, GPU_BATCH_MT, methods, batch_release, batch_index, NULL);
+}

@@ -1,0 +1,82 @@
+/* gpu.device: fields from the device's info table, and the methods that make
+ * objects on it or act on its stream. */
+#include <string.h>
+
+#include "lbind.h"
+
+static int dev_release(lua_State *L) {
+    l_device *u = luaL_checkudata(L, 1, GPU_DEVICE_MT);
+    if (u->d) {
+        gb_device_release(u->d);
+        u->d = NULL;
+    }
+    return 0;
+}
+
+/* dev.<field>: methods first, then the info table (the user value). */
+static int dev_index(lua_State *L) {
+    luaL_checkudata(L, 1, GPU_DEVICE_MT);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    l_device *u = lua_touserdata(L, 1);
+    if (lua_type(L, 2) == LUA_TSTRING) {
+        const char *k = lua_tostring(L, 2);
+        if (strcmp(k, "closed") == 0) {
+            lua_pushboolean(L, u->d == NULL);
+            return 1;
+        }
+        lua_getiuservalue(L, 1, 1);
+        if (strcmp(k, "info") == 0) return 1;
+        lua_pushvalue(L, 2);
+        lua_rawget(L, -2);
+        return 1;
+    }
+    lua_pushnil(L);
+    return 1;
+}
+
+static int dev_tostring(lua_State *L) {
+    l_device *u = luaL_checkudata(L, 1, GPU_DEVICE_MT);
+    if (!u->d) {
+        lua_pushstring(L, "gpu.device (released)");
+        return 1;
+    }
+    lua_pushfstring(L, "gpu.device: %s %d (%s)", u->d->info.backend, u->d->info.index,
+                    u->d->info.name);
+    return 1;
+}
+
+static int dev_sync(lua_State *L) {
+    gb_device *d = lb_check_device(L, 1);
+    gb_err e = {0};
+    if (gb_sync(d, &e) != 0) lb_raise(L, &e);
+    return 0;
+}
+
+static int dev_flush_l2(lua_State *L) {
+    gb_device *d = lb_check_device(L, 1);
+    gb_err e = {0};
+    if (gb_flush_l2(d, &e) != 0) lb_raise(L, &e);
+    return 0;
+}
+
+static int dev_profiler(lua_State *L, int begin) {
+    gb_device *d = lb_check_device(L, 1);
+    const char *name = luaL_optstring(L, 2, "gpubench");
+    gb_err e = {0};
+    if (gb_profiler_range(d, name, begin, &e) != 0) lb_raise(L, &e);
+    return 0;
+}
+static int dev_profiler_start(lua_State *L) { return dev_profiler(L, 1); }
+static int dev_profiler_stop(lua_State *L) { return dev_profiler(L, 0); }
+
+void lb_open_device(lua_State *L) {
+    static const luaL_Reg methods[] = {
+        {"buffer", lb_device_buffer},   {"kernel", lb_device_kernel},
+        {"timer", lb_device_timer},     {"record", lb_device_record},
+        {"batch", lb_device_batch},     {"sync", dev_sync},
+        {"flush_l2", dev_flush_l2},     {"profiler_start", dev_profiler_start},
+        {"profiler_stop", dev_profiler_stop}, {NULL, NULL}};
+    lb_register(L, GPU_DEVICE_MT, methods, dev_release, dev_index, dev_tostring);
+}

@@ -1,0 +1,362 @@
+/* gpu.kernel: kernels compiled at run time from a file or a string, typed
+ * scalar arguments, and launches checked against the kernel's parameters
+ * before anything reaches the device. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileutil.h"
+#include "lbind.h"
+#include "lgpu.h"
+
+static int kernel_release(lua_State *L) {
+    l_kernel *u = luaL_checkudata(L, 1, GPU_KERNEL_MT);
+    if (u->k) {
+        gb_kernel_free(u->k);
+        u->k = NULL;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ kernel source */
+
+/* Pushes the text of `file` (as given, else relative to the gpubench root)
+ * and its directory; returns the text. */
+static const char *push_file(lua_State *L, const char *file, const char **dir) {
+    gb_err e = {0};
+    const char *path = file;
+    if (access(file, R_OK) != 0 && file[0] != '/') {
+        lua_pushfstring(L, "%s/%s", gpubench_root(), file);
+        path = lua_tostring(L, -1);
+        if (access(path, R_OK) != 0) path = file; /* report the name as given */
+    }
+    size_t len;
+    char *text = gb_read_file(path, &len, &e);
+    if (!text) lb_raise(L, &e);
+    lua_pushlstring(L, text, len);
+    free(text);
+    const char *slash = strrchr(path, '/');
+    if (slash) lua_pushlstring(L, path, (size_t)(slash - path));
+    else lua_pushliteral(L, ".");
+    *dir = lua_tostring(L, -1);
+    return lua_tostring(L, -2);
+}
+
+static int is_identifier(const char *s) {
+    if (!(isalpha((unsigned char)*s) || *s == '_')) return 0;
+    for (s++; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_')) return 0;
+    return 1;
+}
+
+static int cmp_define(const void *a, const void *b) {
+    return strcmp(((const gb_define *)a)->name, ((const gb_define *)b)->name);
+}
+
+static void read_defines(lua_State *L, int t, gb_kernel_source *src) {
+    if (lua_getfield(L, t, "defines") == LUA_TNIL) return;
+    if (!lua_istable(L, -1)) luaL_error(L, "kernel defines must be a table {NAME = value}");
+    int defs = lua_gettop(L);
+    int n = 0;
+    for (lua_pushnil(L); lua_next(L, defs); lua_pop(L, 1)) n++;
+    gb_define *d = lua_newuserdatauv(L, sizeof *d * (size_t)(n ? n : 1), 0);
+    lua_createtable(L, n, 0); /* anchors the string forms of number values */
+    int anchor = lua_gettop(L);
+    int i = 0;
+    for (lua_pushnil(L); lua_next(L, defs); lua_pop(L, 1)) {
+        if (lua_type(L, -2) != LUA_TSTRING || !is_identifier(lua_tostring(L, -2)))
+            luaL_error(L, "kernel define names must be identifiers");
+        const char *name = lua_tostring(L, -2);
+        const char *value;
+        switch (lua_type(L, -1)) {
+        case LUA_TBOOLEAN:
+            if (!lua_toboolean(L, -1)) continue; /* false: not defined */
+            value = "";
+            break;
+        case LUA_TNUMBER:
+        case LUA_TSTRING:
+            lua_pushvalue(L, -1); /* convert a copy: the caller's table stays as it was */
+            value = lua_tostring(L, -1);
+            lua_rawseti(L, anchor, i + 1);
+            break;
+        default:
+            luaL_error(L, "kernel define %s must be a number, string or boolean", name);
+            return;
+        }
+        d[i].name = name;
+        d[i].value = value;
+        i++;
+    }
+    qsort(d, (size_t)i, sizeof *d, cmp_define); /* the cache key must not depend on table order */
+    src->defines = d;
+    src->ndefines = i;
+}
+
+static void read_include_dirs(lua_State *L, int t, gb_kernel_source *src) {
+    if (lua_getfield(L, t, "include_dirs") == LUA_TNIL) return;
+    luaL_checktype(L, -1, LUA_TTABLE);
+    int n = (int)lua_rawlen(L, -1);
+    const char **dirs = lua_newuserdatauv(L, sizeof *dirs * (size_t)(n ? n : 1), 0);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, -2, i + 1);
+        if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "include_dirs[%d] must be a string", i + 1);
+        dirs[i] = lua_tostring(L, -1); /* kept alive by the include_dirs table */
+        lua_pop(L, 1);
+    }
+    src->include_dirs = dirs;
+    src->ninclude_dirs = n;
+}
+
+static void read_params(lua_State *L, int t, gb_kernel_source *src) {
+    if (lua_getfield(L, t, "params") == LUA_TNIL) return;
+    luaL_checktype(L, -1, LUA_TTABLE);
+    int n = (int)lua_rawlen(L, -1);
+    if (n > GB_MAX_PARAMS) luaL_error(L, "at most %d kernel parameters are supported", GB_MAX_PARAMS);
+    gb_kind *kinds = lua_newuserdatauv(L, sizeof *kinds * (size_t)(n ? n : 1), 0);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, -2, i + 1);
+        const char *s = lua_tostring(L, -1);
+        if (!s || gb_kind_from_name(s, &kinds[i]) != 0)
+            luaL_error(L, "params[%d] must be one of buffer, u32, i32, f32, u64", i + 1);
+        lua_pop(L, 1);
+    }
+    src->params = kinds;
+    src->nparams = n;
+}
+
+void lb_read_source(lua_State *L, int i, gb_kernel_source *src) {
+    luaL_checktype(L, i, LUA_TTABLE);
+    i = lua_absindex(L, i);
+    memset(src, 0, sizeof *src);
+    int has_file = lua_getfield(L, i, "file") != LUA_TNIL;
+    int has_source = lua_getfield(L, i, "source") != LUA_TNIL;
+    if (has_file == has_source) luaL_error(L, "a kernel needs exactly one of file= or source=");
+    if (has_file) {
+        const char *file = luaL_checkstring(L, -2);
+        src->label = file;
+        src->code = push_file(L, file, &src->dir);
+    } else {
+        src->code = luaL_checkstring(L, -1);
+        src->label = "<string>";
+    }
+    if (lua_getfield(L, i, "entry") != LUA_TNIL) {
+        src->entry = luaL_checkstring(L, -1);
+    } else if (has_file) {
+        /* Default entry: the file's base name without its extension. */
+        const char *base = strrchr(src->label, '/');
+        base = base ? base + 1 : src->label;
+        const char *dot = strrchr(base, '.');
+        lua_pushlstring(L, base, dot ? (size_t)(dot - base) : strlen(base));
+        src->entry = lua_tostring(L, -1);
+    } else {
+        src->entry = "main";
+    }
+    read_defines(L, i, src);
+    read_include_dirs(L, i, src);
+    read_params(L, i, src);
+}
+
+int lb_device_kernel(lua_State *L) {
+    gb_device *d = lb_check_device(L, 1);
+    gb_kernel_source src;
+    lb_read_source(L, 2, &src);
+    l_kernel *u = lb_new(L, sizeof *u, GPU_KERNEL_MT);
+    gb_err e = {0};
+    if (gb_kernel_load(d, &src, &u->k, &e) != 0) lb_raise(L, &e);
+    return 1;
+}
+
+/* gpu.compile{backend=, file=|source=, entry=, defines=, target=} */
+int lb_compile(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "backend");
+    const char *name = luaL_optstring(L, -1, "cuda");
+    const gb_backend_ops *ops = gb_backend_find(name);
+    if (!ops) luaL_error(L, "gpu.compile: unknown backend '%s'", name);
+    lua_getfield(L, 1, "target");
+    const char *target = luaL_optstring(L, -1, strcmp(name, "cuda") == 0 ? "sm_90" : "vulkan1.2");
+    gb_kernel_source src;
+    lb_read_source(L, 1, &src);
+    gb_kind params[GB_MAX_PARAMS];
+    int nparams = 0;
+    char *log = NULL;
+    gb_err e = {0};
+    if (ops->compile_only(&src, target, params, &nparams, &log, &e) != 0) lb_raise(L, &e);
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, log ? log : "");
+    free(log);
+    lua_setfield(L, -2, "log");
+    lua_createtable(L, nparams, 0);
+    for (int k = 0; k < nparams; k++) {
+        lua_pushstring(L, gb_kind_name(params[k]));
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -2, "params");
+    return 1;
+}
+
+static int kernel_index(lua_State *L) {
+    luaL_checkudata(L, 1, GPU_KERNEL_MT);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+    const char *key = lua_tostring(L, 2);
+    if (!key) return 0;
+    gb_kernel *k = lb_check_kernel(L, 1);
+    if (strcmp(key, "entry") == 0) lua_pushstring(L, k->entry);
+    else if (strcmp(key, "label") == 0) lua_pushstring(L, k->label);
+    else if (strcmp(key, "cache_hit") == 0) lua_pushboolean(L, k->cache_hit);
+    else if (strcmp(key, "backend") == 0) lua_pushstring(L, k->dev->info.backend);
+    else if (strcmp(key, "params") == 0) {
+        lua_createtable(L, k->nparams, 0);
+        for (int i = 0; i < k->nparams; i++) {
+            lua_pushstring(L, gb_kind_name(k->params[i]));
+            lua_rawseti(L, -2, i + 1);
+        }
+    } else if (strcmp(key, "local_size") == 0) {
+        if (!k->local_size[0]) return 0;
+        lua_createtable(L, 3, 0);
+        for (int i = 0; i < 3; i++) {
+            lua_pushinteger(L, k->local_size[i]);
+            lua_rawseti(L, -2, i + 1);
+        }
+    } else return 0;
+    return 1;
+}
+
+static int kernel_tostring(lua_State *L) {
+    l_kernel *u = luaL_checkudata(L, 1, GPU_KERNEL_MT);
+    if (!u->k) lua_pushstring(L, "gpu.kernel (released)");
+    else lua_pushfstring(L, "gpu.kernel: %s from %s", u->k->entry, u->k->label);
+    return 1;
+}
+
+/* ------------------------------------------------------------------ scalars */
+
+int lb_scalar_ctor(lua_State *L) {
+    gb_kind kind;
+    gb_kind_from_name(lua_tostring(L, lua_upvalueindex(1)), &kind);
+    l_scalar *s = lb_new(L, sizeof *s, GPU_SCALAR_MT);
+    s->a.kind = kind;
+    if (kind == GB_ARG_F32) {
+        s->a.v.f32 = (float)luaL_checknumber(L, 1);
+        return 1;
+    }
+    int ok;
+    lua_Integer v = lua_tointegerx(L, 1, &ok);
+    if (!ok) luaL_error(L, "gpu.%s: expected an integer, got %s", gb_kind_name(kind),
+                        lua_isnumber(L, 1) ? "a non-integral number" : luaL_typename(L, 1));
+    if (kind == GB_ARG_U32 && (v < 0 || v > 0xffffffffLL))
+        luaL_error(L, "gpu.u32: %I is out of range 0..4294967295", v);
+    if (kind == GB_ARG_I32 && (v < -2147483648LL || v > 2147483647LL))
+        luaL_error(L, "gpu.i32: %I is out of range -2147483648..2147483647", v);
+    if (kind == GB_ARG_U64 && v < 0) luaL_error(L, "gpu.u64: %I is negative", v);
+    if (kind == GB_ARG_U32) s->a.v.u32 = (uint32_t)v;
+    else if (kind == GB_ARG_I32) s->a.v.i32 = (int32_t)v;
+    else s->a.v.u64 = (uint64_t)v;
+    return 1;
+}
+
+static int scalar_tostring(lua_State *L) {
+    l_scalar *s = luaL_checkudata(L, 1, GPU_SCALAR_MT);
+    switch (s->a.kind) {
+    case GB_ARG_U32: lua_pushfstring(L, "gpu.u32(%I)", (lua_Integer)s->a.v.u32); break;
+    case GB_ARG_I32: lua_pushfstring(L, "gpu.i32(%I)", (lua_Integer)s->a.v.i32); break;
+    case GB_ARG_U64: lua_pushfstring(L, "gpu.u64(%I)", (lua_Integer)s->a.v.u64); break;
+    default: lua_pushfstring(L, "gpu.f32(%f)", (lua_Number)s->a.v.f32); break;
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- arguments */
+
+static void convert_number(lua_State *L, int i, gb_kind want, gb_arg *a, const char *entry, int pos) {
+    a->kind = want;
+    if (want == GB_ARG_F32) {
+        a->v.f32 = (float)lua_tonumber(L, i);
+        return;
+    }
+    int ok;
+    lua_Integer v = lua_tointegerx(L, i, &ok);
+    if (!ok)
+        luaL_error(L, "kernel %s argument %d: expected %s, got a non-integral number", entry, pos,
+                   gb_kind_name(want));
+    if ((want == GB_ARG_U32 && (v < 0 || v > 0xffffffffLL)) ||
+        (want == GB_ARG_I32 && (v < -2147483648LL || v > 2147483647LL)) ||
+        (want == GB_ARG_U64 && v < 0))
+        luaL_error(L, "kernel %s argument %d: %I is out of range for %s", entry, pos, v,
+                   gb_kind_name(want));
+    if (want == GB_ARG_U32) a->v.u32 = (uint32_t)v;
+    else if (want == GB_ARG_I32) a->v.i32 = (int32_t)v;
+    else a->v.u64 = (uint64_t)v;
+}
+
+void lb_collect_args(lua_State *L, gb_kernel *k, int first, int n, gb_launch *l) {
+    if (n != k->nparams)
+        luaL_error(L, "kernel %s takes %d argument%s (%s), got %d", k->entry, k->nparams,
+                   k->nparams == 1 ? "" : "s", k->nparams ? "see kernel.params" : "none", n);
+    l->kernel = k;
+    l->nargs = n;
+    for (int j = 0; j < n; j++) {
+        int i = first + j;
+        gb_kind want = k->params[j];
+        gb_arg *a = &l->args[j];
+        void *ud;
+        if ((ud = luaL_testudata(L, i, GPU_BUFFER_MT))) {
+            if (want != GB_ARG_BUFFER)
+                luaL_error(L, "kernel %s argument %d: expected %s, got gpu.buffer", k->entry, j + 1,
+                           gb_kind_name(want));
+            gb_buffer *b = ((l_buffer *)ud)->b;
+            if (!b) luaL_error(L, "kernel %s argument %d: use of a released gpu.buffer", k->entry, j + 1);
+            a->kind = GB_ARG_BUFFER;
+            a->v.buf = b;
+        } else if ((ud = luaL_testudata(L, i, GPU_SCALAR_MT))) {
+            const gb_arg *s = &((l_scalar *)ud)->a;
+            if (s->kind != want)
+                luaL_error(L, "kernel %s argument %d: expected %s, got gpu.%s", k->entry, j + 1,
+                           gb_kind_name(want), gb_kind_name(s->kind));
+            *a = *s;
+        } else if (lua_type(L, i) == LUA_TNUMBER && want != GB_ARG_BUFFER) {
+            convert_number(L, i, want, a, k->entry, j + 1);
+        } else {
+            luaL_error(L, "kernel %s argument %d: expected %s, got %s", k->entry, j + 1,
+                       gb_kind_name(want), luaL_typename(L, i));
+        }
+    }
+}
+
+void lb_check_launch_table(lua_State *L, int i, gb_launch *l) {
+    luaL_checktype(L, i, LUA_TTABLE);
+    i = lua_absindex(L, i);
+    int n = (int)lua_rawlen(L, i);
+    if (n < 3) luaL_error(L, "a launch is {kernel, grid, block, args...}");
+    luaL_checkstack(L, n + 2, "too many launch arguments");
+    int base = lua_gettop(L);
+    for (int j = 1; j <= n; j++) lua_rawgeti(L, i, j);
+    gb_kernel *k = lb_check_kernel(L, base + 1);
+    lb_check_dim3(L, base + 2, "grid", l->grid);
+    lb_check_dim3(L, base + 3, "block", l->block);
+    lb_collect_args(L, k, base + 4, n - 3, l);
+    lua_settop(L, base);
+}
+
+/* k:launch(grid, block, args...) */
+static int kernel_launch(lua_State *L) {
+    gb_kernel *k = lb_check_kernel(L, 1);
+    gb_launch l;
+    memset(&l, 0, sizeof l);
+    lb_check_dim3(L, 2, "grid", l.grid);
+    lb_check_dim3(L, 3, "block", l.block);
+    lb_collect_args(L, k, 4, lua_gettop(L) - 3, &l);
+    gb_err e = {0};
+    if (gb_launch_run(&l, &e) != 0) lb_raise(L, &e);
+    return 0;
+}
+
+void lb_open_kernel(lua_State *L) {
+    static const luaL_Reg methods[] = {{"launch", kernel_launch}, {NULL, NULL}};
+    lb_register(L, GPU_KERNEL_MT, methods, kernel_release, kernel_index, kernel_tostring);
+    static const luaL_Reg none[] = {{NULL, NULL}};
+    lb_register(L, GPU_SCALAR_MT, none, NULL, NULL, scalar_tostring);
+}

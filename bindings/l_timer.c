@@ -1,0 +1,52 @@
+/* gpu.timer: device timestamps in stream order (CUDA events, Vulkan
+ * timestamp queries), read back in milliseconds. */
+#include "lbind.h"
+
+static int timer_release(lua_State *L) {
+    l_timer *u = luaL_checkudata(L, 1, GPU_TIMER_MT);
+    if (u->t) {
+        gb_timer_free(u->t);
+        u->t = NULL;
+    }
+    return 0;
+}
+
+static gb_timer *check_timer(lua_State *L) {
+    l_timer *u = luaL_checkudata(L, 1, GPU_TIMER_MT);
+    if (!u->t) luaL_error(L, "use of a released %s", GPU_TIMER_MT);
+    return u->t;
+}
+
+int lb_device_timer(lua_State *L) {
+    gb_device *d = lb_check_device(L, 1);
+    l_timer *u = lb_new(L, sizeof *u, GPU_TIMER_MT);
+    gb_err e = {0};
+    if (gb_timer_create(d, &u->t, &e) != 0) lb_raise(L, &e);
+    return 1;
+}
+
+static int timer_start(lua_State *L) {
+    gb_err e = {0};
+    if (gb_timer_start(check_timer(L), &e) != 0) lb_raise(L, &e);
+    return 0;
+}
+
+static int timer_stop(lua_State *L) {
+    gb_err e = {0};
+    if (gb_timer_stop(check_timer(L), &e) != 0) lb_raise(L, &e);
+    return 0;
+}
+
+static int timer_ms(lua_State *L) {
+    gb_err e = {0};
+    double ms = 0;
+    if (gb_timer_ms(check_timer(L), &ms, &e) != 0) lb_raise(L, &e);
+    lua_pushnumber(L, ms);
+    return 1;
+}
+
+void lb_open_timer(lua_State *L) {
+    static const luaL_Reg methods[] = {
+        {"start", timer_start}, {"stop", timer_stop}, {"ms", timer_ms}, {NULL, NULL}};
+    lb_register(L, GPU_TIMER_MT, methods, timer_release, NULL, NULL);
+}
