@@ -338,6 +338,7 @@ int luaopen_gpu(lua_State *L) {
         lua_pushcclosure(L, lb_scalar_ctor, 1);
         lua_setfield(L, -2, kinds[i]);
     }
+    set_int(L, "max_launches", GB_MAX_LAUNCHES); /* distinct launches per batch */
     set_str(L, "version", GPUBENCH_VERSION);
     set_str(L, "git", GPUBENCH_GIT);
     return 1;

@@ -458,11 +458,13 @@ int gb_sync(gb_device *d, gb_err *e) {
 }
 
 uint64_t gb_flush_bytes(const gb_device *d) {
-    const uint64_t floor = 256ull << 20;
-    uint64_t want = d->info.l2_bytes ? 2 * d->info.l2_bytes : floor;
-    if (want < floor && !d->info.l2_bytes) want = floor;
-    want = (want + 255) & ~(uint64_t)255;
-    return want;
+    /* Twice the L2 evicts it whatever the replacement policy keeps; 256 MiB
+     * covers every current GPU's L2 when the API does not report one. A device
+     * whose largest buffer is smaller (lavapipe: 128 MiB) gets its largest. */
+    uint64_t want = d->info.l2_bytes ? 2 * d->info.l2_bytes : 256ull << 20;
+    if (d->info.max_buffer_bytes && want > d->info.max_buffer_bytes)
+        want = d->info.max_buffer_bytes;
+    return want & ~(uint64_t)255;
 }
 
 int gb_flush_l2(gb_device *d, gb_err *e) {

@@ -43,7 +43,9 @@ typedef struct gb_timer gb_timer;
 typedef struct gb_batch gb_batch;
 typedef struct gb_backend_ops gb_backend_ops;
 
-enum { GB_MAX_PARAMS = 32, GB_MAX_LAUNCHES = 64 };
+/* GB_MAX_LAUNCHES bounds the distinct launches of one batch: enough to rotate
+ * small weights through 4x a 60 MB L2 (a 0.5 MB matrix needs ~480 copies). */
+enum { GB_MAX_PARAMS = 32, GB_MAX_LAUNCHES = 4096 };
 
 typedef enum gb_kind {
     GB_ARG_BUFFER = 0,
@@ -286,8 +288,9 @@ void gb_timer_free(gb_timer *t);
 int gb_profiler_range(gb_device *d, const char *name, int begin, gb_err *e);
 int gb_sync(gb_device *d, gb_err *e);
 
-/* Evicts L2: overwrites a buffer of max(2 x L2, 256 MiB if L2 is unknown)
- * bytes, allocated on first use and kept with the device, then waits. */
+/* Evicts L2: overwrites a buffer of 2 x L2 bytes (256 MiB where L2 is unknown,
+ * capped at the device's largest buffer), allocated on first use and kept
+ * with the device, then waits. */
 int gb_flush_l2(gb_device *d, gb_err *e);
 uint64_t gb_flush_bytes(const gb_device *d);
 

@@ -1,0 +1,296 @@
+/* require "gpubench.ref": the weight formats' geometry, random valid blocks,
+ * reference dequantization and the FP64 GEMV oracle (host/formats.c,
+ * host/ref_*.c). Every bulk loop runs here in C: Lua passes whole strings
+ * (little-endian f32 or block bytes) and gets whole strings or tables back.
+ *
+ * Scratch arrays live in userdata, not malloc, so an error raised halfway
+ * (a bad table entry, a failing C call) leaks nothing. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "formats.h"
+#include "lbind.h"
+#include "lgpu.h"
+#include "random.h"
+#include "ref_blocks.h"
+#include "ref_dequant.h"
+#include "ref_gemv.h"
+
+/* Raises a printf-formatted message (lua_pushfstring knows no %zu or %llu). */
+static int ref_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int ref_error(lua_State *L, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    lua_pushstring(L, msg);
+    return lua_error(L);
+}
+
+/* A byte-string argument: strings only, since Lua would silently turn a
+ * number into its decimal text. */
+static const char *check_bytes(lua_State *L, int i, size_t *len, const char *fn, const char *what) {
+    if (lua_type(L, i) != LUA_TSTRING)
+        ref_error(L, "ref.%s: %s must be a string of bytes, got %s", fn, what, luaL_typename(L, i));
+    return lua_tolstring(L, i, len);
+}
+
+/* A format argument: its name, or one of the ref.formats tables. */
+static const gb_format *check_format(lua_State *L, int i, const char *fn) {
+    const char *name = NULL;
+    if (lua_type(L, i) == LUA_TSTRING) {
+        name = lua_tostring(L, i);
+    } else if (lua_type(L, i) == LUA_TTABLE) {
+        lua_getfield(L, i, "name");
+        name = lua_tostring(L, -1);
+        lua_pop(L, 1); /* the name string stays alive in the table */
+    }
+    if (!name)
+        ref_error(L, "ref.%s: fmt must be a format name (a string), got %s", fn,
+                  luaL_typename(L, i));
+    const gb_format *f;
+    gb_err e = {0};
+    if (gb_format_lookup(name, &f, &e) != 0) lb_raise(L, &e);
+    return f;
+}
+
+/* A positive integer argument (floats with an integral value are accepted). */
+static uint64_t check_positive(lua_State *L, int i, const char *fn, const char *what) {
+    int ok = 0;
+    lua_Integer v = lua_tointegerx(L, i, &ok);
+    if (!ok || v < 1)
+        ref_error(L, "ref.%s: %s must be a positive integer, got %s", fn, what,
+                  lua_type(L, i) == LUA_TNUMBER || lua_type(L, i) == LUA_TSTRING
+                      ? lua_tostring(L, i)
+                      : luaL_typename(L, i));
+    return (uint64_t)v;
+}
+
+static uint64_t check_seed(lua_State *L, int i, const char *fn) {
+    int ok = 0;
+    lua_Integer v = lua_tointegerx(L, i, &ok);
+    if (!ok) ref_error(L, "ref.%s: seed must be an integer, got %s", fn, luaL_typename(L, i));
+    return (uint64_t)v;
+}
+
+/* Scratch memory owned by a userdata pushed on the stack. */
+static void *scratch(lua_State *L, uint64_t count, size_t elem, const char *fn, const char *what) {
+    if (count > (SIZE_MAX / 2) / elem)
+        ref_error(L, "ref.%s: %s of %llu elements is too large", fn, what,
+                  (unsigned long long)count);
+    return lua_newuserdatauv(L, (size_t)(count ? count : 1) * elem, 0);
+}
+
+/* Reads exactly n numbers from the list at index i into out. */
+static void read_doubles(lua_State *L, int i, uint64_t n, double *out, const char *fn,
+                         const char *what) {
+    if (lua_type(L, i) != LUA_TTABLE)
+        ref_error(L, "ref.%s: %s must be a table of numbers, got %s", fn, what,
+                  luaL_typename(L, i));
+    lua_Unsigned len = lua_rawlen(L, i);
+    if (len != n)
+        ref_error(L, "ref.%s: %s has %llu entries, expected %llu", fn, what,
+                  (unsigned long long)len, (unsigned long long)n);
+    for (uint64_t j = 0; j < n; j++) {
+        if (lua_rawgeti(L, i, (lua_Integer)(j + 1)) != LUA_TNUMBER)
+            ref_error(L, "ref.%s: %s[%llu] is a %s, expected a number", fn, what,
+                      (unsigned long long)(j + 1), luaL_typename(L, -1));
+        out[j] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+}
+
+static void push_doubles(lua_State *L, const double *v, uint64_t n) {
+    lua_createtable(L, n > INT32_MAX ? 0 : (int)n, 0);
+    for (uint64_t j = 0; j < n; j++) {
+        lua_pushnumber(L, v[j]);
+        lua_rawseti(L, -2, (lua_Integer)(j + 1));
+    }
+}
+
+/* ref.row_bytes(fmt, k) */
+static int l_row_bytes(lua_State *L) {
+    const gb_format *f = check_format(L, 1, "row_bytes");
+    uint64_t k = check_positive(L, 2, "row_bytes", "k"), bytes;
+    gb_err e = {0};
+    if (gb_format_row_bytes(f, k, &bytes, &e) != 0) lb_raise(L, &e);
+    lua_pushinteger(L, (lua_Integer)bytes);
+    return 1;
+}
+
+/* ref.random_blocks(fmt, nblocks, seed) */
+static int l_random_blocks(lua_State *L) {
+    const gb_format *f = check_format(L, 1, "random_blocks");
+    uint64_t n = check_positive(L, 2, "random_blocks", "nblocks");
+    uint64_t seed = check_seed(L, 3, "random_blocks");
+    if (n > (SIZE_MAX / 2) / f->block_bytes)
+        ref_error(L, "ref.random_blocks: %llu %s blocks is too many", (unsigned long long)n,
+                  f->name);
+    size_t bytes = (size_t)n * f->block_bytes;
+    luaL_Buffer b;
+    char *p = luaL_buffinitsize(L, &b, bytes);
+    gb_err e = {0};
+    if (gb_ref_random_blocks(f, n, seed, p, &e) != 0) lb_raise(L, &e);
+    luaL_pushresultsize(&b, bytes);
+    return 1;
+}
+
+/* ref.random_f32(n, seed [, dist]) */
+static int l_random_f32(lua_State *L) {
+    uint64_t n = check_positive(L, 1, "random_f32", "n");
+    uint64_t seed = check_seed(L, 2, "random_f32");
+    const char *dist = luaL_optstring(L, 3, "normal");
+    gb_dist d;
+    double a, b;
+    if (strcmp(dist, "normal") == 0) {
+        d = GB_DIST_NORMAL, a = 0.0, b = 1.0; /* mean 0, std 1 */
+    } else if (strcmp(dist, "uniform") == 0) {
+        d = GB_DIST_UNIFORM, a = -1.0, b = 1.0; /* [-1, 1), as buf:fill_random's default */
+    } else {
+        return ref_error(L, "ref.random_f32: dist must be 'normal' or 'uniform', got '%s'", dist);
+    }
+    if (n > (SIZE_MAX / 2) / 4)
+        ref_error(L, "ref.random_f32: n=%llu is too large", (unsigned long long)n);
+    gb_rng r;
+    gb_rng_seed(&r, seed);
+    luaL_Buffer buf;
+    char *p = luaL_buffinitsize(L, &buf, (size_t)n * 4);
+    gb_random_fill(p, (size_t)n, GB_DT_F32, d, a, b, &r);
+    luaL_pushresultsize(&buf, (size_t)n * 4);
+    return 1;
+}
+
+/* ref.dequantize(fmt, bytes) -> f32 string */
+static int l_dequantize(lua_State *L) {
+    const gb_format *f = check_format(L, 1, "dequantize");
+    size_t nbytes;
+    const char *src = check_bytes(L, 2, &nbytes, "dequantize", "bytes");
+    /* gb_ref_dequantize rejects a partial block; the output is sized for the whole ones. */
+    size_t nblocks = nbytes / f->block_bytes;
+    if (nblocks > (SIZE_MAX / 2) / (4 * (size_t)f->qk))
+        ref_error(L, "ref.dequantize: %zu %s blocks is too many", nblocks, f->name);
+    size_t out_bytes = nblocks * f->qk * 4;
+    float *y = scratch(L, nblocks * f->qk, sizeof(float), "dequantize", "output");
+    gb_err e = {0};
+    if (gb_ref_dequantize(f, src, nbytes, y, &e) != 0) lb_raise(L, &e);
+    /* Floats are stored little-endian on every supported host (x86-64, aarch64). */
+    lua_pushlstring(L, (const char *)y, out_bytes);
+    return 1;
+}
+
+/* x for gemv: an f32 string of k elements or a list of k numbers. */
+static float *check_x(lua_State *L, int i, uint64_t k) {
+    float *x = scratch(L, k, sizeof(float), "gemv", "x");
+    if (lua_type(L, i) == LUA_TSTRING) {
+        size_t len;
+        const char *s = lua_tolstring(L, i, &len);
+        if (len != k * 4)
+            ref_error(L, "ref.gemv: x is %zu bytes, expected k=%llu f32 values (%llu bytes)", len,
+                      (unsigned long long)k, (unsigned long long)(k * 4));
+        memcpy(x, s, len);
+    } else if (lua_type(L, i) == LUA_TTABLE) {
+        double *tmp = scratch(L, k, sizeof(double), "gemv", "x");
+        read_doubles(L, i, k, tmp, "gemv", "x");
+        for (uint64_t j = 0; j < k; j++) x[j] = (float)tmp[j];
+        lua_pop(L, 1);
+    } else {
+        ref_error(L, "ref.gemv: x must be an f32 string or a table of numbers, got %s",
+                  luaL_typename(L, i));
+    }
+    return x;
+}
+
+/* ref.gemv(fmt, bytes, m, k, x) -> y, absdot */
+static int l_gemv(lua_State *L) {
+    const gb_format *f = check_format(L, 1, "gemv");
+    size_t wbytes;
+    const char *w = check_bytes(L, 2, &wbytes, "gemv", "weights");
+    uint64_t m = check_positive(L, 3, "gemv", "m");
+    uint64_t k = check_positive(L, 4, "gemv", "k");
+    uint64_t need;
+    gb_err e = {0};
+    if (gb_format_matrix_bytes(f, m, k, &need, &e) != 0) lb_raise(L, &e);
+    if (need != wbytes)
+        ref_error(L, "ref.gemv: weights are %zu bytes, but %s m=%llu k=%llu takes %llu bytes",
+                  wbytes, f->name, (unsigned long long)m, (unsigned long long)k,
+                  (unsigned long long)need);
+    const float *x = check_x(L, 5, k);
+    double *y = scratch(L, m, sizeof(double), "gemv", "y");
+    double *absdot = scratch(L, m, sizeof(double), "gemv", "absdot");
+    if (gb_ref_gemv(f, w, wbytes, m, k, x, y, absdot, &e) != 0) lb_raise(L, &e);
+    push_doubles(L, y, m);
+    push_doubles(L, absdot, m);
+    return 2;
+}
+
+/* ref.check_rows(y_f32_string, y_ref, absdot, tol) -> ok, worst_row, worst_rel, failures */
+static int l_check_rows(lua_State *L) {
+    size_t len;
+    const char *ys = check_bytes(L, 1, &len, "check_rows", "y");
+    if (len == 0 || len % 4 != 0)
+        ref_error(L,
+                  "ref.check_rows: y must be a non-empty f32 string (a multiple of 4 bytes), "
+                  "got %zu bytes",
+                  len);
+    lua_Number tol = luaL_checknumber(L, 4);
+    if (!(tol >= 0) || isinf(tol))
+        ref_error(L, "ref.check_rows: tol must be a finite non-negative number, got %g",
+                  (double)tol);
+    uint64_t m = len / 4;
+    float *y = scratch(L, m, sizeof(float), "check_rows", "y");
+    memcpy(y, ys, len);
+    double *ref = scratch(L, m, sizeof(double), "check_rows", "y_ref");
+    double *absdot = scratch(L, m, sizeof(double), "check_rows", "absdot");
+    read_doubles(L, 2, m, ref, "check_rows", "y_ref");
+    read_doubles(L, 3, m, absdot, "check_rows", "absdot");
+    gb_row_check c;
+    gb_ref_check_rows(y, ref, absdot, m, tol, &c);
+    lua_pushboolean(L, c.failures == 0);
+    lua_pushinteger(L, (lua_Integer)(c.worst_row + 1));
+    lua_pushnumber(L, c.worst_rel);
+    lua_pushinteger(L, (lua_Integer)c.failures);
+    return 4;
+}
+
+static const char *layout_name(gb_layout l) { return l == GB_LAYOUT_PLANAR ? "planar" : "blocks"; }
+
+int luaopen_gpubench_ref(lua_State *L) {
+    static const luaL_Reg fns[] = {{"row_bytes", l_row_bytes},
+                                   {"random_blocks", l_random_blocks},
+                                   {"random_f32", l_random_f32},
+                                   {"dequantize", l_dequantize},
+                                   {"gemv", l_gemv},
+                                   {"check_rows", l_check_rows},
+                                   {NULL, NULL}};
+    luaL_newlib(L, fns);
+    int n = gb_format_count();
+    lua_createtable(L, 0, n); /* ref.formats */
+    lua_createtable(L, n, 0); /* ref.format_names */
+    for (int i = 0; i < n; i++) {
+        const gb_format *f = gb_format_at(i);
+        lua_createtable(L, 0, 5);
+        lua_pushstring(L, f->name);
+        lua_setfield(L, -2, "name");
+        lua_pushinteger(L, f->qk);
+        lua_setfield(L, -2, "qk");
+        lua_pushinteger(L, f->block_bytes);
+        lua_setfield(L, -2, "block_bytes");
+        lua_pushnumber(L, gb_format_bits(f));
+        lua_setfield(L, -2, "bits");
+        lua_pushstring(L, layout_name(f->layout));
+        lua_setfield(L, -2, "layout");
+        lua_setfield(L, -3, f->name);
+        lua_pushstring(L, f->name);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -3, "format_names");
+    lua_setfield(L, -2, "formats");
+    return 1;
+}

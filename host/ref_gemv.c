@@ -1,0 +1,63 @@
+#include "ref_gemv.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "ref_dequant.h"
+
+int gb_ref_gemv(const gb_format *f, const void *w, size_t wbytes, uint64_t m, uint64_t k,
+                const float *x, double *y, double *absdot, gb_err *e) {
+    uint64_t need;
+    if (gb_format_matrix_bytes(f, m, k, &need, e) != 0) return -1;
+    if ((uint64_t)wbytes != need)
+        return GB_FAIL(e,
+                       "gemv failed: BAD_SIZE (%s weights of %llu x %llu take %llu bytes, got "
+                       "%zu)",
+                       f->name, (unsigned long long)m, (unsigned long long)k,
+                       (unsigned long long)need, wbytes);
+    if (k > SIZE_MAX / sizeof(float))
+        return GB_FAIL(e, "gemv failed: OVERFLOW (k=%llu is too large)", (unsigned long long)k);
+    float *row = malloc((size_t)k * sizeof(float));
+    if (!row)
+        return GB_FAIL(e, "gemv failed: OUT_OF_MEMORY (a row of %llu floats)",
+                       (unsigned long long)k);
+    for (uint64_t i = 0; i < m; i++) {
+        if (gb_ref_dequant_row(f, w, m, k, i, row, e) != 0) {
+            free(row);
+            return -1;
+        }
+        /* Each product of two floats is exact in double; Neumaier summation
+         * keeps the sum's own rounding error out of the reference. */
+        double sum = 0.0, comp = 0.0, abs_sum = 0.0;
+        for (uint64_t j = 0; j < k; j++) {
+            double p = (double)row[j] * (double)x[j];
+            double t = sum + p;
+            comp += fabs(sum) >= fabs(p) ? (sum - t) + p : (p - t) + sum;
+            sum = t;
+            abs_sum += fabs(p);
+        }
+        y[i] = sum + comp;
+        absdot[i] = abs_sum;
+    }
+    free(row);
+    return 0;
+}
+
+void gb_ref_check_rows(const float *y, const double *ref, const double *absdot, uint64_t m,
+                       double tol, gb_row_check *out) {
+    out->failures = 0;
+    out->worst_row = 0;
+    out->worst_rel = 0.0;
+    for (uint64_t i = 0; i < m; i++) {
+        double err = fabs((double)y[i] - ref[i]);
+        double rel = absdot[i] > 0.0 ? err / absdot[i] : err;
+        /* NaN compares false with everything, so it is mapped to +Inf before
+         * the comparisons instead of slipping through them. */
+        if (!isfinite(y[i]) || isnan(rel)) rel = INFINITY;
+        if (rel > tol) out->failures++;
+        if (rel > out->worst_rel || (i == 0)) {
+            out->worst_rel = rel;
+            out->worst_row = i;
+        }
+    }
+}

@@ -1,0 +1,168 @@
+// gemv_common.glsl: what every Vulkan GEMV kernel shares (kernels/vulkan/gemv_*.comp).
+//
+// y[m] = W[m,k] . x[k]. Bindings 0 (W, declared by each kernel because its word type
+// differs), 1 (x, f32) and 2 (y, f32) of set 0, then the push constants {m, k}: the
+// Vulkan backend reflects exactly that order as the kernel's parameters.
+//
+// Work split (docs/kernels/vulkan-gemv.md): a workgroup of GEMV_WG invocations is cut
+// into lane groups of GEMV_T lanes; a lane group owns GEMV_NR consecutive rows and its
+// lanes stride over the row's chunks, so each chunk of x is loaded once and used for
+// GEMV_NR rows. Rows per workgroup: GEMV_ROWS = (GEMV_WG / GEMV_T) * GEMV_NR, which
+// lib/gpubench/gemv_vulkan.lua repeats as rows_per_group.
+//
+// Required defines (from gemv_vulkan.lua, so the Lua table and the shader cannot
+// disagree): GEMV_T (a power of two, 1..256) and GEMV_NR (1..8).
+#ifndef GEMV_COMMON_GLSL
+#define GEMV_COMMON_GLSL
+
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
+
+#ifndef GEMV_T
+#error "GEMV_T (lanes per row group) must be defined, e.g. -DGEMV_T=32"
+#endif
+#ifndef GEMV_NR
+#error "GEMV_NR (rows per lane group) must be defined, e.g. -DGEMV_NR=2"
+#endif
+#if GEMV_T < 1 || GEMV_T > 256 || (GEMV_T & (GEMV_T - 1)) != 0
+#error "GEMV_T must be a power of two in 1..256"
+#endif
+#if GEMV_NR < 1 || GEMV_NR > 8
+#error "GEMV_NR must be in 1..8"
+#endif
+
+#define GEMV_WG 256
+#define GEMV_GROUPS (GEMV_WG / GEMV_T)
+#define GEMV_ROWS (GEMV_GROUPS * GEMV_NR)
+
+layout(local_size_x = GEMV_WG, local_size_y = 1, local_size_z = 1) in;
+
+layout(set = 0, binding = 1) readonly buffer XBuf { vec4 X[]; };
+layout(set = 0, binding = 2) writeonly buffer YBuf { float Y[]; };
+layout(push_constant) uniform Params {
+    uint m;
+    uint k;
+} P;
+
+// One partial sum per subgroup and row for the cross-subgroup step. Sized for the
+// smallest possible subgroup (1), so any subgroup size the device reports fits.
+shared float gemv_red[GEMV_WG * GEMV_NR];
+
+// The invocation's position, numbered through its subgroup rather than
+// gl_LocalInvocationIndex: Vulkan does not promise that a subgroup is a contiguous run
+// of local indices, and the reduction needs every subgroup to sit inside one lane group
+// (or every lane group inside one subgroup). On drivers where the two numberings agree
+// (NVIDIA, AMD, Intel, lavapipe) this is the same thread order, so loads stay coalesced.
+uint gemv_tid() {
+    return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+}
+
+// First row of the invocation's lane group.
+uint gemv_row0(uint tid) {
+    return gl_WorkGroupID.x * uint(GEMV_ROWS) + (tid / uint(GEMV_T)) * uint(GEMV_NR);
+}
+
+// Rows past the end are clamped onto the last row: their lanes then load valid memory
+// with no branch in the inner loop, and gemv_finish never stores their sums.
+uint gemv_clamp_row(uint row) {
+    return min(row, P.m - 1u);
+}
+
+// Sums acc[r] over the GEMV_T lanes of each lane group and stores Y[row0 + r] for the
+// rows that exist. Every invocation of the workgroup must call it (it holds a barrier
+// on one path); the branches below depend only on gl_SubgroupSize, which is uniform.
+void gemv_finish(float acc[GEMV_NR], uint tid, uint row0) {
+    uint sg = gl_SubgroupSize;
+    if (sg >= uint(GEMV_T)) {
+        // A subgroup holds whole lane groups. Equal sizes: one subgroupAdd per row.
+        // Larger subgroups (AMD wave64 with GEMV_T = 32, ...): a butterfly over the
+        // lane group's own lanes, since a subgroupAdd would mix lane groups.
+        if (sg == uint(GEMV_T)) {
+            [[unroll]] for (int r = 0; r < GEMV_NR; r++) acc[r] = subgroupAdd(acc[r]);
+        } else {
+            [[unroll]] for (uint mask = 1u; mask < uint(GEMV_T); mask <<= 1u) {
+                [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+                    acc[r] += subgroupShuffleXor(acc[r], mask);
+            }
+        }
+        if (tid % uint(GEMV_T) == 0u) {
+            [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+                uint row = row0 + uint(r);
+                if (row < P.m) Y[row] = acc[r];
+            }
+        }
+    } else {
+        // A lane group spans GEMV_T / sg subgroups: reduce inside each subgroup, then
+        // one invocation per row adds the subgroups' sums from shared memory.
+        [[unroll]] for (int r = 0; r < GEMV_NR; r++) acc[r] = subgroupAdd(acc[r]);
+        if (gl_SubgroupInvocationID == 0u) {
+            [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+                gemv_red[gl_SubgroupID * uint(GEMV_NR) + uint(r)] = acc[r];
+        }
+        barrier();
+        if (tid < uint(GEMV_ROWS)) {
+            uint per_group = uint(GEMV_T) / sg; // subgroups per lane group
+            uint g = tid / uint(GEMV_NR), r = tid % uint(GEMV_NR);
+            float s = 0.0;
+            for (uint j = 0u; j < per_group; j++)
+                s += gemv_red[(g * per_group + j) * uint(GEMV_NR) + r];
+            uint row = gl_WorkGroupID.x * uint(GEMV_ROWS) + tid;
+            if (row < P.m) Y[row] = s;
+        }
+    }
+}
+
+// ---------------------------------------------------------------- decode helpers
+
+// The four bytes of w (little-endian order) as floats, minus `bias`. Exact: OR-ing a
+// byte into the mantissa of 2^23 gives 2^23 + b, and subtracting 2^23 + bias is one
+// exact float subtraction, cheaper than four int-to-float conversions.
+vec4 gemv_bytes(uint w, float bias) {
+    uvec4 b = (uvec4(w) >> uvec4(0u, 8u, 16u, 24u)) & 0xFFu;
+    return uintBitsToFloat(b | 0x4B000000u) - (8388608.0 + bias);
+}
+
+// The four bytes of w as signed bytes (two's complement), as floats: flipping the sign
+// bit maps -128..127 onto 0..255 in order.
+vec4 gemv_sbytes(uint w) {
+    return gemv_bytes(w ^ 0x80808080u, 128.0);
+}
+
+// Four bytes starting `s` bits into `lo` (s = 0 or 16): how the 2-byte-aligned block
+// formats (q4_0, q8_0, q6_k) read a 32-bit word at an even byte offset from 4-byte
+// storage words. The double shift keeps both shift counts below 32 for s = 0 and 16.
+uint gemv_funnel(uint lo, uint hi, uint s) {
+    return (lo >> s) | ((hi << 16u) << (16u - s));
+}
+
+// Bit position (0 or 16) of an even byte offset inside its 32-bit word.
+uint gemv_half_shift(uint byte_off) {
+    return (byte_off & 2u) << 3u;
+}
+
+// An fp16 stored at an even byte offset of a uint[] buffer, as a float (exact, including
+// subnormals).
+#define GEMV_F16_AT(buf, byte_off) \
+    unpackHalf2x16((buf)[(byte_off) >> 2u] >> gemv_half_shift(byte_off)).x
+
+// q4_k / q5_k 6-bit scales and mins of sub-blocks 2c and 2c+1 (c = 0..3) from the
+// 12 packed bytes S (header words y, z, w = S[0..3], S[4..7], S[8..11]); FORMATS.md:
+//   s < 4:  sc = S[s] & 63,                         m = S[s+4] & 63
+//   s >= 4: sc = (S[s+4] & 15) | ((S[s-4] >> 6) << 4), m = (S[s+4] >> 4) | ((S[s] >> 6) << 4)
+// Both sub-blocks' bytes sit side by side in one 16-bit half of a word, so the two
+// cases are computed two bytes at a time and chosen with a select, not a branch.
+// Returns (sc[2c], sc[2c+1], m[2c], m[2c+1]) as floats.
+vec4 gemv_k4_scales(uvec4 h, uint c) {
+    uint sh = (c & 1u) << 4u;
+    uint s0 = h.y >> sh, s1 = h.z >> sh, s2 = h.w >> sh;
+    uint sc_lo = s0 & 0x3F3Fu, m_lo = s1 & 0x3F3Fu;
+    uint sc_hi = (s2 & 0x0F0Fu) | ((s0 >> 2u) & 0x3030u);
+    uint m_hi = ((s2 >> 4u) & 0x0F0Fu) | ((s1 >> 2u) & 0x3030u);
+    bool hi = c >= 2u;
+    uint sc = hi ? sc_hi : sc_lo, mn = hi ? m_hi : m_lo;
+    return vec4(float(sc & 0xFFu), float(sc >> 8u), float(mn & 0xFFu), float(mn >> 8u));
+}
+
+#endif

@@ -1,0 +1,252 @@
+-- gpubench.gemv: the GEMV kernels of every backend behind one Lua interface.
+--
+-- y[m] = W[m,k] . x[k], W in a GGML format (FORMATS.md), x and y f32. Every
+-- GEMV kernel takes (W buffer, x buffer, y buffer, u32 m, u32 k) in that order;
+-- its launch geometry lives in gpubench.gemv_<backend> (file, entry, block,
+-- rows_per_group, defines, optionally grid = function(m, k), k_multiple and
+-- max_weight_bytes, the largest weight buffer the kernel can address):
+--
+--   local gemv = require "gpubench.gemv"
+--   gemv.spec("vulkan", "q4_k")                       --> the geometry table
+--   local k, grid, block, ... = gemv.launch_args(dev, "q4_k", w, x, y, m, k)
+--   k:launch(grid, block, ...)                        -- or dev:record(n, k, grid, block, ...)
+--   local y, ystr = gemv.run(dev, "q4_k", weight_bytes, m, k, x)
+--
+-- Weight buffers are sized by gemv.buffer_bytes (the weight bytes rounded up to
+-- 16 plus 16 bytes of slack): the Vulkan kernels of the 2-byte-aligned block
+-- formats (q4_0, q8_0, q6_k) read whole 32-bit words, up to 4 bytes past the
+-- last block.
+--
+-- Kernels are compiled once per device and cached in a table with weak device
+-- keys; gemv.release(dev) frees a device's kernels now (leak-checked tests).
+
+local gemv = {}
+
+-- The GGML formats: elements per block, bytes per block, and the multiple k must
+-- be (the block, and 8 for the dense formats, whose kernels read 16-byte words).
+local FORMATS = {
+  f32 = { qk = 1, block_bytes = 4, k_multiple = 8 },
+  f16 = { qk = 1, block_bytes = 2, k_multiple = 8 },
+  bf16 = { qk = 1, block_bytes = 2, k_multiple = 8 },
+  q4_0 = { qk = 32, block_bytes = 18, k_multiple = 32 },
+  q8_0 = { qk = 32, block_bytes = 34, k_multiple = 32 },
+  q4_k = { qk = 256, block_bytes = 144, k_multiple = 256 },
+  q5_k = { qk = 256, block_bytes = 176, k_multiple = 256 },
+  q6_k = { qk = 256, block_bytes = 210, k_multiple = 256 },
+}
+
+gemv.formats = { "f32", "f16", "bf16", "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" }
+
+-- Largest m or k: both travel to the kernels as u32.
+local U32_MAX = 0xFFFFFFFF
+local SLACK = 16
+
+-- level: error level of the caller's caller, as error() counts it from here.
+local function format_of(fmt, fn, level)
+  local f = type(fmt) == "string" and FORMATS[fmt] or nil
+  if not f then
+    error(("gemv.%s: unknown format %s (known: %s)"):format(fn, tostring(fmt),
+      table.concat(gemv.formats, ", ")), level or 3)
+  end
+  return f
+end
+
+local function check_dim(v, name, fn, level)
+  if math.type(v) ~= "integer" then
+    if math.type(v) == "float" and v == math.floor(v) and v >= 1 and v <= U32_MAX then
+      v = math.tointeger(v)
+    else
+      error(("gemv.%s: %s must be a positive integer, got %s"):format(fn, name, tostring(v)), level)
+    end
+  end
+  if v < 1 or v > U32_MAX then
+    error(("gemv.%s: %s must be in 1..%d, got %d"):format(fn, name, U32_MAX, v), level)
+  end
+  return v
+end
+
+-- The geometry of a format: {qk, block_bytes, k_multiple}.
+function gemv.format(fmt)
+  local f = format_of(fmt, "format")
+  return { qk = f.qk, block_bytes = f.block_bytes, k_multiple = f.k_multiple }
+end
+
+-- Checks a shape for fmt (and, when given, a backend spec's own k_multiple);
+-- returns m and k as integers. fn names the caller in the message.
+local function check_shape(fmt, m, k, spec, fn)
+  local f = format_of(fmt, fn, 4)
+  m = check_dim(m, "m", fn, 4)
+  k = check_dim(k, "k", fn, 4)
+  local mult = f.k_multiple
+  if spec and spec.k_multiple and spec.k_multiple > mult then mult = spec.k_multiple end
+  if k % mult ~= 0 then
+    error(("gemv.%s: %s needs k to be a multiple of %d, got k=%d"):format(fn, fmt, mult, k), 3)
+  end
+  return m, k
+end
+
+-- Exact bytes of an m x k matrix in fmt.
+function gemv.weight_bytes(fmt, m, k)
+  m, k = check_shape(fmt, m, k, nil, "weight_bytes")
+  local f = FORMATS[fmt]
+  return m * (k // f.qk) * f.block_bytes
+end
+
+-- Bytes to allocate for the weight buffer: rounded up to 16, plus 16 of slack.
+function gemv.buffer_bytes(fmt, m, k)
+  m, k = check_shape(fmt, m, k, nil, "buffer_bytes")
+  local f = FORMATS[fmt]
+  local bytes = m * (k // f.qk) * f.block_bytes
+  return (bytes + 15) // 16 * 16 + SLACK
+end
+
+-- The launch geometry of fmt on a backend ("cuda", "vulkan").
+function gemv.spec(backend, fmt)
+  if type(backend) ~= "string" then
+    error(("gemv.spec: backend must be a string, got %s"):format(type(backend)), 2)
+  end
+  format_of(fmt, "spec", 3)
+  local ok, specs = pcall(require, "gpubench.gemv_" .. backend)
+  if not ok then
+    error(("gemv.spec: no GEMV kernels for backend %s (%s)"):format(backend, tostring(specs)), 2)
+  end
+  local s = specs[fmt]
+  if not s then
+    error(("gemv.spec: backend %s has no %s GEMV kernel"):format(backend, fmt), 2)
+  end
+  return s
+end
+
+-- Workgroups for m rows: the spec's grid function, else ceil(m / rows_per_group).
+function gemv.grid(spec, m, k)
+  if type(spec.grid) == "function" then return spec.grid(m, k) end
+  return { (m + spec.rows_per_group - 1) // spec.rows_per_group, 1, 1 }
+end
+
+-- Compiled kernels: cache[dev][spec] = kernel. Weak keys, so a device that is
+-- no longer referenced does not stay alive through its kernels (the cache is
+-- an ephemeron table: the kernels reference the device only from values).
+local cache = setmetatable({}, { __mode = "k" })
+
+-- The kernel of fmt on dev (compiled on first use). spec defaults to the
+-- device's backend table; a caller may pass its own (a variant's defines).
+function gemv.kernel(dev, fmt, spec)
+  spec = spec or gemv.spec(dev.backend, fmt)
+  local per_dev = cache[dev]
+  if not per_dev then
+    per_dev = {}
+    cache[dev] = per_dev
+  end
+  local kern = per_dev[spec]
+  if not kern then
+    kern = dev:kernel { file = spec.file, entry = spec.entry, defines = spec.defines }
+    per_dev[spec] = kern
+  end
+  return kern
+end
+
+-- Frees the kernels cached for dev (all devices when dev is nil).
+function gemv.release(dev)
+  local devs = {}
+  if dev then devs[1] = dev else for d in pairs(cache) do devs[#devs + 1] = d end end
+  for _, d in ipairs(devs) do
+    local per_dev = cache[d]
+    if per_dev then
+      for _, kern in pairs(per_dev) do kern:free() end
+      cache[d] = nil
+    end
+  end
+end
+
+local function check_buffer(buf, need, what, fmt, m, k)
+  if buf.size < need then
+    error(("gemv.launch_args: %s buffer is %d bytes, %s m=%d k=%d needs %d"):format(
+      what, buf.size, fmt, m, k, need), 3)
+  end
+end
+
+-- The arguments of one launch: kernel, grid, block, W, x, y, u32 m, u32 k.
+-- Checks the shape and the buffer sizes first, so a bad call fails here with
+-- the format and sizes in the message rather than as an out-of-bounds read.
+function gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k, spec)
+  format_of(fmt, "launch_args", 3)
+  spec = spec or gemv.spec(dev.backend, fmt)
+  m, k = check_shape(fmt, m, k, spec, "launch_args")
+  local need = gemv.buffer_bytes(fmt, m, k)
+  if spec.max_weight_bytes and need > spec.max_weight_bytes then
+    error(("gemv.launch_args: %s m=%d k=%d needs a %d-byte weight buffer, more than the %d "
+      .. "bytes the %s kernel can address"):format(fmt, m, k, need, spec.max_weight_bytes,
+      spec.file or fmt), 2)
+  end
+  check_buffer(wbuf, need, "weight", fmt, m, k)
+  check_buffer(xbuf, 4 * k, "x", fmt, m, k)
+  check_buffer(ybuf, 4 * m, "y", fmt, m, k)
+  local gpu = require "gpu"
+  local kern = gemv.kernel(dev, fmt, spec)
+  return kern, gemv.grid(spec, m, k), spec.block, wbuf, xbuf, ybuf, gpu.u32(m), gpu.u32(k)
+end
+
+-- y as a table of numbers from an f32 string, unpacked in slices so that a
+-- large m does not exceed string.unpack's result count.
+local function unpack_f32(s, n)
+  local out = {}
+  local slice = 256
+  for i = 0, n - 1, slice do
+    local c = math.min(slice, n - i)
+    local vals = { string.unpack("<" .. string.rep("f", c), s, 4 * i + 1) }
+    for j = 1, c do out[i + j] = vals[j] end
+  end
+  return out
+end
+
+local function x_string(x, k)
+  if type(x) == "string" then
+    if #x ~= 4 * k then
+      error(("gemv.run: x is %d bytes, expected k=%d f32 values (%d bytes)"):format(#x, k, 4 * k), 3)
+    end
+    return x
+  elseif type(x) == "table" then
+    if #x ~= k then
+      error(("gemv.run: x has %d entries, expected k=%d"):format(#x, k), 3)
+    end
+    local parts = {}
+    for i = 1, k do
+      local v = x[i]
+      if type(v) ~= "number" then
+        error(("gemv.run: x[%d] is a %s, expected a number"):format(i, type(v)), 3)
+      end
+      parts[i] = string.pack("<f", v)
+    end
+    return table.concat(parts)
+  end
+  error(("gemv.run: x must be an f32 string or a table of numbers, got %s"):format(type(x)), 3)
+end
+
+-- Uploads W and x, launches once, downloads y. Returns y as a table of m
+-- numbers and as the raw f32 string (what ref.check_rows takes).
+function gemv.run(dev, fmt, weights, m, k, x, spec)
+  format_of(fmt, "run", 3)
+  spec = spec or gemv.spec(dev.backend, fmt)
+  m, k = check_shape(fmt, m, k, spec, "run")
+  if type(weights) ~= "string" then
+    error(("gemv.run: weights must be a string of %s blocks, got %s"):format(fmt, type(weights)), 2)
+  end
+  local need = gemv.weight_bytes(fmt, m, k)
+  if #weights ~= need then
+    error(("gemv.run: %s weights for m=%d k=%d are %d bytes, got %d"):format(
+      fmt, m, k, need, #weights), 2)
+  end
+  local xs = x_string(x, k)
+  local w <close> = dev:buffer(gemv.buffer_bytes(fmt, m, k))
+  local xb <close> = dev:buffer(4 * k)
+  local yb <close> = dev:buffer(4 * m)
+  w:fill(0) -- the slack past the weights is read (and shifted out): keep it defined
+  w:upload(weights)
+  xb:upload(xs)
+  local kern, grid, block = gemv.launch_args(dev, fmt, w, xb, yb, m, k, spec)
+  kern:launch(grid, block, w, xb, yb, m, k)
+  local ys = yb:download(0, 4 * m)
+  return unpack_f32(ys, m), ys
+end
+
+return gemv

@@ -1,0 +1,59 @@
+-- gpubench.kernels: where a named kernel's source lives for a device.
+--
+-- Why: an experiment names a kernel ("copy") and must get the same kernel
+-- contract on every backend (kernels/cuda/copy.cu, entry "copy";
+-- kernels/vulkan/copy.comp, entry "main"), found from any working directory:
+-- paths are resolved against the gpubench root, not the shell's cwd.
+
+local kernels = {}
+
+-- root() -> the gpubench root: gpu.root() when the host exposes it, else the
+-- folder above lib/ that this module was loaded from.
+function kernels.root()
+  local ok, gpu = pcall(require, "gpu")
+  if ok and type(gpu) == "table" then
+    local r = gpu.root
+    if type(r) == "function" then r = r() end
+    if type(r) == "string" and r ~= "" then return r end
+  end
+  local here = package.searchpath("gpubench.kernels", package.path)
+  if here then
+    local root = here:match("^(.*)/lib/gpubench/kernels%.lua$")
+    if root then return root ~= "" and root or "/" end
+    if here:match("^lib/gpubench/kernels%.lua$") or here:match("^%./lib/gpubench/kernels%.lua$") then
+      return "."
+    end
+  end
+  return "."
+end
+
+local EXT = { cuda = "cu", vulkan = "comp" }
+
+-- source(backend, name) -> {file =, entry =} for dev:kernel. CUDA entries are
+-- the kernel's name; GLSL compute shaders enter at main.
+function kernels.source(backend, name)
+  local ext = EXT[backend]
+  if not ext then error(("kernels.source: unknown backend %q"):format(tostring(backend)), 2) end
+  return {
+    file = ("%s/kernels/%s/%s.%s"):format(kernels.root(), backend, name, ext),
+    entry = backend == "cuda" and name or "main",
+  }
+end
+
+-- load(dev, name [, extra]) -> dev:kernel{...} for the named kernel; extra
+-- fields (defines, params) are passed through.
+function kernels.load(dev, name, extra)
+  local spec = kernels.source(dev.backend, name)
+  for k, v in pairs(extra or {}) do spec[k] = v end
+  return dev:kernel(spec)
+end
+
+-- grid(dev [, per_sm = 4]) -> workgroups for a grid-stride kernel: per_sm per
+-- SM (CU) when the count is known, else 1024.
+function kernels.grid(dev, per_sm)
+  local sm = dev.sm_count or 0
+  if sm > 0 then return sm * (per_sm or 4) end
+  return 1024
+end
+
+return kernels

@@ -1,0 +1,359 @@
+-- gpubench.report: where a table's cells go -- an aligned console table with
+-- units, CSV, JSON lines (every sample plus the environment) and Markdown.
+--
+-- Why: seed 000's numbers reached a baseline document without the ITERS, the
+-- order or the device they came from, and could not be re-examined; seed 004
+-- kept every sample and p50/p90/p99 in JSON, which is what let its warm-L2
+-- "+67 %" be re-measured and withdrawn. And a long run that dies at cell 40
+-- of 50 must not lose 39 cells: every file line is written whole with one
+-- write and flushed as its cell finishes (one JSON line per cell, CSV rows
+-- as they finish), so an interrupted file holds every finished cell and
+-- parses. Markdown, which needs the whole table, is written at close through
+-- a temporary file and a rename, so it is either complete or absent.
+
+local cjson = require "cjson"
+
+local report = {}
+
+local json = cjson.new()
+json.encode_invalid_numbers("null") -- a NaN sample must not abort the write
+json.encode_number_precision(14)
+
+report.json = json
+
+-- ------------------------------------------------------------ formatting
+
+-- format_bytes(n): "512 B", "64 KiB", "1.5 MiB", "1 GiB".
+function report.format_bytes(n)
+  if type(n) ~= "number" then return tostring(n) end
+  local units = { "B", "KiB", "MiB", "GiB", "TiB" }
+  local v, i = n, 1
+  while v >= 1024 and i < #units do v, i = v / 1024, i + 1 end
+  if v == math.floor(v) then return ("%d %s"):format(math.floor(v), units[i]) end
+  return ("%.3g %s"):format(v, units[i])
+end
+
+local function header_of(c)
+  local title = c.title or c.key
+  if c.unit then return ("%s (%s)"):format(title, c.unit) end
+  return title
+end
+
+local function is_right(c)
+  if c.align then return c.align == "right" end
+  return c.format ~= nil or c.unit ~= nil
+end
+
+-- The text of one value in column c.
+local function cell_text(c, v)
+  if v == nil then return "-" end
+  if type(v) == "number" and c.format then
+    if type(c.format) == "function" then return tostring(c.format(v)) end
+    return string.format(c.format, v)
+  end
+  if type(v) == "boolean" then return v and "yes" or "no" end
+  return tostring(v)
+end
+
+local function pad(s, w, right)
+  if #s >= w then return s end
+  if right then return string.rep(" ", w - #s) .. s end
+  return s .. string.rep(" ", w - #s)
+end
+
+-- Streamed rows are printed before the widest value is known: a column is at
+-- least this wide unless it declares a width.
+local STREAM_MIN_WIDTH = 8
+
+-- widths(columns [, rows]): the console width of each column: the header,
+-- the declared width, and every value when rows are given (else at least
+-- STREAM_MIN_WIDTH).
+local function widths(columns, rows)
+  local w = {}
+  for i, c in ipairs(columns) do
+    w[i] = math.max(#header_of(c), c.width or (rows and 0 or STREAM_MIN_WIDTH))
+    for _, r in ipairs(rows or {}) do w[i] = math.max(w[i], #cell_text(c, r[c.key])) end
+  end
+  return w
+end
+
+local function line_of(columns, w, texts)
+  local parts = {}
+  for i, c in ipairs(columns) do parts[i] = pad(texts[i], w[i], is_right(c)) end
+  return (table.concat(parts, "  "):gsub("%s+$", ""))
+end
+
+local function header_line(columns, w)
+  local texts = {}
+  for i, c in ipairs(columns) do texts[i] = header_of(c) end
+  return line_of(columns, w, texts)
+end
+
+local function row_line(columns, w, row)
+  local texts = {}
+  for i, c in ipairs(columns) do texts[i] = cell_text(c, row[c.key]) end
+  return line_of(columns, w, texts)
+end
+
+local function check_columns(columns)
+  if type(columns) ~= "table" or #columns == 0 then
+    error("report: columns must be a non-empty list of {key =, title =, unit =, format =}", 3)
+  end
+  for i, c in ipairs(columns) do
+    if type(c.key) ~= "string" then error(("report: column %d has no key"):format(i), 3) end
+  end
+end
+
+-- table_text(columns, rows) -> the aligned console table of all rows.
+function report.table_text(columns, rows)
+  check_columns(columns)
+  local w = widths(columns, rows)
+  local out = { header_line(columns, w) }
+  local total = 0
+  for i = 1, #w do total = total + w[i] end
+  out[2] = string.rep("-", total + 2 * (#w - 1))
+  for _, r in ipairs(rows) do out[#out + 1] = row_line(columns, w, r) end
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- CSV field quoting (RFC 4180): quote when the text has a comma, quote,
+-- CR or LF; double the quotes inside.
+local function csv_field(v)
+  local s
+  if v == nil then s = ""
+  elseif math.type(v) == "integer" then s = string.format("%d", v)
+  elseif type(v) == "number" then s = string.format("%.10g", v)
+  elseif type(v) == "boolean" then s = v and "true" or "false"
+  else s = tostring(v) end
+  if s:find('[,"\r\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
+  return s
+end
+
+-- csv_line(values [, n]): n fields (default values.n or #values); pass n when
+-- trailing values may be nil, or the row would lose its empty fields.
+function report.csv_line(values, n)
+  local parts = {}
+  for i = 1, n or values.n or #values do parts[i] = csv_field(values[i]) end
+  return table.concat(parts, ",") .. "\n"
+end
+
+local function md_escape(s) return (s:gsub("|", "\\|")) end
+
+-- markdown(columns, rows [, notes]) -> a Markdown table (right-aligned
+-- numeric columns) followed by the notes.
+function report.markdown(columns, rows, notes)
+  check_columns(columns)
+  local head, sep = {}, {}
+  for i, c in ipairs(columns) do
+    head[i] = md_escape(header_of(c))
+    sep[i] = is_right(c) and "---:" or "---"
+  end
+  local out = { "| " .. table.concat(head, " | ") .. " |", "|" .. table.concat(sep, "|") .. "|" }
+  for _, r in ipairs(rows) do
+    local t = {}
+    for i, c in ipairs(columns) do t[i] = md_escape(cell_text(c, r[c.key])) end
+    out[#out + 1] = "| " .. table.concat(t, " | ") .. " |"
+  end
+  local text = table.concat(out, "\n") .. "\n"
+  if notes and #notes > 0 then text = text .. "\n" .. table.concat(notes, "\n") .. "\n" end
+  return text
+end
+
+-- ------------------------------------------------------------ files
+
+-- Appends one whole line: a fresh append-mode handle whose buffer holds the
+-- whole line, so the text reaches the file in a single write(2); a killed
+-- run leaves either the whole line or none of it.
+local function append_line(path, line)
+  local f, err = io.open(path, "ab")
+  if not f then error(("report: cannot open %s: %s"):format(path, err), 0) end
+  f:setvbuf("full", #line + 64)
+  local ok, werr = f:write(line)
+  if not ok then f:close(); error(("report: cannot write %s: %s"):format(path, werr), 0) end
+  local closed, cerr = f:close()
+  if not closed then error(("report: cannot write %s: %s"):format(path, cerr), 0) end
+end
+
+-- Starts a file empty (a new run replaces an old file of the same name).
+local function truncate(path)
+  local f, err = io.open(path, "wb")
+  if not f then error(("report: cannot create %s: %s"):format(path, err), 0) end
+  f:close()
+end
+
+-- Writes a whole file through a temporary name and a rename.
+local function write_atomic(path, text)
+  local tmp = path .. ".tmp"
+  local f, err = io.open(tmp, "wb")
+  if not f then error(("report: cannot create %s: %s"):format(tmp, err), 0) end
+  local ok, werr = f:write(text)
+  local closed, cerr = f:close()
+  if not ok or not closed then
+    os.remove(tmp)
+    error(("report: cannot write %s: %s"):format(tmp, tostring(werr or cerr)), 0)
+  end
+  local renamed, rerr = os.rename(tmp, path)
+  if not renamed then error(("report: cannot rename %s to %s: %s"):format(tmp, path, rerr), 0) end
+end
+report.write_atomic = write_atomic
+
+-- read_jsonl(path) -> records: every line of a JSON-lines file, decoded;
+-- an undecodable line is an error naming its number.
+function report.read_jsonl(path)
+  local f, err = io.open(path, "rb")
+  if not f then error(("report: cannot open %s: %s"):format(path, err), 2) end
+  local out, n = {}, 0
+  for line in f:lines() do
+    n = n + 1
+    if line ~= "" then
+      local ok, v = pcall(json.decode, line)
+      if not ok then
+        f:close()
+        error(("report: %s line %d is not JSON: %s"):format(path, n, tostring(v)), 2)
+      end
+      out[#out + 1] = v
+    end
+  end
+  f:close()
+  return out
+end
+
+-- ------------------------------------------------------------ the sink
+
+local Sink = {}
+Sink.__index = Sink
+
+-- open{columns =, title =, env =, csv = path, json = path, markdown = path,
+--      console = stream | false} -> sink
+-- columns: {key =, title =, unit =, format = "%.3f" | function, width =,
+-- align = "left" | "right"}. Rows stream to the console as they are added,
+-- with widths from the headers and the declared widths.
+function report.open(o)
+  o = o or {}
+  check_columns(o.columns)
+  local self = setmetatable({
+    columns = o.columns, title = o.title, env = o.env or {},
+    console = o.console == nil and io.stdout or o.console,
+    csv = o.csv, json_path = o.json, markdown_path = o.markdown,
+    rows = {}, notes = {}, closed = false,
+  }, Sink)
+  self.widths = widths(self.columns)
+  if self.csv then
+    truncate(self.csv)
+    local keys = {}
+    for i, c in ipairs(self.columns) do keys[i] = c.key end
+    append_line(self.csv, report.csv_line(keys))
+  end
+  if self.json_path then
+    truncate(self.json_path)
+    local cols = {}
+    for i, c in ipairs(self.columns) do
+      cols[i] = { key = c.key, title = c.title or c.key, unit = c.unit }
+    end
+    local head = { type = "environment", title = self.title, columns = cols }
+    for k, v in pairs(self.env) do head[k] = v end
+    append_line(self.json_path, json.encode(head) .. "\n")
+  end
+  if self.console then
+    if self.title then self.console:write(self.title, "\n") end
+    local hl = header_line(self.columns, self.widths)
+    self.console:write(hl, "\n", string.rep("-", #hl), "\n")
+    self.console:flush()
+  end
+  return self
+end
+
+-- add(row): row holds a value per column key; row.samples (a list) and any
+-- other keys (details) go to the JSON line only, where `type` and `index`
+-- are the record's own and win over a row key of the same name.
+function Sink:add(row)
+  if self.closed then error("report: add after close", 2) end
+  if type(row) ~= "table" then error("report: a row must be a table", 2) end
+  self.rows[#self.rows + 1] = row
+  if self.console then
+    self.console:write(row_line(self.columns, self.widths, row), "\n")
+    self.console:flush()
+  end
+  if self.csv then
+    local vals = {}
+    for i, c in ipairs(self.columns) do vals[i] = row[c.key] end
+    append_line(self.csv, report.csv_line(vals, #self.columns))
+  end
+  if self.json_path then
+    local rec = { type = "cell", index = #self.rows }
+    for k, v in pairs(row) do
+      if rec[k] == nil then rec[k] = v end
+    end
+    append_line(self.json_path, json.encode(rec) .. "\n")
+  end
+end
+
+-- note(text): a footnote printed under the table and kept in every file.
+function Sink:note(text)
+  self.notes[#self.notes + 1] = text
+end
+
+-- close(): prints the notes, writes the Markdown file and the JSON end line.
+function Sink:close()
+  if self.closed then return end
+  self.closed = true
+  if self.console and #self.notes > 0 then
+    self.console:write("\n", table.concat(self.notes, "\n"), "\n")
+    self.console:flush()
+  end
+  if self.json_path then
+    append_line(self.json_path, json.encode { type = "end", cells = #self.rows, notes = self.notes } .. "\n")
+  end
+  if self.markdown_path then
+    local head = self.title and ("## " .. self.title .. "\n\n") or ""
+    write_atomic(self.markdown_path, head .. report.markdown(self.columns, self.rows, self.notes))
+  end
+end
+Sink.__close = Sink.close
+
+-- ------------------------------------------------------------ environment
+
+local DEVICE_FIELDS = {
+  "backend", "index", "name", "device_type", "driver_version", "api_version", "arch",
+  "vendor_id", "device_id", "uuid", "memory_bytes", "sm_count", "l2_bytes", "spec_gbs",
+  "memory_clock_khz", "memory_bus_bits", "timestamp_period_ns", "subgroup_size",
+  "max_buffer_bytes",
+}
+
+-- environment(dev [, meta [, extra]]) -> the record every output carries:
+-- device, driver, backend, clocks where readable, gpubench version, git
+-- revision, command line, resolved options, date. meta is options.parse's
+-- second result; extra is merged in last.
+function report.environment(dev, meta, extra)
+  local env = {}
+  if dev then
+    local d = {}
+    for _, k in ipairs(DEVICE_FIELDS) do
+      local ok, v = pcall(function() return dev[k] end)
+      if ok and v ~= nil then d[k] = v end
+    end
+    env.device = d
+    env.backend, env.driver = d.backend, d.driver_version
+    if (d.memory_clock_khz or 0) > 0 then env.clocks = { memory_clock_khz = d.memory_clock_khz } end
+  end
+  local okg, gpu = pcall(require, "gpu")
+  if okg and type(gpu) == "table" then
+    env.gpubench_version = gpu.version
+    if gpu.git and gpu.git ~= "" then env.git = gpu.git end
+  end
+  local cmd = {}
+  if arg and arg[0] then cmd[1] = arg[0] end
+  if meta and meta.argv then
+    for _, a in ipairs(meta.argv) do cmd[#cmd + 1] = a end
+  elseif arg then
+    for i = 1, #arg do cmd[#cmd + 1] = arg[i] end
+  end
+  env.command_line = cmd
+  if meta and meta.values then env.options = meta.values end
+  if meta and meta.source then env.option_sources = meta.source end
+  env.date = os.date("!%Y-%m-%dT%H:%M:%SZ")
+  for k, v in pairs(extra or {}) do env[k] = v end
+  return env
+end
+
+return report

@@ -1,0 +1,301 @@
+-- gpubench.timing: the measurement methods, as functions over Lua callbacks.
+--
+-- Why each exists (the seeds' mistakes):
+--   two_point  - one blocking submit+wait per measurement costs a fixed ~1 ms
+--                round trip; timing run(n) and dividing by n reported T + C/n,
+--                so cheap cells looked slow and the table depended on ITERS
+--                (seed 000, defect 3). t(2n) - t(n) cancels C; a difference too
+--                small to resolve is "noise", never a number (it once printed
+--                8927.9 GB/s, 2232 % of peak).
+--   cold       - a tight loop re-reads warm weights from L2 (seed 004 reported
+--                3.1 TB/s on an 864 GB/s part); flush L2 outside the timed
+--                region and time exactly one call per sample (seed 002).
+--   rotation   - the alternative to flushing: cycle weight copies totalling at
+--                least 4x L2, and refuse a rotation that would fit in L2.
+--   graph      - capture n calls once and time replays, so launch overhead is
+--                not charged to the kernel (seed 004's CUDA Graph mode).
+--
+-- The pure functions (two_point, samples, cold, check_rotation) take callbacks
+-- so they can be tested with a synthetic clock; the runner helpers bind them
+-- to a device (batches, timers, L2 flush).
+
+local stats = require "gpubench.stats"
+
+local timing = {}
+
+local MAX_COUNT = 0xFFFFFFFF -- launch counts travel as u32
+
+local function check_count(v, what, who)
+  if math.tointeger(v) == nil or v < 1 then
+    error(("%s: %s must be a positive integer, got %s"):format(who, what, tostring(v)), 3)
+  end
+  return math.tointeger(v)
+end
+
+local function check_ms(v, what)
+  if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge or v < 0 then
+    error(("%s returned %s, not a time in ms"):format(what, tostring(v)), 3)
+  end
+  return v
+end
+
+-- two_point(run, n [, opts]) -> ms_per_launch, details
+--                             | nil, "noise", details
+-- run(count) performs `count` launches in one submission and returns the
+-- elapsed ms. The result is (t(2n) - t(n)) / n. It is "noise" when
+-- t(2n) < min_ratio * t(n) (min_ratio 1.2: doubling the work must lengthen the
+-- run by at least 20 %, i.e. n launches are at least ~1/4 of the fixed cost)
+-- or when the difference is not positive. The test is on the ratio, not on
+-- GB/s against a peak, because an L2-resident cell may legitimately beat DRAM
+-- peak while "doubling the work did not lengthen the run" is always nonsense.
+-- opts.warmup: launches of one untimed run(warmup) first (default none).
+-- opts.max_n: on noise, retry with 2n, 4n, ... while the count stays <= max_n.
+-- details = {n, t_n, t_2n, ratio, ms (nil when noise), noise (boolean),
+-- attempts = {{n, t_n, t_2n}, ...}}; it is always the last result, so
+-- `local d = select(-1, timing.two_point(run, n))` gets it either way.
+function timing.two_point(run, n, opts)
+  opts = opts or {}
+  if type(run) ~= "function" then error("timing.two_point: run must be a function", 2) end
+  n = check_count(n, "n", "timing.two_point")
+  local min_ratio = opts.min_ratio or 1.2
+  if type(min_ratio) ~= "number" or not (min_ratio > 1) then
+    error(("timing.two_point: min_ratio must be > 1, got %s"):format(tostring(min_ratio)), 2)
+  end
+  local max_n = opts.max_n and check_count(opts.max_n, "max_n", "timing.two_point") or n
+  if opts.warmup then
+    check_ms(run(check_count(opts.warmup, "warmup", "timing.two_point")), "run(warmup)")
+  end
+  local attempts = {}
+  while true do
+    if 2 * n > MAX_COUNT then
+      error(("timing.two_point: n = %d is too large: the second point runs 2n launches"):format(n), 2)
+    end
+    local t_n = check_ms(run(n), ("run(%d)"):format(n))
+    local t_2n = check_ms(run(2 * n), ("run(%d)"):format(2 * n))
+    attempts[#attempts + 1] = { n = n, t_n = t_n, t_2n = t_2n }
+    local details = {
+      n = n, t_n = t_n, t_2n = t_2n,
+      ratio = t_n > 0 and t_2n / t_n or nil,
+      attempts = attempts,
+    }
+    local diff = t_2n - t_n
+    if diff > 0 and t_2n >= min_ratio * t_n then
+      details.ms, details.noise = diff / n, false
+      return details.ms, details
+    end
+    if 2 * n > max_n then
+      details.noise = true
+      return nil, "noise", details
+    end
+    n = 2 * n
+  end
+end
+
+-- Validates the sampling options shared by samples() and cold().
+local function sample_opts(opts, who, default_warmup, default_repeat)
+  local warmup = opts.warmup
+  if warmup == nil then warmup = default_warmup end
+  if math.tointeger(warmup) == nil or warmup < 0 then
+    error(("%s: warmup must be an integer >= 0, got %s"):format(who, tostring(warmup)), 3)
+  end
+  local rep = check_count(opts["repeat"] or default_repeat, "repeat", who)
+  local per = opts.per or 1
+  if type(per) ~= "number" or not (per > 0) then
+    error(("%s: per must be a positive number, got %s"):format(who, tostring(per)), 3)
+  end
+  local timer = opts.timer
+  if type(timer) ~= "table" and type(timer) ~= "userdata" then
+    error(("%s: a timer (start/stop/ms) is required"):format(who), 3)
+  end
+  return warmup, rep, per, timer
+end
+
+-- samples(call, opts) -> samples, summary
+-- Runs call() `warmup` times untimed, then `repeat` times, each between
+-- timer:start() and timer:stop(); opts.flush() (if any) runs before each
+-- start, so its cost is never inside the timed region. Every sample is kept
+-- (ms per call, divided by opts.per).
+function timing.samples(call, opts)
+  opts = opts or {}
+  if type(call) ~= "function" then error("timing.samples: call must be a function", 2) end
+  local warmup, rep, per, timer = sample_opts(opts, "timing.samples", 0, 20)
+  local flush = opts.flush
+  for _ = 1, warmup do call() end
+  local out = {}
+  for i = 1, rep do
+    if flush then flush() end
+    timer:start()
+    call()
+    timer:stop()
+    out[i] = check_ms(timer:ms(), "timer:ms()") / per
+  end
+  return out, stats.summary(out)
+end
+
+-- cold(call, opts) -> samples, summary
+-- Cold-cache sampling (seed 002's contract): warmup calls (default 3), then
+-- per sample (default 20) an L2 flush that completes before the start
+-- timestamp, and device timestamps around exactly one call.
+-- opts.device: a gpu device; supplies flush (dev:flush_l2) and a timer
+-- (created and freed here) unless opts.flush / opts.timer are given.
+function timing.cold(call, opts)
+  opts = opts or {}
+  local dev = opts.device
+  local flush, timer = opts.flush, opts.timer
+  local own_timer
+  if dev then
+    flush = flush or function() dev:flush_l2() end
+    if not timer then own_timer = dev:timer(); timer = own_timer end
+  end
+  if type(flush) ~= "function" then
+    if own_timer then own_timer:free() end
+    error("timing.cold: an L2 flush (opts.flush or opts.device) is required", 2)
+  end
+  local o = {
+    warmup = opts.warmup == nil and 3 or opts.warmup,
+    ["repeat"] = opts["repeat"] or 20,
+    per = opts.per, timer = timer, flush = flush,
+  }
+  local ok, samples, summary = pcall(timing.samples, call, o)
+  if own_timer then own_timer:free() end
+  if not ok then error(samples, 0) end
+  return samples, summary
+end
+
+-- check_rotation(total_bytes, l2_bytes [, factor = 4])
+-- Errors unless the rotated copies total at least factor x L2: a rotation
+-- that fits in L2 measures L2 bandwidth while claiming to be cold.
+function timing.check_rotation(total_bytes, l2_bytes, factor)
+  factor = factor or 4
+  if math.tointeger(l2_bytes) == nil or l2_bytes <= 0 then
+    error("timing.check_rotation: the device's L2 size is unknown (0); "
+      .. "pass l2_bytes explicitly to check that the rotation exceeds L2", 2)
+  end
+  if total_bytes < factor * l2_bytes then
+    error(("rotation of %d bytes would fit in L2 (%d bytes): it needs at least %gx L2 = %d bytes")
+      :format(total_bytes, l2_bytes, factor, math.ceil(factor * l2_bytes)), 2)
+  end
+  return true
+end
+
+-- rotation(copy_bytes, l2_bytes [, factor = 4]) -> copies, total_bytes
+-- The number of weight copies (at least 2) whose total reaches factor x L2.
+function timing.rotation(copy_bytes, l2_bytes, factor)
+  factor = factor or 4
+  check_count(copy_bytes, "copy_bytes", "timing.rotation")
+  if math.tointeger(l2_bytes) == nil or l2_bytes <= 0 then
+    error("timing.rotation: the device's L2 size is unknown (0); pass l2_bytes explicitly", 2)
+  end
+  local copies = math.max(2, math.ceil(factor * l2_bytes / copy_bytes))
+  timing.check_rotation(copies * copy_bytes, l2_bytes, factor)
+  return copies, copies * copy_bytes
+end
+
+-- ------------------------------------------------------------ device runners
+
+-- Most launches one batch cycles through (GB_MAX_LAUNCHES in host/backend.h).
+local has_gpu, gpu_module = pcall(require, "gpu")
+timing.MAX_LAUNCHES = has_gpu and gpu_module.max_launches or 4096
+
+local Runner = {}
+Runner.__index = Runner
+
+-- runner(dev, launches [, opts]) -> runner with runner:run(count), runner:close()
+-- launches: a list of {kernel, grid, block, args...}; run(count) performs
+-- `count` launches cycling through the list in ONE submission (a gpu batch,
+-- built once per count and submitted once untimed when built, so pipeline
+-- creation and first touch are never timed) and returns the elapsed ms.
+-- opts.graph: replay a CUDA graph / pre-recorded command buffer.
+-- opts.clock: "device" (timestamps around the submission, default) or "host"
+-- (gpu.clock around submit + sync, the seed's wall-clock method).
+-- opts.rotation = {copy_bytes =, l2_bytes =}: checks the launches rotate
+-- through at least 4x L2 (one copy per launch).
+function timing.runner(dev, launches, opts)
+  opts = opts or {}
+  if type(launches) ~= "table" or #launches == 0 then
+    error("timing.runner: a non-empty list of launches {kernel, grid, block, args...} is required", 2)
+  end
+  if #launches > timing.MAX_LAUNCHES then
+    error(("timing.runner: %d launches in one batch; at most %d (use larger copies)")
+      :format(#launches, timing.MAX_LAUNCHES), 2)
+  end
+  local clock = opts.clock or "device"
+  if clock ~= "device" and clock ~= "host" then
+    error(("timing.runner: clock must be \"device\" or \"host\", got %q"):format(tostring(clock)), 2)
+  end
+  if opts.rotation then
+    local r = opts.rotation
+    timing.check_rotation(#launches * r.copy_bytes, r.l2_bytes or dev.l2_bytes)
+  end
+  local self = setmetatable({
+    dev = dev, launches = launches, graph = opts.graph and true or false,
+    clock = clock, batches = {}, order = {},
+  }, Runner)
+  if clock == "device" then self.timer = dev:timer() end
+  return self
+end
+
+function Runner:batch(count)
+  local b = self.batches[count]
+  if b then return b end
+  local spec = { count = count, graph = self.graph }
+  for i, l in ipairs(self.launches) do spec[i] = l end
+  b = self.dev:batch(spec)
+  self.batches[count] = b
+  self.order[#self.order + 1] = count
+  b:submit()
+  self.dev:sync()
+  return b
+end
+
+function Runner:run(count)
+  if self.closed then error("timing runner used after close", 2) end
+  count = check_count(count, "count", "runner:run")
+  if count > MAX_COUNT then error(("runner:run: count %d exceeds 2^32 - 1"):format(count), 2) end
+  local b = self:batch(count)
+  if self.clock == "device" then
+    self.timer:start()
+    b:submit()
+    self.timer:stop()
+    return self.timer:ms()
+  end
+  local gpu = require "gpu"
+  self.dev:sync()
+  local t0 = gpu.clock()
+  b:submit()
+  self.dev:sync()
+  return (gpu.clock() - t0) * 1e3
+end
+
+-- A run function for two_point: function(count) return runner:run(count) end.
+function Runner:fn()
+  return function(count) return self:run(count) end
+end
+
+function Runner:close()
+  if self.closed then return end
+  self.closed = true
+  for _, count in ipairs(self.order) do self.batches[count]:free() end
+  self.batches = {}
+  if self.timer then self.timer:free() end
+end
+Runner.__close = Runner.close
+
+-- graph_replay(dev, launches, opts) -> samples, summary
+-- Captures opts.n calls (default 100) once as a graph and times replays with
+-- device timestamps; samples are ms per call. opts.cold = true flushes L2
+-- before each replay (outside the timed region). warmup 3, repeat 20.
+function timing.graph_replay(dev, launches, opts)
+  opts = opts or {}
+  local n = check_count(opts.n or 100, "n", "timing.graph_replay")
+  local r <close> = timing.runner(dev, launches, { graph = true })
+  local b = r:batch(n)
+  return timing.samples(function() b:submit() end, {
+    warmup = opts.warmup == nil and 3 or opts.warmup,
+    ["repeat"] = opts["repeat"] or 20,
+    per = n, timer = r.timer,
+    flush = opts.cold and function() dev:flush_l2() end or nil,
+  })
+end
+
+return timing

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# An experiment's bad option values end the program with status 2 and a
+# one-line message naming the key and the value, before any device work;
+# --help prints the generated help on stdout and exits 0.
+# Usage: bash tests/cli/test_experiment_options.sh <path-to-gpubench>
+set -u
+GB=${1:?usage: test_experiment_options.sh <path-to-gpubench>}
+fails=0
+
+# expect <status> <stderr substring> <env...> -- <args...>
+expect() {
+  local want=$1 msg=$2; shift 2
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  local err out st
+  err=$(mktemp); out=$(mktemp)
+  env "${envs[@]}" "$GB" experiments/bandwidth.lua "$@" >"$out" 2>"$err"
+  st=$?
+  if [ "$st" != "$want" ] || ! grep -qF -- "$msg" "$err"; then
+    echo "FAIL: ${envs[*]} bandwidth.lua $*: status $st (want $want), stderr:"; cat "$err"
+    fails=$((fails + 1))
+  else
+    echo "ok   ${envs[*]} bandwidth.lua $* -> $st: $msg"
+  fi
+  rm -f "$err" "$out"
+}
+
+# GPUBENCH_BACKEND=cuda: on a machine without CUDA, opening the device would
+# fail with a different message, so seeing the option error proves the
+# options were checked first.
+expect 2 "ITERS=100O is not a positive integer" ITERS=100O GPUBENCH_BACKEND=cuda --
+expect 2 "ITERS=0 is out of range: must be at least 1" ITERS=0 GPUBENCH_BACKEND=cuda --
+expect 2 "PEAK_GBS=nan is not a finite number" PEAK_GBS=nan GPUBENCH_BACKEND=cuda --
+expect 2 "--iters=abc is not a positive integer" GPUBENCH_BACKEND=cuda -- --iters abc
+expect 2 "--sizes=1M,17 is invalid: 17 is not a multiple of 16 bytes" GPUBENCH_BACKEND=cuda -- --sizes 1M,17
+expect 2 "bandwidth: unknown option '--bogus' (see --help)" GPUBENCH_BACKEND=cuda -- --bogus
+expect 2 "--order=sideways is not one of forward, reverse, shuffle" GPUBENCH_BACKEND=cuda -- --order sideways
+
+# The message is the whole of stderr: no traceback for a usage error.
+err=$(ITERS=100O GPUBENCH_BACKEND=cuda "$GB" experiments/bandwidth.lua 2>&1 >/dev/null)
+if [ "$(printf '%s\n' "$err" | wc -l)" != 1 ]; then
+  echo "FAIL: usage error printed more than one line:"; printf '%s\n' "$err"; fails=$((fails + 1))
+else
+  echo "ok   one-line usage error: $err"
+fi
+
+errf=$(mktemp)
+out=$("$GB" experiments/bandwidth.lua --help 2>"$errf")
+st=$?
+if [ "$st" != 0 ] || ! grep -qF "Usage: bandwidth" <<<"$out" || ! grep -qF "env ITERS" <<<"$out" \
+   || ! grep -qF "the flag wins" <<<"$out"; then
+  echo "FAIL: --help: status $st, stdout:"; printf '%s\n' "$out"; fails=$((fails + 1))
+elif [ -s "$errf" ]; then
+  # The help was the whole answer: nothing belongs on stderr.
+  echo "FAIL: --help wrote to stderr:"; cat -A "$errf"; fails=$((fails + 1))
+else
+  echo "ok   --help -> 0 with the generated help on stdout, nothing on stderr"
+fi
+rm -f "$errf"
+
+if [ "$fails" -gt 0 ]; then echo "$fails failed"; exit 1; fi
+echo "all passed"

@@ -1,0 +1,173 @@
+-- gpubench.report: console table, CSV, Markdown, JSON lines, the environment
+-- record, and a run killed with SIGKILL keeping every finished cell.
+local t = dofile("tests/lua/harness.lua")
+local report = require "gpubench.report"
+
+-- A stream that collects what is written.
+local function sink()
+  local s = { parts = {} }
+  function s:write(...) for _, v in ipairs { ... } do self.parts[#self.parts + 1] = v end return self end
+  function s:flush() end
+  function s:text() return table.concat(self.parts) end
+  return s
+end
+
+local columns = {
+  { key = "kernel" },
+  { key = "size", format = report.format_bytes, align = "right" },
+  { key = "ms", title = "time", unit = "ms", format = "%.4f" },
+  { key = "gbs", title = "GB/s", format = "%.1f" },
+}
+
+local function tmp()
+  local p = os.tmpname()
+  return p
+end
+
+local function slurp(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+t.test("format_bytes", function()
+  t.eq(report.format_bytes(512), "512 B")
+  t.eq(report.format_bytes(65536), "64 KiB")
+  t.eq(report.format_bytes(3 << 19), "1.5 MiB")
+  t.eq(report.format_bytes(1 << 30), "1 GiB")
+end)
+
+t.test("console table is aligned, with units in the header", function()
+  local text = report.table_text(columns, {
+    { kernel = "copy", size = 1 << 20, ms = 0.01234, gbs = 170.04 },
+    { kernel = "read", size = 1 << 30, ms = "noise", gbs = nil },
+  })
+  t.eq(text, table.concat({
+    "kernel   size  time (ms)   GB/s",
+    "-------------------------------",
+    "copy    1 MiB     0.0123  170.0",
+    "read    1 GiB      noise      -",
+  }, "\n") .. "\n")
+end)
+
+t.test("CSV quoting follows RFC 4180", function()
+  t.eq(report.csv_line(table.pack("a", 1, 2.5, nil, true)), "a,1,2.5,,true\n")
+  t.eq(report.csv_line({ "a", nil, nil }, 3), "a,,\n", "trailing empty fields kept")
+  t.eq(report.csv_line { 'say "hi"', "x,y", "line\nbreak" }, '"say ""hi""","x,y","line\nbreak"\n')
+  t.eq(report.csv_line { 0.1 }, "0.1\n")
+end)
+
+t.test("Markdown table right-aligns numeric columns and escapes pipes", function()
+  local md = report.markdown(columns, { { kernel = "a|b", size = 4096, ms = 1.5, gbs = 2 } }, { "* note" })
+  t.eq(md, table.concat({
+    "| kernel | size | time (ms) | GB/s |",
+    "|---|---:|---:|---:|",
+    "| a\\|b | 4 KiB | 1.5000 | 2.0 |",
+    "",
+    "* note",
+  }, "\n") .. "\n")
+end)
+
+t.test("sink streams rows and writes CSV, JSON lines and Markdown", function()
+  local csv, js, md = tmp(), tmp(), tmp()
+  local con = sink()
+  local out = report.open {
+    title = "demo", columns = columns, csv = csv, json = js, markdown = md, console = con,
+    env = { device = { name = "fake" }, command_line = { "x.lua", "--iters", "5" } },
+  }
+  out:add { kernel = "copy", size = 1024, ms = 0.5, gbs = 4.096, samples = { 1.0, 1.5 } }
+  out:add { kernel = "read", size = 2048, ms = "noise", gbs = nil, details = { t_n = 1, t_2n = 1.1 } }
+  out:note("* GB/s = bytes / time")
+  out:close()
+  out:close() -- idempotent
+  t.eq(con:text(), table.concat({
+    "demo",
+    -- streamed: columns are at least 8 wide, since later values are unknown
+    "kernel        size  time (ms)      GB/s",
+    "---------------------------------------",
+    "copy         1 KiB     0.5000       4.1",
+    "read         2 KiB      noise         -",
+    "",
+    "* GB/s = bytes / time",
+  }, "\n") .. "\n")
+  t.eq(slurp(csv), "kernel,size,ms,gbs\ncopy,1024,0.5,4.096\nread,2048,noise,\n")
+  local recs = report.read_jsonl(js)
+  t.eq(#recs, 4)
+  t.eq(recs[1].type, "environment")
+  t.eq(recs[1].device.name, "fake")
+  t.eq(recs[1].command_line, { "x.lua", "--iters", "5" })
+  t.eq(recs[1].columns[3], { key = "ms", title = "time", unit = "ms" })
+  t.eq(recs[2].type, "cell"); t.eq(recs[2].index, 1)
+  t.eq(recs[2].samples, { 1.0, 1.5 }, "every sample kept")
+  t.eq(recs[3].ms, "noise"); t.eq(recs[3].details.t_2n, 1.1)
+  t.eq(recs[4], { type = "end", cells = 2, notes = { "* GB/s = bytes / time" } })
+  t.truthy(slurp(md):find("| read | 2 KiB | noise | - |", 1, true))
+  t.truthy(slurp(md):find("## demo", 1, true))
+  t.errors(function() out:add {} end, "add after close", true)
+  os.remove(csv); os.remove(js); os.remove(md)
+end)
+
+t.test("read_jsonl names a corrupt line", function()
+  local p = tmp()
+  local f = assert(io.open(p, "wb"))
+  f:write('{"a":1}\n{"b":\n')
+  f:close()
+  t.errors(function() report.read_jsonl(p) end, "line 2 is not JSON", true)
+  os.remove(p)
+end)
+
+t.test("environment record carries device, version, command line, date", function()
+  local dev = { name = "Fake GPU", backend = "vulkan", driver_version = "1.2.3",
+                memory_clock_khz = 1000, l2_bytes = 0 }
+  local env = report.environment(dev, { argv = { "--iters", "9" }, values = { iters = 9 },
+    source = { iters = "flag" } })
+  t.eq(env.device.name, "Fake GPU")
+  t.eq(env.backend, "vulkan"); t.eq(env.driver, "1.2.3")
+  t.eq(env.clocks, { memory_clock_khz = 1000 })
+  t.eq(env.options, { iters = 9 }); t.eq(env.option_sources, { iters = "flag" })
+  t.eq(env.command_line[#env.command_line], "9")
+  t.truthy(env.date:match("^%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%dZ$"), env.date)
+  if t.gpu then t.eq(env.gpubench_version, t.gpu.version) end
+end)
+
+-- The interpreter running this file (lua5.4 or gpubench), to run a child.
+local function interpreter()
+  local i = 0
+  while arg and arg[i - 1] do i = i - 1 end
+  if i == 0 then return nil end
+  return arg[i]
+end
+
+t.test("a run killed mid-table keeps every finished cell, and parses", function()
+  local exe = interpreter()
+  if not exe then t.skip("cannot tell which interpreter runs this test (arg[-1] unset)") end
+  local csv, js, script = tmp(), tmp(), tmp()
+  local f = assert(io.open(script, "wb"))
+  f:write(([[
+local report = require "gpubench.report"
+local out = report.open { columns = { { key = "cell" }, { key = "ms", format = "%%.3f" } },
+  csv = %q, json = %q, console = false, env = { device = { name = "fake" } } }
+for i = 1, 3 do out:add { cell = "c" .. i, ms = i * 1.5, samples = { i, i + 0.5 } } end
+-- SIGKILL ourselves: no close, no flush at exit, no finalizers.
+local pid = io.popen("echo $PPID"):read("l")
+os.execute("kill -KILL " .. pid)
+out:add { cell = "never", ms = 0 }
+]]):format(csv, js))
+  f:close()
+  local ok, how, code = os.execute(("%q %q >/dev/null 2>&1"):format(exe, script))
+  t.eq(ok, nil, "the child did not exit normally")
+  t.truthy((how == "signal" and code == 9) or (how == "exit" and code == 137),
+    ("child ended by %s %s"):format(tostring(how), tostring(code)))
+  t.eq(slurp(csv), "cell,ms\nc1,1.5\nc2,3\nc3,4.5\n")
+  local recs = report.read_jsonl(js)
+  t.eq(#recs, 4, "environment + 3 cells, no end record")
+  t.eq(recs[1].type, "environment")
+  for i = 1, 3 do
+    t.eq(recs[i + 1].type, "cell"); t.eq(recs[i + 1].cell, "c" .. i)
+    t.eq(recs[i + 1].samples, { i, i + 0.5 })
+  end
+  os.remove(csv); os.remove(js); os.remove(script)
+end)
+
+t.run()

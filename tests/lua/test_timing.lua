@@ -1,0 +1,225 @@
+-- gpubench.timing with a synthetic clock (both branches of the two-point rule,
+-- the cold-sampling event order, the rotation check), plus tiny device runs
+-- that count launches through a kernel that increments a buffer.
+local t = dofile("tests/lua/harness.lua")
+local timing = require "gpubench.timing"
+
+-- A fake submission: fixed cost C plus T per launch; records every count.
+local function clock(C, T, calls)
+  return function(count)
+    calls[#calls + 1] = count
+    return C + T * count
+  end
+end
+
+t.test("two_point resolves: (t(2n) - t(n)) / n", function()
+  local calls = {}
+  -- C = 1 ms, T = 1/128 ms, n = 128: t(n) = 2, t(2n) = 3 (exact in binary)
+  local ms, d = timing.two_point(clock(1.0, 1 / 128, calls), 128)
+  t.eq(ms, 1 / 128)
+  t.eq(calls, { 128, 256 })
+  t.eq(d.t_n, 2.0); t.eq(d.t_2n, 3.0); t.eq(d.n, 128); t.eq(d.ratio, 1.5)
+  t.eq(d.ms, ms); t.eq(d.noise, false)
+end)
+
+t.test("two_point: t(2n) < 1.2 t(n) is noise, with both times", function()
+  -- C = 1, T = 1/1024, n = 128: 1.125 -> 1.25 (ratio 1.11)
+  local ms, why, d = timing.two_point(clock(1.0, 1 / 1024, {}), 128)
+  t.eq(ms, nil); t.eq(why, "noise")
+  t.eq(d.t_n, 1.125); t.eq(d.t_2n, 1.25)
+  t.eq(d.ms, nil); t.eq(d.noise, true)
+  t.eq(select(-1, timing.two_point(clock(1.0, 1 / 1024, {}), 128)).noise, true,
+    "details are the last result")
+end)
+
+t.test("two_point: a non-positive difference is noise", function()
+  local seq = { 2.0, 1.5 }
+  local i = 0
+  local ms, why, d = timing.two_point(function() i = i + 1; return seq[i] end, 10)
+  t.eq(ms, nil); t.eq(why, "noise"); t.eq(d.t_2n, 1.5)
+  local ms2, why2 = timing.two_point(function() return 1.0 end, 10)
+  t.eq(ms2, nil); t.eq(why2, "noise")
+end)
+
+t.test("two_point: exactly 1.2x is resolvable (the rule is >=)", function()
+  local seq = { 1.0, 1.2 }
+  local i = 0
+  local ms = timing.two_point(function() i = i + 1; return seq[i] end, 4)
+  t.near(ms, 0.05, 1e-12)
+  local seq2 = { 1.0, 1.1999 }
+  local j = 0
+  t.eq(timing.two_point(function() j = j + 1; return seq2[j] end, 4), nil)
+end)
+
+t.test("two_point: max_n doubles n until the difference resolves", function()
+  local calls = {}
+  -- C = 3, T = 1/128: n = 64 -> 3.5/4.0 (noise), n = 128 -> 4/5 (1.25x)
+  local ms, d = timing.two_point(clock(3.0, 1 / 128, calls), 64, { max_n = 128 })
+  t.eq(ms, 1 / 128)
+  t.eq(calls, { 64, 128, 128, 256 })
+  t.eq(d.n, 128); t.eq(#d.attempts, 2); t.eq(d.attempts[1].t_n, 3.5)
+  local ms2, why = timing.two_point(clock(3.0, 1 / 128, {}), 64, { max_n = 100 })
+  t.eq(ms2, nil); t.eq(why, "noise")
+end)
+
+t.test("two_point: warmup runs first, untimed", function()
+  local calls = {}
+  timing.two_point(clock(1.0, 1 / 128, calls), 128, { warmup = 2 })
+  t.eq(calls, { 2, 128, 256 })
+end)
+
+t.test("two_point rejects bad n and bad clocks", function()
+  local run = clock(1, 1, {})
+  t.errors(function() timing.two_point(run, 0) end, "n must be a positive integer, got 0", true)
+  t.errors(function() timing.two_point(run, 2.5) end, "n must be a positive integer", true)
+  t.errors(function() timing.two_point(run, 0x80000000) end, "too large", true)
+  t.errors(function() timing.two_point(function() return nil end, 8) end,
+    "run(8) returned nil, not a time in ms", true)
+  t.errors(function() timing.two_point(function() return 0 / 0 end, 8) end, "not a time in ms", true)
+  t.errors(function() timing.two_point(run, 8, { min_ratio = 1 }) end, "min_ratio must be > 1", true)
+end)
+
+-- A fake timer and flush that log events; ms() returns successive values.
+local function fake(log, values)
+  local i = 0
+  local timer = {
+    start = function() log[#log + 1] = "start" end,
+    stop = function() log[#log + 1] = "stop" end,
+    ms = function() i = i + 1; return values[i] end,
+  }
+  return timer, function() log[#log + 1] = "flush" end, function() log[#log + 1] = "call" end
+end
+
+t.test("cold: warmups, then flush outside start/stop around one call", function()
+  local log = {}
+  local timer, flush, call = fake(log, { 4.0, 2.0, 3.0 })
+  local samples, s = timing.cold(call, { timer = timer, flush = flush, ["repeat"] = 3 })
+  t.eq(log, {
+    "call", "call", "call",                       -- default warmup 3
+    "flush", "start", "call", "stop",
+    "flush", "start", "call", "stop",
+    "flush", "start", "call", "stop",
+  })
+  t.eq(samples, { 4.0, 2.0, 3.0 }, "every sample kept, in order")
+  t.eq(s.median, 3.0); t.eq(s.min, 2.0); t.eq(s.n, 3)
+end)
+
+t.test("cold defaults: warmup 3, repeat 20", function()
+  local log, values = {}, {}
+  for i = 1, 20 do values[i] = i end
+  local timer, flush, call = fake(log, values)
+  local samples = timing.cold(call, { timer = timer, flush = flush })
+  t.eq(#samples, 20)
+  local n = { call = 0, flush = 0, start = 0 }
+  for _, e in ipairs(log) do n[e] = (n[e] or 0) + 1 end
+  t.eq(n.call, 23); t.eq(n.flush, 20); t.eq(n.start, 20)
+end)
+
+t.test("samples: per divides, warmup 0 allowed, flush optional", function()
+  local log = {}
+  local timer, _, call = fake(log, { 8.0, 6.0 })
+  local samples = timing.samples(call, { timer = timer, warmup = 0, ["repeat"] = 2, per = 4 })
+  t.eq(samples, { 2.0, 1.5 })
+  t.eq(log, { "start", "call", "stop", "start", "call", "stop" })
+  t.errors(function() timing.cold(call, { timer = timer }) end, "an L2 flush", true)
+  t.errors(function() timing.samples(call, { timer = timer, ["repeat"] = 0 }) end,
+    "repeat must be a positive integer", true)
+end)
+
+t.test("rotation: copies reach 4x L2; a rotation that fits is an error", function()
+  local MiB = 1 << 20
+  t.eq(timing.rotation(10 * MiB, 60 * MiB), 24)
+  t.eq(select(2, timing.rotation(10 * MiB, 60 * MiB)), 240 * MiB)
+  t.eq(timing.rotation(1024 * MiB, 60 * MiB), 2, "at least two copies")
+  t.truthy(timing.check_rotation(240 * MiB, 60 * MiB))
+  t.errors(function() timing.check_rotation(240 * MiB - 1, 60 * MiB) end,
+    "would fit in L2 (62914560 bytes): it needs at least 4x L2 = 251658240 bytes", true)
+  t.errors(function() timing.check_rotation(240 * MiB, 0) end, "L2 size is unknown", true)
+end)
+
+t.test("runner refuses a rotation that fits in L2, before any device work", function()
+  local MiB = 1 << 20
+  local touched = false
+  local dev = { l2_bytes = 60 * MiB, timer = function() touched = true end }
+  local launches = {}
+  for i = 1, 4 do launches[i] = { "kernel", 1, 64, "weights" .. i } end
+  t.errors(function() timing.runner(dev, launches, { rotation = { copy_bytes = 32 * MiB } }) end,
+    "rotation of 134217728 bytes would fit in L2 (62914560 bytes)", true)
+  t.eq(touched, false, "no timer was created")
+  local many = {}
+  for i = 1, 65 do many[i] = launches[1] end
+  t.errors(function() timing.runner(dev, many) end, "65 launches in one batch; at most 64", true)
+end)
+
+-- ------------------------------------------------------------------ device
+
+-- One workgroup of 64 invocations adds 1 to each of 64 uints: after k
+-- launches every element equals k, so launch counts can be checked exactly.
+local INC = [[
+#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer B { uint data[]; };
+void main() { data[gl_GlobalInvocationID.x] += 1u; }
+]]
+
+local function counter(dev)
+  local buf = dev:buffer(64 * 4)
+  buf:fill("\0")
+  local k = dev:kernel { source = INC, entry = "main" }
+  return buf, k
+end
+
+local function first_u32(buf)
+  return string.unpack("<I4", buf:download(0, 4))
+end
+
+t.test("device runner: run(count) performs exactly count launches", function()
+  local dev = t.device("vulkan")
+  local buf <close>, k = counter(dev)
+  do
+    local r <close> = timing.runner(dev, { { k, 1, 64, buf } })
+    local ms = r:run(3)            -- built: one untimed submit, then the timed one
+    t.truthy(ms >= 0)
+    t.eq(first_u32(buf), 6)
+    r:run(3)                        -- cached batch: only the timed submit
+    t.eq(first_u32(buf), 9)
+    local per = timing.two_point(r:fn(), 2)
+    -- counts 2 and 4: each batch built (one untimed submit) and timed once
+    t.eq(first_u32(buf), 9 + 2 * 2 + 2 * 4)
+    local d = select(-1, timing.two_point(r:fn(), 2))
+    -- both batches cached now: only the timed submits
+    t.eq(first_u32(buf), 21 + 2 + 4)
+    t.truthy(per == nil or per > 0)
+    t.truthy(d.t_n >= 0 and d.t_2n >= 0)
+  end
+  k:free()
+end)
+
+t.test("device runner: host clock and graph replay", function()
+  local dev = t.device("vulkan")
+  local buf <close>, k = counter(dev)
+  do
+    local r <close> = timing.runner(dev, { { k, 1, 64, buf } }, { clock = "host" })
+    t.truthy(r:run(2) > 0, "a host-clocked submission takes time")
+    t.eq(first_u32(buf), 4)
+  end
+  local samples, s = timing.graph_replay(dev, { { k, 1, 64, buf } }, { n = 4, warmup = 1, ["repeat"] = 2 })
+  -- 4 at capture (untimed), 4 warmup, 2 x 4 timed
+  t.eq(first_u32(buf), 4 + 4 + 4 + 8)
+  t.eq(#samples, 2); t.eq(s.n, 2)
+  k:free()
+end)
+
+t.test("device cold sampling: flush, one call per sample", function()
+  local dev = t.device("vulkan")
+  local buf <close>, k = counter(dev)
+  local samples = timing.cold(function() k:launch(1, 64, buf) end,
+    { device = dev, warmup = 1, ["repeat"] = 2 })
+  t.eq(#samples, 2)
+  t.eq(first_u32(buf), 3)
+  t.errors(function() timing.runner(dev, { { k, 1, 64, buf } }, { clock = "wall" }) end,
+    'clock must be "device" or "host"', true)
+  k:free()
+end)
+
+t.run()
