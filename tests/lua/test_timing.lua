@@ -147,8 +147,10 @@ t.test("runner refuses a rotation that fits in L2, before any device work", func
     "rotation of 134217728 bytes would fit in L2 (62914560 bytes)", true)
   t.eq(touched, false, "no timer was created")
   local many = {}
-  for i = 1, 65 do many[i] = launches[1] end
-  t.errors(function() timing.runner(dev, many) end, "65 launches in one batch; at most 64", true)
+  local max = timing.MAX_LAUNCHES
+  for i = 1, max + 1 do many[i] = launches[1] end
+  t.errors(function() timing.runner(dev, many) end,
+    ("%d launches in one batch; at most %d"):format(max + 1, max), true)
 end)
 
 -- ------------------------------------------------------------------ device

@@ -1,0 +1,112 @@
+-- gpubench.gemv_bench: one GEMV benchmark cell on a device -- checked weights,
+-- optional rotation out of L2, and the launches that time it.
+--
+-- Why: seed 000 timed kernels on synthetic bytes (0x30..0x37) whose output
+-- nobody checked, so a kernel that skipped work would have looked fast; and
+-- its weights sat in L2 between launches at the small shapes. Here every cell
+-- runs on random valid blocks (FORMATS.md), its first launch is compared with
+-- the FP64 oracle before anything is timed, and with rotation the launches
+-- cycle through weight copies totalling at least 4x L2 (refused otherwise),
+-- so DRAM, not L2, is what is measured.
+--
+--   local cell <close> = gemv_bench.prepare(dev, "q4_k", 14336, 5120, {rotate = true})
+--   cell.launches  -- {{kernel, grid, block, w_i, x, y, m, k}, ...} for timing.runner
+--   cell.weight_bytes, cell.copies, cell.working_set, cell.check (the oracle's verdict)
+
+local gemv = require "gpubench.gemv"
+local ref = require "gpubench.ref"
+local timing = require "gpubench.timing"
+
+local gemv_bench = {}
+
+-- The per-row criterion of the correctness check: |y - y_ref| <= TOL * sum |w x|.
+gemv_bench.TOL = 1e-4
+
+local Cell = {}
+Cell.__index = Cell
+
+function Cell:close()
+  if self.closed then return end
+  self.closed = true
+  for _, b in ipairs(self.buffers) do b:free() end
+  self.buffers = {}
+end
+Cell.__close = Cell.close
+
+-- Fails with the format, shape and worst row when the kernel's output on
+-- these weights is not the oracle's.
+local function verify(dev, fmt, m, k, weights, xs, wbuf, xbuf, ybuf)
+  local kern, grid, block = gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k)
+  ybuf:fill("\xff") -- NaN: an unwritten row cannot pass
+  kern:launch(grid, block, wbuf, xbuf, ybuf, m, k)
+  local ys = ybuf:download(0, 4 * m)
+  local y, absdot = ref.gemv(fmt, weights, m, k, xs)
+  local ok, worst_row, worst_rel, failures = ref.check_rows(ys, y, absdot, gemv_bench.TOL)
+  local check = { ok = ok, worst_row = worst_row, worst_rel = worst_rel, failures = failures }
+  if not ok then
+    error(("gemv_bench: the %s %s kernel is wrong at m=%d k=%d: %d row(s) beyond %g of sum|w*x|, "
+      .. "worst row %d (relative error %g); nothing was timed")
+      :format(dev.backend, fmt, m, k, failures, gemv_bench.TOL, worst_row, worst_rel), 0)
+  end
+  return check
+end
+
+-- prepare(dev, fmt, m, k, opts) -> cell
+-- opts.seed (default 1): the weights' and x's seed.
+-- opts.rotate: cycle through weight copies totalling >= opts.factor (4) x L2.
+-- opts.l2_bytes: overrides dev.l2_bytes (rotation needs a known L2).
+function gemv_bench.prepare(dev, fmt, m, k, opts)
+  opts = opts or {}
+  local seed = opts.seed or 1
+  local weight_bytes = gemv.weight_bytes(fmt, m, k)
+  local buf_bytes = gemv.buffer_bytes(fmt, m, k)
+  local nblocks = weight_bytes // ref.formats[fmt].block_bytes
+  local self = setmetatable({ fmt = fmt, m = m, k = k, weight_bytes = weight_bytes,
+                              buffers = {}, copies = 1 }, Cell)
+  local function buffer(bytes)
+    local b = dev:buffer(bytes)
+    self.buffers[#self.buffers + 1] = b
+    return b
+  end
+  local ok, err = pcall(function()
+    local weights = ref.random_blocks(fmt, nblocks, seed)
+    local xs = ref.random_f32(k, seed + 1)
+    local w = buffer(buf_bytes)
+    local x = buffer(4 * k)
+    local y = buffer(4 * m)
+    w:fill(0) -- defined slack past the last block (word-reading kernels touch it)
+    w:upload(weights)
+    x:upload(xs)
+    self.check = verify(dev, fmt, m, k, weights, xs, w, x, y)
+    local ws = { w }
+    if opts.rotate then
+      local l2 = opts.l2_bytes or dev.l2_bytes
+      local copies = timing.rotation(buf_bytes, l2, opts.factor)
+      if copies > timing.MAX_LAUNCHES then
+        error(("gemv_bench: rotating %s m=%d k=%d through %d x L2 needs %d copies, more than the %d "
+          .. "launches a batch can cycle through"):format(fmt, m, k, opts.factor or 4, copies,
+          timing.MAX_LAUNCHES), 0)
+      end
+      for i = 2, copies do
+        local c = buffer(buf_bytes)
+        c:copy_from(w)
+        ws[i] = c
+      end
+      self.copies = copies
+    end
+    local launches = {}
+    for i, wi in ipairs(ws) do
+      launches[i] = { gemv.launch_args(dev, fmt, wi, x, y, m, k) }
+    end
+    self.launches = launches
+    -- What stays resident between launches: every weight copy, x and y.
+    self.working_set = self.copies * buf_bytes + 4 * k + 4 * m
+  end)
+  if not ok then
+    self:close()
+    error(err, 0)
+  end
+  return self
+end
+
+return gemv_bench
