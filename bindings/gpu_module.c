@@ -11,6 +11,7 @@
 #include <lualib.h>
 
 #include "lbind.h"
+#include "git_version.h"
 #include "lgpu.h"
 
 int luaopen_lfs(lua_State *L);

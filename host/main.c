@@ -27,6 +27,7 @@
 #include <lualib.h>
 
 #include "backend.h"
+#include "git_version.h"
 #include "lgpu.h"
 
 #define PROGNAME "gpubench"
