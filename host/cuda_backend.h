@@ -1,0 +1,19 @@
+/* The CUDA backend beyond its ops table (gb_cuda_backend in backend.h): the
+ * library loaders, for callers that need to know which part of CUDA is
+ * present (a compile-only test needs NVRTC but no driver). Free of CUDA
+ * types, so any file may include it. */
+#ifndef GPUBENCH_CUDA_BACKEND_H
+#define GPUBENCH_CUDA_BACKEND_H
+
+#include "backend.h"
+
+#define GB_CUDA_NOT_BUILT "CUDA backend not built (cuda.h not found at build time)"
+
+/* Load the driver (and cuInit(0)) / NVRTC once; later calls return the first
+ * outcome. 0 on success, -1 with the reason (e.g. "libcuda.so.1: cannot open
+ * shared object file: No such file or directory"). Available in every build:
+ * without CUDA headers they fail with GB_CUDA_NOT_BUILT. */
+int gb_cuda_load_driver(gb_err *e);
+int gb_cuda_load_nvrtc(gb_err *e);
+
+#endif

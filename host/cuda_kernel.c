@@ -1,0 +1,189 @@
+/* CUDA kernels: compile (cuda_compile.c), load the CUBIN, find the entry, and
+ * settle the parameter kinds: explicit ones, or read from the source
+ * (cuda_signature.c), cross-checked against the compiled kernel where the
+ * driver can tell parameter sizes. */
+#define _POSIX_C_SOURCE 200809L
+#include "cuda_internal.h"
+
+#if GPUBENCH_HAVE_CUDA_HEADERS
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_compile.h"
+#include "cuda_cubin.h"
+#include "cuda_signature.h"
+
+static const char *label_of(const gb_kernel_source *src) {
+    return src->label ? src->label : "<string>";
+}
+
+/* Explicit params win; otherwise the kinds come from the source text. */
+static int param_kinds(const gb_kernel_source *src, gb_cuda_signature *sig, gb_err *e) {
+    if (src->params) {
+        if (src->nparams < 0 || src->nparams > GB_MAX_PARAMS)
+            return GB_FAIL(e, "%s: %d explicit parameters; 0 to %d are supported", label_of(src),
+                           src->nparams, GB_MAX_PARAMS);
+        memset(sig, 0, sizeof *sig);
+        sig->nparams = src->nparams;
+        memcpy(sig->kinds, src->params, (size_t)src->nparams * sizeof *src->params);
+        return 0;
+    }
+    return gb_cuda_parse_signature(src->label, src->code, src->entry, src->defines, src->ndefines,
+                                   sig, e);
+}
+
+/* cuFuncGetParamInfo (CUDA 12.4+) knows the compiled kernel's parameter
+ * count and sizes: a wrong explicit params= or a misread signature would
+ * otherwise pass garbage to the kernel. */
+static int cross_check(CUfunction fn, const gb_kernel_source *src, const gb_cuda_signature *sig,
+                       gb_err *e) {
+    if (!gb_cu.FuncGetParamInfo) return 0;
+    const char *origin = src->params ? "given in params=" : "read from the source";
+    for (int i = 0; i <= sig->nparams && i <= GB_MAX_PARAMS; i++) {
+        size_t offset = 0, size = 0;
+        CUresult r = gb_cu.FuncGetParamInfo(fn, (size_t)i, &offset, &size);
+        if (r == CUDA_ERROR_NOT_SUPPORTED) return 0; /* the driver cannot tell: nothing to check */
+        if (i == sig->nparams) {
+            if (r == CUDA_ERROR_INVALID_VALUE) return 0; /* no parameter beyond the last: counts agree */
+            if (r != CUDA_SUCCESS)
+                return gb_cu_fail_at(e, __FILE__, __LINE__, "cuFuncGetParamInfo", r,
+                                     " for parameter %d of %s", i + 1, src->entry);
+            return GB_FAIL(e, "%s: the compiled kernel %s takes more than the %d parameter%s %s",
+                           label_of(src), src->entry, sig->nparams, sig->nparams == 1 ? "" : "s",
+                           origin);
+        }
+        if (r == CUDA_ERROR_INVALID_VALUE)
+            return GB_FAIL(e, "%s: the compiled kernel %s takes %d parameter%s, but %d were %s",
+                           label_of(src), src->entry, i, i == 1 ? "" : "s", sig->nparams, origin);
+        if (r != CUDA_SUCCESS)
+            return gb_cu_fail_at(e, __FILE__, __LINE__, "cuFuncGetParamInfo", r,
+                                 " for parameter %d of %s", i + 1, src->entry);
+        size_t want = gb_kind_size(sig->kinds[i]);
+        if (size != want) {
+            char who[GB_CUDA_PARAM_NAME + 4] = "";
+            if (sig->names[i][0]) snprintf(who, sizeof who, " '%s'", sig->names[i]);
+            return GB_FAIL(e, "%s: parameter %d%s of %s is %s (%zu bytes) as %s, but the compiled "
+                              "kernel's parameter is %zu bytes",
+                           label_of(src), i + 1, who, src->entry, gb_kind_name(sig->kinds[i]), want,
+                           origin, size);
+        }
+    }
+    return 0;
+}
+
+/* Loads a CUBIN, naming the likely cause when the driver is older than NVRTC. */
+static int load_module(const void *cubin, CUmodule *mod, const char *label, gb_err *e) {
+    CUresult r = gb_cu.ModuleLoadData(mod, cubin);
+    if (r == CUDA_SUCCESS) return 0;
+    int nvrtc = gb_nvrtc_major * 1000 + gb_nvrtc_minor * 10;
+    if (nvrtc > gb_cuda_driver_version)
+        return gb_cu_fail_at(e, __FILE__, __LINE__, "cuModuleLoadData", r,
+                             " loading %s: NVRTC %d.%d is newer than the driver (CUDA %d.%d); use "
+                             "an NVRTC no newer than the driver",
+                             label, gb_nvrtc_major, gb_nvrtc_minor, gb_cuda_driver_version / 1000,
+                             (gb_cuda_driver_version % 1000) / 10);
+    return gb_cu_fail_at(e, __FILE__, __LINE__, "cuModuleLoadData", r, " loading %s", label);
+}
+
+int gb_cuda_kernel_load(gb_device *d, const gb_kernel_source *src, gb_kernel *k, gb_err *e) {
+    const char *label = label_of(src);
+    if (!src->entry || !*src->entry) return GB_FAIL(e, "%s: no kernel entry point given", label);
+    /* backend.c frees entry and label with the kernel, also after a failure. */
+    k->entry = strdup(src->entry);
+    k->label = strdup(label);
+    cuda_kernel *ck = calloc(1, sizeof *ck);
+    if (!k->entry || !k->label || !ck) {
+        free(ck);
+        return GB_FAIL(e, "out of host memory loading %s", label);
+    }
+    void *cubin = NULL;
+    size_t len = 0;
+    int hit = 0;
+    gb_cuda_signature sig;
+    if (gb_cuda_current(d, e) || gb_cuda_compile(src, d->info.arch, 1, &cubin, &len, NULL, &hit, e))
+        goto fail;
+    if (load_module(cubin, &ck->mod, label, e)) {
+        if (!hit) goto fail;
+        /* A cached binary the driver rejects (damaged, or written by another
+         * toolkit) is rebuilt once, replacing the cache entry. */
+        gb_err_clear(e);
+        free(cubin);
+        cubin = NULL;
+        hit = 0;
+        if (gb_cuda_compile(src, d->info.arch, 0, &cubin, &len, NULL, &hit, e) ||
+            load_module(cubin, &ck->mod, label, e))
+            goto fail;
+    }
+    free(cubin);
+    cubin = NULL;
+    CUresult r = gb_cu.ModuleGetFunction(&ck->fn, ck->mod, src->entry);
+    if (r != CUDA_SUCCESS) {
+        gb_cu_fail_at(e, __FILE__, __LINE__, "cuModuleGetFunction", r,
+                      ": no kernel '%s' in %s (is it declared extern \"C\" __global__?)", src->entry,
+                      label);
+        goto fail;
+    }
+    if (param_kinds(src, &sig, e) || cross_check(ck->fn, src, &sig, e)) goto fail;
+    k->nparams = sig.nparams;
+    memcpy(k->params, sig.kinds, sizeof k->params);
+    k->cache_hit = hit;
+    k->impl = ck;
+    return 0;
+fail:
+    free(cubin);
+    if (ck->mod) {
+        gb_err ignore = {0};
+        CU(&ignore, ModuleUnload, (ck->mod));
+        gb_err_clear(&ignore);
+    }
+    free(ck);
+    return -1;
+}
+
+void gb_cuda_kernel_free(gb_kernel *k) {
+    cuda_kernel *ck = k->impl;
+    if (!ck) return;
+    gb_err e = {0};
+    /* Launches still queued may run this module's code: wait for them first. */
+    if (gb_cuda_current(k->dev, &e) == 0 &&
+        CU(&e, StreamSynchronize, (cuda_dev_of(k->dev)->stream)) == 0)
+        CU(&e, ModuleUnload, (ck->mod));
+    if (e.msg) fprintf(stderr, "gpubench: warning: unloading kernel %s: %s\n", k->entry, e.msg);
+    gb_err_clear(&e);
+    free(ck);
+    k->impl = NULL;
+}
+
+int gb_cuda_compile_only(const gb_kernel_source *src, const char *target, gb_kind *params,
+                         int *nparams, char **log, gb_err *e) {
+    void *cubin = NULL;
+    size_t len = 0;
+    int hit = 0;
+    char *text = NULL;
+    if (log) *log = NULL;
+    if (!src->entry || !*src->entry) return GB_FAIL(e, "%s: no kernel entry point given", label_of(src));
+    if (gb_cuda_compile(src, target, 1, &cubin, &len, &text, &hit, e)) return -1;
+    /* Without a driver to ask, the CUBIN's symbol table tells whether the entry exists. */
+    int has_entry = gb_cubin_has_function(cubin, len, src->entry);
+    free(cubin);
+    gb_cuda_signature sig;
+    if (has_entry == 0) {
+        free(text);
+        return GB_FAIL(e, "%s: no kernel '%s' in the compiled CUBIN (is it declared extern \"C\" "
+                          "__global__?)", label_of(src), src->entry);
+    }
+    if (param_kinds(src, &sig, e)) {
+        free(text);
+        return -1;
+    }
+    memcpy(params, sig.kinds, (size_t)sig.nparams * sizeof *params);
+    *nparams = sig.nparams;
+    if (log)
+        *log = text;
+    else
+        free(text);
+    return 0;
+}
+
+#endif
