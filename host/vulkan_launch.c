@@ -1,0 +1,245 @@
+/* Vulkan launches and batches.
+ *
+ * Descriptor sets: a launch allocates its set from descriptor pools owned by
+ * the stream segment it is recorded in, and the pools are reset wholesale when
+ * that segment's fence signals (vulkan_stream.c). VK_KHR_push_descriptor would
+ * save the allocation, but its set layouts cannot back allocated sets, and
+ * batches need allocated sets (recorded once, replayed many times); one layout
+ * and one pipeline per kernel serve both paths this way, on every driver.
+ *
+ * A batch is Vulkan's graph: one command buffer, recorded once with count
+ * dispatches cycling through the batch's launches (a barrier before each, so
+ * each sees the previous one's writes), replayed by every submit. graph=0 and
+ * graph=1 are therefore the same here. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vulkan_internal.h"
+
+/* Buffers bound as storage buffers must fit the device's binding range. */
+static int check_launch(vk_device *vd, const gb_launch *l, VkPipeline *pipe, gb_err *e)
+{
+    gb_kernel *k = l->kernel;
+    for (int i = 0; i < l->nargs; i++) {
+        if (l->args[i].kind != GB_ARG_BUFFER)
+            continue;
+        uint64_t size = l->args[i].v.buf->size;
+        if (size > vd->limits.maxStorageBufferRange)
+            return GB_FAIL(e, "launch failed: BUFFER_TOO_LARGE (kernel %s argument %d: a buffer of "
+                              "%" PRIu64 " bytes exceeds the device's maxStorageBufferRange of "
+                              "%u bytes)", k->label, i + 1, size,
+                           vd->limits.maxStorageBufferRange);
+    }
+    return vk_kernel_pipeline(k, l->block, pipe, e);
+}
+
+/* Points the set's bindings 0..nbuffers-1 at the launch's buffers (which come
+ * first in its arguments, by the gpubench convention). */
+static void write_set(vk_device *vd, const gb_launch *l, VkDescriptorSet set)
+{
+    const vk_kernel *vk = l->kernel->impl;
+    VkDescriptorBufferInfo bi[GB_MAX_PARAMS];
+    VkWriteDescriptorSet w[GB_MAX_PARAMS];
+    for (int i = 0; i < vk->refl.nbuffers; i++) {
+        const vk_buffer *vb = l->args[i].v.buf->impl;
+        bi[i] = (VkDescriptorBufferInfo){vb->buf, 0, VK_WHOLE_SIZE};
+        w[i] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = set,
+            .dstBinding = (uint32_t)i,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .pBufferInfo = &bi[i],
+        };
+    }
+    vd->f.vkUpdateDescriptorSets(vd->dev, (uint32_t)vk->refl.nbuffers, w, 0, NULL);
+}
+
+/* Binds what changed since the previous dispatch in cb, pushes the scalars, dispatches. */
+static void record(vk_device *vd, VkCommandBuffer cb, const gb_launch *l, VkPipeline pipe,
+                   VkDescriptorSet set, int bind)
+{
+    const vk_kernel *vk = l->kernel->impl;
+    if (bind) {
+        vd->f.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+        if (set)
+            vd->f.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, vk->layout, 0, 1,
+                                          &set, 0, NULL);
+        if (vk->refl.push_size) {
+            uint8_t push[VK_PUSH_MAX];
+            memset(push, 0, vk->refl.push_size);
+            for (int i = vk->refl.nbuffers; i < l->nargs; i++)
+                memcpy(push + vk->refl.push_offset[i], &l->args[i].v,
+                       gb_kind_size(l->args[i].kind));
+            vd->f.vkCmdPushConstants(cb, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                     vk->refl.push_size, push);
+        }
+    }
+    vd->f.vkCmdDispatch(cb, l->grid[0], l->grid[1], l->grid[2]);
+}
+
+static void mark_used(const gb_launch *l, uint64_t serial)
+{
+    ((vk_kernel *)l->kernel->impl)->last_use = serial;
+    for (int i = 0; i < l->nargs; i++)
+        if (l->args[i].kind == GB_ARG_BUFFER)
+            ((vk_buffer *)l->args[i].v.buf->impl)->last_use = serial;
+}
+
+int vk_launch(const gb_launch *l, gb_err *e)
+{
+    vk_device *vd = vk_dev(l->kernel->dev);
+    const vk_kernel *vk = l->kernel->impl;
+    VkPipeline pipe;
+    if (check_launch(vd, l, &pipe, e) != 0)
+        return -1;
+    VkCommandBuffer cb;
+    uint64_t serial;
+    if (vk_stream_begin(vd, 1, &cb, &serial, e) != 0)
+        return -1;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    if (vk->refl.nbuffers) {
+        if (vk_stream_alloc_set(vd, vk->set_layout, &set, e) != 0)
+            return -1;
+        write_set(vd, l, set);
+    }
+    record(vd, cb, l, pipe, set, 1);
+    mark_used(l, serial);
+    return vk_stream_end(vd, e);
+}
+
+/* ------------------------------------------------------------ batches */
+
+static void destroy_batch(vk_device *vd, void *obj)
+{
+    vk_batch *vb = obj;
+    if (vb->cb)
+        vd->f.vkFreeCommandBuffers(vd->dev, vd->cmd_pool, 1, &vb->cb);
+    if (vb->pool)
+        vd->f.vkDestroyDescriptorPool(vd->dev, vb->pool, NULL);
+    free(vb);
+}
+
+/* One descriptor set per distinct launch, from a pool the batch owns. */
+static int batch_sets(vk_device *vd, gb_batch *b, vk_batch *vb, VkDescriptorSet *sets,
+                      gb_err *e)
+{
+    uint32_t nsets = 0, nbuf = 0;
+    for (int i = 0; i < b->nlaunches; i++) {
+        const vk_kernel *vk = b->launches[i].kernel->impl;
+        sets[i] = VK_NULL_HANDLE;
+        nsets += vk->refl.nbuffers > 0;
+        nbuf += (uint32_t)vk->refl.nbuffers;
+    }
+    if (!nsets)
+        return 0;
+    VkDescriptorPoolSize sz = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nbuf};
+    VkDescriptorPoolCreateInfo pci = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+        .maxSets = nsets,
+        .poolSizeCount = 1,
+        .pPoolSizes = &sz,
+    };
+    VkResult r = vd->f.vkCreateDescriptorPool(vd->dev, &pci, NULL, &vb->pool);
+    if (r != VK_SUCCESS) {
+        vb->pool = VK_NULL_HANDLE;
+        return VK_FAIL(e, "vkCreateDescriptorPool", r);
+    }
+    for (int i = 0; i < b->nlaunches; i++) {
+        const vk_kernel *vk = b->launches[i].kernel->impl;
+        if (!vk->refl.nbuffers)
+            continue;
+        VkDescriptorSetAllocateInfo ai = {
+            .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+            .descriptorPool = vb->pool,
+            .descriptorSetCount = 1,
+            .pSetLayouts = &vk->set_layout,
+        };
+        r = vd->f.vkAllocateDescriptorSets(vd->dev, &ai, &sets[i]);
+        if (r != VK_SUCCESS)
+            return VK_FAIL(e, "vkAllocateDescriptorSets", r);
+        write_set(vd, &b->launches[i], sets[i]);
+    }
+    return 0;
+}
+
+static int batch_record(vk_device *vd, gb_batch *b, vk_batch *vb, const VkPipeline *pipes,
+                        const VkDescriptorSet *sets, gb_err *e)
+{
+    VkCommandBufferAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = vd->cmd_pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    VkResult r = vd->f.vkAllocateCommandBuffers(vd->dev, &ai, &vb->cb);
+    if (r != VK_SUCCESS) {
+        vb->cb = VK_NULL_HANDLE;
+        return VK_FAIL(e, "vkAllocateCommandBuffers", r);
+    }
+    /* Simultaneous use: a batch may be submitted again before the previous
+     * submission finished (submit does not wait). */
+    VkCommandBufferBeginInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
+    };
+    r = vd->f.vkBeginCommandBuffer(vb->cb, &bi);
+    if (r != VK_SUCCESS)
+        return VK_FAIL(e, "vkBeginCommandBuffer", r);
+    for (uint32_t j = 0; j < b->count; j++) {
+        int i = (int)(j % (uint32_t)b->nlaunches);
+        /* The first barrier also orders the batch after earlier submissions. */
+        vk_cmd_barrier(vd, vb->cb);
+        /* Bound state persists in a command buffer: with one launch, bind once. */
+        int bind = j == 0 || b->nlaunches > 1;
+        record(vd, vb->cb, &b->launches[i], pipes[i], sets[i], bind);
+    }
+    r = vd->f.vkEndCommandBuffer(vb->cb);
+    if (r != VK_SUCCESS)
+        return VK_FAIL(e, "vkEndCommandBuffer", r);
+    return 0;
+}
+
+int vk_batch_prepare(gb_batch *b, gb_err *e)
+{
+    vk_device *vd = vk_dev(b->dev);
+    VkPipeline pipes[GB_MAX_LAUNCHES];
+    VkDescriptorSet sets[GB_MAX_LAUNCHES];
+    if (b->nlaunches > GB_MAX_LAUNCHES)
+        return GB_FAIL(e, "batch failed: TOO_MANY_LAUNCHES (%d distinct launches; at most %d)",
+                       b->nlaunches, GB_MAX_LAUNCHES);
+    for (int i = 0; i < b->nlaunches; i++)
+        if (check_launch(vd, &b->launches[i], &pipes[i], e) != 0)
+            return -1;
+    vk_batch *vb = calloc(1, sizeof *vb);
+    if (!vb)
+        return GB_FAIL(e, "batch failed: OUT_OF_HOST_MEMORY (batch record)");
+    if (batch_sets(vd, b, vb, sets, e) != 0 || batch_record(vd, b, vb, pipes, sets, e) != 0) {
+        destroy_batch(vd, vb);
+        return -1;
+    }
+    b->impl = vb;
+    return 0;
+}
+
+int vk_batch_submit(gb_batch *b, gb_err *e)
+{
+    vk_device *vd = vk_dev(b->dev);
+    vk_batch *vb = b->impl;
+    uint64_t serial;
+    if (vk_stream_submit_cb(vd, vb->cb, &serial, e) != 0)
+        return -1;
+    vb->last_use = serial;
+    for (int i = 0; i < b->nlaunches; i++)
+        mark_used(&b->launches[i], serial);
+    return 0;
+}
+
+void vk_batch_free(gb_batch *b)
+{
+    vk_batch *vb = b->impl;
+    b->impl = NULL;
+    if (vb)
+        vk_defer(vk_dev(b->dev), vb->last_use, destroy_batch, vb);
+}
