@@ -5,11 +5,13 @@
 # log goes to $LOGS, packed at the end into $OUT/gpu-logs.tgz (the device tool
 # brings back at most 8 files).
 #
-#   scripts/gpu-session.sh check     # device list, backend tests, Lua tests, GEMV correctness
-#   scripts/gpu-session.sh tables    # bandwidth --validate, and the GEMV tables for docs/results
+#   scripts/gpu-session.sh check          # device list, backend tests, Lua tests, GEMV correctness
+#   scripts/gpu-session.sh quick          # CUDA bandwidth and the 14336x5120 rotated GEMV table
+#   scripts/gpu-session.sh tables [cuda|vulkan]   # the tables for docs/results
 #   scripts/gpu-session.sh all
 set -uo pipefail
 phase=${1:-all}
+backends=${2:-cuda vulkan}
 OUT=${OUT:-$PWD/gpu-out}
 LOGS=${LOGS:-/tmp/gpu-logs}
 mkdir -p "$OUT" "$LOGS"
@@ -22,7 +24,8 @@ if [[ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json && -z "${VK_DRIVER
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
 export GPUBENCH_CACHE_DIR=${GPUBENCH_CACHE_DIR:-/tmp/gpubench-cache}
-G=build/gpubench
+BIN=${BIN:-build}
+G=$BIN/gpubench
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv \
   > "$LOGS/nvidia-smi.txt" 2>&1
 status=0
@@ -38,10 +41,10 @@ run() { # run NAME CMD... : logs to $LOGS/NAME.log, prints a one-line verdict
 
 if [[ $phase == check || $phase == all ]]; then
   $G --list-devices | tee "$LOGS/devices.txt"
-  run c_cuda_backend build/test_cuda_backend
-  run c_vulkan_backend build/test_vulkan_backend
-  run c_vulkan_batch build/test_vulkan_batch
-  run c_nvrtc build/test_nvrtc_compile
+  run c_cuda_backend $BIN/test_cuda_backend
+  run c_vulkan_backend $BIN/test_vulkan_backend
+  run c_vulkan_batch $BIN/test_vulkan_batch
+  run c_nvrtc $BIN/test_nvrtc_compile
   for t in tests/lua/test_*.lua; do
     n=$(basename "$t" .lua)
     run "lua_$n" $G "$t"
@@ -49,8 +52,14 @@ if [[ $phase == check || $phase == all ]]; then
   run lua_test_gemv_vulkan_nv $G --backend vulkan tests/lua/test_gemv_vulkan.lua
 fi
 
+if [[ $phase == quick ]]; then
+  run bandwidth_cuda $G --backend cuda experiments/bandwidth.lua --sizes 1G,4G
+  run gemv_cuda_14336x5120_rot env M=14336 K=5120 $G --backend cuda experiments/gemv_table.lua --rotate
+  cat "$LOGS/bandwidth_cuda.log" "$LOGS/gemv_cuda_14336x5120_rot.log"
+fi
+
 if [[ $phase == tables || $phase == all ]]; then
-  for b in cuda vulkan; do
+  for b in $backends; do
     run "bandwidth_$b" $G --backend $b experiments/bandwidth.lua --sizes 256M,1G,4G --validate \
       --json "$LOGS/bandwidth_$b.jsonl"
     for o in forward reverse; do

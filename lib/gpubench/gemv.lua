@@ -22,18 +22,17 @@
 
 local gemv = {}
 
--- The GGML formats: elements per block, bytes per block, and the multiple k must
--- be (the block, and 8 for the dense formats, whose kernels read 16-byte words).
-local FORMATS = {
-  f32 = { qk = 1, block_bytes = 4, k_multiple = 8 },
-  f16 = { qk = 1, block_bytes = 2, k_multiple = 8 },
-  bf16 = { qk = 1, block_bytes = 2, k_multiple = 8 },
-  q4_0 = { qk = 32, block_bytes = 18, k_multiple = 32 },
-  q8_0 = { qk = 32, block_bytes = 34, k_multiple = 32 },
-  q4_k = { qk = 256, block_bytes = 144, k_multiple = 256 },
-  q5_k = { qk = 256, block_bytes = 176, k_multiple = 256 },
-  q6_k = { qk = 256, block_bytes = 210, k_multiple = 256 },
-}
+-- Block geometry comes from the one format table (host/formats.c, through
+-- gpubench.ref); k must also be a multiple of 8 for the dense formats, whose
+-- kernels read 16-byte words.
+local ref = require "gpubench.ref"
+local FORMATS = {}
+for _, name in ipairs(ref.format_names) do
+  local f = ref.formats[name]
+  if f.layout == "blocks" then
+    FORMATS[name] = { qk = f.qk, block_bytes = f.block_bytes, k_multiple = f.qk == 1 and 8 or f.qk }
+  end
+end
 
 gemv.formats = { "f32", "f16", "bf16", "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" }
 

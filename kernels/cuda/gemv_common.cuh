@@ -1,0 +1,567 @@
+// Shared machinery of the CUDA GEMV kernels (kernels/cuda/gemv_<fmt>.cu):
+// y[m] = W[m,k] . x[k], W in a GGML format (FORMATS.md), x and y f32, fp32
+// accumulation. Design notes and instruction budgets: docs/kernels/cuda-gemv.md.
+//
+// The header includes nothing, so NVRTC compiles it without host headers. The
+// decode helpers and the per-warp main loops are __host__ __device__ templates
+// over a "context" that does the copies and barriers: on the GPU it issues
+// cp.async and __syncwarp; in a host build (nvcc, no __CUDA_ARCH__) a test
+// harness supplies a context that copies with memcpy, so the exact decode and
+// index arithmetic of every kernel can be checked against the FP64 reference
+// on a machine without a GPU.
+#ifndef GPUBENCH_GEMV_COMMON_CUH
+#define GPUBENCH_GEMV_COMMON_CUH
+
+#define GB_HD __host__ __device__ __forceinline__
+
+typedef unsigned int gb_u32;
+typedef unsigned long long gb_u64;
+
+// ------------------------------------------------------------ bit helpers
+// Each has the device intrinsic's exact semantics in its host version.
+
+// Byte permute: result byte n is byte ((s >> 4n) & 7) of the 8 bytes {b:a}.
+GB_HD gb_u32 gb_prmt(gb_u32 a, gb_u32 b, gb_u32 s)
+{
+#ifdef __CUDA_ARCH__
+    return __byte_perm(a, b, s);
+#else
+    const gb_u64 v = ((gb_u64)b << 32) | a;
+    gb_u32 r = 0;
+    for (int n = 0; n < 4; n++)
+        r |= (gb_u32)((v >> (8 * ((s >> (4 * n)) & 7))) & 0xFF) << (8 * n);
+    return r;
+#endif
+}
+
+// Low 32 bits of {hi:lo} >> (sh & 31).
+GB_HD gb_u32 gb_funnel_r(gb_u32 lo, gb_u32 hi, gb_u32 sh)
+{
+#ifdef __CUDA_ARCH__
+    return __funnelshift_r(lo, hi, sh);
+#else
+    sh &= 31;
+    return sh ? (lo >> sh) | (hi << (32 - sh)) : lo;
+#endif
+}
+
+GB_HD float gb_as_float(gb_u32 u)
+{
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(u);
+#else
+    union { gb_u32 u; float f; } c;
+    c.u = u;
+    return c.f;
+#endif
+}
+
+// fp16 bits (low 16 bits of h) to f32, exact (subnormals kept).
+GB_HD float gb_half_to_float(gb_u32 h)
+{
+#ifdef __CUDA_ARCH__
+    float f;
+    const unsigned short s = (unsigned short)h;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(s));
+    return f;
+#else
+    const gb_u32 sign = (h & 0x8000u) << 16, e = (h >> 10) & 31, man = h & 1023;
+    if (e == 0) { // zero or subnormal: man * 2^-24, exact in f32
+        const float v = (float)man * 5.9604644775390625e-8f;
+        return sign ? -v : v;
+    }
+    if (e == 31) return gb_as_float(sign | 0x7F800000u | (man << 13));
+    return gb_as_float(sign | ((e + 112) << 23) | (man << 13));
+#endif
+}
+
+// Loads N consecutive floats (N a multiple of 4, p 16-byte aligned) with
+// 16-byte loads through the read-only path: x is re-read by every warp, so it
+// should stay in L1.
+template <int N>
+GB_HD void gb_load_x(const float* p, float* out)
+{
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+#ifdef __CUDA_ARCH__
+        const float4 v = __ldg(reinterpret_cast<const float4*>(p + i));
+        out[i] = v.x, out[i + 1] = v.y, out[i + 2] = v.z, out[i + 3] = v.w;
+#else
+        out[i] = p[i], out[i + 1] = p[i + 1], out[i + 2] = p[i + 2], out[i + 3] = p[i + 3];
+#endif
+    }
+}
+
+// Sum of N floats (N a multiple of 4) in four interleaved chains: a shorter
+// dependency chain than one running sum. Loops with constant trip counts only,
+// so the array stays in registers.
+template <int N>
+GB_HD float gb_sum(const float* v)
+{
+    float s0 = v[0], s1 = v[1], s2 = v[2], s3 = v[3];
+#pragma unroll
+    for (int i = 4; i < N; i += 4) s0 += v[i], s1 += v[i + 1], s2 += v[i + 2], s3 += v[i + 3];
+    return (s0 + s1) + (s2 + s3);
+}
+
+// ------------------------------------------------------------ staged bytes
+// Reads from a warp's staging slot (shared memory on the GPU).
+
+GB_HD gb_u32 gb_ld_u16(const unsigned char* p) // p 2-byte aligned
+{
+    return *reinterpret_cast<const unsigned short*>(p);
+}
+
+GB_HD void gb_ld_u32x4(const unsigned char* p, gb_u32* out) // p 16-byte aligned: one 16-byte load
+{
+    const uint4 v = *reinterpret_cast<const uint4*>(p);
+    out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+}
+
+// N little-endian words starting at any byte offset: N+1 aligned 4-byte loads
+// and N funnel shifts. The 2-byte-aligned blocks (q4_0, q8_0, q6_k) are
+// decoded from words shifted into place this way, so every later step works on
+// whole words with compile-time byte positions. Reads up to 4 bytes past the
+// last word; the staging slots have that slack.
+template <int N>
+GB_HD void gb_ld_words(const unsigned char* base, gb_u32 off, gb_u32* out)
+{
+    const gb_u32* p = reinterpret_cast<const gb_u32*>(base + (off & ~3u));
+    const gb_u32 sh = (off & 3) * 8;
+    gb_u32 w[N + 1];
+#pragma unroll
+    for (int i = 0; i <= N; i++) w[i] = p[i];
+#pragma unroll
+    for (int i = 0; i < N; i++) out[i] = gb_funnel_r(w[i], w[i + 1], sh);
+}
+
+// As gb_ld_words, also returning each word shifted right by 4 more bits (the
+// high nibbles of its bytes in the low nibbles; bits 28..31 come from the next
+// byte): one funnel shift each instead of a funnel shift plus a shift.
+template <int N>
+GB_HD void gb_ld_words2(const unsigned char* base, gb_u32 off, gb_u32* out, gb_u32* out4)
+{
+    const gb_u32* p = reinterpret_cast<const gb_u32*>(base + (off & ~3u));
+    const gb_u32 sh = (off & 3) * 8;
+    gb_u32 w[N + 1];
+#pragma unroll
+    for (int i = 0; i <= N; i++) w[i] = p[i];
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        out[i] = gb_funnel_r(w[i], w[i + 1], sh);
+        out4[i] = gb_funnel_r(w[i], w[i + 1], sh + 4);
+    }
+}
+
+// ------------------------------------------------------------ magic decode
+// A code q in 0..63 placed in bits 16..21 of the float 2.0 (0x40000000) is the
+// float 2 + q/64, exactly: one byte permute turns a byte of q into a float, with
+// no integer-to-float conversion (quarter rate on sm_90) and no subtraction per
+// weight. A sub-block's dot product is then recovered from
+//     sum q_j x_j = 64 * sum (2 + q_j/64) x_j - 128 * sum x_j,
+// where sum x_j is computed once per warp and shared by all its rows. The
+// cancellation costs at most ~2^-24 * 64 * 3 relative to sum |x_j|, far inside
+// the 1e-4 GEMV tolerance (docs/kernels/cuda-gemv.md has the bound).
+//
+// Selector for byte b of the code word: result bytes {0x00, 0x00, q_b, 0x40}.
+#define GB_MAGIC_SEL(b) (0x7044u | ((b) << 8))
+
+// acc + sum_{b<4} (2 + q_b/64) * x[b]; every byte of q must be below 64.
+GB_HD float gb_dot4_magic(gb_u32 q, const float* x, float acc)
+{
+    acc = fmaf(gb_as_float(gb_prmt(q, 0x40000000u, GB_MAGIC_SEL(0))), x[0], acc);
+    acc = fmaf(gb_as_float(gb_prmt(q, 0x40000000u, GB_MAGIC_SEL(1))), x[1], acc);
+    acc = fmaf(gb_as_float(gb_prmt(q, 0x40000000u, GB_MAGIC_SEL(2))), x[2], acc);
+    acc = fmaf(gb_as_float(gb_prmt(q, 0x40000000u, GB_MAGIC_SEL(3))), x[3], acc);
+    return acc;
+}
+
+// Byte b (0..3) of w as the float 2^23 + byte (0x4B0000bb), exactly.
+GB_HD float gb_byte_magic(gb_u32 w, gb_u32 b)
+{
+    return gb_as_float(gb_prmt(w, 0x4B000000u, 0x7440u | b));
+}
+
+// q4_k / q5_k: the 6-bit scales (sc4) and mins (m4) of sub-blocks 0..3
+// (upper = false) or 4..7 (upper = true), one byte each, from the 12 packed
+// bytes S0 = S[0..3], S1 = S[4..7], S2 = S[8..11] (FORMATS.md):
+//   s < 4:  sc = S[s] & 63,                            m = S[s+4] & 63
+//   s >= 4: sc = (S[s+4] & 15) | ((S[s-4] >> 6) << 4),  m = (S[s+4] >> 4) | ((S[s] >> 6) << 4)
+// computed for four sub-blocks per word operation. The whole-word shifts pull
+// bits of the neighbouring byte into bits that the masks clear.
+GB_HD void gb_k_scales(gb_u32 S0, gb_u32 S1, gb_u32 S2, bool upper, gb_u32& sc4, gb_u32& m4)
+{
+    sc4 = upper ? (S2 & 0x0F0F0F0Fu) | ((S0 >> 2) & 0x30303030u) : S0 & 0x3F3F3F3Fu;
+    m4 = upper ? ((S2 >> 4) & 0x0F0F0F0Fu) | ((S1 >> 2) & 0x30303030u) : S1 & 0x3F3F3F3Fu;
+}
+
+// q4_k / q5_k lanes: lane l of a 1024-column tile takes super-block l/8 and,
+// with c = (l%8)/2 and h = l%2, code bytes qs[32c + 16h + i] (i < 16): their
+// low nibbles are elements 64c + 16h + i (sub-block 2c), their high nibbles
+// elements 64c + 32 + 16h + i (sub-block 2c+1). GbKX holds those x values.
+struct GbKX {
+    float lo[16], hi[16];
+    float slo, shi; // sums of lo and hi
+};
+
+GB_HD void gb_k_load_x(const float* xt, gb_u32 lane, GbKX& xs)
+{
+    const gb_u32 p = lane & 7;
+    const float* b = xt + 256 * (lane >> 3) + 64 * (p >> 1) + 16 * (p & 1);
+    gb_load_x<16>(b, xs.lo);
+    gb_load_x<16>(b + 32, xs.hi);
+    xs.slo = gb_sum<16>(xs.lo);
+    xs.shi = gb_sum<16>(xs.hi);
+}
+
+// q4_k / q5_k prep: the scale products of one super-block of one row, as
+// out[4c .. 4c+3] = {d*sc[2c], d*sc[2c+1], dmin*m[2c], dmin*m[2c+1]}: the four
+// values lane c of the super-block needs, one 16-byte load for it.
+GB_HD void gb_k_prep(const unsigned char* sb, float* out)
+{
+    gb_u32 hd[4]; // d | dmin << 16, S0, S1, S2
+    gb_ld_u32x4(sb, hd);
+    const float d = gb_half_to_float(hd[0] & 0xFFFF), dmin = gb_half_to_float(hd[0] >> 16);
+    // d*sc as fmaf(d, 2^23 + sc, -d * 2^23): the fused multiply-add rounds once,
+    // and d*sc (at most 11 + 6 significant bits) is exact, so this equals the
+    // reference's f32 product with one instruction instead of two.
+    const float nd = d * -8388608.0f, ndmin = dmin * -8388608.0f; // exact: powers of two
+#pragma unroll
+    for (int half = 0; half < 2; half++) { // sub-blocks 0..3, then 4..7
+        gb_u32 sc4, m4;
+        gb_k_scales(hd[1], hd[2], hd[3], half == 1, sc4, m4);
+#pragma unroll
+        for (int c2 = 0; c2 < 2; c2++) { // c = 2*half + c2: bytes 2*c2, 2*c2+1
+            float4 v;
+            v.x = fmaf(d, gb_byte_magic(sc4, 2 * c2), nd);
+            v.y = fmaf(d, gb_byte_magic(sc4, 2 * c2 + 1), nd);
+            v.z = fmaf(dmin, gb_byte_magic(m4, 2 * c2), ndmin);
+            v.w = fmaf(dmin, gb_byte_magic(m4, 2 * c2 + 1), ndmin);
+            *reinterpret_cast<float4*>(out + 8 * half + 4 * c2) = v;
+        }
+    }
+}
+
+// The lane's contribution to one row, from the magic sums lo, hi of its two
+// 16-weight runs (sum (2 + q/64) x) and the row's prep values:
+//   sum w x = (d*sc) * sum q x - (dmin*m) * sum x,   sum q x = 64*S - 128*sum x.
+GB_HD float gb_k_finish(const float* prep_row, gb_u32 lane, float lo, float hi, const GbKX& xs)
+{
+    const float4 s = *reinterpret_cast<const float4*>(prep_row + 16 * (lane >> 3) + 4 * ((lane & 7) >> 1));
+    float r = s.x * fmaf(64.0f, lo, -128.0f * xs.slo);
+    r = fmaf(s.y, fmaf(64.0f, hi, -128.0f * xs.shi), r);
+    r = fmaf(-s.z, xs.slo, r);
+    return fmaf(-s.w, xs.shi, r);
+}
+
+// ------------------------------------------------------------ warp reduction
+
+__device__ __forceinline__ float gb_warp_sum(float v)
+{
+#pragma unroll
+    for (int o = 16; o >= 1; o /= 2) v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
+    return v;
+}
+
+// ------------------------------------------------------------ quantized GEMV
+// One warp computes R consecutive rows. The columns are cut into tiles of 1024
+// (32 lanes x 32 weights); for each tile the warp copies the tile's bytes of
+// its R rows into a shared-memory slot with 16-byte cp.async (coalesced, no
+// registers held, L1 bypassed so L1 keeps x), while earlier tiles are decoded
+// (S slots, S-1 tiles in flight). Lane l then decodes "granule" l of the tile
+// (32 weights: a q4_0/q8_0 block, or 1/8 of a k-quant super-block) for all R
+// rows, loading its 32 x values once. Rows past m read row m-1 and are not
+// written, so every lane runs the same loop.
+//
+// The copies are whole 16-byte words covering each row's tile, so the last
+// row's last word may extend up to 15 bytes past the weights: the buffer must
+// be at least the weight bytes rounded up to 16 (gemv.buffer_bytes gives that
+// plus 16).
+//
+// A format F provides:
+//   QK, BPB         elements and bytes per block
+//   struct X        the lane's x values (and their sums) for one tile
+//   active(l, n)    granule l has weights when n elements of the tile remain
+//   load_x(xt, l, X)
+//   dot(slot, delta, l, X, prep) -> the granule's contribution to one row, where
+//                   the row's tile starts at byte `delta` (0..15) of the slot
+//   PREP            floats that prep() writes per block (0: no prep step)
+//   prep(slot, delta, b, out) -> per-block values of one row that all lanes
+//                   decoding block b share (the k-quants' scale products): the
+//                   warp computes them once per (row, block), lane u doing
+//                   pair u, into shared memory, and dot() gets the row's
+//                   array (blocks of the tile x PREP floats) as `prep`
+
+enum { GB_TILE = 1024 };
+
+template <class F>
+struct GbTile {
+    enum {
+        BYTES = GB_TILE / F::QK * F::BPB,   // bytes of one row's tile
+        WORDS = (BYTES + 15 + 15) / 16,     // 16-byte words covering it at any alignment
+        SLOT = (WORDS + 1) * 16,            // + one word for decoders' over-read
+        COPY_ITERS = (WORDS + 31) / 32,     // copies per lane per row
+        BLOCKS = GB_TILE / F::QK,           // blocks per row per tile
+        PREP_ROW = BLOCKS * (F::PREP > 0 ? F::PREP : 1), // prep floats per row
+    };
+};
+
+// Copies tile t of the R rows into slot[r]: the row's tile bytes start at
+// byte off[r] + t*BYTES of Wb (16-byte aligned) and are copied as the 16-byte
+// words that cover them, so they land at byte (off[r] + t*BYTES) & 15 of the
+// slot row. `tb` is the tile's byte count (BYTES except in a row's last tile).
+// Ctx::LANES lanes' share is done by this call: 1 on the GPU (each lane its
+// own), 32 in a host emulation (the whole warp's).
+#pragma nv_exec_check_disable
+template <class F, int R, class Ctx>
+GB_HD void gb_stage_tile(Ctx& ctx, const unsigned char* Wb, const gb_u32* off, gb_u32 t, gb_u32 tb,
+                         unsigned char (*slot)[GbTile<F>::SLOT])
+{
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const gb_u32 rs = off[r] + t * (gb_u32)GbTile<F>::BYTES;
+        const gb_u32 a16 = rs & ~15u, re = rs + tb;
+#pragma unroll
+        for (int j = 0; j < Ctx::LANES; j++) {
+            // Written so that Wb + 16*lane is loop-invariant and the
+            // iterations differ by immediate offsets.
+            const gb_u32 lo = 16 * (ctx.lane + j);
+            const unsigned char* src = (Wb + lo) + a16;
+#pragma unroll
+            for (int it = 0; it < GbTile<F>::COPY_ITERS; it++)
+                ctx.copy16(&slot[r][lo + 512 * it], src + 512 * it, a16 + lo + 512 * it < re);
+        }
+    }
+}
+
+// The prep step of tile t: pair (row r, block b), numbered u = r * BLOCKS + b,
+// is done by lane u % 32, for the blocks that hold weights (`left` elements of
+// the tile remain). Each lane runs the prep body once per pair it owns (once
+// when R * BLOCKS <= 32, the k-quants' ROWS <= 8), with r a run-time value:
+// unrolled over r, the warp would execute every row's copy of the body. So the
+// row's offset is recomputed here rather than read from the register array off[].
+#pragma nv_exec_check_disable
+template <class F, int R, class Ctx>
+GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F>::SLOT], gb_u32 lead, gb_u32 row0,
+                        gb_u32 m, gb_u32 row_bytes, gb_u32 t, gb_u32 left, float* prep)
+{
+    const gb_u32 BLOCKS = GbTile<F>::BLOCKS;
+#pragma unroll
+    for (int j = 0; j < Ctx::LANES; j++) {
+#pragma unroll
+        for (gb_u32 u = ctx.lane + j; u < R * BLOCKS; u += 32) {
+            const gb_u32 r = u / BLOCKS, b = u % BLOCKS;
+            const gb_u32 off = lead + ((row0 + r < m ? row0 + r : m - 1) - row0) * row_bytes;
+            if (b * F::QK < left)
+                F::prep(slot[r], (off + t * (gb_u32)GbTile<F>::BYTES) & 15, b,
+                        prep + r * GbTile<F>::PREP_ROW + b * F::PREP);
+        }
+    }
+}
+
+// The per-warp main loop: adds lane `lane`'s partial dot products of rows
+// row0 .. row0+R-1 to acc[0..R-1] (the caller reduces them over the warp).
+#pragma nv_exec_check_disable
+template <class F, int R, int S, class Ctx>
+GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const float* x, gb_u32 m,
+                         gb_u32 k, gb_u32 row0, unsigned char (*slots)[R][GbTile<F>::SLOT],
+                         float* prep, float* acc)
+{
+    const gb_u32 row_bytes = k / F::QK * F::BPB;
+    // Offsets are 32-bit, relative to the 16-byte-aligned start of row0: R
+    // rows of any practical k stay far below 4 GiB.
+    const gb_u64 first = (gb_u64)row0 * row_bytes;
+    const unsigned char* Wb = W + (first & ~(gb_u64)15);
+    gb_u32 off[R];
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        off[r] = (gb_u32)(first & 15) + ((row0 + r < m ? row0 + r : m - 1) - row0) * row_bytes;
+    const gb_u32 ntiles = (k + GB_TILE - 1) / GB_TILE;
+    const gb_u32 TB = GbTile<F>::BYTES;
+
+    // Prologue: tiles 0 .. S-2 in flight, one commit group each (empty groups
+    // keep the count uniform when there are fewer tiles).
+#pragma unroll
+    for (int s = 0; s < S - 1; s++) {
+        if ((gb_u32)s < ntiles) {
+            const gb_u32 left = row_bytes - s * TB;
+            gb_stage_tile<F, R>(ctx, Wb, off, s, left < TB ? left : TB, slots[s]);
+        }
+        ctx.commit();
+    }
+    for (gb_u32 t = 0; t < ntiles; t++) {
+        // Refill the slot that tile t-1 used; the barrier at the end of the
+        // previous iteration guarantees every lane is done reading it.
+        const gb_u32 tn = t + S - 1;
+        if (tn < ntiles) {
+            const gb_u32 left = row_bytes - tn * TB;
+            gb_stage_tile<F, R>(ctx, Wb, off, tn, left < TB ? left : TB, slots[tn % S]);
+        }
+        ctx.commit();
+        ctx.template wait<S - 1>(); // this lane's copies of tile t have landed
+        ctx.sync();                 // ... and so have every other lane's
+        const gb_u32 left = k - t * GB_TILE;
+        if constexpr (F::PREP > 0) {
+            gb_prep_tile<F, R>(ctx, slots[t % S], (gb_u32)(first & 15), row0, m, row_bytes, t, left, prep);
+            ctx.sync(); // every lane's prep values are written
+        }
+        if (F::active(lane, left)) {
+            typename F::X xs;
+            F::load_x(x + (gb_u64)t * GB_TILE, lane, xs);
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                acc[r] += F::dot(slots[t % S][r], (off[r] + t * TB) & 15, lane, xs,
+                                 prep + r * GbTile<F>::PREP_ROW);
+        }
+        ctx.sync(); // slot t % S (and the prep values) are free for reuse
+    }
+}
+
+// The GPU context: this lane's copies as cp.async into shared memory.
+struct GbWarpCtx {
+    enum { LANES = 1 };
+    gb_u32 lane;
+    gb_u32 smem_u32;             // shared-window address of smem_ptr
+    const unsigned char* smem_ptr;
+    __device__ __forceinline__ void copy16(unsigned char* dst, const unsigned char* src, bool pred)
+    {
+        const gb_u32 s = smem_u32 + (gb_u32)(dst - smem_ptr);
+        asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
+                     "@p cp.async.cg.shared.global [%0], [%1], 16;\n\t}\n" ::"r"(s),
+                     "l"(src), "r"((int)pred)
+                     : "memory");
+    }
+    __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+    template <int N>
+    __device__ __forceinline__ void wait()
+    {
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+    }
+    __device__ __forceinline__ void sync() { __syncwarp(); }
+};
+
+// The kernel body of every quantized format: WARPS warps per block, R rows
+// per warp (rows_per_group = WARPS * R), S staging slots per warp.
+template <class F, int R, int S, int NWARP>
+__device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const float* x, float* y,
+                                              gb_u32 m, gb_u32 k)
+{
+    static_assert(S >= 2, "STAGES must be at least 2");
+    // (prep is counted only where used: the compiler drops the unused array)
+    static_assert((gb_u64)NWARP * (S * R * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * R * GbTile<F>::PREP_ROW : 0)) <=
+                      48 * 1024,
+                  "WARPS * STAGES * ROWS staging slots exceed the 48 KiB of static shared memory");
+    __shared__ __align__(16) unsigned char slots[NWARP][S][R][GbTile<F>::SLOT];
+    __shared__ __align__(16) float prep[NWARP][R * GbTile<F>::PREP_ROW];
+    const gb_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const gb_u32 row0 = (blockIdx.x * NWARP + warp) * R;
+    if (row0 >= m) return; // a whole warp: no barrier spans warps
+    float acc[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) acc[r] = 0.0f;
+    GbWarpCtx ctx{lane, (gb_u32)__cvta_generic_to_shared(&slots[warp][0][0][0]),
+                  &slots[warp][0][0][0]};
+    gb_quant_warp<F, R, S>(ctx, lane, W, x, m, k, row0, slots[warp], prep[warp], acc);
+#pragma unroll
+    for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);
+    // Lane r writes row r: one store instruction per warp instead of R.
+    float mine = acc[0];
+#pragma unroll
+    for (int r = 1; r < R; r++) mine = lane == (gb_u32)r ? acc[r] : mine;
+    if (lane < (gb_u32)R && row0 + lane < m) y[row0 + lane] = mine;
+}
+
+// ------------------------------------------------------------ dense GEMV
+// f32, f16, bf16: rows are 16-byte aligned (k is a multiple of 8), so lanes
+// read 16-byte words of R rows directly (a warp reads 512 contiguous bytes per
+// row per step), each with the matching x words loaded once for the R rows.
+// U steps are issued before any is used, to keep U*R 16-byte loads in flight.
+//
+// A dense format D provides EPW (elements per 16-byte word) and
+// expand(word, out) -> EPW floats.
+
+// Weights are read once: no L1 allocation, so L1 keeps x.
+__device__ __forceinline__ uint4 gb_ld_stream(const uint4* p)
+{
+    uint4 v;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
+}
+
+GB_HD void gb_ld_w16(const unsigned char* p, gb_u32* out) // p 16-byte aligned, global memory
+{
+#ifdef __CUDA_ARCH__
+    const uint4 v = gb_ld_stream(reinterpret_cast<const uint4*>(p));
+    out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+#else
+    gb_ld_u32x4(p, out);
+#endif
+}
+
+// One lane's partial dot products of rows row0 .. row0+R-1 (acc, added to).
+template <class D, int R, int U>
+GB_HD void gb_dense_lane(gb_u32 lane, const unsigned char* W, const float* x, gb_u32 m, gb_u32 k,
+                         gb_u32 row0, float* acc)
+{
+    const gb_u32 words = k / D::EPW; // 16-byte words per row
+    gb_u64 base[R];                  // byte offset of each row
+#pragma unroll
+    for (int r = 0; r < R; r++) base[r] = (gb_u64)(row0 + r < m ? row0 + r : m - 1) * words * 16;
+    gb_u32 i = lane;
+    for (; i + 32 * (U - 1) < words; i += 32 * U) {
+        gb_u32 w[U][R][4];
+        float xv[U][D::EPW];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+#pragma unroll
+            for (int r = 0; r < R; r++) gb_ld_w16(W + base[r] + 16ull * (i + 32 * u), w[u][r]);
+            gb_load_x<D::EPW>(x + (gb_u64)(i + 32 * u) * D::EPW, xv[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                float v[D::EPW];
+                D::expand(w[u][r], v);
+#pragma unroll
+                for (int e = 0; e < D::EPW; e++) acc[r] = fmaf(v[e], xv[u][e], acc[r]);
+            }
+        }
+    }
+    for (; i < words; i += 32) { // the last < U steps
+        float xv[D::EPW];
+        gb_load_x<D::EPW>(x + (gb_u64)i * D::EPW, xv);
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            gb_u32 w[4];
+            gb_ld_w16(W + base[r] + 16ull * i, w);
+            float v[D::EPW];
+            D::expand(w, v);
+#pragma unroll
+            for (int e = 0; e < D::EPW; e++) acc[r] = fmaf(v[e], xv[e], acc[r]);
+        }
+    }
+}
+
+template <class D, int R, int U, int NWARP>
+__device__ __forceinline__ void gb_gemv_dense(const unsigned char* W, const float* x, float* y,
+                                              gb_u32 m, gb_u32 k)
+{
+    const gb_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const gb_u32 row0 = (blockIdx.x * NWARP + warp) * R;
+    if (row0 >= m) return;
+    float acc[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) acc[r] = 0.0f;
+    gb_dense_lane<D, R, U>(lane, W, x, m, k, row0, acc);
+#pragma unroll
+    for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);
+    float mine = acc[0];
+#pragma unroll
+    for (int r = 1; r < R; r++) mine = lane == (gb_u32)r ? acc[r] : mine;
+    if (lane < (gb_u32)R && row0 + lane < m) y[row0 + lane] = mine;
+}
+
+#endif

@@ -1,0 +1,35 @@
+// gpubench-compile: entry=gemv_f16 defines=ROWS=4,WARPS=2,UNROLL=2
+// gpubench-compile: entry=gemv_f16 defines=ROWS=8,WARPS=1,UNROLL=1
+// GEMV y = W x for f16 weights (IEEE binary16, converted to f32 exactly). k a
+// multiple of 8 (a row is read as 16-byte words of 8 weights), any m.
+// Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
+#include "gemv_common.cuh"
+
+#ifndef ROWS
+#define ROWS 4
+#endif
+#ifndef WARPS
+#define WARPS 2
+#endif
+#ifndef UNROLL
+#define UNROLL 2
+#endif
+
+struct GbF16 {
+    enum { EPW = 8 };
+    GB_HD static void expand(const gb_u32* w, float* v)
+    {
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            v[2 * i] = gb_half_to_float(w[i] & 0xFFFF);
+            v[2 * i + 1] = gb_half_to_float(w[i] >> 16);
+        }
+    }
+};
+
+extern "C" __global__ void __launch_bounds__(32 * WARPS)
+    gemv_f16(const unsigned char* __restrict__ w, const float* __restrict__ x,
+             float* __restrict__ y, unsigned m, unsigned k)
+{
+    gb_gemv_dense<GbF16, ROWS, UNROLL, WARPS>(w, x, y, m, k);
+}

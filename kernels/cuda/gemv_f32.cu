@@ -1,0 +1,37 @@
+// gpubench-compile: entry=gemv_f32 defines=ROWS=4,WARPS=2,UNROLL=2
+// gpubench-compile: entry=gemv_f32 defines=ROWS=1,WARPS=4,UNROLL=4
+// GEMV y = W x for f32 weights; the control of every GEMV table (seed 000):
+// no decode at all, so it is the kernel that tells a harness artifact from a
+// kernel property. k a multiple of 8 (4 would do: the rows are read as 16-byte
+// words), any m. Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
+//
+// Each lane reads 16-byte words of ROWS rows, a warp 512 contiguous bytes per
+// row per step (gb_dense_lane in gemv_common.cuh), and the matching x word once
+// for all rows.
+#include "gemv_common.cuh"
+
+#ifndef ROWS
+#define ROWS 4
+#endif
+#ifndef WARPS
+#define WARPS 2
+#endif
+#ifndef UNROLL
+#define UNROLL 2
+#endif
+
+struct GbF32 {
+    enum { EPW = 4 };
+    GB_HD static void expand(const gb_u32* w, float* v)
+    {
+#pragma unroll
+        for (int i = 0; i < 4; i++) v[i] = gb_as_float(w[i]);
+    }
+};
+
+extern "C" __global__ void __launch_bounds__(32 * WARPS)
+    gemv_f32(const unsigned char* __restrict__ w, const float* __restrict__ x,
+             float* __restrict__ y, unsigned m, unsigned k)
+{
+    gb_gemv_dense<GbF32, ROWS, UNROLL, WARPS>(w, x, y, m, k);
+}

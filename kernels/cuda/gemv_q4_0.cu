@@ -1,0 +1,62 @@
+// gpubench-compile: entry=gemv_q4_0 defines=ROWS=8,WARPS=1,STAGES=2
+// gpubench-compile: entry=gemv_q4_0 defines=ROWS=3,WARPS=2,STAGES=3
+// GEMV y = W x for q4_0 weights (FORMATS.md: 18-byte blocks of 32 weights, fp16
+// d then 16 bytes of nibbles; element j < 16 is the low nibble of byte j,
+// element j + 16 its high nibble; value (q - 8) * d). Any k that is a multiple
+// of 32; any m. Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
+//
+// Lane l of a warp decodes block l of each 1024-column tile for the warp's ROWS
+// rows. Blocks are 2-byte aligned in the staged tile, so the 16 code bytes are
+// read as five words and funnel-shifted into four aligned ones; each byte then
+// becomes a float with one byte permute (gemv_common.cuh, "magic decode"):
+//     sum_j (q_j - 8) x_j = 64 * sum_j (2 + q_j/64) x_j - 136 * sum_j x_j.
+#include "gemv_common.cuh"
+
+#ifndef ROWS
+#define ROWS 8
+#endif
+#ifndef WARPS
+#define WARPS 1
+#endif
+#ifndef STAGES
+#define STAGES 2
+#endif
+
+struct GbQ4_0 {
+    enum { QK = 32, BPB = 18, PREP = 0 };
+    struct X {
+        float v[32];
+        float c; // 136 * sum(v)
+    };
+    GB_HD static bool active(gb_u32 lane, gb_u32 left) { return lane * 32 < left; }
+    GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs)
+    {
+        gb_load_x<32>(xt + 32 * lane, xs.v);
+        xs.c = 136.0f * gb_sum<32>(xs.v);
+    }
+    GB_HD static float dot(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const X& xs,
+                           const float*)
+    {
+        const gb_u32 off = delta + 18 * lane;
+        const float d = gb_half_to_float(gb_ld_u16(slot + off));
+        // Low nibbles: the code words shifted into place; high nibbles: shifted
+        // 4 bits further in the same funnel shift (the next byte's low nibble
+        // that enters bits 28..31 is masked off).
+        gb_u32 lo_w[4], hi_w[4];
+        gb_ld_words2<4>(slot, off + 2, lo_w, hi_w);
+        float lo = 0.0f, hi = 0.0f; // two chains: elements 0..15 and 16..31
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            lo = gb_dot4_magic(lo_w[i] & 0x0F0F0F0Fu, xs.v + 4 * i, lo);
+            hi = gb_dot4_magic(hi_w[i] & 0x0F0F0F0Fu, xs.v + 16 + 4 * i, hi);
+        }
+        return d * fmaf(64.0f, lo + hi, -xs.c);
+    }
+};
+
+extern "C" __global__ void __launch_bounds__(32 * WARPS)
+    gemv_q4_0(const unsigned char* __restrict__ w, const float* __restrict__ x,
+              float* __restrict__ y, unsigned m, unsigned k)
+{
+    gb_gemv_quant<GbQ4_0, ROWS, STAGES, WARPS>(w, x, y, m, k);
+}

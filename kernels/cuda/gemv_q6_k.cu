@@ -1,0 +1,79 @@
+// gpubench-compile: entry=gemv_q6_k defines=ROWS=4,WARPS=1,STAGES=2
+// gpubench-compile: entry=gemv_q6_k defines=ROWS=8,WARPS=1,STAGES=3
+// GEMV y = W x for q6_k weights (FORMATS.md: 210-byte super-blocks of 256
+// weights: 128 bytes ql, 64 bytes qh, 16 signed 8-bit scales, fp16 d last;
+// element e = 128h + 32k + l has low bits from ql[64h + 32(k&1) + l] (low
+// nibble if k < 2, else high), high bits (qh[32h + l] >> 2k) & 3, value
+// d * scales[e/16] * (q - 32)). k a multiple of 256; any m.
+// Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
+//
+// A 1024-column tile is four super-blocks; lane l takes super-block l/8 and,
+// with p = l%8 = 4h + 2j + g, the 16 ql bytes ql[64h + 32j + 16g + i] at byte
+// 16p: their low nibbles are the weights of k = j (elements 128h + 32j + 16g + i,
+// scale 8h + 2j + g), their high nibbles those of k = j+2 (64 elements later,
+// scale index + 4); both take their high bits from qh[32h + 16g + i]. Super-
+// blocks (210 bytes) are 2-byte aligned, so ql and qh are read as five words
+// and funnel-shifted. The 6-bit code fits the "2 + q/64" byte-permute decode:
+//     sum (q - 32) x = 64 * sum (2 + q/64) x - 160 * sum x.
+//
+// ROWS = 4: at 0.82 bytes per weight (1.5 times a 4-bit format) 4 rows keep
+// the x traffic near the weight traffic, the staging at 7 KB per warp and the
+// registers below 100; ROWS = 8 (the second compile line) needs 145.
+#include "gemv_common.cuh"
+
+#ifndef ROWS
+#define ROWS 4
+#endif
+#ifndef WARPS
+#define WARPS 1
+#endif
+#ifndef STAGES
+#define STAGES 2
+#endif
+
+struct GbQ6K {
+    enum { QK = 256, BPB = 210, PREP = 0 };
+    struct X {
+        float a[16], b[16]; // elements of k = j and k = j+2
+        float ca, cb;       // 160 * their sums
+    };
+    GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
+    GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs)
+    {
+        const gb_u32 p = lane & 7;
+        const float* base = xt + 256 * (lane >> 3) + 128 * (p >> 2) + 32 * ((p >> 1) & 1) + 16 * (p & 1);
+        gb_load_x<16>(base, xs.a);
+        gb_load_x<16>(base + 64, xs.b);
+        xs.ca = 160.0f * gb_sum<16>(xs.a);
+        xs.cb = 160.0f * gb_sum<16>(xs.b);
+    }
+    GB_HD static float dot(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const X& xs,
+                           const float*)
+    {
+        const gb_u32 p = lane & 7, h = p >> 2, j = (p >> 1) & 1, g = p & 1;
+        const gb_u32 sb = delta + 210 * (lane >> 3);
+        gb_u32 ql[4], ql4[4], qh[4];
+        gb_ld_words2<4>(slot, sb + 16 * p, ql, ql4);         // ql and ql >> 4
+        gb_ld_words<4>(slot, sb + 128 + 32 * h + 16 * g, qh);
+        const float sc_a = (float)(signed char)slot[sb + 192 + 8 * h + 2 * j + g];
+        const float sc_b = (float)(signed char)slot[sb + 196 + 8 * h + 2 * j + g];
+        const float d = gb_half_to_float(gb_ld_u16(slot + sb + 208));
+        float sa = 0.0f, sbv = 0.0f;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const gb_u32 t = qh[i] >> (2 * j); // bits 0,1 of each byte: k = j; bits 4,5: k = j+2
+            const gb_u32 qa = (ql[i] & 0x0F0F0F0Fu) | ((t << 4) & 0x30303030u);
+            const gb_u32 qb = (ql4[i] & 0x0F0F0F0Fu) | (t & 0x30303030u);
+            sa = gb_dot4_magic(qa, xs.a + 4 * i, sa);
+            sbv = gb_dot4_magic(qb, xs.b + 4 * i, sbv);
+        }
+        return d * fmaf(sc_a, fmaf(64.0f, sa, -xs.ca), sc_b * fmaf(64.0f, sbv, -xs.cb));
+    }
+};
+
+extern "C" __global__ void __launch_bounds__(32 * WARPS)
+    gemv_q6_k(const unsigned char* __restrict__ w, const float* __restrict__ x,
+              float* __restrict__ y, unsigned m, unsigned k)
+{
+    gb_gemv_quant<GbQ6K, ROWS, STAGES, WARPS>(w, x, y, m, k);
+}

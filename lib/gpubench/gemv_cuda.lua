@@ -1,0 +1,81 @@
+-- gpubench.gemv_cuda: launch geometry of the CUDA GEMV kernels (kernels/cuda/gemv_*.cu).
+--
+-- Every kernel runs WARPS warps per block (block = 32 * WARPS threads), and
+-- each warp computes ROWS consecutive rows, so a block computes ROWS * WARPS
+-- rows: `rows_per_group`, and gemv.lua launches
+-- grid = {ceil(m / rows_per_group), 1, 1}. The defines go to the compiler
+-- (the kernels' own defaults are the same numbers, and their first
+-- `// gpubench-compile:` line repeats them for the NVRTC test), so a variant is
+-- a copy of an entry with other defines and the rows_per_group/block they imply:
+-- use gemv_cuda.variant.
+--
+-- Quantized kernels (q4_0, q8_0, q4_k, q5_k, q6_k) also take STAGES: the
+-- shared-memory slots per warp that tiles of 1024 columns are copied into
+-- (STAGES - 1 tiles in flight while one is decoded). WARPS * STAGES * ROWS
+-- slots must fit the 48 KiB of static shared memory (the kernel refuses to
+-- compile otherwise). Dense kernels (f32, f16, bf16) take UNROLL: 16-byte
+-- loads per row issued before any is used.
+--
+-- ROWS follows the weight size: x values are loaded once per lane and reused
+-- for the ROWS rows, so 4-bit formats (about 0.56 bytes per weight) use 8
+-- rows and the 6.5- and 8.5-bit formats 4, keeping the x traffic below the
+-- weight traffic. WARPS = 1 for the quantized kernels gives small blocks, so
+-- even m = 1024 fills 128 blocks (the GPU has 132 SMs). The reasoning and the
+-- instruction budgets per format are in docs/kernels/cuda-gemv.md.
+--
+-- The quantized kernels copy whole 16-byte words, so the weight buffer must be
+-- the weight bytes rounded up to 16 at least (gemv.buffer_bytes is that plus 16).
+
+local M = {}
+
+local function make(fmt, defines)
+  local d = {}
+  for k, v in pairs(defines) do d[k] = v end
+  return {
+    file = "kernels/cuda/gemv_" .. fmt .. ".cu",
+    entry = "gemv_" .. fmt,
+    block = { 32 * d.WARPS, 1, 1 },
+    rows_per_group = d.ROWS * d.WARPS,
+    defines = d,
+  }
+end
+
+M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2 })
+M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
+M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
+M.q4_0 = make("q4_0", { ROWS = 8, WARPS = 1, STAGES = 2 })
+M.q8_0 = make("q8_0", { ROWS = 4, WARPS = 1, STAGES = 2 })
+M.q4_k = make("q4_k", { ROWS = 8, WARPS = 1, STAGES = 2 })
+M.q5_k = make("q5_k", { ROWS = 8, WARPS = 1, STAGES = 2 })
+M.q6_k = make("q6_k", { ROWS = 4, WARPS = 1, STAGES = 2 })
+
+-- A spec for fmt with some defines changed (e.g. {ROWS = 4, STAGES = 3}), with
+-- block and rows_per_group to match; for tuning runs and tests. Not stored in
+-- this table, so gemv.spec keeps returning the defaults.
+local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true }
+function M.variant(fmt, changes)
+  local base = type(fmt) == "string" and rawget(M, fmt) or nil
+  if type(base) ~= "table" then
+    error(("gemv_cuda.variant: unknown format %s"):format(tostring(fmt)), 2)
+  end
+  if type(changes) ~= "table" then
+    error(("gemv_cuda.variant: changes must be a table of defines, got %s"):format(type(changes)), 2)
+  end
+  local d = {}
+  for k, v in pairs(base.defines) do d[k] = v end
+  for k, v in pairs(changes) do
+    if not KNOWN[k] or base.defines[k] == nil then
+      error(("gemv_cuda.variant: %s has no define %s"):format(fmt, tostring(k)), 2)
+    end
+    if math.type(v) ~= "integer" or v < 1 then
+      error(("gemv_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
+    end
+    d[k] = v
+  end
+  if 32 * d.WARPS > 1024 then
+    error(("gemv_cuda.variant: WARPS=%d is more than a block's 1024 threads"):format(d.WARPS), 2)
+  end
+  return make(fmt, d)
+end
+
+return M

@@ -1,0 +1,203 @@
+-- The CUDA GEMV kernels (kernels/cuda/gemv_*.cu) through lib/gpubench/gemv.lua:
+-- the geometry table, compilation for sm_90 with NVRTC (no GPU needed), and on a
+-- CUDA device the results against the FP64 oracle.
+--
+-- Criterion (the GEMV contract): per row |y - y_ref| <= 1e-4 * sum_j |w_ij x_j|.
+-- Shapes: m = 37 is a multiple of no rows_per_group, so the last block has rows
+-- past the end; k = 256 is a single partial tile (1024 columns per tile), k =
+-- 4096 four full ones, k = 5120 the width of the 14336 x 5120 benchmark shape.
+
+local t = dofile("tests/lua/harness.lua")
+local gemv = require "gpubench.gemv"
+local specs = require "gpubench.gemv_cuda"
+
+local TOL = 1e-4
+local QUANT = { q4_0 = true, q8_0 = true, q4_k = true, q5_k = true, q6_k = true }
+
+-- Cached kernels would otherwise outlive the test and fail the harness's leak check.
+local function releasing(dev, fn)
+  local ok, e = pcall(fn)
+  gemv.release(dev)
+  if not ok then error(e, 0) end
+end
+
+-- Random valid weights and x for fmt at m x k, the GPU result and the oracle's.
+local function check(dev, fmt, m, k, seed, spec)
+  local ref = require "gpubench.ref"
+  local f = gemv.format(fmt)
+  local w = ref.random_blocks(fmt, m * k // f.qk, seed)
+  local x = ref.random_f32(k, seed + 1)
+  local y, ys = gemv.run(dev, fmt, w, m, k, x, spec)
+  t.eq(#y, m, fmt .. " result count")
+  local yref, absdot = ref.gemv(fmt, w, m, k, x)
+  local ok, worst_row, worst_rel, failures = ref.check_rows(ys, yref, absdot, TOL)
+  t.truthy(ok, ("%s m=%d k=%d %s: %d rows off, worst row %d (|dy| / sum|w x| = %.3g, y=%.9g ref=%.9g)")
+    :format(fmt, m, k, spec and "variant" or "default", failures, worst_row, worst_rel,
+      y[worst_row], yref[worst_row]))
+end
+
+-- gpu.compile needs NVRTC only; machines without it skip the compile test.
+local function nvrtc_missing(msg)
+  return msg:find("cannot load NVRTC", 1, true) or msg:find("CUDA backend not built", 1, true)
+    or msg:find("NVRTC has no", 1, true)
+end
+
+t.test("spec table: every format, block and rows_per_group from the defines", function()
+  for _, fmt in ipairs(gemv.formats) do
+    local s = gemv.spec("cuda", fmt)
+    t.eq(s, specs[fmt], fmt)
+    t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt)
+    t.eq(s.entry, "gemv_" .. fmt, fmt)
+    t.eq(s.block, { 32 * s.defines.WARPS, 1, 1 }, fmt)
+    t.eq(s.rows_per_group, s.defines.ROWS * s.defines.WARPS, fmt)
+    t.eq(gemv.grid(s, 37, 256), { (37 + s.rows_per_group - 1) // s.rows_per_group, 1, 1 }, fmt)
+    -- quantized kernels stage tiles (STAGES), dense ones unroll loads (UNROLL)
+    t.truthy(QUANT[fmt] and s.defines.STAGES >= 2 or not QUANT[fmt] and s.defines.UNROLL >= 1, fmt)
+  end
+end)
+
+t.test("the defaults in the table are the kernels' own and their NVRTC test line", function()
+  for _, fmt in ipairs(gemv.formats) do
+    local s = specs[fmt]
+    local src = assert(io.open(s.file)):read("a")
+    for name, value in pairs(s.defines) do
+      t.truthy(src:find(("#define %s %d\n"):format(name, value), 1, true),
+        ("%s: the kernel's default %s is not %d"):format(s.file, name, value))
+    end
+    local first = src:match("^// gpubench%-compile: entry=(%S+) defines=(%S+)\n")
+    t.eq(first, s.entry, s.file .. ": first gpubench-compile line names the entry")
+    local listed = {}
+    for name, value in src:match("^// gpubench%-compile: %S+ defines=(%S+)"):gmatch("(%w+)=(%d+)") do
+      listed[name] = tonumber(value)
+    end
+    t.eq(listed, s.defines, s.file .. ": first gpubench-compile line has the table's defines")
+  end
+end)
+
+t.test("variant: other defines, geometry to match, errors name the problem", function()
+  local v = specs.variant("q4_k", { ROWS = 2, WARPS = 4, STAGES = 3 })
+  t.eq(v.block, { 128, 1, 1 })
+  t.eq(v.rows_per_group, 8)
+  t.eq(v.defines, { ROWS = 2, WARPS = 4, STAGES = 3 })
+  t.eq(v.file, specs.q4_k.file)
+  t.eq(specs.q4_k.defines.ROWS, 8, "the default is unchanged")
+  t.eq(specs.variant("f16", { UNROLL = 4 }).defines, { ROWS = 4, WARPS = 2, UNROLL = 4 })
+  t.errors(function() specs.variant("q3_k", {}) end, "gemv_cuda.variant: unknown format q3_k", true)
+  t.errors(function() specs.variant("q4_0", { UNROLL = 2 }) end, "gemv_cuda.variant: q4_0 has no define UNROLL", true)
+  t.errors(function() specs.variant("f32", { STAGES = 2 }) end, "gemv_cuda.variant: f32 has no define STAGES", true)
+  t.errors(function() specs.variant("q8_0", { ROWS = 0 }) end, "gemv_cuda.variant: ROWS=0 is not a positive integer", true)
+  t.errors(function() specs.variant("q8_0", { ROWS = 2.5 }) end, "ROWS=2.5 is not a positive integer", true)
+  t.errors(function() specs.variant("f32", { WARPS = 33 }) end,
+    "gemv_cuda.variant: WARPS=33 is more than a block's 1024 threads", true)
+  t.errors(function() specs.variant("q6_k", 3) end, "changes must be a table of defines, got number", true)
+end)
+
+t.test("every kernel compiles for sm_90 with NVRTC and takes (buffer, buffer, buffer, u32, u32)", function()
+  local gpu = t.gpu
+  if not gpu or not gpu.compile then t.skip("no gpu module") end
+  for _, fmt in ipairs(gemv.formats) do
+    local s = specs[fmt]
+    local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry,
+      defines = s.defines, target = "sm_90" })
+    if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
+    t.truthy(ok, fmt .. ": " .. t.error_text(r))
+    t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt)
+  end
+  -- A geometry whose staging does not fit static shared memory is refused at compile time.
+  local big = specs.variant("q8_0", { ROWS = 8, WARPS = 2, STAGES = 3 })
+  t.errors(function()
+    gpu.compile { backend = "cuda", file = big.file, entry = big.entry, defines = big.defines, target = "sm_90" }
+  end, "exceed the 48 KiB of static shared memory", true)
+end)
+
+for _, fmt in ipairs(gemv.formats) do
+  t.test(fmt .. ": m=37 k=256, m=70 k=4096 and m=19 k=5120 match the FP64 reference", function()
+    local dev = t.device("cuda")
+    releasing(dev, function()
+      check(dev, fmt, 37, 256, 11)
+      check(dev, fmt, 70, 4096, 12)
+      check(dev, fmt, 19, 5120, 13)
+    end)
+  end)
+end
+
+-- k that is no multiple of 256 or of a 1024-column tile: q4_0 rows of 9 blocks
+-- (162 bytes) start 2 bytes into a 16-byte word on every other row; dense rows
+-- end in the kernels' remainder loop.
+t.test("k not a multiple of 256 (dense: 8, 264, 1000; q4_0, q8_0: 32, 288, 1056)", function()
+  local dev = t.device("cuda")
+  releasing(dev, function()
+    for _, fmt in ipairs { "f32", "f16", "bf16" } do
+      check(dev, fmt, 5, 8, 21)
+      check(dev, fmt, 19, 264, 22)
+      check(dev, fmt, 23, 1000, 23)
+    end
+    for _, fmt in ipairs { "q4_0", "q8_0" } do
+      check(dev, fmt, 1, 32, 24)
+      check(dev, fmt, 19, 288, 25)
+      check(dev, fmt, 33, 1056, 26)
+    end
+  end)
+end)
+
+-- Other geometries of the same sources: more rows per warp, several warps per
+-- block, deeper staging (these are the second gpubench-compile lines).
+local VARIANTS = {
+  f32 = { ROWS = 1, WARPS = 4, UNROLL = 4 },
+  f16 = { ROWS = 8, WARPS = 1, UNROLL = 1 },
+  bf16 = { ROWS = 3, WARPS = 8, UNROLL = 3 },
+  q4_0 = { ROWS = 3, WARPS = 2, STAGES = 3 },
+  q8_0 = { ROWS = 8, WARPS = 1, STAGES = 3 },
+  q4_k = { ROWS = 2, WARPS = 4, STAGES = 4 },
+  q5_k = { ROWS = 4, WARPS = 2, STAGES = 3 },
+  q6_k = { ROWS = 8, WARPS = 1, STAGES = 3 },
+}
+
+t.test("variant geometries match the FP64 reference", function()
+  local dev = t.device("cuda")
+  releasing(dev, function()
+    for _, fmt in ipairs(gemv.formats) do
+      local spec = specs.variant(fmt, VARIANTS[fmt])
+      check(dev, fmt, 29, 3072, 31, spec)
+      check(dev, fmt, 5, 256, 32, spec) -- fewer rows than one group: most warps have none
+    end
+  end)
+end)
+
+t.test("a launch by hand equals gemv.run, and rows past m are not written", function()
+  local dev = t.device("cuda")
+  local ref = require "gpubench.ref"
+  releasing(dev, function()
+    for _, fmt in ipairs(gemv.formats) do
+      local m, k = 21, 1024
+      local f = gemv.format(fmt)
+      local w = ref.random_blocks(fmt, m * k // f.qk, 61)
+      local x = ref.random_f32(k, 62)
+      local _, want = gemv.run(dev, fmt, w, m, k, x)
+      local wb <close> = dev:buffer(gemv.buffer_bytes(fmt, m, k))
+      local xb <close> = dev:buffer(4 * k)
+      local yb <close> = dev:buffer(4 * (m + 16))
+      wb:fill(0)
+      wb:upload(w)
+      xb:upload(x)
+      yb:fill(0xFF) -- NaN everywhere: a row the kernel skips cannot pass, and past m must stay so
+      local kern, grid, block, a1, a2, a3, a4, a5 = gemv.launch_args(dev, fmt, wb, xb, yb, m, k)
+      local s = specs[fmt]
+      t.eq(grid, { (m + s.rows_per_group - 1) // s.rows_per_group, 1, 1 }, fmt)
+      t.eq(block, s.block, fmt)
+      t.eq(kern.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt)
+      kern:launch(grid, block, a1, a2, a3, a4, a5)
+      t.eq(yb:download(0, 4 * m), want, fmt)
+      t.eq(yb:download(4 * m), ("\xFF"):rep(4 * 16), fmt .. ": bytes past y[m-1] untouched")
+    end
+  end)
+end)
+
+t.test("the benchmark shape 14336 x 5120 matches the FP64 reference (q4_0, q4_k, q6_k)", function()
+  local dev = t.device("cuda")
+  releasing(dev, function()
+    for _, fmt in ipairs { "q4_0", "q4_k", "q6_k" } do check(dev, fmt, 14336, 5120, 71) end
+  end)
+end)
+
+t.run()
