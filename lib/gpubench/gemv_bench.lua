@@ -35,8 +35,8 @@ Cell.__close = Cell.close
 
 -- Fails with the format, shape and worst row when the kernel's output on
 -- these weights is not the oracle's.
-local function verify(dev, fmt, m, k, weights, xs, wbuf, xbuf, ybuf)
-  local kern, grid, block = gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k)
+local function verify(dev, fmt, m, k, weights, xs, wbuf, xbuf, ybuf, spec)
+  local kern, grid, block = gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k, spec)
   ybuf:fill("\xff") -- NaN: an unwritten row cannot pass
   kern:launch(grid, block, wbuf, xbuf, ybuf, m, k)
   local ys = ybuf:download(0, 4 * m)
@@ -55,6 +55,7 @@ end
 -- opts.seed (default 1): the weights' and x's seed.
 -- opts.rotate: cycle through weight copies totalling >= opts.factor (4) x L2.
 -- opts.l2_bytes: overrides dev.l2_bytes (rotation needs a known L2).
+-- opts.spec: a kernel variant's launch geometry (default: the backend's table).
 function gemv_bench.prepare(dev, fmt, m, k, opts)
   opts = opts or {}
   local seed = opts.seed or 1
@@ -77,7 +78,7 @@ function gemv_bench.prepare(dev, fmt, m, k, opts)
     w:fill(0) -- defined slack past the last block (word-reading kernels touch it)
     w:upload(weights)
     x:upload(xs)
-    self.check = verify(dev, fmt, m, k, weights, xs, w, x, y)
+    self.check = verify(dev, fmt, m, k, weights, xs, w, x, y, opts.spec)
     local ws = { w }
     if opts.rotate then
       local l2 = opts.l2_bytes or dev.l2_bytes
@@ -96,7 +97,7 @@ function gemv_bench.prepare(dev, fmt, m, k, opts)
     end
     local launches = {}
     for i, wi in ipairs(ws) do
-      launches[i] = { gemv.launch_args(dev, fmt, wi, x, y, m, k) }
+      launches[i] = { gemv.launch_args(dev, fmt, wi, x, y, m, k, opts.spec) }
     end
     self.launches = launches
     -- What stays resident between launches: every weight copy, x and y.

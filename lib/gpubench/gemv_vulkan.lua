@@ -30,7 +30,7 @@ local function entry(fmt, t, nr)
   }
 end
 
-return {
+local M = {
   f32 = entry("f32", 32, 2),
   f16 = entry("f16", 32, 2),
   bf16 = entry("bf16", 32, 2),
@@ -40,3 +40,28 @@ return {
   q5_k = entry("q5_k", 32, 2),
   q6_k = entry("q6_k", 32, 2),
 }
+
+-- A spec for fmt with other defines ({GEMV_T = 64, GEMV_NR = 4}), with
+-- rows_per_group to match; for tuning runs (experiments/gemv_variants.lua).
+-- Not stored in this table, so gemv.spec keeps returning the defaults.
+function M.variant(fmt, changes)
+  local base = type(fmt) == "string" and rawget(M, fmt) or nil
+  if type(base) ~= "table" then
+    error(("gemv_vulkan.variant: unknown format %s"):format(tostring(fmt)), 2)
+  end
+  local t, nr = base.defines.GEMV_T, base.defines.GEMV_NR
+  for k, v in pairs(changes) do
+    if math.type(v) ~= "integer" or v < 1 then
+      error(("gemv_vulkan.variant: %s=%s is not a positive integer"):format(tostring(k), tostring(v)), 2)
+    end
+    if k == "GEMV_T" then t = v
+    elseif k == "GEMV_NR" then nr = v
+    else error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR)"):format(fmt, tostring(k)), 2) end
+  end
+  if WG % t ~= 0 then
+    error(("gemv_vulkan.variant: GEMV_T=%d does not divide the workgroup of %d"):format(t, WG), 2)
+  end
+  return entry(fmt, t, nr)
+end
+
+return M

@@ -1,0 +1,172 @@
+-- experiments/gemv_variants.lua: one GEMV shape, many launch geometries of the
+-- same kernel -- which ROWS/WARPS/STAGES (CUDA) or GEMV_T/GEMV_NR (Vulkan)
+-- reads its weights fastest.
+--
+--   M=14336 K=5120 gpubench experiments/gemv_variants.lua --kernels q4_0,q4_k \
+--     --grid "ROWS=2,4,8;WARPS=1,2,4;STAGES=2,4" --rotate
+--   gpubench --backend vulkan experiments/gemv_variants.lua --grid "GEMV_T=16,32;GEMV_NR=1,2,4"
+--
+-- Every variant is checked against the FP64 oracle before it is timed (a
+-- variant that computes something else is reported as wrong, not as fast);
+-- each is timed two-point, the table runs twice and only the second round is
+-- reported, like gemv_table. Variants the compiler refuses (too much shared
+-- memory, say) are listed as such. The default geometry is marked with *.
+
+local gpu = require "gpu"
+local options = require "gpubench.options"
+local timing = require "gpubench.timing"
+local ceilings = require "gpubench.ceilings"
+local cells = require "gpubench.cells"
+local report = require "gpubench.report"
+local gemv = require "gpubench.gemv"
+local gemv_bench = require "gpubench.gemv_bench"
+
+local opts, meta = options.parse({
+  name = "gemv_variants",
+  description = "GEMV launch-geometry sweep for one shape: ms, GB/s, % of the read ceiling per variant.",
+  options = options.concat(options.device_options(), {
+    { "kernels", type = "list", of = "enum", choices = gemv.formats, default = "q4_0,q8_0,q4_k,q5_k,q6_k",
+      help = "Formats to sweep." },
+    { "m", type = "int", env = "M", default = 14336, help = "Rows." },
+    { "k", type = "int", env = "K", default = 5120,
+      check = function(v)
+        if v % 256 ~= 0 then return false, "must be a multiple of 256 (the k-quant super-block)" end
+        return true
+      end, help = "Columns, a multiple of 256." },
+    { "grid", type = "string",
+      help = "Defines to vary, \"NAME=v1,v2;NAME2=...\" (default: ROWS/WARPS/STAGES on CUDA, "
+        .. "GEMV_T/GEMV_NR on Vulkan)." },
+    { "iters", type = "int", default = 200, env = "ITERS", help = "Launches n at the first timing point." },
+    { "rotate", type = "flag", help = "Cycle weight copies totalling >= 4x L2 (DRAM, not L2)." },
+    { "rounds", type = "int", default = 2, help = "Table rounds; only the last is reported." },
+    { "csv", type = "path", help = "Write a CSV file." },
+  }),
+}, arg)
+
+-- "ROWS=2,4;WARPS=1,2" -> { {name="ROWS", values={2,4}}, ... }
+local function parse_grid(text)
+  local dims = {}
+  for part in text:gmatch("[^;]+") do
+    local name, values = part:match("^%s*([%a_][%w_]*)%s*=%s*([%d,%s]+)$")
+    if not name then
+      options.fail(("--grid: %q is not NAME=v1,v2,... (positive integers)"):format(part))
+    end
+    local list = {}
+    for v in values:gmatch("%d+") do
+      local n = math.tointeger(tonumber(v))
+      if not n or n < 1 then options.fail(("--grid: %s=%s is not a positive integer"):format(name, v)) end
+      list[#list + 1] = n
+    end
+    dims[#dims + 1] = { name = name, values = list }
+  end
+  if #dims == 0 then options.fail("--grid: no NAME=values given") end
+  return dims
+end
+
+local dev = gpu.open { backend = opts.backend, index = opts.device }
+local specs = require("gpubench.gemv_" .. dev.backend)
+local default_grid = dev.backend == "cuda" and "ROWS=2,4,8;WARPS=1,2,4;STAGES=2,4"
+  or "GEMV_T=16,32,64;GEMV_NR=1,2,4"
+local dims = parse_grid(opts.grid or default_grid)
+local ceil = ceilings.get(dev, {})
+
+-- Every combination of the grid's values, as a define table.
+local function combinations()
+  local out = { {} }
+  for _, d in ipairs(dims) do
+    local next_out = {}
+    for _, partial in ipairs(out) do
+      for _, v in ipairs(d.values) do
+        local c = {}
+        for k2, v2 in pairs(partial) do c[k2] = v2 end
+        c[d.name] = v
+        next_out[#next_out + 1] = c
+      end
+    end
+    out = next_out
+  end
+  return out
+end
+
+local function describe(defines)
+  local parts = {}
+  for _, d in ipairs(dims) do parts[#parts + 1] = ("%s=%d"):format(d.name, defines[d.name]) end
+  return table.concat(parts, " ")
+end
+
+local table_cells = {}
+for _, fmt in ipairs(opts.kernels) do
+  local base = specs[fmt]
+  for _, changes in ipairs(combinations()) do
+    local is_default = true
+    for name, v in pairs(changes) do
+      if base.defines[name] == nil then
+        options.fail(("--grid: the %s %s kernel has no define %s"):format(dev.backend, fmt, name))
+      end
+      if base.defines[name] ~= v then is_default = false end
+    end
+    table_cells[#table_cells + 1] = { label = fmt .. " " .. describe(changes), fmt = fmt,
+                                      changes = changes, default = is_default }
+  end
+end
+
+local prepared = {}
+local function prepare(cell)
+  if prepared[cell] then return prepared[cell] end
+  local ok, spec = pcall(specs.variant, cell.fmt, cell.changes)
+  local p
+  if not ok then
+    p = { status = "invalid", why = tostring(spec) }
+  else
+    local ok2, res = pcall(gemv_bench.prepare, dev, cell.fmt, opts.m, opts.k,
+                           { rotate = opts.rotate, spec = spec })
+    if ok2 then p = res
+    elseif tostring(res):find("is wrong at", 1, true) then p = { status = "WRONG", why = tostring(res) }
+    else p = { status = "no build", why = tostring(res) } end
+  end
+  prepared[cell] = p
+  if p.why then io.stderr:write(("gemv_variants: %s: %s\n"):format(cell.label, p.why:match("^[^\n]*"))) end
+  return p
+end
+
+local function measure(cell, ctx)
+  local p = prepare(cell)
+  local row = { kernel = cell.fmt, variant = describe(cell.changes) .. (cell.default and " *" or "") }
+  if p.status then
+    row.ms, row.gbs, row.pct_read = p.status, "", ""
+    return row
+  end
+  local r <close> = timing.runner(dev, p.launches, {})
+  local d = select(-1, timing.two_point(r:fn(), opts.iters * ctx.scale))
+  local gbs = ceilings.gbs(p.weight_bytes, d.ms)
+  row.ms = d.ms or "noise"
+  row.gbs = gbs or "noise"
+  row.pct_read = d.ms and (ceilings.pct(gbs, ceil.read_gbs) or "n/a") or "noise"
+  row.t_n, row.t_2n = d.t_n, d.t_2n
+  return row
+end
+
+local sink <close> = report.open {
+  title = ("gemv_variants on %s (%s), m=%d k=%d%s"):format(dev.name, dev.backend, opts.m, opts.k,
+    opts.rotate and ", weights rotated out of L2" or ""),
+  columns = {
+    { key = "kernel", width = 6 },
+    { key = "variant", width = 26 },
+    { key = "ms", format = "%.4f", width = 10 },
+    { key = "gbs", title = "GB/s", format = "%.1f", width = 9 },
+    { key = "pct_read", title = "% read", format = "%.1f", width = 7 },
+  },
+  csv = opts.csv,
+  env = report.environment(dev, meta, { ceilings = ceil }),
+}
+local ok, err = pcall(function()
+  cells.run { cells = table_cells, measure = measure, rounds = opts.rounds, sink = sink }
+  sink:note(("* %% read: of %.1f GB/s (%s); * marks the default geometry; every timed variant "
+    .. "matched the FP64 oracle first"):format(ceil.read_gbs, ceil.read_source))
+  sink:close()
+end)
+for _, p in pairs(prepared) do
+  if p.close then p:close() end
+end
+gemv.release(dev)
+if not ok then error(err, 0) end
