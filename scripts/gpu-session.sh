@@ -7,7 +7,8 @@
 #
 #   scripts/gpu-session.sh check          # device list, backend tests, Lua tests, GEMV correctness
 #   scripts/gpu-session.sh quick          # CUDA bandwidth and the 14336x5120 rotated GEMV table
-#   scripts/gpu-session.sh tables [cuda|vulkan]   # the tables for docs/results
+#   scripts/gpu-session.sh bandwidth      # bandwidth --validate on both backends
+#   scripts/gpu-session.sh tables [cuda|vulkan]   # the GEMV tables for docs/results
 #   scripts/gpu-session.sh all
 set -uo pipefail
 phase=${1:-all}
@@ -58,10 +59,16 @@ if [[ $phase == quick ]]; then
   cat "$LOGS/bandwidth_cuda.log" "$LOGS/gemv_cuda_14336x5120_rot.log"
 fi
 
+if [[ $phase == bandwidth || $phase == all ]]; then
+  for b in cuda vulkan; do
+    run "bandwidth_$b" $G --backend $b experiments/bandwidth.lua --sizes 256M,1G,2G --validate \
+      --refresh-ceiling --json "$LOGS/bandwidth_$b.jsonl"
+    cat "$LOGS/bandwidth_$b.log"
+  done
+fi
+
 if [[ $phase == tables || $phase == all ]]; then
   for b in $backends; do
-    run "bandwidth_$b" $G --backend $b experiments/bandwidth.lua --sizes 256M,1G,4G --validate \
-      --json "$LOGS/bandwidth_$b.jsonl"
     for o in forward reverse; do
       run "gemv_${b}_$o" $G --backend $b experiments/gemv_table.lua --order $o \
         --markdown "$LOGS/gemv_${b}_$o.md" --json "$LOGS/gemv_${b}_$o.jsonl"
