@@ -14,20 +14,9 @@
 #include <string.h>
 
 #include "backend.h"
+#include "check.h"
 #include "fileutil.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        checks++;                                                                                 \
-        if (!(cond)) {                                                                            \
-            failures++;                                                                           \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                           \
-            printf(__VA_ARGS__);                                                                  \
-            printf("\n");                                                                         \
-        }                                                                                         \
-    } while (0)
+#include "test_util.h"
 
 /* Runs a call that must succeed; on failure records the message and yields 0. */
 #define OK(call)                                                                                  \
@@ -124,16 +113,6 @@ static int load_string(gb_device *d, const char *code, const char *entry, gb_ker
     s.code = code;
     s.entry = entry;
     return gb_kernel_load(d, &s, k, &e);
-}
-
-static const char *kinds_text(const gb_kernel *k) {
-    static char buf[512];
-    buf[0] = 0;
-    for (int i = 0; i < k->nparams; i++) {
-        strcat(buf, i ? "," : "");
-        strcat(buf, gb_kind_name(k->params[i]));
-    }
-    return buf;
 }
 
 /* ------------------------------------------------------------ sections */
@@ -234,14 +213,16 @@ done:
 static void test_copy_read(gb_device *d) {
     gb_kernel *copy = NULL, *copy2 = NULL, *read = NULL;
     if (!OK(load(d, "kernels/cuda/copy.cu", "copy", NULL, 0, NULL, 0, &copy))) return;
-    CHECK(strcmp(kinds_text(copy), "buffer,buffer,u32") == 0, "copy kinds %s", kinds_text(copy));
+    CHECK(strcmp(kinds_text(copy->params, copy->nparams), "buffer,buffer,u32") == 0,
+          "copy kinds %s", kinds_text(copy->params, copy->nparams));
     CHECK(copy->cache_hit == 0, "first load of copy.cu in a fresh cache was a cache hit");
     if (OK(load(d, "kernels/cuda/copy.cu", "copy", NULL, 0, NULL, 0, &copy2))) {
         CHECK(copy2->cache_hit == 1, "second load of copy.cu missed the cache");
         gb_kernel_free(copy2);
     }
     if (!OK(load(d, "kernels/cuda/read.cu", "read", NULL, 0, NULL, 0, &read))) goto done;
-    CHECK(strcmp(kinds_text(read), "buffer,buffer,u32,u32") == 0, "read kinds %s", kinds_text(read));
+    CHECK(strcmp(kinds_text(read->params, read->nparams), "buffer,buffer,u32,u32") == 0,
+          "read kinds %s", kinds_text(read->params, read->nparams));
 
     const uint32_t n16 = 65536 + 7; /* a ragged tail for the grid-stride loop */
     const size_t bytes = (size_t)n16 * 16 + 64;
@@ -326,7 +307,8 @@ static void test_kinds(gb_device *d) {
     gb_kernel *k = NULL;
     gb_buffer *out = NULL, *p = NULL;
     if (!OK(load(d, "tests/kernels/cuda/kinds.cu", "kinds", NULL, 0, NULL, 0, &k))) return;
-    CHECK(strcmp(kinds_text(k), "buffer,u32,i32,f32,u64,buffer") == 0, "kinds %s", kinds_text(k));
+    CHECK(strcmp(kinds_text(k->params, k->nparams), "buffer,u32,i32,f32,u64,buffer") == 0,
+          "kinds %s", kinds_text(k->params, k->nparams));
     const uint32_t cafe = 0xCAFEBABEu;
     if (OK(gb_buffer_alloc(d, 5 * 8, &out, &e)) && OK(gb_buffer_alloc(d, 4, &p, &e)) &&
         OK(gb_buffer_upload(p, 0, &cafe, 4, &e))) {
@@ -564,9 +546,10 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 int main(void) {
     int count = 0;
     if (gb_cuda_backend.probe(&count, &e) != 0 || count == 0) {
-        printf("skipped: no CUDA device (%s)\n", e.msg ? e.msg : "the driver reports 0 devices");
+        int rc =
+            check_skip(0, "no CUDA device (%s)", e.msg ? e.msg : "the driver reports 0 devices");
         gb_err_clear(&e);
-        return 77;
+        return rc;
     }
     /* A fresh kernel cache, so the first load is a miss and the second a hit. */
     char tmp[] = "/tmp/gpubench-cuda-test-XXXXXX";
@@ -597,6 +580,5 @@ int main(void) {
         CHECK(gb_live(i) == 0, "%ld %s still alive at the end", gb_live(i), what[i]);
 
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    printf("test_cuda_backend: %d checks, %d failed\n", checks, failures);
-    return failures ? 1 : 0;
+    return check_finish("test_cuda_backend");
 }

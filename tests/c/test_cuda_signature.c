@@ -4,31 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "cuda_signature.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        checks++;                                                                                 \
-        if (!(cond)) {                                                                            \
-            failures++;                                                                           \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                           \
-            printf(__VA_ARGS__);                                                                  \
-            printf("\n");                                                                         \
-        }                                                                                         \
-    } while (0)
-
-/* "buffer,u32,..." for a signature, to compare in one string. */
-static const char *kinds_text(const gb_cuda_signature *s) {
-    static char buf[512];
-    buf[0] = 0;
-    for (int i = 0; i < s->nparams; i++) {
-        strcat(buf, i ? "," : "");
-        strcat(buf, gb_kind_name(s->kinds[i]));
-    }
-    return buf;
-}
+#include "test_util.h"
 
 static const char *names_text(const gb_cuda_signature *s) {
     static char buf[2048];
@@ -49,8 +27,8 @@ static void expect_ok(const char *what, const char *code, const char *entry,
     int rc = gb_cuda_parse_signature("test.cu", code, entry, defs, ndefs, &s, &e);
     CHECK(rc == 0, "%s: parse failed: %s", what, e.msg ? e.msg : "(no message)");
     if (rc == 0) {
-        CHECK(strcmp(kinds_text(&s), kinds) == 0, "%s: kinds '%s', expected '%s'", what,
-              kinds_text(&s), kinds);
+        CHECK(strcmp(kinds_text(s.kinds, s.nparams), kinds) == 0, "%s: kinds '%s', expected '%s'", what,
+              kinds_text(s.kinds, s.nparams), kinds);
         if (names)
             CHECK(strcmp(names_text(&s), names) == 0, "%s: names '%s', expected '%s'", what,
                   names_text(&s), names);
@@ -276,6 +254,5 @@ int main(void) {
     test_realistic();
     test_macros();
     test_errors();
-    printf("test_cuda_signature: %d checks, %d failed\n", checks, failures);
-    return failures ? 1 : 0;
+    return check_finish("test_cuda_signature");
 }

@@ -3,19 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "formats.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
 
 /* FORMATS.md, "GGML block formats", transcribed, in the table's order. */
 static const struct {
@@ -146,10 +135,5 @@ int main(void) {
     test_table();
     test_sizes();
     test_planar_geometry();
-    if (failures) {
-        printf("test_formats: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_formats: all passed\n");
-    return 0;
+    return check_finish("test_formats");
 }

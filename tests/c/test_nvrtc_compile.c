@@ -31,33 +31,12 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "check.h"
 #include "cuda_backend.h"
 #include "cuda_compile.h"
 #include "cuda_cubin.h"
 #include "fileutil.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        checks++;                                                                                 \
-        if (!(cond)) {                                                                            \
-            failures++;                                                                           \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                           \
-            printf(__VA_ARGS__);                                                                  \
-            printf("\n");                                                                         \
-        }                                                                                         \
-    } while (0)
-
-static const char *kinds_text(const gb_kind *k, int n) {
-    static char buf[512];
-    buf[0] = 0;
-    for (int i = 0; i < n; i++) {
-        strcat(buf, i ? "," : "");
-        strcat(buf, gb_kind_name(k[i]));
-    }
-    return buf;
-}
+#include "test_util.h"
 
 static gb_kernel_source source(const char *label, const char *code, const char *entry) {
     gb_kernel_source s;
@@ -459,13 +438,11 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 }
 
 int main(void) {
-    const char *ci = getenv("CI");
-    int in_ci = ci && (strcmp(ci, "true") == 0 || strcmp(ci, "1") == 0);
     gb_err e = {0};
     if (gb_cuda_load_nvrtc(&e) != 0) {
-        printf("%s: NVRTC not available: %s\n", in_ci ? "FAIL (CI=true)" : "skipped", e.msg);
+        int rc = check_skip(check_in_ci(), "NVRTC not available: %s", e.msg);
         gb_err_clear(&e);
-        return in_ci ? 1 : 77;
+        return rc;
     }
     /* A private cache directory: every kernel is really compiled on every run,
      * and the cache test starts empty. */
@@ -488,6 +465,5 @@ int main(void) {
     test_cache(tmp);
 
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    printf("test_nvrtc_compile: %d checks, %d failed\n", checks, failures);
-    return failures ? 1 : 0;
+    return check_finish("test_nvrtc_compile");
 }

@@ -6,21 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "formats.h"
 #include "ref_blocks.h"
 #include "ref_dequant.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
 
 enum { NBLOCKS = 4096 };
 
@@ -28,11 +17,9 @@ static uint8_t *blocks(const gb_format *f, uint64_t n, uint64_t seed) {
     uint8_t *p = malloc(n * f->block_bytes);
     gb_err e = {0};
     if (!p) return NULL;
-    if (gb_ref_random_blocks(f, n, seed, p, &e) != 0) {
-        printf("FAIL random_blocks %s: %s\n", f->name, e.msg ? e.msg : "?");
-        failures++;
-        gb_err_clear(&e);
-    }
+    int rc = gb_ref_random_blocks(f, n, seed, p, &e);
+    CHECK(rc == 0, "random_blocks %s: %s", f->name, e.msg ? e.msg : "?");
+    gb_err_clear(&e);
     return p;
 }
 
@@ -151,10 +138,5 @@ int main(void) {
         test_fields(gb_format_at(i));
     }
     test_scale_draw();
-    if (failures) {
-        printf("test_ref_blocks: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_ref_blocks: all passed\n");
-    return 0;
+    return check_finish("test_ref_blocks");
 }

@@ -7,39 +7,25 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "formats.h"
 #include "ref_dequant.h"
+#include "test_util.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
-
-static void put16(uint8_t *p, uint16_t v) {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-/* Bit-exact comparison, +0 and -0 equal, NaN equal to NaN. Reports the first
- * few mismatches. */
+/* Bit-exact comparison, +0 and -0 equal, NaN equal to NaN: one check for
+ * the whole array, which reports the first few mismatches. */
 static void expect_floats(const char *what, const float *got, const float *want, int n) {
     int bad = 0;
     for (int i = 0; i < n; i++) {
         int same = got[i] == want[i] || (isnan(got[i]) && isnan(want[i]));
         if (!same && bad++ < 4) {
-            failures++;
             printf("FAIL %s: element %d is %a (%.9g), expected %a (%.9g)\n", what, i, got[i],
                    got[i], want[i], want[i]);
         }
     }
     if (bad > 4) printf("FAIL %s: %d mismatching elements in all\n", what, bad);
+    checks++;
+    if (bad) failures++;
 }
 
 static void dequant(const char *fmt, const uint8_t *src, size_t nbytes, float *out) {
@@ -356,10 +342,5 @@ int main(void) {
     test_q5_k();
     test_q6_k();
     test_errors_and_rows();
-    if (failures) {
-        printf("test_ref_dequant: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_ref_dequant: all passed\n");
-    return 0;
+    return check_finish("test_ref_dequant");
 }

@@ -3,25 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "formats.h"
 #include "ref_gemv.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
-
-static void put16(uint8_t *p, uint16_t v) {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
+#include "test_util.h"
 
 static int gemv(const char *fmt, const void *w, size_t wbytes, uint64_t m, uint64_t k,
                 const float *x, double *y, double *absdot, gb_err *e) {
@@ -133,10 +118,5 @@ int main(void) {
     test_q4_0_by_hand();
     test_gemv_errors();
     test_check_rows();
-    if (failures) {
-        printf("test_ref_gemv: %d failures\n", failures);
-        return 1;
-    }
-    printf("test_ref_gemv: all passed\n");
-    return 0;
+    return check_finish("test_ref_gemv");
 }

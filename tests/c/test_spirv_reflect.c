@@ -8,26 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "glsl_compile.h"
 #include "spirv_reflect.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        checks++;                                                             \
-        if (!(cond)) {                                                        \
-            failures++;                                                       \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
-            printf(__VA_ARGS__);                                              \
-            printf("\n");                                                     \
-        }                                                                     \
-    } while (0)
-
-static void report(const char *name, int failures_before)
-{
-    printf("%s - %s\n", failures == failures_before ? "ok" : "not ok", name);
-}
 
 /* Compiles GLSL text for target and reflects it; returns the status, *msg the error. */
 static int reflect_for(const char *target, const char *code, gb_spv_reflection *r, char **msg)
@@ -245,6 +228,5 @@ int main(void)
     test_spec_local_size("vulkan1.3");
     test_errors();
     test_malformed();
-    printf("%d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+    return check_finish("test_spirv_reflect");
 }

@@ -304,5 +304,5 @@ int main(void)
     MUST(gb_sync(d, ERR));
     gb_device_release(d);
     test_free_order();
-    return finish();
+    return finish("test_vulkan_backend");
 }

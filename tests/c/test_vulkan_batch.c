@@ -210,5 +210,5 @@ int main(void)
     test_includes_on_device(d);
     gb_kernel_free(inc);
     gb_device_release(d);
-    return finish();
+    return finish("test_vulkan_batch");
 }

@@ -1,6 +1,6 @@
-/* Helpers shared by the Vulkan device tests (tests/c/test_vulkan_*.c): check
- * counting, opening device 0 or skipping (exit 77) when no Vulkan device
- * exists — failing instead when CI=true, since CI has lavapipe — and loading
+/* Helpers shared by the Vulkan device tests (tests/c/test_vulkan_*.c): the
+ * live-counter check at exit, opening device 0 or skipping (exit 77) when no
+ * Vulkan device exists — failing instead in CI, since CI has lavapipe — and loading
  * the test kernels in tests/kernels/vulkan. Tests run from the repository root. */
 #ifndef GPUBENCH_TEST_VULKAN_COMMON_H
 #define GPUBENCH_TEST_VULKAN_COMMON_H
@@ -10,32 +10,15 @@
 #include <string.h>
 
 #include "backend.h"
+#include "check.h"
 #include "fileutil.h"
 
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        checks++;                                                             \
-        if (!(cond)) {                                                        \
-            failures++;                                                       \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
-            printf(__VA_ARGS__);                                              \
-            printf("\n");                                                     \
-        }                                                                     \
-    } while (0)
-
-static inline void report(const char *name, int failures_before)
-{
-    printf("%s - %s\n", failures == failures_before ? "ok" : "not ok", name);
-}
-
-static inline int finish(void)
+/* The live-object counters must all be back to 0; then the summary line. */
+static inline int finish(const char *test)
 {
     for (int i = 0; i < GB_LIVE_COUNT; i++)
         CHECK(gb_live(i) == 0, "live counter %d is %ld at exit", i, gb_live(i));
-    printf("%d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+    return check_finish(test);
 }
 
 /* Device 0 of the Vulkan backend, or exit 77 (skip) when there is none. */
@@ -43,13 +26,10 @@ static inline gb_device *open_or_skip(void)
 {
     gb_err e = {0};
     int count = 0;
-    const char *ci = getenv("CI");
-    int in_ci = ci && strcmp(ci, "true") == 0;
     if (gb_vulkan_backend.probe(&count, &e) != 0 || count == 0) {
-        printf("%s: no Vulkan device (%s)\n", in_ci ? "FAIL" : "skipped",
-               e.msg ? e.msg : "0 devices");
+        int rc = check_skip(check_in_ci(), "no Vulkan device (%s)", e.msg ? e.msg : "0 devices");
         gb_err_clear(&e);
-        exit(in_ci ? 1 : 77);
+        exit(rc);
     }
     gb_device *d = NULL;
     if (gb_device_open(&gb_vulkan_backend, 0, &d, &e) != 0) {

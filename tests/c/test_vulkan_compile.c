@@ -9,26 +9,9 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "check.h"
 #include "fileutil.h"
 #include "glsl_compile.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        checks++;                                                             \
-        if (!(cond)) {                                                        \
-            failures++;                                                       \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
-            printf(__VA_ARGS__);                                              \
-            printf("\n");                                                     \
-        }                                                                     \
-    } while (0)
-
-static void report(const char *name, int failures_before)
-{
-    printf("%s - %s\n", failures == failures_before ? "ok" : "not ok", name);
-}
 
 static char *slurp(const char *path)
 {
@@ -212,6 +195,5 @@ int main(void)
     test_includes_and_defines();
     test_warnings_targets_params();
     test_cache();
-    printf("%d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+    return check_finish("test_vulkan_compile");
 }
