@@ -27,6 +27,8 @@ fi
 export GPUBENCH_CACHE_DIR=${GPUBENCH_CACHE_DIR:-/tmp/gpubench-cache}
 BIN=${BIN:-build}
 G=$BIN/gpubench
+git_rev=$($G -e 'print(require "gpu".git)' 2>/dev/null)
+echo "gpubench $git_rev, $(date -u +%Y-%m-%dT%H:%MZ)" > "$LOGS/revision.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv \
   > "$LOGS/nvidia-smi.txt" 2>&1
 status=0
@@ -73,10 +75,11 @@ if [[ $phase == tables || $phase == all ]]; then
       run "gemv_${b}_$o" $G --backend $b experiments/gemv_table.lua --order $o \
         --markdown "$LOGS/gemv_${b}_$o.md" --json "$LOGS/gemv_${b}_$o.jsonl"
       run "gemv_${b}_rot_$o" $G --backend $b experiments/gemv_table.lua --rotate --order $o \
-        --markdown "$LOGS/gemv_${b}_rot_$o.md"
+        --markdown "$LOGS/gemv_${b}_rot_$o.md" --json "$LOGS/gemv_${b}_rot_$o.jsonl"
     done
     run "gemv_${b}_14336x5120_rot" env M=14336 K=5120 $G --backend $b experiments/gemv_table.lua \
-      --rotate --validate --markdown "$LOGS/gemv_${b}_14336x5120_rot.md"
+      --rotate --validate --markdown "$LOGS/gemv_${b}_14336x5120_rot.md" \
+      --json "$LOGS/gemv_${b}_14336x5120_rot.jsonl"
   done
 fi
 exit $status
