@@ -1,5 +1,6 @@
-// gpubench-compile: entry=gemv_q4_0 defines=ROWS=8,WARPS=1,STAGES=2
-// gpubench-compile: entry=gemv_q4_0 defines=ROWS=3,WARPS=2,STAGES=3
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=4
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,SUBN=0,ROWS=16,WARPS=1,STAGES=3
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2
 // GEMV y = W x for q4_0 weights (FORMATS.md: 18-byte blocks of 32 weights, fp16
 // d then 16 bytes of nibbles; element j < 16 is the low nibble of byte j,
 // element j + 16 its high nibble; value (q - 8) * d). Any k that is a multiple
@@ -10,8 +11,27 @@
 // read as five words and funnel-shifted into four aligned ones; each byte then
 // becomes a float with one byte permute (gemv_common.cuh, "magic decode"):
 //     sum_j (q_j - 8) x_j = 64 * sum_j (2 + q_j/64) x_j - 136 * sum_j x_j.
-#include "gemv_common.cuh"
+#ifndef MMA
+#define MMA 1
+#endif
+#ifndef SUBN
+#define SUBN 1
+#endif
+#include "gemv_mma.cuh"
 
+// Defaults: the tensor-core path (MMA=1: ROWS must be 16, the mma's rows per
+// warp); MMA=0 selects the scalar path of gemv_common.cuh with its own defaults.
+#if MMA
+#ifndef ROWS
+#define ROWS 16
+#endif
+#ifndef WARPS
+#define WARPS 4
+#endif
+#ifndef STAGES
+#define STAGES 4
+#endif
+#else
 #ifndef ROWS
 #define ROWS 8
 #endif
@@ -20,6 +40,7 @@
 #endif
 #ifndef STAGES
 #define STAGES 2
+#endif
 #endif
 
 struct GbQ4_0 {
@@ -54,9 +75,42 @@ struct GbQ4_0 {
     }
 };
 
+
+// Tensor-core path (gemv_mma.cuh). Unit = block (32 columns), lane t of a quad
+// takes code word t (bytes 4t..4t+3 of qs): masked in place, its low nibbles
+// (elements 4t, 4t+2 | 4t+1, 4t+3 from the word shifted by 8) fill k slots
+// 2t, 2t+1 and its high nibbles (elements 16+4t, 18+4t | 17+4t, 19+4t), as 16q,
+// slots 2t+8, 2t+9 (class 16: B holds x/16 there). Offset -8 by the offset mma.
+struct GbQ4_0M {
+    enum { QK = 32, BPB = 18, U = 32, OFF = -8, MIN = 0 };
+    struct P {};
+    GB_HD static gb_u32 kcol(gb_u32 u, gb_u32 j, gb_u32 t, gb_u32 i)
+    {
+        return 32 * u + (i >= 2 ? 16 : 0) + 4 * t + 2 * (i & 1) + j;
+    }
+    GB_HD static bool k16(gb_u32, gb_u32 i) { return i >= 2; }
+    GB_HD static void prep(const unsigned char*, gb_u32, gb_u32, P&) {}
+    GB_HD static void afrag(const unsigned char* s, gb_u32 delta, gb_u32 u, gb_u32 t, const P&, gb_u32 (*a)[2])
+    {
+        gb_u32 w, w8;
+        gb_ld_w8(s, delta + 18 * u + 2 + 4 * t, w, w8);
+        a[0][0] = gb_afix(w & 0x000F000Fu), a[0][1] = gb_afix(w & 0x00F000F0u);
+        a[1][0] = gb_afix(w8 & 0x000F000Fu), a[1][1] = gb_afix(w8 & 0x00F000F0u);
+    }
+    GB_HD static float scale(const unsigned char* s, gb_u32 delta, gb_u32 G, gb_u32 t, const P&, float&)
+    {
+        return gb_half_to_float(gb_ld_u16(s + delta + 18 * (4 * G + t)));
+    }
+};
+
 extern "C" __global__ void __launch_bounds__(32 * WARPS)
     gemv_q4_0(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
+#if MMA
+    static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
+    gb_gemv_mma<GbQ4_0M, WARPS, STAGES>(w, x, y, m, k);
+#else
     gb_gemv_quant<GbQ4_0, ROWS, STAGES, WARPS>(w, x, y, m, k);
+#endif
 }

@@ -1,5 +1,6 @@
-// gpubench-compile: entry=gemv_q4_k defines=ROWS=8,WARPS=1,STAGES=2
-// gpubench-compile: entry=gemv_q4_k defines=ROWS=2,WARPS=4,STAGES=4
+// gpubench-compile: entry=gemv_q4_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=4
+// gpubench-compile: entry=gemv_q4_k defines=MMA=1,SUBN=0,ROWS=16,WARPS=2,STAGES=2
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2
 // GEMV y = W x for q4_k weights (FORMATS.md: 144-byte super-blocks of 256
 // weights: fp16 d, fp16 dmin, 12 bytes of packed 6-bit sub-block scales and
 // mins, 128 bytes of nibbles; value (d*sc)*q - dmin*m). k a multiple of 256;
@@ -11,8 +12,27 @@
 // 16-byte shared-memory load. The scale products d*sc and dmin*m are computed
 // once per (row, super-block) by the prep step (gb_k_prep) and read back as
 // one 16-byte load per row.
-#include "gemv_common.cuh"
+#ifndef MMA
+#define MMA 1
+#endif
+#ifndef SUBN
+#define SUBN 1
+#endif
+#include "gemv_mma.cuh"
 
+// Defaults: the tensor-core path (MMA=1: ROWS must be 16, the mma's rows per
+// warp); MMA=0 selects the scalar path of gemv_common.cuh with its own defaults.
+#if MMA
+#ifndef ROWS
+#define ROWS 16
+#endif
+#ifndef WARPS
+#define WARPS 4
+#endif
+#ifndef STAGES
+#define STAGES 4
+#endif
+#else
 #ifndef ROWS
 #define ROWS 8
 #endif
@@ -21,6 +41,7 @@
 #endif
 #ifndef STAGES
 #define STAGES 2
+#endif
 #endif
 
 struct GbQ4K {
@@ -48,9 +69,56 @@ struct GbQ4K {
     }
 };
 
+
+// Tensor-core path (gemv_mma.cuh). A tile is one super-block; unit = sub-block
+// s (32 columns), c = s/2. Lane t of a quad takes qs[32c + 8t .. +7] (one
+// 8-byte load, super-blocks are 16-byte aligned): low nibbles for even s, high
+// nibbles (16q: class 16, the whole unit) for odd s, bytes 0, 2 of each word in
+// slots 2t, 2t+1 and bytes 1, 3 in slots 2t+8, 2t+9. The mins: the A = 1 mma
+// gives sum x' per unit (x'/16 for odd units: times 16 again in the epilogue).
+struct GbQ4KM {
+    enum { QK = 256, BPB = 144, U = 32, OFF = 0, MIN = 1 };
+    struct P { float dsc[2], dm[2]; };
+    GB_HD static gb_u32 kcol(gb_u32 u, gb_u32 j, gb_u32 t, gb_u32 i)
+    {
+        return 32 * u + 8 * t + 4 * j + (i >= 2 ? 1 : 0) + 2 * (i & 1);
+    }
+    GB_HD static bool k16(gb_u32 u, gb_u32) { return (u & 1) != 0; }
+    GB_HD static void prep_scales(const unsigned char* sb, gb_u32 t, float* dsc, float* dm)
+    {
+        gb_u32 hd[4]; // d | dmin << 16, S0, S1, S2
+        gb_ld_u32x4(sb, hd);
+        const float d = gb_half_to_float(hd[0] & 0xFFFF), dmin = gb_half_to_float(hd[0] >> 16);
+        // sub-blocks t and 4+t (FORMATS.md); d*sc, dmin*m are exact products
+        const gb_u32 b0 = hd[1] >> (8 * t), b1 = hd[2] >> (8 * t), b2 = hd[3] >> (8 * t);
+        dsc[0] = d * (float)(b0 & 63), dm[0] = dmin * (float)(b1 & 63);
+        dsc[1] = d * (float)((b2 & 15) | ((b0 >> 2) & 48));
+        dm[1] = dmin * (float)(((b2 >> 4) & 15) | ((b1 >> 2) & 48));
+    }
+    // delta is always 0: rows and tiles start on 144-byte (16-byte) boundaries.
+    GB_HD static void prep(const unsigned char* s, gb_u32, gb_u32 t, P& p) { prep_scales(s, t, p.dsc, p.dm); }
+    GB_HD static void afrag(const unsigned char* s, gb_u32, gb_u32 u, gb_u32 t, const P&, gb_u32 (*a)[2])
+    {
+        const uint2 v = *reinterpret_cast<const uint2*>(s + 16 + 32 * (u >> 1) + 8 * t);
+        const gb_u32 mask = (u & 1) ? 0x00F000F0u : 0x000F000Fu;
+        a[0][0] = gb_afix(v.x & mask), a[0][1] = gb_afix((v.x >> 8) & mask);
+        a[1][0] = gb_afix(v.y & mask), a[1][1] = gb_afix((v.y >> 8) & mask);
+    }
+    GB_HD static float scale(const unsigned char*, gb_u32, gb_u32 G, gb_u32, const P& p, float& mc)
+    {
+        mc = p.dm[G];
+        return p.dsc[G];
+    }
+};
+
 extern "C" __global__ void __launch_bounds__(32 * WARPS)
     gemv_q4_k(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
+#if MMA
+    static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
+    gb_gemv_mma<GbQ4KM, WARPS, STAGES>(w, x, y, m, k);
+#else
     gb_gemv_quant<GbQ4K, ROWS, STAGES, WARPS>(w, x, y, m, k);
+#endif
 }

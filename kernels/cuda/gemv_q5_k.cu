@@ -1,5 +1,6 @@
-// gpubench-compile: entry=gemv_q5_k defines=ROWS=8,WARPS=1,STAGES=2
-// gpubench-compile: entry=gemv_q5_k defines=ROWS=4,WARPS=2,STAGES=3
+// gpubench-compile: entry=gemv_q5_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=3
+// gpubench-compile: entry=gemv_q5_k defines=MMA=1,SUBN=0,ROWS=16,WARPS=2,STAGES=4
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2
 // GEMV y = W x for q5_k weights (FORMATS.md: 176-byte super-blocks of 256
 // weights: fp16 d, fp16 dmin, 12 bytes of packed scales and mins as q4_k,
 // 32 bytes qh, 128 bytes qs; q = low nibble as q4_k | ((qh[e%32] >> (e/32)) & 1) << 4,
@@ -13,8 +14,27 @@
 // two 16-byte shared-memory loads, the scale products come from the prep step
 // as in q4_k. A 5-bit code still fits the "2 + q/64" byte-permute decode
 // (bits 16..20 of the float).
-#include "gemv_common.cuh"
+#ifndef MMA
+#define MMA 1
+#endif
+#ifndef SUBN
+#define SUBN 1
+#endif
+#include "gemv_mma.cuh"
 
+// Defaults: the tensor-core path (MMA=1: ROWS must be 16, the mma's rows per
+// warp); MMA=0 selects the scalar path of gemv_common.cuh with its own defaults.
+#if MMA
+#ifndef ROWS
+#define ROWS 16
+#endif
+#ifndef WARPS
+#define WARPS 4
+#endif
+#ifndef STAGES
+#define STAGES 3
+#endif
+#else
 #ifndef ROWS
 #define ROWS 8
 #endif
@@ -23,6 +43,7 @@
 #endif
 #ifndef STAGES
 #define STAGES 2
+#endif
 #endif
 
 struct GbQ5K {
@@ -57,9 +78,66 @@ struct GbQ5K {
     }
 };
 
+
+// Tensor-core path (gemv_mma.cuh). As q4_k (lane t: qs[32c + 8t .. +7]), with
+// the fifth bits from qh[8t .. 8t+7] (bit s for sub-block s), loaded once per
+// tile: per word, the nibble (shifted down by 4 for odd s) and the qh word
+// shifted so that bit s lands on bit 4 are merged by one bit-select; the masks
+// 0x001F001F that cut bytes 0, 2 (and, shifted, 1, 3) clear the rest. All
+// units are class 1.
+struct GbQ5KM {
+    enum { QK = 256, BPB = 176, U = 32, OFF = 0, MIN = 1 };
+    struct P { float dsc[2], dm[2]; gb_u32 h[2]; };
+    GB_HD static gb_u32 kcol(gb_u32 u, gb_u32 j, gb_u32 t, gb_u32 i)
+    {
+        return 32 * u + 8 * t + 4 * j + (i >= 2 ? 1 : 0) + 2 * (i & 1);
+    }
+    GB_HD static bool k16(gb_u32, gb_u32) { return false; }
+    GB_HD static void prep_scales(const unsigned char* sb, gb_u32 t, float* dsc, float* dm)
+    {
+        gb_u32 hd[4]; // d | dmin << 16, S0, S1, S2
+        gb_ld_u32x4(sb, hd);
+        const float d = gb_half_to_float(hd[0] & 0xFFFF), dmin = gb_half_to_float(hd[0] >> 16);
+        // sub-blocks t and 4+t (FORMATS.md); d*sc, dmin*m are exact products
+        const gb_u32 b0 = hd[1] >> (8 * t), b1 = hd[2] >> (8 * t), b2 = hd[3] >> (8 * t);
+        dsc[0] = d * (float)(b0 & 63), dm[0] = dmin * (float)(b1 & 63);
+        dsc[1] = d * (float)((b2 & 15) | ((b0 >> 2) & 48));
+        dm[1] = dmin * (float)(((b2 >> 4) & 15) | ((b1 >> 2) & 48));
+    }
+    // delta is always 0: rows and tiles start on 176-byte (16-byte) boundaries.
+    GB_HD static void prep(const unsigned char* s, gb_u32, gb_u32 t, P& p)
+    {
+        prep_scales(s, t, p.dsc, p.dm);
+        const uint2 v = *reinterpret_cast<const uint2*>(s + 16 + 8 * t);
+        p.h[0] = v.x, p.h[1] = v.y;
+    }
+    GB_HD static void afrag(const unsigned char* s, gb_u32, gb_u32 u, gb_u32 t, const P& p, gb_u32 (*a)[2])
+    {
+        const uint2 v = *reinterpret_cast<const uint2*>(s + 48 + 32 * (u >> 1) + 8 * t);
+        const gb_u32 w[2] = {v.x, v.y};
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            const gb_u32 src = (u & 1) ? w[j] >> 4 : w[j];
+            const gb_u32 hb = u <= 4 ? p.h[j] << (4 - u) : p.h[j] >> (u - 4);
+            const gb_u32 w5 = (src & 0x0F0F0F0Fu) | (hb & 0xF0F0F0F0u);
+            a[j][0] = gb_afix(w5 & 0x001F001Fu), a[j][1] = gb_afix((w5 >> 8) & 0x001F001Fu);
+        }
+    }
+    GB_HD static float scale(const unsigned char*, gb_u32, gb_u32 G, gb_u32, const P& p, float& mc)
+    {
+        mc = p.dm[G];
+        return p.dsc[G];
+    }
+};
+
 extern "C" __global__ void __launch_bounds__(32 * WARPS)
     gemv_q5_k(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
+#if MMA
+    static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
+    gb_gemv_mma<GbQ5KM, WARPS, STAGES>(w, x, y, m, k);
+#else
     gb_gemv_quant<GbQ5K, ROWS, STAGES, WARPS>(w, x, y, m, k);
+#endif
 }

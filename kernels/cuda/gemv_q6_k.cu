@@ -1,5 +1,6 @@
-// gpubench-compile: entry=gemv_q6_k defines=ROWS=4,WARPS=1,STAGES=2
-// gpubench-compile: entry=gemv_q6_k defines=ROWS=8,WARPS=1,STAGES=3
+// gpubench-compile: entry=gemv_q6_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=2,STAGES=4
+// gpubench-compile: entry=gemv_q6_k defines=MMA=1,SUBN=0,ROWS=16,WARPS=4,STAGES=2
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,SUBN=1,ROWS=4,WARPS=1,STAGES=2
 // GEMV y = W x for q6_k weights (FORMATS.md: 210-byte super-blocks of 256
 // weights: 128 bytes ql, 64 bytes qh, 16 signed 8-bit scales, fp16 d last;
 // element e = 128h + 32k + l has low bits from ql[64h + 32(k&1) + l] (low
@@ -19,8 +20,27 @@
 // ROWS = 4: at 0.82 bytes per weight (1.5 times a 4-bit format) 4 rows keep
 // the x traffic near the weight traffic, the staging at 7 KB per warp and the
 // registers below 100; ROWS = 8 (the second compile line) needs 145.
-#include "gemv_common.cuh"
+#ifndef MMA
+#define MMA 1
+#endif
+#ifndef SUBN
+#define SUBN 1
+#endif
+#include "gemv_mma.cuh"
 
+// Defaults: the tensor-core path (MMA=1: ROWS must be 16, the mma's rows per
+// warp); MMA=0 selects the scalar path of gemv_common.cuh with its own defaults.
+#if MMA
+#ifndef ROWS
+#define ROWS 16
+#endif
+#ifndef WARPS
+#define WARPS 2
+#endif
+#ifndef STAGES
+#define STAGES 4
+#endif
+#else
 #ifndef ROWS
 #define ROWS 4
 #endif
@@ -29,6 +49,7 @@
 #endif
 #ifndef STAGES
 #define STAGES 2
+#endif
 #endif
 
 struct GbQ6K {
@@ -71,9 +92,58 @@ struct GbQ6K {
     }
 };
 
+
+// Tensor-core path (gemv_mma.cuh). A tile is one super-block; unit = one scale's
+// 16 elements, u = e/16 = 8h + 2k + g' (e = 128h + 32k + 16g' + i). Lane t of a
+// quad takes i = 4t .. 4t+3: one ql word (low nibbles for k < 2, high ones,
+// shifted by 4, for k >= 2) and one qh word (bits 2k, 2k+1 shifted onto bits
+// 4, 5), merged by one bit-select and cut by 0x003F003F into bytes 0, 2 (slots
+// 2t, 2t+1) and 1, 3 (slots 2t+8, 2t+9). The 12 words a lane needs per row are
+// loaded once per tile (super-blocks are 2-byte aligned: funnel shifts).
+// Offset -32 by the offset mma.
+struct GbQ6KM {
+    enum { QK = 256, BPB = 210, U = 16, OFF = -32, MIN = 0 };
+    struct P { float d; gb_u32 ql[2][4], qh[2][2]; };
+    GB_HD static gb_u32 kcol(gb_u32 u, gb_u32, gb_u32 t, gb_u32 i)
+    {
+        return 128 * (u >> 3) + 32 * ((u >> 1) & 3) + 16 * (u & 1) + 4 * t + (i >= 2 ? 1 : 0) + 2 * (i & 1);
+    }
+    GB_HD static bool k16(gb_u32, gb_u32) { return false; }
+    GB_HD static void prep(const unsigned char* s, gb_u32 delta, gb_u32 t, P& p)
+    {
+        p.d = gb_half_to_float(gb_ld_u16(s + delta + 208));
+        gb_u32 unused;
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+#pragma unroll
+            for (int b = 0; b < 4; b++) gb_ld_w8(s, delta + 64 * h + 16 * b + 4 * t, p.ql[h][b], unused);
+#pragma unroll
+            for (int g = 0; g < 2; g++) gb_ld_w8(s, delta + 128 + 32 * h + 16 * g + 4 * t, p.qh[h][g], unused);
+        }
+    }
+    GB_HD static void afrag(const unsigned char*, gb_u32, gb_u32 u, gb_u32, const P& p, gb_u32 (*a)[2])
+    {
+        const gb_u32 h = u >> 3, kk = (u >> 1) & 3, half = u & 1;
+        const gb_u32 wl = p.ql[h][2 * (kk & 1) + half], wh = p.qh[h][half];
+        const gb_u32 src = kk >= 2 ? wl >> 4 : wl;
+        const gb_u32 hb = kk == 0 ? wh << 4 : kk == 1 ? wh << 2 : kk == 2 ? wh : wh >> 2;
+        const gb_u32 w6 = (src & 0x0F0F0F0Fu) | (hb & 0xF0F0F0F0u);
+        a[0][0] = gb_afix(w6 & 0x003F003Fu), a[0][1] = gb_afix((w6 >> 8) & 0x003F003Fu);
+    }
+    GB_HD static float scale(const unsigned char* s, gb_u32 delta, gb_u32 G, gb_u32 t, const P& p, float&)
+    {
+        return p.d * (float)(signed char)s[delta + 192 + 4 * G + t];
+    }
+};
+
 extern "C" __global__ void __launch_bounds__(32 * WARPS)
     gemv_q6_k(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
+#if MMA
+    static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
+    gb_gemv_mma<GbQ6KM, WARPS, STAGES>(w, x, y, m, k);
+#else
     gb_gemv_quant<GbQ6K, ROWS, STAGES, WARPS>(w, x, y, m, k);
+#endif
 }

@@ -1,5 +1,6 @@
-// gpubench-compile: entry=gemv_q8_0 defines=ROWS=4,WARPS=1,STAGES=2
-// gpubench-compile: entry=gemv_q8_0 defines=ROWS=8,WARPS=1,STAGES=3
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=1,SUBN=1,ROWS=16,WARPS=2,STAGES=4
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=1,SUBN=0,ROWS=16,WARPS=4,STAGES=2
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,SUBN=1,ROWS=4,WARPS=1,STAGES=2
 // GEMV y = W x for q8_0 weights (FORMATS.md: 34-byte blocks of 32 weights, fp16
 // d then 32 signed bytes; value q * d). Any k that is a multiple of 32; any m.
 // Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
@@ -14,8 +15,27 @@
 // ROWS = 4 (not 8 as for the 4-bit formats): a q8_0 weight is twice the bytes,
 // so 4 rows already re-use each x value as many times per weight byte, at half
 // the shared memory.
-#include "gemv_common.cuh"
+#ifndef MMA
+#define MMA 1
+#endif
+#ifndef SUBN
+#define SUBN 1
+#endif
+#include "gemv_mma.cuh"
 
+// Defaults: the tensor-core path (MMA=1: ROWS must be 16, the mma's rows per
+// warp); MMA=0 selects the scalar path of gemv_common.cuh with its own defaults.
+#if MMA
+#ifndef ROWS
+#define ROWS 16
+#endif
+#ifndef WARPS
+#define WARPS 2
+#endif
+#ifndef STAGES
+#define STAGES 4
+#endif
+#else
 #ifndef ROWS
 #define ROWS 4
 #endif
@@ -24,6 +44,7 @@
 #endif
 #ifndef STAGES
 #define STAGES 2
+#endif
 #endif
 
 struct GbQ8_0 {
@@ -55,9 +76,48 @@ struct GbQ8_0 {
     }
 };
 
+
+// Tensor-core path (gemv_mma.cuh). Unit = block; lane t of a quad takes code
+// bytes 8t..8t+7 (two words): each word, offset to unsigned (q ^ 0x80 = q + 128)
+// and masked, gives bytes 0, 2 (slots 2t, 2t+1) and, shifted by 8, bytes 1, 3
+// (slots 2t+8, 2t+9) as the f16 of q + 128 (8 bits fit the 10-bit fraction);
+// offset -128 by the offset mma.
+struct GbQ8_0M {
+    enum { QK = 32, BPB = 34, U = 32, OFF = -128, MIN = 0 };
+    struct P {};
+    GB_HD static gb_u32 kcol(gb_u32 u, gb_u32 j, gb_u32 t, gb_u32 i)
+    {
+        return 32 * u + 8 * t + 4 * j + (i >= 2 ? 1 : 0) + 2 * (i & 1);
+    }
+    GB_HD static bool k16(gb_u32, gb_u32) { return false; }
+    GB_HD static void prep(const unsigned char*, gb_u32, gb_u32, P&) {}
+    GB_HD static void afrag(const unsigned char* s, gb_u32 delta, gb_u32 u, gb_u32 t, const P&, gb_u32 (*a)[2])
+    {
+        const gb_u32 o = delta + 34 * u + 2 + 8 * t;
+        const gb_u32* p = reinterpret_cast<const gb_u32*>(s + (o & ~3u));
+        const gb_u32 sh = (o & 3) * 8, p0 = p[0], p1 = p[1], p2 = p[2];
+        const gb_u32 w[2] = {gb_funnel_r(p0, p1, sh), gb_funnel_r(p1, p2, sh)};
+        const gb_u32 w8[2] = {gb_funnel_r(p0, p1, sh + 8), gb_funnel_r(p1, p2, sh + 8)};
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            a[j][0] = gb_afix((w[j] ^ 0x00800080u) & 0x00FF00FFu);
+            a[j][1] = gb_afix((w8[j] ^ 0x00800080u) & 0x00FF00FFu);
+        }
+    }
+    GB_HD static float scale(const unsigned char* s, gb_u32 delta, gb_u32 G, gb_u32 t, const P&, float&)
+    {
+        return gb_half_to_float(gb_ld_u16(s + delta + 34 * (4 * G + t)));
+    }
+};
+
 extern "C" __global__ void __launch_bounds__(32 * WARPS)
     gemv_q8_0(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
+#if MMA
+    static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
+    gb_gemv_mma<GbQ8_0M, WARPS, STAGES>(w, x, y, m, k);
+#else
     gb_gemv_quant<GbQ8_0, ROWS, STAGES, WARPS>(w, x, y, m, k);
+#endif
 }

@@ -16,12 +16,21 @@
 -- compile otherwise). Dense kernels (f32, f16, bf16) take UNROLL: 16-byte
 -- loads per row issued before any is used.
 --
--- ROWS follows the weight size: x values are loaded once per lane and reused
+-- (Scalar path, MMA=0:) ROWS follows the weight size: x values are loaded once per lane and reused
 -- for the ROWS rows, so 4-bit formats (about 0.56 bytes per weight) use 8
 -- rows and the 6.5- and 8.5-bit formats 4, keeping the x traffic below the
 -- weight traffic. WARPS = 1 for the quantized kernels gives small blocks, so
 -- even m = 1024 fills 128 blocks (the GPU has 132 SMs). The reasoning and the
 -- instruction budgets per format are in docs/kernels/cuda-gemv.md.
+--
+-- Quantized kernels also take MMA and SUBN (0 or 1). MMA=1 (the default) is
+-- the tensor-core path of kernels/cuda/gemv_mma.cuh: 16 rows per warp (ROWS
+-- must be 16), WARPS warps per block sharing the conversion of x, tiles of 256
+-- columns. SUBN=1 decodes codes straight into f16 subnormals; SUBN=0 adds one
+-- HSUB2 per two weights and uses normal f16 only (the fallback if a GPU
+-- flushed f16 subnormals in mma). MMA=0 is the scalar path below (ROWS rows
+-- per warp, tiles of 1024 columns), e.g. variant("q4_0", {MMA = 0, ROWS = 8,
+-- WARPS = 1, STAGES = 2}) for the previous defaults.
 --
 -- The quantized kernels copy whole 16-byte words, so the weight buffer must be
 -- the weight bytes rounded up to 16 at least (gemv.buffer_bytes is that plus 16).
@@ -43,16 +52,17 @@ end
 M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
-M.q4_0 = make("q4_0", { ROWS = 8, WARPS = 1, STAGES = 2 })
-M.q8_0 = make("q8_0", { ROWS = 4, WARPS = 1, STAGES = 2 })
-M.q4_k = make("q4_k", { ROWS = 8, WARPS = 1, STAGES = 2 })
-M.q5_k = make("q5_k", { ROWS = 8, WARPS = 1, STAGES = 2 })
-M.q6_k = make("q6_k", { ROWS = 4, WARPS = 1, STAGES = 2 })
+M.q4_0 = make("q4_0", { MMA = 1, SUBN = 1, ROWS = 16, WARPS = 4, STAGES = 4 })
+M.q8_0 = make("q8_0", { MMA = 1, SUBN = 1, ROWS = 16, WARPS = 2, STAGES = 4 })
+M.q4_k = make("q4_k", { MMA = 1, SUBN = 1, ROWS = 16, WARPS = 4, STAGES = 4 })
+M.q5_k = make("q5_k", { MMA = 1, SUBN = 1, ROWS = 16, WARPS = 4, STAGES = 3 })
+M.q6_k = make("q6_k", { MMA = 1, SUBN = 1, ROWS = 16, WARPS = 2, STAGES = 4 })
 
 -- A spec for fmt with some defines changed (e.g. {ROWS = 4, STAGES = 3}), with
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in
 -- this table, so gemv.spec keeps returning the defaults.
-local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true }
+local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true, MMA = true, SUBN = true }
+local SWITCH = { MMA = true, SUBN = true } -- 0 or 1
 function M.variant(fmt, changes)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
   if type(base) ~= "table" then
@@ -67,10 +77,18 @@ function M.variant(fmt, changes)
     if not KNOWN[k] or base.defines[k] == nil then
       error(("gemv_cuda.variant: %s has no define %s"):format(fmt, tostring(k)), 2)
     end
-    if math.type(v) ~= "integer" or v < 1 then
+    if SWITCH[k] then
+      if v ~= 0 and v ~= 1 then
+        error(("gemv_cuda.variant: %s=%s is not 0 or 1"):format(k, tostring(v)), 2)
+      end
+    elseif math.type(v) ~= "integer" or v < 1 then
       error(("gemv_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
+  end
+  if d.MMA == 1 and d.ROWS ~= 16 then
+    error(("gemv_cuda.variant: %s with MMA=1 computes 16 rows per warp (ROWS=%d given; MMA=0 for the scalar path)")
+      :format(fmt, d.ROWS), 2)
   end
   if 32 * d.WARPS > 1024 then
     error(("gemv_cuda.variant: WARPS=%d is more than a block's 1024 threads"):format(d.WARPS), 2)

@@ -9,9 +9,16 @@
 // past them faults. What it cannot check (cp.async group accounting, barriers,
 // shuffles, cvt.f32.f16) is covered on a GPU by tests/lua/test_gemv_cuda.lua.
 //
-// Build (from the repository root):
+// The tensor-core path (gemv_mma.cuh, MMA=1) runs with a CPU model of
+// mma.sync m16n8k16 built from the PTX ISA fragment tables (mma_model below),
+// a whole block of threads at a time, in two accumulation models.
+//
+// Build (from the repository root; SUBN=0 builds the HSUB2-decode variant):
 //   for c in formats ref_blocks ref_dequant ref_gemv random; do gcc -O2 -c -Ihost host/$c.c; done
-//   nvcc -O2 -std=c++17 -arch=sm_90 -Ihost -Ikernels/cuda tests/cuda_host/gemv_emulate.cu *.o
+//   nvcc -O2 -Xcompiler -fno-strict-aliasing -std=c++17 -arch=sm_90 -DSUBN=1 -Ihost -Ikernels/cuda \
+//     tests/cuda_host/gemv_emulate.cu *.o
+// (-fno-strict-aliasing: the kernels read shared-memory bytes through wider
+// types, which the GPU compiler allows and GCC's optimizer does not.)
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cassert>
@@ -22,13 +29,43 @@
 #include <cstring>
 #include <vector>
 
-#include "gemv_q4_0.cu"
+// Each kernel file sets its own default geometry; the entries are compiled here
+// too, so every file gets its own.
+#include "gemv_q4_0.cu" // also gemv_mma.cuh (SUBN as defined on the command line, default 1)
+#undef ROWS
+#undef WARPS
+#undef STAGES
+#undef UNROLL
 #include "gemv_q8_0.cu"
+#undef ROWS
+#undef WARPS
+#undef STAGES
+#undef UNROLL
 #include "gemv_q4_k.cu"
+#undef ROWS
+#undef WARPS
+#undef STAGES
+#undef UNROLL
 #include "gemv_q5_k.cu"
+#undef ROWS
+#undef WARPS
+#undef STAGES
+#undef UNROLL
 #include "gemv_q6_k.cu"
+#undef ROWS
+#undef WARPS
+#undef STAGES
+#undef UNROLL
 #include "gemv_f32.cu"
+#undef ROWS
+#undef WARPS
+#undef STAGES
+#undef UNROLL
 #include "gemv_f16.cu"
+#undef ROWS
+#undef WARPS
+#undef STAGES
+#undef UNROLL
 #include "gemv_bf16.cu"
 
 extern "C" {
@@ -93,6 +130,106 @@ struct HostCtx {
     void sync() {}
 };
 
+// ------------------------------------------------------------ tensor-core path
+// CPU model of mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 over the 32
+// lanes of one warp, from the PTX ISA's "Matrix Fragments for mma.m16n8k16
+// with floating point type" (groupID g = lane >> 2, threadID_in_group t = lane % 4):
+//   A (16x16, .f16x2 regs a0..a3 holding elements a0..a7, low half first):
+//     row = g for a0, a1, a4, a5 and g + 8 for a2, a3, a6, a7;
+//     col = 2t + (i & 1) for a0..a3 and 2t + (i & 1) + 8 for a4..a7
+//   B (16x8, regs b0, b1 holding b0..b3): row (k) = 2t + (i & 1) for b0, b1,
+//     + 8 for b2, b3; col = g
+//   C, D (16x8 f32 c0..c3): row = g for c0, c1 and g + 8 for c2, c3; col = 2t + (i & 1)
+// f16 inputs are decoded exactly (subnormals included); every product is
+// exact. The sum is modelled pessimistically: C plus the 16 products in k order,
+// each addition rounded toward zero to f32 (tensor cores truncate; this is at
+// least as lossy as one rounding of the exact sum).
+static bool mma_round_nearest = false; // the alternative model: exact sum, one rounding
+static float rz_add(float a, double p) {
+    const double s = (double)a + p;
+    float f = (float)s;
+    if (std::fabs((double)f) > std::fabs(s)) f = std::nextafter(f, 0.0f);
+    return f;
+}
+static void mma_model(float (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2]) {
+    double a[16][16], b[16][8];
+    float c[16][8];
+    for (int lane = 0; lane < 32; lane++) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int i = 0; i < 8; i++)
+            a[g + 8 * ((i >> 1) & 1)][2 * t + (i & 1) + 8 * (i >> 2)] = gb_half_to_float((A[lane][i >> 1] >> (16 * (i & 1))) & 0xFFFF);
+        for (int i = 0; i < 4; i++)
+            b[2 * t + (i & 1) + 8 * (i >> 1)][g] = gb_half_to_float((B[lane][i >> 1] >> (16 * (i & 1))) & 0xFFFF);
+        for (int i = 0; i < 4; i++) c[g + 8 * (i >> 1)][2 * t + (i & 1)] = C[lane][i];
+    }
+    for (int r = 0; r < 16; r++)
+        for (int n = 0; n < 8; n++) {
+            if (mma_round_nearest) {
+                double s = c[r][n];
+                for (int kk = 0; kk < 16; kk++) s += a[r][kk] * b[kk][n];
+                c[r][n] = (float)s;
+            } else {
+                float s = c[r][n];
+                for (int kk = 0; kk < 16; kk++) s = rz_add(s, a[r][kk] * b[kk][n]);
+                c[r][n] = s;
+            }
+        }
+    for (int lane = 0; lane < 32; lane++) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int i = 0; i < 4; i++) C[lane][i] = c[g + 8 * (i >> 1)][2 * t + (i & 1)];
+    }
+}
+
+// A whole block's threads (NT = 32 * NW) at once: each phase of gb_mma_block
+// runs for every thread before the next, which is what the barriers guarantee
+// on the GPU; mma and the quad sum combine the lanes of each warp.
+template <int NW>
+struct HostMmaCtx {
+    enum { NT = 32 * NW };
+    const unsigned char *wlo, *whi, *slo, *shi;
+    gb_u32 tid(int q) const { return (gb_u32)q; }
+    void copy16(int, unsigned char* dst, const unsigned char* src, bool pred) {
+        if (!pred) return;
+        if (src < wlo || src + 16 > whi) { failures++; fprintf(stderr, "FAIL mma copy src out of buffer (%td)\n", src - wlo); return; }
+        if (dst < slo || dst + 16 > shi) { failures++; fprintf(stderr, "FAIL mma copy dst out of slots\n"); return; }
+        if (((uintptr_t)src & 15) || ((uintptr_t)dst & 15)) { failures++; fprintf(stderr, "FAIL misaligned mma copy\n"); return; }
+        memcpy(dst, src, 16);
+    }
+    void commit() {}
+    template <int N> void wait() {}
+    void syncwarp() {}
+    void barrier() {}
+    void atomic_max(gb_u32* p, gb_u32 v) { if (v > *p) *p = v; }
+    void mma(float (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2]) {
+        for (int w = 0; w < NW; w++) mma_model(C + 32 * w, A + 32 * w, B + 32 * w);
+    }
+    void quad_sum(float (*acc)[2]) { // the butterfly of __shfl_xor_sync 1 then 2
+        for (int o = 1; o <= 2; o *= 2) {
+            float old[NT][2];
+            memcpy(old, acc, sizeof old);
+            for (int q = 0; q < NT; q++) for (int h = 0; h < 2; h++) acc[q][h] = old[q][h] + old[q ^ o][h];
+        }
+    }
+};
+
+// Runs every block of the tensor-core kernel: y[m].
+template <class F, int NW, int S>
+static void emu_mma(const unsigned char* W, size_t wbuf_bytes, const float* x, gb_u32 m, gb_u32 k, float* y) {
+    typedef GbMmaShared<F, NW, S> SM;
+    std::vector<unsigned char> mem(sizeof(SM) + 16);
+    unsigned char* p = mem.data();
+    while ((uintptr_t)p & 15) p++;
+    SM* sm = reinterpret_cast<SM*>(p);
+    const gb_u32 blocks = (m + 16 * NW - 1) / (16 * NW);
+    for (gb_u32 blk = 0; blk < blocks; blk++) {
+        memset(p, 0xFF, sizeof(SM)); // poison: stale bytes must not matter
+        HostMmaCtx<NW> ctx;
+        ctx.wlo = W, ctx.whi = W + wbuf_bytes;
+        ctx.slo = &sm->slots[0][0][0][0], ctx.shi = ctx.slo + sizeof sm->slots;
+        gb_mma_block<F, NW, S>(ctx, W, x, y, m, k, blk, *sm);
+    }
+}
+
 static size_t buffer_bytes(size_t wbytes) { return (wbytes + 15) / 16 * 16 + 16; } // gemv.buffer_bytes
 
 // Runs the quantized kernel body over every warp and lane: y[m].
@@ -137,12 +274,15 @@ typedef void (*runner)(const unsigned char*, size_t, const float*, gb_u32, gb_u3
 
 template <class F, int R, int S>
 static void run_quant(const unsigned char* W, size_t nb, const float* x, gb_u32 m, gb_u32 k, float* y) { emu_quant<F, R, S>(W, nb, x, m, k, y); }
+template <class F, int NW, int S>
+static void run_mma(const unsigned char* W, size_t nb, const float* x, gb_u32 m, gb_u32 k, float* y) { emu_mma<F, NW, S>(W, nb, x, m, k, y); }
 template <class D, int R, int U>
 static void run_dense(const unsigned char* W, size_t, const float* x, gb_u32 m, gb_u32 k, float* y) { emu_dense<D, R, U>(W, x, m, k, y); }
 
 struct Variant { const char* fmt; const char* label; runner fn; };
 
 static gb_u64 seed_counter = 1000;
+static double worst_seen = 0; // worst relative row error of the current section
 
 // Random weights and x: GEMV vs the FP64 oracle at tol 1e-4.
 static void check_gemv(const Variant& v, gb_u32 m, gb_u32 k) {
@@ -163,7 +303,6 @@ static void check_gemv(const Variant& v, gb_u32 m, gb_u32 k) {
     gb_ref_check_rows(y.data(), yref.data(), absdot.data(), m, 1e-4, &rc);
     CHECK(rc.failures == 0, "%s %s m=%u k=%u: %llu rows off, worst row %llu rel %.3g (y=%.9g ref=%.9g)", v.fmt, v.label, m, k,
           (unsigned long long)rc.failures, (unsigned long long)rc.worst_row, rc.worst_rel, y[rc.worst_row], yref[rc.worst_row]);
-    static double worst_seen = 0;
     if (rc.worst_rel > worst_seen) { worst_seen = rc.worst_rel; printf("  (worst relative error so far %.3g: %s %s m=%u k=%u)\n", worst_seen, v.fmt, v.label, m, k); }
 }
 
@@ -223,6 +362,7 @@ static double sparse_q4_0(runner fn, gb_u32 m, gb_u32 k) {
 }
 
 #define QV(F, fmt, R, S) Variant{fmt, #F " R=" #R " S=" #S, run_quant<F, R, S>}
+#define MV(F, fmt, NW, S) Variant{fmt, #F " NW=" #NW " S=" #S, run_mma<F, NW, S>}
 #define DV(D, fmt, R, U) Variant{fmt, #D " R=" #R " U=" #U, run_dense<D, R, U>}
 
 int main() {
@@ -260,6 +400,45 @@ int main() {
         const gb_format* f = gb_format_find(v.fmt);
         for (gb_u32 m : {1u, 13u, 37u}) for (gb_u32 k : {f->qk == 1 ? 264u : f->qk == 32 ? 288u : 768u, 3072u, 4352u}) check_gemv(v, m, k);
     }
+    printf("scalar path: worst relative row error %.3g\n", worst_seen);
+    worst_seen = 0;
+    printf("tensor-core path (SUBN=%d), mma model: each addition rounded toward zero\n", SUBN);
+    const Variant mma_defaults[] = {
+        MV(GbQ4_0M, "q4_0", 4, 4), MV(GbQ8_0M, "q8_0", 2, 4), MV(GbQ4KM, "q4_k", 4, 4),
+        MV(GbQ5KM, "q5_k", 4, 3), MV(GbQ6KM, "q6_k", 2, 4),
+    };
+    const Variant mma_others[] = {
+        MV(GbQ4_0M, "q4_0", 1, 3), MV(GbQ4_0M, "q4_0", 3, 2), MV(GbQ8_0M, "q8_0", 4, 2), MV(GbQ8_0M, "q8_0", 1, 2),
+        MV(GbQ4KM, "q4_k", 2, 2), MV(GbQ4KM, "q4_k", 1, 5), MV(GbQ5KM, "q5_k", 2, 4), MV(GbQ5KM, "q5_k", 1, 2),
+        MV(GbQ6KM, "q6_k", 4, 2), MV(GbQ6KM, "q6_k", 1, 3),
+    };
+    for (const Variant& v : mma_defaults) {
+        const gb_format* f = gb_format_find(v.fmt);
+        if (f->qk == 256) { check_exact(v, 3, 256); check_exact(v, 17, 512); }
+        else { check_exact(v, 3, 96); check_exact(v, 5, 64); check_exact(v, 17, 288); }
+    }
+    for (const Variant& v : mma_others) check_exact(v, 21, gb_format_find(v.fmt)->qk == 256 ? 512 : 96);
+    for (const Variant& v : mma_defaults) {
+        const gb_format* f = gb_format_find(v.fmt);
+        std::vector<gb_u32> ks;
+        if (f->qk == 256) ks = {256, 512, 1024, 1280, 2816, 4096, 5120};
+        else ks = {32, 64, 96, 224, 256, 288, 992, 1024, 1056, 2816, 5120};
+        for (gb_u32 m : ms) for (gb_u32 k : ks) check_gemv(v, m, k);
+        check_gemv(v, 9, 14336);
+        check_gemv(v, 100, 4096);
+    }
+    for (const Variant& v : mma_others) {
+        const gb_format* f = gb_format_find(v.fmt);
+        for (gb_u32 m : {1u, 13u, 37u, 70u}) for (gb_u32 k : {f->qk == 32 ? 288u : 768u, 3072u, 4352u}) check_gemv(v, m, k);
+    }
+    printf("tensor-core path: worst relative row error %.3g (round-toward-zero model)\n", worst_seen);
+    worst_seen = 0;
+    mma_round_nearest = true; // the other accumulation model
+    for (const Variant& v : mma_defaults) { check_gemv(v, 37, 4096); check_exact(v, 3, 256); }
+    mma_round_nearest = false;
+    printf("tensor-core path: worst relative row error %.3g (one-rounding model)\n", worst_seen);
+    printf("adversarial (tensor-core q4_0): worst relative error %.3g (k=4096)\n",
+           sparse_q4_0(run_mma<GbQ4_0M, 4, 4>, 64, 4096));
     printf("adversarial: one nonzero q4_0 block per row, worst relative error %.3g (k=4096), %.3g (k=16384)\n",
            sparse_q4_0(run_quant<GbQ4_0, 8, 2>, 64, 4096), sparse_q4_0(run_quant<GbQ4_0, 8, 2>, 16, 16384));
     printf("%s: %d failures\n", failures ? "FAILED" : "ok", failures);

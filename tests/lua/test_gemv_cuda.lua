@@ -4,7 +4,8 @@
 --
 -- Criterion (the GEMV contract): per row |y - y_ref| <= 1e-4 * sum_j |w_ij x_j|.
 -- Shapes: m = 37 is a multiple of no rows_per_group, so the last block has rows
--- past the end; k = 256 is a single partial tile (1024 columns per tile), k =
+-- past the end; k = 256 is one tile of the tensor-core path (256 columns) and a
+-- partial one of the scalar path (1024 columns), k =
 -- 4096 four full ones, k = 5120 the width of the 14336 x 5120 benchmark shape.
 
 local t = dofile("tests/lua/harness.lua")
@@ -75,12 +76,18 @@ t.test("the defaults in the table are the kernels' own and their NVRTC test line
 end)
 
 t.test("variant: other defines, geometry to match, errors name the problem", function()
-  local v = specs.variant("q4_k", { ROWS = 2, WARPS = 4, STAGES = 3 })
+  local v = specs.variant("q4_k", { MMA = 0, ROWS = 2, WARPS = 4, STAGES = 3 })
   t.eq(v.block, { 128, 1, 1 })
   t.eq(v.rows_per_group, 8)
-  t.eq(v.defines, { ROWS = 2, WARPS = 4, STAGES = 3 })
+  t.eq(v.defines, { MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3 })
   t.eq(v.file, specs.q4_k.file)
-  t.eq(specs.q4_k.defines.ROWS, 8, "the default is unchanged")
+  t.eq(specs.q4_k.defines.ROWS, 16, "the default is unchanged")
+  t.eq(specs.q4_k.defines.MMA, 1, "the default is the tensor-core path")
+  t.eq(specs.variant("q6_k", { WARPS = 3, SUBN = 0 }).rows_per_group, 48)
+  t.errors(function() specs.variant("q4_0", { ROWS = 8 }) end,
+    "gemv_cuda.variant: q4_0 with MMA=1 computes 16 rows per warp (ROWS=8 given", true)
+  t.errors(function() specs.variant("q4_0", { MMA = 2 }) end, "gemv_cuda.variant: MMA=2 is not 0 or 1", true)
+  t.errors(function() specs.variant("f16", { MMA = 1 }) end, "gemv_cuda.variant: f16 has no define MMA", true)
   t.eq(specs.variant("f16", { UNROLL = 4 }).defines, { ROWS = 4, WARPS = 2, UNROLL = 4 })
   t.errors(function() specs.variant("q3_k", {}) end, "gemv_cuda.variant: unknown format q3_k", true)
   t.errors(function() specs.variant("q4_0", { UNROLL = 2 }) end, "gemv_cuda.variant: q4_0 has no define UNROLL", true)
@@ -104,7 +111,7 @@ t.test("every kernel compiles for sm_90 with NVRTC and takes (buffer, buffer, bu
     t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt)
   end
   -- A geometry whose staging does not fit static shared memory is refused at compile time.
-  local big = specs.variant("q8_0", { ROWS = 8, WARPS = 2, STAGES = 3 })
+  local big = specs.variant("q8_0", { WARPS = 4, STAGES = 4 })
   t.errors(function()
     gpu.compile { backend = "cuda", file = big.file, entry = big.entry, defines = big.defines, target = "sm_90" }
   end, "exceed the 48 KiB of static shared memory", true)
@@ -141,25 +148,29 @@ t.test("k not a multiple of 256 (dense: 8, 264, 1000; q4_0, q8_0: 32, 288, 1056)
 end)
 
 -- Other geometries of the same sources: more rows per warp, several warps per
--- block, deeper staging (these are the second gpubench-compile lines).
+-- block, deeper staging (the other gpubench-compile lines).
+-- Quantized formats: the tensor-core path with the HSUB2 decode (SUBN=0) in
+-- another geometry, and the scalar path (MMA=0).
 local VARIANTS = {
-  f32 = { ROWS = 1, WARPS = 4, UNROLL = 4 },
-  f16 = { ROWS = 8, WARPS = 1, UNROLL = 1 },
-  bf16 = { ROWS = 3, WARPS = 8, UNROLL = 3 },
-  q4_0 = { ROWS = 3, WARPS = 2, STAGES = 3 },
-  q8_0 = { ROWS = 8, WARPS = 1, STAGES = 3 },
-  q4_k = { ROWS = 2, WARPS = 4, STAGES = 4 },
-  q5_k = { ROWS = 4, WARPS = 2, STAGES = 3 },
-  q6_k = { ROWS = 8, WARPS = 1, STAGES = 3 },
+  f32 = { { ROWS = 1, WARPS = 4, UNROLL = 4 } },
+  f16 = { { ROWS = 8, WARPS = 1, UNROLL = 1 } },
+  bf16 = { { ROWS = 3, WARPS = 8, UNROLL = 3 } },
+  q4_0 = { { SUBN = 0, WARPS = 1, STAGES = 3 }, { MMA = 0, ROWS = 3, WARPS = 2, STAGES = 3 } },
+  q8_0 = { { SUBN = 0, WARPS = 4, STAGES = 2 }, { MMA = 0, ROWS = 8, WARPS = 1, STAGES = 3 } },
+  q4_k = { { SUBN = 0, WARPS = 2, STAGES = 2 }, { MMA = 0, ROWS = 2, WARPS = 4, STAGES = 4 } },
+  q5_k = { { SUBN = 0, WARPS = 2, STAGES = 4 }, { MMA = 0, ROWS = 4, WARPS = 2, STAGES = 3 } },
+  q6_k = { { SUBN = 0, WARPS = 4, STAGES = 2 }, { MMA = 0, ROWS = 8, WARPS = 1, STAGES = 3 } },
 }
 
 t.test("variant geometries match the FP64 reference", function()
   local dev = t.device("cuda")
   releasing(dev, function()
     for _, fmt in ipairs(gemv.formats) do
-      local spec = specs.variant(fmt, VARIANTS[fmt])
-      check(dev, fmt, 29, 3072, 31, spec)
-      check(dev, fmt, 5, 256, 32, spec) -- fewer rows than one group: most warps have none
+      for _, changes in ipairs(VARIANTS[fmt]) do
+        local spec = specs.variant(fmt, changes)
+        check(dev, fmt, 29, 3072, 31, spec)
+        check(dev, fmt, 5, 256, 32, spec) -- fewer rows than one group: most warps have none
+      end
     end
   end)
 end)
