@@ -49,12 +49,13 @@ local function parse_grid(text)
   for part in text:gmatch("[^;]+") do
     local name, values = part:match("^%s*([%a_][%w_]*)%s*=%s*([%d,%s]+)$")
     if not name then
-      options.fail(("--grid: %q is not NAME=v1,v2,... (positive integers)"):format(part))
+      options.fail(("--grid: %q is not NAME=v1,v2,... (non-negative integers)"):format(part))
     end
     local list = {}
     for v in values:gmatch("%d+") do
       local n = math.tointeger(tonumber(v))
-      if not n or n < 1 then options.fail(("--grid: %s=%s is not a positive integer"):format(name, v)) end
+      -- 0 is a value (on/off switches such as MMA); the kernel table checks ranges.
+      if not n then options.fail(("--grid: %s=%s is not an integer"):format(name, v)) end
       list[#list + 1] = n
     end
     dims[#dims + 1] = { name = name, values = list }
