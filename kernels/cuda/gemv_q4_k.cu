@@ -1,6 +1,6 @@
-// gpubench-compile: entry=gemv_q4_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=4
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2
 // gpubench-compile: entry=gemv_q4_k defines=MMA=1,SUBN=0,ROWS=16,WARPS=2,STAGES=2
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2
+// gpubench-compile: entry=gemv_q4_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=4
 // GEMV y = W x for q4_k weights (FORMATS.md: 144-byte super-blocks of 256
 // weights: fp16 d, fp16 dmin, 12 bytes of packed 6-bit sub-block scales and
 // mins, 128 bytes of nibbles; value (d*sc)*q - dmin*m). k a multiple of 256;
@@ -13,15 +13,17 @@
 // once per (row, super-block) by the prep step (gb_k_prep) and read back as
 // one 16-byte load per row.
 #ifndef MMA
-#define MMA 1
+#define MMA 0
 #endif
 #ifndef SUBN
 #define SUBN 1
 #endif
 #include "gemv_mma.cuh"
 
-// Defaults: the tensor-core path (MMA=1: ROWS must be 16, the mma's rows per
-// warp); MMA=0 selects the scalar path of gemv_common.cuh with its own defaults.
+// MMA=1: the tensor-core path (ROWS must be 16, the mma's rows per warp);
+// MMA=0: the scalar path of gemv_common.cuh. The default is the faster one on
+// an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
+// scalar R8 W2 S2 1925 GB/s (41.9 % of read) vs tensor-core W4 S4 1795 (39.1 %).
 #if MMA
 #ifndef ROWS
 #define ROWS 16
@@ -37,7 +39,7 @@
 #define ROWS 8
 #endif
 #ifndef WARPS
-#define WARPS 1
+#define WARPS 2
 #endif
 #ifndef STAGES
 #define STAGES 2

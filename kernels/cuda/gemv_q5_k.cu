@@ -1,6 +1,6 @@
-// gpubench-compile: entry=gemv_q5_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=3
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2
 // gpubench-compile: entry=gemv_q5_k defines=MMA=1,SUBN=0,ROWS=16,WARPS=2,STAGES=4
-// gpubench-compile: entry=gemv_q5_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2
+// gpubench-compile: entry=gemv_q5_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=2
 // GEMV y = W x for q5_k weights (FORMATS.md: 176-byte super-blocks of 256
 // weights: fp16 d, fp16 dmin, 12 bytes of packed scales and mins as q4_k,
 // 32 bytes qh, 128 bytes qs; q = low nibble as q4_k | ((qh[e%32] >> (e/32)) & 1) << 4,
@@ -15,15 +15,17 @@
 // as in q4_k. A 5-bit code still fits the "2 + q/64" byte-permute decode
 // (bits 16..20 of the float).
 #ifndef MMA
-#define MMA 1
+#define MMA 0
 #endif
 #ifndef SUBN
 #define SUBN 1
 #endif
 #include "gemv_mma.cuh"
 
-// Defaults: the tensor-core path (MMA=1: ROWS must be 16, the mma's rows per
-// warp); MMA=0 selects the scalar path of gemv_common.cuh with its own defaults.
+// MMA=1: the tensor-core path (ROWS must be 16, the mma's rows per warp);
+// MMA=0: the scalar path of gemv_common.cuh. The default is the faster one on
+// an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
+// scalar R8 W2 S2 2066 GB/s (45.0 %) vs tensor-core W4 S2 1713 (37.3 %).
 #if MMA
 #ifndef ROWS
 #define ROWS 16
@@ -39,7 +41,7 @@
 #define ROWS 8
 #endif
 #ifndef WARPS
-#define WARPS 1
+#define WARPS 2
 #endif
 #ifndef STAGES
 #define STAGES 2

@@ -1,6 +1,6 @@
-// gpubench-compile: entry=gemv_q6_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=2,STAGES=4
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2
 // gpubench-compile: entry=gemv_q6_k defines=MMA=1,SUBN=0,ROWS=16,WARPS=4,STAGES=2
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,SUBN=1,ROWS=4,WARPS=1,STAGES=2
+// gpubench-compile: entry=gemv_q6_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=2,STAGES=4
 // GEMV y = W x for q6_k weights (FORMATS.md: 210-byte super-blocks of 256
 // weights: 128 bytes ql, 64 bytes qh, 16 signed 8-bit scales, fp16 d last;
 // element e = 128h + 32k + l has low bits from ql[64h + 32(k&1) + l] (low
@@ -17,19 +17,20 @@
 // and funnel-shifted. The 6-bit code fits the "2 + q/64" byte-permute decode:
 //     sum (q - 32) x = 64 * sum (2 + q/64) x - 160 * sum x.
 //
-// ROWS = 4: at 0.82 bytes per weight (1.5 times a 4-bit format) 4 rows keep
-// the x traffic near the weight traffic, the staging at 7 KB per warp and the
-// registers below 100; ROWS = 8 (the second compile line) needs 145.
+// Scalar ROWS = 8 measured faster than 4 on the H200 (2157 vs 2055 GB/s) despite
+// its 145 registers: x is loaded once for twice the rows.
 #ifndef MMA
-#define MMA 1
+#define MMA 0
 #endif
 #ifndef SUBN
 #define SUBN 1
 #endif
 #include "gemv_mma.cuh"
 
-// Defaults: the tensor-core path (MMA=1: ROWS must be 16, the mma's rows per
-// warp); MMA=0 selects the scalar path of gemv_common.cuh with its own defaults.
+// MMA=1: the tensor-core path (ROWS must be 16, the mma's rows per warp);
+// MMA=0: the scalar path of gemv_common.cuh. The default is the faster one on
+// an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
+// scalar R8 W1 S2 2157 GB/s (47.0 %) vs tensor-core 1047 (22.8 %).
 #if MMA
 #ifndef ROWS
 #define ROWS 16
@@ -42,7 +43,7 @@
 #endif
 #else
 #ifndef ROWS
-#define ROWS 4
+#define ROWS 8
 #endif
 #ifndef WARPS
 #define WARPS 1

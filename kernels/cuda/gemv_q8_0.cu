@@ -1,6 +1,6 @@
-// gpubench-compile: entry=gemv_q8_0 defines=MMA=1,SUBN=1,ROWS=16,WARPS=2,STAGES=4
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=2
 // gpubench-compile: entry=gemv_q8_0 defines=MMA=1,SUBN=0,ROWS=16,WARPS=4,STAGES=2
-// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,SUBN=1,ROWS=4,WARPS=1,STAGES=2
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2
 // GEMV y = W x for q8_0 weights (FORMATS.md: 34-byte blocks of 32 weights, fp16
 // d then 32 signed bytes; value q * d). Any k that is a multiple of 32; any m.
 // Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
@@ -23,17 +23,19 @@
 #endif
 #include "gemv_mma.cuh"
 
-// Defaults: the tensor-core path (MMA=1: ROWS must be 16, the mma's rows per
-// warp); MMA=0 selects the scalar path of gemv_common.cuh with its own defaults.
+// MMA=1: the tensor-core path (ROWS must be 16, the mma's rows per warp);
+// MMA=0: the scalar path of gemv_common.cuh. The default is the faster one on
+// an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
+// tensor-core W4 S2 2264 GB/s (49.3 %) vs scalar R8 W1 S2 2074 (45.2 %).
 #if MMA
 #ifndef ROWS
 #define ROWS 16
 #endif
 #ifndef WARPS
-#define WARPS 2
+#define WARPS 4
 #endif
 #ifndef STAGES
-#define STAGES 4
+#define STAGES 2
 #endif
 #else
 #ifndef ROWS

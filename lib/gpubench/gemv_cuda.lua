@@ -53,10 +53,10 @@ M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.q4_0 = make("q4_0", { MMA = 1, SUBN = 1, ROWS = 16, WARPS = 4, STAGES = 4 })
-M.q8_0 = make("q8_0", { MMA = 1, SUBN = 1, ROWS = 16, WARPS = 2, STAGES = 4 })
-M.q4_k = make("q4_k", { MMA = 1, SUBN = 1, ROWS = 16, WARPS = 4, STAGES = 4 })
-M.q5_k = make("q5_k", { MMA = 1, SUBN = 1, ROWS = 16, WARPS = 4, STAGES = 3 })
-M.q6_k = make("q6_k", { MMA = 1, SUBN = 1, ROWS = 16, WARPS = 2, STAGES = 4 })
+M.q8_0 = make("q8_0", { MMA = 1, SUBN = 1, ROWS = 16, WARPS = 4, STAGES = 2 })
+M.q4_k = make("q4_k", { MMA = 0, SUBN = 1, ROWS = 8, WARPS = 2, STAGES = 2 })
+M.q5_k = make("q5_k", { MMA = 0, SUBN = 1, ROWS = 8, WARPS = 2, STAGES = 2 })
+M.q6_k = make("q6_k", { MMA = 0, SUBN = 1, ROWS = 8, WARPS = 1, STAGES = 2 })
 
 -- A spec for fmt with some defines changed (e.g. {ROWS = 4, STAGES = 3}), with
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in

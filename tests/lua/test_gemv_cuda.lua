@@ -81,9 +81,9 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   t.eq(v.rows_per_group, 8)
   t.eq(v.defines, { MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3 })
   t.eq(v.file, specs.q4_k.file)
-  t.eq(specs.q4_k.defines.ROWS, 16, "the default is unchanged")
-  t.eq(specs.q4_k.defines.MMA, 1, "the default is the tensor-core path")
-  t.eq(specs.variant("q6_k", { WARPS = 3, SUBN = 0 }).rows_per_group, 48)
+  t.eq(specs.q4_k.defines.ROWS, 8, "the default is unchanged")
+  t.eq(specs.q4_k.defines.MMA, 0, "the default is the (measured faster) scalar path")
+  t.eq(specs.variant("q6_k", { WARPS = 3, SUBN = 0 }).rows_per_group, 24) -- scalar default: ROWS = 8
   t.errors(function() specs.variant("q4_0", { ROWS = 8 }) end,
     "gemv_cuda.variant: q4_0 with MMA=1 computes 16 rows per warp (ROWS=8 given", true)
   t.errors(function() specs.variant("q4_0", { MMA = 2 }) end, "gemv_cuda.variant: MMA=2 is not 0 or 1", true)
