@@ -150,17 +150,33 @@ end)
 -- Other geometries of the same sources: more rows per warp, several warps per
 -- block, deeper staging (the other gpubench-compile lines).
 -- Quantized formats: the tensor-core path with the HSUB2 decode (SUBN=0) in
--- another geometry, and the scalar path (MMA=0).
+-- another geometry, and the scalar path (MMA=0), whichever is the default.
 local VARIANTS = {
   f32 = { { ROWS = 1, WARPS = 4, UNROLL = 4 } },
   f16 = { { ROWS = 8, WARPS = 1, UNROLL = 1 } },
   bf16 = { { ROWS = 3, WARPS = 8, UNROLL = 3 } },
   q4_0 = { { SUBN = 0, WARPS = 1, STAGES = 3 }, { MMA = 0, ROWS = 3, WARPS = 2, STAGES = 3 } },
   q8_0 = { { SUBN = 0, WARPS = 4, STAGES = 2 }, { MMA = 0, ROWS = 8, WARPS = 1, STAGES = 3 } },
-  q4_k = { { SUBN = 0, WARPS = 2, STAGES = 2 }, { MMA = 0, ROWS = 2, WARPS = 4, STAGES = 4 } },
-  q5_k = { { SUBN = 0, WARPS = 2, STAGES = 4 }, { MMA = 0, ROWS = 4, WARPS = 2, STAGES = 3 } },
-  q6_k = { { SUBN = 0, WARPS = 4, STAGES = 2 }, { MMA = 0, ROWS = 8, WARPS = 1, STAGES = 3 } },
+  q4_k = { { MMA = 1, ROWS = 16, SUBN = 0, WARPS = 2, STAGES = 2 }, { MMA = 0, ROWS = 2, WARPS = 4, STAGES = 4 } },
+  q5_k = { { MMA = 1, ROWS = 16, SUBN = 0, WARPS = 2, STAGES = 4 }, { MMA = 0, ROWS = 4, WARPS = 2, STAGES = 3 } },
+  q6_k = { { MMA = 1, ROWS = 16, SUBN = 0, WARPS = 4, STAGES = 2 }, { MMA = 0, ROWS = 4, WARPS = 1, STAGES = 3 } },
 }
+
+-- Compiled here too, so CI (NVRTC, no GPU) catches a variant that no longer
+-- fits shared memory after a default changed, before a GPU run does.
+t.test("every variant geometry compiles for sm_90", function()
+  local gpu = t.gpu
+  if not gpu or not gpu.compile then t.skip("no gpu module") end
+  for _, fmt in ipairs(gemv.formats) do
+    for _, changes in ipairs(VARIANTS[fmt]) do
+      local s = specs.variant(fmt, changes)
+      local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry,
+        defines = s.defines, target = "sm_90" })
+      if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
+      t.truthy(ok, fmt .. ": " .. t.error_text(r))
+    end
+  end
+end)
 
 t.test("variant geometries match the FP64 reference", function()
   local dev = t.device("cuda")
