@@ -56,6 +56,10 @@ local opts, meta = options.parse({
       help = "Cycle weight copies totalling >= 4x L2 so every launch reads DRAM." },
     { "clock", type = "enum", choices = { "device", "host" }, default = "device",
       help = "Time each submission with device timestamps or the host clock (the seed's)." },
+    { "submit", type = "enum", choices = { "graph", "stream" }, default = "graph",
+      help = "graph: each timing point is one replay of the n launches (CUDA graph, pre-recorded "
+        .. "Vulkan command buffer); stream: n launches queued one by one from the host, which "
+        .. "measures the host, not the kernel, once a launch is shorter than queueing it." },
     { "read_gbs", type = "float", help = "Read ceiling in GB/s (default: measured once, cached)." },
   }, options.table_options()),
 }, arg)
@@ -108,7 +112,7 @@ local function measure(cell, ctx)
     return row
   end
   local iters = opts.iters * ctx.scale
-  local r <close> = timing.runner(dev, p.launches, { clock = opts.clock })
+  local r <close> = timing.runner(dev, p.launches, { clock = opts.clock, graph = opts.submit == "graph" })
   local d = select(-1, timing.two_point(r:fn(), iters))
   local gbs = ceilings.gbs(p.weight_bytes, d.ms)
   row.ms = d.ms or "noise"
@@ -150,8 +154,9 @@ local ok, err = pcall(function()
     :format(peak and ("%.1f GB/s (%s)"):format(peak, opts.peak_gbs and "PEAK_GBS" or ceil.spec_source)
               or "an unknown peak (set PEAK_GBS)",
             ceil.read_gbs, ceil.read_source))
-  sink:note(("* ms per launch = (t(2n) - t(n)) / n with n = ITERS = %d, %s clock, one submission per point; "
-    .. "\"noise\": t(2n) < 1.2 t(n), raise ITERS"):format(opts.iters, opts.clock))
+  sink:note(("* ms per launch = (t(2n) - t(n)) / n with n = ITERS = %d, %s clock, one %s submission per point; "
+    .. "\"noise\": t(2n) < 1.2 t(n), raise ITERS"):format(opts.iters, opts.clock,
+      opts.submit == "graph" and "graph-replay" or "stream"))
   sink:note("* GB/s = weight bytes / time (1 GB = 1e9 B); every kernel matched the FP64 oracle "
     .. ("(per row |y - y_ref| <= %g sum|w x|) on these weights before timing"):format(gemv_bench.TOL))
   sink:note(opts.rotate and "* fits: DRAM xN = launches cycle through N weight copies totalling >= 4x L2"

@@ -137,7 +137,7 @@ local function measure(cell, ctx)
     row.ms, row.gbs, row.pct_read = p.status, "", ""
     return row
   end
-  local r <close> = timing.runner(dev, p.launches, {})
+  local r <close> = timing.runner(dev, p.launches, { graph = true }) -- see gemv_table --submit
   local d = select(-1, timing.two_point(r:fn(), opts.iters * ctx.scale))
   local gbs = ceilings.gbs(p.weight_bytes, d.ms)
   row.ms = d.ms or "noise"
