@@ -161,6 +161,8 @@ local sink <close> = report.open {
   env = report.environment(dev, meta, { ceilings = ceil }),
 }
 local ok, err = pcall(function()
+  for _, cell in ipairs(table_cells) do prepare(cell) end -- no allocation during timed rounds
+  dev:sync()
   cells.run { cells = table_cells, measure = measure, rounds = opts.rounds, sink = sink }
   sink:note(("* %% read: of %.1f GB/s (%s); * marks the default geometry; every timed variant "
     .. "matched the FP64 oracle first"):format(ceil.read_gbs, ceil.read_source))
