@@ -8,10 +8,8 @@
 -- compiler, and the shaders refuse to compile without them, so the numbers
 -- below are the only copy of the geometry.
 --
--- GEMV_T = 32: one subgroup per lane group on NVIDIA (subgroup 32), and every
--- format's chunk (a vec4/uvec4 for dense rows, a block or 1/8 super-block of
--- 32 weights for the quantized ones) gives 32 lanes work from k = 1024 up.
--- GEMV_NR = 2: each chunk of x is loaded once for two rows.
+-- GEMV_T = 32 is one subgroup per lane group on NVIDIA (subgroup 32); 64
+-- spreads a row over two. GEMV_NR rows share each chunk of x.
 
 local WG = 256
 
@@ -30,13 +28,18 @@ local function entry(fmt, t, nr)
   }
 end
 
+-- Defaults measured on an H200 (experiments/gemv_variants.lua, 14336x5120,
+-- weights rotated out of L2, 2026-11-29): one row per lane group for the
+-- dense formats (f16 4076 GB/s against 3602 with two), 64-lane groups of 4
+-- rows for q4_0/q8_0/q4_k (q4_0 1243 against 799; q8_0 1967 against 1532),
+-- and the first choice (32 lanes, 2 rows) where it was already the fastest.
 local M = {
-  f32 = entry("f32", 32, 2),
-  f16 = entry("f16", 32, 2),
-  bf16 = entry("bf16", 32, 2),
-  q4_0 = entry("q4_0", 32, 2),
-  q8_0 = entry("q8_0", 32, 2),
-  q4_k = entry("q4_k", 32, 2),
+  f32 = entry("f32", 32, 1),
+  f16 = entry("f16", 32, 1),
+  bf16 = entry("bf16", 32, 1),
+  q4_0 = entry("q4_0", 64, 4),
+  q8_0 = entry("q8_0", 64, 4),
+  q4_k = entry("q4_k", 64, 4),
   q5_k = entry("q5_k", 32, 2),
   q6_k = entry("q6_k", 32, 2),
 }
