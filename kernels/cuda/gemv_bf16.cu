@@ -5,16 +5,8 @@
 // is read as 16-byte words of 8 weights), any m.
 // Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
 #include "gemv_common.cuh"
-
-#ifndef ROWS
-#define ROWS 4
-#endif
-#ifndef WARPS
-#define WARPS 2
-#endif
-#ifndef UNROLL
-#define UNROLL 2
-#endif
+#define GB_GEMV_DENSE 1
+#include "gemv_geometry.cuh"
 
 struct GbBF16 {
     enum { EPW = 8 };

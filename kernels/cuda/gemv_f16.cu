@@ -4,16 +4,8 @@
 // multiple of 8 (a row is read as 16-byte words of 8 weights), any m.
 // Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
 #include "gemv_common.cuh"
-
-#ifndef ROWS
-#define ROWS 4
-#endif
-#ifndef WARPS
-#define WARPS 2
-#endif
-#ifndef UNROLL
-#define UNROLL 2
-#endif
+#define GB_GEMV_DENSE 1
+#include "gemv_geometry.cuh"
 
 struct GbF16 {
     enum { EPW = 8 };

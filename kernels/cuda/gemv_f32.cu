@@ -9,16 +9,8 @@
 // row per step (gb_dense_lane in gemv_common.cuh), and the matching x word once
 // for all rows.
 #include "gemv_common.cuh"
-
-#ifndef ROWS
-#define ROWS 4
-#endif
-#ifndef WARPS
-#define WARPS 2
-#endif
-#ifndef UNROLL
-#define UNROLL 2
-#endif
+#define GB_GEMV_DENSE 1
+#include "gemv_geometry.cuh"
 
 struct GbF32 {
     enum { EPW = 4 };

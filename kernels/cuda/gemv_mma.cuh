@@ -46,10 +46,6 @@
 
 #include "gemv_common.cuh"
 
-#ifndef SUBN
-#define SUBN 1
-#endif
-
 enum { GB_MT = 256 }; // columns per tile
 
 // ------------------------------------------------------------ f16 helpers

@@ -11,40 +11,15 @@
 // read as five words and funnel-shifted into four aligned ones; each byte then
 // becomes a float with one byte permute (gemv_common.cuh, "magic decode"):
 //     sum_j (q_j - 8) x_j = 64 * sum_j (2 + q_j/64) x_j - 136 * sum_j x_j.
-#ifndef MMA
-#define MMA 1
-#endif
-#ifndef SUBN
-#define SUBN 1
-#endif
+#define GB_GEMV_QUANTIZED 1
+#include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
 
 // MMA=1: the tensor-core path (ROWS must be 16, the mma's rows per warp);
-// MMA=0: the scalar path of gemv_common.cuh. The default is the faster one on
-// an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
+// MMA=0: the scalar path of gemv_common.cuh. lib/gpubench/gemv_cuda.lua picks the
+// faster one as the default; measured on an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
 // tensor-core W4 S4 1669 GB/s (36.3 %) vs scalar R8 W1 S2 1688 (36.8 %): a tie; the
 // tensor-core path keeps 3.8e-8 relative error on adversarial blocks (scalar 1.6e-3).
-#if MMA
-#ifndef ROWS
-#define ROWS 16
-#endif
-#ifndef WARPS
-#define WARPS 4
-#endif
-#ifndef STAGES
-#define STAGES 4
-#endif
-#else
-#ifndef ROWS
-#define ROWS 8
-#endif
-#ifndef WARPS
-#define WARPS 1
-#endif
-#ifndef STAGES
-#define STAGES 2
-#endif
-#endif
 
 struct GbQ4_0 {
     enum { QK = 32, BPB = 18, PREP = 0 };

@@ -12,39 +12,14 @@
 // 16-byte shared-memory load. The scale products d*sc and dmin*m are computed
 // once per (row, super-block) by the prep step (gb_k_prep) and read back as
 // one 16-byte load per row.
-#ifndef MMA
-#define MMA 0
-#endif
-#ifndef SUBN
-#define SUBN 1
-#endif
+#define GB_GEMV_QUANTIZED 1
+#include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
 
 // MMA=1: the tensor-core path (ROWS must be 16, the mma's rows per warp);
-// MMA=0: the scalar path of gemv_common.cuh. The default is the faster one on
-// an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
+// MMA=0: the scalar path of gemv_common.cuh. lib/gpubench/gemv_cuda.lua picks the
+// faster one as the default; measured on an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
 // scalar R8 W2 S2 1925 GB/s (41.9 % of read) vs tensor-core W4 S4 1795 (39.1 %).
-#if MMA
-#ifndef ROWS
-#define ROWS 16
-#endif
-#ifndef WARPS
-#define WARPS 4
-#endif
-#ifndef STAGES
-#define STAGES 4
-#endif
-#else
-#ifndef ROWS
-#define ROWS 8
-#endif
-#ifndef WARPS
-#define WARPS 2
-#endif
-#ifndef STAGES
-#define STAGES 2
-#endif
-#endif
 
 struct GbQ4K {
     enum { QK = 256, BPB = 144, PREP = 16 };

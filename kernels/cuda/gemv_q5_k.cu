@@ -14,39 +14,14 @@
 // two 16-byte shared-memory loads, the scale products come from the prep step
 // as in q4_k. A 5-bit code still fits the "2 + q/64" byte-permute decode
 // (bits 16..20 of the float).
-#ifndef MMA
-#define MMA 0
-#endif
-#ifndef SUBN
-#define SUBN 1
-#endif
+#define GB_GEMV_QUANTIZED 1
+#include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
 
 // MMA=1: the tensor-core path (ROWS must be 16, the mma's rows per warp);
-// MMA=0: the scalar path of gemv_common.cuh. The default is the faster one on
-// an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
+// MMA=0: the scalar path of gemv_common.cuh. lib/gpubench/gemv_cuda.lua picks the
+// faster one as the default; measured on an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
 // scalar R8 W2 S2 2066 GB/s (45.0 %) vs tensor-core W4 S2 1713 (37.3 %).
-#if MMA
-#ifndef ROWS
-#define ROWS 16
-#endif
-#ifndef WARPS
-#define WARPS 4
-#endif
-#ifndef STAGES
-#define STAGES 3
-#endif
-#else
-#ifndef ROWS
-#define ROWS 8
-#endif
-#ifndef WARPS
-#define WARPS 2
-#endif
-#ifndef STAGES
-#define STAGES 2
-#endif
-#endif
 
 struct GbQ5K {
     enum { QK = 256, BPB = 176, PREP = 16 };

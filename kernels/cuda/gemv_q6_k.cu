@@ -19,39 +19,14 @@
 //
 // Scalar ROWS = 8 measured faster than 4 on the H200 (2157 vs 2055 GB/s) despite
 // its 145 registers: x is loaded once for twice the rows.
-#ifndef MMA
-#define MMA 0
-#endif
-#ifndef SUBN
-#define SUBN 1
-#endif
+#define GB_GEMV_QUANTIZED 1
+#include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
 
 // MMA=1: the tensor-core path (ROWS must be 16, the mma's rows per warp);
-// MMA=0: the scalar path of gemv_common.cuh. The default is the faster one on
-// an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
+// MMA=0: the scalar path of gemv_common.cuh. lib/gpubench/gemv_cuda.lua picks the
+// faster one as the default; measured on an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
 // scalar R8 W1 S2 2157 GB/s (47.0 %) vs tensor-core 1047 (22.8 %).
-#if MMA
-#ifndef ROWS
-#define ROWS 16
-#endif
-#ifndef WARPS
-#define WARPS 2
-#endif
-#ifndef STAGES
-#define STAGES 4
-#endif
-#else
-#ifndef ROWS
-#define ROWS 8
-#endif
-#ifndef WARPS
-#define WARPS 1
-#endif
-#ifndef STAGES
-#define STAGES 2
-#endif
-#endif
 
 struct GbQ6K {
     enum { QK = 256, BPB = 210, PREP = 0 };

@@ -15,39 +15,14 @@
 // ROWS = 4 (not 8 as for the 4-bit formats): a q8_0 weight is twice the bytes,
 // so 4 rows already re-use each x value as many times per weight byte, at half
 // the shared memory.
-#ifndef MMA
-#define MMA 1
-#endif
-#ifndef SUBN
-#define SUBN 1
-#endif
+#define GB_GEMV_QUANTIZED 1
+#include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
 
 // MMA=1: the tensor-core path (ROWS must be 16, the mma's rows per warp);
-// MMA=0: the scalar path of gemv_common.cuh. The default is the faster one on
-// an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
+// MMA=0: the scalar path of gemv_common.cuh. lib/gpubench/gemv_cuda.lua picks the
+// faster one as the default; measured on an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
 // tensor-core W4 S2 2264 GB/s (49.3 %) vs scalar R8 W1 S2 2074 (45.2 %).
-#if MMA
-#ifndef ROWS
-#define ROWS 16
-#endif
-#ifndef WARPS
-#define WARPS 4
-#endif
-#ifndef STAGES
-#define STAGES 2
-#endif
-#else
-#ifndef ROWS
-#define ROWS 4
-#endif
-#ifndef WARPS
-#define WARPS 1
-#endif
-#ifndef STAGES
-#define STAGES 2
-#endif
-#endif
 
 struct GbQ8_0 {
     enum { QK = 32, BPB = 34, PREP = 0 };

@@ -4,10 +4,11 @@
 -- each warp computes ROWS consecutive rows, so a block computes ROWS * WARPS
 -- rows: `rows_per_group`, and gemv.lua launches
 -- grid = {ceil(m / rows_per_group), 1, 1}. The defines go to the compiler
--- (the kernels' own defaults are the same numbers, and their first
--- `// gpubench-compile:` line repeats them for the NVRTC test), so a variant is
--- a copy of an entry with other defines and the rows_per_group/block they imply:
--- use gemv_cuda.variant.
+-- and this table is their only copy: the kernels refuse to compile without
+-- them (kernels/cuda/gemv_geometry.cuh), and each kernel's first
+-- `// gpubench-compile:` line repeats them for the NVRTC test. A variant is a
+-- copy of an entry with other defines and the rows_per_group/block they
+-- imply: use gemv_cuda.variant.
 --
 -- Quantized kernels (q4_0, q8_0, q4_k, q5_k, q6_k) also take STAGES: the
 -- shared-memory slots per warp that tiles of 1024 columns are copied into

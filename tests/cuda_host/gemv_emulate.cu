@@ -29,43 +29,26 @@
 #include <cstring>
 #include <vector>
 
-// Each kernel file sets its own default geometry; the entries are compiled here
-// too, so every file gets its own.
-#include "gemv_q4_0.cu" // also gemv_mma.cuh (SUBN as defined on the command line, default 1)
-#undef ROWS
-#undef WARPS
-#undef STAGES
-#undef UNROLL
+// The kernels take their geometry from defines (lib/gpubench/gemv_cuda.lua
+// holds the defaults). The entries compiled here get one valid geometry; the
+// emulation runs its own template instances (QV, MV, DV below). SUBN comes
+// from the command line.
+#define MMA 1
+#define ROWS 16
+#define WARPS 1
+#define STAGES 2
+#include "gemv_q4_0.cu"
 #include "gemv_q8_0.cu"
-#undef ROWS
-#undef WARPS
-#undef STAGES
-#undef UNROLL
 #include "gemv_q4_k.cu"
-#undef ROWS
-#undef WARPS
-#undef STAGES
-#undef UNROLL
 #include "gemv_q5_k.cu"
-#undef ROWS
-#undef WARPS
-#undef STAGES
-#undef UNROLL
 #include "gemv_q6_k.cu"
 #undef ROWS
 #undef WARPS
-#undef STAGES
-#undef UNROLL
+#define ROWS 4
+#define WARPS 2
+#define UNROLL 2
 #include "gemv_f32.cu"
-#undef ROWS
-#undef WARPS
-#undef STAGES
-#undef UNROLL
 #include "gemv_f16.cu"
-#undef ROWS
-#undef WARPS
-#undef STAGES
-#undef UNROLL
 #include "gemv_bf16.cu"
 
 extern "C" {

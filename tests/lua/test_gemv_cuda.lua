@@ -57,14 +57,10 @@ t.test("spec table: every format, block and rows_per_group from the defines", fu
   end
 end)
 
-t.test("the defaults in the table are the kernels' own and their NVRTC test line", function()
+t.test("the first gpubench-compile line of each kernel repeats the table's defaults", function()
   for _, fmt in ipairs(gemv.formats) do
     local s = specs[fmt]
     local src = assert(io.open(s.file)):read("a")
-    for name, value in pairs(s.defines) do
-      t.truthy(src:find(("#define %s %d\n"):format(name, value), 1, true),
-        ("%s: the kernel's default %s is not %d"):format(s.file, name, value))
-    end
     local first = src:match("^// gpubench%-compile: entry=(%S+) defines=(%S+)\n")
     t.eq(first, s.entry, s.file .. ": first gpubench-compile line names the entry")
     local listed = {}
@@ -72,6 +68,19 @@ t.test("the defaults in the table are the kernels' own and their NVRTC test line
       listed[name] = tonumber(value)
     end
     t.eq(listed, s.defines, s.file .. ": first gpubench-compile line has the table's defines")
+    t.truthy(not src:find("#ifndef ROWS", 1, true), s.file .. ": no second copy of the defaults")
+  end
+end)
+
+t.test("a kernel compiled without its geometry defines is refused, naming the table", function()
+  local gpu = t.gpu
+  if not gpu or not gpu.compile then t.skip("no gpu module") end
+  for _, fmt in ipairs { "q4_0", "f32" } do
+    local s = specs[fmt]
+    local ok, err = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry, target = "sm_90" })
+    if not ok and nvrtc_missing(t.error_text(err)) then t.skip("NVRTC not available") end
+    t.eq(ok, false, fmt .. " compiled without defines")
+    t.truthy(t.error_text(err):find("defaults: lib/gpubench/gemv_cuda.lua", 1, true), t.error_text(err))
   end
 end)
 

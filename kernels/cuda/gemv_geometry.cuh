@@ -1,0 +1,23 @@
+// The launch geometry of a GEMV kernel comes only from its defines. The one
+// copy of the defaults is lib/gpubench/gemv_cuda.lua, which gpubench passes
+// whole to NVRTC (the first `gpubench-compile:` line of each kernel repeats
+// it for the compile test). A kernel compiled without them fails here rather
+// than running a second, silently different set of defaults.
+//
+// Quantized kernels (GB_GEMV_QUANTIZED): MMA (1 tensor-core path, 0 scalar),
+// SUBN (tensor-core decode through f16 subnormals), ROWS, WARPS, STAGES.
+// Dense kernels (GB_GEMV_DENSE): ROWS, WARPS, UNROLL.
+#ifndef GPUBENCH_GEMV_GEOMETRY_CUH
+#define GPUBENCH_GEMV_GEOMETRY_CUH
+
+#if !defined(ROWS) || !defined(WARPS)
+#error "GEMV kernels take their geometry from -DROWS and -DWARPS (defaults: lib/gpubench/gemv_cuda.lua)"
+#endif
+#if defined(GB_GEMV_QUANTIZED) && (!defined(MMA) || !defined(SUBN) || !defined(STAGES))
+#error "quantized GEMV kernels also need -DMMA, -DSUBN and -DSTAGES (defaults: lib/gpubench/gemv_cuda.lua)"
+#endif
+#if defined(GB_GEMV_DENSE) && !defined(UNROLL)
+#error "dense GEMV kernels also need -DUNROLL (defaults: lib/gpubench/gemv_cuda.lua)"
+#endif
+
+#endif
