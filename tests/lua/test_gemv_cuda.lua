@@ -12,30 +12,10 @@ local t = dofile("tests/lua/harness.lua")
 local gemv = require "gpubench.gemv"
 local specs = require "gpubench.gemv_cuda"
 
-local TOL = 1e-4
 local QUANT = { q4_0 = true, q8_0 = true, q4_k = true, q5_k = true, q6_k = true }
 
--- Cached kernels would otherwise outlive the test and fail the harness's leak check.
-local function releasing(dev, fn)
-  local ok, e = pcall(fn)
-  gemv.release(dev)
-  if not ok then error(e, 0) end
-end
-
--- Random valid weights and x for fmt at m x k, the GPU result and the oracle's.
-local function check(dev, fmt, m, k, seed, spec)
-  local ref = require "gpubench.ref"
-  local f = gemv.format(fmt)
-  local w = ref.random_blocks(fmt, m * k // f.qk, seed)
-  local x = ref.random_f32(k, seed + 1)
-  local y, ys = gemv.run(dev, fmt, w, m, k, x, spec)
-  t.eq(#y, m, fmt .. " result count")
-  local yref, absdot = ref.gemv(fmt, w, m, k, x)
-  local ok, worst_row, worst_rel, failures = ref.check_rows(ys, yref, absdot, TOL)
-  t.truthy(ok, ("%s m=%d k=%d %s: %d rows off, worst row %d (|dy| / sum|w x| = %.3g, y=%.9g ref=%.9g)")
-    :format(fmt, m, k, spec and "variant" or "default", failures, worst_row, worst_rel,
-      y[worst_row], yref[worst_row]))
-end
+local gc = dofile("tests/lua/gemv_check.lua")(t)
+local releasing, check = gc.releasing, gc.check
 
 -- gpu.compile needs NVRTC only; machines without it skip the compile test.
 local function nvrtc_missing(msg)
