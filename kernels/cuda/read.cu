@@ -12,23 +12,9 @@
 // Four independent loads per thread per iteration keep enough bytes in
 // flight to saturate HBM; the access pattern stays coalesced (consecutive
 // threads read consecutive 16-byte elements in each of the four loads). Any
-// grid and block size works (grid-stride loop over a linearized 3-D index);
-// indices are 64-bit because n16 may reach 2^32 - 1 elements (64 GiB).
+// grid and block size works (grid_stride.cuh).
 
-static __device__ __forceinline__ unsigned long long linear_thread()
-{
-    const unsigned long long block =
-        ((unsigned long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-    const unsigned long long in_block =
-        ((unsigned long long)threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
-    return block * ((unsigned long long)blockDim.x * blockDim.y * blockDim.z) + in_block;
-}
-
-static __device__ __forceinline__ unsigned long long total_threads()
-{
-    return (unsigned long long)gridDim.x * gridDim.y * gridDim.z *
-           ((unsigned long long)blockDim.x * blockDim.y * blockDim.z);
-}
+#include "grid_stride.cuh"
 
 static __device__ __forceinline__ unsigned fold(uint4 v)
 {
