@@ -191,15 +191,15 @@ int gb_cuda_load_nvrtc(gb_err *e) {
 /* ------------------------------------------------------------ error codes */
 
 /* Names for the codes a broken installation produces, for when the driver
- * cannot name them itself: the stub libcuda.so.1 of a toolkit (installed
- * where no driver is) answers every call, cuGetErrorName included, with
- * CUDA_ERROR_STUB_LIBRARY. */
+ * cannot name them itself: the link-time libcuda.so.1 that a toolkit ships
+ * (found where no driver is installed) answers every call, cuGetErrorName
+ * included, with CUDA_ERROR_STUB_LIBRARY. */
 static const struct {
     CUresult code;
     const char *name, *description;
 } known_errors[] = {
     {CUDA_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY",
-     "libcuda.so.1 is the toolkit's stub library, not an NVIDIA driver"},
+     "libcuda.so.1 is the CUDA toolkit's link-time library, not an NVIDIA driver"},
     {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
     {CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
      "the user-mode driver does not match the kernel driver"},
