@@ -361,11 +361,16 @@ GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F>::SLOT], gb_u32
 
 // The per-warp main loop: adds lane `lane`'s partial dot products of rows
 // row0 .. row0+R-1 to acc[0..R-1] (the caller reduces them over the warp).
+// With split-K (KS > 1) the warp is slice `slice` of KS and walks only tiles
+// slice, slice + KS, slice + 2 KS, ...: its i-th tile goes into slot i % S, so
+// the S-slot ring works on the warp's own tiles exactly as without the split
+// (KS = 1, slice = 0: tile i in slot i % S). A slice with no tile (fewer tiles
+// than slices) adds nothing.
 #pragma nv_exec_check_disable
-template <class F, int R, int S, class Ctx>
+template <class F, int R, int S, int KS, class Ctx>
 GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const float* x, gb_u32 m,
-                         gb_u32 k, gb_u32 row0, unsigned char (*slots)[R][GbTile<F>::SLOT],
-                         float* prep, float* acc)
+                         gb_u32 k, gb_u32 row0, gb_u32 slice,
+                         unsigned char (*slots)[R][GbTile<F>::SLOT], float* prep, float* acc)
 {
     const gb_u32 row_bytes = k / F::QK * F::BPB;
     // Offsets are 32-bit, relative to the 16-byte-aligned start of row0: R
@@ -377,32 +382,37 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
     for (int r = 0; r < R; r++)
         off[r] = (gb_u32)(first & 15) + ((row0 + r < m ? row0 + r : m - 1) - row0) * row_bytes;
     const gb_u32 ntiles = (k + GB_TILE - 1) / GB_TILE;
+    // This slice's tile count (the whole row without the split).
+    const gb_u32 n = KS == 1 ? ntiles : slice < ntiles ? (ntiles - slice + KS - 1) / KS : 0;
     const gb_u32 TB = GbTile<F>::BYTES;
 
-    // Prologue: tiles 0 .. S-2 in flight, one commit group each (empty groups
-    // keep the count uniform when there are fewer tiles).
+    // Prologue: the slice's tiles 0 .. S-2 in flight, one commit group each
+    // (empty groups keep the count uniform when there are fewer tiles).
 #pragma unroll
     for (int s = 0; s < S - 1; s++) {
-        if ((gb_u32)s < ntiles) {
-            const gb_u32 left = row_bytes - s * TB;
-            gb_stage_tile<F, R>(ctx, Wb, off, s, left < TB ? left : TB, slots[s]);
+        if ((gb_u32)s < n) {
+            const gb_u32 t = slice + (gb_u32)s * KS;
+            const gb_u32 left = row_bytes - t * TB;
+            gb_stage_tile<F, R>(ctx, Wb, off, t, left < TB ? left : TB, slots[s]);
         }
         ctx.commit();
     }
-    for (gb_u32 t = 0; t < ntiles; t++) {
-        // Refill the slot that tile t-1 used; the barrier at the end of the
-        // previous iteration guarantees every lane is done reading it.
-        const gb_u32 tn = t + S - 1;
-        if (tn < ntiles) {
+    for (gb_u32 i = 0; i < n; i++) {
+        // Refill the slot that the slice's previous tile used; the barrier at
+        // the end of the previous iteration guarantees every lane is done reading it.
+        const gb_u32 in = i + S - 1;
+        if (in < n) {
+            const gb_u32 tn = slice + in * KS;
             const gb_u32 left = row_bytes - tn * TB;
-            gb_stage_tile<F, R>(ctx, Wb, off, tn, left < TB ? left : TB, slots[tn % S]);
+            gb_stage_tile<F, R>(ctx, Wb, off, tn, left < TB ? left : TB, slots[in % S]);
         }
         ctx.commit();
         ctx.template wait<S - 1>(); // this lane's copies of tile t have landed
         ctx.sync();                 // ... and so have every other lane's
+        const gb_u32 t = slice + i * KS;
         const gb_u32 left = k - t * GB_TILE;
         if constexpr (F::PREP > 0) {
-            gb_prep_tile<F, R>(ctx, slots[t % S], (gb_u32)(first & 15), row0, m, row_bytes, t, left, prep);
+            gb_prep_tile<F, R>(ctx, slots[i % S], (gb_u32)(first & 15), row0, m, row_bytes, t, left, prep);
             ctx.sync(); // every lane's prep values are written
         }
         if (F::active(lane, left)) {
@@ -410,11 +420,41 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             F::load_x(x + (gb_u64)t * GB_TILE, lane, xs);
 #pragma unroll
             for (int r = 0; r < R; r++)
-                acc[r] += F::dot(slots[t % S][r], (off[r] + t * TB) & 15, lane, xs,
+                acc[r] += F::dot(slots[i % S][r], (off[r] + t * TB) & 15, lane, xs,
                                  prep + r * GbTile<F>::PREP_ROW);
         }
-        ctx.sync(); // slot t % S (and the prep values) are free for reuse
+        ctx.sync(); // slot i % S (and the prep values) are free for reuse
     }
+}
+
+// ------------------------------------------------------------ split-K
+// A block of the quantized kernels has NWARP row groups x KS k-slices of
+// warps: warp w is slice w % KS of group w / KS (the slices of a group are
+// neighbouring warps). Each slice's warp reduces its R partial sums over its
+// lanes; lane r < R puts row r's partial into red[(g * KS + s) * R + r]
+// (shared memory); after a block barrier, lane r of slice 0 adds the KS
+// partials of row r in slice order and writes y. Shared by the kernel and the
+// host emulation, which runs the block's warps in sequence and then the sums.
+template <int KS>
+GB_HD void gb_ksplit_warp(gb_u32 warp, gb_u32& group, gb_u32& slice)
+{
+    group = warp / KS, slice = warp % KS;
+}
+
+template <int R, int KS>
+GB_HD void gb_ksplit_put(float* red, gb_u32 group, gb_u32 slice, gb_u32 lane, float partial)
+{
+    if (lane < (gb_u32)R) red[(group * KS + slice) * R + lane] = partial;
+}
+
+template <int R, int KS>
+GB_HD float gb_ksplit_sum(const float* red, gb_u32 group, gb_u32 lane)
+{
+    const float* p = red + group * KS * R + lane;
+    float v = p[0];
+#pragma unroll
+    for (int s = 1; s < KS; s++) v += p[s * R];
+    return v;
 }
 
 // The GPU context: this lane's copies as cp.async into shared memory.
@@ -440,34 +480,54 @@ struct GbWarpCtx {
     __device__ __forceinline__ void sync() { __syncwarp(); }
 };
 
-// The kernel body of every quantized format: WARPS warps per block, R rows
-// per warp (rows_per_group = WARPS * R), S staging slots per warp.
-template <class F, int R, int S, int NWARP>
+// The kernel body of every quantized format: NWARP row groups of R rows per
+// block (rows_per_group = NWARP * R), KS warps (k-slices) per group, so
+// 32 * NWARP * KS threads; S staging slots per warp.
+template <class F, int R, int S, int NWARP, int KS>
 __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const float* x, float* y,
                                               gb_u32 m, gb_u32 k)
 {
-    static_assert(S >= 2, "STAGES must be at least 2");
+    static_assert(KS >= 1, "KSPLIT must be at least 1");
+    // One slot is enough when other slices' warps overlap this warp's copies
+    // (at k = 5120 and KSPLIT = 5 a warp has one tile: a second slot would stay empty).
+    static_assert(S >= 2 || (S == 1 && KS > 1), "STAGES must be at least 2 (1 only with KSPLIT > 1)");
     // (prep is counted only where used: the compiler drops the unused array)
-    static_assert((gb_u64)NWARP * (S * R * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * R * GbTile<F>::PREP_ROW : 0)) <=
+    static_assert((gb_u64)NWARP * KS * (S * R * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * R * GbTile<F>::PREP_ROW : 0)) +
+                          (KS > 1 ? 4 * NWARP * KS * R : 0) <=
                       48 * 1024,
-                  "WARPS * STAGES * ROWS staging slots exceed the 48 KiB of static shared memory");
-    __shared__ __align__(16) unsigned char slots[NWARP][S][R][GbTile<F>::SLOT];
-    __shared__ __align__(16) float prep[NWARP][R * GbTile<F>::PREP_ROW];
+                  "WARPS * KSPLIT * STAGES * ROWS staging slots exceed the 48 KiB of static shared memory");
+    __shared__ __align__(16) unsigned char slots[NWARP * KS][S][R][GbTile<F>::SLOT];
+    __shared__ __align__(16) float prep[NWARP * KS][R * GbTile<F>::PREP_ROW];
     const gb_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const gb_u32 row0 = (blockIdx.x * NWARP + warp) * R;
-    if (row0 >= m) return; // a whole warp: no barrier spans warps
-    float acc[R];
+    gb_u32 group, slice;
+    gb_ksplit_warp<KS>(warp, group, slice);
+    const gb_u32 row0 = (blockIdx.x * NWARP + group) * R;
+    const bool live = row0 < m; // the same for all slices of a group
+    // Without the split no barrier spans warps, so a warp without rows leaves
+    // now; with it, every warp must reach the block barrier below.
+    if (KS == 1 && !live) return;
+    float mine = 0.0f;
+    if (live) {
+        float acc[R];
 #pragma unroll
-    for (int r = 0; r < R; r++) acc[r] = 0.0f;
-    GbWarpCtx ctx{lane, (gb_u32)__cvta_generic_to_shared(&slots[warp][0][0][0]),
-                  &slots[warp][0][0][0]};
-    gb_quant_warp<F, R, S>(ctx, lane, W, x, m, k, row0, slots[warp], prep[warp], acc);
+        for (int r = 0; r < R; r++) acc[r] = 0.0f;
+        GbWarpCtx ctx{lane, (gb_u32)__cvta_generic_to_shared(&slots[warp][0][0][0]),
+                      &slots[warp][0][0][0]};
+        gb_quant_warp<F, R, S, KS>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp], acc);
 #pragma unroll
-    for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);
-    // Lane r writes row r: one store instruction per warp instead of R.
-    float mine = acc[0];
+        for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);
+        // Lane r keeps row r: one store instruction per warp instead of R.
+        mine = acc[0];
 #pragma unroll
-    for (int r = 1; r < R; r++) mine = lane == (gb_u32)r ? acc[r] : mine;
+        for (int r = 1; r < R; r++) mine = lane == (gb_u32)r ? acc[r] : mine;
+    }
+    if constexpr (KS > 1) {
+        __shared__ float red[NWARP * KS * R];
+        if (live) gb_ksplit_put<R, KS>(red, group, slice, lane, mine);
+        __syncthreads(); // every slice's partials are in red
+        if (!live || slice != 0 || lane >= (gb_u32)R) return;
+        mine = gb_ksplit_sum<R, KS>(red, group, lane);
+    }
     if (lane < (gb_u32)R && row0 + lane < m) y[row0 + lane] = mine;
 }
 

@@ -5,7 +5,8 @@
 // than running a second, silently different set of defaults.
 //
 // Quantized kernels (GB_GEMV_QUANTIZED): MMA (1 tensor-core path, 0 scalar),
-// SUBN (tensor-core decode through f16 subnormals), ROWS, WARPS, STAGES.
+// SUBN (tensor-core decode through f16 subnormals), ROWS, WARPS, STAGES,
+// KSPLIT (warps per row group splitting k; scalar path only, 1 = no split).
 // Dense kernels (GB_GEMV_DENSE): ROWS, WARPS, UNROLL.
 #ifndef GPUBENCH_GEMV_GEOMETRY_CUH
 #define GPUBENCH_GEMV_GEOMETRY_CUH
@@ -13,8 +14,8 @@
 #if !defined(ROWS) || !defined(WARPS)
 #error "GEMV kernels take their geometry from -DROWS and -DWARPS (defaults: lib/gpubench/gemv_cuda.lua)"
 #endif
-#if defined(GB_GEMV_QUANTIZED) && (!defined(MMA) || !defined(SUBN) || !defined(STAGES))
-#error "quantized GEMV kernels also need -DMMA, -DSUBN and -DSTAGES (defaults: lib/gpubench/gemv_cuda.lua)"
+#if defined(GB_GEMV_QUANTIZED) && (!defined(MMA) || !defined(SUBN) || !defined(STAGES) || !defined(KSPLIT))
+#error "quantized GEMV kernels also need -DMMA, -DSUBN, -DSTAGES and -DKSPLIT (defaults: lib/gpubench/gemv_cuda.lua)"
 #endif
 #if defined(GB_GEMV_DENSE) && !defined(UNROLL)
 #error "dense GEMV kernels also need -DUNROLL (defaults: lib/gpubench/gemv_cuda.lua)"

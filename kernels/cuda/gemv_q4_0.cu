@@ -1,10 +1,11 @@
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=4
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,SUBN=0,ROWS=16,WARPS=1,STAGES=3
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=4,KSPLIT=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=3
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,SUBN=0,ROWS=16,WARPS=1,STAGES=3,KSPLIT=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1
 // GEMV y = W x for q4_0 weights (FORMATS.md: 18-byte blocks of 32 weights, fp16
 // d then 16 bytes of nibbles; element j < 16 is the low nibble of byte j,
 // element j + 16 its high nibble; value (q - 8) * d). Any k that is a multiple
-// of 32; any m. Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
+// of 32; any m. Launch: block (32 * WARPS * KSPLIT), grid ceil(m / (ROWS * WARPS)).
 //
 // Lane l of a warp decodes block l of each 1024-column tile for the warp's ROWS
 // rows. Blocks are 2-byte aligned in the staged tile, so the 16 code bytes are
@@ -81,14 +82,15 @@ struct GbQ4_0M {
     }
 };
 
-extern "C" __global__ void __launch_bounds__(32 * WARPS)
+extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q4_0(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
 #if MMA
     static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
+    static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
     gb_gemv_mma<GbQ4_0M, WARPS, STAGES>(w, x, y, m, k);
 #else
-    gb_gemv_quant<GbQ4_0, ROWS, STAGES, WARPS>(w, x, y, m, k);
+    gb_gemv_quant<GbQ4_0, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
 #endif
 }

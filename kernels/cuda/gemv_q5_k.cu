@@ -1,11 +1,12 @@
-// gpubench-compile: entry=gemv_q5_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2
-// gpubench-compile: entry=gemv_q5_k defines=MMA=1,SUBN=0,ROWS=16,WARPS=2,STAGES=4
-// gpubench-compile: entry=gemv_q5_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=2
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,SUBN=1,ROWS=4,WARPS=1,STAGES=2,KSPLIT=5
+// gpubench-compile: entry=gemv_q5_k defines=MMA=1,SUBN=0,ROWS=16,WARPS=2,STAGES=4,KSPLIT=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1
 // GEMV y = W x for q5_k weights (FORMATS.md: 176-byte super-blocks of 256
 // weights: fp16 d, fp16 dmin, 12 bytes of packed scales and mins as q4_k,
 // 32 bytes qh, 128 bytes qs; q = low nibble as q4_k | ((qh[e%32] >> (e/32)) & 1) << 4,
 // value (d*sc)*q - dmin*m). k a multiple of 256; any m.
-// Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
+// Launch: block (32 * WARPS * KSPLIT), grid ceil(m / (ROWS * WARPS)).
 //
 // Lanes take the same 32 weights of a super-block as in q4_k (GbKX in
 // gemv_common.cuh): code bytes qs[32c + 16h + i], whose fifth bits are bits 2c
@@ -107,14 +108,15 @@ struct GbQ5KM {
     }
 };
 
-extern "C" __global__ void __launch_bounds__(32 * WARPS)
+extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q5_k(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
 #if MMA
     static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
+    static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
     gb_gemv_mma<GbQ5KM, WARPS, STAGES>(w, x, y, m, k);
 #else
-    gb_gemv_quant<GbQ5K, ROWS, STAGES, WARPS>(w, x, y, m, k);
+    gb_gemv_quant<GbQ5K, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
 #endif
 }

@@ -1,12 +1,13 @@
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2
-// gpubench-compile: entry=gemv_q6_k defines=MMA=1,SUBN=0,ROWS=16,WARPS=4,STAGES=2
-// gpubench-compile: entry=gemv_q6_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=2,STAGES=4
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,SUBN=1,ROWS=4,WARPS=2,STAGES=2,KSPLIT=2
+// gpubench-compile: entry=gemv_q6_k defines=MMA=1,SUBN=0,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=2,STAGES=4,KSPLIT=1
 // GEMV y = W x for q6_k weights (FORMATS.md: 210-byte super-blocks of 256
 // weights: 128 bytes ql, 64 bytes qh, 16 signed 8-bit scales, fp16 d last;
 // element e = 128h + 32k + l has low bits from ql[64h + 32(k&1) + l] (low
 // nibble if k < 2, else high), high bits (qh[32h + l] >> 2k) & 3, value
 // d * scales[e/16] * (q - 32)). k a multiple of 256; any m.
-// Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
+// Launch: block (32 * WARPS * KSPLIT), grid ceil(m / (ROWS * WARPS)).
 //
 // A 1024-column tile is four super-blocks; lane l takes super-block l/8 and,
 // with p = l%8 = 4h + 2j + g, the 16 ql bytes ql[64h + 32j + 16g + i] at byte
@@ -112,14 +113,15 @@ struct GbQ6KM {
     }
 };
 
-extern "C" __global__ void __launch_bounds__(32 * WARPS)
+extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q6_k(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
 #if MMA
     static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
+    static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
     gb_gemv_mma<GbQ6KM, WARPS, STAGES>(w, x, y, m, k);
 #else
-    gb_gemv_quant<GbQ6K, ROWS, STAGES, WARPS>(w, x, y, m, k);
+    gb_gemv_quant<GbQ6K, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
 #endif
 }

@@ -4,7 +4,9 @@
 // __device__ templates of gemv_common.cuh, with a context that copies with
 // memcpy) for every lane of every warp, and compares with the project's FP64
 // reference (host/ref_*.c): bit-exact dequantization with one-hot x, and random
-// GEMVs at tolerance 1e-4 over many shapes and geometries. Weight and x
+// GEMVs at tolerance 1e-4 over many shapes and geometries, the scalar path's
+// split-K (KSPLIT) included: a block's warps in sequence, then the kernel's
+// shared-memory reduction (gb_ksplit_put / gb_ksplit_sum). Weight and x
 // buffers end at a page boundary followed by an inaccessible page, so any read
 // past them faults. What it cannot check (cp.async group accounting, barriers,
 // shuffles, cvt.f32.f16) is covered on a GPU by tests/lua/test_gemv_cuda.lua.
@@ -20,6 +22,7 @@
 // (-fno-strict-aliasing: the kernels read shared-memory bytes through wider
 // types, which the GPU compiler allows and GCC's optimizer does not.)
 #include <sys/mman.h>
+#include <algorithm>
 #include <unistd.h>
 #include <cassert>
 #include <cstdarg>
@@ -37,6 +40,7 @@
 #define ROWS 16
 #define WARPS 1
 #define STAGES 2
+#define KSPLIT 1
 #include "gemv_q4_0.cu"
 #include "gemv_q8_0.cu"
 #include "gemv_q4_k.cu"
@@ -215,27 +219,68 @@ static void emu_mma(const unsigned char* W, size_t wbuf_bytes, const float* x, g
 
 static size_t buffer_bytes(size_t wbytes) { return (wbytes + 15) / 16 * 16 + 16; } // gemv.buffer_bytes
 
-// Runs the quantized kernel body over every warp and lane: y[m].
-template <class F, int R, int S>
-static void emu_quant(const unsigned char* W, size_t wbuf_bytes, const float* x, gb_u32 m, gb_u32 k, float* y) {
+// One warp of the quantized kernel body (slice `slice` of its row group),
+// every lane: the warp's partial sums of rows row0 .. row0+R-1.
+template <class F, int R, int S, int KS>
+static void emu_quant_warp(const unsigned char* W, size_t wbuf_bytes, const float* x, gb_u32 m, gb_u32 k,
+                           gb_u32 row0, gb_u32 slice, unsigned char* sp, float* sums) {
     typedef unsigned char SlotRow[GbTile<F>::SLOT];
+    const size_t slots_bytes = (size_t)S * R * GbTile<F>::SLOT;
+    for (int r = 0; r < R; r++) sums[r] = 0.0f;
+    for (gb_u32 lane = 0; lane < 32; lane++) {
+        memset(sp, 0xFF, slots_bytes + 64); // poison: stale bytes must not matter
+        HostCtx ctx; ctx.wlo = W; ctx.whi = W + wbuf_bytes; ctx.slo = sp; ctx.shi = sp + slots_bytes;
+        float acc[R];
+        for (int r = 0; r < R; r++) acc[r] = 0.0f;
+        std::vector<float> prep((size_t)R * GbTile<F>::PREP_ROW + 4, NAN); // poisoned
+        gb_quant_warp<F, R, S, KS>(ctx, lane, W, x, m, k, row0, slice, (SlotRow(*)[R])sp, prep.data(), acc);
+        // summed in lane order, not gb_warp_sum's butterfly: within the tolerance either way
+        for (int r = 0; r < R; r++) sums[r] += acc[r];
+    }
+}
+
+// Runs the quantized kernel body over every block, warp and lane: y[m]. A
+// block is NW row groups x KS slices (gb_gemv_quant). With KS > 1 the block's
+// warps run in sequence, each putting its partials (lane r holds row r's) into
+// the block's reduction array through the kernel's gb_ksplit_put; only after
+// every warp has (the block barrier), slice 0's lanes read them back through
+// gb_ksplit_sum and write y. The array is poisoned with NaN per block, so a
+// slice that does not write, or a sum that reads a wrong slot, fails.
+template <class F, int R, int S, int NW, int KS>
+static void emu_quant(const unsigned char* W, size_t wbuf_bytes, const float* x, gb_u32 m, gb_u32 k, float* y) {
     const size_t slots_bytes = (size_t)S * R * GbTile<F>::SLOT;
     std::vector<unsigned char> slots_mem(slots_bytes + 64 + 16);
     unsigned char* sp = slots_mem.data();
     while ((uintptr_t)sp & 15) sp++;
-    for (gb_u32 row0 = 0; row0 < m; row0 += R) {
-        float sums[R] = {0};
-        for (gb_u32 lane = 0; lane < 32; lane++) {
-            memset(sp, 0xFF, slots_bytes + 64); // poison: stale bytes must not matter
-            HostCtx ctx; ctx.wlo = W; ctx.whi = W + wbuf_bytes; ctx.slo = sp; ctx.shi = sp + slots_bytes;
-            float acc[R];
-            for (int r = 0; r < R; r++) acc[r] = 0.0f;
-            std::vector<float> prep((size_t)R * GbTile<F>::PREP_ROW + 4, NAN); // poisoned
-            gb_quant_warp<F, R, S>(ctx, lane, W, x, m, k, row0, (SlotRow(*)[R])sp, prep.data(), acc);
-            // summed in lane order, not gb_warp_sum's butterfly: within the tolerance either way
-            for (int r = 0; r < R; r++) sums[r] += acc[r];
+    const gb_u32 blocks = (m + R * NW - 1) / (R * NW);
+    std::vector<float> red((size_t)NW * KS * R);
+    for (gb_u32 blk = 0; blk < blocks; blk++) {
+        std::fill(red.begin(), red.end(), NAN);
+        for (gb_u32 warp = 0; warp < NW * KS; warp++) {
+            gb_u32 group, slice;
+            gb_ksplit_warp<KS>(warp, group, slice);
+            const gb_u32 row0 = (blk * NW + group) * R;
+            if (row0 >= m) continue; // no rows: the kernel skips the work (and, KS = 1, returns)
+            float sums[R];
+            emu_quant_warp<F, R, S, KS>(W, wbuf_bytes, x, m, k, row0, slice, sp, sums);
+            if constexpr (KS == 1) { // the kernel writes straight from the warp
+                for (int r = 0; r < R; r++) if (row0 + r < m) y[row0 + r] = sums[r];
+            } else {
+                for (gb_u32 lane = 0; lane < 32; lane++)
+                    gb_ksplit_put<R, KS>(red.data(), group, slice, lane, lane < (gb_u32)R ? sums[lane] : NAN);
+            }
         }
-        for (int r = 0; r < R; r++) if (row0 + r < m) y[row0 + r] = sums[r];
+        if constexpr (KS > 1) {
+            // __syncthreads: every slice's partials are in red
+            for (gb_u32 warp = 0; warp < NW * KS; warp++) {
+                gb_u32 group, slice;
+                gb_ksplit_warp<KS>(warp, group, slice);
+                const gb_u32 row0 = (blk * NW + group) * R;
+                if (row0 >= m || slice != 0) continue;
+                for (gb_u32 lane = 0; lane < (gb_u32)R; lane++)
+                    if (row0 + lane < m) y[row0 + lane] = gb_ksplit_sum<R, KS>(red.data(), group, lane);
+            }
+        }
     }
 }
 
@@ -255,8 +300,8 @@ static void emu_dense(const unsigned char* W, const float* x, gb_u32 m, gb_u32 k
 
 typedef void (*runner)(const unsigned char*, size_t, const float*, gb_u32, gb_u32, float*);
 
-template <class F, int R, int S>
-static void run_quant(const unsigned char* W, size_t nb, const float* x, gb_u32 m, gb_u32 k, float* y) { emu_quant<F, R, S>(W, nb, x, m, k, y); }
+template <class F, int R, int S, int NW = 1, int KS = 1>
+static void run_quant(const unsigned char* W, size_t nb, const float* x, gb_u32 m, gb_u32 k, float* y) { emu_quant<F, R, S, NW, KS>(W, nb, x, m, k, y); }
 template <class F, int NW, int S>
 static void run_mma(const unsigned char* W, size_t nb, const float* x, gb_u32 m, gb_u32 k, float* y) { emu_mma<F, NW, S>(W, nb, x, m, k, y); }
 template <class D, int R, int U>
@@ -345,6 +390,7 @@ static double sparse_q4_0(runner fn, gb_u32 m, gb_u32 k) {
 }
 
 #define QV(F, fmt, R, S) Variant{fmt, #F " R=" #R " S=" #S, run_quant<F, R, S>}
+#define KV(F, fmt, R, S, NW, KS) Variant{fmt, #F " R=" #R " S=" #S " W=" #NW " KSPLIT=" #KS, run_quant<F, R, S, NW, KS>}
 #define MV(F, fmt, NW, S) Variant{fmt, #F " NW=" #NW " S=" #S, run_mma<F, NW, S>}
 #define DV(D, fmt, R, U) Variant{fmt, #D " R=" #R " U=" #U, run_dense<D, R, U>}
 
@@ -384,6 +430,29 @@ int main() {
         for (gb_u32 m : {1u, 13u, 37u}) for (gb_u32 k : {f->qk == 1 ? 264u : f->qk == 32 ? 288u : 768u, 3072u, 4352u}) check_gemv(v, m, k);
     }
     printf("scalar path: worst relative row error %.3g\n", worst_seen);
+    worst_seen = 0;
+    // Split-K (KSPLIT = 2, 3, 5 of every format, some with STAGES = 1 and
+    // several row groups per block): k of 1 .. 9 tiles, most not a multiple
+    // of KSPLIT tiles (slices with fewer tiles, or none), the last tile often
+    // partial; m never a multiple of the rows per block.
+    printf("scalar path, split-K\n");
+    const Variant splitk[] = {
+        KV(GbQ4_0, "q4_0", 8, 2, 1, 3), KV(GbQ4_0, "q4_0", 3, 1, 2, 2), KV(GbQ4_0, "q4_0", 8, 2, 1, 5),
+        KV(GbQ8_0, "q8_0", 4, 2, 2, 2), KV(GbQ8_0, "q8_0", 4, 1, 1, 5), KV(GbQ8_0, "q8_0", 2, 3, 1, 3),
+        KV(GbQ4K, "q4_k", 8, 1, 1, 5), KV(GbQ4K, "q4_k", 8, 2, 2, 2), KV(GbQ4K, "q4_k", 4, 2, 1, 3),
+        KV(GbQ5K, "q5_k", 4, 2, 1, 5), KV(GbQ5K, "q5_k", 8, 1, 2, 3), KV(GbQ5K, "q5_k", 8, 2, 1, 2),
+        KV(GbQ6K, "q6_k", 4, 2, 2, 2), KV(GbQ6K, "q6_k", 8, 1, 1, 5), KV(GbQ6K, "q6_k", 4, 3, 1, 3),
+    };
+    for (const Variant& v : splitk) check_exact(v, 5, gb_format_find(v.fmt)->qk == 256 ? 2304 : 2080);
+    for (const Variant& v : splitk) {
+        const gb_format* f = gb_format_find(v.fmt);
+        std::vector<gb_u32> ks;
+        if (f->qk == 256) ks = {256, 768, 1280, 2304, 3072, 4096, 5120, 6144, 9216};
+        else ks = {32, 288, 1056, 2080, 3104, 4096, 5120, 5152, 9216};
+        for (gb_u32 m : {1u, 7u, 37u, 70u}) for (gb_u32 k : ks) check_gemv(v, m, k);
+        check_gemv(v, 9, 14336);
+    }
+    printf("scalar path, split-K: worst relative row error %.3g\n", worst_seen);
     worst_seen = 0;
     printf("tensor-core path (SUBN=%d), mma model: each addition rounded toward zero\n", SUBN);
     const Variant mma_defaults[] = {

@@ -29,6 +29,8 @@ t.test("spec table: every format, block and rows_per_group from the defines", fu
     t.eq(s, specs[fmt], fmt)
     t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt)
     t.eq(s.entry, "gemv_" .. fmt, fmt)
+    -- quantized kernels: KSPLIT warps per row group, 1 (no split-K) by default
+    t.eq(s.defines.KSPLIT, QUANT[fmt] and 1 or nil, fmt)
     t.eq(s.block, { 32 * s.defines.WARPS, 1, 1 }, fmt)
     t.eq(s.rows_per_group, s.defines.ROWS * s.defines.WARPS, fmt)
     t.eq(gemv.grid(s, 37, 256), { (37 + s.rows_per_group - 1) // s.rows_per_group, 1, 1 }, fmt)
@@ -68,7 +70,7 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   local v = specs.variant("q4_k", { MMA = 0, ROWS = 2, WARPS = 4, STAGES = 3 })
   t.eq(v.block, { 128, 1, 1 })
   t.eq(v.rows_per_group, 8)
-  t.eq(v.defines, { MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3 })
+  t.eq(v.defines, { MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1 })
   t.eq(v.file, specs.q4_k.file)
   t.eq(specs.q4_k.defines.ROWS, 8, "the default is unchanged")
   t.eq(specs.q4_k.defines.MMA, 0, "the default is the (measured faster) scalar path")
@@ -86,6 +88,20 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   t.errors(function() specs.variant("f32", { WARPS = 33 }) end,
     "gemv_cuda.variant: WARPS=33 is more than a block's 1024 threads", true)
   t.errors(function() specs.variant("q6_k", 3) end, "changes must be a table of defines, got number", true)
+  -- split-K: KSPLIT warps per row group; block grows, rows_per_group does not
+  local sk = specs.variant("q4_k", { ROWS = 4, WARPS = 2, KSPLIT = 5, STAGES = 1 })
+  t.eq(sk.block, { 320, 1, 1 })
+  t.eq(sk.rows_per_group, 8)
+  t.eq(sk.defines, { MMA = 0, SUBN = 1, ROWS = 4, WARPS = 2, STAGES = 1, KSPLIT = 5 })
+  t.eq(specs.variant("q4_0", { MMA = 0, ROWS = 8, WARPS = 1, KSPLIT = 3 }).block, { 96, 1, 1 })
+  t.errors(function() specs.variant("q4_0", { KSPLIT = 2 }) end,
+    "gemv_cuda.variant: q4_0 with MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1 (KSPLIT=2 given", true)
+  t.errors(function() specs.variant("q4_k", { STAGES = 1 }) end,
+    "gemv_cuda.variant: q4_k STAGES=1 leaves no tile in flight: STAGES must be at least 2 (1 only with KSPLIT > 1)", true)
+  t.errors(function() specs.variant("q5_k", { WARPS = 8, KSPLIT = 5 }) end,
+    "gemv_cuda.variant: WARPS=8 x KSPLIT=5 warps is more than a block's 1024 threads", true)
+  t.errors(function() specs.variant("q6_k", { KSPLIT = 0 }) end, "gemv_cuda.variant: KSPLIT=0 is not a positive integer", true)
+  t.errors(function() specs.variant("f32", { KSPLIT = 2 }) end, "gemv_cuda.variant: f32 has no define KSPLIT", true)
 end)
 
 t.test("every kernel compiles for sm_90 with NVRTC and takes (buffer, buffer, buffer, u32, u32)", function()
@@ -104,6 +120,18 @@ t.test("every kernel compiles for sm_90 with NVRTC and takes (buffer, buffer, bu
   t.errors(function()
     gpu.compile { backend = "cuda", file = big.file, entry = big.entry, defines = big.defines, target = "sm_90" }
   end, "exceed the 48 KiB of static shared memory", true)
+  -- ... counting every slice's warp: 10 warps of 8 rows x 2 q4_k slots (> 100 KB)
+  local wide = specs.variant("q4_k", { WARPS = 2, KSPLIT = 5 })
+  t.errors(function()
+    gpu.compile { backend = "cuda", file = wide.file, entry = wide.entry, defines = wide.defines, target = "sm_90" }
+  end, "WARPS * KSPLIT * STAGES * ROWS staging slots exceed the 48 KiB", true)
+  -- The tensor-core path refuses split-K in the kernel too (defines given by hand).
+  local d = {}
+  for k2, v in pairs(specs.q4_0.defines) do d[k2] = v end
+  d.KSPLIT = 2
+  t.errors(function()
+    gpu.compile { backend = "cuda", file = specs.q4_0.file, entry = specs.q4_0.entry, defines = d, target = "sm_90" }
+  end, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1", true)
 end)
 
 for _, fmt in ipairs(gemv.formats) do
@@ -139,16 +167,24 @@ end)
 -- Other geometries of the same sources: more rows per warp, several warps per
 -- block, deeper staging (the other gpubench-compile lines).
 -- Quantized formats: the tensor-core path with the HSUB2 decode (SUBN=0) in
--- another geometry, and the scalar path (MMA=0), whichever is the default.
+-- another geometry, the scalar path (MMA=0), whichever is the default, and the
+-- scalar path with split-K (KSPLIT > 1; at k = 3072, three tiles: with
+-- KSPLIT = 2 one slice has two tiles, the other one; with KSPLIT = 5 two slices
+-- have none, as do most slices at k = 256).
 local VARIANTS = {
   f32 = { { ROWS = 1, WARPS = 4, UNROLL = 4 } },
   f16 = { { ROWS = 8, WARPS = 1, UNROLL = 1 } },
   bf16 = { { ROWS = 3, WARPS = 8, UNROLL = 3 } },
-  q4_0 = { { SUBN = 0, WARPS = 1, STAGES = 3 }, { MMA = 0, ROWS = 3, WARPS = 2, STAGES = 3 } },
-  q8_0 = { { SUBN = 0, WARPS = 4, STAGES = 2 }, { MMA = 0, ROWS = 8, WARPS = 1, STAGES = 3 } },
-  q4_k = { { MMA = 1, ROWS = 16, SUBN = 0, WARPS = 2, STAGES = 2 }, { MMA = 0, ROWS = 2, WARPS = 4, STAGES = 4 } },
-  q5_k = { { MMA = 1, ROWS = 16, SUBN = 0, WARPS = 2, STAGES = 4 }, { MMA = 0, ROWS = 4, WARPS = 2, STAGES = 3 } },
-  q6_k = { { MMA = 1, ROWS = 16, SUBN = 0, WARPS = 4, STAGES = 2 }, { MMA = 0, ROWS = 4, WARPS = 1, STAGES = 3 } },
+  q4_0 = { { SUBN = 0, WARPS = 1, STAGES = 3 }, { MMA = 0, ROWS = 3, WARPS = 2, STAGES = 3 },
+           { MMA = 0, ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 3 } },
+  q8_0 = { { SUBN = 0, WARPS = 4, STAGES = 2 }, { MMA = 0, ROWS = 8, WARPS = 1, STAGES = 3 },
+           { MMA = 0, ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 } },
+  q4_k = { { MMA = 1, ROWS = 16, SUBN = 0, WARPS = 2, STAGES = 2 }, { MMA = 0, ROWS = 2, WARPS = 4, STAGES = 4 },
+           { MMA = 0, ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 } },
+  q5_k = { { MMA = 1, ROWS = 16, SUBN = 0, WARPS = 2, STAGES = 4 }, { MMA = 0, ROWS = 4, WARPS = 2, STAGES = 3 },
+           { MMA = 0, ROWS = 4, WARPS = 1, STAGES = 2, KSPLIT = 5 } },
+  q6_k = { { MMA = 1, ROWS = 16, SUBN = 0, WARPS = 4, STAGES = 2 }, { MMA = 0, ROWS = 4, WARPS = 1, STAGES = 3 },
+           { MMA = 0, ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 } },
 }
 
 -- Compiled here too, so CI (NVRTC, no GPU) catches a variant that no longer
@@ -175,6 +211,7 @@ t.test("variant geometries match the FP64 reference", function()
         local spec = specs.variant(fmt, changes)
         check(dev, fmt, 29, 3072, 31, spec)
         check(dev, fmt, 5, 256, 32, spec) -- fewer rows than one group: most warps have none
+        if changes.KSPLIT then check(dev, fmt, 19, 5120, 33, spec) end -- k = 5120: five tiles
       end
     end
   end)
@@ -184,12 +221,19 @@ t.test("a launch by hand equals gemv.run, and rows past m are not written", func
   local dev = t.device("cuda")
   local ref = require "gpubench.ref"
   releasing(dev, function()
-    for _, fmt in ipairs(gemv.formats) do
-      local m, k = 21, 1024
+    -- every default, and split-K (whose slice 0 writes y after the block barrier)
+    local cases = {}
+    -- at k = 3072 (three tiles) every slice has a tile
+    for _, fmt in ipairs(gemv.formats) do cases[#cases + 1] = { fmt, specs[fmt], 1024 } end
+    cases[#cases + 1] = { "q4_k", specs.variant("q4_k", { MMA = 0, ROWS = 8, WARPS = 2, STAGES = 1, KSPLIT = 2 }), 3072 }
+    cases[#cases + 1] = { "q4_0", specs.variant("q4_0", { MMA = 0, ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 3 }), 3072 }
+    for _, case in ipairs(cases) do
+      local fmt, s, k = case[1], case[2], case[3]
+      local m = 21
       local f = gemv.format(fmt)
       local w = ref.random_blocks(fmt, m * k // f.qk, 61)
       local x = ref.random_f32(k, 62)
-      local _, want = gemv.run(dev, fmt, w, m, k, x)
+      local _, want = gemv.run(dev, fmt, w, m, k, x, s)
       local wb <close> = dev:buffer(gemv.buffer_bytes(fmt, m, k))
       local xb <close> = dev:buffer(4 * k)
       local yb <close> = dev:buffer(4 * (m + 16))
@@ -197,8 +241,7 @@ t.test("a launch by hand equals gemv.run, and rows past m are not written", func
       wb:upload(w)
       xb:upload(x)
       yb:fill(0xFF) -- NaN everywhere: a row the kernel skips cannot pass, and past m must stay so
-      local kern, grid, block, a1, a2, a3, a4, a5 = gemv.launch_args(dev, fmt, wb, xb, yb, m, k)
-      local s = specs[fmt]
+      local kern, grid, block, a1, a2, a3, a4, a5 = gemv.launch_args(dev, fmt, wb, xb, yb, m, k, s)
       t.eq(grid, { (m + s.rows_per_group - 1) // s.rows_per_group, 1, 1 }, fmt)
       t.eq(block, s.block, fmt)
       t.eq(kern.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt)
