@@ -36,7 +36,7 @@ local opts, meta = options.parse({
       help = "Buffer sizes (default 1M,16M,256M,1G; 1M,4M,16M on a CPU device)." },
     { "kernels", type = "list", of = "enum", choices = { "copy", "read" }, default = "copy,read",
       help = "Kernels to time." },
-    { "iters", type = "int", default = 100, env = "ITERS",
+    { "iters", type = "int", default = 100, env = "ITERS", max = options.MAX_ITERS,
       help = "Launches n at the first timing point (the second runs 2n)." },
     { "clock", type = "enum", choices = { "device", "host" }, default = "device",
       help = "Time each submission with device timestamps or the host clock." },

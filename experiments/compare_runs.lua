@@ -1,7 +1,7 @@
 -- experiments/compare_runs.lua: do two runs of a table agree, cell by cell?
 --
---   gpubench experiments/compare_runs.lua forward.jsonl reverse.jsonl
---   gpubench experiments/compare_runs.lua a.jsonl b.jsonl --key gbs --threshold 5
+--   gpubench experiments/compare_runs.lua --first forward.jsonl --second reverse.jsonl
+--   gpubench experiments/compare_runs.lua --first a.jsonl --second b.jsonl --key gbs --threshold 5
 --
 -- Reads two JSON-lines outputs of an experiment (--json), matches their cells
 -- by label (kernel and shape, whatever order each run used) and prints each
@@ -57,13 +57,20 @@ local function cells_of(path)
 end
 
 local a, order = cells_of(opts.first)
-local b = cells_of(opts.second)
+local b, order_b = cells_of(opts.second)
 local first, second, labels = {}, {}, {}
 for _, id in ipairs(order) do
   if b[id] then
     first[#first + 1], second[#second + 1], labels[#labels + 1] = a[id], b[id], id
   else
     io.stderr:write(("compare_runs: cell %s is only in %s\n"):format(id, opts.first))
+  end
+end
+-- Unmatched cells of either run are named: a cell that vanished from one run
+-- (a failed build, a different --kernels) must not pass unnoticed.
+for _, id in ipairs(order_b) do
+  if not a[id] then
+    io.stderr:write(("compare_runs: cell %s is only in %s\n"):format(id, opts.second))
   end
 end
 

@@ -39,7 +39,7 @@ local opts, meta = options.parse({
   name = "gemv_table",
   description = "Decode GEMV y = W x per weight format on the LFM2 shapes: ms, GB/s, % of peak.",
   options = options.concat(options.device_options(), {
-    { "iters", type = "int", default = 200, env = "ITERS",
+    { "iters", type = "int", default = 200, env = "ITERS", max = options.MAX_ITERS,
       help = "Launches n at the first timing point (the second runs 2n)." },
     { "m", type = "int", env = "M", help = "Rows of one custom shape (default 2816 when only K is set)." },
     { "k", type = "int", env = "K",
@@ -70,12 +70,13 @@ if opts.m or opts.k then
 end
 
 local dev = gpu.open { backend = opts.backend, index = opts.device }
-local ceil = ceilings.get(dev, { spec_gbs = opts.peak_gbs, read_gbs = opts.read_gbs })
-local peak = opts.peak_gbs or ceil.spec_gbs
+-- Checked before the ceiling, whose first measurement is device work.
 if opts.rotate and not (dev.l2_bytes > 0) then
   options.fail(("--rotate: the L2 size of %s is unknown, so a rotation cannot be checked to exceed it")
     :format(dev.name))
 end
+local ceil = ceilings.get(dev, { spec_gbs = opts.peak_gbs, read_gbs = opts.read_gbs })
+local peak = opts.peak_gbs or ceil.spec_gbs
 
 -- One cell per kernel and shape, in the seed's order (kernel-major).
 local table_cells = {}
@@ -111,7 +112,10 @@ local function measure(cell, ctx)
     row.ms, row.gbs, row.pct_peak, row.note = "n/a", "n/a", "n/a", p.skip
     return row
   end
-  local iters = opts.iters * ctx.scale
+  -- A submission starts at the first weight copy, so n below the copy count
+  -- would rotate through only n copies (perhaps inside L2): n is raised to
+  -- the copy count, and the row's iters says so.
+  local iters = math.max(opts.iters * ctx.scale, p.copies)
   local r <close> = timing.runner(dev, p.launches, { clock = opts.clock, graph = opts.submit == "graph" })
   local d = select(-1, timing.two_point(r:fn(), iters))
   local gbs = ceilings.gbs(p.weight_bytes, d.ms)
@@ -160,8 +164,9 @@ local ok, err = pcall(function()
     :format(peak and ("%.1f GB/s (%s)"):format(peak, opts.peak_gbs and "PEAK_GBS" or ceil.spec_source)
               or "an unknown peak (set PEAK_GBS)",
             ceil.read_gbs, ceil.read_source))
-  sink:note(("* ms per launch = (t(2n) - t(n)) / n with n = ITERS = %d, %s clock, one %s submission per point; "
-    .. "\"noise\": t(2n) < 1.2 t(n), raise ITERS"):format(opts.iters, opts.clock,
+  sink:note(("* ms per launch = (t(2n) - t(n)) / n with n = ITERS = %d%s, %s clock, one %s submission per point; "
+    .. "\"noise\": t(2n) < 1.2 t(n), raise ITERS"):format(opts.iters,
+      opts.rotate and " (at least the cell's copy count)" or "", opts.clock,
       opts.submit == "graph" and "graph-replay" or "stream"))
   sink:note("* GB/s = weight bytes / time (1 GB = 1e9 B); every kernel matched the FP64 oracle "
     .. ("(per row |y - y_ref| <= %g sum|w x|) on these weights before timing"):format(gemv_bench.TOL))

@@ -36,7 +36,8 @@ local opts, meta = options.parse({
     { "grid", type = "string",
       help = "Defines to vary, \"NAME=v1,v2;NAME2=...\" (default: ROWS/WARPS/STAGES on CUDA, "
         .. "GEMV_T/GEMV_NR on Vulkan)." },
-    { "iters", type = "int", default = 200, env = "ITERS", help = "Launches n at the first timing point." },
+    { "iters", type = "int", default = 200, env = "ITERS", max = options.MAX_ITERS,
+      help = "Launches n at the first timing point." },
     { "rotate", type = "flag", help = "Cycle weight copies totalling >= 4x L2 (DRAM, not L2)." },
     { "rounds", type = "int", default = 2, help = "Table rounds; only the last is reported." },
     { "csv", type = "path", help = "Write a CSV file." },
@@ -51,12 +52,20 @@ local function parse_grid(text)
     if not name then
       options.fail(("--grid: %q is not NAME=v1,v2,... (non-negative integers)"):format(part))
     end
+    if values:find(",%s*,") or values:match("^[%s,]*,") or values:match(",%s*$") then
+      options.fail(("--grid: %s has an empty value in %q"):format(name, values))
+    end
     local list = {}
     for v in values:gmatch("%d+") do
       local n = math.tointeger(tonumber(v))
       -- 0 is a value (on/off switches such as MMA); the kernel table checks ranges.
       if not n then options.fail(("--grid: %s=%s is not an integer"):format(name, v)) end
       list[#list + 1] = n
+    end
+    -- No values would make the grid's product empty: a table with no rows.
+    if #list == 0 then options.fail(("--grid: %s has no values"):format(name)) end
+    for _, d in ipairs(dims) do
+      if d.name == name then options.fail(("--grid: %s is given twice"):format(name)) end
     end
     dims[#dims + 1] = { name = name, values = list }
   end
@@ -69,7 +78,12 @@ local specs = require("gpubench.gemv_" .. dev.backend)
 local default_grid = dev.backend == "cuda" and "ROWS=2,4,8;WARPS=1,2,4;STAGES=2,4"
   or "GEMV_T=16,32,64;GEMV_NR=1,2,4"
 local dims = parse_grid(opts.grid or default_grid)
-local ceil = ceilings.get(dev, {})
+-- Without a known L2 every cell's rotation would fail inside prepare and be
+-- listed as "no build"; say what is wrong, before any device work.
+if opts.rotate and not (dev.l2_bytes > 0) then
+  options.fail(("--rotate: the L2 size of %s is unknown, so a rotation cannot be checked to exceed it")
+    :format(dev.name))
+end
 
 -- Every combination of the grid's values, as a define table.
 local function combinations()
@@ -111,6 +125,9 @@ for _, fmt in ipairs(opts.kernels) do
   end
 end
 
+-- After every option check above: its first measurement is device work.
+local ceil = ceilings.get(dev, {})
+
 local prepared = {}
 local function prepare(cell)
   if prepared[cell] then return prepared[cell] end
@@ -138,7 +155,8 @@ local function measure(cell, ctx)
     return row
   end
   local r <close> = timing.runner(dev, p.launches, { graph = true }) -- see gemv_table --submit
-  local d = select(-1, timing.two_point(r:fn(), opts.iters * ctx.scale))
+  -- n >= the copy count, or a rotation would cycle through only n copies.
+  local d = select(-1, timing.two_point(r:fn(), math.max(opts.iters * ctx.scale, p.copies)))
   local gbs = ceilings.gbs(p.weight_bytes, d.ms)
   row.ms = d.ms or "noise"
   row.gbs = gbs or "noise"

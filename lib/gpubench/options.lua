@@ -381,6 +381,11 @@ function options.parse(spec, argv, popts)
   return opts, meta
 end
 
+-- The largest launch count n an experiment may take: two-point timing runs
+-- 2n launches in one submission (a u32 count) and --validate 5x that, so a
+-- larger n would fail only after the device work had started.
+options.MAX_ITERS = 0xFFFFFFFF // (2 * 5)
+
 -- Raises a usage error (exit status 2) for checks across several options,
 -- e.g. options.fail("--k=1000 must be a multiple of 256").
 options.fail = errors.usage

@@ -137,7 +137,9 @@ function report.csv_line(values, n)
   return table.concat(parts, ",") .. "\n"
 end
 
-local function md_escape(s) return (s:gsub("|", "\\|")) end
+-- A "|" would split the cell and a line break would end the row (and the
+-- table) early, so a multi-line value (an error message) becomes one line.
+local function md_escape(s) return (s:gsub("|", "\\|"):gsub("\r?\n", "<br>")) end
 
 -- markdown(columns, rows [, notes]) -> a Markdown table (right-aligned
 -- numeric columns) followed by the notes.

@@ -210,6 +210,8 @@ Runner.__index = Runner
 -- (gpu.clock around submit + sync, the seed's wall-clock method).
 -- opts.rotation = {copy_bytes =, l2_bytes =}: checks the launches rotate
 -- through at least 4x L2 (one copy per launch).
+-- run(count) and batch(count) refuse count < #launches: each submission starts
+-- at the first launch, so the tail of the list would never run.
 function timing.runner(dev, launches, opts)
   opts = opts or {}
   if type(launches) ~= "table" or #launches == 0 then
@@ -238,6 +240,15 @@ end
 function Runner:batch(count)
   local b = self.batches[count]
   if b then return b end
+  -- Every submission starts at the first launch, so a count below the list's
+  -- length never runs the rest: a rotation over N weight copies timed with
+  -- n < N launches cycles through only n copies, which may fit in L2 while
+  -- the cell claims DRAM. Refuse it rather than measure something else.
+  if count < #self.launches then
+    error(("timing runner: %d launches per submission would run only %d of the %d launches it "
+      .. "cycles through (a rotation needs at least one launch per copy); use a count >= %d")
+      :format(count, count, #self.launches, #self.launches), 3)
+  end
   local spec = { count = count, graph = self.graph }
   for i, l in ipairs(self.launches) do spec[i] = l end
   b = self.dev:batch(spec)

@@ -22,8 +22,9 @@ validate.THRESHOLD = 0.03
 -- first/second: rows indexed alike; key: the metric compared (a time).
 -- results[i] = {index, first, second, ratio = second / first,
 --               status = "ok" | "moved" | "noise"}; moved counts "moved".
--- A cell that is not a positive number in either run is "noise": it cannot
--- be validated, and saying "ok" would hide that.
+-- A cell that is not a positive finite number in either run is "noise": it
+-- cannot be validated, and saying "ok" would hide that (inf / inf is NaN,
+-- which no threshold test flags).
 function validate.compare(first, second, key, threshold)
   threshold = threshold or validate.THRESHOLD
   if type(key) ~= "string" then error("validate.compare: key must be a string", 2) end
@@ -33,7 +34,8 @@ function validate.compare(first, second, key, threshold)
     local a = first[i] and first[i][key]
     local b = second[i] and second[i][key]
     local r = { index = i, first = a, second = b }
-    if type(a) == "number" and type(b) == "number" and a > 0 and b > 0 then
+    if type(a) == "number" and type(b) == "number" and a > 0 and b > 0
+       and a < math.huge and b < math.huge then
       r.ratio = b / a
       if math.abs(r.ratio - 1) > threshold then
         r.status = "moved"

@@ -31,5 +31,18 @@ out=$("$G" experiments/compare_runs.lua --first "$tmp/a.jsonl" --second "$tmp/a.
 check "identical runs exit 0 (rc=$rc)" '[[ $rc -eq 0 ]]'
 out=$("$G" experiments/compare_runs.lua --first "$tmp/none.jsonl" --second "$tmp/a.jsonl" 2>&1); rc=$?
 check "missing file is a usage error (rc=$rc)" '[[ $rc -eq 2 ]] && grep -q "cannot read" <<<"$out"'
+# A cell present in only one run is named, whichever run holds it.
+cat > "$tmp/c.jsonl" <<'J'
+{"type":"cell","kernel":"q4_0","shape":"s1","m":64,"k":256,"ms":1.0}
+{"type":"cell","kernel":"q4_k","shape":"s1","m":64,"k":256,"ms":1.0}
+J
+cat > "$tmp/d.jsonl" <<'J'
+{"type":"cell","kernel":"q4_0","shape":"s1","m":64,"k":256,"ms":1.0}
+{"type":"cell","kernel":"q6_k","shape":"s1","m":64,"k":256,"ms":1.0}
+J
+out=$("$G" experiments/compare_runs.lua --first "$tmp/c.jsonl" --second "$tmp/d.jsonl" 2>&1); rc=$?
+check "unmatched cells of both runs are named (rc=$rc)" \
+  '[[ $rc -eq 0 ]] && grep -qF "cell q4_k s1 64 256 is only in $tmp/c.jsonl" <<<"$out" \
+   && grep -qF "cell q6_k s1 64 256 is only in $tmp/d.jsonl" <<<"$out" && grep -q "^1 cells compared" <<<"$out"'
 echo "$pass passed, $fail failed"
 ((fail == 0))

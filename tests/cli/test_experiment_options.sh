@@ -36,6 +36,10 @@ expect 2 "--iters=abc is not a positive integer" GPUBENCH_BACKEND=cuda -- --iter
 expect 2 "--sizes=1M,17 is invalid: 17 is not a multiple of 16 bytes" GPUBENCH_BACKEND=cuda -- --sizes 1M,17
 expect 2 "bandwidth: unknown option '--bogus' (see --help)" GPUBENCH_BACKEND=cuda -- --bogus
 expect 2 "--order=sideways is not one of forward, reverse, shuffle" GPUBENCH_BACKEND=cuda -- --order sideways
+# 2n launches travel as a u32 count and --validate runs 5x: a larger ITERS
+# must be refused here, not by the timer after the device work has begun.
+expect 2 "ITERS=429496730 is out of range: must be at most 429496729" ITERS=429496730 GPUBENCH_BACKEND=cuda --
+expect 2 "--iters=3000000000 is out of range: must be at most 429496729" GPUBENCH_BACKEND=cuda -- --iters 3000000000
 
 # The message is the whole of stderr: no traceback for a usage error.
 err=$(ITERS=100O GPUBENCH_BACKEND=cuda "$GB" experiments/bandwidth.lua 2>&1 >/dev/null)
@@ -58,6 +62,35 @@ else
   echo "ok   --help -> 0 with the generated help on stdout, nothing on stderr"
 fi
 rm -f "$errf"
+
+# gemv_variants' --grid and --rotate need the device's kernels and L2, so they
+# are checked on the Vulkan device (lavapipe) -- but before the read-ceiling
+# probe, the first device work: a fresh cache folder must stay empty.
+if "$GB" -e 'require "gpu".open{backend = "vulkan"}' >/dev/null 2>&1; then
+  variants() { # variants <stderr substring> <args...>
+    local msg=$1; shift
+    local cache err st
+    cache=$(mktemp -d); err=$(mktemp)
+    GPUBENCH_CACHE_DIR="$cache" M=64 K=256 ITERS=4 "$GB" --backend vulkan experiments/gemv_variants.lua \
+      --kernels q4_0 "$@" >/dev/null 2>"$err"
+    st=$?
+    if [ "$st" != 2 ] || ! grep -qF -- "$msg" "$err" || [ -e "$cache/ceilings.json" ] \
+       || [ "$(wc -l <"$err")" != 1 ]; then
+      echo "FAIL: gemv_variants.lua $*: status $st (want 2), cache: $(ls "$cache"), stderr:"; cat "$err"
+      fails=$((fails + 1))
+    else
+      echo "ok   gemv_variants.lua $* -> 2: $msg"
+    fi
+    rm -rf "$cache" "$err"
+  }
+  variants "--grid: GEMV_T has an empty value" --grid "GEMV_T=16,,32"
+  variants "--grid: GEMV_T has an empty value" --grid "GEMV_T=,"
+  variants "--grid: GEMV_T is given twice" --grid "GEMV_T=16;GEMV_T=32"
+  variants "--grid: the vulkan q4_0 kernel has no define ROWS" --grid "ROWS=2"
+  variants "--rotate: the L2 size of" --rotate
+else
+  echo "skip gemv_variants checks: no Vulkan device"
+fi
 
 if [ "$fails" -gt 0 ]; then echo "$fails failed"; exit 1; fi
 echo "all passed"

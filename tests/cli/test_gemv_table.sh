@@ -46,5 +46,11 @@ out=$(PEAK_GBS=nan "$G" experiments/gemv_table.lua 2>&1); rc=$?
 check "PEAK_GBS=nan is a usage error (rc=$rc)" '[[ $rc -eq 2 ]] && grep -q "PEAK_GBS=nan" <<<"$out"'
 out=$(M=64 K=256 "$G" --backend vulkan experiments/gemv_table.lua --rotate 2>&1); rc=$?
 check "--rotate without a known L2 is refused (rc=$rc)" '[[ $rc -eq 2 ]] && grep -q "L2 size" <<<"$out"'
+# The refusal comes before any device work: the read ceiling (a device
+# measurement, slow on lavapipe) must not have been probed or cached first.
+mkdir -p "$tmp/cache"
+out=$(GPUBENCH_CACHE_DIR="$tmp/cache" M=64 K=256 "$G" --backend vulkan experiments/gemv_table.lua --rotate 2>&1); rc=$?
+check "--rotate is refused before the read-ceiling probe (rc=$rc)" \
+  '[[ $rc -eq 2 ]] && ! grep -q "measuring the read ceiling" <<<"$out" && [[ ! -e "$tmp/cache/ceilings.json" ]]'
 echo "$pass passed, $fail failed"
 ((fail == 0))

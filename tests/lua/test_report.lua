@@ -69,6 +69,17 @@ t.test("Markdown table right-aligns numeric columns and escapes pipes", function
   }, "\n") .. "\n")
 end)
 
+t.test("Markdown keeps a multi-line value in its row", function()
+  local md = report.markdown({ { key = "kernel" }, { key = "note" } },
+    { { kernel = "q4_0", note = "no build:\nline 2\r\nline 3" }, { kernel = "f32", note = "ok" } })
+  t.eq(md, table.concat({
+    "| kernel | note |",
+    "|---|---|",
+    "| q4_0 | no build:<br>line 2<br>line 3 |",
+    "| f32 | ok |",
+  }, "\n") .. "\n")
+end)
+
 t.test("sink streams rows and writes CSV, JSON lines and Markdown", function()
   local csv, js, md = tmp(), tmp(), tmp()
   local con = sink()

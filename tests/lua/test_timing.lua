@@ -153,6 +153,31 @@ t.test("runner refuses a rotation that fits in L2, before any device work", func
     ("%d launches in one batch; at most %d"):format(max + 1, max), true)
 end)
 
+t.test("runner refuses a count that would skip part of a rotation", function()
+  -- A fake device: records every batch it builds and every submit.
+  local built = {}
+  local dev = { l2_bytes = 1 << 20 }
+  function dev:timer()
+    return { start = function() end, stop = function() end, ms = function() return 1.0 end,
+             free = function() end }
+  end
+  function dev:batch(spec)
+    built[#built + 1] = spec.count
+    return { submit = function() end, free = function() end }
+  end
+  function dev:sync() end
+  local launches = {}
+  for i = 1, 8 do launches[i] = { "kernel", 1, 64, "weights" .. i } end
+  local r <close> = timing.runner(dev, launches)
+  -- 4 launches per submission would read copies 1-4 only, never 5-8.
+  t.errors(function() r:run(4) end,
+    "4 launches per submission would run only 4 of the 8 launches it cycles through", true)
+  t.eq(#built, 0, "no batch was built for the refused count")
+  t.eq(r:run(8), 1.0)
+  t.eq(r:run(12), 1.0)
+  t.eq(built, { 8, 12 })
+end)
+
 -- ------------------------------------------------------------------ device
 
 -- One workgroup of 64 invocations adds 1 to each of 64 uints: after k

@@ -28,6 +28,17 @@ t.test("compare: ratio second/first, > 3 % is moved, missing is noise", function
   t.eq(m2, 0)
 end)
 
+t.test("compare: an infinite or NaN time is noise, never ok", function()
+  local inf, nan = math.huge, 0 / 0
+  local r, moved = validate.compare({ { ms = inf }, { ms = 1.0 }, { ms = nan }, { ms = 0 } },
+                                    { { ms = inf }, { ms = inf }, { ms = 1.0 }, { ms = 1.0 } }, "ms")
+  t.eq(moved, 0)
+  for i = 1, 4 do
+    t.eq(r[i].status, "noise", "cell " .. i)
+    t.eq(r[i].ratio, nil, "cell " .. i)
+  end
+end)
+
 t.test("cells.run: order, rounds, only the last round reaches the sink", function()
   local seen = {}
   local added = {}
