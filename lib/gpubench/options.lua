@@ -135,7 +135,22 @@ function conv.string(s)
   if s == "" then return nil, "is empty" end
   return s
 end
-conv.path = conv.string
+
+-- A path; with `output = true` its folder must exist, so a run that would
+-- fail to write its results fails before any device work, not after it.
+function conv.path(s, o)
+  if s == "" then return nil, "is empty" end
+  if o and o.output then
+    local dir = s:match("^(.*)/[^/]*$") or "."
+    if dir == "" then dir = "/" end
+    local ok, lfs = pcall(require, "lfs")
+    local mode = ok and lfs.attributes(dir, "mode") or nil
+    if ok and mode ~= "directory" then
+      return nil, ("cannot be written: folder %s does not exist"):format(dir)
+    end
+  end
+  return s
+end
 
 local TRUE = { ["1"] = true, ["true"] = true, yes = true, on = true }
 local FALSE = { ["0"] = true, ["false"] = true, no = true, off = true }
@@ -413,9 +428,10 @@ function options.table_options()
       help = "Run the whole table this many times; only the last round is reported." },
     { "validate", type = "flag",
       help = "Rerun the table in reverse order at 5x the iterations and flag cells that move > 3 %." },
-    { "csv", type = "path", help = "Write a CSV file (rows flushed as cells finish)." },
-    { "json", type = "path", help = "Write JSON lines: the environment, then one line per cell." },
-    { "markdown", type = "path", help = "Write a Markdown table at the end." },
+    { "csv", type = "path", output = true, help = "Write a CSV file (rows flushed as cells finish)." },
+    { "json", type = "path", output = true,
+      help = "Write JSON lines: the environment, then one line per cell." },
+    { "markdown", type = "path", output = true, help = "Write a Markdown table at the end." },
   }
 end
 

@@ -43,6 +43,17 @@ t.test("absent -> defaults; sources recorded", function()
   t.eq(meta.source.iters, "default")
 end)
 
+t.test("an output file whose folder does not exist is refused before any work", function()
+  local options = require "gpubench.options"
+  local spec = { name = "x", options = options.table_options() }
+  local _, e = pcall(options.parse, spec, { "--csv", "/nonexistent-gpubench-dir/out.csv" })
+  t.eq(type(e), "table", "an exit request, not a crash")
+  t.eq(e.gpubench_exit, 2)
+  t.eq(e.message, "--csv=/nonexistent-gpubench-dir/out.csv cannot be written: folder /nonexistent-gpubench-dir does not exist")
+  local o = options.parse(spec, { "--json", "out.jsonl" }) -- the current folder exists
+  t.eq(o.json, "out.jsonl")
+end)
+
 t.test("flags and env are converted by type", function()
   local o, meta = parse({ "--iters", "50", "--peak-gbs=4814.5", "--order", "reverse",
     "--sweep", "4:16:4", "--sizes", "4096,64K,2M,1G", "--kernels", "read",
