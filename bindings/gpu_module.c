@@ -264,7 +264,10 @@ static int l_open(lua_State *L) {
         if (lua_getfield(L, 1, "index") != LUA_TNIL) {
             int ok;
             index = lua_tointegerx(L, -1, &ok);
-            if (!ok || index < 0) luaL_error(L, "gpu.open: index must be a non-negative integer");
+            /* Bounded by INT_MAX: the backends take an int, and a larger value
+             * would wrap to another device's index (2^32 opened device 0). */
+            if (!ok || index < 0 || index > INT_MAX)
+                luaL_error(L, "gpu.open: index must be a non-negative integer up to %d", INT_MAX);
         }
     }
     /* The CLI's --backend/--device fill in what the script left out. */

@@ -35,10 +35,33 @@ static char *join(const char *dir, const char *name) {
     return p;
 }
 
-/* Hashes the text of every file named by #include "..." in code, found next to
- * the including file or in an include directory, recursively. An include that
- * cannot be found is hashed by name only: the compiler will report it (or find
- * it in a system location that does not change between runs). */
+static void hash_includes(XXH3_state_t *st, const char *code, const char *dir,
+                          const gb_kernel_source *src, int depth);
+
+/* Hashes one included file found at `path`: its text and, recursively, its own
+ * includes (relative ones next to it). Returns 1 if the file was read. */
+static int hash_found(XXH3_state_t *st, const char *path, const gb_kernel_source *src, int depth) {
+    gb_err ignore = {0};
+    char *text = gb_read_file(path, NULL, &ignore);
+    gb_err_clear(&ignore);
+    if (!text) return 0;
+    hash_str(st, "text", text);
+    char *sub = dir_of(path);
+    if (sub) hash_includes(st, text, sub, src, depth + 1);
+    free(sub);
+    free(text);
+    return 1;
+}
+
+/* Hashes the text of every file named by #include "..." or #include <...> in
+ * code, recursively. A "..." include is looked up as the compilers do: next to
+ * the including file, then in the include directories, first match wins. A
+ * <...> include is searched for by both compilers in the include directories
+ * (NVRTC also in the top-level file's directory, which it gets as -I), so every
+ * match there is hashed: hashing a file the compiler does not read costs
+ * nothing, missing one it does read serves a stale binary. An include found in
+ * none of them is hashed by name only: the compiler will report it, or find it
+ * in a system location that does not change between runs. */
 static void hash_includes(XXH3_state_t *st, const char *code, const char *dir,
                           const gb_kernel_source *src, int depth) {
     if (depth > MAX_INCLUDE_DEPTH) return;
@@ -51,32 +74,23 @@ static void hash_includes(XXH3_state_t *st, const char *code, const char *dir,
             if (strncmp(p, "include", 7) == 0) {
                 p += 7;
                 while (*p == ' ' || *p == '\t') p++;
-                if (*p == '"') {
-                    const char *end = strchr(p + 1, '"');
+                if (*p == '"' || *p == '<') {
+                    int quoted = *p == '"';
+                    const char *end = strchr(p + 1, quoted ? '"' : '>');
                     const char *nl = strchr(p, '\n');
-                    if (end && (!nl || end < nl)) {
-                        char *name = strndup(p + 1, (size_t)(end - p - 1));
-                        char *found = NULL;
-                        char *text = NULL;
+                    char *name = (end && (!nl || end < nl)) ? strndup(p + 1, (size_t)(end - p - 1))
+                                                            : NULL;
+                    if (name) {
+                        hash_str(st, quoted ? "include" : "sysinclude", name);
                         int ndirs = src->ninclude_dirs + 1;
-                        for (int i = 0; i < ndirs && !text; i++) {
+                        for (int i = 0; i < ndirs; i++) {
                             const char *d = i == 0 ? dir : src->include_dirs[i - 1];
                             if (!d) continue;
+                            char *found = join(d, name);
+                            int hit = found && hash_found(st, found, src, depth);
                             free(found);
-                            found = join(d, name);
-                            gb_err ignore = {0};
-                            text = found ? gb_read_file(found, NULL, &ignore) : NULL;
-                            gb_err_clear(&ignore);
+                            if (hit && quoted) break;
                         }
-                        hash_str(st, "include", name);
-                        if (text) {
-                            hash_str(st, "text", text);
-                            char *sub = dir_of(found);
-                            hash_includes(st, text, sub, src, depth + 1);
-                            free(sub);
-                            free(text);
-                        }
-                        free(found);
                         free(name);
                     }
                 }

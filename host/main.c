@@ -201,8 +201,10 @@ static int exit_request(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
     lua_pushliteral(L, "gpubench_exit");
     lua_rawget(L, idx);
-    int isint = 0;
-    lua_Integer v = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isint) : 0;
+    /* An integer subtype only, as docs/CLI.md and gpubench.errors.is_exit
+     * say: a float such as 3.0 is an ordinary error object. */
+    int isint = lua_isinteger(L, -1);
+    lua_Integer v = isint ? lua_tointeger(L, -1) : 0;
     lua_pop(L, 1);
     return (isint && v >= 0 && v <= 255) ? (int)v : -1;
 }
@@ -268,10 +270,16 @@ static void set_sigint(void (*handler)(int), int restart) {
 
 static void restore_sigint(void) { sigaction(SIGINT, &sigint_at_start, NULL); }
 
-/* The hook laction sets: raises the error from inside the running code. */
+static void laction(int sig);
+
+/* The hook laction sets: raises the error from inside the running code. It
+ * re-arms the handler (laction left SIG_DFL for a Ctrl-C during a long C call):
+ * a script that catches "interrupted!" with pcall and goes on must get the
+ * same error for the next Ctrl-C, not be killed without closing its state. */
 static void lstop(lua_State *L, lua_Debug *ar) {
     (void)ar;
     lua_sethook(L, NULL, 0, 0);
+    set_sigint(laction, 0);
     luaL_error(L, "interrupted!");
 }
 

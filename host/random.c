@@ -117,9 +117,22 @@ float gb_f16_to_f32(uint16_t h) {
     return bits_f32(sign | ((e + 112) << 23) | (m << 13));
 }
 
+/* The next representable value below a binary16 or bfloat16 (both sign-
+ * magnitude, so a positive value steps down by one code, a negative one up;
+ * either zero steps to the smallest negative subnormal). */
+static uint16_t half_step_down(uint16_t h) {
+    if ((h & 0x7fffu) == 0) return 0x8001u;
+    return (h & 0x8000u) ? (uint16_t)(h + 1) : (uint16_t)(h - 1);
+}
+
 void gb_random_fill(void *out, size_t n, gb_dtype dt, gb_dist dist, double a, double b,
                     gb_rng *r) {
     unsigned char *p = out;
+    /* Uniform draws are in [a, b) in double, but rounding to the element type
+     * can land on b itself (1 in ~8000 draws for f16 over [-1, 1)); such a
+     * value steps down to the largest representable value below b, unless
+     * that falls under a (a range narrower than one step of the type). */
+    int half_open = dist == GB_DIST_UNIFORM && b > a;
     for (size_t i = 0; i < n; i++) {
         if (dt == GB_DT_U8) {
             p[i] = (unsigned char)(gb_rng_next(r) >> 56);
@@ -129,9 +142,18 @@ void gb_random_fill(void *out, size_t n, gb_dtype dt, gb_dist dist, double a, do
                                           : a + (b - a) * gb_rng_uniform(r);
         if (dt == GB_DT_F32) {
             float f = (float)v;
+            if (half_open && (double)f >= b) {
+                float below = nextafterf(f, -INFINITY);
+                if ((double)below >= a) f = below;
+            }
             memcpy(p + 4 * i, &f, 4);
         } else {
-            uint16_t h = dt == GB_DT_F16 ? gb_f32_to_f16((float)v) : gb_f32_to_bf16((float)v);
+            int f16 = dt == GB_DT_F16;
+            uint16_t h = f16 ? gb_f32_to_f16((float)v) : gb_f32_to_bf16((float)v);
+            if (half_open && (double)(f16 ? gb_f16_to_f32(h) : gb_bf16_to_f32(h)) >= b) {
+                uint16_t below = half_step_down(h);
+                if ((double)(f16 ? gb_f16_to_f32(below) : gb_bf16_to_f32(below)) >= a) h = below;
+            }
             memcpy(p + 2 * i, &h, 2);
         }
     }
