@@ -129,6 +129,8 @@ static void read_params(lua_State *L, int t, gb_kernel_source *src) {
 void lb_read_source(lua_State *L, int i, gb_kernel_source *src) {
     luaL_checktype(L, i, LUA_TTABLE);
     i = lua_absindex(L, i);
+    /* Every string src points to stays on the stack: about 20 slots. */
+    luaL_checkstack(L, 32, "reading a kernel source");
     memset(src, 0, sizeof *src);
     int has_file = lua_getfield(L, i, "file") != LUA_TNIL;
     int has_source = lua_getfield(L, i, "source") != LUA_TNIL;

@@ -464,7 +464,8 @@ uint64_t gb_flush_bytes(const gb_device *d) {
     uint64_t want = d->info.l2_bytes ? 2 * d->info.l2_bytes : 256ull << 20;
     if (d->info.max_buffer_bytes && want > d->info.max_buffer_bytes)
         want = d->info.max_buffer_bytes;
-    return want & ~(uint64_t)255;
+    want &= ~(uint64_t)255;
+    return want ? want : 256; /* a device whose largest buffer is tiny still gets one */
 }
 
 int gb_flush_l2(gb_device *d, gb_err *e) {
