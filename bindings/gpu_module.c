@@ -409,19 +409,18 @@ void gpubench_open_modules(lua_State *L) {
         lua_pop(L, 1);
         return;
     }
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    lua_pushfstring(L, "%s/lib/?.lua;%s/lib/?/init.lua;", root, root);
-    luaL_addvalue(&b);
-    if (dir) {
-        lua_pushfstring(L, "%s/lua/?.lua;", dir);
-        luaL_addvalue(&b);
-    }
-    lua_pushfstring(L, "%s/?.lua;", GPUBENCH_BUILD_LUA_DIR);
-    luaL_addvalue(&b);
-    lua_getfield(L, -2, "path");
-    luaL_addvalue(&b);
-    luaL_pushresult(&b);
+    /* The gpubench tree first, then the bundled pure-Lua dependencies next to
+     * the binary and in the build folder, then whatever LUA_PATH gave. */
+    lua_getfield(L, -1, "path");
+    const char *old_path = lua_tostring(L, -1);
+    if (!old_path) old_path = "";
+    if (dir)
+        lua_pushfstring(L, "%s/lib/?.lua;%s/lib/?/init.lua;%s/lua/?.lua;%s/?.lua;%s", root, root,
+                        dir, GPUBENCH_BUILD_LUA_DIR, old_path);
+    else
+        lua_pushfstring(L, "%s/lib/?.lua;%s/lib/?/init.lua;%s/?.lua;%s", root, root,
+                        GPUBENCH_BUILD_LUA_DIR, old_path);
+    lua_remove(L, -2);
     lua_setfield(L, -2, "path");
     lua_pop(L, 1);
 }

@@ -48,9 +48,8 @@ static const gb_format *check_format(lua_State *L, int i, const char *fn) {
     if (lua_type(L, i) == LUA_TSTRING) {
         name = lua_tostring(L, i);
     } else if (lua_type(L, i) == LUA_TTABLE) {
-        lua_getfield(L, i, "name");
+        lua_getfield(L, i, "name"); /* left on the stack: name stays valid */
         name = lua_tostring(L, -1);
-        lua_pop(L, 1); /* the name string stays alive in the table */
     }
     if (!name)
         ref_error(L, "ref.%s: fmt must be a format name (a string), got %s", fn,
