@@ -173,7 +173,7 @@ function conv.list(s, o)
   if trim(s) == "" then return nil, "is an empty list" end
   for part in (s .. ","):gmatch("(.-),") do
     if trim(part) == "" then return nil, "has an empty element" end
-    local v, p = el(part, element_opts(o))
+    local v, p = el(trim(part), element_opts(o)) -- "a, b" means {"a", "b"}
     if v == nil then return nil, ("has an element %s that %s"):format(show(trim(part)), p) end
     out[#out + 1] = v
   end

@@ -139,7 +139,10 @@ end
 
 -- A "|" would split the cell and a line break would end the row (and the
 -- table) early, so a multi-line value (an error message) becomes one line.
-local function md_escape(s) return (s:gsub("|", "\\|"):gsub("\r?\n", "<br>")) end
+-- Backslashes first, so a value ending in "\" cannot swallow the "|" escape.
+local function md_escape(s)
+  return (s:gsub("\\", "\\\\"):gsub("|", "\\|"):gsub("\r?\n", "<br>"))
+end
 
 -- markdown(columns, rows [, notes]) -> a Markdown table (right-aligned
 -- numeric columns) followed by the notes.

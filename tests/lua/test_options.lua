@@ -165,4 +165,10 @@ t.test("shared declarations combine", function()
   t.eq(o.device, nil)
 end)
 
+t.test("list items are trimmed: \"read, copy\" is {read, copy}", function()
+  local o = options.parse({ name = "x", options = { { "names", type = "list", of = "string" } } },
+    { "--names", "read, copy" })
+  t.eq(o.names, { "read", "copy" })
+end)
+
 t.run()

@@ -181,4 +181,9 @@ out:add { cell = "never", ms = 0 }
   os.remove(csv); os.remove(js); os.remove(script)
 end)
 
+t.test("markdown: a backslash before a pipe cannot un-escape it", function()
+  local md = report.markdown({ { key = "a" } }, { { a = "x\\|y" } })
+  t.truthy(md:find("| x\\\\\\|y |", 1, true), md)
+end)
+
 t.run()
