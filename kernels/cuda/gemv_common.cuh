@@ -457,6 +457,23 @@ GB_HD float gb_ksplit_sum(const float* red, gb_u32 group, gb_u32 lane)
     return v;
 }
 
+// cp.async primitives shared by the scalar (GbWarpCtx) and tensor-core
+// (GbMmaDevCtx, gemv_mma.cuh) device contexts: one predicated 16-byte copy
+// global -> shared (s = shared-window address), commit, wait for all but N.
+__device__ __forceinline__ void gb_cp_async16(gb_u32 s, const unsigned char* src, bool pred)
+{
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
+                 "@p cp.async.cg.shared.global [%0], [%1], 16;\n\t}\n" ::"r"(s),
+                 "l"(src), "r"((int)pred)
+                 : "memory");
+}
+__device__ __forceinline__ void gb_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void gb_cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
 // The GPU context: this lane's copies as cp.async into shared memory.
 struct GbWarpCtx {
     enum { LANES = 1 };
@@ -465,18 +482,11 @@ struct GbWarpCtx {
     const unsigned char* smem_ptr;
     __device__ __forceinline__ void copy16(unsigned char* dst, const unsigned char* src, bool pred)
     {
-        const gb_u32 s = smem_u32 + (gb_u32)(dst - smem_ptr);
-        asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
-                     "@p cp.async.cg.shared.global [%0], [%1], 16;\n\t}\n" ::"r"(s),
-                     "l"(src), "r"((int)pred)
-                     : "memory");
+        gb_cp_async16(smem_u32 + (gb_u32)(dst - smem_ptr), src, pred);
     }
-    __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+    __device__ __forceinline__ void commit() { gb_cp_async_commit(); }
     template <int N>
-    __device__ __forceinline__ void wait()
-    {
-        asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-    }
+    __device__ __forceinline__ void wait() { gb_cp_async_wait<N>(); }
     __device__ __forceinline__ void sync() { __syncwarp(); }
 };
 

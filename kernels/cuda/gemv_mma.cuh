@@ -438,18 +438,11 @@ struct GbMmaDevCtx {
     __device__ __forceinline__ gb_u32 tid(int) const { return threadIdx.x; }
     __device__ __forceinline__ void copy16(int, unsigned char* dst, const unsigned char* src, bool pred)
     {
-        const gb_u32 s = smem_u32 + (gb_u32)(dst - smem_ptr);
-        asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
-                     "@p cp.async.cg.shared.global [%0], [%1], 16;\n\t}\n" ::"r"(s),
-                     "l"(src), "r"((int)pred)
-                     : "memory");
+        gb_cp_async16(smem_u32 + (gb_u32)(dst - smem_ptr), src, pred);
     }
-    __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+    __device__ __forceinline__ void commit() { gb_cp_async_commit(); }
     template <int N>
-    __device__ __forceinline__ void wait()
-    {
-        asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-    }
+    __device__ __forceinline__ void wait() { gb_cp_async_wait<N>(); }
     __device__ __forceinline__ void syncwarp() { __syncwarp(); }
     __device__ __forceinline__ void barrier() { __syncthreads(); }
     __device__ __forceinline__ void atomic_max(gb_u32* p, gb_u32 v)
