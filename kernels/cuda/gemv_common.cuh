@@ -254,6 +254,155 @@ GB_HD float gb_k_finish(const float* prep_row, gb_u32 lane, float lo, float hi, 
     return fmaf(-s.w, xs.shi, r);
 }
 
+// ------------------------------------------------------------ integer dot (XQ=1)
+// The scalar path's second decode (XQ=1): each lane quantizes its 32 x values
+// of a tile to int16 with one power-of-two scale (x ~ s * c, |c| <= 32767),
+// once per tile,
+// shared by the warp's ROWS rows; the weights' codes stay integers and meet x
+// in dp2a (two int16 x int8 products and an add per instruction). Per 4
+// weights that is 2 instructions instead of the magic decode's 8 (4 PRMT + 4
+// FFMA), and no per-weight conversion at all: a 4-bit word costs 3 mask/shift
+// instructions plus 4 dp2a for 8 weights. Block and scale arithmetic stays in
+// f32, once per (row, block).
+//
+// Precision: the rounding of x to c costs at most s/2 <= max|x| * 2^-15 per
+// element (max over the lane's 32 elements); on the random blocks of
+// FORMATS.md the worst relative row error is far inside the 1e-4 GEMV
+// tolerance (host emulation, docs/kernels/cuda-gemv.md).
+// Integer sums cannot overflow: |c * q| <= 32767 * 255 per element, 32
+// elements per sum.
+
+GB_HD gb_u32 gb_bits(float f)
+{
+#ifdef __CUDA_ARCH__
+    return __float_as_uint(f);
+#else
+    union { float f; gb_u32 u; } c;
+    c.f = f;
+    return c.u;
+#endif
+}
+
+// max(|a|, b) for b >= 0 that is NaN when a or b is: a NaN in x must reach y
+// (fmaxf would drop it).
+GB_HD float gb_absmax_nan(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    // abs folds into the max's operand modifier (one FMNMX.NAN per element)
+    float r;
+    asm("{\n\t.reg .f32 t;\n\tabs.f32 t, %1;\n\tmax.NaN.f32 %0, t, %2;\n\t}" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+#else
+    const float fa = gb_as_float(gb_bits(a) & 0x7FFFFFFFu);
+    if (fa != fa || b != b) return gb_as_float(0x7FFFFFFFu);
+    return fa > b ? fa : b;
+#endif
+}
+
+// acc + x2.lo * w.byte0 + x2.hi * w.byte1 (lo) or w.byte2, w.byte3 (hi):
+// x2 two signed 16-bit values, w four signed bytes (codes < 128 read the same
+// signed or not).
+GB_HD int gb_dp2a_lo(gb_u32 x2, gb_u32 w, int acc)
+{
+#ifdef __CUDA_ARCH__
+    int r;
+    asm("dp2a.lo.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
+    return r;
+#else
+    return acc + (int)(short)(x2 & 0xFFFF) * (int)(signed char)(w & 0xFF) +
+           (int)(short)(x2 >> 16) * (int)(signed char)((w >> 8) & 0xFF);
+#endif
+}
+
+GB_HD int gb_dp2a_hi(gb_u32 x2, gb_u32 w, int acc)
+{
+#ifdef __CUDA_ARCH__
+    int r;
+    asm("dp2a.hi.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
+    return r;
+#else
+    return gb_dp2a_lo(x2, w >> 16, acc);
+#endif
+}
+
+// acc + sum_{b<4} byte_b(w) * c[4i + b] for the word of elements 4i..4i+3 of
+// a run whose codes are the pairs x2 (x2[2i], x2[2i+1]).
+GB_HD int gb_dot4i(gb_u32 w, const gb_u32* x2, int i, int acc)
+{
+    return gb_dp2a_hi(x2[2 * i + 1], w, gb_dp2a_lo(x2[2 * i], w, acc));
+}
+
+// A lane's x for one tile, quantized: two runs of 16 elements (a, b: which
+// elements is the format's choice), codes as int16 pairs in element order.
+struct GbXQ {
+    gb_u32 a[8], b[8];
+    float s;        // x ~ s * code
+    int sa, sb;     // sums of the codes of each run
+    float fa, fb;   // the same as floats (exact: |sum| < 2^24)
+};
+
+// fmaf(v, inv, 1.5 * 2^23) holds rint(v * inv) in its low 23 bits (two's
+// complement below 0) for |v * inv| <= 2^22: one instruction per element
+// instead of a multiply and a quarter-rate F2I. PRMT keeps the low halves.
+GB_HD gb_u32 gb_xq_pair(float v0, float v1, float inv)
+{
+    return gb_prmt(gb_bits(fmaf(v0, inv, 12582912.0f)), gb_bits(fmaf(v1, inv, 12582912.0f)), 0x5410u);
+}
+
+GB_HD void gb_xq_load(const float* pa, const float* pb, GbXQ& xs)
+{
+    float va[16], vb[16];
+    gb_load_x<16>(pa, va);
+    gb_load_x<16>(pb, vb);
+    float m0 = 0.0f, m1 = 0.0f; // two chains
+#pragma unroll
+    for (int i = 0; i < 16; i++) m0 = gb_absmax_nan(va[i], m0), m1 = gb_absmax_nan(vb[i], m1);
+    const gb_u32 mb = gb_bits(gb_absmax_nan(m0, m1));
+    // Scale by powers of two read off max|x|'s exponent (no division, and x
+    // values with few significant bits, such as a one-hot x, are coded
+    // exactly): inv = 2^(14 - e) puts max|x| * inv in [2^14, 2^15); one more
+    // step down when it would round to 2^15, which does not fit an int16.
+    // E is clamped so that inv stays a finite float for zero and subnormal x
+    // (s is then 2^-126: the codes lose what lies below 2^-127). A NaN
+    // or infinite x gives s = NaN, so the row's result is NaN, as the
+    // reference's is not finite either.
+    gb_u32 E = (mb >> 23) + ((mb & 0x7FFFFFu) >= 0x7FFF00u ? 1u : 0u);
+    E = E < 15 ? 15 : E;
+    const float inv = gb_as_float((268 - E) << 23);
+    xs.s = mb >= 0x7F800000u ? gb_as_float(0x7FC00000u) : gb_as_float((E - 14) << 23);
+    int sa = 0, sb = 0;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        xs.a[i] = gb_xq_pair(va[2 * i], va[2 * i + 1], inv);
+        xs.b[i] = gb_xq_pair(vb[2 * i], vb[2 * i + 1], inv);
+        sa = gb_dp2a_lo(xs.a[i], 0x0101u, sa);
+        sb = gb_dp2a_lo(xs.b[i], 0x0101u, sb);
+    }
+    xs.sa = sa, xs.sb = sb;
+    xs.fa = (float)sa, xs.fb = (float)sb;
+}
+
+// q4_k / q5_k with XQ: the lane's runs are GbKX's lo (a) and hi (b).
+GB_HD void gb_kq_load_x(const float* xt, gb_u32 lane, GbXQ& xs)
+{
+    const gb_u32 p = lane & 7;
+    const float* b = xt + 256 * (lane >> 3) + 64 * (p >> 1) + 16 * (p & 1);
+    gb_xq_load(b, b + 32, xs);
+}
+
+// q4_k / q5_k with XQ: the lane's contribution to one row from the integer
+// sums ia, ib of its two runs and the row's prep values (gb_k_prep):
+//   sum w x = s * ((d*sc_a) ia + (d*sc_b) ib - (dmin*m_a) sa - (dmin*m_b) sb).
+GB_HD float gb_kq_finish(const float* prep_row, gb_u32 lane, int ia, int ib, const GbXQ& xs)
+{
+    const float4 s = *reinterpret_cast<const float4*>(prep_row + 16 * (lane >> 3) + 4 * ((lane & 7) >> 1));
+    float r = s.x * (float)ia;
+    r = fmaf(s.y, (float)ib, r);
+    r = fmaf(-s.z, xs.fa, r);
+    r = fmaf(-s.w, xs.fb, r);
+    return xs.s * r;
+}
+
 // ------------------------------------------------------------ warp reduction
 
 __device__ __forceinline__ float gb_warp_sum(float v)

@@ -5,6 +5,7 @@
 // than running a second, silently different set of defaults.
 //
 // Quantized kernels (GB_GEMV_QUANTIZED): MMA (1 tensor-core path, 0 scalar),
+// XQ (scalar path: 1 integer dot with x quantized per tile, 0 f32 magic decode),
 // SUBN (tensor-core decode through f16 subnormals), ROWS, WARPS, STAGES,
 // KSPLIT (warps per row group splitting k; scalar path only, 1 = no split).
 // Dense kernels (GB_GEMV_DENSE): ROWS, WARPS, UNROLL.
@@ -14,8 +15,8 @@
 #if !defined(ROWS) || !defined(WARPS)
 #error "GEMV kernels take their geometry from -DROWS and -DWARPS (defaults: lib/gpubench/gemv_cuda.lua)"
 #endif
-#if defined(GB_GEMV_QUANTIZED) && (!defined(MMA) || !defined(SUBN) || !defined(STAGES) || !defined(KSPLIT))
-#error "quantized GEMV kernels also need -DMMA, -DSUBN, -DSTAGES and -DKSPLIT (defaults: lib/gpubench/gemv_cuda.lua)"
+#if defined(GB_GEMV_QUANTIZED) && (!defined(MMA) || !defined(XQ) || !defined(SUBN) || !defined(STAGES) || !defined(KSPLIT))
+#error "quantized GEMV kernels also need -DMMA, -DXQ, -DSUBN, -DSTAGES and -DKSPLIT (defaults: lib/gpubench/gemv_cuda.lua)"
 #endif
 #if defined(GB_GEMV_DENSE) && !defined(UNROLL)
 #error "dense GEMV kernels also need -DUNROLL (defaults: lib/gpubench/gemv_cuda.lua)"

@@ -1,7 +1,9 @@
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=4,KSPLIT=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=3
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,SUBN=0,ROWS=16,WARPS=1,STAGES=3,KSPLIT=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=4,KSPLIT=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=2,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=3
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=1,STAGES=3,KSPLIT=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1
 // GEMV y = W x for q4_0 weights (FORMATS.md: 18-byte blocks of 32 weights, fp16
 // d then 16 bytes of nibbles; element j < 16 is the low nibble of byte j,
 // element j + 16 its high nibble; value (q - 8) * d). Any k that is a multiple
@@ -55,6 +57,35 @@ struct GbQ4_0 {
 };
 
 
+// XQ=1 (integer dot, gemv_common.cuh): the same bytes as GbQ4_0; run a is
+// elements 0..15 (low nibbles), run b 16..31 (high nibbles), one scale d:
+//     sum (q - 8) x = s * (sum q c - 8 * sum c).
+struct GbQ4_0I {
+    enum { QK = 32, BPB = 18, PREP = 0 };
+    typedef GbXQ X;
+    GB_HD static bool active(gb_u32 lane, gb_u32 left) { return lane * 32 < left; }
+    GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs)
+    {
+        gb_xq_load(xt + 32 * lane, xt + 32 * lane + 16, xs);
+        xs.sa = 8 * (xs.sa + xs.sb); // the offset term, once per tile
+    }
+    GB_HD static float dot(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const X& xs,
+                           const float*)
+    {
+        const gb_u32 off = delta + 18 * lane;
+        const float d = gb_half_to_float(gb_ld_u16(slot + off));
+        gb_u32 lo_w[4], hi_w[4];
+        gb_ld_words2<4>(slot, off + 2, lo_w, hi_w);
+        int ia = 0, ib = 0;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            ia = gb_dot4i(lo_w[i] & 0x0F0F0F0Fu, xs.a, i, ia);
+            ib = gb_dot4i(hi_w[i] & 0x0F0F0F0Fu, xs.b, i, ib);
+        }
+        return (d * xs.s) * (float)(ia + ib - xs.sa);
+    }
+};
+
 // Tensor-core path (gemv_mma.cuh). Unit = block (32 columns), lane t of a quad
 // takes code word t (bytes 4t..4t+3 of qs): masked in place, its low nibbles
 // (elements 4t, 4t+2 | 4t+1, 4t+3 from the word shifted by 8) fill k slots
@@ -90,6 +121,8 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
     static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
     gb_gemv_mma<GbQ4_0M, WARPS, STAGES>(w, x, y, m, k);
+#elif XQ
+    gb_gemv_quant<GbQ4_0I, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
 #else
     gb_gemv_quant<GbQ4_0, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
 #endif

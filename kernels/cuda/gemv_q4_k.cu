@@ -1,7 +1,9 @@
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2,KSPLIT=1
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=1,KSPLIT=5
-// gpubench-compile: entry=gemv_q4_k defines=MMA=1,SUBN=0,ROWS=16,WARPS=2,STAGES=2,KSPLIT=1
-// gpubench-compile: entry=gemv_q4_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=4,KSPLIT=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=2,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=1,KSPLIT=5
+// gpubench-compile: entry=gemv_q4_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=2,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=4,KSPLIT=1
 // GEMV y = W x for q4_k weights (FORMATS.md: 144-byte super-blocks of 256
 // weights: fp16 d, fp16 dmin, 12 bytes of packed 6-bit sub-block scales and
 // mins, 128 bytes of nibbles; value (d*sc)*q - dmin*m). k a multiple of 256;
@@ -47,6 +49,32 @@ struct GbQ4K {
     }
 };
 
+
+// XQ=1 (integer dot, gemv_common.cuh): the same bytes and prep as GbQ4K; run a
+// is the low nibbles (sub-block 2c), run b the high nibbles (2c+1).
+struct GbQ4KI {
+    enum { QK = 256, BPB = 144, PREP = 16 };
+    typedef GbXQ X;
+    GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
+    GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs) { gb_kq_load_x(xt, lane, xs); }
+    GB_HD static void prep(const unsigned char* slot, gb_u32 delta, gb_u32 b, float* out)
+    {
+        gb_k_prep(slot + delta + 144 * b, out);
+    }
+    GB_HD static float dot(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const X& xs,
+                           const float* prep)
+    {
+        gb_u32 q[4];
+        gb_ld_u32x4(slot + delta + 144 * (lane >> 3) + 16 + 16 * (lane & 7), q);
+        int ia = 0, ib = 0;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            ia = gb_dot4i(q[i] & 0x0F0F0F0Fu, xs.a, i, ia);
+            ib = gb_dot4i((q[i] >> 4) & 0x0F0F0F0Fu, xs.b, i, ib);
+        }
+        return gb_kq_finish(prep, lane, ia, ib, xs);
+    }
+};
 
 // Tensor-core path (gemv_mma.cuh). A tile is one super-block; unit = sub-block
 // s (32 columns), c = s/2. Lane t of a quad takes qs[32c + 8t .. +7] (one
@@ -97,6 +125,8 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
     static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
     gb_gemv_mma<GbQ4KM, WARPS, STAGES>(w, x, y, m, k);
+#elif XQ
+    gb_gemv_quant<GbQ4KI, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
 #else
     gb_gemv_quant<GbQ4K, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
 #endif

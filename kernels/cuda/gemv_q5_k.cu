@@ -1,7 +1,9 @@
-// gpubench-compile: entry=gemv_q5_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2,KSPLIT=1
-// gpubench-compile: entry=gemv_q5_k defines=MMA=0,SUBN=1,ROWS=4,WARPS=1,STAGES=2,KSPLIT=5
-// gpubench-compile: entry=gemv_q5_k defines=MMA=1,SUBN=0,ROWS=16,WARPS=2,STAGES=4,KSPLIT=1
-// gpubench-compile: entry=gemv_q5_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=0,SUBN=1,ROWS=4,WARPS=1,STAGES=2,KSPLIT=5
+// gpubench-compile: entry=gemv_q5_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=2,STAGES=4,KSPLIT=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1
 // GEMV y = W x for q5_k weights (FORMATS.md: 176-byte super-blocks of 256
 // weights: fp16 d, fp16 dmin, 12 bytes of packed scales and mins as q4_k,
 // 32 bytes qh, 128 bytes qs; q = low nibble as q4_k | ((qh[e%32] >> (e/32)) & 1) << 4,
@@ -56,6 +58,35 @@ struct GbQ5K {
     }
 };
 
+
+// XQ=1 (integer dot, gemv_common.cuh): the same bytes and prep as GbQ5K.
+struct GbQ5KI {
+    enum { QK = 256, BPB = 176, PREP = 16 };
+    typedef GbXQ X;
+    GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
+    GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs) { gb_kq_load_x(xt, lane, xs); }
+    GB_HD static void prep(const unsigned char* slot, gb_u32 delta, gb_u32 b, float* out)
+    {
+        gb_k_prep(slot + delta + 176 * b, out);
+    }
+    GB_HD static float dot(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const X& xs,
+                           const float* prep)
+    {
+        const gb_u32 p = lane & 7, c = p >> 1;
+        const unsigned char* sb = slot + delta + 176 * (lane >> 3);
+        gb_u32 qh[4], q[4];
+        gb_ld_u32x4(sb + 16 + 16 * (p & 1), qh);
+        gb_ld_u32x4(sb + 48 + 16 * p, q);
+        int ia = 0, ib = 0;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const gb_u32 g = qh[i] >> (2 * c);
+            ia = gb_dot4i((q[i] & 0x0F0F0F0Fu) | ((g << 4) & 0x10101010u), xs.a, i, ia);
+            ib = gb_dot4i(((q[i] >> 4) & 0x0F0F0F0Fu) | ((g << 3) & 0x10101010u), xs.b, i, ib);
+        }
+        return gb_kq_finish(prep, lane, ia, ib, xs);
+    }
+};
 
 // Tensor-core path (gemv_mma.cuh). As q4_k (lane t: qs[32c + 8t .. +7]), with
 // the fifth bits from qh[8t .. 8t+7] (bit s for sub-block s), loaded once per
@@ -116,6 +147,8 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
     static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
     gb_gemv_mma<GbQ5KM, WARPS, STAGES>(w, x, y, m, k);
+#elif XQ
+    gb_gemv_quant<GbQ5KI, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
 #else
     gb_gemv_quant<GbQ5K, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
 #endif

@@ -1,7 +1,9 @@
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,SUBN=1,ROWS=4,WARPS=2,STAGES=2,KSPLIT=2
-// gpubench-compile: entry=gemv_q6_k defines=MMA=1,SUBN=0,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1
-// gpubench-compile: entry=gemv_q6_k defines=MMA=1,SUBN=1,ROWS=16,WARPS=2,STAGES=4,KSPLIT=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=2,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=0,SUBN=1,ROWS=4,WARPS=2,STAGES=2,KSPLIT=2
+// gpubench-compile: entry=gemv_q6_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=2,STAGES=4,KSPLIT=1
 // GEMV y = W x for q6_k weights (FORMATS.md: 210-byte super-blocks of 256
 // weights: 128 bytes ql, 64 bytes qh, 16 signed 8-bit scales, fp16 d last;
 // element e = 128h + 32k + l has low bits from ql[64h + 32(k&1) + l] (low
@@ -70,6 +72,42 @@ struct GbQ6K {
 };
 
 
+// XQ=1 (integer dot, gemv_common.cuh): the same bytes as GbQ6K; run a is the
+// k = j weights, run b the k = j+2 ones (one scale each):
+//     sum (q - 32) x = s * (sum q c - 32 * sum c).
+struct GbQ6KI {
+    enum { QK = 256, BPB = 210, PREP = 0 };
+    typedef GbXQ X;
+    GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
+    GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs)
+    {
+        const gb_u32 p = lane & 7;
+        const float* base = xt + 256 * (lane >> 3) + 128 * (p >> 2) + 32 * ((p >> 1) & 1) + 16 * (p & 1);
+        gb_xq_load(base, base + 64, xs);
+        xs.sa *= 32, xs.sb *= 32; // the offset terms, once per tile
+    }
+    GB_HD static float dot(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const X& xs,
+                           const float*)
+    {
+        const gb_u32 p = lane & 7, h = p >> 2, j = (p >> 1) & 1, g = p & 1;
+        const gb_u32 sb = delta + 210 * (lane >> 3);
+        gb_u32 ql[4], ql4[4], qh[4];
+        gb_ld_words2<4>(slot, sb + 16 * p, ql, ql4);
+        gb_ld_words<4>(slot, sb + 128 + 32 * h + 16 * g, qh);
+        const float sc_a = (float)(signed char)slot[sb + 192 + 8 * h + 2 * j + g];
+        const float sc_b = (float)(signed char)slot[sb + 196 + 8 * h + 2 * j + g];
+        const float d = gb_half_to_float(gb_ld_u16(slot + sb + 208));
+        int ia = 0, ib = 0;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const gb_u32 t = qh[i] >> (2 * j);
+            ia = gb_dot4i((ql[i] & 0x0F0F0F0Fu) | ((t << 4) & 0x30303030u), xs.a, i, ia);
+            ib = gb_dot4i((ql4[i] & 0x0F0F0F0Fu) | (t & 0x30303030u), xs.b, i, ib);
+        }
+        return (d * xs.s) * fmaf(sc_a, (float)(ia - xs.sa), sc_b * (float)(ib - xs.sb));
+    }
+};
+
 // Tensor-core path (gemv_mma.cuh). A tile is one super-block; unit = one scale's
 // 16 elements, u = e/16 = 8h + 2k + g' (e = 128h + 32k + 16g' + i). Lane t of a
 // quad takes i = 4t .. 4t+3: one ql word (low nibbles for k < 2, high ones,
@@ -121,6 +159,8 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
     static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
     gb_gemv_mma<GbQ6KM, WARPS, STAGES>(w, x, y, m, k);
+#elif XQ
+    gb_gemv_quant<GbQ6KI, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
 #else
     gb_gemv_quant<GbQ6K, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
 #endif

@@ -1,7 +1,9 @@
-// gpubench-compile: entry=gemv_q8_0 defines=MMA=1,SUBN=1,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1
-// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,SUBN=1,ROWS=4,WARPS=2,STAGES=2,KSPLIT=2
-// gpubench-compile: entry=gemv_q8_0 defines=MMA=1,SUBN=0,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1
-// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=2,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=4,WARPS=2,STAGES=2,KSPLIT=2
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1
 // GEMV y = W x for q8_0 weights (FORMATS.md: 34-byte blocks of 32 weights, fp16
 // d then 32 signed bytes; value q * d). Any k that is a multiple of 32; any m.
 // Launch: block (32 * WARPS * KSPLIT), grid ceil(m / (ROWS * WARPS)).
@@ -55,6 +57,30 @@ struct GbQ8_0 {
 };
 
 
+// XQ=1 (integer dot, gemv_common.cuh): the signed code bytes go to dp2a as
+// they are; run a is elements 0..15, run b 16..31.
+struct GbQ8_0I {
+    enum { QK = 32, BPB = 34, PREP = 0 };
+    typedef GbXQ X;
+    GB_HD static bool active(gb_u32 lane, gb_u32 left) { return lane * 32 < left; }
+    GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs) { gb_xq_load(xt + 32 * lane, xt + 32 * lane + 16, xs); }
+    GB_HD static float dot(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const X& xs,
+                           const float*)
+    {
+        const gb_u32 off = delta + 34 * lane;
+        const float d = gb_half_to_float(gb_ld_u16(slot + off));
+        gb_u32 q[8];
+        gb_ld_words<8>(slot, off + 2, q);
+        int ia = 0, ib = 0;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            ia = gb_dot4i(q[i], xs.a, i, ia);
+            ib = gb_dot4i(q[4 + i], xs.b, i, ib);
+        }
+        return (d * xs.s) * (float)(ia + ib);
+    }
+};
+
 // Tensor-core path (gemv_mma.cuh). Unit = block; lane t of a quad takes code
 // bytes 8t..8t+7 (two words): each word, offset to unsigned (q ^ 0x80 = q + 128)
 // and masked, gives bytes 0, 2 (slots 2t, 2t+1) and, shifted by 8, bytes 1, 3
@@ -96,6 +122,8 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
     static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
     gb_gemv_mma<GbQ8_0M, WARPS, STAGES>(w, x, y, m, k);
+#elif XQ
+    gb_gemv_quant<GbQ8_0I, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
 #else
     gb_gemv_quant<GbQ8_0, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
 #endif

@@ -62,17 +62,17 @@ end
 M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
-M.q4_0 = make("q4_0", { MMA = 1, SUBN = 1, ROWS = 16, WARPS = 4, STAGES = 4, KSPLIT = 1 })
-M.q8_0 = make("q8_0", { MMA = 1, SUBN = 1, ROWS = 16, WARPS = 4, STAGES = 2, KSPLIT = 1 })
-M.q4_k = make("q4_k", { MMA = 0, SUBN = 1, ROWS = 8, WARPS = 2, STAGES = 2, KSPLIT = 1 })
-M.q5_k = make("q5_k", { MMA = 0, SUBN = 1, ROWS = 8, WARPS = 2, STAGES = 2, KSPLIT = 1 })
-M.q6_k = make("q6_k", { MMA = 0, SUBN = 1, ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 1 })
+M.q4_0 = make("q4_0", { XQ = 0, MMA = 1, SUBN = 1, ROWS = 16, WARPS = 4, STAGES = 4, KSPLIT = 1 })
+M.q8_0 = make("q8_0", { XQ = 0, MMA = 1, SUBN = 1, ROWS = 16, WARPS = 4, STAGES = 2, KSPLIT = 1 })
+M.q4_k = make("q4_k", { XQ = 0, MMA = 0, SUBN = 1, ROWS = 8, WARPS = 2, STAGES = 2, KSPLIT = 1 })
+M.q5_k = make("q5_k", { XQ = 0, MMA = 0, SUBN = 1, ROWS = 8, WARPS = 2, STAGES = 2, KSPLIT = 1 })
+M.q6_k = make("q6_k", { XQ = 0, MMA = 0, SUBN = 1, ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 1 })
 
 -- A spec for fmt with some defines changed (e.g. {ROWS = 4, STAGES = 3}), with
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in
 -- this table, so gemv.spec keeps returning the defaults.
-local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true, MMA = true, SUBN = true, KSPLIT = true }
-local SWITCH = { MMA = true, SUBN = true } -- 0 or 1
+local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true, MMA = true, XQ = true, SUBN = true, KSPLIT = true }
+local SWITCH = { MMA = true, XQ = true, SUBN = true } -- 0 or 1
 function M.variant(fmt, changes)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
   if type(base) ~= "table" then
@@ -99,6 +99,9 @@ function M.variant(fmt, changes)
   if d.MMA == 1 and d.ROWS ~= 16 then
     error(("gemv_cuda.variant: %s with MMA=1 computes 16 rows per warp (ROWS=%d given; MMA=0 for the scalar path)")
       :format(fmt, d.ROWS), 2)
+  end
+  if d.MMA == 1 and d.XQ == 1 then
+    error(("gemv_cuda.variant: %s XQ=1 (integer dot) is a scalar-path decode: it needs MMA=0"):format(fmt), 2)
   end
   if d.MMA == 1 and d.KSPLIT ~= 1 then
     error(("gemv_cuda.variant: %s with MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1 (KSPLIT=%d given; MMA=0 for the scalar path)")

@@ -37,6 +37,7 @@
 // emulation runs its own template instances (QV, MV, DV below). SUBN comes
 // from the command line.
 #define MMA 1
+#define XQ 0
 #define ROWS 16
 #define WARPS 1
 #define STAGES 2
@@ -360,6 +361,30 @@ static void check_exact(const Variant& v, gb_u32 m, gb_u32 k) {
     if (bad) failures++;
 }
 
+// A NaN (or an infinity) anywhere in x makes every row's result non-finite,
+// as the reference's: a kernel must not scale it away (the XQ path's x
+// scale comes from max|x|).
+static void check_nonfinite(const Variant& v, gb_u32 m, gb_u32 k) {
+    const gb_format* f = gb_format_find(v.fmt);
+    uint64_t wbytes = 0; gb_err e = {0};
+    gb_format_matrix_bytes(f, m, k, &wbytes, &e);
+    const size_t nb = buffer_bytes(wbytes);
+    Guarded wb(nb), xb(4ull * k);
+    gb_ref_random_blocks(f, (uint64_t)m * (k / f->qk), seed_counter++, wb.p, &e);
+    memset(wb.p + wbytes, 0xFF, nb - wbytes);
+    float* x = (float*)xb.p;
+    std::vector<float> y(m);
+    for (int kind = 0; kind < 2; kind++) {
+        gb_rng rng; gb_rng_seed(&rng, seed_counter++);
+        gb_random_fill(xb.p, k, GB_DT_F32, GB_DIST_NORMAL, 0.0, 1.0, &rng);
+        x[k / 3 + 1] = kind == 0 ? NAN : INFINITY;
+        v.fn(wb.p, nb, x, m, k, y.data());
+        for (gb_u32 i = 0; i < m; i++)
+            CHECK(!std::isfinite(y[i]), "%s %s m=%u k=%u: x holds %s but row %u is %.9g", v.fmt, v.label, m, k,
+                  kind == 0 ? "NaN" : "inf", i, y[i]);
+    }
+}
+
 // Adversarial for the magic decode: q4_0 rows whose blocks are all zero weights
 // (every nibble 8) except one block per row, so sum |w x| is small while the
 // decode of every zero block still cancels 64 * S against 136 * X.
@@ -399,12 +424,17 @@ int main() {
         DV(GbF32, "f32", 4, 2), DV(GbF16, "f16", 4, 2), DV(GbBF16, "bf16", 4, 2),
         QV(GbQ4_0, "q4_0", 8, 2), QV(GbQ8_0, "q8_0", 4, 2), QV(GbQ4K, "q4_k", 8, 2),
         QV(GbQ5K, "q5_k", 8, 2), QV(GbQ6K, "q6_k", 4, 2),
+        QV(GbQ4_0I, "q4_0", 16, 2), QV(GbQ8_0I, "q8_0", 8, 2), QV(GbQ4KI, "q4_k", 16, 2),
+        QV(GbQ5KI, "q5_k", 8, 2), QV(GbQ6KI, "q6_k", 8, 2),
     };
     const Variant others[] = {
         DV(GbF32, "f32", 1, 1), DV(GbF16, "f16", 3, 4), DV(GbBF16, "bf16", 2, 3),
         QV(GbQ4_0, "q4_0", 1, 2), QV(GbQ4_0, "q4_0", 3, 3), QV(GbQ8_0, "q8_0", 8, 3), QV(GbQ8_0, "q8_0", 2, 4),
         QV(GbQ4K, "q4_k", 4, 3), QV(GbQ4K, "q4_k", 1, 2), QV(GbQ4K, "q4_k", 10, 2), QV(GbQ5K, "q5_k", 9, 2), QV(GbQ5K, "q5_k", 2, 4), QV(GbQ5K, "q5_k", 5, 2),
         QV(GbQ6K, "q6_k", 8, 2), QV(GbQ6K, "q6_k", 3, 3), QV(GbQ6K, "q6_k", 1, 4),
+        QV(GbQ4_0I, "q4_0", 1, 2), QV(GbQ4_0I, "q4_0", 5, 3), QV(GbQ8_0I, "q8_0", 3, 4), QV(GbQ8_0I, "q8_0", 16, 2),
+        QV(GbQ4KI, "q4_k", 3, 3), QV(GbQ4KI, "q4_k", 8, 2), QV(GbQ5KI, "q5_k", 16, 2), QV(GbQ5KI, "q5_k", 1, 4),
+        QV(GbQ6KI, "q6_k", 16, 2), QV(GbQ6KI, "q6_k", 5, 3),
     };
     printf("decode exactness (one-hot x)\n");
     for (const Variant& v : defaults) {
@@ -414,6 +444,8 @@ int main() {
         else { check_exact(v, 3, 40); check_exact(v, 2, 264); }
     }
     for (const Variant& v : others) check_exact(v, 5, gb_format_find(v.fmt)->qk == 256 ? 512 : 96);
+    printf("non-finite x\n");
+    for (const Variant& v : defaults) check_nonfinite(v, 5, gb_format_find(v.fmt)->qk == 256 ? 1024 : 1056);
     printf("GEMV vs FP64 oracle\n");
     const gb_u32 ms[] = {1, 2, 7, 37, 70};
     for (const Variant& v : defaults) {
@@ -442,6 +474,8 @@ int main() {
         KV(GbQ4K, "q4_k", 8, 1, 1, 5), KV(GbQ4K, "q4_k", 8, 2, 2, 2), KV(GbQ4K, "q4_k", 4, 2, 1, 3),
         KV(GbQ5K, "q5_k", 4, 2, 1, 5), KV(GbQ5K, "q5_k", 8, 1, 2, 3), KV(GbQ5K, "q5_k", 8, 2, 1, 2),
         KV(GbQ6K, "q6_k", 4, 2, 2, 2), KV(GbQ6K, "q6_k", 8, 1, 1, 5), KV(GbQ6K, "q6_k", 4, 3, 1, 3),
+        KV(GbQ4_0I, "q4_0", 8, 2, 2, 2), KV(GbQ8_0I, "q8_0", 4, 1, 1, 5), KV(GbQ4KI, "q4_k", 8, 1, 1, 5),
+        KV(GbQ5KI, "q5_k", 8, 2, 1, 3), KV(GbQ6KI, "q6_k", 8, 2, 2, 2),
     };
     for (const Variant& v : splitk) check_exact(v, 5, gb_format_find(v.fmt)->qk == 256 ? 2304 : 2080);
     for (const Variant& v : splitk) {
@@ -493,6 +527,8 @@ int main() {
            sparse_q4_0(run_mma<GbQ4_0M, 4, 4>, 64, 4096));
     printf("adversarial: one nonzero q4_0 block per row, worst relative error %.3g (k=4096), %.3g (k=16384)\n",
            sparse_q4_0(run_quant<GbQ4_0, 8, 2>, 64, 4096), sparse_q4_0(run_quant<GbQ4_0, 8, 2>, 16, 16384));
+    printf("adversarial: the same rows, integer dot (XQ=1), worst relative error %.3g (k=4096), %.3g (k=16384)\n",
+           sparse_q4_0(run_quant<GbQ4_0I, 16, 2>, 64, 4096), sparse_q4_0(run_quant<GbQ4_0I, 16, 2>, 16, 16384));
     printf("%s: %d failures\n", failures ? "FAILED" : "ok", failures);
     return failures ? 1 : 0;
 }
