@@ -556,17 +556,20 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             gb_stage_tile<F, R>(ctx, Wb, off, tn, left < TB ? left : TB, slots[in % S]);
         }
         ctx.commit();
-        ctx.template wait<S - 1>(); // this lane's copies of tile t have landed
-        ctx.sync();                 // ... and so have every other lane's
         const gb_u32 t = slice + i * KS;
         const gb_u32 left = k - t * GB_TILE;
+        const bool active = F::active(lane, left);
+        // x first: its loads and conversion do not need the tile, so they
+        // overlap the copies still in flight instead of following them.
+        typename F::X xs;
+        if (active) F::load_x(x + (gb_u64)t * GB_TILE, lane, xs);
+        ctx.template wait<S - 1>(); // this lane's copies of tile t have landed
+        ctx.sync();                 // ... and so have every other lane's
         if constexpr (F::PREP > 0) {
             gb_prep_tile<F, R>(ctx, slots[i % S], (gb_u32)(first & 15), row0, m, row_bytes, t, left, prep);
             ctx.sync(); // every lane's prep values are written
         }
-        if (F::active(lane, left)) {
-            typename F::X xs;
-            F::load_x(x + (gb_u64)t * GB_TILE, lane, xs);
+        if (active) {
 #pragma unroll
             for (int r = 0; r < R; r++)
                 acc[r] += F::dot(slots[i % S][r], (off[r] + t * TB) & 15, lane, xs,
