@@ -349,11 +349,16 @@ GB_HD gb_u32 gb_xq_pair(float v0, float v1, float inv)
     return gb_prmt(gb_bits(fmaf(v0, inv, 12582912.0f)), gb_bits(fmaf(v1, inv, 12582912.0f)), 0x5410u);
 }
 
+// pa, pb: the runs in the tile's x staged in shared memory (F::XST).
 GB_HD void gb_xq_load(const float* pa, const float* pb, GbXQ& xs)
 {
     float va[16], vb[16];
-    gb_load_x<16>(pa, va);
-    gb_load_x<16>(pb, vb);
+#pragma unroll
+    for (int i = 0; i < 16; i += 4) {
+        const float4 u = *reinterpret_cast<const float4*>(pa + i), v = *reinterpret_cast<const float4*>(pb + i);
+        va[i] = u.x, va[i + 1] = u.y, va[i + 2] = u.z, va[i + 3] = u.w;
+        vb[i] = v.x, vb[i + 1] = v.y, vb[i + 2] = v.z, vb[i + 3] = v.w;
+    }
     float m0 = 0.0f, m1 = 0.0f; // two chains
 #pragma unroll
     for (int i = 0; i < 16; i++) m0 = gb_absmax_nan(va[i], m0), m1 = gb_absmax_nan(vb[i], m1);
@@ -508,6 +513,26 @@ GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F>::SLOT], gb_u32
     }
 }
 
+// Copies the x values of tile t (`left` elements of it remain, a multiple of
+// 4) into xs, 16 bytes per copy, in the same commit group as the tile's
+// weights: formats with F::XST read their x from shared memory once the tile
+// has landed, instead of loading it from global memory (L2, often: the
+// staging slots leave little L1) while the warp waits.
+#pragma nv_exec_check_disable
+template <class Ctx>
+GB_HD void gb_stage_x(Ctx& ctx, const float* x, gb_u32 t, gb_u32 left, float* xs)
+{
+    const float* src = x + (gb_u64)t * GB_TILE;
+#pragma unroll
+    for (int j = 0; j < Ctx::LANES; j++) {
+#pragma unroll
+        for (int it = 0; it < GB_TILE / 128; it++) {
+            const gb_u32 c = 4 * (ctx.lane + j + 32 * it);
+            ctx.copy16x(xs + c, src + c, c < left);
+        }
+    }
+}
+
 // The per-warp main loop: adds lane `lane`'s partial dot products of rows
 // row0 .. row0+R-1 to acc[0..R-1] (the caller reduces them over the warp).
 // With split-K (KS > 1) the warp is slice `slice` of KS and walks only tiles
@@ -519,7 +544,7 @@ GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F>::SLOT], gb_u32
 template <class F, int R, int S, int KS, class Ctx>
 GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const float* x, gb_u32 m,
                          gb_u32 k, gb_u32 row0, gb_u32 slice,
-                         unsigned char (*slots)[R][GbTile<F>::SLOT], float* prep, float* acc)
+                         unsigned char (*slots)[R][GbTile<F>::SLOT], float (*xst)[GB_TILE], float* prep, float* acc)
 {
     const gb_u32 row_bytes = k / F::QK * F::BPB;
     // Offsets are 32-bit, relative to the 16-byte-aligned start of row0: R
@@ -543,6 +568,7 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             const gb_u32 t = slice + (gb_u32)s * KS;
             const gb_u32 left = row_bytes - t * TB;
             gb_stage_tile<F, R>(ctx, Wb, off, t, left < TB ? left : TB, slots[s]);
+            if constexpr (F::XST) gb_stage_x(ctx, x, t, k - t * GB_TILE, xst[s]);
         }
         ctx.commit();
     }
@@ -554,17 +580,21 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             const gb_u32 tn = slice + in * KS;
             const gb_u32 left = row_bytes - tn * TB;
             gb_stage_tile<F, R>(ctx, Wb, off, tn, left < TB ? left : TB, slots[in % S]);
+            if constexpr (F::XST) gb_stage_x(ctx, x, tn, k - tn * GB_TILE, xst[in % S]);
         }
         ctx.commit();
         const gb_u32 t = slice + i * KS;
         const gb_u32 left = k - t * GB_TILE;
         const bool active = F::active(lane, left);
-        // x first: its loads and conversion do not need the tile, so they
-        // overlap the copies still in flight instead of following them.
         typename F::X xs;
-        if (active) F::load_x(x + (gb_u64)t * GB_TILE, lane, xs);
+        // Without XST, x first: its loads and conversion do not need the
+        // tile, so they overlap the copies still in flight.
+        if constexpr (!F::XST)
+            if (active) F::load_x(x + (gb_u64)t * GB_TILE, lane, xs);
         ctx.template wait<S - 1>(); // this lane's copies of tile t have landed
         ctx.sync();                 // ... and so have every other lane's
+        if constexpr (F::XST)
+            if (active) F::load_x(xst[i % S], lane, xs);
         if constexpr (F::PREP > 0) {
             gb_prep_tile<F, R>(ctx, slots[i % S], (gb_u32)(first & 15), row0, m, row_bytes, t, left, prep);
             ctx.sync(); // every lane's prep values are written
@@ -636,6 +666,10 @@ struct GbWarpCtx {
     {
         gb_cp_async16(smem_u32 + (gb_u32)(dst - smem_ptr), src, pred);
     }
+    __device__ __forceinline__ void copy16x(float* dst, const float* src, bool pred)
+    {
+        gb_cp_async16((gb_u32)__cvta_generic_to_shared(dst), reinterpret_cast<const unsigned char*>(src), pred);
+    }
     __device__ __forceinline__ void commit() { gb_cp_async_commit(); }
     template <int N>
     __device__ __forceinline__ void wait() { gb_cp_async_wait<N>(); }
@@ -654,11 +688,13 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
     // (at k = 5120 and KSPLIT = 5 a warp has one tile: a second slot would stay empty).
     static_assert(S >= 2 || (S == 1 && KS > 1), "STAGES must be at least 2 (1 only with KSPLIT > 1)");
     // (prep is counted only where used: the compiler drops the unused array)
-    static_assert((gb_u64)NWARP * KS * (S * R * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * R * GbTile<F>::PREP_ROW : 0)) +
+    static_assert((gb_u64)NWARP * KS * (S * R * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * R * GbTile<F>::PREP_ROW : 0) +
+                                        (F::XST ? 4 * S * GB_TILE : 0)) +
                           (KS > 1 ? 4 * NWARP * KS * R : 0) <=
                       48 * 1024,
                   "WARPS * KSPLIT * STAGES * ROWS staging slots exceed the 48 KiB of static shared memory");
     __shared__ __align__(16) unsigned char slots[NWARP * KS][S][R][GbTile<F>::SLOT];
+    __shared__ __align__(16) float xst[F::XST ? NWARP * KS : 1][F::XST ? S : 1][GB_TILE];
     __shared__ __align__(16) float prep[NWARP * KS][R * GbTile<F>::PREP_ROW];
     const gb_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     gb_u32 group, slice;
@@ -675,7 +711,8 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
         for (int r = 0; r < R; r++) acc[r] = 0.0f;
         GbWarpCtx ctx{lane, (gb_u32)__cvta_generic_to_shared(&slots[warp][0][0][0]),
                       &slots[warp][0][0][0]};
-        gb_quant_warp<F, R, S, KS>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp], acc);
+        gb_quant_warp<F, R, S, KS>(ctx, lane, W, x, m, k, row0, slice, slots[warp], xst[F::XST ? warp : 0],
+                                   prep[warp], acc);
 #pragma unroll
         for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);
         // Lane r keeps row r: one store instruction per warp instead of R.

@@ -25,7 +25,7 @@
 // tensor-core path keeps 3.8e-8 relative error on adversarial blocks (scalar 1.6e-3).
 
 struct GbQ4_0 {
-    enum { QK = 32, BPB = 18, PREP = 0 };
+    enum { QK = 32, BPB = 18, PREP = 0, XST = 0 };
     struct X {
         float v[32];
         float c; // 136 * sum(v)
@@ -61,7 +61,7 @@ struct GbQ4_0 {
 // elements 0..15 (low nibbles), run b 16..31 (high nibbles), one scale d:
 //     sum (q - 8) x = s * (sum q c - 8 * sum c).
 struct GbQ4_0I {
-    enum { QK = 32, BPB = 18, PREP = 0 };
+    enum { QK = 32, BPB = 18, PREP = 0, XST = 1 };
     typedef GbXQ X;
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return lane * 32 < left; }
     GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs)

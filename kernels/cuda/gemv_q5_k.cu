@@ -27,7 +27,7 @@
 // scalar R8 W2 S2 2066 GB/s (45.0 %) vs tensor-core W4 S2 1713 (37.3 %).
 
 struct GbQ5K {
-    enum { QK = 256, BPB = 176, PREP = 16 };
+    enum { QK = 256, BPB = 176, PREP = 16, XST = 0 };
     typedef GbKX X;
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
     GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs) { gb_k_load_x(xt, lane, xs); }
@@ -61,7 +61,7 @@ struct GbQ5K {
 
 // XQ=1 (integer dot, gemv_common.cuh): the same bytes and prep as GbQ5K.
 struct GbQ5KI {
-    enum { QK = 256, BPB = 176, PREP = 16 };
+    enum { QK = 256, BPB = 176, PREP = 16, XST = 1 };
     typedef GbXQ X;
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
     GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs) { gb_kq_load_x(xt, lane, xs); }

@@ -32,7 +32,7 @@
 // scalar R8 W1 S2 2157 GB/s (47.0 %) vs tensor-core 1047 (22.8 %).
 
 struct GbQ6K {
-    enum { QK = 256, BPB = 210, PREP = 0 };
+    enum { QK = 256, BPB = 210, PREP = 0, XST = 0 };
     struct X {
         float a[16], b[16]; // elements of k = j and k = j+2
         float ca, cb;       // 160 * their sums
@@ -76,7 +76,7 @@ struct GbQ6K {
 // k = j weights, run b the k = j+2 ones (one scale each):
 //     sum (q - 32) x = s * (sum q c - 32 * sum c).
 struct GbQ6KI {
-    enum { QK = 256, BPB = 210, PREP = 0 };
+    enum { QK = 256, BPB = 210, PREP = 0, XST = 1 };
     typedef GbXQ X;
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
     GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs)
