@@ -153,6 +153,26 @@ GB_HD void gb_ld_words2(const unsigned char* base, gb_u32 off, gb_u32* out, gb_u
     }
 }
 
+// The split form of gb_ld_words for the XQ decoders, which load every row's
+// bytes before decoding any (gb_quant_warp): gb_ld_raw fetches the N+1
+// aligned words around byte offset off and returns the funnel shift;
+// gb_funnel (and gb_funnel4, 4 bits further) then yields the N words.
+template <int N>
+GB_HD gb_u32 gb_ld_raw(const unsigned char* base, gb_u32 off, gb_u32* w)
+{
+    const gb_u32* p = reinterpret_cast<const gb_u32*>(base + (off & ~3u));
+#pragma unroll
+    for (int i = 0; i <= N; i++) w[i] = p[i];
+    return (off & 3) * 8;
+}
+
+template <int N>
+GB_HD void gb_funnel(const gb_u32* w, gb_u32 sh, gb_u32* out, gb_u32 extra = 0)
+{
+#pragma unroll
+    for (int i = 0; i < N; i++) out[i] = gb_funnel_r(w[i], w[i + 1], sh + extra);
+}
+
 // ------------------------------------------------------------ magic decode
 // A code q in 0..63 placed in bits 16..21 of the float 2.0 (0x40000000) is the
 // float 2 + q/64, exactly: one byte permute turns a byte of q into a float, with
@@ -359,10 +379,17 @@ GB_HD void gb_xq_load(const float* pa, const float* pb, GbXQ& xs)
         va[i] = u.x, va[i + 1] = u.y, va[i + 2] = u.z, va[i + 3] = u.w;
         vb[i] = v.x, vb[i + 1] = v.y, vb[i + 2] = v.z, vb[i + 3] = v.w;
     }
-    float m0 = 0.0f, m1 = 0.0f; // two chains
+    // max |x| as a tree (5 levels, not a 16-long chain: this is on the
+    // critical path of every tile)
+    float mt[16];
 #pragma unroll
-    for (int i = 0; i < 16; i++) m0 = gb_absmax_nan(va[i], m0), m1 = gb_absmax_nan(vb[i], m1);
-    const gb_u32 mb = gb_bits(gb_absmax_nan(m0, m1));
+    for (int i = 0; i < 16; i++) mt[i] = gb_absmax_nan(va[i], gb_absmax_nan(vb[i], 0.0f));
+#pragma unroll
+    for (int lv = 3; lv >= 0; lv--)
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            if (i < (1 << lv)) mt[i] = gb_absmax_nan(mt[i], mt[i + (1 << lv)]);
+    const gb_u32 mb = gb_bits(mt[0]);
     // Scale by powers of two read off max|x|'s exponent (no division, and x
     // values with few significant bits, such as a one-hot x, are coded
     // exactly): inv = 2^(14 - e) puts max|x| * inv in [2^14, 2^15); one more
@@ -375,16 +402,16 @@ GB_HD void gb_xq_load(const float* pa, const float* pb, GbXQ& xs)
     E = E < 15 ? 15 : E;
     const float inv = gb_as_float((268 - E) << 23);
     xs.s = mb >= 0x7F800000u ? gb_as_float(0x7FC00000u) : gb_as_float((E - 14) << 23);
-    int sa = 0, sb = 0;
+    int sa[2] = {0, 0}, sb[2] = {0, 0}; // two chains each
 #pragma unroll
     for (int i = 0; i < 8; i++) {
         xs.a[i] = gb_xq_pair(va[2 * i], va[2 * i + 1], inv);
         xs.b[i] = gb_xq_pair(vb[2 * i], vb[2 * i + 1], inv);
-        sa = gb_dp2a_lo(xs.a[i], 0x0101u, sa);
-        sb = gb_dp2a_lo(xs.b[i], 0x0101u, sb);
+        sa[i & 1] = gb_dp2a_lo(xs.a[i], 0x0101u, sa[i & 1]);
+        sb[i & 1] = gb_dp2a_lo(xs.b[i], 0x0101u, sb[i & 1]);
     }
-    xs.sa = sa, xs.sb = sb;
-    xs.fa = (float)sa, xs.fb = (float)sb;
+    xs.sa = sa[0] + sa[1], xs.sb = sb[0] + sb[1];
+    xs.fa = (float)xs.sa, xs.fb = (float)xs.sb;
 }
 
 // q4_k / q5_k with XQ: the lane's runs are GbKX's lo (a) and hi (b).
@@ -396,11 +423,16 @@ GB_HD void gb_kq_load_x(const float* xt, gb_u32 lane, GbXQ& xs)
 }
 
 // q4_k / q5_k with XQ: the lane's contribution to one row from the integer
-// sums ia, ib of its two runs and the row's prep values (gb_k_prep):
+// sums ia, ib of its two runs and the row's prep values (gb_k_prep, read by
+// gb_kq_scales):
 //   sum w x = s * ((d*sc_a) ia + (d*sc_b) ib - (dmin*m_a) sa - (dmin*m_b) sb).
-GB_HD float gb_kq_finish(const float* prep_row, gb_u32 lane, int ia, int ib, const GbXQ& xs)
+GB_HD float4 gb_kq_scales(const float* prep_row, gb_u32 lane)
 {
-    const float4 s = *reinterpret_cast<const float4*>(prep_row + 16 * (lane >> 3) + 4 * ((lane & 7) >> 1));
+    return *reinterpret_cast<const float4*>(prep_row + 16 * (lane >> 3) + 4 * ((lane & 7) >> 1));
+}
+
+GB_HD float gb_kq_finish(const float4& s, int ia, int ib, const GbXQ& xs)
+{
     float r = s.x * (float)ia;
     r = fmaf(s.y, (float)ib, r);
     r = fmaf(-s.z, xs.fa, r);
@@ -599,7 +631,18 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             gb_prep_tile<F, R>(ctx, slots[i % S], (gb_u32)(first & 15), row0, m, row_bytes, t, left, prep);
             ctx.sync(); // every lane's prep values are written
         }
-        if (active) {
+        if constexpr (F::XST) {
+            // Every row's bytes first, then the arithmetic: the shared-memory
+            // latency is paid once per tile, not once per row.
+            if (active) {
+                typename F::Wd wd[R];
+#pragma unroll
+                for (int r = 0; r < R; r++)
+                    F::fetch(slots[i % S][r], (off[r] + t * TB) & 15, lane, prep + r * GbTile<F>::PREP_ROW, wd[r]);
+#pragma unroll
+                for (int r = 0; r < R; r++) acc[r] += F::dot(wd[r], xs);
+            }
+        } else if (active) {
 #pragma unroll
             for (int r = 0; r < R; r++)
                 acc[r] += F::dot(slots[i % S][r], (off[r] + t * TB) & 15, lane, xs,

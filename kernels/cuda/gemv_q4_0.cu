@@ -63,26 +63,32 @@ struct GbQ4_0 {
 struct GbQ4_0I {
     enum { QK = 32, BPB = 18, PREP = 0, XST = 1 };
     typedef GbXQ X;
+    struct Wd { gb_u32 d, sh, w[5]; };
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return lane * 32 < left; }
     GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs)
     {
         gb_xq_load(xt + 32 * lane, xt + 32 * lane + 16, xs);
         xs.sa = 8 * (xs.sa + xs.sb); // the offset term, once per tile
     }
-    GB_HD static float dot(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const X& xs,
-                           const float*)
+    GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float*, Wd& wd)
     {
         const gb_u32 off = delta + 18 * lane;
-        const float d = gb_half_to_float(gb_ld_u16(slot + off));
+        wd.d = gb_ld_u16(slot + off);
+        wd.sh = gb_ld_raw<4>(slot, off + 2, wd.w);
+    }
+    GB_HD static float dot(const Wd& wd, const X& xs)
+    {
+        // low nibbles: the code words shifted into place; high nibbles: 4 bits further
         gb_u32 lo_w[4], hi_w[4];
-        gb_ld_words2<4>(slot, off + 2, lo_w, hi_w);
+        gb_funnel<4>(wd.w, wd.sh, lo_w);
+        gb_funnel<4>(wd.w, wd.sh, hi_w, 4);
         int ia = 0, ib = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
             ia = gb_dot4i(lo_w[i] & 0x0F0F0F0Fu, xs.a, i, ia);
             ib = gb_dot4i(hi_w[i] & 0x0F0F0F0Fu, xs.b, i, ib);
         }
-        return (d * xs.s) * (float)(ia + ib - xs.sa);
+        return (gb_half_to_float(wd.d) * xs.s) * (float)(ia + ib - xs.sa);
     }
 };
 

@@ -55,24 +55,27 @@ struct GbQ4K {
 struct GbQ4KI {
     enum { QK = 256, BPB = 144, PREP = 16, XST = 1 };
     typedef GbXQ X;
+    struct Wd { gb_u32 q[4]; float4 s; };
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
     GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs) { gb_kq_load_x(xt, lane, xs); }
     GB_HD static void prep(const unsigned char* slot, gb_u32 delta, gb_u32 b, float* out)
     {
         gb_k_prep(slot + delta + 144 * b, out);
     }
-    GB_HD static float dot(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const X& xs,
-                           const float* prep)
+    GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float* prep, Wd& wd)
     {
-        gb_u32 q[4];
-        gb_ld_u32x4(slot + delta + 144 * (lane >> 3) + 16 + 16 * (lane & 7), q);
+        gb_ld_u32x4(slot + delta + 144 * (lane >> 3) + 16 + 16 * (lane & 7), wd.q); // qs[32c + 16h ..]
+        wd.s = gb_kq_scales(prep, lane);
+    }
+    GB_HD static float dot(const Wd& wd, const X& xs)
+    {
         int ia = 0, ib = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            ia = gb_dot4i(q[i] & 0x0F0F0F0Fu, xs.a, i, ia);
-            ib = gb_dot4i((q[i] >> 4) & 0x0F0F0F0Fu, xs.b, i, ib);
+            ia = gb_dot4i(wd.q[i] & 0x0F0F0F0Fu, xs.a, i, ia);
+            ib = gb_dot4i((wd.q[i] >> 4) & 0x0F0F0F0Fu, xs.b, i, ib);
         }
-        return gb_kq_finish(prep, lane, ia, ib, xs);
+        return gb_kq_finish(wd.s, ia, ib, xs);
     }
 };
 

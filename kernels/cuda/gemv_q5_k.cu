@@ -63,28 +63,33 @@ struct GbQ5K {
 struct GbQ5KI {
     enum { QK = 256, BPB = 176, PREP = 16, XST = 1 };
     typedef GbXQ X;
+    struct Wd { gb_u32 qh[4], q[4], c2; float4 s; };
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
     GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs) { gb_kq_load_x(xt, lane, xs); }
     GB_HD static void prep(const unsigned char* slot, gb_u32 delta, gb_u32 b, float* out)
     {
         gb_k_prep(slot + delta + 176 * b, out);
     }
-    GB_HD static float dot(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const X& xs,
-                           const float* prep)
+    GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float* prep, Wd& wd)
     {
-        const gb_u32 p = lane & 7, c = p >> 1;
+        const gb_u32 p = lane & 7;
         const unsigned char* sb = slot + delta + 176 * (lane >> 3);
-        gb_u32 qh[4], q[4];
-        gb_ld_u32x4(sb + 16 + 16 * (p & 1), qh);
-        gb_ld_u32x4(sb + 48 + 16 * p, q);
+        gb_ld_u32x4(sb + 16 + 16 * (p & 1), wd.qh); // qh[16h ..]
+        gb_ld_u32x4(sb + 48 + 16 * p, wd.q);        // qs[32c + 16h ..]
+        wd.c2 = 2 * (p >> 1);
+        wd.s = gb_kq_scales(prep, lane);
+    }
+    GB_HD static float dot(const Wd& wd, const X& xs)
+    {
         int ia = 0, ib = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            const gb_u32 g = qh[i] >> (2 * c);
-            ia = gb_dot4i((q[i] & 0x0F0F0F0Fu) | ((g << 4) & 0x10101010u), xs.a, i, ia);
-            ib = gb_dot4i(((q[i] >> 4) & 0x0F0F0F0Fu) | ((g << 3) & 0x10101010u), xs.b, i, ib);
+            // bit 0 of each byte: the fifth bit of run a (sub-block 2c); bit 1: run b
+            const gb_u32 g = wd.qh[i] >> wd.c2;
+            ia = gb_dot4i((wd.q[i] & 0x0F0F0F0Fu) | ((g << 4) & 0x10101010u), xs.a, i, ia);
+            ib = gb_dot4i(((wd.q[i] >> 4) & 0x0F0F0F0Fu) | ((g << 3) & 0x10101010u), xs.b, i, ib);
         }
-        return gb_kq_finish(prep, lane, ia, ib, xs);
+        return gb_kq_finish(wd.s, ia, ib, xs);
     }
 };
 

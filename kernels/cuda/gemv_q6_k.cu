@@ -78,6 +78,7 @@ struct GbQ6K {
 struct GbQ6KI {
     enum { QK = 256, BPB = 210, PREP = 0, XST = 1 };
     typedef GbXQ X;
+    struct Wd { gb_u32 ql[5], qh[5], shl, shh, d; int sc_a, sc_b; };
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
     GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs)
     {
@@ -86,25 +87,29 @@ struct GbQ6KI {
         gb_xq_load(base, base + 64, xs);
         xs.sa *= 32, xs.sb *= 32; // the offset terms, once per tile
     }
-    GB_HD static float dot(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const X& xs,
-                           const float*)
+    GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float*, Wd& wd)
     {
         const gb_u32 p = lane & 7, h = p >> 2, j = (p >> 1) & 1, g = p & 1;
         const gb_u32 sb = delta + 210 * (lane >> 3);
-        gb_u32 ql[4], ql4[4], qh[4];
-        gb_ld_words2<4>(slot, sb + 16 * p, ql, ql4);
-        gb_ld_words<4>(slot, sb + 128 + 32 * h + 16 * g, qh);
-        const float sc_a = (float)(signed char)slot[sb + 192 + 8 * h + 2 * j + g];
-        const float sc_b = (float)(signed char)slot[sb + 196 + 8 * h + 2 * j + g];
-        const float d = gb_half_to_float(gb_ld_u16(slot + sb + 208));
+        wd.shl = gb_ld_raw<4>(slot, sb + 16 * p, wd.ql);
+        wd.shh = gb_ld_raw<4>(slot, sb + 128 + 32 * h + 16 * g, wd.qh) + 2 * j; // + the k = j bit pair
+        wd.sc_a = (signed char)slot[sb + 192 + 8 * h + 2 * j + g];
+        wd.sc_b = (signed char)slot[sb + 196 + 8 * h + 2 * j + g];
+        wd.d = gb_ld_u16(slot + sb + 208);
+    }
+    GB_HD static float dot(const Wd& wd, const X& xs)
+    {
+        gb_u32 ql[4], ql4[4], t[4];
+        gb_funnel<4>(wd.ql, wd.shl, ql);
+        gb_funnel<4>(wd.ql, wd.shl, ql4, 4);
+        gb_funnel<4>(wd.qh, wd.shh, t); // bits 0,1 of each byte: k = j; bits 4,5: k = j+2
         int ia = 0, ib = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            const gb_u32 t = qh[i] >> (2 * j);
-            ia = gb_dot4i((ql[i] & 0x0F0F0F0Fu) | ((t << 4) & 0x30303030u), xs.a, i, ia);
-            ib = gb_dot4i((ql4[i] & 0x0F0F0F0Fu) | (t & 0x30303030u), xs.b, i, ib);
+            ia = gb_dot4i((ql[i] & 0x0F0F0F0Fu) | ((t[i] << 4) & 0x30303030u), xs.a, i, ia);
+            ib = gb_dot4i((ql4[i] & 0x0F0F0F0Fu) | (t[i] & 0x30303030u), xs.b, i, ib);
         }
-        return (d * xs.s) * fmaf(sc_a, (float)(ia - xs.sa), sc_b * (float)(ib - xs.sb));
+        return (gb_half_to_float(wd.d) * xs.s) * fmaf((float)wd.sc_a, (float)(ia - xs.sa), (float)wd.sc_b * (float)(ib - xs.sb));
     }
 };
 

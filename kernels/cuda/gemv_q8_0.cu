@@ -62,22 +62,26 @@ struct GbQ8_0 {
 struct GbQ8_0I {
     enum { QK = 32, BPB = 34, PREP = 0, XST = 1 };
     typedef GbXQ X;
+    struct Wd { gb_u32 d, sh, w[9]; };
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return lane * 32 < left; }
     GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs) { gb_xq_load(xt + 32 * lane, xt + 32 * lane + 16, xs); }
-    GB_HD static float dot(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const X& xs,
-                           const float*)
+    GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float*, Wd& wd)
     {
         const gb_u32 off = delta + 34 * lane;
-        const float d = gb_half_to_float(gb_ld_u16(slot + off));
+        wd.d = gb_ld_u16(slot + off);
+        wd.sh = gb_ld_raw<8>(slot, off + 2, wd.w);
+    }
+    GB_HD static float dot(const Wd& wd, const X& xs)
+    {
         gb_u32 q[8];
-        gb_ld_words<8>(slot, off + 2, q);
+        gb_funnel<8>(wd.w, wd.sh, q);
         int ia = 0, ib = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
             ia = gb_dot4i(q[i], xs.a, i, ia);
             ib = gb_dot4i(q[4 + i], xs.b, i, ib);
         }
-        return (d * xs.s) * (float)(ia + ib);
+        return (gb_half_to_float(wd.d) * xs.s) * (float)(ia + ib);
     }
 };
 
