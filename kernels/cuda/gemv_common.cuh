@@ -345,6 +345,35 @@ GB_HD int gb_dp2a_hi(gb_u32 x2, gb_u32 w, int acc)
 #endif
 }
 
+// As gb_dp2a_lo/hi with w's bytes unsigned (0..255): the high nibbles of a
+// code word, masked in place (16 q), go in without a shift.
+GB_HD int gb_dp2a_lo_u(gb_u32 x2, gb_u32 w, int acc)
+{
+#ifdef __CUDA_ARCH__
+    int r;
+    asm("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
+    return r;
+#else
+    return acc + (int)(short)(x2 & 0xFFFF) * (int)(w & 0xFF) + (int)(short)(x2 >> 16) * (int)((w >> 8) & 0xFF);
+#endif
+}
+
+GB_HD int gb_dp2a_hi_u(gb_u32 x2, gb_u32 w, int acc)
+{
+#ifdef __CUDA_ARCH__
+    int r;
+    asm("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
+    return r;
+#else
+    return gb_dp2a_lo_u(x2, w >> 16, acc);
+#endif
+}
+
+GB_HD int gb_dot4u(gb_u32 w, const gb_u32* x2, int i, int acc)
+{
+    return gb_dp2a_hi_u(x2[2 * i + 1], w, gb_dp2a_lo_u(x2[2 * i], w, acc));
+}
+
 // acc + sum_{b<4} byte_b(w) * c[4i + b] for the word of elements 4i..4i+3 of
 // a run whose codes are the pairs x2 (x2[2i], x2[2i+1]).
 GB_HD int gb_dot4i(gb_u32 w, const gb_u32* x2, int i, int acc)

@@ -78,17 +78,16 @@ struct GbQ4_0I {
     }
     GB_HD static float dot(const Wd& wd, const X& xs)
     {
-        // low nibbles: the code words shifted into place; high nibbles: 4 bits further
-        gb_u32 lo_w[4], hi_w[4];
-        gb_funnel<4>(wd.w, wd.sh, lo_w);
-        gb_funnel<4>(wd.w, wd.sh, hi_w, 4);
+        // the code words shifted into place; high nibbles masked in place (16 q)
+        gb_u32 q[4];
+        gb_funnel<4>(wd.w, wd.sh, q);
         int ia = 0, ib = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            ia = gb_dot4i(lo_w[i] & 0x0F0F0F0Fu, xs.a, i, ia);
-            ib = gb_dot4i(hi_w[i] & 0x0F0F0F0Fu, xs.b, i, ib);
+            ia = gb_dot4i(q[i] & 0x0F0F0F0Fu, xs.a, i, ia);
+            ib = gb_dot4u(q[i] & 0xF0F0F0F0u, xs.b, i, ib);
         }
-        return (gb_half_to_float(wd.d) * xs.s) * (float)(ia + ib - xs.sa);
+        return (gb_half_to_float(wd.d) * xs.s) * (float)(ia + (ib >> 4) - xs.sa); // ib: a multiple of 16
     }
 };
 

@@ -73,9 +73,9 @@ struct GbQ4KI {
 #pragma unroll
         for (int i = 0; i < 4; i++) {
             ia = gb_dot4i(wd.q[i] & 0x0F0F0F0Fu, xs.a, i, ia);
-            ib = gb_dot4i((wd.q[i] >> 4) & 0x0F0F0F0Fu, xs.b, i, ib);
+            ib = gb_dot4u(wd.q[i] & 0xF0F0F0F0u, xs.b, i, ib); // 16 * sum q c: no shift
         }
-        return gb_kq_finish(wd.s, ia, ib, xs);
+        return gb_kq_finish(wd.s, ia, ib >> 4, xs); // exact: ib is a multiple of 16
     }
 };
 
