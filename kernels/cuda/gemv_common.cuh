@@ -398,16 +398,23 @@ GB_HD gb_u32 gb_xq_pair(float v0, float v1, float inv)
     return gb_prmt(gb_bits(fmaf(v0, inv, 12582912.0f)), gb_bits(fmaf(v1, inv, 12582912.0f)), 0x5410u);
 }
 
-// pa, pb: the runs in the tile's x staged in shared memory (F::XST).
-GB_HD void gb_xq_load(const float* pa, const float* pb, GbXQ& xs)
+// A lane's x runs for one tile as loaded (gb_xq_fetch: one tile ahead of their
+// use, so that the loads overlap a whole tile's work) and their quantized
+// form (gb_xq_make).
+struct GbXRaw {
+    float a[16], b[16];
+};
+
+GB_HD void gb_xq_fetch(const float* pa, const float* pb, GbXRaw& r)
 {
-    float va[16], vb[16];
-#pragma unroll
-    for (int i = 0; i < 16; i += 4) {
-        const float4 u = *reinterpret_cast<const float4*>(pa + i), v = *reinterpret_cast<const float4*>(pb + i);
-        va[i] = u.x, va[i + 1] = u.y, va[i + 2] = u.z, va[i + 3] = u.w;
-        vb[i] = v.x, vb[i + 1] = v.y, vb[i + 2] = v.z, vb[i + 3] = v.w;
-    }
+    gb_load_x<16>(pa, r.a);
+    gb_load_x<16>(pb, r.b);
+}
+
+GB_HD void gb_xq_make(const GbXRaw& r, GbXQ& xs)
+{
+    const float* va = r.a;
+    const float* vb = r.b;
     // max |x| as a tree (5 levels, not a 16-long chain: this is on the
     // critical path of every tile)
     float mt[16];
@@ -444,11 +451,11 @@ GB_HD void gb_xq_load(const float* pa, const float* pb, GbXQ& xs)
 }
 
 // q4_k / q5_k with XQ: the lane's runs are GbKX's lo (a) and hi (b).
-GB_HD void gb_kq_load_x(const float* xt, gb_u32 lane, GbXQ& xs)
+GB_HD const float* gb_kq_x_runs(const float* xt, gb_u32 lane, gb_u32& ob)
 {
     const gb_u32 p = lane & 7;
-    const float* b = xt + 256 * (lane >> 3) + 64 * (p >> 1) + 16 * (p & 1);
-    gb_xq_load(b, b + 32, xs);
+    ob = 32;
+    return xt + 256 * (lane >> 3) + 64 * (p >> 1) + 16 * (p & 1);
 }
 
 // q4_k / q5_k with XQ: the lane's contribution to one row from the integer
@@ -506,6 +513,13 @@ __device__ __forceinline__ float gb_warp_sum(float v)
 //                   warp computes them once per (row, block), lane u doing
 //                   pair u, into shared memory, and dot() gets the row's
 //                   array (blocks of the tile x PREP floats) as `prep`
+//   XQI             0 for the f32 magic decode (the interface above); 1 for
+//                   the integer dot (XQ=1), which replaces load_x and dot by
+//   fetch_x(xt, l, GbXRaw&) and make_x(GbXRaw, X&): the lane's x of a tile,
+//                   loaded one tile ahead and quantized when the tile is used;
+//   struct Wd, fetch(slot, delta, l, prep_row, Wd&) -> one row's granule bytes
+//                   (and scale values), all rows fetched before any is decoded;
+//   dot(Wd, X) ->   the granule's contribution to that row
 
 enum { GB_TILE = 1024 };
 
@@ -574,26 +588,6 @@ GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F>::SLOT], gb_u32
     }
 }
 
-// Copies the x values of tile t (`left` elements of it remain, a multiple of
-// 4) into xs, 16 bytes per copy, in the same commit group as the tile's
-// weights: formats with F::XST read their x from shared memory once the tile
-// has landed, instead of loading it from global memory (L2, often: the
-// staging slots leave little L1) while the warp waits.
-#pragma nv_exec_check_disable
-template <class Ctx>
-GB_HD void gb_stage_x(Ctx& ctx, const float* x, gb_u32 t, gb_u32 left, float* xs)
-{
-    const float* src = x + (gb_u64)t * GB_TILE;
-#pragma unroll
-    for (int j = 0; j < Ctx::LANES; j++) {
-#pragma unroll
-        for (int it = 0; it < GB_TILE / 128; it++) {
-            const gb_u32 c = 4 * (ctx.lane + j + 32 * it);
-            ctx.copy16x(xs + c, src + c, c < left);
-        }
-    }
-}
-
 // The per-warp main loop: adds lane `lane`'s partial dot products of rows
 // row0 .. row0+R-1 to acc[0..R-1] (the caller reduces them over the warp).
 // With split-K (KS > 1) the warp is slice `slice` of KS and walks only tiles
@@ -605,7 +599,7 @@ GB_HD void gb_stage_x(Ctx& ctx, const float* x, gb_u32 t, gb_u32 left, float* xs
 template <class F, int R, int S, int KS, class Ctx>
 GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const float* x, gb_u32 m,
                          gb_u32 k, gb_u32 row0, gb_u32 slice,
-                         unsigned char (*slots)[R][GbTile<F>::SLOT], float (*xst)[GB_TILE], float* prep, float* acc)
+                         unsigned char (*slots)[R][GbTile<F>::SLOT], float* prep, float* acc)
 {
     const gb_u32 row_bytes = k / F::QK * F::BPB;
     // Offsets are 32-bit, relative to the 16-byte-aligned start of row0: R
@@ -629,10 +623,13 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             const gb_u32 t = slice + (gb_u32)s * KS;
             const gb_u32 left = row_bytes - t * TB;
             gb_stage_tile<F, R>(ctx, Wb, off, t, left < TB ? left : TB, slots[s]);
-            if constexpr (F::XST) gb_stage_x(ctx, x, t, k - t * GB_TILE, xst[s]);
         }
         ctx.commit();
     }
+    // XQ formats: x one tile ahead, in registers (the lane's 32 values).
+    GbXRaw xr;
+    if constexpr (F::XQI)
+        if (n > 0 && F::active(lane, k - slice * GB_TILE)) F::fetch_x(x + (gb_u64)slice * GB_TILE, lane, xr);
     for (gb_u32 i = 0; i < n; i++) {
         // Refill the slot that the slice's previous tile used; the barrier at
         // the end of the previous iteration guarantees every lane is done reading it.
@@ -641,26 +638,29 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             const gb_u32 tn = slice + in * KS;
             const gb_u32 left = row_bytes - tn * TB;
             gb_stage_tile<F, R>(ctx, Wb, off, tn, left < TB ? left : TB, slots[in % S]);
-            if constexpr (F::XST) gb_stage_x(ctx, x, tn, k - tn * GB_TILE, xst[in % S]);
         }
         ctx.commit();
         const gb_u32 t = slice + i * KS;
         const gb_u32 left = k - t * GB_TILE;
         const bool active = F::active(lane, left);
+        // x first: its loads and conversion do not need the tile, so they
+        // overlap the copies still in flight.
         typename F::X xs;
-        // Without XST, x first: its loads and conversion do not need the
-        // tile, so they overlap the copies still in flight.
-        if constexpr (!F::XST)
-            if (active) F::load_x(x + (gb_u64)t * GB_TILE, lane, xs);
+        if constexpr (F::XQI) {
+            if (active) F::make_x(xr, xs);
+            // ... and the next tile's x is loaded now, to be used a tile later
+            const gb_u32 tx = t + KS;
+            if (i + 1 < n && F::active(lane, k - tx * GB_TILE)) F::fetch_x(x + (gb_u64)tx * GB_TILE, lane, xr);
+        } else if (active) {
+            F::load_x(x + (gb_u64)t * GB_TILE, lane, xs);
+        }
         ctx.template wait<S - 1>(); // this lane's copies of tile t have landed
         ctx.sync();                 // ... and so have every other lane's
-        if constexpr (F::XST)
-            if (active) F::load_x(xst[i % S], lane, xs);
         if constexpr (F::PREP > 0) {
             gb_prep_tile<F, R>(ctx, slots[i % S], (gb_u32)(first & 15), row0, m, row_bytes, t, left, prep);
             ctx.sync(); // every lane's prep values are written
         }
-        if constexpr (F::XST) {
+        if constexpr (F::XQI) {
             // Every row's bytes first, then the arithmetic: the shared-memory
             // latency is paid once per tile, not once per row.
             if (active) {
@@ -738,10 +738,6 @@ struct GbWarpCtx {
     {
         gb_cp_async16(smem_u32 + (gb_u32)(dst - smem_ptr), src, pred);
     }
-    __device__ __forceinline__ void copy16x(float* dst, const float* src, bool pred)
-    {
-        gb_cp_async16((gb_u32)__cvta_generic_to_shared(dst), reinterpret_cast<const unsigned char*>(src), pred);
-    }
     __device__ __forceinline__ void commit() { gb_cp_async_commit(); }
     template <int N>
     __device__ __forceinline__ void wait() { gb_cp_async_wait<N>(); }
@@ -760,13 +756,11 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
     // (at k = 5120 and KSPLIT = 5 a warp has one tile: a second slot would stay empty).
     static_assert(S >= 2 || (S == 1 && KS > 1), "STAGES must be at least 2 (1 only with KSPLIT > 1)");
     // (prep is counted only where used: the compiler drops the unused array)
-    static_assert((gb_u64)NWARP * KS * (S * R * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * R * GbTile<F>::PREP_ROW : 0) +
-                                        (F::XST ? 4 * S * GB_TILE : 0)) +
+    static_assert((gb_u64)NWARP * KS * (S * R * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * R * GbTile<F>::PREP_ROW : 0)) +
                           (KS > 1 ? 4 * NWARP * KS * R : 0) <=
                       48 * 1024,
                   "WARPS * KSPLIT * STAGES * ROWS staging slots exceed the 48 KiB of static shared memory");
     __shared__ __align__(16) unsigned char slots[NWARP * KS][S][R][GbTile<F>::SLOT];
-    __shared__ __align__(16) float xst[F::XST ? NWARP * KS : 1][F::XST ? S : 1][GB_TILE];
     __shared__ __align__(16) float prep[NWARP * KS][R * GbTile<F>::PREP_ROW];
     const gb_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     gb_u32 group, slice;
@@ -783,8 +777,7 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
         for (int r = 0; r < R; r++) acc[r] = 0.0f;
         GbWarpCtx ctx{lane, (gb_u32)__cvta_generic_to_shared(&slots[warp][0][0][0]),
                       &slots[warp][0][0][0]};
-        gb_quant_warp<F, R, S, KS>(ctx, lane, W, x, m, k, row0, slice, slots[warp], xst[F::XST ? warp : 0],
-                                   prep[warp], acc);
+        gb_quant_warp<F, R, S, KS>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp], acc);
 #pragma unroll
         for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);
         // Lane r keeps row r: one store instruction per warp instead of R.

@@ -25,7 +25,7 @@
 // tensor-core path keeps 3.8e-8 relative error on adversarial blocks (scalar 1.6e-3).
 
 struct GbQ4_0 {
-    enum { QK = 32, BPB = 18, PREP = 0, XST = 0 };
+    enum { QK = 32, BPB = 18, PREP = 0, XQI = 0 };
     struct X {
         float v[32];
         float c; // 136 * sum(v)
@@ -61,13 +61,14 @@ struct GbQ4_0 {
 // elements 0..15 (low nibbles), run b 16..31 (high nibbles), one scale d:
 //     sum (q - 8) x = s * (sum q c - 8 * sum c).
 struct GbQ4_0I {
-    enum { QK = 32, BPB = 18, PREP = 0, XST = 1 };
+    enum { QK = 32, BPB = 18, PREP = 0, XQI = 1 };
     typedef GbXQ X;
     struct Wd { gb_u32 d, sh, w[5]; };
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return lane * 32 < left; }
-    GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs)
+    GB_HD static void fetch_x(const float* xt, gb_u32 lane, GbXRaw& r) { gb_xq_fetch(xt + 32 * lane, xt + 32 * lane + 16, r); }
+    GB_HD static void make_x(const GbXRaw& r, X& xs)
     {
-        gb_xq_load(xt + 32 * lane, xt + 32 * lane + 16, xs);
+        gb_xq_make(r, xs);
         xs.sa = 8 * (xs.sa + xs.sb); // the offset term, once per tile
     }
     GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float*, Wd& wd)

@@ -25,7 +25,7 @@
 // scalar R8 W2 S2 1925 GB/s (41.9 % of read) vs tensor-core W4 S4 1795 (39.1 %).
 
 struct GbQ4K {
-    enum { QK = 256, BPB = 144, PREP = 16, XST = 0 };
+    enum { QK = 256, BPB = 144, PREP = 16, XQI = 0 };
     typedef GbKX X;
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
     GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs) { gb_k_load_x(xt, lane, xs); }
@@ -53,11 +53,17 @@ struct GbQ4K {
 // XQ=1 (integer dot, gemv_common.cuh): the same bytes and prep as GbQ4K; run a
 // is the low nibbles (sub-block 2c), run b the high nibbles (2c+1).
 struct GbQ4KI {
-    enum { QK = 256, BPB = 144, PREP = 16, XST = 1 };
+    enum { QK = 256, BPB = 144, PREP = 16, XQI = 1 };
     typedef GbXQ X;
     struct Wd { gb_u32 q[4]; float4 s; };
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
-    GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs) { gb_kq_load_x(xt, lane, xs); }
+    GB_HD static void fetch_x(const float* xt, gb_u32 lane, GbXRaw& r)
+    {
+        gb_u32 ob;
+        const float* pa = gb_kq_x_runs(xt, lane, ob);
+        gb_xq_fetch(pa, pa + ob, r);
+    }
+    GB_HD static void make_x(const GbXRaw& r, X& xs) { gb_xq_make(r, xs); }
     GB_HD static void prep(const unsigned char* slot, gb_u32 delta, gb_u32 b, float* out)
     {
         gb_k_prep(slot + delta + 144 * b, out);

@@ -27,7 +27,7 @@
 // scalar R8 W2 S2 2066 GB/s (45.0 %) vs tensor-core W4 S2 1713 (37.3 %).
 
 struct GbQ5K {
-    enum { QK = 256, BPB = 176, PREP = 16, XST = 0 };
+    enum { QK = 256, BPB = 176, PREP = 16, XQI = 0 };
     typedef GbKX X;
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
     GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs) { gb_k_load_x(xt, lane, xs); }
@@ -61,11 +61,17 @@ struct GbQ5K {
 
 // XQ=1 (integer dot, gemv_common.cuh): the same bytes and prep as GbQ5K.
 struct GbQ5KI {
-    enum { QK = 256, BPB = 176, PREP = 16, XST = 1 };
+    enum { QK = 256, BPB = 176, PREP = 16, XQI = 1 };
     typedef GbXQ X;
     struct Wd { gb_u32 qh[4], q[4], c2; float4 s; };
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
-    GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs) { gb_kq_load_x(xt, lane, xs); }
+    GB_HD static void fetch_x(const float* xt, gb_u32 lane, GbXRaw& r)
+    {
+        gb_u32 ob;
+        const float* pa = gb_kq_x_runs(xt, lane, ob);
+        gb_xq_fetch(pa, pa + ob, r);
+    }
+    GB_HD static void make_x(const GbXRaw& r, X& xs) { gb_xq_make(r, xs); }
     GB_HD static void prep(const unsigned char* slot, gb_u32 delta, gb_u32 b, float* out)
     {
         gb_k_prep(slot + delta + 176 * b, out);

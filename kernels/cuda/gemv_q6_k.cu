@@ -32,7 +32,7 @@
 // scalar R8 W1 S2 2157 GB/s (47.0 %) vs tensor-core 1047 (22.8 %).
 
 struct GbQ6K {
-    enum { QK = 256, BPB = 210, PREP = 0, XST = 0 };
+    enum { QK = 256, BPB = 210, PREP = 0, XQI = 0 };
     struct X {
         float a[16], b[16]; // elements of k = j and k = j+2
         float ca, cb;       // 160 * their sums
@@ -76,15 +76,19 @@ struct GbQ6K {
 // k = j weights, run b the k = j+2 ones (one scale each):
 //     sum (q - 32) x = s * (sum q c - 32 * sum c).
 struct GbQ6KI {
-    enum { QK = 256, BPB = 210, PREP = 0, XST = 1 };
+    enum { QK = 256, BPB = 210, PREP = 0, XQI = 1 };
     typedef GbXQ X;
     struct Wd { gb_u32 ql[5], qh[5], shl, shh, d; int sc_a, sc_b; };
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
-    GB_HD static void load_x(const float* xt, gb_u32 lane, X& xs)
+    GB_HD static void fetch_x(const float* xt, gb_u32 lane, GbXRaw& r)
     {
         const gb_u32 p = lane & 7;
         const float* base = xt + 256 * (lane >> 3) + 128 * (p >> 2) + 32 * ((p >> 1) & 1) + 16 * (p & 1);
-        gb_xq_load(base, base + 64, xs);
+        gb_xq_fetch(base, base + 64, r);
+    }
+    GB_HD static void make_x(const GbXRaw& r, X& xs)
+    {
+        gb_xq_make(r, xs);
         xs.sa *= 32, xs.sb *= 32; // the offset terms, once per tile
     }
     GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float*, Wd& wd)

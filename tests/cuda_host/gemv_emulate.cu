@@ -113,15 +113,6 @@ struct HostCtx {
         if (((uintptr_t)src & 15) || ((uintptr_t)(dst - slo) & 15)) { failures++; fprintf(stderr, "FAIL misaligned copy\n"); return; }
         memcpy(dst, src, 16); copies++;
     }
-    const float *xlo = nullptr, *xhi = nullptr; // readable x range
-    float *xslo = nullptr, *xshi = nullptr;     // x staging slots
-    void copy16x(float* dst, const float* src, bool pred) {
-        if (!pred) return;
-        if (src < xlo || src + 4 > xhi) { failures++; fprintf(stderr, "FAIL x copy src out of x (%td)\n", src - xlo); return; }
-        if (dst < xslo || dst + 4 > xshi) { failures++; fprintf(stderr, "FAIL x copy dst out of x slots (%td)\n", dst - xslo); return; }
-        if (((uintptr_t)src & 15) || ((dst - xslo) & 3)) { failures++; fprintf(stderr, "FAIL misaligned x copy\n"); return; }
-        memcpy(dst, src, 16); copies++;
-    }
     void commit() {}
     template <int N> void wait() {}
     void sync() {}
@@ -240,13 +231,10 @@ static void emu_quant_warp(const unsigned char* W, size_t wbuf_bytes, const floa
     for (gb_u32 lane = 0; lane < 32; lane++) {
         memset(sp, 0xFF, slots_bytes + 64); // poison: stale bytes must not matter
         HostCtx ctx; ctx.wlo = W; ctx.whi = W + wbuf_bytes; ctx.slo = sp; ctx.shi = sp + slots_bytes;
-        std::vector<float> xst((size_t)S * GB_TILE, NAN); // poisoned: x past k must not be read
-        ctx.xlo = x, ctx.xhi = x + k, ctx.xslo = xst.data(), ctx.xshi = xst.data() + xst.size();
         float acc[R];
         for (int r = 0; r < R; r++) acc[r] = 0.0f;
         std::vector<float> prep((size_t)R * GbTile<F>::PREP_ROW + 4, NAN); // poisoned
-        gb_quant_warp<F, R, S, KS>(ctx, lane, W, x, m, k, row0, slice, (SlotRow(*)[R])sp,
-                                   (float(*)[GB_TILE])xst.data(), prep.data(), acc);
+        gb_quant_warp<F, R, S, KS>(ctx, lane, W, x, m, k, row0, slice, (SlotRow(*)[R])sp, prep.data(), acc);
         // summed in lane order, not gb_warp_sum's butterfly: within the tolerance either way
         for (int r = 0; r < R; r++) sums[r] += acc[r];
     }
