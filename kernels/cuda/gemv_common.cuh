@@ -640,20 +640,6 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             gb_stage_tile<F, R>(ctx, Wb, off, tn, left < TB ? left : TB, slots[in % S]);
         }
         ctx.commit();
-        // XQ formats: the tile after that one is pulled into L2 now (lane r:
-        // row r's bytes, one bulk prefetch), so its copies, issued a tile
-        // later, find it there: the DRAM latency is covered without a third
-        // shared-memory stage.
-        if constexpr (F::XQI) {
-            const gb_u32 ip = i + S;
-            if (ip < n && lane < (gb_u32)R) {
-                const gb_u32 tp = slice + ip * KS, lp = row_bytes - tp * TB;
-                const gb_u32 o = (gb_u32)(first & 15) + ((row0 + lane < m ? row0 + lane : m - 1) - row0) * row_bytes +
-                                 tp * TB;
-                const gb_u32 a16 = o & ~15u;
-                ctx.prefetch_l2(Wb + a16, (o + (lp < TB ? lp : TB) - a16 + 15) & ~15u);
-            }
-        }
         const gb_u32 t = slice + i * KS;
         const gb_u32 left = k - t * GB_TILE;
         const bool active = F::active(lane, left);
@@ -751,11 +737,6 @@ struct GbWarpCtx {
     __device__ __forceinline__ void copy16(unsigned char* dst, const unsigned char* src, bool pred)
     {
         gb_cp_async16(smem_u32 + (gb_u32)(dst - smem_ptr), src, pred);
-    }
-    // bytes (a multiple of 16) at p (16-byte aligned) into L2, no registers held
-    __device__ __forceinline__ void prefetch_l2(const unsigned char* p, gb_u32 bytes)
-    {
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(p), "r"(bytes) : "memory");
     }
     __device__ __forceinline__ void commit() { gb_cp_async_commit(); }
     template <int N>

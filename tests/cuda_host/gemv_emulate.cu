@@ -113,13 +113,6 @@ struct HostCtx {
         if (((uintptr_t)src & 15) || ((uintptr_t)(dst - slo) & 15)) { failures++; fprintf(stderr, "FAIL misaligned copy\n"); return; }
         memcpy(dst, src, 16); copies++;
     }
-    int prefetches = 0;
-    void prefetch_l2(const unsigned char* p, gb_u32 bytes) { // a hint: only its range is checked
-        if (p < wlo || p + bytes > whi || bytes == 0 || (bytes & 15) || ((uintptr_t)p & 15)) {
-            failures++; fprintf(stderr, "FAIL prefetch of %u bytes at %td outside the buffer or misaligned\n", bytes, p - wlo); return;
-        }
-        prefetches++;
-    }
     void commit() {}
     template <int N> void wait() {}
     void sync() {}
