@@ -1,5 +1,5 @@
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2,KSPLIT=1
 // gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2,KSPLIT=1
 // gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2
 // gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=1,KSPLIT=5
 // gpubench-compile: entry=gemv_q4_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=2,STAGES=2,KSPLIT=1

@@ -26,21 +26,22 @@
 -- must fit the 48 KiB, and STAGES = 1 is allowed with KSPLIT > 1 (the other
 -- slices overlap the copies; at k = 5120, KSPLIT = 5 a warp has one tile).
 --
--- (Scalar path, MMA=0:) ROWS follows the weight size: x values are loaded once per lane and reused
--- for the ROWS rows, so 4-bit formats (about 0.56 bytes per weight) use 8
--- rows and the 6.5- and 8.5-bit formats 4, keeping the x traffic below the
--- weight traffic. WARPS = 1 for the quantized kernels gives small blocks, so
--- even m = 1024 fills 128 blocks (the GPU has 132 SMs). The reasoning and the
--- instruction budgets per format are in docs/kernels/cuda-gemv.md.
---
--- Quantized kernels also take MMA and SUBN (0 or 1). MMA=1 (the default) is
--- the tensor-core path of kernels/cuda/gemv_mma.cuh: 16 rows per warp (ROWS
--- must be 16), WARPS warps per block sharing the conversion of x, tiles of 256
--- columns. SUBN=1 decodes codes straight into f16 subnormals; SUBN=0 adds one
--- HSUB2 per two weights and uses normal f16 only (the fallback if a GPU
--- flushed f16 subnormals in mma). MMA=0 is the scalar path below (ROWS rows
--- per warp, tiles of 1024 columns), e.g. variant("q4_0", {MMA = 0, ROWS = 8,
--- WARPS = 1, STAGES = 2}) for the previous defaults.
+-- Quantized kernels take MMA, XQ and SUBN (0 or 1) to pick a decode:
+--   MMA=0, XQ=1 (the default): the scalar path with the integer dot: each lane
+--     quantizes its 32 x values of a tile to int16 codes (one power-of-two
+--     scale) and the weight codes meet them in dp2a, so a 4-bit weight costs
+--     well under one instruction. x is loaded a tile ahead, into registers.
+--   MMA=0, XQ=0: the scalar path with the f32 "magic" decode (one byte
+--     permute and one FMA per weight), the previous default of q4_k/q5_k/q6_k.
+--   MMA=1: the tensor-core path of kernels/cuda/gemv_mma.cuh (ROWS must be
+--     16, WARPS warps per block share the conversion of x, tiles of 256
+--     columns; SUBN=1 decodes codes into f16 subnormals, SUBN=0 adds one HSUB2
+--     per two weights), the previous default of q4_0/q8_0.
+-- ROWS = 16, WARPS = 1, STAGES = 2 measured fastest for every format on the
+-- H200 at 14336x5120 (docs/kernels/cuda-gemv.md): 16 rows share each lane's
+-- x conversion, and one-warp blocks of about 20-40 KiB of shared memory let
+-- all m/16 warps be resident at once (a third stage, or 12 or 24 rows, left
+-- some warps for a second wave and measured slower).
 --
 -- The quantized kernels copy whole 16-byte words, so the weight buffer must be
 -- the weight bytes rounded up to 16 at least (gemv.buffer_bytes is that plus 16).
@@ -62,11 +63,11 @@ end
 M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
-M.q4_0 = make("q4_0", { XQ = 0, MMA = 1, SUBN = 1, ROWS = 16, WARPS = 4, STAGES = 4, KSPLIT = 1 })
-M.q8_0 = make("q8_0", { XQ = 0, MMA = 1, SUBN = 1, ROWS = 16, WARPS = 4, STAGES = 2, KSPLIT = 1 })
-M.q4_k = make("q4_k", { XQ = 0, MMA = 0, SUBN = 1, ROWS = 8, WARPS = 2, STAGES = 2, KSPLIT = 1 })
-M.q5_k = make("q5_k", { XQ = 0, MMA = 0, SUBN = 1, ROWS = 8, WARPS = 2, STAGES = 2, KSPLIT = 1 })
-M.q6_k = make("q6_k", { XQ = 0, MMA = 0, SUBN = 1, ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 1 })
+M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1 })
+M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1 })
+M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1 })
+M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1 })
+M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1 })
 
 -- A spec for fmt with some defines changed (e.g. {ROWS = 4, STAGES = 3}), with
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in

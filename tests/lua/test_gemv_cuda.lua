@@ -67,16 +67,21 @@ t.test("a kernel compiled without its geometry defines is refused, naming the ta
 end)
 
 t.test("variant: other defines, geometry to match, errors name the problem", function()
-  local v = specs.variant("q4_k", { MMA = 0, ROWS = 2, WARPS = 4, STAGES = 3 })
+  local v = specs.variant("q4_k", { ROWS = 2, WARPS = 4, STAGES = 3 })
   t.eq(v.block, { 128, 1, 1 })
   t.eq(v.rows_per_group, 8)
-  t.eq(v.defines, { MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1 })
+  t.eq(v.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1 })
   t.eq(v.file, specs.q4_k.file)
-  t.eq(specs.q4_k.defines.ROWS, 8, "the default is unchanged")
-  t.eq(specs.q4_k.defines.MMA, 0, "the default is the (measured faster) scalar path")
-  t.eq(specs.variant("q6_k", { WARPS = 3, SUBN = 0 }).rows_per_group, 24) -- scalar default: ROWS = 8
-  t.errors(function() specs.variant("q4_0", { ROWS = 8 }) end,
+  t.eq(specs.q4_k.defines.ROWS, 16, "the default is unchanged")
+  for _, fmt in ipairs { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" } do
+    t.eq({ specs[fmt].defines.MMA, specs[fmt].defines.XQ }, { 0, 1 }, fmt .. ": the default is the (measured faster) integer dot")
+  end
+  t.eq(specs.variant("q6_k", { WARPS = 3, SUBN = 0 }).rows_per_group, 48) -- default: ROWS = 16
+  t.errors(function() specs.variant("q4_0", { MMA = 1, XQ = 0, ROWS = 8 }) end,
     "gemv_cuda.variant: q4_0 with MMA=1 computes 16 rows per warp (ROWS=8 given", true)
+  t.errors(function() specs.variant("q4_0", { MMA = 1 }) end,
+    "gemv_cuda.variant: q4_0 XQ=1 (integer dot) is a scalar-path decode: it needs MMA=0", true)
+  t.errors(function() specs.variant("q4_k", { XQ = 3 }) end, "gemv_cuda.variant: XQ=3 is not 0 or 1", true)
   t.errors(function() specs.variant("q4_0", { MMA = 2 }) end, "gemv_cuda.variant: MMA=2 is not 0 or 1", true)
   t.errors(function() specs.variant("f16", { MMA = 1 }) end, "gemv_cuda.variant: f16 has no define MMA", true)
   t.eq(specs.variant("f16", { UNROLL = 4 }).defines, { ROWS = 4, WARPS = 2, UNROLL = 4 })
@@ -92,9 +97,9 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   local sk = specs.variant("q4_k", { ROWS = 4, WARPS = 2, KSPLIT = 5, STAGES = 1 })
   t.eq(sk.block, { 320, 1, 1 })
   t.eq(sk.rows_per_group, 8)
-  t.eq(sk.defines, { MMA = 0, SUBN = 1, ROWS = 4, WARPS = 2, STAGES = 1, KSPLIT = 5 })
-  t.eq(specs.variant("q4_0", { MMA = 0, ROWS = 8, WARPS = 1, KSPLIT = 3 }).block, { 96, 1, 1 })
-  t.errors(function() specs.variant("q4_0", { KSPLIT = 2 }) end,
+  t.eq(sk.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 4, WARPS = 2, STAGES = 1, KSPLIT = 5 })
+  t.eq(specs.variant("q4_0", { ROWS = 8, WARPS = 1, KSPLIT = 3 }).block, { 96, 1, 1 })
+  t.errors(function() specs.variant("q4_0", { MMA = 1, XQ = 0, KSPLIT = 2 }) end,
     "gemv_cuda.variant: q4_0 with MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1 (KSPLIT=2 given", true)
   t.errors(function() specs.variant("q4_k", { STAGES = 1 }) end,
     "gemv_cuda.variant: q4_k STAGES=1 leaves no tile in flight: STAGES must be at least 2 (1 only with KSPLIT > 1)", true)
@@ -116,19 +121,19 @@ t.test("every kernel compiles for sm_90 with NVRTC and takes (buffer, buffer, bu
     t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt)
   end
   -- A geometry whose staging does not fit static shared memory is refused at compile time.
-  local big = specs.variant("q8_0", { WARPS = 4, STAGES = 4 })
+  local big = specs.variant("q8_0", { WARPS = 2, STAGES = 4 })
   t.errors(function()
     gpu.compile { backend = "cuda", file = big.file, entry = big.entry, defines = big.defines, target = "sm_90" }
   end, "exceed the 48 KiB of static shared memory", true)
   -- ... counting every slice's warp: 10 warps of 8 rows x 2 q4_k slots (> 100 KB)
-  local wide = specs.variant("q4_k", { WARPS = 2, KSPLIT = 5 })
+  local wide = specs.variant("q4_k", { ROWS = 8, WARPS = 2, KSPLIT = 5 })
   t.errors(function()
     gpu.compile { backend = "cuda", file = wide.file, entry = wide.entry, defines = wide.defines, target = "sm_90" }
   end, "WARPS * KSPLIT * STAGES * ROWS staging slots exceed the 48 KiB", true)
   -- The tensor-core path refuses split-K in the kernel too (defines given by hand).
   local d = {}
   for k2, v in pairs(specs.q4_0.defines) do d[k2] = v end
-  d.KSPLIT = 2
+  d.MMA, d.XQ, d.KSPLIT = 1, 0, 2
   t.errors(function()
     gpu.compile { backend = "cuda", file = specs.q4_0.file, entry = specs.q4_0.entry, defines = d, target = "sm_90" }
   end, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1", true)
@@ -166,25 +171,31 @@ end)
 
 -- Other geometries of the same sources: more rows per warp, several warps per
 -- block, deeper staging (the other gpubench-compile lines).
--- Quantized formats: the tensor-core path with the HSUB2 decode (SUBN=0) in
--- another geometry, the scalar path (MMA=0), whichever is the default, and the
--- scalar path with split-K (KSPLIT > 1; at k = 3072, three tiles: with
--- KSPLIT = 2 one slice has two tiles, the other one; with KSPLIT = 5 two slices
--- have none, as do most slices at k = 256).
+-- Quantized formats: the tensor-core path (MMA=1) with the HSUB2 decode
+-- (SUBN=0) and with subnormal codes, the scalar path's f32 magic decode
+-- (XQ=0), and the integer dot (the default) in other geometries and with
+-- split-K (KSPLIT > 1; at k = 3072, three tiles: with KSPLIT = 2 one slice
+-- has two tiles, the other one; with KSPLIT = 5 two slices have none, as do
+-- most slices at k = 256).
 local VARIANTS = {
   f32 = { { ROWS = 1, WARPS = 4, UNROLL = 4 } },
   f16 = { { ROWS = 8, WARPS = 1, UNROLL = 1 } },
   bf16 = { { ROWS = 3, WARPS = 8, UNROLL = 3 } },
-  q4_0 = { { SUBN = 0, WARPS = 1, STAGES = 3 }, { MMA = 0, ROWS = 3, WARPS = 2, STAGES = 3 },
-           { MMA = 0, ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 3 } },
-  q8_0 = { { SUBN = 0, WARPS = 4, STAGES = 2 }, { MMA = 0, ROWS = 8, WARPS = 1, STAGES = 3 },
-           { MMA = 0, ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 } },
-  q4_k = { { MMA = 1, ROWS = 16, SUBN = 0, WARPS = 2, STAGES = 2 }, { MMA = 0, ROWS = 2, WARPS = 4, STAGES = 4 },
-           { MMA = 0, ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 } },
-  q5_k = { { MMA = 1, ROWS = 16, SUBN = 0, WARPS = 2, STAGES = 4 }, { MMA = 0, ROWS = 4, WARPS = 2, STAGES = 3 },
-           { MMA = 0, ROWS = 4, WARPS = 1, STAGES = 2, KSPLIT = 5 } },
-  q6_k = { { MMA = 1, ROWS = 16, SUBN = 0, WARPS = 4, STAGES = 2 }, { MMA = 0, ROWS = 4, WARPS = 1, STAGES = 3 },
-           { MMA = 0, ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 } },
+  q4_0 = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 1, STAGES = 3 }, { MMA = 1, XQ = 0, WARPS = 4, STAGES = 4 },
+           { XQ = 0, ROWS = 3, WARPS = 2, STAGES = 3 }, { XQ = 0, ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 3 },
+           { ROWS = 5, WARPS = 2, STAGES = 3 }, { ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 3 } },
+  q8_0 = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 4, STAGES = 2 }, { XQ = 0, ROWS = 8, WARPS = 1, STAGES = 3 },
+           { XQ = 0, ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 8, WARPS = 1, STAGES = 3 },
+           { ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 } },
+  q4_k = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 2, STAGES = 2 }, { XQ = 0, ROWS = 2, WARPS = 4, STAGES = 4 },
+           { XQ = 0, ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 }, { ROWS = 3, WARPS = 3, STAGES = 3 },
+           { ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 } },
+  q5_k = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 2, STAGES = 4 }, { XQ = 0, ROWS = 4, WARPS = 2, STAGES = 3 },
+           { XQ = 0, ROWS = 4, WARPS = 1, STAGES = 2, KSPLIT = 5 }, { ROWS = 7, WARPS = 2, STAGES = 2 },
+           { ROWS = 4, WARPS = 1, STAGES = 2, KSPLIT = 5 } },
+  q6_k = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 4, STAGES = 2 }, { XQ = 0, ROWS = 4, WARPS = 1, STAGES = 3 },
+           { XQ = 0, ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 6, WARPS = 1, STAGES = 3 },
+           { ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 } },
 }
 
 -- Compiled here too, so CI (NVRTC, no GPU) catches a variant that no longer
