@@ -26,10 +26,12 @@
 #include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
 
-// MMA=1: the tensor-core path (ROWS must be 16, the mma's rows per warp);
-// MMA=0: the scalar path of gemv_common.cuh. lib/gpubench/gemv_cuda.lua picks the
-// faster one as the default; measured on an H200 at 14336x5120 with weights rotated out of L2 (gemv_variants, 2026-11-29):
-// scalar R8 W1 S2 2157 GB/s (47.0 %) vs tensor-core 1047 (22.8 %).
+// Three decodes, chosen by defines (lib/gpubench/gemv_cuda.lua has the default):
+// MMA=0 XQ=1, the scalar path with the integer dot (the default; struct ...I
+// below); MMA=0 XQ=0, the scalar path with the f32 magic decode; MMA=1, the
+// tensor-core path of gemv_mma.cuh (ROWS must be 16). Measured on an H200 at
+// 14336x5120, weights rotated out of L2, % of the read ceiling (2026-11-29):
+// integer dot R16 W1 S2 2819 GB/s (62.6 %); before it f32 magic R8 W1 S2 (47.0 %), tensor-core (22.8 %).
 
 struct GbQ6K {
     enum { QK = 256, BPB = 210, PREP = 0, XQI = 0 };
