@@ -588,34 +588,6 @@ GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F>::SLOT], gb_u32
     }
 }
 
-// XQ formats stage tiles with the bulk-copy engine instead: lane r < R
-// copies row r's tile (the 16-byte words covering it, as gb_stage_tile) with
-// one cp.async.bulk into the slot, completing on the slot's mbarrier; lane 0
-// tells the barrier how many bytes to expect. One instruction per row where
-// the 16-byte cp.async needed two copies, two predicates and a 64-bit address
-// each (about 160 instructions per tile at 16 rows).
-#pragma nv_exec_check_disable
-template <class F, int R, class Ctx>
-GB_HD void gb_stage_tile_bulk(Ctx& ctx, const unsigned char* Wb, gb_u32 lead, gb_u32 row0, gb_u32 m,
-                              gb_u32 row_bytes, gb_u32 t, gb_u32 tb, gb_u32 stage,
-                              unsigned char (*slot)[GbTile<F>::SLOT])
-{
-    gb_u32 total = 0;
-#pragma unroll
-    for (int j = 0; j < Ctx::LANES; j++) {
-        const gb_u32 r = ctx.lane + j;
-        gb_u32 bytes = 0, a16 = 0;
-        if (r < (gb_u32)R) {
-            const gb_u32 rs = lead + ((row0 + r < m ? row0 + r : m - 1) - row0) * row_bytes + t * (gb_u32)GbTile<F>::BYTES;
-            a16 = rs & ~15u;
-            bytes = (rs + tb - a16 + 15) & ~15u;
-        }
-        total += ctx.warp_sum(bytes);
-        if (r < (gb_u32)R) ctx.bulk_copy(slot[r], Wb + a16, bytes, stage);
-    }
-    ctx.bulk_expect(stage, total);
-}
-
 // The per-warp main loop: adds lane `lane`'s partial dot products of rows
 // row0 .. row0+R-1 to acc[0..R-1] (the caller reduces them over the warp).
 // With split-K (KS > 1) the warp is slice `slice` of KS and walks only tiles
@@ -650,12 +622,9 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
         if ((gb_u32)s < n) {
             const gb_u32 t = slice + (gb_u32)s * KS;
             const gb_u32 left = row_bytes - t * TB;
-            if constexpr (F::XQI)
-                gb_stage_tile_bulk<F, R>(ctx, Wb, (gb_u32)(first & 15), row0, m, row_bytes, t, left < TB ? left : TB, s, slots[s]);
-            else
-                gb_stage_tile<F, R>(ctx, Wb, off, t, left < TB ? left : TB, slots[s]);
+            gb_stage_tile<F, R>(ctx, Wb, off, t, left < TB ? left : TB, slots[s]);
         }
-        if constexpr (!F::XQI) ctx.commit();
+        ctx.commit();
     }
     // XQ formats: x one tile ahead, in registers (the lane's 32 values).
     GbXRaw xr;
@@ -668,13 +637,9 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
         if (in < n) {
             const gb_u32 tn = slice + in * KS;
             const gb_u32 left = row_bytes - tn * TB;
-            if constexpr (F::XQI)
-                gb_stage_tile_bulk<F, R>(ctx, Wb, (gb_u32)(first & 15), row0, m, row_bytes, tn, left < TB ? left : TB,
-                                         in % S, slots[in % S]);
-            else
-                gb_stage_tile<F, R>(ctx, Wb, off, tn, left < TB ? left : TB, slots[in % S]);
+            gb_stage_tile<F, R>(ctx, Wb, off, tn, left < TB ? left : TB, slots[in % S]);
         }
-        if constexpr (!F::XQI) ctx.commit();
+        ctx.commit();
         const gb_u32 t = slice + i * KS;
         const gb_u32 left = k - t * GB_TILE;
         const bool active = F::active(lane, left);
@@ -689,12 +654,8 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
         } else if (active) {
             F::load_x(x + (gb_u64)t * GB_TILE, lane, xs);
         }
-        if constexpr (F::XQI) {
-            ctx.bulk_wait(i % S, (i / S) & 1); // the slot's k-th fill completes phase k
-        } else {
-            ctx.template wait<S - 1>(); // this lane's copies of tile t have landed
-            ctx.sync();                 // ... and so have every other lane's
-        }
+        ctx.template wait<S - 1>(); // this lane's copies of tile t have landed
+        ctx.sync();                 // ... and so have every other lane's
         if constexpr (F::PREP > 0) {
             gb_prep_tile<F, R>(ctx, slots[i % S], (gb_u32)(first & 15), row0, m, row_bytes, t, left, prep);
             ctx.sync(); // every lane's prep values are written
@@ -781,33 +742,6 @@ struct GbWarpCtx {
     template <int N>
     __device__ __forceinline__ void wait() { gb_cp_async_wait<N>(); }
     __device__ __forceinline__ void sync() { __syncwarp(); }
-    // Bulk copies (XQ formats): one mbarrier per stage, at mbar + 8 * stage.
-    gb_u32 mbar;
-    __device__ __forceinline__ gb_u32 warp_sum(gb_u32 v) { return __reduce_add_sync(0xFFFFFFFFu, v); }
-    __device__ __forceinline__ void bulk_copy(unsigned char* dst, const unsigned char* src, gb_u32 bytes, gb_u32 stage)
-    {
-        // the slot's earlier reads (generic proxy) before the engine's writes (async proxy)
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                         smem_u32 + (gb_u32)(dst - smem_ptr)),
-                     "l"(src), "r"(bytes), "r"(mbar + 8 * stage)
-                     : "memory");
-    }
-    __device__ __forceinline__ void bulk_expect(gb_u32 stage, gb_u32 bytes)
-    {
-        if (lane == 0)
-            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(mbar + 8 * stage), "r"(bytes)
-                         : "memory");
-    }
-    __device__ __forceinline__ void bulk_wait(gb_u32 stage, gb_u32 parity)
-    {
-        asm volatile("{\n\t.reg .pred p;\n"
-                     "GB_WAIT_%=:\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
-                     "@!p bra GB_WAIT_%=;\n\t}\n" ::"r"(mbar + 8 * stage),
-                     "r"(parity)
-                     : "memory");
-    }
 };
 
 // The kernel body of every quantized format: NWARP row groups of R rows per
@@ -828,7 +762,6 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
                   "WARPS * KSPLIT * STAGES * ROWS staging slots exceed the 48 KiB of static shared memory");
     __shared__ __align__(16) unsigned char slots[NWARP * KS][S][R][GbTile<F>::SLOT];
     __shared__ __align__(16) float prep[NWARP * KS][R * GbTile<F>::PREP_ROW];
-    __shared__ __align__(8) unsigned long long mbar[NWARP * KS][S]; // bulk-copy barriers (XQ formats)
     const gb_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     gb_u32 group, slice;
     gb_ksplit_warp<KS>(warp, group, slice);
@@ -843,13 +776,7 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
 #pragma unroll
         for (int r = 0; r < R; r++) acc[r] = 0.0f;
         GbWarpCtx ctx{lane, (gb_u32)__cvta_generic_to_shared(&slots[warp][0][0][0]),
-                      &slots[warp][0][0][0], (gb_u32)__cvta_generic_to_shared(&mbar[warp][0])};
-        if constexpr (F::XQI) {
-            if (lane < (gb_u32)S)
-                asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(ctx.mbar + 8 * lane) : "memory");
-            asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-            __syncwarp();
-        }
+                      &slots[warp][0][0][0]};
         gb_quant_warp<F, R, S, KS>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp], acc);
 #pragma unroll
         for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);

@@ -116,14 +116,6 @@ struct HostCtx {
     void commit() {}
     template <int N> void wait() {}
     void sync() {}
-    // bulk copies (XQ formats): this call does the whole warp's rows
-    gb_u32 warp_sum(gb_u32 v) { return v; } // LANES = 32: the caller adds the lanes itself
-    void bulk_copy(unsigned char* dst, const unsigned char* src, gb_u32 bytes, gb_u32) {
-        if (bytes == 0 || (bytes & 15)) { failures++; fprintf(stderr, "FAIL bulk copy of %u bytes\n", bytes); return; }
-        for (gb_u32 o = 0; o < bytes; o += 16) copy16(dst + o, src + o, true);
-    }
-    void bulk_expect(gb_u32, gb_u32) {}
-    void bulk_wait(gb_u32, gb_u32) {}
 };
 
 // ------------------------------------------------------------ tensor-core path
