@@ -319,66 +319,38 @@ GB_HD float gb_absmax_nan(float a, float b)
 #endif
 }
 
-// acc + x2.lo * w.byte0 + x2.hi * w.byte1 (lo) or w.byte2, w.byte3 (hi):
-// x2 two signed 16-bit values, w four signed bytes (codes < 128 read the same
-// signed or not).
-GB_HD int gb_dp2a_lo(gb_u32 x2, gb_u32 w, int acc)
+// dp2a: acc + x2.lo * w.byte(2H) + x2.hi * w.byte(2H+1), x2 two signed 16-bit
+// values, w's bytes signed (U = false; codes < 128 read the same signed or
+// not) or unsigned (U = true: the high nibbles of a code word masked in
+// place, 16 q, go in without a shift).
+template <bool H, bool U>
+GB_HD int gb_dp2a(gb_u32 x2, gb_u32 w, int acc)
 {
 #ifdef __CUDA_ARCH__
     int r;
-    asm("dp2a.lo.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
+    if constexpr (H && U) asm("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
+    else if constexpr (H) asm("dp2a.hi.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
+    else if constexpr (U) asm("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
+    else asm("dp2a.lo.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
     return r;
 #else
-    return acc + (int)(short)(x2 & 0xFFFF) * (int)(signed char)(w & 0xFF) +
-           (int)(short)(x2 >> 16) * (int)(signed char)((w >> 8) & 0xFF);
+    const gb_u32 b0 = (w >> (H ? 16 : 0)) & 0xFF, b1 = (w >> (H ? 24 : 8)) & 0xFF;
+    const int w0 = U ? (int)b0 : (int)(signed char)b0, w1 = U ? (int)b1 : (int)(signed char)b1;
+    return acc + (int)(short)(x2 & 0xFFFF) * w0 + (int)(short)(x2 >> 16) * w1;
 #endif
 }
 
-GB_HD int gb_dp2a_hi(gb_u32 x2, gb_u32 w, int acc)
+// acc + sum_{b<4} byte_b(w) * c[4i + b] for the word of elements 4i..4i+3 of
+// a run whose codes are the pairs x2 (x2[2i], x2[2i+1]); bytes signed
+// (gb_dot4i) or unsigned (gb_dot4u).
+GB_HD int gb_dot4i(gb_u32 w, const gb_u32* x2, int i, int acc)
 {
-#ifdef __CUDA_ARCH__
-    int r;
-    asm("dp2a.hi.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
-    return r;
-#else
-    return gb_dp2a_lo(x2, w >> 16, acc);
-#endif
-}
-
-// As gb_dp2a_lo/hi with w's bytes unsigned (0..255): the high nibbles of a
-// code word, masked in place (16 q), go in without a shift.
-GB_HD int gb_dp2a_lo_u(gb_u32 x2, gb_u32 w, int acc)
-{
-#ifdef __CUDA_ARCH__
-    int r;
-    asm("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
-    return r;
-#else
-    return acc + (int)(short)(x2 & 0xFFFF) * (int)(w & 0xFF) + (int)(short)(x2 >> 16) * (int)((w >> 8) & 0xFF);
-#endif
-}
-
-GB_HD int gb_dp2a_hi_u(gb_u32 x2, gb_u32 w, int acc)
-{
-#ifdef __CUDA_ARCH__
-    int r;
-    asm("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
-    return r;
-#else
-    return gb_dp2a_lo_u(x2, w >> 16, acc);
-#endif
+    return gb_dp2a<true, false>(x2[2 * i + 1], w, gb_dp2a<false, false>(x2[2 * i], w, acc));
 }
 
 GB_HD int gb_dot4u(gb_u32 w, const gb_u32* x2, int i, int acc)
 {
-    return gb_dp2a_hi_u(x2[2 * i + 1], w, gb_dp2a_lo_u(x2[2 * i], w, acc));
-}
-
-// acc + sum_{b<4} byte_b(w) * c[4i + b] for the word of elements 4i..4i+3 of
-// a run whose codes are the pairs x2 (x2[2i], x2[2i+1]).
-GB_HD int gb_dot4i(gb_u32 w, const gb_u32* x2, int i, int acc)
-{
-    return gb_dp2a_hi(x2[2 * i + 1], w, gb_dp2a_lo(x2[2 * i], w, acc));
+    return gb_dp2a<true, true>(x2[2 * i + 1], w, gb_dp2a<false, true>(x2[2 * i], w, acc));
 }
 
 // A lane's x for one tile, quantized: two runs of 16 elements (a, b: which
@@ -443,20 +415,42 @@ GB_HD void gb_xq_make(const GbXRaw& r, GbXQ& xs)
     for (int i = 0; i < 8; i++) {
         xs.a[i] = gb_xq_pair(va[2 * i], va[2 * i + 1], inv);
         xs.b[i] = gb_xq_pair(vb[2 * i], vb[2 * i + 1], inv);
-        sa[i & 1] = gb_dp2a_lo(xs.a[i], 0x0101u, sa[i & 1]);
-        sb[i & 1] = gb_dp2a_lo(xs.b[i], 0x0101u, sb[i & 1]);
+        sa[i & 1] = gb_dp2a<false, false>(xs.a[i], 0x0101u, sa[i & 1]);
+        sb[i & 1] = gb_dp2a<false, false>(xs.b[i], 0x0101u, sb[i & 1]);
     }
     xs.sa = sa[0] + sa[1], xs.sb = sb[0] + sb[1];
     xs.fa = (float)xs.sa, xs.fb = (float)xs.sb;
 }
 
-// q4_k / q5_k with XQ: the lane's runs are GbKX's lo (a) and hi (b).
-GB_HD const float* gb_kq_x_runs(const float* xt, gb_u32 lane, gb_u32& ob)
-{
-    const gb_u32 p = lane & 7;
-    ob = 32;
-    return xt + 256 * (lane >> 3) + 64 * (p >> 1) + 16 * (p & 1);
-}
+// q4_k / q5_k with XQ: what the two share (BPB bytes per super-block). The
+// lane's runs are GbKX's lo (a) and hi (b).
+template <int BPB_>
+struct GbKQI {
+    enum { QK = 256, BPB = BPB_, PREP = 16, XQI = 1 };
+    typedef GbXQ X;
+    GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
+    GB_HD static void fetch_x(const float* xt, gb_u32 lane, GbXRaw& r)
+    {
+        const gb_u32 p = lane & 7;
+        const float* pa = xt + 256 * (lane >> 3) + 64 * (p >> 1) + 16 * (p & 1);
+        gb_xq_fetch(pa, pa + 32, r);
+    }
+    GB_HD static void make_x(const GbXRaw& r, X& xs) { gb_xq_make(r, xs); }
+    GB_HD static void prep(const unsigned char* slot, gb_u32 delta, gb_u32 b, float* out)
+    {
+        gb_k_prep(slot + delta + BPB_ * b, out);
+    }
+};
+
+// q4_0 / q8_0 with XQ: one block per lane, runs a = elements 0..15, b = 16..31.
+template <int BPB_>
+struct GbB32QI {
+    enum { QK = 32, BPB = BPB_, PREP = 0, XQI = 1 };
+    typedef GbXQ X;
+    GB_HD static bool active(gb_u32 lane, gb_u32 left) { return lane * 32 < left; }
+    GB_HD static void fetch_x(const float* xt, gb_u32 lane, GbXRaw& r) { gb_xq_fetch(xt + 32 * lane, xt + 32 * lane + 16, r); }
+    GB_HD static void make_x(const GbXRaw& r, X& xs) { gb_xq_make(r, xs); }
+};
 
 // q4_k / q5_k with XQ: the lane's contribution to one row from the integer
 // sums ia, ib of its two runs and the row's prep values (gb_k_prep, read by

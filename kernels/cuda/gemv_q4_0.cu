@@ -61,12 +61,8 @@ struct GbQ4_0 {
 // XQ=1 (integer dot, gemv_common.cuh): the same bytes as GbQ4_0; run a is
 // elements 0..15 (low nibbles), run b 16..31 (high nibbles), one scale d:
 //     sum (q - 8) x = s * (sum q c - 8 * sum c).
-struct GbQ4_0I {
-    enum { QK = 32, BPB = 18, PREP = 0, XQI = 1 };
-    typedef GbXQ X;
+struct GbQ4_0I : GbB32QI<18> {
     struct Wd { gb_u32 d, sh, w[5]; };
-    GB_HD static bool active(gb_u32 lane, gb_u32 left) { return lane * 32 < left; }
-    GB_HD static void fetch_x(const float* xt, gb_u32 lane, GbXRaw& r) { gb_xq_fetch(xt + 32 * lane, xt + 32 * lane + 16, r); }
     GB_HD static void make_x(const GbXRaw& r, X& xs)
     {
         gb_xq_make(r, xs);

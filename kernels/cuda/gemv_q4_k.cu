@@ -54,22 +54,8 @@ struct GbQ4K {
 
 // XQ=1 (integer dot, gemv_common.cuh): the same bytes and prep as GbQ4K; run a
 // is the low nibbles (sub-block 2c), run b the high nibbles (2c+1).
-struct GbQ4KI {
-    enum { QK = 256, BPB = 144, PREP = 16, XQI = 1 };
-    typedef GbXQ X;
+struct GbQ4KI : GbKQI<144> {
     struct Wd { gb_u32 q[4]; float4 s; };
-    GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
-    GB_HD static void fetch_x(const float* xt, gb_u32 lane, GbXRaw& r)
-    {
-        gb_u32 ob;
-        const float* pa = gb_kq_x_runs(xt, lane, ob);
-        gb_xq_fetch(pa, pa + ob, r);
-    }
-    GB_HD static void make_x(const GbXRaw& r, X& xs) { gb_xq_make(r, xs); }
-    GB_HD static void prep(const unsigned char* slot, gb_u32 delta, gb_u32 b, float* out)
-    {
-        gb_k_prep(slot + delta + 144 * b, out);
-    }
     GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float* prep, Wd& wd)
     {
         gb_ld_u32x4(slot + delta + 144 * (lane >> 3) + 16 + 16 * (lane & 7), wd.q); // qs[32c + 16h ..]

@@ -62,22 +62,8 @@ struct GbQ5K {
 
 
 // XQ=1 (integer dot, gemv_common.cuh): the same bytes and prep as GbQ5K.
-struct GbQ5KI {
-    enum { QK = 256, BPB = 176, PREP = 16, XQI = 1 };
-    typedef GbXQ X;
+struct GbQ5KI : GbKQI<176> {
     struct Wd { gb_u32 qh[4], q[4], c2; float4 s; };
-    GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
-    GB_HD static void fetch_x(const float* xt, gb_u32 lane, GbXRaw& r)
-    {
-        gb_u32 ob;
-        const float* pa = gb_kq_x_runs(xt, lane, ob);
-        gb_xq_fetch(pa, pa + ob, r);
-    }
-    GB_HD static void make_x(const GbXRaw& r, X& xs) { gb_xq_make(r, xs); }
-    GB_HD static void prep(const unsigned char* slot, gb_u32 delta, gb_u32 b, float* out)
-    {
-        gb_k_prep(slot + delta + 176 * b, out);
-    }
     GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float* prep, Wd& wd)
     {
         const gb_u32 p = lane & 7;

@@ -62,13 +62,8 @@ struct GbQ8_0 {
 
 // XQ=1 (integer dot, gemv_common.cuh): the signed code bytes go to dp2a as
 // they are; run a is elements 0..15, run b 16..31.
-struct GbQ8_0I {
-    enum { QK = 32, BPB = 34, PREP = 0, XQI = 1 };
-    typedef GbXQ X;
+struct GbQ8_0I : GbB32QI<34> {
     struct Wd { gb_u32 d, sh, w[9]; };
-    GB_HD static bool active(gb_u32 lane, gb_u32 left) { return lane * 32 < left; }
-    GB_HD static void fetch_x(const float* xt, gb_u32 lane, GbXRaw& r) { gb_xq_fetch(xt + 32 * lane, xt + 32 * lane + 16, r); }
-    GB_HD static void make_x(const GbXRaw& r, X& xs) { gb_xq_make(r, xs); }
     GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float*, Wd& wd)
     {
         const gb_u32 off = delta + 34 * lane;

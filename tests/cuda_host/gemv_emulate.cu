@@ -335,15 +335,34 @@ static void check_gemv(const Variant& v, gb_u32 m, gb_u32 k) {
     if (rc.worst_rel > worst_seen) { worst_seen = rc.worst_rel; printf("  (worst relative error so far %.3g: %s %s m=%u k=%u)\n", worst_seen, v.fmt, v.label, m, k); }
 }
 
+// Random valid weights of an m x k matrix of v's format in a guarded buffer,
+// the slack past the weights filled with garbage that must not matter.
+struct RandomWeights {
+    const gb_format* f;
+    uint64_t wbytes = 0;
+    size_t nb;
+    Guarded wb;
+    static size_t bytes_of(const gb_format* f, gb_u32 m, gb_u32 k, uint64_t& wbytes) {
+        gb_err e = {0};
+        gb_format_matrix_bytes(f, m, k, &wbytes, &e);
+        return buffer_bytes(wbytes);
+    }
+    RandomWeights(const Variant& v, gb_u32 m, gb_u32 k)
+        : f(gb_format_find(v.fmt)), nb(bytes_of(f, m, k, wbytes)), wb(nb) {
+        gb_err e = {0};
+        gb_ref_random_blocks(f, (uint64_t)m * (k / f->qk), seed_counter++, wb.p, &e);
+        memset(wb.p + wbytes, 0xFF, nb - wbytes);
+    }
+};
+
 // One-hot x: y must equal column j of the reference dequantization bit for bit.
 static void check_exact(const Variant& v, gb_u32 m, gb_u32 k) {
-    const gb_format* f = gb_format_find(v.fmt);
-    uint64_t wbytes = 0; gb_err e = {0};
-    gb_format_matrix_bytes(f, m, k, &wbytes, &e);
-    const size_t nb = buffer_bytes(wbytes);
-    Guarded wb(nb), xb(4ull * k);
-    gb_ref_random_blocks(f, (uint64_t)m * (k / f->qk), seed_counter++, wb.p, &e);
-    memset(wb.p + wbytes, 0xFF, nb - wbytes);
+    RandomWeights rw(v, m, k);
+    const gb_format* f = rw.f;
+    const size_t nb = rw.nb;
+    Guarded& wb = rw.wb;
+    Guarded xb(4ull * k);
+    gb_err e = {0};
     std::vector<float> deq((size_t)m * k);
     for (gb_u32 i = 0; i < m; i++) gb_ref_dequant_row(f, wb.p, m, k, i, &deq[(size_t)i * k], &e);
     float* x = (float*)xb.p;
@@ -365,13 +384,12 @@ static void check_exact(const Variant& v, gb_u32 m, gb_u32 k) {
 // as the reference's: a kernel must not scale it away (the XQ path's x
 // scale comes from max|x|).
 static void check_nonfinite(const Variant& v, gb_u32 m, gb_u32 k) {
-    const gb_format* f = gb_format_find(v.fmt);
-    uint64_t wbytes = 0; gb_err e = {0};
-    gb_format_matrix_bytes(f, m, k, &wbytes, &e);
-    const size_t nb = buffer_bytes(wbytes);
-    Guarded wb(nb), xb(4ull * k);
-    gb_ref_random_blocks(f, (uint64_t)m * (k / f->qk), seed_counter++, wb.p, &e);
-    memset(wb.p + wbytes, 0xFF, nb - wbytes);
+    RandomWeights rw(v, m, k);
+    const gb_format* f = rw.f;
+    const size_t nb = rw.nb;
+    Guarded& wb = rw.wb;
+    Guarded xb(4ull * k);
+    gb_err e = {0};
     float* x = (float*)xb.p;
     std::vector<float> y(m);
     for (int kind = 0; kind < 2; kind++) {
