@@ -650,6 +650,15 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
         }
         ctx.template wait<S - 1>(); // this lane's copies of tile t have landed
         ctx.sync();                 // ... and so have every other lane's
+#ifdef GB_STAGING_ONLY
+        // Diagnostic build (tools/gemv_staging_only.lua): the copy pipeline
+        // alone, one byte of each row read, the memory side's own ceiling.
+        // The results are not a GEMV.
+#pragma unroll
+        for (int r = 0; r < R; r++) acc[r] += (float)slots[i % S][r][lane];
+        ctx.sync();
+        continue;
+#endif
         if constexpr (F::PREP > 0) {
             gb_prep_tile<F, R>(ctx, slots[i % S], (gb_u32)(first & 15), row0, m, row_bytes, t, left, prep);
             ctx.sync(); // every lane's prep values are written
