@@ -13,6 +13,9 @@ local ceilings = require "gpubench.ceilings"
 local dev = gpu.open { backend = "cuda" }
 local m, k = tonumber(os.getenv("M") or 14336), tonumber(os.getenv("K") or 5120)
 local fmts = #arg > 0 and arg or { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" }
+-- CHANGES="STAGES=3,ROWS=8": another geometry (gemv_cuda.variant) for both builds
+local changes = {}
+for name, v in (os.getenv("CHANGES") or ""):gmatch("(%w+)=(%d+)") do changes[name] = tonumber(v) end
 local ceil = ceilings.get(dev)
 local function time_launches(launches, copies)
   local r <close> = timing.runner(dev, launches, { graph = true })
@@ -21,8 +24,8 @@ local function time_launches(launches, copies)
 end
 print(("%-6s %12s %12s  (GB/s, %% of the %.0f GB/s read ceiling)"):format("format", "kernel", "staging only", ceil.read_gbs))
 for _, fmt in ipairs(fmts) do
-  local spec = gemv.spec("cuda", fmt)
-  local cell <close> = gemv_bench.prepare(dev, fmt, m, k, { rotate = true })
+  local spec = require("gpubench.gemv_cuda").variant(fmt, changes)
+  local cell <close> = gemv_bench.prepare(dev, fmt, m, k, { rotate = true, spec = spec })
   local full = time_launches(cell.launches, cell.copies)
   local d = {}
   for name, v in pairs(spec.defines) do d[name] = v end
