@@ -79,14 +79,12 @@ struct GbQ4_0I : GbB32QI<18> {
         // the code words shifted into place; high nibbles masked in place (16 q)
         gb_u32 q[4];
         gb_funnel<4>(wd.w, wd.sh, q);
-        // two chains per run: half the dependent dp2a in a row
-        int iap[2] = {0, 0}, ibp[2] = {0, 0};
+        int ia = 0, ib = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            iap[i >> 1] = gb_dot4i(q[i] & 0x0F0F0F0Fu, xs.a, i, iap[i >> 1]);
-            ibp[i >> 1] = gb_dot4u(q[i] & 0xF0F0F0F0u, xs.b, i, ibp[i >> 1]);
+            ia = gb_dot4i(q[i] & 0x0F0F0F0Fu, xs.a, i, ia);
+            ib = gb_dot4u(q[i] & 0xF0F0F0F0u, xs.b, i, ib);
         }
-        const int ia = iap[0] + iap[1], ib = ibp[0] + ibp[1];
         return (gb_half_to_float(wd.d) * xs.s) * (float)(ia + (ib >> 4) - xs.sa); // ib: a multiple of 16
     }
 };

@@ -63,14 +63,12 @@ struct GbQ4KI : GbKQI<144> {
     }
     GB_HD static float dot(const Wd& wd, const X& xs)
     {
-        // two chains per run: half the dependent dp2a in a row
-        int iap[2] = {0, 0}, ibp[2] = {0, 0};
+        int ia = 0, ib = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            iap[i >> 1] = gb_dot4i(wd.q[i] & 0x0F0F0F0Fu, xs.a, i, iap[i >> 1]);
-            ibp[i >> 1] = gb_dot4u(wd.q[i] & 0xF0F0F0F0u, xs.b, i, ibp[i >> 1]); // 16 * sum q c: no shift
+            ia = gb_dot4i(wd.q[i] & 0x0F0F0F0Fu, xs.a, i, ia);
+            ib = gb_dot4u(wd.q[i] & 0xF0F0F0F0u, xs.b, i, ib); // 16 * sum q c: no shift
         }
-        const int ia = iap[0] + iap[1], ib = ibp[0] + ibp[1];
         return gb_kq_finish(wd.s, ia, ib >> 4, xs); // exact: ib is a multiple of 16
     }
 };

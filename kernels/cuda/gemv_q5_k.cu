@@ -75,16 +75,14 @@ struct GbQ5KI : GbKQI<176> {
     }
     GB_HD static float dot(const Wd& wd, const X& xs)
     {
-        // two chains per run: half the dependent dp2a in a row
-        int iap[2] = {0, 0}, ibp[2] = {0, 0};
+        int ia = 0, ib = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
             // bit 0 of each byte: the fifth bit of run a (sub-block 2c); bit 1: run b
             const gb_u32 g = wd.qh[i] >> wd.c2;
-            iap[i >> 1] = gb_dot4i((wd.q[i] & 0x0F0F0F0Fu) | ((g << 4) & 0x10101010u), xs.a, i, iap[i >> 1]);
-            ibp[i >> 1] = gb_dot4i(((wd.q[i] >> 4) & 0x0F0F0F0Fu) | ((g << 3) & 0x10101010u), xs.b, i, ibp[i >> 1]);
+            ia = gb_dot4i((wd.q[i] & 0x0F0F0F0Fu) | ((g << 4) & 0x10101010u), xs.a, i, ia);
+            ib = gb_dot4i(((wd.q[i] >> 4) & 0x0F0F0F0Fu) | ((g << 3) & 0x10101010u), xs.b, i, ib);
         }
-        const int ia = iap[0] + iap[1], ib = ibp[0] + ibp[1];
         return gb_kq_finish(wd.s, ia, ib, xs);
     }
 };

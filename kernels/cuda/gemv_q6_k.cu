@@ -109,14 +109,12 @@ struct GbQ6KI {
         gb_funnel<4>(wd.ql, wd.shl, ql);
         gb_funnel<4>(wd.ql, wd.shl, ql4, 4);
         gb_funnel<4>(wd.qh, wd.shh, t); // bits 0,1 of each byte: k = j; bits 4,5: k = j+2
-        // two chains per run: half the dependent dp2a in a row
-        int iap[2] = {0, 0}, ibp[2] = {0, 0};
+        int ia = 0, ib = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            iap[i >> 1] = gb_dot4i((ql[i] & 0x0F0F0F0Fu) | ((t[i] << 4) & 0x30303030u), xs.a, i, iap[i >> 1]);
-            ibp[i >> 1] = gb_dot4i((ql4[i] & 0x0F0F0F0Fu) | (t[i] & 0x30303030u), xs.b, i, ibp[i >> 1]);
+            ia = gb_dot4i((ql[i] & 0x0F0F0F0Fu) | ((t[i] << 4) & 0x30303030u), xs.a, i, ia);
+            ib = gb_dot4i((ql4[i] & 0x0F0F0F0Fu) | (t[i] & 0x30303030u), xs.b, i, ib);
         }
-        const int ia = iap[0] + iap[1], ib = ibp[0] + ibp[1];
         return (gb_half_to_float(wd.d) * xs.s) * fmaf((float)wd.sc_a, (float)(ia - xs.sa), (float)wd.sc_b * (float)(ib - xs.sb));
     }
 };

@@ -74,14 +74,12 @@ struct GbQ8_0I : GbB32QI<34> {
     {
         gb_u32 q[8];
         gb_funnel<8>(wd.w, wd.sh, q);
-        // two chains per run: half the dependent dp2a in a row
-        int iap[2] = {0, 0}, ibp[2] = {0, 0};
+        int ia = 0, ib = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            iap[i >> 1] = gb_dot4i(q[i], xs.a, i, iap[i >> 1]);
-            ibp[i >> 1] = gb_dot4i(q[4 + i], xs.b, i, ibp[i >> 1]);
+            ia = gb_dot4i(q[i], xs.a, i, ia);
+            ib = gb_dot4i(q[4 + i], xs.b, i, ib);
         }
-        const int ia = iap[0] + iap[1], ib = ibp[0] + ibp[1];
         return (gb_half_to_float(wd.d) * xs.s) * (float)(ia + ib);
     }
 };
