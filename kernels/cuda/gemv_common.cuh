@@ -275,22 +275,21 @@ GB_HD float gb_k_finish(const float* prep_row, gb_u32 lane, float lo, float hi, 
 }
 
 // ------------------------------------------------------------ integer dot (XQ=1)
-// The scalar path's second decode (XQ=1): each lane quantizes its 32 x values
-// of a tile to int16 with one power-of-two scale (x ~ s * c, |c| <= 32767),
-// once per tile,
-// shared by the warp's ROWS rows; the weights' codes stay integers and meet x
-// in dp2a (two int16 x int8 products and an add per instruction). Per 4
-// weights that is 2 instructions instead of the magic decode's 8 (4 PRMT + 4
-// FFMA), and no per-weight conversion at all: a 4-bit word costs 3 mask/shift
-// instructions plus 4 dp2a for 8 weights. Block and scale arithmetic stays in
-// f32, once per (row, block).
+// The scalar path's second decode (XQ=1, the default): each lane quantizes
+// its 32 x values of a tile to int16 with one power-of-two scale (x ~ s * c,
+// |c| <= 32767), once per tile, shared by the warp's ROWS rows; the weights'
+// codes stay integers and meet x in dp2a (two int16 x int8 products and an add
+// per instruction). Per 4 weights that is 2 instructions instead of the magic
+// decode's 8 (4 PRMT + 4 FFMA), and no per-weight conversion at all: a 4-bit
+// word costs 2 masks (the high nibbles masked in place, 16 q, as unsigned
+// bytes) plus 4 dp2a for 8 weights. Block and scale arithmetic stays in f32,
+// once per (row, block).
 //
 // Precision: the rounding of x to c costs at most s/2 <= max|x| * 2^-15 per
 // element (max over the lane's 32 elements); on the random blocks of
-// FORMATS.md the worst relative row error is far inside the 1e-4 GEMV
-// tolerance (host emulation, docs/kernels/cuda-gemv.md).
-// Integer sums cannot overflow: |c * q| <= 32767 * 255 per element, 32
-// elements per sum.
+// FORMATS.md the worst relative row error is 2.7e-5, inside the 1e-4 GEMV
+// tolerance (host emulation, docs/kernels/cuda-gemv.md). Integer sums cannot
+// overflow: |c * q| <= 32767 * 255 per element, 32 elements per sum.
 
 GB_HD gb_u32 gb_bits(float f)
 {
