@@ -1,0 +1,33 @@
+-- tools/placement_probe.lua [FMT M K]: does where a GEMV's buffers are
+-- allocated change how fast an L2-resident cell runs? Times the same cell
+-- (default f16 2816 x 1024, the CUDA cells that move between forward and
+-- reversed gemv_table runs) allocated first, then after some large buffers,
+-- then once more after those are freed, each timed like gemv_table (graph
+-- replay, two-point, n = 200), twice in alternation.
+local gpu = require "gpu"
+local gemv_bench = require "gpubench.gemv_bench"
+local timing = require "gpubench.timing"
+local dev = gpu.open { backend = os.getenv("BACKEND") or "cuda" }
+local fmt, m, k = arg[1] or "f16", tonumber(arg[2] or 2816), tonumber(arg[3] or 1024)
+local function ms(cell)
+  local r <close> = timing.runner(dev, cell.launches, { graph = true })
+  return select(-1, timing.two_point(r:fn(), 200)).ms
+end
+local cells, names = {}, {}
+local function add(name) cells[#cells + 1] = gemv_bench.prepare(dev, fmt, m, k); names[#names + 1] = name end
+add("allocated first")
+local big = {}
+for i = 1, 4 do big[i] = dev:buffer(64 << 20) end
+add("after 4 x 64 MiB")
+local more = tonumber(os.getenv("BIG_MIB") or 300)
+for i = 5, 8 do big[i] = dev:buffer(more << 20) end
+add(("after 4 x %d MiB more"):format(more))
+for _, b in ipairs(big) do b:free() end
+add("after freeing them")
+for round = 1, 2 do
+  for i, c in ipairs(cells) do
+    local t = ms(c)
+    print(("round %d  %-24s %s"):format(round, names[i], t and ("%.5f ms"):format(t) or "noise"))
+  end
+end
+for _, c in ipairs(cells) do c:close() end
