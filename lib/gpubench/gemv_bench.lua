@@ -56,11 +56,14 @@ end
 -- opts.rotate: cycle through weight copies totalling >= opts.factor (4) x L2.
 -- opts.l2_bytes: overrides dev.l2_bytes (rotation needs a known L2).
 -- opts.spec: a kernel variant's launch geometry (default: the backend's table).
+-- opts.round_bytes: every weight buffer's size rounded up to a multiple of
+-- this (tools/placement_probe.lua: does a 2 MiB-sized buffer run differently?).
 function gemv_bench.prepare(dev, fmt, m, k, opts)
   opts = opts or {}
   local seed = opts.seed or 1
   local weight_bytes = gemv.weight_bytes(fmt, m, k)
   local buf_bytes = gemv.buffer_bytes(fmt, m, k)
+  if opts.round_bytes then buf_bytes = (buf_bytes + opts.round_bytes - 1) // opts.round_bytes * opts.round_bytes end
   local nblocks = weight_bytes // ref.formats[fmt].block_bytes
   local self = setmetatable({ fmt = fmt, m = m, k = k, weight_bytes = weight_bytes,
                               buffers = {}, copies = 1 }, Cell)
