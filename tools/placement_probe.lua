@@ -13,6 +13,9 @@ local function ms(cell)
   local r <close> = timing.runner(dev, cell.launches, { graph = true })
   return select(-1, timing.two_point(r:fn(), 200)).ms
 end
+-- WARM_MIB=N: allocate and free N MiB before any cell (does a large
+-- allocation made and released first change where the cells land?)
+if os.getenv("WARM_MIB") then dev:buffer(tonumber(os.getenv("WARM_MIB")) << 20):free() end
 local cells, names = {}, {}
 -- each placement twice: the weight buffer as gemv_table sizes it, and
 -- rounded up to a multiple of 2 MiB
