@@ -1,0 +1,56 @@
+-- gpubench.gemv_bench.prepare: a checked, timeable GEMV cell (on lavapipe in
+-- CI: small shapes). The cell is verified against the FP64 oracle before it
+-- is returned; rotation gives every launch its own weight copy; round_bytes
+-- sizes the weight buffers for tools/placement_probe.lua.
+
+local t = dofile("tests/lua/harness.lua")
+local gemv = require "gpubench.gemv"
+local gemv_bench = require "gpubench.gemv_bench"
+
+local releasing = dofile("tests/lua/gemv_check.lua")(t).releasing -- frees the compiled kernels
+
+local function weight_buffer(cell, i) return cell.launches[i][4] end -- kern, grid, block, w, x, y, m, k
+
+t.test("prepare: one verified cell, its buffers freed by close", function()
+  local dev = t.device("vulkan")
+  releasing(dev, function()
+    local cell <close> = gemv_bench.prepare(dev, "q4_0", 8, 64)
+    t.eq(cell.check.ok, true)
+    t.eq(cell.copies, 1)
+    t.eq(#cell.launches, 1)
+    t.eq(weight_buffer(cell, 1).size, gemv.buffer_bytes("q4_0", 8, 64))
+    t.eq(cell.working_set, gemv.buffer_bytes("q4_0", 8, 64) + 4 * 64 + 4 * 8)
+    cell:close()
+    t.eq(#cell.buffers, 0, "close frees every buffer")
+    cell:close() -- twice is harmless
+  end)
+end)
+
+t.test("round_bytes: weight buffers rounded up, the cell still verified", function()
+  local dev = t.device("vulkan")
+  releasing(dev, function()
+    local cell <close> = gemv_bench.prepare(dev, "q8_0", 5, 96, { round_bytes = 4096 })
+    t.eq(cell.check.ok, true)
+    t.eq(weight_buffer(cell, 1).size, 4096)
+    local big <close> = gemv_bench.prepare(dev, "f16", 40, 128, { round_bytes = 4096 })
+    t.eq(weight_buffer(big, 1).size, 12288) -- 10240 + 16 bytes rounded up
+  end)
+end)
+
+t.test("rotate: one weight copy per launch, totalling >= 4 x the given L2", function()
+  local dev = t.device("vulkan")
+  releasing(dev, function()
+    local bytes = gemv.buffer_bytes("q4_k", 4, 256)
+    local cell <close> = gemv_bench.prepare(dev, "q4_k", 4, 256, { rotate = true, l2_bytes = 2 * bytes })
+    t.truthy(cell.copies * bytes >= 4 * 2 * bytes, "copies cover 4 x L2")
+    t.eq(#cell.launches, cell.copies)
+    local seen = {}
+    for i = 1, cell.copies do
+      local w = weight_buffer(cell, i)
+      t.truthy(not seen[w], "launch " .. i .. " has its own weight copy")
+      seen[w] = true
+    end
+  end)
+end)
+
+t.run()
