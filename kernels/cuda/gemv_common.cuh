@@ -119,44 +119,12 @@ GB_HD void gb_ld_u32x4(const unsigned char* p, gb_u32* out) // p 16-byte aligned
 }
 
 // N little-endian words starting at any byte offset: N+1 aligned 4-byte loads
-// and N funnel shifts. The 2-byte-aligned blocks (q4_0, q8_0, q6_k) are
-// decoded from words shifted into place this way, so every later step works on
-// whole words with compile-time byte positions. Reads up to 4 bytes past the
-// last word; the staging slots have that slack.
-template <int N>
-GB_HD void gb_ld_words(const unsigned char* base, gb_u32 off, gb_u32* out)
-{
-    const gb_u32* p = reinterpret_cast<const gb_u32*>(base + (off & ~3u));
-    const gb_u32 sh = (off & 3) * 8;
-    gb_u32 w[N + 1];
-#pragma unroll
-    for (int i = 0; i <= N; i++) w[i] = p[i];
-#pragma unroll
-    for (int i = 0; i < N; i++) out[i] = gb_funnel_r(w[i], w[i + 1], sh);
-}
-
-// As gb_ld_words, also returning each word shifted right by 4 more bits (the
-// high nibbles of its bytes in the low nibbles; bits 28..31 come from the next
-// byte): one funnel shift each instead of a funnel shift plus a shift.
-template <int N>
-GB_HD void gb_ld_words2(const unsigned char* base, gb_u32 off, gb_u32* out, gb_u32* out4)
-{
-    const gb_u32* p = reinterpret_cast<const gb_u32*>(base + (off & ~3u));
-    const gb_u32 sh = (off & 3) * 8;
-    gb_u32 w[N + 1];
-#pragma unroll
-    for (int i = 0; i <= N; i++) w[i] = p[i];
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        out[i] = gb_funnel_r(w[i], w[i + 1], sh);
-        out4[i] = gb_funnel_r(w[i], w[i + 1], sh + 4);
-    }
-}
-
-// The split form of gb_ld_words for the XQ decoders, which load every row's
-// bytes before decoding any (gb_quant_warp): gb_ld_raw fetches the N+1
-// aligned words around byte offset off and returns the funnel shift;
-// gb_funnel (and gb_funnel4, 4 bits further) then yields the N words.
+// (gb_ld_raw) and N funnel shifts (gb_funnel). The 2-byte-aligned blocks (q4_0,
+// q8_0, q6_k) are decoded from words shifted into place this way, so every
+// later step works on whole words with compile-time byte positions. Reads up
+// to 4 bytes past the last word; the staging slots have that slack. The XQ
+// decoders call the two halves apart, to load every row's bytes before
+// decoding any (gb_quant_warp).
 template <int N>
 GB_HD gb_u32 gb_ld_raw(const unsigned char* base, gb_u32 off, gb_u32* w)
 {
@@ -166,11 +134,31 @@ GB_HD gb_u32 gb_ld_raw(const unsigned char* base, gb_u32 off, gb_u32* w)
     return (off & 3) * 8;
 }
 
+// The N words from gb_ld_raw's N+1 and shift sh, shifted `extra` bits further.
 template <int N>
 GB_HD void gb_funnel(const gb_u32* w, gb_u32 sh, gb_u32* out, gb_u32 extra = 0)
 {
 #pragma unroll
     for (int i = 0; i < N; i++) out[i] = gb_funnel_r(w[i], w[i + 1], sh + extra);
+}
+
+template <int N>
+GB_HD void gb_ld_words(const unsigned char* base, gb_u32 off, gb_u32* out)
+{
+    gb_u32 w[N + 1];
+    gb_funnel<N>(w, gb_ld_raw<N>(base, off, w), out);
+}
+
+// As gb_ld_words, also returning each word shifted right by 4 more bits (the
+// high nibbles of its bytes in the low nibbles; bits 28..31 come from the next
+// byte): one funnel shift each instead of a funnel shift plus a shift.
+template <int N>
+GB_HD void gb_ld_words2(const unsigned char* base, gb_u32 off, gb_u32* out, gb_u32* out4)
+{
+    gb_u32 w[N + 1];
+    const gb_u32 sh = gb_ld_raw<N>(base, off, w);
+    gb_funnel<N>(w, sh, out);
+    gb_funnel<N>(w, sh, out4, 4);
 }
 
 // ------------------------------------------------------------ magic decode
