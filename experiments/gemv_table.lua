@@ -17,7 +17,6 @@
 
 local gpu = require "gpu"
 local options = require "gpubench.options"
-local timing = require "gpubench.timing"
 local ceilings = require "gpubench.ceilings"
 local cells = require "gpubench.cells"
 local report = require "gpubench.report"
@@ -112,12 +111,9 @@ local function measure(cell, ctx)
     row.ms, row.gbs, row.pct_peak, row.note = "n/a", "n/a", "n/a", p.skip
     return row
   end
-  -- A submission starts at the first weight copy, so n below the copy count
-  -- would rotate through only n copies (perhaps inside L2): n is raised to
-  -- the copy count, and the row's iters says so.
-  local iters = math.max(opts.iters * ctx.scale, p.copies)
-  local r <close> = timing.runner(dev, p.launches, { clock = opts.clock, graph = opts.submit == "graph" })
-  local d = select(-1, timing.two_point(r:fn(), iters))
+  -- n is raised to the cell's copy count (gemv_bench Cell:time), and the
+  -- row's iters says so.
+  local d, iters = p:time(opts.iters * ctx.scale, { clock = opts.clock, graph = opts.submit == "graph" })
   local gbs = ceilings.gbs(p.weight_bytes, d.ms)
   row.ms = d.ms or "noise"
   row.gbs = gbs or "noise"

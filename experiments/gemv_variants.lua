@@ -14,7 +14,6 @@
 
 local gpu = require "gpu"
 local options = require "gpubench.options"
-local timing = require "gpubench.timing"
 local ceilings = require "gpubench.ceilings"
 local cells = require "gpubench.cells"
 local report = require "gpubench.report"
@@ -154,9 +153,7 @@ local function measure(cell, ctx)
     row.ms, row.gbs, row.pct_read = p.status, "", ""
     return row
   end
-  local r <close> = timing.runner(dev, p.launches, { graph = true }) -- see gemv_table --submit
-  -- n >= the copy count, or a rotation would cycle through only n copies.
-  local d = select(-1, timing.two_point(r:fn(), math.max(opts.iters * ctx.scale, p.copies)))
+  local d = p:time(opts.iters * ctx.scale) -- graph replay, n >= the copy count (see gemv_table --submit)
   local gbs = ceilings.gbs(p.weight_bytes, d.ms)
   row.ms = d.ms or "noise"
   row.gbs = gbs or "noise"

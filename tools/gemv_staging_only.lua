@@ -8,7 +8,6 @@
 local gpu = require "gpu"
 local gemv = require "gpubench.gemv"
 local gemv_bench = require "gpubench.gemv_bench"
-local timing = require "gpubench.timing"
 local ceilings = require "gpubench.ceilings"
 local dev = gpu.open { backend = "cuda" }
 local m, k = tonumber(os.getenv("M") or 14336), tonumber(os.getenv("K") or 5120)
@@ -17,16 +16,11 @@ local fmts = #arg > 0 and arg or { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" }
 local changes = {}
 for name, v in (os.getenv("CHANGES") or ""):gmatch("(%w+)=(%d+)") do changes[name] = tonumber(v) end
 local ceil = ceilings.get(dev)
-local function time_launches(launches, copies)
-  local r <close> = timing.runner(dev, launches, { graph = true })
-  local d = select(-1, timing.two_point(r:fn(), math.max(200, copies)))
-  return d.ms
-end
 print(("%-6s %12s %12s  (GB/s, %% of the %.0f GB/s read ceiling)"):format("format", "kernel", "staging only", ceil.read_gbs))
 for _, fmt in ipairs(fmts) do
   local spec = require("gpubench.gemv_cuda").variant(fmt, changes)
   local cell <close> = gemv_bench.prepare(dev, fmt, m, k, { rotate = true, spec = spec })
-  local full = time_launches(cell.launches, cell.copies)
+  local full = cell:time(200).ms
   local d = {}
   for name, v in pairs(spec.defines) do d[name] = v end
   d.GB_STAGING_ONLY = 1
@@ -35,7 +29,7 @@ for _, fmt in ipairs(fmts) do
   for i, l in ipairs(cell.launches) do
     launches[i] = { gemv.launch_args(dev, fmt, l[4], l[5], l[6], m, k, staging) }
   end
-  local only = time_launches(launches, cell.copies)
+  local only = cell:time(200, { launches = launches }).ms
   local function show(ms)
     local gbs = ms and ceilings.gbs(cell.weight_bytes, ms)
     return gbs and ("%7.0f %4.1f%%"):format(gbs, ceilings.pct(gbs, ceil.read_gbs)) or "noise"

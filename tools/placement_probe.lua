@@ -6,13 +6,8 @@
 -- replay, two-point, n = 200), twice in alternation.
 local gpu = require "gpu"
 local gemv_bench = require "gpubench.gemv_bench"
-local timing = require "gpubench.timing"
 local dev = gpu.open { backend = os.getenv("BACKEND") or "cuda" }
 local fmt, m, k = arg[1] or "f16", tonumber(arg[2] or 2816), tonumber(arg[3] or 1024)
-local function ms(cell)
-  local r <close> = timing.runner(dev, cell.launches, { graph = true })
-  return select(-1, timing.two_point(r:fn(), 200)).ms
-end
 -- WARM_MIB=N: allocate and free N MiB before any cell (does a large
 -- allocation made and released first change where the cells land?)
 if os.getenv("WARM_MIB") then dev:buffer(tonumber(os.getenv("WARM_MIB")) << 20):free() end
@@ -35,7 +30,7 @@ for _, b in ipairs(big) do b:free() end
 add("after freeing them")
 for round = 1, 2 do
   for i, c in ipairs(cells) do
-    local t = ms(c)
+    local t = c:time(200).ms
     print(("round %d  %-32s %s"):format(round, names[i], t and ("%.5f ms"):format(t) or "noise"))
   end
 end

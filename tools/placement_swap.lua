@@ -6,7 +6,6 @@
 local gpu = require "gpu"
 local gemv = require "gpubench.gemv"
 local gemv_bench = require "gpubench.gemv_bench"
-local timing = require "gpubench.timing"
 local dev = gpu.open { backend = os.getenv("BACKEND") or "cuda" }
 local fmt, m, k = arg[1] or "f16", tonumber(arg[2] or 2816), tonumber(arg[3] or 1024)
 local cell <close> = gemv_bench.prepare(dev, fmt, m, k)
@@ -14,9 +13,7 @@ local filler = {}
 for i = 1, 4 do filler[i] = dev:buffer((tonumber(os.getenv("BIG_MIB") or 256)) << 20) end
 local l = cell.launches[1] -- kern, grid, block, w, x, y, m, k
 local function ms()
-  local launches = { { gemv.launch_args(dev, fmt, l[4], l[5], l[6], m, k) } }
-  local r <close> = timing.runner(dev, launches, { graph = true })
-  return select(-1, timing.two_point(r:fn(), 200)).ms
+  return cell:time(200, { launches = { { gemv.launch_args(dev, fmt, l[4], l[5], l[6], m, k) } } }).ms
 end
 local function moved(i)
   local old = l[i]

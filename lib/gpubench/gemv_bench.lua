@@ -25,6 +25,19 @@ gemv_bench.TOL = 1e-4
 local Cell = {}
 Cell.__index = Cell
 
+-- Times launches (default: the cell's own) as gemv_table does: one runner
+-- (graph replay unless opts.graph == false; opts.clock as timing.runner),
+-- two-point with n = max(iters, copies): a submission starts at the first
+-- weight copy, so fewer launches would rotate through only n copies (perhaps
+-- inside L2). Returns the two-point details (d.ms nil when "noise") and n.
+function Cell:time(iters, opts)
+  opts = opts or {}
+  local n = math.max(iters, self.copies)
+  local r <close> = timing.runner(self.dev, opts.launches or self.launches,
+    { clock = opts.clock, graph = opts.graph ~= false })
+  return select(-1, timing.two_point(r:fn(), n)), n
+end
+
 function Cell:close()
   if self.closed then return end
   self.closed = true
@@ -65,7 +78,7 @@ function gemv_bench.prepare(dev, fmt, m, k, opts)
   local buf_bytes = gemv.buffer_bytes(fmt, m, k)
   if opts.round_bytes then buf_bytes = (buf_bytes + opts.round_bytes - 1) // opts.round_bytes * opts.round_bytes end
   local nblocks = weight_bytes // ref.formats[fmt].block_bytes
-  local self = setmetatable({ fmt = fmt, m = m, k = k, weight_bytes = weight_bytes,
+  local self = setmetatable({ dev = dev, fmt = fmt, m = m, k = k, weight_bytes = weight_bytes,
                               buffers = {}, copies = 1 }, Cell)
   local function buffer(bytes)
     local b = dev:buffer(bytes)
