@@ -572,16 +572,25 @@ GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F>::SLOT], gb_u32
 // The per-warp main loop: adds lane `lane`'s partial dot products of rows
 // row0 .. row0+R-1 to acc[0..R-1] (the caller reduces them over the warp).
 // With split-K (KS > 1) the warp is slice `slice` of KS and walks only tiles
-// slice, slice + KS, slice + 2 KS, ...: its i-th tile goes into slot i % S, so
-// the S-slot ring works on the warp's own tiles exactly as without the split
-// (KS = 1, slice = 0: tile i in slot i % S). A slice with no tile (fewer tiles
-// than slices) adds nothing.
+// slice, slice + KS, slice + 2 KS, ... (KS = 1, slice = 0: every tile). A
+// slice with no tile (fewer tiles than slices) adds nothing.
+//
+// The staging ring works on *units*: part p of tile t is rows p*RP ..
+// p*RP+RP-1 of it (RP = R/P rows, P parts per tile), and the warp's units run
+// in order (tile 0 parts 0..P-1, tile 1, ...), unit u in slot u % S, with
+// S - 1 units in flight while one is decoded. P = 1 is the whole tile per
+// slot. Why parts: a slot is free as soon as its part is decoded, so the same
+// shared memory keeps more bytes in flight; the first decode starts after one
+// part has landed; and the last decode, which no copy overlaps, is 1/P of a
+// tile. x is converted once per tile and shared by its P parts.
 #pragma nv_exec_check_disable
-template <class F, int R, int S, int KS, class Ctx>
+template <class F, int R, int S, int KS, int P, class Ctx>
 GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const float* x, gb_u32 m,
                          gb_u32 k, gb_u32 row0, gb_u32 slice,
-                         unsigned char (*slots)[R][GbTile<F>::SLOT], float* prep, float* acc)
+                         unsigned char (*slots)[R / P][GbTile<F>::SLOT], float* prep, float* acc)
 {
+    static_assert(P >= 1 && R % P == 0, "PARTS must divide ROWS");
+    constexpr int RP = R / P;
     const gb_u32 row_bytes = k / F::QK * F::BPB;
     // Offsets are 32-bit, relative to the 16-byte-aligned start of row0: R
     // rows of any practical k stay far below 4 GiB.
@@ -596,14 +605,15 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
     const gb_u32 n = KS == 1 ? ntiles : slice < ntiles ? (ntiles - slice + KS - 1) / KS : 0;
     const gb_u32 TB = GbTile<F>::BYTES;
 
-    // Prologue: the slice's tiles 0 .. S-2 in flight, one commit group each
-    // (empty groups keep the count uniform when there are fewer tiles).
+    // Prologue: the slice's units 0 .. S-2 in flight (unit s: part s % P of
+    // the slice's tile s / P, both known at compile time), one commit group
+    // each (empty groups keep the count uniform when there are fewer units).
 #pragma unroll
     for (int s = 0; s < S - 1; s++) {
-        if ((gb_u32)s < n) {
-            const gb_u32 t = slice + (gb_u32)s * KS;
+        if ((gb_u32)(s / P) < n) {
+            const gb_u32 t = slice + (gb_u32)(s / P) * KS;
             const gb_u32 left = row_bytes - t * TB;
-            gb_stage_tile<F, R>(ctx, Wb, off, t, left < TB ? left : TB, slots[s]);
+            gb_stage_tile<F, RP>(ctx, Wb, off + (s % P) * RP, t, left < TB ? left : TB, slots[s]);
         }
         ctx.commit();
     }
@@ -612,62 +622,77 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
     if constexpr (F::XQI)
         if (n > 0 && F::active(lane, k - slice * GB_TILE)) F::fetch_x(x + (gb_u64)slice * GB_TILE, lane, xr);
     for (gb_u32 i = 0; i < n; i++) {
-        // Refill the slot that the slice's previous tile used; the barrier at
-        // the end of the previous iteration guarantees every lane is done reading it.
-        const gb_u32 in = i + S - 1;
-        if (in < n) {
-            const gb_u32 tn = slice + in * KS;
-            const gb_u32 left = row_bytes - tn * TB;
-            gb_stage_tile<F, R>(ctx, Wb, off, tn, left < TB ? left : TB, slots[in % S]);
-        }
-        ctx.commit();
         const gb_u32 t = slice + i * KS;
         const gb_u32 left = k - t * GB_TILE;
         const bool active = F::active(lane, left);
-        // x first: its loads and conversion do not need the tile, so they
-        // overlap the copies still in flight.
         typename F::X xs;
-        if constexpr (F::XQI) {
-            if (active) F::make_x(xr, xs);
-            // ... and the next tile's x is loaded now, to be used a tile later
-            const gb_u32 tx = t + KS;
-            if (i + 1 < n && F::active(lane, k - tx * GB_TILE)) F::fetch_x(x + (gb_u64)tx * GB_TILE, lane, xr);
-        } else if (active) {
-            F::load_x(x + (gb_u64)t * GB_TILE, lane, xs);
-        }
-        ctx.template wait<S - 1>(); // this lane's copies of tile t have landed
-        ctx.sync();                 // ... and so have every other lane's
-#ifdef GB_STAGING_ONLY
-        // Diagnostic build (tools/gemv_staging_only.lua): the copy pipeline
-        // alone, one byte of each row read, the memory side's own ceiling.
-        // The results are not a GEMV.
 #pragma unroll
-        for (int r = 0; r < R; r++) acc[r] += (float)slots[i % S][r][lane];
-        ctx.sync();
-        continue;
-#endif
-        if constexpr (F::PREP > 0) {
-            gb_prep_tile<F, R>(ctx, slots[i % S], (gb_u32)(first & 15), row0, m, row_bytes, t, left, prep);
-            ctx.sync(); // every lane's prep values are written
-        }
-        if constexpr (F::XQI) {
-            // Every row's bytes first, then the arithmetic: the shared-memory
-            // latency is paid once per tile, not once per row.
-            if (active) {
-                typename F::Wd wd[R];
-#pragma unroll
-                for (int r = 0; r < R; r++)
-                    F::fetch(slots[i % S][r], (off[r] + t * TB) & 15, lane, prep + r * GbTile<F>::PREP_ROW, wd[r]);
-#pragma unroll
-                for (int r = 0; r < R; r++) acc[r] += F::dot(wd[r], xs);
+        for (int p = 0; p < P; p++) {
+            const gb_u32 u = i * P + p, slot = u % S;
+            // Refill the slot that the previous unit used (the barrier at the
+            // end of that unit guarantees every lane is done reading it) with
+            // unit u + S - 1: part (p + S - 1) % P of the slice's tile
+            // i + (p + S - 1) / P.
+            {
+                const int pn = (p + S - 1) % P;
+                const gb_u32 in = i + (gb_u32)((p + S - 1) / P);
+                if (in < n) {
+                    const gb_u32 tn = slice + in * KS;
+                    const gb_u32 lb = row_bytes - tn * TB;
+                    gb_stage_tile<F, RP>(ctx, Wb, off + pn * RP, tn, lb < TB ? lb : TB, slots[(u + S - 1) % S]);
+                }
             }
-        } else if (active) {
+            ctx.commit();
+            if (p == 0) {
+                // x first: its loads and conversion do not need the tile, so
+                // they overlap the copies still in flight.
+                if constexpr (F::XQI) {
+                    if (active) F::make_x(xr, xs);
+                    // ... and the next tile's x is loaded now, to be used a tile later
+                    const gb_u32 tx = t + KS;
+                    if (i + 1 < n && F::active(lane, k - tx * GB_TILE)) F::fetch_x(x + (gb_u64)tx * GB_TILE, lane, xr);
+                } else if (active) {
+                    F::load_x(x + (gb_u64)t * GB_TILE, lane, xs);
+                }
+            }
+            ctx.template wait<S - 1>(); // this lane's copies of unit u have landed
+            ctx.sync();                 // ... and so have every other lane's
+#ifdef GB_STAGING_ONLY
+            // Diagnostic build (tools/gemv_staging_only.lua): the copy pipeline
+            // alone, one byte of each row read, the memory side's own ceiling.
+            // The results are not a GEMV.
 #pragma unroll
-            for (int r = 0; r < R; r++)
-                acc[r] += F::dot(slots[i % S][r], (off[r] + t * TB) & 15, lane, xs,
-                                 prep + r * GbTile<F>::PREP_ROW);
+            for (int r = 0; r < RP; r++) acc[p * RP + r] += (float)slots[slot][r][lane];
+            ctx.sync();
+            continue;
+#endif
+            if constexpr (F::PREP > 0) {
+                // the part's row p*RP is row 0 of the prep step; its lead keeps
+                // the byte alignment of the rows (only & 15 is used)
+                gb_prep_tile<F, RP>(ctx, slots[slot], (gb_u32)(first & 15) + (gb_u32)(p * RP) * row_bytes,
+                                    row0 + p * RP, m, row_bytes, t, left, prep);
+                ctx.sync(); // every lane's prep values are written
+            }
+            if constexpr (F::XQI) {
+                // Every row's bytes first, then the arithmetic: the shared-memory
+                // latency is paid once per unit, not once per row.
+                if (active) {
+                    typename F::Wd wd[RP];
+#pragma unroll
+                    for (int r = 0; r < RP; r++)
+                        F::fetch(slots[slot][r], (off[p * RP + r] + t * TB) & 15, lane,
+                                 prep + r * GbTile<F>::PREP_ROW, wd[r]);
+#pragma unroll
+                    for (int r = 0; r < RP; r++) acc[p * RP + r] += F::dot(wd[r], xs);
+                }
+            } else if (active) {
+#pragma unroll
+                for (int r = 0; r < RP; r++)
+                    acc[p * RP + r] += F::dot(slots[slot][r], (off[p * RP + r] + t * TB) & 15, lane, xs,
+                                              prep + r * GbTile<F>::PREP_ROW);
+            }
+            ctx.sync(); // the slot (and the prep values) are free for reuse
         }
-        ctx.sync(); // slot i % S (and the prep values) are free for reuse
     }
 }
 
@@ -736,8 +761,9 @@ struct GbWarpCtx {
 
 // The kernel body of every quantized format: NWARP row groups of R rows per
 // block (rows_per_group = NWARP * R), KS warps (k-slices) per group, so
-// 32 * NWARP * KS threads; S staging slots per warp.
-template <class F, int R, int S, int NWARP, int KS>
+// 32 * NWARP * KS threads; S staging slots per warp, each of R/P rows (P parts
+// per tile, gb_quant_warp).
+template <class F, int R, int S, int NWARP, int KS, int P>
 __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const float* x, float* y,
                                               gb_u32 m, gb_u32 k)
 {
@@ -746,12 +772,13 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
     // (at k = 5120 and KSPLIT = 5 a warp has one tile: a second slot would stay empty).
     static_assert(S >= 2 || (S == 1 && KS > 1), "STAGES must be at least 2 (1 only with KSPLIT > 1)");
     // (prep is counted only where used: the compiler drops the unused array)
-    static_assert((gb_u64)NWARP * KS * (S * R * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * R * GbTile<F>::PREP_ROW : 0)) +
+    static_assert(P >= 1 && R % P == 0, "PARTS must divide ROWS");
+    static_assert((gb_u64)NWARP * KS * (S * (R / P) * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * (R / P) * GbTile<F>::PREP_ROW : 0)) +
                           (KS > 1 ? 4 * NWARP * KS * R : 0) <=
                       48 * 1024,
-                  "WARPS * KSPLIT * STAGES * ROWS staging slots exceed the 48 KiB of static shared memory");
-    __shared__ __align__(16) unsigned char slots[NWARP * KS][S][R][GbTile<F>::SLOT];
-    __shared__ __align__(16) float prep[NWARP * KS][R * GbTile<F>::PREP_ROW];
+                  "WARPS * KSPLIT * STAGES * ROWS / PARTS staging slots exceed the 48 KiB of static shared memory");
+    __shared__ __align__(16) unsigned char slots[NWARP * KS][S][R / P][GbTile<F>::SLOT];
+    __shared__ __align__(16) float prep[NWARP * KS][(R / P) * GbTile<F>::PREP_ROW];
     const gb_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     gb_u32 group, slice;
     gb_ksplit_warp<KS>(warp, group, slice);
@@ -767,7 +794,7 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
         for (int r = 0; r < R; r++) acc[r] = 0.0f;
         GbWarpCtx ctx{lane, (gb_u32)__cvta_generic_to_shared(&slots[warp][0][0][0]),
                       &slots[warp][0][0][0]};
-        gb_quant_warp<F, R, S, KS>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp], acc);
+        gb_quant_warp<F, R, S, KS, P>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp], acc);
 #pragma unroll
         for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);
         // Lane r keeps row r: one store instruction per warp instead of R.

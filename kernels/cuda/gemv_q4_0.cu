@@ -1,9 +1,12 @@
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=4,KSPLIT=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=3
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=1,STAGES=3,KSPLIT=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=2
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=1,KSPLIT=2,PARTS=4
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=4,KSPLIT=1,PARTS=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2,PARTS=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=3,PARTS=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=1,STAGES=3,KSPLIT=1,PARTS=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1
 // GEMV y = W x for q4_0 weights (FORMATS.md: 18-byte blocks of 32 weights, fp16
 // d then 16 bytes of nibbles; element j < 16 is the low nibble of byte j,
 // element j + 16 its high nibble; value (q - 8) * d). Any k that is a multiple
@@ -123,10 +126,11 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
 #if MMA
     static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
     static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
+    static_assert(PARTS == 1, "MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1");
     gb_gemv_mma<GbQ4_0M, WARPS, STAGES>(w, x, y, m, k);
 #elif XQ
-    gb_gemv_quant<GbQ4_0I, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
+    gb_gemv_quant<GbQ4_0I, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
 #else
-    gb_gemv_quant<GbQ4_0, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
+    gb_gemv_quant<GbQ4_0, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
 #endif
 }

@@ -1,10 +1,13 @@
-// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1
-// gpubench-compile: entry=gemv_q8_0 defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1
-// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1
-// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=4,WARPS=1,STAGES=2,KSPLIT=2
-// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=4,WARPS=2,STAGES=2,KSPLIT=2
-// gpubench-compile: entry=gemv_q8_0 defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1
-// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=4
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=2
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=1,KSPLIT=2,PARTS=4
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1,PARTS=1
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=1
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=4,WARPS=1,STAGES=2,KSPLIT=2,PARTS=1
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=4,WARPS=2,STAGES=2,KSPLIT=2,PARTS=1
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1,PARTS=1
+// gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1
 // GEMV y = W x for q8_0 weights (FORMATS.md: 34-byte blocks of 32 weights, fp16
 // d then 32 signed bytes; value q * d). Any k that is a multiple of 32; any m.
 // Launch: block (32 * WARPS * KSPLIT), grid ceil(m / (ROWS * WARPS)).
@@ -124,10 +127,11 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
 #if MMA
     static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
     static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
+    static_assert(PARTS == 1, "MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1");
     gb_gemv_mma<GbQ8_0M, WARPS, STAGES>(w, x, y, m, k);
 #elif XQ
-    gb_gemv_quant<GbQ8_0I, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
+    gb_gemv_quant<GbQ8_0I, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
 #else
-    gb_gemv_quant<GbQ8_0, ROWS, STAGES, WARPS, KSPLIT>(w, x, y, m, k);
+    gb_gemv_quant<GbQ8_0, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
 #endif
 }

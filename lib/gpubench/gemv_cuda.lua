@@ -26,6 +26,14 @@
 -- must fit the 48 KiB, and STAGES = 1 is allowed with KSPLIT > 1 (the other
 -- slices overlap the copies; at k = 5120, KSPLIT = 5 a warp has one tile).
 --
+-- Quantized kernels also take PARTS (scalar path only; 1 = whole tiles): a
+-- tile's ROWS rows are staged as PARTS parts of ROWS / PARTS rows, each in its
+-- own slot, and STAGES counts those slots (STAGES - 1 parts in flight while
+-- one is decoded). A slot frees as soon as its part is decoded, so the same
+-- shared memory keeps more bytes in flight, and the last decode of a warp,
+-- which no copy overlaps, is one part rather than a tile. Shared memory:
+-- WARPS * KSPLIT * STAGES * ROWS / PARTS slots.
+--
 -- Quantized kernels take MMA, XQ and SUBN (0 or 1) to pick a decode:
 --   MMA=0, XQ=1 (the default): the scalar path with the integer dot: each lane
 --     quantizes its 32 x values of a tile to int16 codes (one power-of-two
@@ -37,11 +45,12 @@
 --     16, WARPS warps per block share the conversion of x, tiles of 256
 --     columns; SUBN=1 decodes codes into f16 subnormals, SUBN=0 adds one HSUB2
 --     per two weights), the previous default of q4_0/q8_0.
--- ROWS = 16, WARPS = 1, STAGES = 2 measured fastest for every format on the
--- H200 at 14336x5120 (docs/kernels/cuda-gemv.md): 16 rows share each lane's
--- x conversion, and one-warp blocks of about 20-40 KiB of shared memory let
--- all m/16 warps be resident at once (a third stage, or 12 or 24 rows, left
--- some warps for a second wave and measured slower).
+-- ROWS = 16, WARPS = 1, STAGES = 2 with PARTS = 2 (q8_0: 4) measured fastest
+-- for every format on the H200 at 14336x5120 (docs/kernels/cuda-gemv.md): 16
+-- rows share each lane's x conversion, and one-warp blocks of 9-19 KiB of
+-- shared memory let all m/16 warps be resident at once. Whole-tile slots
+-- (PARTS = 1) left q8_0 (37 KiB a block) a second wave; more stages, more
+-- parts, 8, 24 or 32 rows all measured slower.
 --
 -- The quantized kernels copy whole 16-byte words, so the weight buffer must be
 -- the weight bytes rounded up to 16 at least (gemv.buffer_bytes is that plus 16).
@@ -63,16 +72,17 @@ end
 M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
-M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1 })
-M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1 })
-M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1 })
-M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1 })
-M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1 })
+M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
+M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4 })
+M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
+M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
+M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
 
 -- A spec for fmt with some defines changed (e.g. {ROWS = 4, STAGES = 3}), with
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in
 -- this table, so gemv.spec keeps returning the defaults.
-local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true, MMA = true, XQ = true, SUBN = true, KSPLIT = true }
+local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true, MMA = true, XQ = true, SUBN = true, KSPLIT = true,
+  PARTS = true }
 local SWITCH = { MMA = true, XQ = true, SUBN = true } -- 0 or 1
 function M.variant(fmt, changes)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
@@ -97,6 +107,9 @@ function M.variant(fmt, changes)
     end
     d[k] = v
   end
+  -- PARTS is a scalar-path knob: asking for the tensor-core path without
+  -- naming PARTS gets its whole-tile staging rather than an error.
+  if changes.MMA == 1 and changes.PARTS == nil and d.PARTS then d.PARTS = 1 end
   if d.MMA == 1 and d.ROWS ~= 16 then
     error(("gemv_cuda.variant: %s with MMA=1 computes 16 rows per warp (ROWS=%d given; MMA=0 for the scalar path)")
       :format(fmt, d.ROWS), 2)
@@ -107,6 +120,14 @@ function M.variant(fmt, changes)
   if d.MMA == 1 and d.KSPLIT ~= 1 then
     error(("gemv_cuda.variant: %s with MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1 (KSPLIT=%d given; MMA=0 for the scalar path)")
       :format(fmt, d.KSPLIT), 2)
+  end
+  if d.MMA == 1 and d.PARTS ~= 1 then
+    error(("gemv_cuda.variant: %s with MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1 (PARTS=%d given; MMA=0 for the scalar path)")
+      :format(fmt, d.PARTS), 2)
+  end
+  if d.PARTS and d.ROWS % d.PARTS ~= 0 then
+    error(("gemv_cuda.variant: %s PARTS=%d does not divide ROWS=%d (a part is ROWS / PARTS rows of a tile)")
+      :format(fmt, d.PARTS, d.ROWS), 2)
   end
   if d.STAGES == 1 and d.KSPLIT == 1 then
     error(("gemv_cuda.variant: %s STAGES=1 leaves no tile in flight: STAGES must be at least 2 (1 only with KSPLIT > 1)")

@@ -70,7 +70,7 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   local v = specs.variant("q4_k", { ROWS = 2, WARPS = 4, STAGES = 3 })
   t.eq(v.block, { 128, 1, 1 })
   t.eq(v.rows_per_group, 8)
-  t.eq(v.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1 })
+  t.eq(v.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1, PARTS = 2 })
   t.eq(v.file, specs.q4_k.file)
   t.eq(specs.q4_k.defines.ROWS, 16, "the default is unchanged")
   for _, fmt in ipairs { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" } do
@@ -97,7 +97,7 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   local sk = specs.variant("q4_k", { ROWS = 4, WARPS = 2, KSPLIT = 5, STAGES = 1 })
   t.eq(sk.block, { 320, 1, 1 })
   t.eq(sk.rows_per_group, 8)
-  t.eq(sk.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 4, WARPS = 2, STAGES = 1, KSPLIT = 5 })
+  t.eq(sk.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 4, WARPS = 2, STAGES = 1, KSPLIT = 5, PARTS = 2 })
   t.eq(specs.variant("q4_0", { ROWS = 8, WARPS = 1, KSPLIT = 3 }).block, { 96, 1, 1 })
   t.errors(function() specs.variant("q4_0", { MMA = 1, XQ = 0, KSPLIT = 2 }) end,
     "gemv_cuda.variant: q4_0 with MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1 (KSPLIT=2 given", true)
@@ -107,6 +107,22 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
     "gemv_cuda.variant: WARPS=8 x KSPLIT=5 warps is more than a block's 1024 threads", true)
   t.errors(function() specs.variant("q6_k", { KSPLIT = 0 }) end, "gemv_cuda.variant: KSPLIT=0 is not a positive integer", true)
   t.errors(function() specs.variant("f32", { KSPLIT = 2 }) end, "gemv_cuda.variant: f32 has no define KSPLIT", true)
+  -- row parts: ROWS / PARTS rows per staging slot, scalar path only
+  for _, fmt in ipairs { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" } do
+    local d = specs[fmt].defines
+    t.eq({ d.ROWS, d.STAGES, d.PARTS }, { 16, 2, fmt == "q8_0" and 4 or 2 }, fmt .. ": the measured default")
+  end
+  t.eq(specs.variant("q4_k", { PARTS = 8 }).rows_per_group, 16, "parts do not change the rows per warp")
+  t.eq(specs.variant("q4_k", { PARTS = 1, STAGES = 3 }).defines.PARTS, 1)
+  t.errors(function() specs.variant("q4_k", { PARTS = 3 }) end,
+    "gemv_cuda.variant: q4_k PARTS=3 does not divide ROWS=16 (a part is ROWS / PARTS rows of a tile)", true)
+  t.errors(function() specs.variant("q6_k", { ROWS = 8, PARTS = 16 }) end, "PARTS=16 does not divide ROWS=8", true)
+  t.errors(function() specs.variant("q8_0", { PARTS = 0 }) end, "gemv_cuda.variant: PARTS=0 is not a positive integer", true)
+  t.errors(function() specs.variant("f16", { PARTS = 2 }) end, "gemv_cuda.variant: f16 has no define PARTS", true)
+  -- the tensor-core path stages whole tiles: asked for without PARTS, it gets PARTS = 1
+  t.eq(specs.variant("q4_0", { MMA = 1, XQ = 0 }).defines.PARTS, 1)
+  t.errors(function() specs.variant("q4_0", { MMA = 1, XQ = 0, PARTS = 2 }) end,
+    "gemv_cuda.variant: q4_0 with MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1 (PARTS=2 given", true)
 end)
 
 t.test("every kernel compiles for sm_90 with NVRTC and takes (buffer, buffer, buffer, u32, u32)", function()
@@ -121,15 +137,22 @@ t.test("every kernel compiles for sm_90 with NVRTC and takes (buffer, buffer, bu
     t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt)
   end
   -- A geometry whose staging does not fit static shared memory is refused at compile time.
-  local big = specs.variant("q8_0", { WARPS = 2, STAGES = 4 })
+  local big = specs.variant("q8_0", { WARPS = 2, STAGES = 4, PARTS = 1 })
   t.errors(function()
     gpu.compile { backend = "cuda", file = big.file, entry = big.entry, defines = big.defines, target = "sm_90" }
   end, "exceed the 48 KiB of static shared memory", true)
   -- ... counting every slice's warp: 10 warps of 8 rows x 2 q4_k slots (> 100 KB)
-  local wide = specs.variant("q4_k", { ROWS = 8, WARPS = 2, KSPLIT = 5 })
+  local wide = specs.variant("q4_k", { ROWS = 8, WARPS = 2, KSPLIT = 5, PARTS = 1 })
   t.errors(function()
     gpu.compile { backend = "cuda", file = wide.file, entry = wide.entry, defines = wide.defines, target = "sm_90" }
-  end, "WARPS * KSPLIT * STAGES * ROWS staging slots exceed the 48 KiB", true)
+  end, "WARPS * KSPLIT * STAGES * ROWS / PARTS staging slots exceed the 48 KiB", true)
+  -- ... and parts count: 16 slots of 2 of 16 q8_0 rows fit, 16 of 4 do not
+  local ring = specs.variant("q8_0", { STAGES = 16, PARTS = 8 })
+  t.truthy(gpu.compile { backend = "cuda", file = ring.file, entry = ring.entry, defines = ring.defines, target = "sm_90" })
+  ring = specs.variant("q8_0", { STAGES = 16, PARTS = 4 })
+  t.errors(function()
+    gpu.compile { backend = "cuda", file = ring.file, entry = ring.entry, defines = ring.defines, target = "sm_90" }
+  end, "staging slots exceed the 48 KiB", true)
   -- The tensor-core path refuses split-K in the kernel too (defines given by hand).
   local d = {}
   for k2, v in pairs(specs.q4_0.defines) do d[k2] = v end
@@ -137,6 +160,10 @@ t.test("every kernel compiles for sm_90 with NVRTC and takes (buffer, buffer, bu
   t.errors(function()
     gpu.compile { backend = "cuda", file = specs.q4_0.file, entry = specs.q4_0.entry, defines = d, target = "sm_90" }
   end, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1", true)
+  d.KSPLIT, d.PARTS = 1, 2
+  t.errors(function()
+    gpu.compile { backend = "cuda", file = specs.q4_0.file, entry = specs.q4_0.entry, defines = d, target = "sm_90" }
+  end, "MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1", true)
 end)
 
 for _, fmt in ipairs(gemv.formats) do
@@ -176,26 +203,28 @@ end)
 -- (XQ=0), and the integer dot (the default) in other geometries and with
 -- split-K (KSPLIT > 1; at k = 3072, three tiles: with KSPLIT = 2 one slice
 -- has two tiles, the other one; with KSPLIT = 5 two slices have none, as do
--- most slices at k = 256).
+-- most slices at k = 256), and row parts (PARTS: 1 = whole tiles, the
+-- previous default; rings of 1 to 16 slots, parts of 1 to 8 rows).
 local VARIANTS = {
   f32 = { { ROWS = 1, WARPS = 4, UNROLL = 4 } },
   f16 = { { ROWS = 8, WARPS = 1, UNROLL = 1 } },
   bf16 = { { ROWS = 3, WARPS = 8, UNROLL = 3 } },
   q4_0 = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 1, STAGES = 3 }, { MMA = 1, XQ = 0, WARPS = 4, STAGES = 4 },
-           { XQ = 0, ROWS = 3, WARPS = 2, STAGES = 3 }, { XQ = 0, ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 3 },
-           { ROWS = 5, WARPS = 2, STAGES = 3 }, { ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 3 } },
+           { XQ = 0, ROWS = 3, WARPS = 2, STAGES = 3, PARTS = 1 }, { XQ = 0, ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 3 },
+           { ROWS = 5, WARPS = 2, STAGES = 3, PARTS = 1 }, { ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 3 },
+           { ROWS = 16, STAGES = 3, PARTS = 4 }, { PARTS = 1 } },
   q8_0 = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 4, STAGES = 2 }, { XQ = 0, ROWS = 8, WARPS = 1, STAGES = 3 },
            { XQ = 0, ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 8, WARPS = 1, STAGES = 3 },
-           { ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 } },
+           { ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 12, STAGES = 5, PARTS = 3 }, { PARTS = 1 } },
   q4_k = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 2, STAGES = 2 }, { XQ = 0, ROWS = 2, WARPS = 4, STAGES = 4 },
-           { XQ = 0, ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 }, { ROWS = 3, WARPS = 3, STAGES = 3 },
-           { ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 } },
+           { XQ = 0, ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 }, { ROWS = 3, WARPS = 3, STAGES = 3, PARTS = 1 },
+           { ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 }, { STAGES = 1, KSPLIT = 2, PARTS = 4 }, { PARTS = 1 } },
   q5_k = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 2, STAGES = 4 }, { XQ = 0, ROWS = 4, WARPS = 2, STAGES = 3 },
-           { XQ = 0, ROWS = 4, WARPS = 1, STAGES = 2, KSPLIT = 5 }, { ROWS = 7, WARPS = 2, STAGES = 2 },
-           { ROWS = 4, WARPS = 1, STAGES = 2, KSPLIT = 5 } },
+           { XQ = 0, ROWS = 4, WARPS = 1, STAGES = 2, KSPLIT = 5 }, { ROWS = 7, WARPS = 2, STAGES = 2, PARTS = 1 },
+           { ROWS = 4, WARPS = 1, STAGES = 2, KSPLIT = 5 }, { XQ = 0, ROWS = 6, STAGES = 2, PARTS = 3 }, { PARTS = 1 } },
   q6_k = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 4, STAGES = 2 }, { XQ = 0, ROWS = 4, WARPS = 1, STAGES = 3 },
            { XQ = 0, ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 6, WARPS = 1, STAGES = 3 },
-           { ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 } },
+           { ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { STAGES = 6, PARTS = 16 }, { PARTS = 1 } },
 }
 
 -- Compiled here too, so CI (NVRTC, no GPU) catches a variant that no longer
