@@ -45,12 +45,13 @@
 --     16, WARPS warps per block share the conversion of x, tiles of 256
 --     columns; SUBN=1 decodes codes into f16 subnormals, SUBN=0 adds one HSUB2
 --     per two weights), the previous default of q4_0/q8_0.
--- ROWS = 16, WARPS = 1, STAGES = 2 with PARTS = 2 (q8_0: 4) measured fastest
--- for every format on the H200 at 14336x5120 (docs/kernels/cuda-gemv.md): 16
--- rows share each lane's x conversion, and one-warp blocks of 9-19 KiB of
--- shared memory let all m/16 warps be resident at once. Whole-tile slots
--- (PARTS = 1) left q8_0 (37 KiB a block) a second wave; more stages, more
--- parts, 8, 24 or 32 rows all measured slower.
+-- WARPS = 1, STAGES = 2 with ROWS = 14, PARTS = 2 (q8_0: ROWS = 16, PARTS =
+-- 4) measured fastest on the H200 at 14336x5120 (docs/kernels/cuda-gemv.md):
+-- the rows of a warp share each lane's x conversion, and one-warp blocks of
+-- 9-19 KiB of shared memory let all warps be resident at once (14 rows: 1024
+-- warps, 2 per scheduler on most SMs). Whole-tile slots (PARTS = 1) left
+-- q8_0 (37 KiB a block) a second wave; more stages, more parts, 8, 12, 18,
+-- 20, 24 or 32 rows all measured slower.
 --
 -- The quantized kernels copy whole 16-byte words, so the weight buffer must be
 -- the weight bytes rounded up to 16 at least (gemv.buffer_bytes is that plus 16).
@@ -72,11 +73,11 @@ end
 M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
-M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
+M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
 M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4 })
-M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
-M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
-M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
+M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
+M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
+M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
 
 -- A spec for fmt with some defines changed (e.g. {ROWS = 4, STAGES = 3}), with
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in
@@ -107,9 +108,12 @@ function M.variant(fmt, changes)
     end
     d[k] = v
   end
-  -- PARTS is a scalar-path knob: asking for the tensor-core path without
-  -- naming PARTS gets its whole-tile staging rather than an error.
-  if changes.MMA == 1 and changes.PARTS == nil and d.PARTS then d.PARTS = 1 end
+  -- The tensor-core path has a fixed geometry (16 rows, whole tiles): asking
+  -- for it without naming ROWS or PARTS gets that rather than an error.
+  if changes.MMA == 1 then
+    if changes.ROWS == nil then d.ROWS = 16 end
+    if changes.PARTS == nil and d.PARTS then d.PARTS = 1 end
+  end
   if d.MMA == 1 and d.ROWS ~= 16 then
     error(("gemv_cuda.variant: %s with MMA=1 computes 16 rows per warp (ROWS=%d given; MMA=0 for the scalar path)")
       :format(fmt, d.ROWS), 2)

@@ -444,8 +444,8 @@ int main() {
         DV(GbF32, "f32", 4, 2), DV(GbF16, "f16", 4, 2), DV(GbBF16, "bf16", 4, 2),
         QV(GbQ4_0, "q4_0", 8, 2), QV(GbQ8_0, "q8_0", 4, 2), QV(GbQ4K, "q4_k", 8, 2),
         QV(GbQ5K, "q5_k", 8, 2), QV(GbQ6K, "q6_k", 4, 2),
-        PV(GbQ4_0I, "q4_0", 16, 2, 1, 1, 2), PV(GbQ8_0I, "q8_0", 16, 2, 1, 1, 4), PV(GbQ4KI, "q4_k", 16, 2, 1, 1, 2),
-        PV(GbQ5KI, "q5_k", 16, 2, 1, 1, 2), PV(GbQ6KI, "q6_k", 16, 2, 1, 1, 2),
+        PV(GbQ4_0I, "q4_0", 14, 2, 1, 1, 2), PV(GbQ8_0I, "q8_0", 16, 2, 1, 1, 4), PV(GbQ4KI, "q4_k", 14, 2, 1, 1, 2),
+        PV(GbQ5KI, "q5_k", 14, 2, 1, 1, 2), PV(GbQ6KI, "q6_k", 14, 2, 1, 1, 2),
     };
     const Variant others[] = {
         DV(GbF32, "f32", 1, 1), DV(GbF16, "f16", 3, 4), DV(GbBF16, "bf16", 2, 3),
@@ -522,6 +522,8 @@ int main() {
         PV(GbQ4KI, "q4_k", 16, 1, 1, 3, 2),
         PV(GbQ5KI, "q5_k", 16, 4, 1, 1, 2), PV(GbQ5K, "q5_k", 6, 2, 2, 1, 3), PV(GbQ5KI, "q5_k", 8, 2, 1, 2, 4),
         PV(GbQ6KI, "q6_k", 16, 4, 1, 1, 2), PV(GbQ6KI, "q6_k", 16, 6, 1, 1, 16), PV(GbQ6K, "q6_k", 4, 3, 1, 1, 2),
+        PV(GbQ4_0I, "q4_0", 16, 2, 1, 1, 2), PV(GbQ4KI, "q4_k", 16, 2, 1, 1, 2), PV(GbQ5KI, "q5_k", 16, 2, 1, 1, 2),
+        PV(GbQ6KI, "q6_k", 16, 2, 1, 1, 2), PV(GbQ4KI, "q4_k", 14, 3, 1, 1, 7),
     };
     for (const Variant& v : parts) check_exact(v, 5, gb_format_find(v.fmt)->qk == 256 ? 2304 : 2080);
     for (const Variant& v : parts) check_nonfinite(v, 5, gb_format_find(v.fmt)->qk == 256 ? 1024 : 1056);
@@ -575,7 +577,7 @@ int main() {
     printf("adversarial: one nonzero q4_0 block per row, worst relative error %.3g (k=4096), %.3g (k=16384)\n",
            sparse_q4_0(run_quant<GbQ4_0, 8, 2>, 64, 4096), sparse_q4_0(run_quant<GbQ4_0, 8, 2>, 16, 16384));
     printf("adversarial: the same rows, integer dot (XQ=1), worst relative error %.3g (k=4096), %.3g (k=16384)\n",
-           sparse_q4_0(run_quant<GbQ4_0I, 16, 2, 1, 1, 2>, 64, 4096), sparse_q4_0(run_quant<GbQ4_0I, 16, 2, 1, 1, 2>, 16, 16384));
+           sparse_q4_0(run_quant<GbQ4_0I, 14, 2, 1, 1, 2>, 64, 4096), sparse_q4_0(run_quant<GbQ4_0I, 14, 2, 1, 1, 2>, 16, 16384));
     printf("%s: %d failures\n", failures ? "FAILED" : "ok", failures);
     return failures ? 1 : 0;
 }

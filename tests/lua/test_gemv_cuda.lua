@@ -72,11 +72,11 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   t.eq(v.rows_per_group, 8)
   t.eq(v.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1, PARTS = 2 })
   t.eq(v.file, specs.q4_k.file)
-  t.eq(specs.q4_k.defines.ROWS, 16, "the default is unchanged")
+  t.eq(specs.q4_k.defines.ROWS, 14, "the default is unchanged")
   for _, fmt in ipairs { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" } do
     t.eq({ specs[fmt].defines.MMA, specs[fmt].defines.XQ }, { 0, 1 }, fmt .. ": the default is the (measured faster) integer dot")
   end
-  t.eq(specs.variant("q6_k", { WARPS = 3, SUBN = 0 }).rows_per_group, 48) -- default: ROWS = 16
+  t.eq(specs.variant("q6_k", { WARPS = 3, SUBN = 0 }).rows_per_group, 42) -- default: ROWS = 14
   t.errors(function() specs.variant("q4_0", { MMA = 1, XQ = 0, ROWS = 8 }) end,
     "gemv_cuda.variant: q4_0 with MMA=1 computes 16 rows per warp (ROWS=8 given", true)
   t.errors(function() specs.variant("q4_0", { MMA = 1 }) end,
@@ -110,17 +110,19 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   -- row parts: ROWS / PARTS rows per staging slot, scalar path only
   for _, fmt in ipairs { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" } do
     local d = specs[fmt].defines
-    t.eq({ d.ROWS, d.STAGES, d.PARTS }, { 16, 2, fmt == "q8_0" and 4 or 2 }, fmt .. ": the measured default")
+    t.eq({ d.ROWS, d.STAGES, d.PARTS }, fmt == "q8_0" and { 16, 2, 4 } or { 14, 2, 2 }, fmt .. ": the measured default")
   end
-  t.eq(specs.variant("q4_k", { PARTS = 8 }).rows_per_group, 16, "parts do not change the rows per warp")
+  t.eq(specs.variant("q4_k", { ROWS = 16, PARTS = 8 }).rows_per_group, 16, "parts do not change the rows per warp")
+  t.eq(specs.variant("q4_k", { PARTS = 7 }).rows_per_group, 14)
   t.eq(specs.variant("q4_k", { PARTS = 1, STAGES = 3 }).defines.PARTS, 1)
   t.errors(function() specs.variant("q4_k", { PARTS = 3 }) end,
-    "gemv_cuda.variant: q4_k PARTS=3 does not divide ROWS=16 (a part is ROWS / PARTS rows of a tile)", true)
+    "gemv_cuda.variant: q4_k PARTS=3 does not divide ROWS=14 (a part is ROWS / PARTS rows of a tile)", true)
   t.errors(function() specs.variant("q6_k", { ROWS = 8, PARTS = 16 }) end, "PARTS=16 does not divide ROWS=8", true)
   t.errors(function() specs.variant("q8_0", { PARTS = 0 }) end, "gemv_cuda.variant: PARTS=0 is not a positive integer", true)
   t.errors(function() specs.variant("f16", { PARTS = 2 }) end, "gemv_cuda.variant: f16 has no define PARTS", true)
-  -- the tensor-core path stages whole tiles: asked for without PARTS, it gets PARTS = 1
+  -- the tensor-core path: 16 rows, whole tiles; asked for without ROWS or PARTS, it gets them
   t.eq(specs.variant("q4_0", { MMA = 1, XQ = 0 }).defines.PARTS, 1)
+  t.eq(specs.variant("q4_k", { MMA = 1, XQ = 0, WARPS = 2 }).rows_per_group, 32)
   t.errors(function() specs.variant("q4_0", { MMA = 1, XQ = 0, PARTS = 2 }) end,
     "gemv_cuda.variant: q4_0 with MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1 (PARTS=2 given", true)
 end)
@@ -218,13 +220,13 @@ local VARIANTS = {
            { ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 12, STAGES = 5, PARTS = 3 }, { PARTS = 1 } },
   q4_k = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 2, STAGES = 2 }, { XQ = 0, ROWS = 2, WARPS = 4, STAGES = 4 },
            { XQ = 0, ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 }, { ROWS = 3, WARPS = 3, STAGES = 3, PARTS = 1 },
-           { ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 }, { STAGES = 1, KSPLIT = 2, PARTS = 4 }, { PARTS = 1 } },
+           { ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 }, { ROWS = 16, STAGES = 1, KSPLIT = 2, PARTS = 4 }, { ROWS = 14, STAGES = 3, PARTS = 7 }, { PARTS = 1 } },
   q5_k = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 2, STAGES = 4 }, { XQ = 0, ROWS = 4, WARPS = 2, STAGES = 3 },
            { XQ = 0, ROWS = 4, WARPS = 1, STAGES = 2, KSPLIT = 5 }, { ROWS = 7, WARPS = 2, STAGES = 2, PARTS = 1 },
            { ROWS = 4, WARPS = 1, STAGES = 2, KSPLIT = 5 }, { XQ = 0, ROWS = 6, STAGES = 2, PARTS = 3 }, { PARTS = 1 } },
   q6_k = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 4, STAGES = 2 }, { XQ = 0, ROWS = 4, WARPS = 1, STAGES = 3 },
            { XQ = 0, ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 6, WARPS = 1, STAGES = 3 },
-           { ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { STAGES = 6, PARTS = 16 }, { PARTS = 1 } },
+           { ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 16, STAGES = 6, PARTS = 16 }, { ROWS = 16 }, { PARTS = 1 } },
 }
 
 -- Compiled here too, so CI (NVRTC, no GPU) catches a variant that no longer
