@@ -27,7 +27,7 @@
 // below); MMA=0 XQ=0, the scalar path with the f32 magic decode; MMA=1, the
 // tensor-core path of gemv_mma.cuh (ROWS must be 16). Measured on an H200 at
 // 14336x5120, weights rotated out of L2, % of the read ceiling (2026-11-29):
-// integer dot R16 W1 S2 2872 GB/s (62.4 %) with PARTS=2, 2604 GB/s (57.8 %) with whole tiles; before it tensor-core W4 S4 (36.3 %), f32 magic R8 W1 S2 (36.8 %).
+// integer dot W1 S2 R14 PARTS=2 2917 GB/s (64.6 %), R16 PARTS=2 2872 GB/s (62.4 %), 2604 GB/s (57.8 %) with whole tiles; before it tensor-core W4 S4 (36.3 %), f32 magic R8 W1 S2 (36.8 %).
 
 struct GbQ4_0 {
     enum { QK = 32, BPB = 18, PREP = 0, XQI = 0 };

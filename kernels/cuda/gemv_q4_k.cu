@@ -28,7 +28,7 @@
 // below); MMA=0 XQ=0, the scalar path with the f32 magic decode; MMA=1, the
 // tensor-core path of gemv_mma.cuh (ROWS must be 16). Measured on an H200 at
 // 14336x5120, weights rotated out of L2, % of the read ceiling (2026-11-29):
-// integer dot R16 W1 S2 3032 GB/s (65.9 %) with PARTS=2, 2937 GB/s (65.2 %) with whole tiles; before it f32 magic R8 W2 S2 (41.9 %), tensor-core W4 S4 (39.1 %).
+// integer dot W1 S2 R14 PARTS=2 3151 GB/s (69.8 %), R16 PARTS=2 3032 GB/s (65.9 %), 2937 GB/s (65.2 %) with whole tiles; before it f32 magic R8 W2 S2 (41.9 %), tensor-core W4 S4 (39.1 %).
 
 struct GbQ4K {
     enum { QK = 256, BPB = 144, PREP = 16, XQI = 0 };
