@@ -30,12 +30,22 @@ Cell.__index = Cell
 -- two-point with n = max(iters, copies): a submission starts at the first
 -- weight copy, so fewer launches would rotate through only n copies (perhaps
 -- inside L2). Returns the two-point details (d.ms nil when "noise") and n.
+--
+-- The L2 is flushed first (unless opts.flush == false) and n untimed launches
+-- warm the cell, so every timing starts from the same L2 state. Without it,
+-- on an H200, a small L2-resident f16 cell ran 2.6 us after a large dense
+-- GEMV (134 MB read) but 4.2-4.3 us, for hundreds of launches, after a
+-- quantized one (71 MB) or after a flush: its time depended on what ran
+-- before, and forward and reversed tables disagreed by up to 2x. With the
+-- flush every order measures the flushed state (the slower one); the cause
+-- inside the L2 is not known (docs/results/h200-gemv.md).
 function Cell:time(iters, opts)
   opts = opts or {}
   local n = math.max(iters, self.copies)
   local r <close> = timing.runner(self.dev, opts.launches or self.launches,
     { clock = opts.clock, graph = opts.graph ~= false })
-  return select(-1, timing.two_point(r:fn(), n)), n
+  if opts.flush ~= false then self.dev:flush_l2() end
+  return select(-1, timing.two_point(r:fn(), n, { warmup = n })), n
 end
 
 function Cell:close()
