@@ -160,8 +160,8 @@ local ok, err = pcall(function()
     :format(peak and ("%.1f GB/s (%s)"):format(peak, opts.peak_gbs and "PEAK_GBS" or ceil.spec_source)
               or "an unknown peak (set PEAK_GBS)",
             ceil.read_gbs, ceil.read_source))
-  sink:note(("* ms per launch = (t(2n) - t(n)) / n with n = ITERS = %d%s, %s clock, one %s submission per point; "
-    .. "\"noise\": t(2n) < 1.2 t(n), raise ITERS"):format(opts.iters,
+  sink:note(("* ms per launch = (t(2n) - t(n)) / n with n = ITERS = %d%s, %s clock, one %s submission per point, "
+    .. "after an L2 flush and n untimed launches; \"noise\": t(2n) < 1.2 t(n), raise ITERS"):format(opts.iters,
       opts.rotate and " (at least the cell's copy count)" or "", opts.clock,
       opts.submit == "graph" and "graph-replay" or "stream"))
   sink:note("* GB/s = weight bytes / time (1 GB = 1e9 B); every kernel matched the FP64 oracle "
