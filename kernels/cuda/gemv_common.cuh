@@ -604,19 +604,22 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
     // This slice's tile count (the whole row without the split).
     const gb_u32 n = KS == 1 ? ntiles : slice < ntiles ? (ntiles - slice + KS - 1) / KS : 0;
     const gb_u32 TB = GbTile<F>::BYTES;
-
-    // Prologue: the slice's units 0 .. S-2 in flight (unit s: part s % P of
-    // the slice's tile s / P, both known at compile time), one commit group
-    // each (empty groups keep the count uniform when there are fewer units).
-#pragma unroll
-    for (int s = 0; s < S - 1; s++) {
-        if ((gb_u32)(s / P) < n) {
-            const gb_u32 t = slice + (gb_u32)(s / P) * KS;
+    // Starts the copies of part `part` of the slice's tile j (nothing past the
+    // slice's last tile) into `slot`, and commits them as one group (empty
+    // groups keep the count uniform when there are fewer units).
+    auto stage_unit = [&](gb_u32 j, int part, unsigned char (*slot)[GbTile<F>::SLOT]) {
+        if (j < n) {
+            const gb_u32 t = slice + j * KS;
             const gb_u32 left = row_bytes - t * TB;
-            gb_stage_tile<F, RP>(ctx, Wb, off + (s % P) * RP, t, left < TB ? left : TB, slots[s]);
+            gb_stage_tile<F, RP>(ctx, Wb, off + part * RP, t, left < TB ? left : TB, slot);
         }
         ctx.commit();
-    }
+    };
+
+    // Prologue: the slice's units 0 .. S-2 in flight (unit s: part s % P of
+    // the slice's tile s / P, both known at compile time).
+#pragma unroll
+    for (int s = 0; s < S - 1; s++) stage_unit((gb_u32)(s / P), s % P, slots[s]);
     // XQ formats: x one tile ahead, in registers (the lane's 32 values).
     GbXRaw xr;
     if constexpr (F::XQI)
@@ -633,16 +636,7 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             // end of that unit guarantees every lane is done reading it) with
             // unit u + S - 1: part (p + S - 1) % P of the slice's tile
             // i + (p + S - 1) / P.
-            {
-                const int pn = (p + S - 1) % P;
-                const gb_u32 in = i + (gb_u32)((p + S - 1) / P);
-                if (in < n) {
-                    const gb_u32 tn = slice + in * KS;
-                    const gb_u32 lb = row_bytes - tn * TB;
-                    gb_stage_tile<F, RP>(ctx, Wb, off + pn * RP, tn, lb < TB ? lb : TB, slots[(u + S - 1) % S]);
-                }
-            }
-            ctx.commit();
+            stage_unit(i + (gb_u32)((p + S - 1) / P), (p + S - 1) % P, slots[(u + S - 1) % S]);
             if (p == 0) {
                 // x first: its loads and conversion do not need the tile, so
                 // they overlap the copies still in flight.

@@ -474,6 +474,26 @@ __device__ __forceinline__ void gb_gemv_mma(const unsigned char* W, const float*
     GbMmaDevCtx ctx{(gb_u32)__cvta_generic_to_shared(&sm), reinterpret_cast<const unsigned char*>(&sm)};
     gb_mma_block<F, NW, S>(ctx, W, x, y, m, k, blockIdx.x, sm);
 }
+
+// The body of every quantized kernel (kernels/cuda/gemv_<fmt>.cu): the decode
+// its defines pick (gemv_geometry.cuh) with the format's struct for it,
+// FS for the f32 magic decode (XQ=0), FI for the integer dot (XQ=1), FM for
+// the tensor-core path (MMA=1), whose fixed geometry is checked here.
+template <class FS, class FI, class FM>
+__device__ __forceinline__ void gb_gemv_quant_kernel(const unsigned char* w, const float* x, float* y,
+                                                     gb_u32 m, gb_u32 k)
+{
+#if MMA
+    static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
+    static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
+    static_assert(PARTS == 1, "MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1");
+    gb_gemv_mma<FM, WARPS, STAGES>(w, x, y, m, k);
+#elif XQ
+    gb_gemv_quant<FI, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
+#else
+    gb_gemv_quant<FS, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
+#endif
+}
 #endif
 
 #endif

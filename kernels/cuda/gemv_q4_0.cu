@@ -124,14 +124,5 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q4_0(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
-#if MMA
-    static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
-    static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
-    static_assert(PARTS == 1, "MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1");
-    gb_gemv_mma<GbQ4_0M, WARPS, STAGES>(w, x, y, m, k);
-#elif XQ
-    gb_gemv_quant<GbQ4_0I, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
-#else
-    gb_gemv_quant<GbQ4_0, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
-#endif
+    gb_gemv_quant_kernel<GbQ4_0, GbQ4_0I, GbQ4_0M>(w, x, y, m, k);
 }

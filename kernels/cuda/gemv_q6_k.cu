@@ -170,14 +170,5 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q6_k(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
-#if MMA
-    static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
-    static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
-    static_assert(PARTS == 1, "MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1");
-    gb_gemv_mma<GbQ6KM, WARPS, STAGES>(w, x, y, m, k);
-#elif XQ
-    gb_gemv_quant<GbQ6KI, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
-#else
-    gb_gemv_quant<GbQ6K, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
-#endif
+    gb_gemv_quant_kernel<GbQ6K, GbQ6KI, GbQ6KM>(w, x, y, m, k);
 }
