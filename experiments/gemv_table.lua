@@ -151,10 +151,7 @@ local ok, err = pcall(function()
   -- ~4 cells of round 2 ran 2-4x slow (a third round was clean), whatever
   -- the kernel: the driver was still busy with the allocations.
   for _, cell in ipairs(table_cells) do prepare(cell) end
-  -- The L2 flush before each timing (gemv_bench) allocates its buffer on first
-  -- use: do that now too, not inside round 1.
-  dev:flush_l2()
-  dev:sync()
+  gemv_bench.ready(dev) -- and what the timing itself allocates
   local rows, ran = cells.run {
     cells = table_cells, measure = measure, order = opts.order, seed = opts.seed,
     rounds = opts.rounds, sink = sink,

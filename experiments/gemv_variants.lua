@@ -177,8 +177,7 @@ local sink <close> = report.open {
 }
 local ok, err = pcall(function()
   for _, cell in ipairs(table_cells) do prepare(cell) end -- no allocation during timed rounds
-  dev:flush_l2() -- nor the flush buffer of gemv_bench's per-timing L2 flush
-  dev:sync()
+  gemv_bench.ready(dev)
   cells.run { cells = table_cells, measure = measure, rounds = opts.rounds, sink = sink }
   sink:note(("* %% read: of %.1f GB/s (%s); * marks the default geometry; every timed variant "
     .. "matched the FP64 oracle first"):format(ceil.read_gbs, ceil.read_source))

@@ -48,6 +48,16 @@ function Cell:time(iters, opts)
   return select(-1, timing.two_point(r:fn(), n, { warmup = n })), n
 end
 
+-- Call once every cell is prepared, before the first timed round: allocates
+-- what Cell:time will use (the device's L2-flush buffer, made on first use)
+-- and waits for the device, so that no allocation falls inside a timed round
+-- (measured on the H200 with Vulkan: allocations during round 1 left the
+-- first cells of round 2 2-4x slow).
+function gemv_bench.ready(dev)
+  dev:flush_l2()
+  dev:sync()
+end
+
 function Cell:close()
   if self.closed then return end
   self.closed = true

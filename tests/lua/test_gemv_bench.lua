@@ -54,6 +54,27 @@ t.test("rotate: one weight copy per launch, totalling >= 4 x the given L2", func
 end)
 
 
+-- A stand-in for dev that forwards every method and counts the calls by name.
+local function counting(dev)
+  local calls = setmetatable({}, { __index = function() return 0 end })
+  local proxy = setmetatable({}, { __index = function(_, name)
+    local v = dev[name]
+    if type(v) ~= "function" then return v end
+    return function(_, ...)
+      calls[name] = calls[name] + 1
+      return v(dev, ...)
+    end
+  end })
+  return proxy, calls
+end
+
+t.test("ready: the flush buffer made and the device idle before a timed round", function()
+  local dev = t.device("vulkan")
+  local proxy, calls = counting(dev)
+  gemv_bench.ready(proxy)
+  t.eq({ calls.flush_l2, calls.sync }, { 1, 1 })
+end)
+
 -- Cell:time starts every timing from a flushed L2 (an H200's small
 -- L2-resident cells otherwise ran up to 1.6x faster or slower depending on
 -- what ran before them), then warms the cell with n untimed launches.
@@ -62,23 +83,16 @@ t.test("time: L2 flushed once before the timing unless flush = false; a time in 
   releasing(dev, function()
     local cell <close> = gemv_bench.prepare(dev, "q4_0", 8, 64)
     -- the cell talks to the device through a proxy that counts flush_l2 calls
-    local flushes = 0
-    cell.dev = setmetatable({}, { __index = function(_, name)
-      local v = dev[name]
-      if type(v) ~= "function" then return v end
-      return function(_, ...)
-        if name == "flush_l2" then flushes = flushes + 1 end
-        return v(dev, ...)
-      end
-    end })
+    local proxy, calls = counting(dev)
+    cell.dev = proxy
     local ok, err = pcall(function()
       local d, n = cell:time(4)
-      t.eq(flushes, 1, "one flush per timing")
+      t.eq(calls.flush_l2, 1, "one flush per timing")
       t.eq(n, 4)
       t.truthy(d.ms == nil or d.ms > 0, "a positive time or noise")
       t.eq(d.n, 4, "the two points are n and 2n launches")
       cell:time(4, { flush = false })
-      t.eq(flushes, 1, "flush = false skips it")
+      t.eq(calls.flush_l2, 1, "flush = false skips it")
     end)
     cell.dev = dev
     if not ok then error(err, 0) end
