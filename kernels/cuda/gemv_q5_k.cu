@@ -25,11 +25,9 @@
 #include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
 
-// Three decodes, chosen by defines (lib/gpubench/gemv_cuda.lua has the default):
-// MMA=0 XQ=1, the scalar path with the integer dot (the default; struct ...I
-// below); MMA=0 XQ=0, the scalar path with the f32 magic decode; MMA=1, the
-// tensor-core path of gemv_mma.cuh (ROWS must be 16). Measured on an H200 at
-// 14336x5120, weights rotated out of L2, % of the read ceiling (2026-11-29):
+// Three decodes, one struct each (below; gb_gemv_quant_kernel in gemv_mma.cuh
+// picks one by the defines). Measured on an H200 at 14336x5120, weights
+// rotated out of L2, % of the read ceiling (2026-11-29):
 // integer dot W1 S2 R14 PARTS=2 3256 GB/s (72.1 %), R16 PARTS=2 3022 GB/s (65.7 %), 2894 GB/s (64.2 %) with whole tiles; before it f32 magic R8 W2 S2 (45.0 %), tensor-core W4 S2 (37.3 %).
 
 struct GbQ5K {
