@@ -107,6 +107,15 @@ function t.skip(reason)
   error(SKIP, 0)
 end
 
+-- The interpreter running this test (lua5.4 or gpubench), to run a child
+-- process with; skips the test when the command line does not say (arg[-1]).
+function t.interpreter()
+  local i = 0
+  while arg and arg[i - 1] do i = i - 1 end
+  if i == 0 then t.skip("cannot tell which interpreter runs this test (arg[-1] unset)") end
+  return arg[i]
+end
+
 function t.device(backend)
   if devices[backend] then return devices[backend] end
   if not gpu then t.skip("no gpu module (stock interpreter)") end

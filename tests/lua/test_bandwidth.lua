@@ -4,18 +4,10 @@
 local t = dofile("tests/lua/harness.lua")
 local report = require "gpubench.report"
 
-local function interpreter()
-  local i = 0
-  while arg and arg[i - 1] do i = i - 1 end
-  if i == 0 then return nil end
-  return arg[i]
-end
-
 -- Runs the experiment in a child process; returns the decoded JSON lines
 -- and the console output.
 local function run_bandwidth(extra)
-  local exe = interpreter()
-  if not exe then t.skip("cannot tell which interpreter runs this test (arg[-1] unset)") end
+  local exe = t.interpreter()
   local js = os.tmpname()
   local cmd = ("%q experiments/bandwidth.lua --backend vulkan --sizes 64K,256K --iters 4 "
     .. "--rounds 1 --read-gbs 10 --json %q %s 2>&1"):format(exe, js, extra or "")

@@ -3,17 +3,9 @@
 -- Each case runs a small test file in a child interpreter.
 local t = dofile("tests/lua/harness.lua")
 
-local function interpreter()
-  local i = 0
-  while arg and arg[i - 1] do i = i - 1 end
-  if i == 0 then return nil end
-  return arg[i]
-end
-
 -- Runs `body` (a test file) in a child; returns its exit status and output.
 local function child(body)
-  local exe = interpreter()
-  if not exe then t.skip("cannot tell which interpreter runs this test (arg[-1] unset)") end
+  local exe = t.interpreter()
   local path = os.tmpname()
   local f = assert(io.open(path, "wb"))
   f:write('local t = dofile("tests/lua/harness.lua")\n', body, "\nt.run()\n")

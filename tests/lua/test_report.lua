@@ -142,17 +142,8 @@ t.test("environment record carries device, version, command line, date", functio
   if t.gpu then t.eq(env.gpubench_version, t.gpu.version) end
 end)
 
--- The interpreter running this file (lua5.4 or gpubench), to run a child.
-local function interpreter()
-  local i = 0
-  while arg and arg[i - 1] do i = i - 1 end
-  if i == 0 then return nil end
-  return arg[i]
-end
-
 t.test("a run killed mid-table keeps every finished cell, and parses", function()
-  local exe = interpreter()
-  if not exe then t.skip("cannot tell which interpreter runs this test (arg[-1] unset)") end
+  local exe = t.interpreter()
   local csv, js, script = tmp(), tmp(), tmp()
   local f = assert(io.open(script, "wb"))
   f:write(([[
