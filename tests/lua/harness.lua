@@ -107,6 +107,15 @@ function t.skip(reason)
   error(SKIP, 0)
 end
 
+-- A stream (write/flush, like io.stdout) that keeps what is written: :text().
+function t.text_sink()
+  local s = { parts = {} }
+  function s:write(...) for _, v in ipairs { ... } do self.parts[#self.parts + 1] = v end return self end
+  function s:flush() end
+  function s:text() return table.concat(self.parts) end
+  return s
+end
+
 -- The interpreter running this test (lua5.4 or gpubench), to run a child
 -- process with; skips the test when the command line does not say (arg[-1]).
 function t.interpreter()

@@ -2,13 +2,7 @@
 local t = dofile("tests/lua/harness.lua")
 local progress = require "gpubench.progress"
 
-local function stream()
-  local s = { parts = {} }
-  function s:write(...) for _, v in ipairs { ... } do self.parts[#self.parts + 1] = v end return self end
-  function s:flush() end
-  function s:text() return table.concat(self.parts) end
-  return s
-end
+local stream = t.text_sink
 
 t.test("clock text", function()
   t.eq(progress.clock_text(0), "0:00")

@@ -3,14 +3,7 @@
 local t = dofile("tests/lua/harness.lua")
 local report = require "gpubench.report"
 
--- A stream that collects what is written.
-local function sink()
-  local s = { parts = {} }
-  function s:write(...) for _, v in ipairs { ... } do self.parts[#self.parts + 1] = v end return self end
-  function s:flush() end
-  function s:text() return table.concat(self.parts) end
-  return s
-end
+local sink = t.text_sink
 
 local columns = {
   { key = "kernel" },

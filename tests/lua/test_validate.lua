@@ -4,13 +4,7 @@ local t = dofile("tests/lua/harness.lua")
 local cells = require "gpubench.cells"
 local validate = require "gpubench.validate"
 
-local function sink()
-  local s = { parts = {} }
-  function s:write(...) for _, v in ipairs { ... } do self.parts[#self.parts + 1] = v end return self end
-  function s:flush() end
-  function s:text() return table.concat(self.parts) end
-  return s
-end
+local sink = t.text_sink
 
 local table3 = { { label = "q4" }, { label = "q8" }, { label = "f32" } }
 local true_ms = { q4 = 1.0, q8 = 2.0, f32 = 4.0 }
