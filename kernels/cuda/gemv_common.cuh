@@ -504,39 +504,32 @@ __device__ __forceinline__ float gb_warp_sum(float v)
 
 enum { GB_TILE = 1024 };
 
-// A unit of the staging ring holds T consecutive tiles of its rows (TILES,
-// default 1): each row's T tiles are one contiguous run of bytes, copied
-// together, so the copies read longer runs of memory.
-template <class F, int T = 1>
+template <class F>
 struct GbTile {
     enum {
-        TILE_BYTES = GB_TILE / F::QK * F::BPB, // bytes of one row's tile
-        BYTES = T * TILE_BYTES,             // bytes of one row's unit (T tiles)
+        BYTES = GB_TILE / F::QK * F::BPB,   // bytes of one row's tile
         WORDS = (BYTES + 15 + 15) / 16,     // 16-byte words covering it at any alignment
         SLOT = (WORDS + 1) * 16,            // + one word for decoders' over-read
         COPY_ITERS = (WORDS + 31) / 32,     // copies per lane per row
-        TILE_BLOCKS = GB_TILE / F::QK,      // blocks per row per tile
-        BLOCKS = T * TILE_BLOCKS,           // blocks per row per unit
-        PREP_TILE = TILE_BLOCKS * (F::PREP > 0 ? F::PREP : 1), // prep floats per row and tile
-        PREP_ROW = T * PREP_TILE,           // prep floats per row
+        BLOCKS = GB_TILE / F::QK,           // blocks per row per tile
+        PREP_ROW = BLOCKS * (F::PREP > 0 ? F::PREP : 1), // prep floats per row
     };
 };
 
-// Copies unit t (tiles T*t .. T*t+T-1) of the R rows into slot[r]: the row's
-// unit bytes start at byte off[r] + t*BYTES of Wb (16-byte aligned) and are
-// copied as the 16-byte words that cover them, so they land at byte
-// (off[r] + t*BYTES) & 15 of the slot row. `tb` is the unit's byte count
-// (BYTES except in a row's last unit).
+// Copies tile t of the R rows into slot[r]: the row's tile bytes start at
+// byte off[r] + t*BYTES of Wb (16-byte aligned) and are copied as the 16-byte
+// words that cover them, so they land at byte (off[r] + t*BYTES) & 15 of the
+// slot row. `tb` is the tile's byte count (BYTES except in a row's last tile).
 // Ctx::LANES lanes' share is done by this call: 1 on the GPU (each lane its
 // own), 32 in a host emulation (the whole warp's).
 #pragma nv_exec_check_disable
-template <class F, int R, int T, class Ctx>
+template <class F, int R, class Ctx>
 GB_HD void gb_stage_tile(Ctx& ctx, const unsigned char* Wb, const gb_u32* off, gb_u32 t, gb_u32 tb,
-                         unsigned char (*slot)[GbTile<F, T>::SLOT])
+                         unsigned char (*slot)[GbTile<F>::SLOT])
 {
 #pragma unroll
     for (int r = 0; r < R; r++) {
-        const gb_u32 rs = off[r] + t * (gb_u32)GbTile<F, T>::BYTES;
+        const gb_u32 rs = off[r] + t * (gb_u32)GbTile<F>::BYTES;
         const gb_u32 a16 = rs & ~15u, re = rs + tb;
 #pragma unroll
         for (int j = 0; j < Ctx::LANES; j++) {
@@ -545,24 +538,24 @@ GB_HD void gb_stage_tile(Ctx& ctx, const unsigned char* Wb, const gb_u32* off, g
             const gb_u32 lo = 16 * (ctx.lane + j);
             const unsigned char* src = (Wb + lo) + a16;
 #pragma unroll
-            for (int it = 0; it < GbTile<F, T>::COPY_ITERS; it++)
+            for (int it = 0; it < GbTile<F>::COPY_ITERS; it++)
                 ctx.copy16(&slot[r][lo + 512 * it], src + 512 * it, a16 + lo + 512 * it < re);
         }
     }
 }
 
-// The prep step of unit t: pair (row r, block b of the unit), numbered
-// u = r * BLOCKS + b, is done by lane u % 32, for the blocks that hold weights
-// (`left` elements of the unit remain). Each lane runs the prep body once per pair it owns (once
+// The prep step of tile t: pair (row r, block b), numbered u = r * BLOCKS + b,
+// is done by lane u % 32, for the blocks that hold weights (`left` elements of
+// the tile remain). Each lane runs the prep body once per pair it owns (once
 // when R * BLOCKS <= 32, the k-quants' ROWS <= 8), with r a run-time value:
 // unrolled over r, the warp would execute every row's copy of the body. So the
 // row's offset is recomputed here rather than read from the register array off[].
 #pragma nv_exec_check_disable
-template <class F, int R, int T, class Ctx>
-GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F, T>::SLOT], gb_u32 lead, gb_u32 row0,
+template <class F, int R, class Ctx>
+GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F>::SLOT], gb_u32 lead, gb_u32 row0,
                         gb_u32 m, gb_u32 row_bytes, gb_u32 t, gb_u32 left, float* prep)
 {
-    const gb_u32 BLOCKS = GbTile<F, T>::BLOCKS;
+    const gb_u32 BLOCKS = GbTile<F>::BLOCKS;
 #pragma unroll
     for (int j = 0; j < Ctx::LANES; j++) {
 #pragma unroll
@@ -570,40 +563,34 @@ GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F, T>::SLOT], gb_
             const gb_u32 r = u / BLOCKS, b = u % BLOCKS;
             const gb_u32 off = lead + ((row0 + r < m ? row0 + r : m - 1) - row0) * row_bytes;
             if (b * F::QK < left)
-                F::prep(slot[r], (off + t * (gb_u32)GbTile<F, T>::BYTES) & 15, b,
-                        prep + r * GbTile<F, T>::PREP_ROW + b * F::PREP);
+                F::prep(slot[r], (off + t * (gb_u32)GbTile<F>::BYTES) & 15, b,
+                        prep + r * GbTile<F>::PREP_ROW + b * F::PREP);
         }
     }
 }
 
 // The per-warp main loop: adds lane `lane`'s partial dot products of rows
 // row0 .. row0+R-1 to acc[0..R-1] (the caller reduces them over the warp).
+// With split-K (KS > 1) the warp is slice `slice` of KS and walks only tiles
+// slice, slice + KS, slice + 2 KS, ... (KS = 1, slice = 0: every tile). A
+// slice with no tile (fewer tiles than slices) adds nothing.
 //
-// The staging ring works on *units*: unit (j, p) is part p (rows p*RP ..
-// p*RP+RP-1, RP = R/P rows, P parts) of the warp's tile group j (tiles T*j ..
-// T*j+T-1, T tiles per unit: each row's share is one contiguous run of
-// bytes). The warp's units run in order (group 0 parts 0..P-1, group 1, ...),
-// unit u in slot u % S, with S - 1 units in flight while one is decoded. P = 1
-// is the whole group per slot. Why parts: a slot is free as soon as its part
-// is decoded, so the same shared memory keeps more bytes in flight; the first
-// decode starts after one part has landed; and the last decode, which no copy
-// overlaps, is 1/P of a group. Why groups of T tiles: each row's copy is T
-// times longer, so the same bytes in flight come from fewer, longer runs of
-// memory. x is converted once per tile and shared by the P parts.
-//
-// With split-K (KS > 1) the warp is slice `slice` of KS and walks only groups
-// slice, slice + KS, slice + 2 KS, ... (KS = 1, slice = 0: every group). A
-// slice with no group (fewer groups than slices) adds nothing.
+// The staging ring works on *units*: part p of tile t is rows p*RP ..
+// p*RP+RP-1 of it (RP = R/P rows, P parts per tile), and the warp's units run
+// in order (tile 0 parts 0..P-1, tile 1, ...), unit u in slot u % S, with
+// S - 1 units in flight while one is decoded. P = 1 is the whole tile per
+// slot. Why parts: a slot is free as soon as its part is decoded, so the same
+// shared memory keeps more bytes in flight; the first decode starts after one
+// part has landed; and the last decode, which no copy overlaps, is 1/P of a
+// tile. x is converted once per tile and shared by its P parts.
 #pragma nv_exec_check_disable
-template <class F, int R, int S, int KS, int P, int T, class Ctx>
+template <class F, int R, int S, int KS, int P, class Ctx>
 GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const float* x, gb_u32 m,
                          gb_u32 k, gb_u32 row0, gb_u32 slice,
-                         unsigned char (*slots)[R / P][GbTile<F, T>::SLOT], float* prep, float* acc)
+                         unsigned char (*slots)[R / P][GbTile<F>::SLOT], float* prep, float* acc)
 {
     static_assert(P >= 1 && R % P == 0, "PARTS must divide ROWS");
-    static_assert(T >= 1, "TILES must be at least 1");
     constexpr int RP = R / P;
-    typedef GbTile<F, T> Tile;
     const gb_u32 row_bytes = k / F::QK * F::BPB;
     // Offsets are 32-bit, relative to the 16-byte-aligned start of row0: R
     // rows of any practical k stay far below 4 GiB.
@@ -614,74 +601,52 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
     for (int r = 0; r < R; r++)
         off[r] = (gb_u32)(first & 15) + ((row0 + r < m ? row0 + r : m - 1) - row0) * row_bytes;
     const gb_u32 ntiles = (k + GB_TILE - 1) / GB_TILE;
-    const gb_u32 ngroups = (ntiles + T - 1) / T;
-    // This slice's group count (the whole row without the split).
-    const gb_u32 n = KS == 1 ? ngroups : slice < ngroups ? (ngroups - slice + KS - 1) / KS : 0;
-    const gb_u32 TB = Tile::BYTES;
-    // Starts the copies of part `part` of the slice's group j (nothing past the
-    // slice's last group) into `slot`, and commits them as one group of copies
-    // (empty ones keep the count uniform when there are fewer units).
-    auto stage_unit = [&](gb_u32 j, int part, unsigned char (*slot)[Tile::SLOT]) {
+    // This slice's tile count (the whole row without the split).
+    const gb_u32 n = KS == 1 ? ntiles : slice < ntiles ? (ntiles - slice + KS - 1) / KS : 0;
+    const gb_u32 TB = GbTile<F>::BYTES;
+    // Starts the copies of part `part` of the slice's tile j (nothing past the
+    // slice's last tile) into `slot`, and commits them as one group (empty
+    // groups keep the count uniform when there are fewer units).
+    auto stage_unit = [&](gb_u32 j, int part, unsigned char (*slot)[GbTile<F>::SLOT]) {
         if (j < n) {
-            const gb_u32 g = slice + j * KS;
-            const gb_u32 left = row_bytes - g * TB;
-            gb_stage_tile<F, RP, T>(ctx, Wb, off + part * RP, g, left < TB ? left : TB, slot);
+            const gb_u32 t = slice + j * KS;
+            const gb_u32 left = row_bytes - t * TB;
+            gb_stage_tile<F, RP>(ctx, Wb, off + part * RP, t, left < TB ? left : TB, slot);
         }
         ctx.commit();
     };
-    // Whether this lane has weights in tile c of a group with `left` elements
-    // (tiles past the end of the row have none).
-    auto lane_active = [&](gb_u32 left, int c) {
-        return left > (gb_u32)c * GB_TILE && F::active(lane, left - (gb_u32)c * GB_TILE);
-    };
 
     // Prologue: the slice's units 0 .. S-2 in flight (unit s: part s % P of
-    // the slice's group s / P, both known at compile time).
+    // the slice's tile s / P, both known at compile time).
 #pragma unroll
     for (int s = 0; s < S - 1; s++) stage_unit((gb_u32)(s / P), s % P, slots[s]);
-    // XQ formats: x one group ahead, in registers (the lane's 32 values per tile).
-    GbXRaw xr[T];
-    if constexpr (F::XQI) {
-        if (n > 0) {
-            const gb_u32 left = k - slice * T * GB_TILE;
-#pragma unroll
-            for (int c = 0; c < T; c++)
-                if (lane_active(left, c)) F::fetch_x(x + ((gb_u64)slice * T + c) * GB_TILE, lane, xr[c]);
-        }
-    }
+    // XQ formats: x one tile ahead, in registers (the lane's 32 values).
+    GbXRaw xr;
+    if constexpr (F::XQI)
+        if (n > 0 && F::active(lane, k - slice * GB_TILE)) F::fetch_x(x + (gb_u64)slice * GB_TILE, lane, xr);
     for (gb_u32 i = 0; i < n; i++) {
-        const gb_u32 g = slice + i * KS;
-        const gb_u32 left = k - g * T * GB_TILE; // elements from the group's first column
-        bool active[T];
-#pragma unroll
-        for (int c = 0; c < T; c++) active[c] = lane_active(left, c);
-        typename F::X xs[T];
+        const gb_u32 t = slice + i * KS;
+        const gb_u32 left = k - t * GB_TILE;
+        const bool active = F::active(lane, left);
+        typename F::X xs;
 #pragma unroll
         for (int p = 0; p < P; p++) {
             const gb_u32 u = i * P + p, slot = u % S;
             // Refill the slot that the previous unit used (the barrier at the
             // end of that unit guarantees every lane is done reading it) with
-            // unit u + S - 1: part (p + S - 1) % P of the slice's group
+            // unit u + S - 1: part (p + S - 1) % P of the slice's tile
             // i + (p + S - 1) / P.
             stage_unit(i + (gb_u32)((p + S - 1) / P), (p + S - 1) % P, slots[(u + S - 1) % S]);
             if (p == 0) {
-                // x first: its loads and conversion do not need the tiles, so
+                // x first: its loads and conversion do not need the tile, so
                 // they overlap the copies still in flight.
                 if constexpr (F::XQI) {
-#pragma unroll
-                    for (int c = 0; c < T; c++)
-                        if (active[c]) F::make_x(xr[c], xs[c]);
-                    // ... and the next group's x is loaded now, to be used a group later
-                    if (i + 1 < n) {
-                        const gb_u32 gx = g + KS, lx = k - gx * T * GB_TILE;
-#pragma unroll
-                        for (int c = 0; c < T; c++)
-                            if (lane_active(lx, c)) F::fetch_x(x + ((gb_u64)gx * T + c) * GB_TILE, lane, xr[c]);
-                    }
-                } else {
-#pragma unroll
-                    for (int c = 0; c < T; c++)
-                        if (active[c]) F::load_x(x + ((gb_u64)g * T + c) * GB_TILE, lane, xs[c]);
+                    if (active) F::make_x(xr, xs);
+                    // ... and the next tile's x is loaded now, to be used a tile later
+                    const gb_u32 tx = t + KS;
+                    if (i + 1 < n && F::active(lane, k - tx * GB_TILE)) F::fetch_x(x + (gb_u64)tx * GB_TILE, lane, xr);
+                } else if (active) {
+                    F::load_x(x + (gb_u64)t * GB_TILE, lane, xs);
                 }
             }
             ctx.template wait<S - 1>(); // this lane's copies of unit u have landed
@@ -698,33 +663,27 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             if constexpr (F::PREP > 0) {
                 // the part's row p*RP is row 0 of the prep step; its lead keeps
                 // the byte alignment of the rows (only & 15 is used)
-                gb_prep_tile<F, RP, T>(ctx, slots[slot], (gb_u32)(first & 15) + (gb_u32)(p * RP) * row_bytes,
-                                       row0 + p * RP, m, row_bytes, g, left, prep);
+                gb_prep_tile<F, RP>(ctx, slots[slot], (gb_u32)(first & 15) + (gb_u32)(p * RP) * row_bytes,
+                                    row0 + p * RP, m, row_bytes, t, left, prep);
                 ctx.sync(); // every lane's prep values are written
             }
-#pragma unroll
-            for (int c = 0; c < T; c++) {
-                // tile c of the unit: TILE_BYTES further along each slot row
-                const gb_u32 tc = (gb_u32)c * Tile::TILE_BYTES;
-                const float* prep_c = prep + c * Tile::PREP_TILE;
-                if constexpr (F::XQI) {
-                    // Every row's bytes first, then the arithmetic: the shared-memory
-                    // latency is paid once per tile, not once per row.
-                    if (active[c]) {
-                        typename F::Wd wd[RP];
-#pragma unroll
-                        for (int r = 0; r < RP; r++)
-                            F::fetch(slots[slot][r], ((off[p * RP + r] + g * TB) & 15) + tc, lane,
-                                     prep_c + r * Tile::PREP_ROW, wd[r]);
-#pragma unroll
-                        for (int r = 0; r < RP; r++) acc[p * RP + r] += F::dot(wd[r], xs[c]);
-                    }
-                } else if (active[c]) {
+            if constexpr (F::XQI) {
+                // Every row's bytes first, then the arithmetic: the shared-memory
+                // latency is paid once per unit, not once per row.
+                if (active) {
+                    typename F::Wd wd[RP];
 #pragma unroll
                     for (int r = 0; r < RP; r++)
-                        acc[p * RP + r] += F::dot(slots[slot][r], ((off[p * RP + r] + g * TB) & 15) + tc, lane,
-                                                  xs[c], prep_c + r * Tile::PREP_ROW);
+                        F::fetch(slots[slot][r], (off[p * RP + r] + t * TB) & 15, lane,
+                                 prep + r * GbTile<F>::PREP_ROW, wd[r]);
+#pragma unroll
+                    for (int r = 0; r < RP; r++) acc[p * RP + r] += F::dot(wd[r], xs);
                 }
+            } else if (active) {
+#pragma unroll
+                for (int r = 0; r < RP; r++)
+                    acc[p * RP + r] += F::dot(slots[slot][r], (off[p * RP + r] + t * TB) & 15, lane, xs,
+                                              prep + r * GbTile<F>::PREP_ROW);
             }
             ctx.sync(); // the slot (and the prep values) are free for reuse
         }
@@ -796,9 +755,9 @@ struct GbWarpCtx {
 
 // The kernel body of every quantized format: NWARP row groups of R rows per
 // block (rows_per_group = NWARP * R), KS warps (k-slices) per group, so
-// 32 * NWARP * KS threads; S staging slots per warp, each of R/P rows (P parts)
-// of T tiles (gb_quant_warp).
-template <class F, int R, int S, int NWARP, int KS, int P, int T>
+// 32 * NWARP * KS threads; S staging slots per warp, each of R/P rows (P parts
+// per tile, gb_quant_warp).
+template <class F, int R, int S, int NWARP, int KS, int P>
 __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const float* x, float* y,
                                               gb_u32 m, gb_u32 k)
 {
@@ -808,12 +767,12 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
     static_assert(S >= 2 || (S == 1 && KS > 1), "STAGES must be at least 2 (1 only with KSPLIT > 1)");
     // (prep is counted only where used: the compiler drops the unused array)
     static_assert(P >= 1 && R % P == 0, "PARTS must divide ROWS");
-    static_assert((gb_u64)NWARP * KS * (S * (R / P) * GbTile<F, T>::SLOT + (F::PREP > 0 ? 4 * (R / P) * GbTile<F, T>::PREP_ROW : 0)) +
+    static_assert((gb_u64)NWARP * KS * (S * (R / P) * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * (R / P) * GbTile<F>::PREP_ROW : 0)) +
                           (KS > 1 ? 4 * NWARP * KS * R : 0) <=
                       48 * 1024,
-                  "WARPS * KSPLIT * STAGES * ROWS / PARTS staging slots of TILES tiles exceed the 48 KiB of static shared memory");
-    __shared__ __align__(16) unsigned char slots[NWARP * KS][S][R / P][GbTile<F, T>::SLOT];
-    __shared__ __align__(16) float prep[NWARP * KS][(R / P) * GbTile<F, T>::PREP_ROW];
+                  "WARPS * KSPLIT * STAGES * ROWS / PARTS staging slots exceed the 48 KiB of static shared memory");
+    __shared__ __align__(16) unsigned char slots[NWARP * KS][S][R / P][GbTile<F>::SLOT];
+    __shared__ __align__(16) float prep[NWARP * KS][(R / P) * GbTile<F>::PREP_ROW];
     const gb_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     gb_u32 group, slice;
     gb_ksplit_warp<KS>(warp, group, slice);
@@ -829,7 +788,7 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
         for (int r = 0; r < R; r++) acc[r] = 0.0f;
         GbWarpCtx ctx{lane, (gb_u32)__cvta_generic_to_shared(&slots[warp][0][0][0]),
                       &slots[warp][0][0][0]};
-        gb_quant_warp<F, R, S, KS, P, T>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp], acc);
+        gb_quant_warp<F, R, S, KS, P>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp], acc);
 #pragma unroll
         for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);
         // Lane r keeps row r: one store instruction per warp instead of R.

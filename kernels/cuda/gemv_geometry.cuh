@@ -8,8 +8,7 @@
 // XQ (scalar path: 1 integer dot with x quantized per tile, 0 f32 magic decode),
 // SUBN (tensor-core decode through f16 subnormals), ROWS, WARPS, STAGES,
 // KSPLIT (warps per row group splitting k; scalar path only, 1 = no split),
-// PARTS (row parts per tile, each staged in its own slot; scalar path only),
-// TILES (consecutive tiles per staged unit; scalar path only).
+// PARTS (row parts per tile, each staged in its own slot; scalar path only).
 // Dense kernels (GB_GEMV_DENSE): ROWS, WARPS, UNROLL.
 #ifndef GPUBENCH_GEMV_GEOMETRY_CUH
 #define GPUBENCH_GEMV_GEOMETRY_CUH
@@ -17,8 +16,8 @@
 #if !defined(ROWS) || !defined(WARPS)
 #error "GEMV kernels take their geometry from -DROWS and -DWARPS (defaults: lib/gpubench/gemv_cuda.lua)"
 #endif
-#if defined(GB_GEMV_QUANTIZED) && (!defined(MMA) || !defined(XQ) || !defined(SUBN) || !defined(STAGES) || !defined(KSPLIT) || !defined(PARTS) || !defined(TILES))
-#error "quantized GEMV kernels also need -DMMA, -DXQ, -DSUBN, -DSTAGES, -DKSPLIT, -DPARTS and -DTILES (defaults: lib/gpubench/gemv_cuda.lua)"
+#if defined(GB_GEMV_QUANTIZED) && (!defined(MMA) || !defined(XQ) || !defined(SUBN) || !defined(STAGES) || !defined(KSPLIT) || !defined(PARTS))
+#error "quantized GEMV kernels also need -DMMA, -DXQ, -DSUBN, -DSTAGES, -DKSPLIT and -DPARTS (defaults: lib/gpubench/gemv_cuda.lua)"
 #endif
 #if defined(GB_GEMV_DENSE) && !defined(UNROLL)
 #error "dense GEMV kernels also need -DUNROLL (defaults: lib/gpubench/gemv_cuda.lua)"

@@ -487,12 +487,11 @@ __device__ __forceinline__ void gb_gemv_quant_kernel(const unsigned char* w, con
     static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
     static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
     static_assert(PARTS == 1, "MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1");
-    static_assert(TILES == 1, "MMA=1 (the tensor-core path) stages one tile per slot: TILES must be 1");
     gb_gemv_mma<FM, WARPS, STAGES>(w, x, y, m, k);
 #elif XQ
-    gb_gemv_quant<FI, ROWS, STAGES, WARPS, KSPLIT, PARTS, TILES>(w, x, y, m, k);
+    gb_gemv_quant<FI, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
 #else
-    gb_gemv_quant<FS, ROWS, STAGES, WARPS, KSPLIT, PARTS, TILES>(w, x, y, m, k);
+    gb_gemv_quant<FS, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
 #endif
 }
 #endif

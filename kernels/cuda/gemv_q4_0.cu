@@ -1,13 +1,13 @@
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,TILES=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,TILES=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1,TILES=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=2,TILES=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=1,KSPLIT=2,PARTS=4,TILES=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=4,KSPLIT=1,PARTS=1,TILES=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2,PARTS=1,TILES=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=3,PARTS=1,TILES=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=1,STAGES=3,KSPLIT=1,PARTS=1,TILES=1
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1,TILES=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=2
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=1,KSPLIT=2,PARTS=4
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=4,KSPLIT=1,PARTS=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2,PARTS=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=3,PARTS=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=1,STAGES=3,KSPLIT=1,PARTS=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1
 // GEMV y = W x for q4_0 weights (FORMATS.md: 18-byte blocks of 32 weights, fp16
 // d then 16 bytes of nibbles; element j < 16 is the low nibble of byte j,
 // element j + 16 its high nibble; value (q - 8) * d). Any k that is a multiple

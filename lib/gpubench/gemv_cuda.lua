@@ -34,13 +34,6 @@
 -- which no copy overlaps, is one part rather than a tile. Shared memory:
 -- WARPS * KSPLIT * STAGES * ROWS / PARTS slots.
 --
--- Quantized kernels also take TILES (scalar path only; 1 = one tile): a
--- staged unit is TILES consecutive tiles of its rows, so each row's copy is
--- one run of TILES * tile bytes (longer runs of memory for the same bytes in
--- flight); each slot is TILES times larger, and the lane keeps x for TILES
--- tiles in registers. Shared memory: WARPS * KSPLIT * STAGES * ROWS / PARTS
--- slots of TILES tiles.
---
 -- Quantized kernels take MMA, XQ and SUBN (0 or 1) to pick a decode:
 --   MMA=0, XQ=1 (the default): the scalar path with the integer dot: each lane
 --     quantizes its 32 x values of a tile to int16 codes (one power-of-two
@@ -80,17 +73,17 @@ end
 M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
-M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, TILES = 1 })
-M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, TILES = 1 })
-M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, TILES = 1 })
-M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, TILES = 1 })
-M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, TILES = 1 })
+M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
+M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4 })
+M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
+M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
+M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
 
 -- A spec for fmt with some defines changed (e.g. {ROWS = 4, STAGES = 3}), with
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in
 -- this table, so gemv.spec keeps returning the defaults.
 local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true, MMA = true, XQ = true, SUBN = true, KSPLIT = true,
-  PARTS = true, TILES = true }
+  PARTS = true }
 local SWITCH = { MMA = true, XQ = true, SUBN = true } -- 0 or 1
 function M.variant(fmt, changes)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
@@ -120,7 +113,6 @@ function M.variant(fmt, changes)
   if changes.MMA == 1 then
     if changes.ROWS == nil then d.ROWS = 16 end
     if changes.PARTS == nil and d.PARTS then d.PARTS = 1 end
-    if changes.TILES == nil and d.TILES then d.TILES = 1 end
   end
   if d.MMA == 1 and d.ROWS ~= 16 then
     error(("gemv_cuda.variant: %s with MMA=1 computes 16 rows per warp (ROWS=%d given; MMA=0 for the scalar path)")
@@ -136,10 +128,6 @@ function M.variant(fmt, changes)
   if d.MMA == 1 and d.PARTS ~= 1 then
     error(("gemv_cuda.variant: %s with MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1 (PARTS=%d given; MMA=0 for the scalar path)")
       :format(fmt, d.PARTS), 2)
-  end
-  if d.MMA == 1 and d.TILES ~= 1 then
-    error(("gemv_cuda.variant: %s with MMA=1 (the tensor-core path) stages one tile per slot: TILES must be 1 (TILES=%d given; MMA=0 for the scalar path)")
-      :format(fmt, d.TILES), 2)
   end
   if d.PARTS and d.ROWS % d.PARTS ~= 0 then
     error(("gemv_cuda.variant: %s PARTS=%d does not divide ROWS=%d (a part is ROWS / PARTS rows of a tile)")

@@ -43,7 +43,6 @@
 #define STAGES 2
 #define KSPLIT 1
 #define PARTS 1
-#define TILES 1
 #include "gemv_q4_0.cu"
 #include "gemv_q8_0.cu"
 #include "gemv_q4_k.cu"
@@ -224,19 +223,19 @@ static size_t buffer_bytes(size_t wbytes) { return (wbytes + 15) / 16 * 16 + 16;
 
 // One warp of the quantized kernel body (slice `slice` of its row group),
 // every lane: the warp's partial sums of rows row0 .. row0+R-1.
-template <class F, int R, int S, int KS, int P, int T>
+template <class F, int R, int S, int KS, int P>
 static void emu_quant_warp(const unsigned char* W, size_t wbuf_bytes, const float* x, gb_u32 m, gb_u32 k,
                            gb_u32 row0, gb_u32 slice, unsigned char* sp, float* sums) {
-    typedef unsigned char SlotRow[GbTile<F, T>::SLOT];
-    const size_t slots_bytes = (size_t)S * (R / P) * GbTile<F, T>::SLOT;
+    typedef unsigned char SlotRow[GbTile<F>::SLOT];
+    const size_t slots_bytes = (size_t)S * (R / P) * GbTile<F>::SLOT;
     for (int r = 0; r < R; r++) sums[r] = 0.0f;
     for (gb_u32 lane = 0; lane < 32; lane++) {
         memset(sp, 0xFF, slots_bytes + 64); // poison: stale bytes must not matter
         HostCtx ctx; ctx.wlo = W; ctx.whi = W + wbuf_bytes; ctx.slo = sp; ctx.shi = sp + slots_bytes;
         float acc[R];
         for (int r = 0; r < R; r++) acc[r] = 0.0f;
-        std::vector<float> prep((size_t)(R / P) * GbTile<F, T>::PREP_ROW + 4, NAN); // poisoned
-        gb_quant_warp<F, R, S, KS, P, T>(ctx, lane, W, x, m, k, row0, slice, (SlotRow(*)[R / P])sp, prep.data(), acc);
+        std::vector<float> prep((size_t)(R / P) * GbTile<F>::PREP_ROW + 4, NAN); // poisoned
+        gb_quant_warp<F, R, S, KS, P>(ctx, lane, W, x, m, k, row0, slice, (SlotRow(*)[R / P])sp, prep.data(), acc);
         // summed in lane order, not gb_warp_sum's butterfly: within the tolerance either way
         for (int r = 0; r < R; r++) sums[r] += acc[r];
     }
@@ -249,9 +248,9 @@ static void emu_quant_warp(const unsigned char* W, size_t wbuf_bytes, const floa
 // every warp has (the block barrier), slice 0's lanes read them back through
 // gb_ksplit_sum and write y. The array is poisoned with NaN per block, so a
 // slice that does not write, or a sum that reads a wrong slot, fails.
-template <class F, int R, int S, int NW, int KS, int P, int T>
+template <class F, int R, int S, int NW, int KS, int P>
 static void emu_quant(const unsigned char* W, size_t wbuf_bytes, const float* x, gb_u32 m, gb_u32 k, float* y) {
-    const size_t slots_bytes = (size_t)S * (R / P) * GbTile<F, T>::SLOT;
+    const size_t slots_bytes = (size_t)S * (R / P) * GbTile<F>::SLOT;
     std::vector<unsigned char> slots_mem(slots_bytes + 64 + 16);
     unsigned char* sp = slots_mem.data();
     while ((uintptr_t)sp & 15) sp++;
@@ -265,7 +264,7 @@ static void emu_quant(const unsigned char* W, size_t wbuf_bytes, const float* x,
             const gb_u32 row0 = (blk * NW + group) * R;
             if (row0 >= m) continue; // no rows: the kernel skips the work (and, KS = 1, returns)
             float sums[R];
-            emu_quant_warp<F, R, S, KS, P, T>(W, wbuf_bytes, x, m, k, row0, slice, sp, sums);
+            emu_quant_warp<F, R, S, KS, P>(W, wbuf_bytes, x, m, k, row0, slice, sp, sums);
             if constexpr (KS == 1) { // the kernel writes straight from the warp
                 for (int r = 0; r < R; r++) if (row0 + r < m) y[row0 + r] = sums[r];
             } else {
@@ -303,8 +302,8 @@ static void emu_dense(const unsigned char* W, const float* x, gb_u32 m, gb_u32 k
 
 typedef void (*runner)(const unsigned char*, size_t, const float*, gb_u32, gb_u32, float*);
 
-template <class F, int R, int S, int NW = 1, int KS = 1, int P = 1, int T = 1>
-static void run_quant(const unsigned char* W, size_t nb, const float* x, gb_u32 m, gb_u32 k, float* y) { emu_quant<F, R, S, NW, KS, P, T>(W, nb, x, m, k, y); }
+template <class F, int R, int S, int NW = 1, int KS = 1, int P = 1>
+static void run_quant(const unsigned char* W, size_t nb, const float* x, gb_u32 m, gb_u32 k, float* y) { emu_quant<F, R, S, NW, KS, P>(W, nb, x, m, k, y); }
 template <class F, int NW, int S>
 static void run_mma(const unsigned char* W, size_t nb, const float* x, gb_u32 m, gb_u32 k, float* y) { emu_mma<F, NW, S>(W, nb, x, m, k, y); }
 template <class D, int R, int U>
@@ -437,7 +436,6 @@ static double sparse_q4_0(runner fn, gb_u32 m, gb_u32 k) {
 #define QV(F, fmt, R, S) Variant{fmt, #F " R=" #R " S=" #S, run_quant<F, R, S>}
 #define KV(F, fmt, R, S, NW, KS) Variant{fmt, #F " R=" #R " S=" #S " W=" #NW " KSPLIT=" #KS, run_quant<F, R, S, NW, KS>}
 #define PV(F, fmt, R, S, NW, KS, P) Variant{fmt, #F " R=" #R " S=" #S " W=" #NW " KSPLIT=" #KS " PARTS=" #P, run_quant<F, R, S, NW, KS, P>}
-#define TV(F, fmt, R, S, NW, KS, P, T) Variant{fmt, #F " R=" #R " S=" #S " W=" #NW " KSPLIT=" #KS " PARTS=" #P " TILES=" #T, run_quant<F, R, S, NW, KS, P, T>}
 #define MV(F, fmt, NW, S) Variant{fmt, #F " NW=" #NW " S=" #S, run_mma<F, NW, S>}
 #define DV(D, fmt, R, U) Variant{fmt, #D " R=" #R " U=" #U, run_dense<D, R, U>}
 
@@ -538,30 +536,6 @@ int main() {
         check_gemv(v, 9, 14336);
     }
     printf("scalar path, row parts: worst relative row error %.3g\n", worst_seen);
-    worst_seen = 0;
-    // Tile groups (TILES): T consecutive tiles per staged unit. Every decode,
-    // 2 to 5 tiles per unit, with parts, longer rings, split-K and several
-    // warps per block; k of 1 to 9 tiles, so the last group is often partial
-    // (tiles past the row's end, the last tile itself partial).
-    printf("scalar path, tile groups\n");
-    const Variant groups[] = {
-        TV(GbQ4_0I, "q4_0", 14, 2, 1, 1, 2, 2), TV(GbQ4_0I, "q4_0", 14, 2, 1, 1, 7, 5), TV(GbQ4_0, "q4_0", 8, 3, 1, 1, 2, 3),
-        TV(GbQ8_0I, "q8_0", 16, 2, 1, 1, 4, 2), TV(GbQ8_0I, "q8_0", 4, 1, 1, 2, 1, 3), TV(GbQ8_0, "q8_0", 4, 2, 2, 1, 2, 2),
-        TV(GbQ4KI, "q4_k", 14, 2, 1, 1, 2, 2), TV(GbQ4KI, "q4_k", 14, 3, 1, 1, 14, 5), TV(GbQ4K, "q4_k", 8, 2, 1, 1, 2, 2),
-        TV(GbQ5KI, "q5_k", 14, 2, 1, 1, 2, 2), TV(GbQ5KI, "q5_k", 8, 2, 1, 3, 2, 2), TV(GbQ5K, "q5_k", 6, 2, 2, 1, 3, 3),
-        TV(GbQ6KI, "q6_k", 14, 2, 1, 1, 2, 2), TV(GbQ6KI, "q6_k", 8, 3, 1, 1, 4, 4), TV(GbQ6K, "q6_k", 4, 2, 1, 2, 1, 2),
-    };
-    for (const Variant& v : groups) check_exact(v, 5, gb_format_find(v.fmt)->qk == 256 ? 2304 : 2080);
-    for (const Variant& v : groups) check_nonfinite(v, 5, gb_format_find(v.fmt)->qk == 256 ? 1024 : 1056);
-    for (const Variant& v : groups) {
-        const gb_format* f = gb_format_find(v.fmt);
-        std::vector<gb_u32> ks;
-        if (f->qk == 256) ks = {256, 1024, 1280, 2304, 3072, 5120, 9216};
-        else ks = {32, 288, 1056, 2080, 3104, 5120, 9216};
-        for (gb_u32 m : {1u, 7u, 37u, 70u}) for (gb_u32 k : ks) check_gemv(v, m, k);
-        check_gemv(v, 9, 14336);
-    }
-    printf("scalar path, tile groups: worst relative row error %.3g\n", worst_seen);
     worst_seen = 0;
     printf("tensor-core path (SUBN=%d), mma model: each addition rounded toward zero\n", SUBN);
     const Variant mma_defaults[] = {

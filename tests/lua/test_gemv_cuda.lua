@@ -70,7 +70,7 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   local v = specs.variant("q4_k", { ROWS = 2, WARPS = 4, STAGES = 3 })
   t.eq(v.block, { 128, 1, 1 })
   t.eq(v.rows_per_group, 8)
-  t.eq(v.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1, PARTS = 2, TILES = 1 })
+  t.eq(v.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1, PARTS = 2 })
   t.eq(v.file, specs.q4_k.file)
   t.eq(specs.q4_k.defines.ROWS, 14, "the default is unchanged")
   for _, fmt in ipairs { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" } do
@@ -97,7 +97,7 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   local sk = specs.variant("q4_k", { ROWS = 4, WARPS = 2, KSPLIT = 5, STAGES = 1 })
   t.eq(sk.block, { 320, 1, 1 })
   t.eq(sk.rows_per_group, 8)
-  t.eq(sk.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 4, WARPS = 2, STAGES = 1, KSPLIT = 5, PARTS = 2, TILES = 1 })
+  t.eq(sk.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 4, WARPS = 2, STAGES = 1, KSPLIT = 5, PARTS = 2 })
   t.eq(specs.variant("q4_0", { ROWS = 8, WARPS = 1, KSPLIT = 3 }).block, { 96, 1, 1 })
   t.errors(function() specs.variant("q4_0", { MMA = 1, XQ = 0, KSPLIT = 2 }) end,
     "gemv_cuda.variant: q4_0 with MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1 (KSPLIT=2 given", true)
@@ -125,14 +125,6 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   t.eq(specs.variant("q4_k", { MMA = 1, XQ = 0, WARPS = 2 }).rows_per_group, 32)
   t.errors(function() specs.variant("q4_0", { MMA = 1, XQ = 0, PARTS = 2 }) end,
     "gemv_cuda.variant: q4_0 with MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1 (PARTS=2 given", true)
-  -- tile groups: TILES consecutive tiles per staged unit, scalar path only
-  local tg = specs.variant("q4_0", { TILES = 3 })
-  t.eq({ tg.defines.TILES, tg.rows_per_group, tg.block[1] }, { 3, 14, 32 }, "tiles change neither rows nor threads")
-  t.eq(specs.variant("q4_0", { MMA = 1, XQ = 0 }).defines.TILES, 1)
-  t.errors(function() specs.variant("q4_k", { TILES = 0 }) end, "gemv_cuda.variant: TILES=0 is not a positive integer", true)
-  t.errors(function() specs.variant("bf16", { TILES = 2 }) end, "gemv_cuda.variant: bf16 has no define TILES", true)
-  t.errors(function() specs.variant("q8_0", { MMA = 1, XQ = 0, TILES = 2 }) end,
-    "gemv_cuda.variant: q8_0 with MMA=1 (the tensor-core path) stages one tile per slot: TILES must be 1 (TILES=2 given", true)
 end)
 
 t.test("every kernel compiles for sm_90 with NVRTC and takes (buffer, buffer, buffer, u32, u32)", function()
@@ -155,21 +147,14 @@ t.test("every kernel compiles for sm_90 with NVRTC and takes (buffer, buffer, bu
   local wide = specs.variant("q4_k", { ROWS = 8, WARPS = 2, KSPLIT = 5, PARTS = 1 })
   t.errors(function()
     gpu.compile { backend = "cuda", file = wide.file, entry = wide.entry, defines = wide.defines, target = "sm_90" }
-  end, "WARPS * KSPLIT * STAGES * ROWS / PARTS staging slots of TILES tiles exceed the 48 KiB", true)
+  end, "WARPS * KSPLIT * STAGES * ROWS / PARTS staging slots exceed the 48 KiB", true)
   -- ... and parts count: 16 slots of 2 of 16 q8_0 rows fit, 16 of 4 do not
   local ring = specs.variant("q8_0", { STAGES = 16, PARTS = 8 })
   t.truthy(gpu.compile { backend = "cuda", file = ring.file, entry = ring.entry, defines = ring.defines, target = "sm_90" })
   ring = specs.variant("q8_0", { STAGES = 16, PARTS = 4 })
   t.errors(function()
     gpu.compile { backend = "cuda", file = ring.file, entry = ring.entry, defines = ring.defines, target = "sm_90" }
-  end, "staging slots of TILES tiles exceed the 48 KiB", true)
-  -- ... and tiles count: 2 slots of 7 q8_0 rows fit with 2 tiles, not with 4
-  local grp = specs.variant("q8_0", { ROWS = 14, PARTS = 2, TILES = 2 })
-  t.truthy(gpu.compile { backend = "cuda", file = grp.file, entry = grp.entry, defines = grp.defines, target = "sm_90" })
-  grp = specs.variant("q8_0", { ROWS = 14, PARTS = 2, TILES = 4 })
-  t.errors(function()
-    gpu.compile { backend = "cuda", file = grp.file, entry = grp.entry, defines = grp.defines, target = "sm_90" }
-  end, "staging slots of TILES tiles exceed the 48 KiB", true)
+  end, "staging slots exceed the 48 KiB", true)
   -- The tensor-core path refuses split-K in the kernel too (defines given by hand).
   local d = {}
   for k2, v in pairs(specs.q4_0.defines) do d[k2] = v end
@@ -181,10 +166,6 @@ t.test("every kernel compiles for sm_90 with NVRTC and takes (buffer, buffer, bu
   t.errors(function()
     gpu.compile { backend = "cuda", file = specs.q4_0.file, entry = specs.q4_0.entry, defines = d, target = "sm_90" }
   end, "MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1", true)
-  d.PARTS, d.TILES = 1, 2
-  t.errors(function()
-    gpu.compile { backend = "cuda", file = specs.q4_0.file, entry = specs.q4_0.entry, defines = d, target = "sm_90" }
-  end, "MMA=1 (the tensor-core path) stages one tile per slot: TILES must be 1", true)
 end)
 
 for _, fmt in ipairs(gemv.formats) do
@@ -225,9 +206,7 @@ end)
 -- split-K (KSPLIT > 1; at k = 3072, three tiles: with KSPLIT = 2 one slice
 -- has two tiles, the other one; with KSPLIT = 5 two slices have none, as do
 -- most slices at k = 256), and row parts (PARTS: 1 = whole tiles, the
--- previous default; rings of 1 to 16 slots, parts of 1 to 8 rows), and tile
--- groups (TILES: 2 to 3 tiles per staged unit, the last group partial at
--- k = 5120 and k = 256).
+-- previous default; rings of 1 to 16 slots, parts of 1 to 8 rows).
 local VARIANTS = {
   f32 = { { ROWS = 1, WARPS = 4, UNROLL = 4 } },
   f16 = { { ROWS = 8, WARPS = 1, UNROLL = 1 } },
@@ -235,20 +214,19 @@ local VARIANTS = {
   q4_0 = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 1, STAGES = 3 }, { MMA = 1, XQ = 0, WARPS = 4, STAGES = 4 },
            { XQ = 0, ROWS = 3, WARPS = 2, STAGES = 3, PARTS = 1 }, { XQ = 0, ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 3 },
            { ROWS = 5, WARPS = 2, STAGES = 3, PARTS = 1 }, { ROWS = 8, WARPS = 1, STAGES = 2, KSPLIT = 3 },
-           { ROWS = 16, STAGES = 3, PARTS = 4 }, { PARTS = 1 }, { TILES = 2 }, { XQ = 0, ROWS = 8, TILES = 3 } },
+           { ROWS = 16, STAGES = 3, PARTS = 4 }, { PARTS = 1 } },
   q8_0 = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 4, STAGES = 2 }, { XQ = 0, ROWS = 8, WARPS = 1, STAGES = 3 },
            { XQ = 0, ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 8, WARPS = 1, STAGES = 3 },
-           { ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 12, STAGES = 5, PARTS = 3 }, { PARTS = 1 }, { TILES = 2 } },
+           { ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 12, STAGES = 5, PARTS = 3 }, { PARTS = 1 } },
   q4_k = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 2, STAGES = 2 }, { XQ = 0, ROWS = 2, WARPS = 4, STAGES = 4 },
            { XQ = 0, ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 }, { ROWS = 3, WARPS = 3, STAGES = 3, PARTS = 1 },
-           { ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 }, { ROWS = 16, STAGES = 1, KSPLIT = 2, PARTS = 4 }, { ROWS = 14, STAGES = 3, PARTS = 7 }, { PARTS = 1 },
-           { TILES = 3 }, { ROWS = 8, KSPLIT = 2, TILES = 2 } },
+           { ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 }, { ROWS = 16, STAGES = 1, KSPLIT = 2, PARTS = 4 }, { ROWS = 14, STAGES = 3, PARTS = 7 }, { PARTS = 1 } },
   q5_k = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 2, STAGES = 4 }, { XQ = 0, ROWS = 4, WARPS = 2, STAGES = 3 },
            { XQ = 0, ROWS = 4, WARPS = 1, STAGES = 2, KSPLIT = 5 }, { ROWS = 7, WARPS = 2, STAGES = 2, PARTS = 1 },
-           { ROWS = 4, WARPS = 1, STAGES = 2, KSPLIT = 5 }, { XQ = 0, ROWS = 6, STAGES = 2, PARTS = 3 }, { PARTS = 1 }, { TILES = 2 } },
+           { ROWS = 4, WARPS = 1, STAGES = 2, KSPLIT = 5 }, { XQ = 0, ROWS = 6, STAGES = 2, PARTS = 3 }, { PARTS = 1 } },
   q6_k = { { MMA = 1, XQ = 0, SUBN = 0, WARPS = 4, STAGES = 2 }, { XQ = 0, ROWS = 4, WARPS = 1, STAGES = 3 },
            { XQ = 0, ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 6, WARPS = 1, STAGES = 3 },
-           { ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 16, STAGES = 6, PARTS = 16 }, { ROWS = 16 }, { PARTS = 1 }, { TILES = 2 } },
+           { ROWS = 4, WARPS = 2, STAGES = 2, KSPLIT = 2 }, { ROWS = 16, STAGES = 6, PARTS = 16 }, { ROWS = 16 }, { PARTS = 1 } },
 }
 
 -- Compiled here too, so CI (NVRTC, no GPU) catches a variant that no longer
