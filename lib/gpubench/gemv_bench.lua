@@ -22,6 +22,9 @@ local gemv_bench = {}
 -- The per-row criterion of the correctness check: |y - y_ref| <= TOL * sum |w x|.
 gemv_bench.TOL = 1e-4
 
+-- Two-point timings per Cell:time, the median kept.
+gemv_bench.REPEATS = 3
+
 local Cell = {}
 Cell.__index = Cell
 
@@ -29,7 +32,9 @@ Cell.__index = Cell
 -- (graph replay unless opts.graph == false; opts.clock as timing.runner),
 -- two-point with n = max(iters, copies): a submission starts at the first
 -- weight copy, so fewer launches would rotate through only n copies (perhaps
--- inside L2). Returns the two-point details (d.ms nil when "noise") and n.
+-- inside L2). The two-point timing is repeated opts.repeats times
+-- (gemv_bench.REPEATS) and the median kept (timing.median_of). Returns its
+-- details (d.ms nil when "noise"; d.repeats every repeat's ms) and n.
 --
 -- The L2 is flushed first (unless opts.flush == false) and n untimed launches
 -- warm the cell, so every timing starts from the same L2 state. Without it,
@@ -45,7 +50,13 @@ function Cell:time(iters, opts)
   local r <close> = timing.runner(self.dev, opts.launches or self.launches,
     { clock = opts.clock, graph = opts.graph ~= false })
   if opts.flush ~= false then self.dev:flush_l2() end
-  return select(-1, timing.two_point(r:fn(), n, { warmup = n })), n
+  local run, warmup = r:fn(), n
+  local d = timing.median_of(function()
+    local d1 = select(-1, timing.two_point(run, n, { warmup = warmup }))
+    warmup = nil -- once: the repeats follow each other
+    return d1
+  end, opts.repeats or gemv_bench.REPEATS)
+  return d, n
 end
 
 -- Call once every cell is prepared, before the first timed round: allocates

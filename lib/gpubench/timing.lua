@@ -91,6 +91,43 @@ function timing.two_point(run, n, opts)
   end
 end
 
+-- median_of(measure, reps) -> details
+-- Runs measure() reps times; each returns a two_point details table (d.ms nil
+-- when "noise"). Returns the details of the median resolved measurement (the
+-- lower of the two middle ones for an even count), with d.repeats = every
+-- measurement's ms in order (false for noise). Noise unless more than half
+-- resolved: then the last noise details, with repeats. Why: one two-point
+-- measurement of a few-microsecond kernel moved by up to 7 % from one run of
+-- a table to the next on an H200 (Vulkan), so forward and reversed tables
+-- disagreed by chance; a median of three does not follow one outlier.
+function timing.median_of(measure, reps)
+  if type(measure) ~= "function" then error("timing.median_of: measure must be a function", 2) end
+  reps = check_count(reps, "reps", "timing.median_of")
+  local resolved, repeats, last_noise = {}, {}, nil
+  for i = 1, reps do
+    local d = measure()
+    if type(d) ~= "table" then
+      error(("timing.median_of: measure returned %s, not two_point details"):format(type(d)), 2)
+    end
+    if d.ms then
+      check_ms(d.ms, "measure()")
+      resolved[#resolved + 1] = d
+    else
+      last_noise = d
+    end
+    repeats[i] = d.ms or false
+  end
+  local d
+  if 2 * #resolved > reps then
+    table.sort(resolved, function(a, b) return a.ms < b.ms end)
+    d = resolved[(#resolved + 1) // 2]
+  else
+    d = last_noise
+  end
+  d.repeats = repeats
+  return d
+end
+
 -- Validates the sampling options shared by samples() and cold().
 local function sample_opts(opts, who, default_warmup, default_repeat)
   local warmup = opts.warmup

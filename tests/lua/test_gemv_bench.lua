@@ -77,7 +77,8 @@ end)
 
 -- Cell:time starts every timing from a flushed L2 (an H200's small
 -- L2-resident cells otherwise ran up to 1.6x faster or slower depending on
--- what ran before them), then warms the cell with n untimed launches.
+-- what ran before them), then warms the cell with n untimed launches, and
+-- keeps the median of REPEATS two-point timings.
 t.test("time: L2 flushed once before the timing unless flush = false; a time in ms", function()
   local dev = t.device("vulkan")
   releasing(dev, function()
@@ -91,8 +92,10 @@ t.test("time: L2 flushed once before the timing unless flush = false; a time in 
       t.eq(n, 4)
       t.truthy(d.ms == nil or d.ms > 0, "a positive time or noise")
       t.eq(d.n, 4, "the two points are n and 2n launches")
+      t.eq(#d.repeats, gemv_bench.REPEATS, "the median of REPEATS timings")
       cell:time(4, { flush = false })
       t.eq(calls.flush_l2, 1, "flush = false skips it")
+      t.eq(#select(1, cell:time(4, { repeats = 5 })).repeats, 5)
     end)
     cell.dev = dev
     if not ok then error(err, 0) end

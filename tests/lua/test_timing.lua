@@ -32,6 +32,41 @@ t.test("two_point: t(2n) < 1.2 t(n) is noise, with both times", function()
     "details are the last result")
 end)
 
+-- median_of over a scripted sequence of measurements (ms, or false = noise).
+local function scripted(seq)
+  local i = 0
+  return function()
+    i = i + 1
+    local ms = seq[i]
+    return { ms = ms or nil, noise = not ms, i = i }
+  end
+end
+
+t.test("median_of: the median resolved measurement, every repeat kept", function()
+  local d = timing.median_of(scripted { 5.0, 4.0, 4.6 }, 3)
+  t.eq(d.ms, 4.6); t.eq(d.i, 3, "the median's own details")
+  t.eq(d.repeats, { 5.0, 4.0, 4.6 })
+  -- one outlier does not move it
+  t.eq(timing.median_of(scripted { 4.0, 9.0, 4.2 }, 3).ms, 4.2)
+  -- even count: the lower middle one
+  t.eq(timing.median_of(scripted { 3.0, 1.0, 4.0, 2.0 }, 4).ms, 2.0)
+  t.eq(timing.median_of(scripted { 7.0 }, 1).ms, 7.0)
+end)
+
+t.test("median_of: noise unless more than half resolved", function()
+  local d = timing.median_of(scripted { 4.0, false, 4.4 }, 3)
+  t.eq(d.ms, 4.0, "two of three resolved: the lower of the two")
+  t.eq(d.repeats, { 4.0, false, 4.4 })
+  d = timing.median_of(scripted { false, 4.0, false }, 3)
+  t.eq(d.ms, nil); t.eq(d.noise, true); t.eq(d.i, 3, "the last noise details")
+  t.eq(d.repeats, { false, 4.0, false })
+  t.eq(timing.median_of(scripted { 4.0, false }, 2).noise, true, "one of two is not more than half")
+  t.errors(function() timing.median_of(scripted { 1.0 }, 0) end,
+    "timing.median_of: reps must be a positive integer, got 0", true)
+  t.errors(function() timing.median_of(function() return 3 end, 1) end,
+    "timing.median_of: measure returned number, not two_point details", true)
+end)
+
 t.test("two_point: a non-positive difference is noise", function()
   local seq = { 2.0, 1.5 }
   local i = 0
