@@ -357,17 +357,72 @@ GB_HD gb_u32 gb_xq_pair(float v0, float v1, float inv)
     return gb_prmt(gb_bits(fmaf(v0, inv, 12582912.0f)), gb_bits(fmaf(v1, inv, 12582912.0f)), 0x5410u);
 }
 
-// A lane's x runs for one tile as loaded (gb_xq_fetch: one tile ahead of their
-// use, so that the loads overlap a whole tile's work) and their quantized
-// form (gb_xq_make).
+// A lane's x runs for one tile as read from shared memory (gb_xq_read) and
+// their quantized form (gb_xq_make).
 struct GbXRaw {
     float a[16], b[16];
 };
 
+// x tiles go through shared memory. Loaded straight from global memory, each
+// lane's 32 values are 128 contiguous bytes of their own, so every 16-byte
+// load of the warp touched 32 different cache lines of L1: on an H200 the
+// same loads issued as coalesced 512-byte rows (a diagnostic build, wrong
+// results) made q4_0 at 14336 x 5120 18 % faster (tools/gemv_diag.lua,
+// docs/kernels/cuda-gemv.md). So each x tile (4 KiB, 256 chunks of 16 bytes)
+// is copied with coalesced cp.async (lane l: chunks l, l + 32, ...) into a
+// shared slot, in the copy group of an earlier unit, and each lane reads
+// its runs from there. Chunk c is stored at gb_xswz(c): its bits 0-2 XORed
+// with bits 3-5 mixed so that the eight lanes of a quarter-warp hit eight
+// different 16-byte bank groups, for every format's lane layout (q4_0/q8_0:
+// chunks 8l + i; q4_k/q5_k: 64(l/8) + 16(p/2) + 4(p%2) + i and + 8; q6_k:
+// 64(l/8) + 32(p/4) + 8(p/2%2) + 4(p%2) + i and + 16; p = l % 8) and for the
+// copies (consecutive chunks): conflict-free both ways.
+enum { GB_XCHUNKS = 256, GB_XSLOT = 4096 }; // of a 1024-column tile (GB_TILE, below)
+
+GB_HD gb_u32 gb_xswz(gb_u32 c)
+{
+    return c ^ ((((c >> 3) ^ (c >> 4)) & 1u) | ((c >> 4) & 2u) | ((c >> 1) & 4u));
+}
+
+// Copies the x tile starting at xt (`left` floats of x remain from there,
+// a multiple of 4) into xslot, through L1 (ctx.copy16_l1: every warp reads
+// x, so L1 keeps it; the weights' copies bypass it). Ctx::LANES lanes'
+// share, as gb_stage_tile.
+#pragma nv_exec_check_disable
+template <class Ctx>
+GB_HD void gb_stage_x(Ctx& ctx, const float* xt, gb_u32 left, unsigned char* xslot)
+{
+#pragma unroll
+    for (int j = 0; j < Ctx::LANES; j++) {
+#pragma unroll
+        for (int i = 0; i < GB_XCHUNKS / 32; i++) {
+            const gb_u32 c = ctx.lane + j + 32 * i;
+            ctx.copy16_l1(xslot + 16 * gb_xswz(c), reinterpret_cast<const unsigned char*>(xt + 4 * c), 4 * c < left);
+        }
+    }
+}
+
+// The same runs loaded straight from global memory (pa, pb: their first
+// floats), for geometries whose x slots do not fit (GbQuantSmem).
 GB_HD void gb_xq_fetch(const float* pa, const float* pb, GbXRaw& r)
 {
     gb_load_x<16>(pa, r.a);
     gb_load_x<16>(pb, r.b);
+}
+
+// The lane's runs a (chunks ca .. ca+3) and b (cb .. cb+3) from an x slot.
+GB_HD void gb_xq_read(const unsigned char* xslot, gb_u32 ca, gb_u32 cb, GbXRaw& r)
+{
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        gb_u32 w[4];
+        gb_ld_u32x4(xslot + 16 * gb_xswz(ca + i), w);
+#pragma unroll
+        for (int e = 0; e < 4; e++) r.a[4 * i + e] = gb_as_float(w[e]);
+        gb_ld_u32x4(xslot + 16 * gb_xswz(cb + i), w);
+#pragma unroll
+        for (int e = 0; e < 4; e++) r.b[4 * i + e] = gb_as_float(w[e]);
+    }
 }
 
 GB_HD void gb_xq_make(const GbXRaw& r, GbXQ& xs)
@@ -416,11 +471,11 @@ struct GbKQI {
     enum { QK = 256, BPB = BPB_, PREP = 16, XQI = 1 };
     typedef GbXQ X;
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
-    GB_HD static void fetch_x(const float* xt, gb_u32 lane, GbXRaw& r)
+    // runs a, b: floats 256(l/8) + 64(p/2) + 16(p%2) and 32 further (GbKX)
+    GB_HD static void x_chunks(gb_u32 lane, gb_u32& ca, gb_u32& cb)
     {
         const gb_u32 p = lane & 7;
-        const float* pa = xt + 256 * (lane >> 3) + 64 * (p >> 1) + 16 * (p & 1);
-        gb_xq_fetch(pa, pa + 32, r);
+        ca = 64 * (lane >> 3) + 16 * (p >> 1) + 4 * (p & 1), cb = ca + 8;
     }
     GB_HD static void make_x(const GbXRaw& r, X& xs) { gb_xq_make(r, xs); }
     GB_HD static void prep(const unsigned char* slot, gb_u32 delta, gb_u32 b, float* out)
@@ -435,7 +490,7 @@ struct GbB32QI {
     enum { QK = 32, BPB = BPB_, PREP = 0, XQI = 1 };
     typedef GbXQ X;
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return lane * 32 < left; }
-    GB_HD static void fetch_x(const float* xt, gb_u32 lane, GbXRaw& r) { gb_xq_fetch(xt + 32 * lane, xt + 32 * lane + 16, r); }
+    GB_HD static void x_chunks(gb_u32 lane, gb_u32& ca, gb_u32& cb) { ca = 8 * lane, cb = ca + 4; }
     GB_HD static void make_x(const GbXRaw& r, X& xs) { gb_xq_make(r, xs); }
 };
 
@@ -496,13 +551,16 @@ __device__ __forceinline__ float gb_warp_sum(float v)
 //                   array (blocks of the tile x PREP floats) as `prep`
 //   XQI             0 for the f32 magic decode (the interface above); 1 for
 //                   the integer dot (XQ=1), which replaces load_x and dot by
-//   fetch_x(xt, l, GbXRaw&) and make_x(GbXRaw, X&): the lane's x of a tile,
-//                   loaded one tile ahead and quantized when the tile is used;
+//   x_chunks(l, ca, cb) and make_x(GbXRaw, X&): the 16-byte chunks of an x
+//                   tile where the lane's two runs of 16 values start (the
+//                   tile is staged in shared memory, gb_stage_x) and their
+//                   quantized form;
 //   struct Wd, fetch(slot, delta, l, prep_row, Wd&) -> one row's granule bytes
 //                   (and scale values), all rows fetched before any is decoded;
 //   dot(Wd, X) ->   the granule's contribution to that row
 
 enum { GB_TILE = 1024 };
+static_assert(GB_XSLOT == 4 * GB_TILE && GB_XCHUNKS == GB_TILE / 4, "an x slot holds one tile of x");
 
 template <class F>
 struct GbTile {
@@ -514,6 +572,29 @@ struct GbTile {
         BLOCKS = GB_TILE / F::QK,           // blocks per row per tile
         PREP_ROW = BLOCKS * (F::PREP > 0 ? F::PREP : 1), // prep floats per row
     };
+};
+
+// x slots of an XQ warp with S unit slots of P parts per tile: x tile j is
+// staged at the refill of unit (j - 1) P - (S - 1) and read at unit j P, so
+// tile j + N, staged at unit (j + N - 1) P - (S - 1), must come after it:
+// (N - 1) P > S - 1.
+template <int S, int P>
+struct GbXSlots {
+    enum { N = 2 + (S - 1) / P };
+};
+
+// Static shared memory of a block of gb_gemv_quant (NWARP row groups of KS
+// warps): BASE without the x slots; XSM when the x slots (XQ formats) fit
+// with it in the 48 KiB, in which case x goes through shared memory.
+template <class F, int R, int S, int NWARP, int KS, int P>
+struct GbQuantSmem {
+    enum : unsigned long long {
+        BASE = (gb_u64)NWARP * KS * (S * (R / P) * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * (R / P) * GbTile<F>::PREP_ROW : 0)) +
+               (KS > 1 ? 4 * NWARP * KS * R : 0),
+        X = (gb_u64)NWARP * KS * GbXSlots<S, P>::N * GB_XSLOT,
+        LIMIT = 48 * 1024,
+    };
+    static constexpr bool XSM = F::XQI && BASE + X <= LIMIT;
 };
 
 // Copies tile t of the R rows into slot[r]: the row's tile bytes start at
@@ -584,10 +665,11 @@ GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F>::SLOT], gb_u32
 // part has landed; and the last decode, which no copy overlaps, is 1/P of a
 // tile. x is converted once per tile and shared by its P parts.
 #pragma nv_exec_check_disable
-template <class F, int R, int S, int KS, int P, class Ctx>
+template <class F, int R, int S, int KS, int P, bool XSM, class Ctx>
 GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const float* x, gb_u32 m,
                          gb_u32 k, gb_u32 row0, gb_u32 slice,
-                         unsigned char (*slots)[R / P][GbTile<F>::SLOT], float* prep, float* acc)
+                         unsigned char (*slots)[R / P][GbTile<F>::SLOT], float* prep,
+                         unsigned char (*xslots)[GB_XSLOT], float* acc)
 {
     static_assert(P >= 1 && R % P == 0, "PARTS must divide ROWS");
     constexpr int RP = R / P;
@@ -604,10 +686,27 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
     // This slice's tile count (the whole row without the split).
     const gb_u32 n = KS == 1 ? ntiles : slice < ntiles ? (ntiles - slice + KS - 1) / KS : 0;
     const gb_u32 TB = GbTile<F>::BYTES;
+    // XQ formats with XSM (x through shared memory, GbQuantSmem): the slice's
+    // x tile j goes to xslots[j % XS] in the copy group of unit (j - 1,
+    // part 0) (tile 0: of unit (0, 0)), so it has landed, and been seen by
+    // every lane, before unit (j, 0) begins; a slot is refilled only after
+    // the unit that read it (GbXSlots). Without XSM (geometries whose x slots
+    // would not fit the 48 KiB) each lane loads its runs from global memory
+    // a tile ahead, into registers.
+    constexpr int XS = GbXSlots<S, P>::N;
+    auto stage_x = [&](gb_u32 j) {
+        if constexpr (F::XQI && XSM) {
+            if (j < n) {
+                const gb_u32 t = slice + j * KS;
+                gb_stage_x(ctx, x + (gb_u64)t * GB_TILE, k - t * GB_TILE, xslots[j % XS]);
+            }
+        }
+    };
     // Starts the copies of part `part` of the slice's tile j (nothing past the
     // slice's last tile) into `slot`, and commits them as one group (empty
     // groups keep the count uniform when there are fewer units).
     auto stage_unit = [&](gb_u32 j, int part, unsigned char (*slot)[GbTile<F>::SLOT]) {
+        if (part == 0) stage_x(j + 1);
         if (j < n) {
             const gb_u32 t = slice + j * KS;
             const gb_u32 left = row_bytes - t * TB;
@@ -615,15 +714,24 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
         }
         ctx.commit();
     };
+    // The lane's x runs of the slice's tile j from global memory (no XSM).
+    auto fetch_x = [&](gb_u32 j, GbXRaw& r) {
+        if constexpr (F::XQI) {
+            const gb_u32 t = slice + j * KS;
+            gb_u32 ca, cb;
+            F::x_chunks(lane, ca, cb);
+            gb_xq_fetch(x + (gb_u64)t * GB_TILE + 4 * ca, x + (gb_u64)t * GB_TILE + 4 * cb, r);
+        }
+    };
 
     // Prologue: the slice's units 0 .. S-2 in flight (unit s: part s % P of
     // the slice's tile s / P, both known at compile time).
+    stage_x(0); // committed with the first unit
 #pragma unroll
     for (int s = 0; s < S - 1; s++) stage_unit((gb_u32)(s / P), s % P, slots[s]);
-    // XQ formats: x one tile ahead, in registers (the lane's 32 values).
-    GbXRaw xr;
-    if constexpr (F::XQI)
-        if (n > 0 && F::active(lane, k - slice * GB_TILE)) F::fetch_x(x + (gb_u64)slice * GB_TILE, lane, xr);
+    GbXRaw xr; // no XSM: x a tile ahead
+    if constexpr (F::XQI && !XSM)
+        if (n > 0 && F::active(lane, k - slice * GB_TILE)) fetch_x(0, xr);
     for (gb_u32 i = 0; i < n; i++) {
         const gb_u32 t = slice + i * KS;
         const gb_u32 left = k - t * GB_TILE;
@@ -638,13 +746,24 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             // i + (p + S - 1) / P.
             stage_unit(i + (gb_u32)((p + S - 1) / P), (p + S - 1) % P, slots[(u + S - 1) % S]);
             if (p == 0) {
-                // x first: its loads and conversion do not need the tile, so
-                // they overlap the copies still in flight.
-                if constexpr (F::XQI) {
+                // x first: it does not need the tile, so its conversion
+                // overlaps the copies still in flight (but for tile 0, whose
+                // x came with unit 0).
+                if constexpr (F::XQI && XSM) {
+                    if (i == 0) {
+                        ctx.template wait<S - 1>();
+                        ctx.sync();
+                    }
+                    if (active) {
+                        gb_u32 ca, cb;
+                        F::x_chunks(lane, ca, cb);
+                        gb_xq_read(xslots[i % XS], ca, cb, xr);
+                        F::make_x(xr, xs);
+                    }
+                } else if constexpr (F::XQI) {
                     if (active) F::make_x(xr, xs);
                     // ... and the next tile's x is loaded now, to be used a tile later
-                    const gb_u32 tx = t + KS;
-                    if (i + 1 < n && F::active(lane, k - tx * GB_TILE)) F::fetch_x(x + (gb_u64)tx * GB_TILE, lane, xr);
+                    if (i + 1 < n && F::active(lane, k - (t + KS) * GB_TILE)) fetch_x(i + 1, xr);
                 } else if (active) {
                     F::load_x(x + (gb_u64)t * GB_TILE, lane, xs);
                 }
@@ -652,7 +771,7 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             ctx.template wait<S - 1>(); // this lane's copies of unit u have landed
             ctx.sync();                 // ... and so have every other lane's
 #ifdef GB_STAGING_ONLY
-            // Diagnostic build (tools/gemv_staging_only.lua): the copy pipeline
+            // Diagnostic build (tools/gemv_diag.lua GB_STAGING_ONLY): the copy pipeline
             // alone, one byte of each row read, the memory side's own ceiling.
             // The results are not a GEMV.
 #pragma unroll
@@ -730,6 +849,15 @@ __device__ __forceinline__ void gb_cp_async16(gb_u32 s, const unsigned char* src
                  "l"(src), "r"((int)pred)
                  : "memory");
 }
+// The same through L1 (cp.async.ca): for x, which every warp reads and L1
+// keeps, unlike the weights, which are read once (.cg, L2 only).
+__device__ __forceinline__ void gb_cp_async16_ca(gb_u32 s, const unsigned char* src, bool pred)
+{
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
+                 "@p cp.async.ca.shared.global [%0], [%1], 16;\n\t}\n" ::"r"(s),
+                 "l"(src), "r"((int)pred)
+                 : "memory");
+}
 __device__ __forceinline__ void gb_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void gb_cp_async_wait()
@@ -746,6 +874,10 @@ struct GbWarpCtx {
     __device__ __forceinline__ void copy16(unsigned char* dst, const unsigned char* src, bool pred)
     {
         gb_cp_async16(smem_u32 + (gb_u32)(dst - smem_ptr), src, pred);
+    }
+    __device__ __forceinline__ void copy16_l1(unsigned char* dst, const unsigned char* src, bool pred)
+    {
+        gb_cp_async16_ca((gb_u32)__cvta_generic_to_shared(dst), src, pred);
     }
     __device__ __forceinline__ void commit() { gb_cp_async_commit(); }
     template <int N>
@@ -767,12 +899,15 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
     static_assert(S >= 2 || (S == 1 && KS > 1), "STAGES must be at least 2 (1 only with KSPLIT > 1)");
     // (prep is counted only where used: the compiler drops the unused array)
     static_assert(P >= 1 && R % P == 0, "PARTS must divide ROWS");
-    static_assert((gb_u64)NWARP * KS * (S * (R / P) * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * (R / P) * GbTile<F>::PREP_ROW : 0)) +
-                          (KS > 1 ? 4 * NWARP * KS * R : 0) <=
-                      48 * 1024,
+    typedef GbQuantSmem<F, R, S, NWARP, KS, P> Smem;
+    constexpr bool XSM = Smem::XSM;
+    constexpr int XS = XSM ? (int)GbXSlots<S, P>::N : 1; // x tiles (gb_quant_warp); 1: unused
+    static_assert(Smem::BASE <= Smem::LIMIT,
                   "WARPS * KSPLIT * STAGES * ROWS / PARTS staging slots exceed the 48 KiB of static shared memory");
     __shared__ __align__(16) unsigned char slots[NWARP * KS][S][R / P][GbTile<F>::SLOT];
     __shared__ __align__(16) float prep[NWARP * KS][(R / P) * GbTile<F>::PREP_ROW];
+    // (without XSM a 16-byte stand-in, never used)
+    __shared__ __align__(16) unsigned char xslots[XSM ? NWARP * KS * XS : 1][XSM ? (int)GB_XSLOT : 16];
     const gb_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     gb_u32 group, slice;
     gb_ksplit_warp<KS>(warp, group, slice);
@@ -788,7 +923,8 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
         for (int r = 0; r < R; r++) acc[r] = 0.0f;
         GbWarpCtx ctx{lane, (gb_u32)__cvta_generic_to_shared(&slots[warp][0][0][0]),
                       &slots[warp][0][0][0]};
-        gb_quant_warp<F, R, S, KS, P>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp], acc);
+        gb_quant_warp<F, R, S, KS, P, XSM>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp],
+                                           XSM ? reinterpret_cast<unsigned char(*)[GB_XSLOT]>(xslots[warp * XS]) : nullptr, acc);
 #pragma unroll
         for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);
         // Lane r keeps row r: one store instruction per warp instead of R.

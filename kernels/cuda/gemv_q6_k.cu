@@ -84,11 +84,11 @@ struct GbQ6KI {
     typedef GbXQ X;
     struct Wd { gb_u32 ql[5], qh[5], shl, shh, d; int sc_a, sc_b; };
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return (lane >> 3) * 256 < left; }
-    GB_HD static void fetch_x(const float* xt, gb_u32 lane, GbXRaw& r)
+    // runs a, b: floats 256(l/8) + 128(p/4) + 32(p/2%2) + 16(p%2) and 64 further
+    GB_HD static void x_chunks(gb_u32 lane, gb_u32& ca, gb_u32& cb)
     {
         const gb_u32 p = lane & 7;
-        const float* base = xt + 256 * (lane >> 3) + 128 * (p >> 2) + 32 * ((p >> 1) & 1) + 16 * (p & 1);
-        gb_xq_fetch(base, base + 64, r);
+        ca = 64 * (lane >> 3) + 32 * (p >> 2) + 8 * ((p >> 1) & 1) + 4 * (p & 1), cb = ca + 16;
     }
     GB_HD static void make_x(const GbXRaw& r, X& xs)
     {

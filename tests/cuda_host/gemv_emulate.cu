@@ -105,15 +105,18 @@ struct HostCtx {
     enum { LANES = 32 };
     gb_u32 lane = 0;
     const unsigned char *wlo, *whi;     // readable weight range
-    const unsigned char *slo, *shi;     // slots array
+    const unsigned char *xlo = nullptr, *xhi = nullptr; // readable x range (x tiles, XQ=1)
+    const unsigned char *slo, *shi;     // slots array (and the x slots after it)
     int copies = 0;
     void copy16(unsigned char* dst, const unsigned char* src, bool pred) {
         if (!pred) return;
-        if (src < wlo || src + 16 > whi) { failures++; fprintf(stderr, "FAIL copy src out of buffer (%td)\n", src - wlo); return; }
+        const bool in_w = src >= wlo && src + 16 <= whi, in_x = xlo && src >= xlo && src + 16 <= xhi;
+        if (!in_w && !in_x) { failures++; fprintf(stderr, "FAIL copy src out of the weight and x buffers (%td)\n", src - wlo); return; }
         if (dst < slo || dst + 16 > shi) { failures++; fprintf(stderr, "FAIL copy dst out of slots (%td of %td)\n", dst - slo, shi - slo); return; }
         if (((uintptr_t)src & 15) || ((uintptr_t)(dst - slo) & 15)) { failures++; fprintf(stderr, "FAIL misaligned copy\n"); return; }
         memcpy(dst, src, 16); copies++;
     }
+    void copy16_l1(unsigned char* dst, const unsigned char* src, bool pred) { copy16(dst, src, pred); }
     void commit() {}
     template <int N> void wait() {}
     void sync() {}
@@ -221,21 +224,28 @@ static void emu_mma(const unsigned char* W, size_t wbuf_bytes, const float* x, g
 
 static size_t buffer_bytes(size_t wbytes) { return (wbytes + 15) / 16 * 16 + 16; } // gemv.buffer_bytes
 
+// The x slots of a warp (gemv_common.cuh, GbXSlots), placed after its unit
+// slots: both share the copy checks' destination range.
+template <int S, int P>
+static constexpr size_t quant_xslot_bytes() { return (size_t)GbXSlots<S, P>::N * GB_XSLOT; }
+
 // One warp of the quantized kernel body (slice `slice` of its row group),
 // every lane: the warp's partial sums of rows row0 .. row0+R-1.
-template <class F, int R, int S, int KS, int P>
+template <class F, int R, int S, int KS, int P, bool XSM>
 static void emu_quant_warp(const unsigned char* W, size_t wbuf_bytes, const float* x, gb_u32 m, gb_u32 k,
                            gb_u32 row0, gb_u32 slice, unsigned char* sp, float* sums) {
     typedef unsigned char SlotRow[GbTile<F>::SLOT];
-    const size_t slots_bytes = (size_t)S * (R / P) * GbTile<F>::SLOT;
+    const size_t slots_bytes = (size_t)S * (R / P) * GbTile<F>::SLOT, xs_bytes = quant_xslot_bytes<S, P>();
     for (int r = 0; r < R; r++) sums[r] = 0.0f;
     for (gb_u32 lane = 0; lane < 32; lane++) {
-        memset(sp, 0xFF, slots_bytes + 64); // poison: stale bytes must not matter
-        HostCtx ctx; ctx.wlo = W; ctx.whi = W + wbuf_bytes; ctx.slo = sp; ctx.shi = sp + slots_bytes;
+        memset(sp, 0xFF, slots_bytes + xs_bytes + 64); // poison: stale bytes must not matter
+        HostCtx ctx; ctx.wlo = W; ctx.whi = W + wbuf_bytes; ctx.slo = sp; ctx.shi = sp + slots_bytes + xs_bytes;
+        ctx.xlo = reinterpret_cast<const unsigned char*>(x), ctx.xhi = ctx.xlo + 4 * (size_t)k;
         float acc[R];
         for (int r = 0; r < R; r++) acc[r] = 0.0f;
         std::vector<float> prep((size_t)(R / P) * GbTile<F>::PREP_ROW + 4, NAN); // poisoned
-        gb_quant_warp<F, R, S, KS, P>(ctx, lane, W, x, m, k, row0, slice, (SlotRow(*)[R / P])sp, prep.data(), acc);
+        gb_quant_warp<F, R, S, KS, P, XSM>(ctx, lane, W, x, m, k, row0, slice, (SlotRow(*)[R / P])sp, prep.data(),
+                                      (unsigned char(*)[GB_XSLOT])(sp + slots_bytes), acc);
         // summed in lane order, not gb_warp_sum's butterfly: within the tolerance either way
         for (int r = 0; r < R; r++) sums[r] += acc[r];
     }
@@ -250,7 +260,7 @@ static void emu_quant_warp(const unsigned char* W, size_t wbuf_bytes, const floa
 // slice that does not write, or a sum that reads a wrong slot, fails.
 template <class F, int R, int S, int NW, int KS, int P>
 static void emu_quant(const unsigned char* W, size_t wbuf_bytes, const float* x, gb_u32 m, gb_u32 k, float* y) {
-    const size_t slots_bytes = (size_t)S * (R / P) * GbTile<F>::SLOT;
+    const size_t slots_bytes = (size_t)S * (R / P) * GbTile<F>::SLOT + quant_xslot_bytes<S, P>();
     std::vector<unsigned char> slots_mem(slots_bytes + 64 + 16);
     unsigned char* sp = slots_mem.data();
     while ((uintptr_t)sp & 15) sp++;
@@ -264,7 +274,8 @@ static void emu_quant(const unsigned char* W, size_t wbuf_bytes, const float* x,
             const gb_u32 row0 = (blk * NW + group) * R;
             if (row0 >= m) continue; // no rows: the kernel skips the work (and, KS = 1, returns)
             float sums[R];
-            emu_quant_warp<F, R, S, KS, P>(W, wbuf_bytes, x, m, k, row0, slice, sp, sums);
+            // x through shared memory exactly when the kernel would (GbQuantSmem)
+            emu_quant_warp<F, R, S, KS, P, GbQuantSmem<F, R, S, NW, KS, P>::XSM>(W, wbuf_bytes, x, m, k, row0, slice, sp, sums);
             if constexpr (KS == 1) { // the kernel writes straight from the warp
                 for (int r = 0; r < R; r++) if (row0 + r < m) y[row0 + r] = sums[r];
             } else {
