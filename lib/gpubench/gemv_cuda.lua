@@ -15,7 +15,8 @@
 -- shared-memory slots per warp that tiles of 1024 columns are copied into
 -- (STAGES - 1 tiles in flight while one is decoded). WARPS * KSPLIT * STAGES
 -- * ROWS slots must fit the 48 KiB of static shared memory (the kernel refuses
--- to compile otherwise). Dense kernels (f32, f16, bf16) take UNROLL: 16-byte
+-- to compile otherwise); XQ=1 adds 2 + (STAGES - 1) / PARTS x tiles of 4 KiB
+-- per warp where they fit too. Dense kernels (f32, f16, bf16) take UNROLL: 16-byte
 -- loads per row issued before any is used.
 --
 -- Quantized kernels also take KSPLIT (scalar path, MMA=0, only; 1 = no split,
@@ -38,7 +39,9 @@
 --   MMA=0, XQ=1 (the default): the scalar path with the integer dot: each lane
 --     quantizes its 32 x values of a tile to int16 codes (one power-of-two
 --     scale) and the weight codes meet them in dp2a, so a 4-bit weight costs
---     well under one instruction. x is loaded a tile ahead, into registers.
+--     well under one instruction. x tiles are copied a tile ahead, coalesced,
+--     into shared memory (into registers where those slots would not fit
+--     the 48 KiB; docs/kernels/cuda-gemv.md, "x through shared memory").
 --   MMA=0, XQ=0: the scalar path with the f32 "magic" decode (one byte
 --     permute and one FMA per weight), the previous default of q4_k/q5_k/q6_k.
 --   MMA=1: the tensor-core path of kernels/cuda/gemv_mma.cuh (ROWS must be
