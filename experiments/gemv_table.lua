@@ -151,7 +151,12 @@ local ok, err = pcall(function()
   -- Measured on the H200 with Vulkan: when round 1 also allocated, the first
   -- ~4 cells of round 2 ran 2-4x slow (a third round was clean), whatever
   -- the kernel: the driver was still busy with the allocations.
-  for _, cell in ipairs(table_cells) do prepare(cell) end
+  -- ... nor the timings' graphs and command buffers (Cell:arm), made here in
+  -- table order whatever the order of the rounds.
+  for _, cell in ipairs(table_cells) do
+    local p = prepare(cell)
+    if not p.skip then p:arm(opts.iters, { clock = opts.clock, graph = opts.submit == "graph" }) end
+  end
   gemv_bench.ready(dev) -- and what the timing itself allocates
   local rows, ran = cells.run {
     cells = table_cells, measure = measure, order = opts.order, seed = opts.seed,

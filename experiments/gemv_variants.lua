@@ -176,7 +176,10 @@ local sink <close> = report.open {
   env = report.environment(dev, meta, { ceilings = ceil }),
 }
 local ok, err = pcall(function()
-  for _, cell in ipairs(table_cells) do prepare(cell) end -- no allocation during timed rounds
+  for _, cell in ipairs(table_cells) do -- no allocation during timed rounds (Cell:arm: the batches too)
+    local p = prepare(cell)
+    if not p.status then p:arm(opts.iters) end
+  end
   gemv_bench.ready(dev)
   cells.run { cells = table_cells, measure = measure, rounds = opts.rounds, sink = sink }
   sink:note(("* %% read: of %.1f GB/s (%s); * marks the default geometry; every timed variant "

@@ -102,4 +102,36 @@ t.test("time: L2 flushed once before the timing unless flush = false; a time in 
   end)
 end)
 
+-- Cell:arm builds the timing's batches before the timed rounds (in table
+-- order, whatever the rounds' order); Cell:time then submits those and
+-- builds nothing. Another count re-arms; close frees them.
+t.test("arm: the batches of n and 2n made up front, reused by time, freed by close", function()
+  local dev = t.device("vulkan")
+  releasing(dev, function()
+    local cell <close> = gemv_bench.prepare(dev, "q4_0", 8, 64)
+    local proxy, calls = counting(dev)
+    cell.dev = proxy
+    local ok, err = pcall(function()
+      cell:arm(4)
+      t.eq(calls.batch, 2, "n and 2n")
+      local d = cell:time(4)
+      t.eq(calls.batch, 2, "time built no batch")
+      t.eq(#d.repeats, gemv_bench.REPEATS)
+      cell:arm(4)
+      t.eq(calls.batch, 2, "arming again for the same count is free")
+      cell:time(8) -- another count: a runner of its own, freed after
+      t.eq(calls.batch, 4)
+      cell:time(4, { graph = false }) -- other options: likewise
+      t.eq(calls.batch, 6)
+      cell:arm(8)
+      t.eq(calls.batch, 8, "re-armed for 8 and 16")
+      local armed = cell.armed.runner
+      cell:close()
+      t.eq(armed.closed, true, "close frees the armed runner")
+    end)
+    cell.dev = dev
+    if not ok then error(err, 0) end
+  end)
+end)
+
 t.run()
