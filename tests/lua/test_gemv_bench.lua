@@ -79,26 +79,31 @@ end)
 -- L2-resident cells otherwise ran up to 1.6x faster or slower depending on
 -- what ran before them), then warms the cell with n untimed launches, and
 -- keeps the median of REPEATS two-point timings.
-t.test("time: L2 flushed once before the timing unless flush = false; a time in ms", function()
+-- Runs body(cell, calls) on a small verified cell that talks to the device
+-- through a proxy counting the device calls by name.
+local function with_counted_cell(body)
   local dev = t.device("vulkan")
   releasing(dev, function()
     local cell <close> = gemv_bench.prepare(dev, "q4_0", 8, 64)
-    -- the cell talks to the device through a proxy that counts flush_l2 calls
     local proxy, calls = counting(dev)
     cell.dev = proxy
-    local ok, err = pcall(function()
-      local d, n = cell:time(4)
-      t.eq(calls.flush_l2, 1, "one flush per timing")
-      t.eq(n, 4)
-      t.truthy(d.ms == nil or d.ms > 0, "a positive time or noise")
-      t.eq(d.n, 4, "the two points are n and 2n launches")
-      t.eq(#d.repeats, gemv_bench.REPEATS, "the median of REPEATS timings")
-      cell:time(4, { flush = false })
-      t.eq(calls.flush_l2, 1, "flush = false skips it")
-      t.eq(#select(1, cell:time(4, { repeats = 5 })).repeats, 5)
-    end)
+    local ok, err = pcall(body, cell, calls)
     cell.dev = dev
     if not ok then error(err, 0) end
+  end)
+end
+
+t.test("time: L2 flushed once before the timing unless flush = false; a time in ms", function()
+  with_counted_cell(function(cell, calls)
+    local d, n = cell:time(4)
+    t.eq(calls.flush_l2, 1, "one flush per timing")
+    t.eq(n, 4)
+    t.truthy(d.ms == nil or d.ms > 0, "a positive time or noise")
+    t.eq(d.n, 4, "the two points are n and 2n launches")
+    t.eq(#d.repeats, gemv_bench.REPEATS, "the median of REPEATS timings")
+    cell:time(4, { flush = false })
+    t.eq(calls.flush_l2, 1, "flush = false skips it")
+    t.eq(#select(1, cell:time(4, { repeats = 5 })).repeats, 5)
   end)
 end)
 
@@ -106,31 +111,23 @@ end)
 -- order, whatever the rounds' order); Cell:time then submits those and
 -- builds nothing. Another count re-arms; close frees them.
 t.test("arm: the batches of n and 2n made up front, reused by time, freed by close", function()
-  local dev = t.device("vulkan")
-  releasing(dev, function()
-    local cell <close> = gemv_bench.prepare(dev, "q4_0", 8, 64)
-    local proxy, calls = counting(dev)
-    cell.dev = proxy
-    local ok, err = pcall(function()
-      cell:arm(4)
-      t.eq(calls.batch, 2, "n and 2n")
-      local d = cell:time(4)
-      t.eq(calls.batch, 2, "time built no batch")
-      t.eq(#d.repeats, gemv_bench.REPEATS)
-      cell:arm(4)
-      t.eq(calls.batch, 2, "arming again for the same count is free")
-      cell:time(8) -- another count: a runner of its own, freed after
-      t.eq(calls.batch, 4)
-      cell:time(4, { graph = false }) -- other options: likewise
-      t.eq(calls.batch, 6)
-      cell:arm(8)
-      t.eq(calls.batch, 8, "re-armed for 8 and 16")
-      local armed = cell.armed.runner
-      cell:close()
-      t.eq(armed.closed, true, "close frees the armed runner")
-    end)
-    cell.dev = dev
-    if not ok then error(err, 0) end
+  with_counted_cell(function(cell, calls)
+    cell:arm(4)
+    t.eq(calls.batch, 2, "n and 2n")
+    local d = cell:time(4)
+    t.eq(calls.batch, 2, "time built no batch")
+    t.eq(#d.repeats, gemv_bench.REPEATS)
+    cell:arm(4)
+    t.eq(calls.batch, 2, "arming again for the same count is free")
+    cell:time(8) -- another count: a runner of its own, freed after
+    t.eq(calls.batch, 4)
+    cell:time(4, { graph = false }) -- other options: likewise
+    t.eq(calls.batch, 6)
+    cell:arm(8)
+    t.eq(calls.batch, 8, "re-armed for 8 and 16")
+    local armed = cell.armed.runner
+    cell:close()
+    t.eq(armed.closed, true, "close frees the armed runner")
   end)
 end)
 
