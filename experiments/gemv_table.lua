@@ -152,11 +152,15 @@ local ok, err = pcall(function()
   -- ~4 cells of round 2 ran 2-4x slow (a third round was clean), whatever
   -- the kernel: the driver was still busy with the allocations.
   -- ... nor the timings' graphs and command buffers (Cell:arm), made here in
-  -- table order whatever the order of the rounds.
-  for _, cell in ipairs(table_cells) do
-    local p = prepare(cell)
-    if not p.skip then p:arm(opts.iters, { clock = opts.clock, graph = opts.submit == "graph" }) end
+  -- table order whatever the order of the rounds (and again for --validate's
+  -- rounds at validate.SCALE x the iterations, below).
+  local function arm_all(iters)
+    for _, cell in ipairs(table_cells) do
+      local p = prepare(cell)
+      if not p.skip then p:arm(iters, { clock = opts.clock, graph = opts.submit == "graph" }) end
+    end
   end
+  arm_all(opts.iters)
   gemv_bench.ready(dev) -- and what the timing itself allocates
   local rows, ran = cells.run {
     cells = table_cells, measure = measure, order = opts.order, seed = opts.seed,
@@ -178,6 +182,8 @@ local ok, err = pcall(function()
   sink:note(("* table run %d times in %s order, only the last round reported"):format(opts.rounds, opts.order))
   sink:close()
   if opts.validate then
+    arm_all(opts.iters * validate.SCALE)
+    gemv_bench.ready(dev)
     validate.run { cells = table_cells, measure = measure, first = rows, ran = ran, key = "ms",
                    rounds = opts.rounds, format = "%.5f" }
   end
