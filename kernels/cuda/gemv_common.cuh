@@ -485,11 +485,21 @@ struct GbKQI {
 };
 
 // q4_0 / q8_0 with XQ: one block per lane, runs a = elements 0..15, b = 16..31.
+// A block is fp16 d then CW words of codes, 2-byte aligned in the slot: fetch
+// reads d and the CW + 1 words that cover the codes (gb_ld_raw); dot shifts
+// them into place (gb_funnel<CW>(w, sh, ...)).
 template <int BPB_>
 struct GbB32QI {
-    enum { QK = 32, BPB = BPB_, PREP = 0, XQI = 1 };
+    enum { QK = 32, BPB = BPB_, PREP = 0, XQI = 1, CW = (BPB_ - 2) / 4 };
     typedef GbXQ X;
+    struct Wd { gb_u32 d, sh, w[CW + 1]; };
     GB_HD static bool active(gb_u32 lane, gb_u32 left) { return lane * 32 < left; }
+    GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float*, Wd& wd)
+    {
+        const gb_u32 off = delta + BPB_ * lane;
+        wd.d = gb_ld_u16(slot + off);
+        wd.sh = gb_ld_raw<CW>(slot, off + 2, wd.w);
+    }
     GB_HD static void x_chunks(gb_u32 lane, gb_u32& ca, gb_u32& cb) { ca = 8 * lane, cb = ca + 4; }
     GB_HD static void make_x(const GbXRaw& r, X& xs) { gb_xq_make(r, xs); }
 };
@@ -672,6 +682,7 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
                          unsigned char (*xslots)[GB_XSLOT], float* acc)
 {
     static_assert(P >= 1 && R % P == 0, "PARTS must divide ROWS");
+    static_assert(!XSM || F::XQI, "x goes through shared memory only for the XQ formats (GbQuantSmem)");
     constexpr int RP = R / P;
     const gb_u32 row_bytes = k / F::QK * F::BPB;
     // Offsets are 32-bit, relative to the 16-byte-aligned start of row0: R
@@ -695,7 +706,7 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
     // a tile ahead, into registers.
     constexpr int XS = GbXSlots<S, P>::N;
     auto stage_x = [&](gb_u32 j) {
-        if constexpr (F::XQI && XSM) {
+        if constexpr (XSM) {
             if (j < n) {
                 const gb_u32 t = slice + j * KS;
                 gb_stage_x(ctx, x + (gb_u64)t * GB_TILE, k - t * GB_TILE, xslots[j % XS]);
@@ -749,7 +760,7 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
                 // x first: it does not need the tile, so its conversion
                 // overlaps the copies still in flight (but for tile 0, whose
                 // x came with unit 0).
-                if constexpr (F::XQI && XSM) {
+                if constexpr (XSM) {
                     if (i == 0) {
                         ctx.template wait<S - 1>();
                         ctx.sync();
@@ -842,21 +853,21 @@ GB_HD float gb_ksplit_sum(const float* red, gb_u32 group, gb_u32 lane)
 // cp.async primitives shared by the scalar (GbWarpCtx) and tensor-core
 // (GbMmaDevCtx, gemv_mma.cuh) device contexts: one predicated 16-byte copy
 // global -> shared (s = shared-window address), commit, wait for all but N.
+// The copy bypasses L1 (.cg: the weights, read once) unless L1 is true
+// (.ca: x, which every warp reads and L1 keeps).
+template <bool L1 = false>
 __device__ __forceinline__ void gb_cp_async16(gb_u32 s, const unsigned char* src, bool pred)
 {
-    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
-                 "@p cp.async.cg.shared.global [%0], [%1], 16;\n\t}\n" ::"r"(s),
-                 "l"(src), "r"((int)pred)
-                 : "memory");
-}
-// The same through L1 (cp.async.ca): for x, which every warp reads and L1
-// keeps, unlike the weights, which are read once (.cg, L2 only).
-__device__ __forceinline__ void gb_cp_async16_ca(gb_u32 s, const unsigned char* src, bool pred)
-{
-    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
-                 "@p cp.async.ca.shared.global [%0], [%1], 16;\n\t}\n" ::"r"(s),
-                 "l"(src), "r"((int)pred)
-                 : "memory");
+    if constexpr (L1)
+        asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
+                     "@p cp.async.ca.shared.global [%0], [%1], 16;\n\t}\n" ::"r"(s),
+                     "l"(src), "r"((int)pred)
+                     : "memory");
+    else
+        asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
+                     "@p cp.async.cg.shared.global [%0], [%1], 16;\n\t}\n" ::"r"(s),
+                     "l"(src), "r"((int)pred)
+                     : "memory");
 }
 __device__ __forceinline__ void gb_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
@@ -877,7 +888,7 @@ struct GbWarpCtx {
     }
     __device__ __forceinline__ void copy16_l1(unsigned char* dst, const unsigned char* src, bool pred)
     {
-        gb_cp_async16_ca((gb_u32)__cvta_generic_to_shared(dst), src, pred);
+        gb_cp_async16<true>((gb_u32)__cvta_generic_to_shared(dst), src, pred);
     }
     __device__ __forceinline__ void commit() { gb_cp_async_commit(); }
     template <int N>

@@ -64,23 +64,16 @@ struct GbQ4_0 {
 // elements 0..15 (low nibbles), run b 16..31 (high nibbles), one scale d:
 //     sum (q - 8) x = s * (sum q c - 8 * sum c).
 struct GbQ4_0I : GbB32QI<18> {
-    struct Wd { gb_u32 d, sh, w[5]; };
     GB_HD static void make_x(const GbXRaw& r, X& xs)
     {
         gb_xq_make(r, xs);
         xs.sa = 8 * (xs.sa + xs.sb); // the offset term, once per tile
     }
-    GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float*, Wd& wd)
-    {
-        const gb_u32 off = delta + 18 * lane;
-        wd.d = gb_ld_u16(slot + off);
-        wd.sh = gb_ld_raw<4>(slot, off + 2, wd.w);
-    }
     GB_HD static float dot(const Wd& wd, const X& xs)
     {
         // the code words shifted into place; high nibbles masked in place (16 q)
-        gb_u32 q[4];
-        gb_funnel<4>(wd.w, wd.sh, q);
+        gb_u32 q[CW];
+        gb_funnel<CW>(wd.w, wd.sh, q);
         int ia = 0, ib = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {

@@ -64,17 +64,10 @@ struct GbQ8_0 {
 // XQ=1 (integer dot, gemv_common.cuh): the signed code bytes go to dp2a as
 // they are; run a is elements 0..15, run b 16..31.
 struct GbQ8_0I : GbB32QI<34> {
-    struct Wd { gb_u32 d, sh, w[9]; };
-    GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float*, Wd& wd)
-    {
-        const gb_u32 off = delta + 34 * lane;
-        wd.d = gb_ld_u16(slot + off);
-        wd.sh = gb_ld_raw<8>(slot, off + 2, wd.w);
-    }
     GB_HD static float dot(const Wd& wd, const X& xs)
     {
-        gb_u32 q[8];
-        gb_funnel<8>(wd.w, wd.sh, q);
+        gb_u32 q[CW];
+        gb_funnel<CW>(wd.w, wd.sh, q);
         int ia = 0, ib = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
