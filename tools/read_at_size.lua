@@ -37,14 +37,8 @@ for _, mb in ipairs(sizes) do
   end
   local n = math.max(copies, bytes >= 256e6 and 8 or 200)
   local r <close> = timing.runner(dev, launches, { graph = true })
-  local run = r:fn()
   dev:flush_l2()
-  local warm = n
-  local d = timing.median_of(function()
-    local d1 = select(-1, timing.two_point(run, n, { warmup = warm }))
-    warm = nil
-    return d1
-  end, 3)
+  local d = timing.two_point_median(r:fn(), n, 3, { warmup = n })
   local gbs = d.ms and ceilings.gbs(bytes, d.ms)
   print(("%8.1f %7d %10s %9s %7s"):format(mb, copies, d.ms and ("%.2f"):format(d.ms * 1e3) or "noise",
     gbs and ("%.0f"):format(gbs) or "-", gbs and ("%.1f"):format(ceilings.pct(gbs, ceil.read_gbs)) or "-"))

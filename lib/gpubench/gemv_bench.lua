@@ -44,6 +44,12 @@ Cell.__index = Cell
 -- before, and forward and reversed tables disagreed by up to 2x. With the
 -- flush every order measures the flushed state (the slower one); the cause
 -- inside the L2 is not known (docs/results/h200-gemv.md).
+-- The runner a timing with these options submits through (graph replay
+-- unless opts.graph == false), and the key that says whether an armed one fits.
+local function new_runner(dev, launches, opts)
+  return timing.runner(dev, launches, { clock = opts.clock, graph = opts.graph ~= false })
+end
+
 local function runner_key(n, opts)
   return ("%d|%s|%s"):format(n, tostring(opts.clock or "device"), tostring(opts.graph ~= false))
 end
@@ -52,16 +58,10 @@ function Cell:time(iters, opts)
   opts = opts or {}
   local n = math.max(iters, self.copies)
   local armed = not opts.launches and self.armed and self.armed.key == runner_key(n, opts)
-  local r = armed and self.armed.runner or timing.runner(self.dev, opts.launches or self.launches,
-    { clock = opts.clock, graph = opts.graph ~= false })
+  local r = armed and self.armed.runner or new_runner(self.dev, opts.launches or self.launches, opts)
   local ok, d = pcall(function()
     if opts.flush ~= false then self.dev:flush_l2() end
-    local run, warmup = r:fn(), n
-    return timing.median_of(function()
-      local d1 = select(-1, timing.two_point(run, n, { warmup = warmup }))
-      warmup = nil -- once: the repeats follow each other
-      return d1
-    end, opts.repeats or gemv_bench.REPEATS)
+    return timing.two_point_median(r:fn(), n, opts.repeats or gemv_bench.REPEATS, { warmup = n })
   end)
   if not armed then r:close() end
   if not ok then error(d, 0) end
@@ -82,7 +82,7 @@ function Cell:arm(iters, opts)
   local key = runner_key(n, opts)
   if self.armed and self.armed.key == key then return end
   if self.armed then self.armed.runner:close(); self.armed = nil end
-  local r = timing.runner(self.dev, self.launches, { clock = opts.clock, graph = opts.graph ~= false })
+  local r = new_runner(self.dev, self.launches, opts)
   local ok, err = pcall(function() r:batch(n); r:batch(2 * n) end)
   if not ok then r:close(); error(err, 0) end
   self.armed = { key = key, runner = r }

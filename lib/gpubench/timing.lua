@@ -128,6 +128,18 @@ function timing.median_of(measure, reps)
   return d
 end
 
+-- two_point_median(run, n, reps [, opts]) -> details
+-- One untimed run(opts.warmup) if given, then reps two-point timings at n,
+-- one after the other; the median as median_of returns it.
+function timing.two_point_median(run, n, reps, opts)
+  local warmup = opts and opts.warmup
+  return timing.median_of(function()
+    local d = select(-1, timing.two_point(run, n, { warmup = warmup }))
+    warmup = nil -- once: the repeats follow each other
+    return d
+  end, reps)
+end
+
 -- Validates the sampling options shared by samples() and cold().
 local function sample_opts(opts, who, default_warmup, default_repeat)
   local warmup = opts.warmup

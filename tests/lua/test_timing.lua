@@ -67,6 +67,16 @@ t.test("median_of: noise unless more than half resolved", function()
     "timing.median_of: measure returned number, not two_point details", true)
 end)
 
+t.test("two_point_median: one warm-up, then reps two-point timings, the median", function()
+  local calls = {}
+  local d = timing.two_point_median(clock(1.0, 1 / 128, calls), 128, 3, { warmup = 64 })
+  t.eq(calls, { 64, 128, 256, 128, 256, 128, 256 })
+  t.eq(d.ms, 1 / 128); t.eq(d.repeats, { 1 / 128, 1 / 128, 1 / 128 })
+  calls = {}
+  timing.two_point_median(clock(1.0, 1 / 128, calls), 128, 2)
+  t.eq(calls, { 128, 256, 128, 256 }, "no warm-up unless asked")
+end)
+
 t.test("two_point: a non-positive difference is noise", function()
   local seq = { 2.0, 1.5 }
   local i = 0
