@@ -171,7 +171,8 @@ local ok, err = pcall(function()
               or "an unknown peak (set PEAK_GBS)",
             ceil.read_gbs, ceil.read_source))
   sink:note(("* ms per launch = (t(2n) - t(n)) / n with n = ITERS = %d%s, %s clock, one %s submission per point, "
-    .. "after an L2 flush and n untimed launches; the median of %d such timings; \"noise\": t(2n) < 1.2 t(n) "
+    .. "after an L2 flush and n untimed launches; the median of %d such timings, each through its own graphs or "
+    .. "command buffers; \"noise\": t(2n) < 1.2 t(n) "
     .. "in half of them or more, raise ITERS"):format(opts.iters,
       opts.rotate and " (at least the cell's copy count)" or "", opts.clock,
       opts.submit == "graph" and "graph-replay" or "stream", gemv_bench.REPEATS))

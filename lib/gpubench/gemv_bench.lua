@@ -22,19 +22,29 @@ local gemv_bench = {}
 -- The per-row criterion of the correctness check: |y - y_ref| <= TOL * sum |w x|.
 gemv_bench.TOL = 1e-4
 
--- Two-point timings per Cell:time, the median kept.
-gemv_bench.REPEATS = 3
+-- Two-point timings per Cell:time, each through its own runner (its own
+-- graphs or command buffers), the median kept. Why its own: on an H200 with
+-- the Vulkan driver, eight identical q4_k 2816 x 1024 cells, each with its
+-- batches built once, timed 4.26 to 4.51 us, each the same in every round and
+-- in either order; with the command buffers never reused they varied from
+-- one timing to the next instead, and new weight, x and y buffers changed
+-- nothing. So a cell's time depended on where its command buffers landed, and
+-- forward and reversed tables, which build them in different orders,
+-- disagreed by up to 6.7 % on small cells. A median over five runners
+-- follows no single placement.
+gemv_bench.REPEATS = 5
 
 local Cell = {}
 Cell.__index = Cell
 
--- Times launches (default: the cell's own) as gemv_table does: one runner
+-- Times launches (default: the cell's own) as gemv_table does: runners
 -- (graph replay unless opts.graph == false; opts.clock as timing.runner),
 -- two-point with n = max(iters, copies): a submission starts at the first
 -- weight copy, so fewer launches would rotate through only n copies (perhaps
 -- inside L2). The two-point timing is repeated opts.repeats times
--- (gemv_bench.REPEATS) and the median kept (timing.median_of). Returns its
--- details (d.ms nil when "noise"; d.repeats every repeat's ms) and n.
+-- (gemv_bench.REPEATS), each through its own runner, and the median kept
+-- (timing.two_point_median). Returns its details (d.ms nil when "noise";
+-- d.repeats every repeat's ms) and n.
 --
 -- The L2 is flushed first (unless opts.flush == false) and n untimed launches
 -- warm the cell, so every timing starts from the same L2 state. Without it,
@@ -44,48 +54,64 @@ Cell.__index = Cell
 -- before, and forward and reversed tables disagreed by up to 2x. With the
 -- flush every order measures the flushed state (the slower one); the cause
 -- inside the L2 is not known (docs/results/h200-gemv.md).
--- The runner a timing with these options submits through (graph replay
--- unless opts.graph == false), and the key that says whether an armed one fits.
-local function new_runner(dev, launches, opts)
-  return timing.runner(dev, launches, { clock = opts.clock, graph = opts.graph ~= false })
+-- The runners a timing with these options submits through (graph replay
+-- unless opts.graph == false), one per repeat, and the key that says whether
+-- armed ones fit.
+-- (into rs, so that a failure part-way leaves the ones made there to close)
+local function add_runners(rs, dev, launches, reps, opts)
+  for i = 1, reps do
+    rs[i] = timing.runner(dev, launches, { clock = opts.clock, graph = opts.graph ~= false })
+  end
 end
 
-local function runner_key(n, opts)
-  return ("%d|%s|%s"):format(n, tostring(opts.clock or "device"), tostring(opts.graph ~= false))
+local function close_all(rs)
+  for _, r in ipairs(rs) do r:close() end
+end
+
+local function runner_key(n, reps, opts)
+  return ("%d|%d|%s|%s"):format(n, reps, tostring(opts.clock or "device"), tostring(opts.graph ~= false))
 end
 
 function Cell:time(iters, opts)
   opts = opts or {}
   local n = math.max(iters, self.copies)
-  local armed = not opts.launches and self.armed and self.armed.key == runner_key(n, opts)
-  local r = armed and self.armed.runner or new_runner(self.dev, opts.launches or self.launches, opts)
+  local reps = opts.repeats or gemv_bench.REPEATS
+  local armed = not opts.launches and self.armed and self.armed.key == runner_key(n, reps, opts)
+  local rs = armed and self.armed.runners or {}
   local ok, d = pcall(function()
+    if not armed then add_runners(rs, self.dev, opts.launches or self.launches, reps, opts) end
     if opts.flush ~= false then self.dev:flush_l2() end
-    return timing.two_point_median(r:fn(), n, opts.repeats or gemv_bench.REPEATS, { warmup = n })
+    local runs = {}
+    for i, r in ipairs(rs) do runs[i] = r:fn() end
+    return timing.two_point_median(runs, n, reps, { warmup = n })
   end)
-  if not armed then r:close() end
+  if not armed then close_all(rs) end
   if not ok then error(d, 0) end
   return d, n
 end
 
 -- Makes, now, what Cell:time(iters, opts) with the cell's own launches will
--- submit: its runner and the batches (graph, command buffer) of n and 2n
--- launches, each submitted once; they are kept until the cell is closed or
--- armed for another count. Why: built inside a timed round, they were
--- allocations inside it, made in the round's order (forward, reversed), and
--- allocations during timed rounds have moved later cells on Vulkan
--- (gemv_bench.ready). gemv_table and gemv_variants arm every cell, in table
--- order, before the first round.
+-- submit: its runners (opts.repeats, default gemv_bench.REPEATS) and their
+-- batches (graph, command buffer) of n and 2n launches, each submitted once;
+-- they are kept until the cell is closed or armed for another count. Why:
+-- built inside a timed round, they were allocations inside it, made in the
+-- round's order (forward, reversed), and allocations during timed rounds
+-- have moved later cells on Vulkan (gemv_bench.ready). gemv_table and
+-- gemv_variants arm every cell, in table order, before the first round.
 function Cell:arm(iters, opts)
   opts = opts or {}
   local n = math.max(iters, self.copies)
-  local key = runner_key(n, opts)
+  local reps = opts.repeats or gemv_bench.REPEATS
+  local key = runner_key(n, reps, opts)
   if self.armed and self.armed.key == key then return end
-  if self.armed then self.armed.runner:close(); self.armed = nil end
-  local r = new_runner(self.dev, self.launches, opts)
-  local ok, err = pcall(function() r:batch(n); r:batch(2 * n) end)
-  if not ok then r:close(); error(err, 0) end
-  self.armed = { key = key, runner = r }
+  if self.armed then close_all(self.armed.runners); self.armed = nil end
+  local rs = {}
+  local ok, err = pcall(function()
+    add_runners(rs, self.dev, self.launches, reps, opts)
+    for _, r in ipairs(rs) do r:batch(n); r:batch(2 * n) end
+  end)
+  if not ok then close_all(rs); error(err, 0) end
+  self.armed = { key = key, runners = rs }
 end
 
 -- Call once every cell is prepared, before the first timed round: allocates
@@ -101,7 +127,7 @@ end
 function Cell:close()
   if self.closed then return end
   self.closed = true
-  if self.armed then self.armed.runner:close(); self.armed = nil end
+  if self.armed then close_all(self.armed.runners); self.armed = nil end
   for _, b in ipairs(self.buffers) do b:free() end
   self.buffers = {}
 end

@@ -130,11 +130,23 @@ end
 
 -- two_point_median(run, n, reps [, opts]) -> details
 -- One untimed run(opts.warmup) if given, then reps two-point timings at n,
--- one after the other; the median as median_of returns it.
+-- one after the other; the median as median_of returns it. run may be a list
+-- of run functions: timing i then uses run[(i - 1) % #run + 1] (the warm-up
+-- the first), e.g. one runner per timing (gemv_bench Cell:time).
 function timing.two_point_median(run, n, reps, opts)
+  local runs = type(run) == "table" and run or { run }
+  if #runs == 0 then error("timing.two_point_median: an empty list of run functions", 2) end
+  for i, f in ipairs(runs) do
+    if type(f) ~= "function" then
+      error(("timing.two_point_median: run %d is a %s, not a function"):format(i, type(f)), 2)
+    end
+  end
   local warmup = opts and opts.warmup
+  local i = 0
   return timing.median_of(function()
-    local d = select(-1, timing.two_point(run, n, { warmup = warmup }))
+    local f = runs[i % #runs + 1]
+    i = i + 1
+    local d = select(-1, timing.two_point(f, n, { warmup = warmup }))
     warmup = nil -- once: the repeats follow each other
     return d
   end, reps)

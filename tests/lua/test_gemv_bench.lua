@@ -103,31 +103,46 @@ t.test("time: L2 flushed once before the timing unless flush = false; a time in 
     t.eq(#d.repeats, gemv_bench.REPEATS, "the median of REPEATS timings")
     cell:time(4, { flush = false })
     t.eq(calls.flush_l2, 1, "flush = false skips it")
-    t.eq(#select(1, cell:time(4, { repeats = 5 })).repeats, 5)
+    t.eq(#select(1, cell:time(4, { repeats = 3 })).repeats, 3)
   end)
 end)
 
--- Cell:arm builds the timing's batches before the timed rounds (in table
--- order, whatever the rounds' order); Cell:time then submits those and
--- builds nothing. Another count re-arms; close frees them.
-t.test("arm: the batches of n and 2n made up front, reused by time, freed by close", function()
+-- Each repeat runs through a runner of its own: its own timer and batches
+-- (graphs, command buffers), so no single placement of those decides the cell.
+t.test("time: one runner per repeat, each with its own n and 2n batches", function()
   with_counted_cell(function(cell, calls)
+    cell:time(4)
+    t.eq({ calls.timer, calls.batch }, { gemv_bench.REPEATS, 2 * gemv_bench.REPEATS })
+    cell:time(4, { repeats = 3 })
+    t.eq({ calls.timer, calls.batch }, { gemv_bench.REPEATS + 3, 2 * gemv_bench.REPEATS + 6 })
+  end)
+end)
+
+-- Cell:arm builds the timing's runners and batches before the timed rounds
+-- (in table order, whatever the rounds' order); Cell:time then submits those
+-- and builds nothing. Another count re-arms; close frees them.
+t.test("arm: every repeat's n and 2n batches made up front, reused by time, freed by close", function()
+  with_counted_cell(function(cell, calls)
+    local R = gemv_bench.REPEATS
     cell:arm(4)
-    t.eq(calls.batch, 2, "n and 2n")
+    t.eq(calls.batch, 2 * R, "n and 2n per runner")
     local d = cell:time(4)
-    t.eq(calls.batch, 2, "time built no batch")
-    t.eq(#d.repeats, gemv_bench.REPEATS)
+    t.eq(calls.batch, 2 * R, "time built no batch")
+    t.eq(#d.repeats, R)
     cell:arm(4)
-    t.eq(calls.batch, 2, "arming again for the same count is free")
-    cell:time(8) -- another count: a runner of its own, freed after
-    t.eq(calls.batch, 4)
+    t.eq(calls.batch, 2 * R, "arming again for the same count is free")
+    cell:time(8) -- another count: runners of its own, freed after
+    t.eq(calls.batch, 4 * R)
     cell:time(4, { graph = false }) -- other options: likewise
-    t.eq(calls.batch, 6)
+    t.eq(calls.batch, 6 * R)
+    cell:time(4, { repeats = 2 }) -- another repeat count: likewise
+    t.eq(calls.batch, 6 * R + 4)
     cell:arm(8)
-    t.eq(calls.batch, 8, "re-armed for 8 and 16")
-    local armed = cell.armed.runner
+    t.eq(calls.batch, 8 * R + 4, "re-armed for 8 and 16")
+    local armed = cell.armed.runners
+    t.eq(#armed, R)
     cell:close()
-    t.eq(armed.closed, true, "close frees the armed runner")
+    for i, r in ipairs(armed) do t.eq(r.closed, true, "close frees armed runner " .. i) end
   end)
 end)
 

@@ -77,6 +77,18 @@ t.test("two_point_median: one warm-up, then reps two-point timings, the median",
   t.eq(calls, { 128, 256, 128, 256 }, "no warm-up unless asked")
 end)
 
+t.test("two_point_median: a list of runs, timing i through run i (cycling), the warm-up through the first", function()
+  local a, b = {}, {}
+  -- run a's launches take 1/128 ms, run b's 1/64: the median of a, b, a is a's
+  local d = timing.two_point_median({ clock(1.0, 1 / 128, a), clock(1.0, 1 / 64, b) }, 128, 3, { warmup = 64 })
+  t.eq(a, { 64, 128, 256, 128, 256 }, "warm-up, timings 1 and 3")
+  t.eq(b, { 128, 256 }, "timing 2")
+  t.eq(d.repeats, { 1 / 128, 1 / 64, 1 / 128 })
+  t.eq(d.ms, 1 / 128)
+  t.errors(function() timing.two_point_median({}, 8, 3) end, "an empty list of run functions", true)
+  t.errors(function() timing.two_point_median({ clock(1, 1, {}), 7 }, 8, 3) end, "run 2 is a number, not a function", true)
+end)
+
 t.test("two_point: a non-positive difference is noise", function()
   local seq = { 2.0, 1.5 }
   local i = 0
