@@ -22,29 +22,32 @@ local gemv_bench = {}
 -- The per-row criterion of the correctness check: |y - y_ref| <= TOL * sum |w x|.
 gemv_bench.TOL = 1e-4
 
--- Two-point timings per Cell:time, each through its own runner (its own
--- graphs or command buffers), the median kept. Why its own: on an H200 with
--- the Vulkan driver, eight identical q4_k 2816 x 1024 cells, each with its
--- batches built once, timed 4.26 to 4.51 us, each the same in every round and
--- in either order; with the command buffers never reused they varied from
--- one timing to the next instead, and new weight, x and y buffers changed
--- nothing. So a cell's time depended on where its command buffers landed, and
--- forward and reversed tables, which build them in different orders,
--- disagreed by up to 6.7 % on small cells. A median over five runners
--- follows no single placement.
-gemv_bench.REPEATS = 5
+-- Cell:time's runners (each its own graphs or command buffers) and two-point
+-- timings per runner: the runner's time is the median of its timings, the
+-- cell's the fastest runner's (timing.fastest_of). Why several runners: on
+-- an H200 with the Vulkan driver, eight identical q4_k 2816 x 1024 cells,
+-- each with its batches built once, timed 4.26 to 4.51 us, each the same in
+-- every round and in either order; with the command buffers never reused they
+-- varied from one timing to the next instead, and new weight, x and y buffers
+-- changed nothing: a cell's time depended on where its command buffers
+-- landed. Five runners per cell, one timing each, still left forward and
+-- reversed tables 5.9 % apart on one cell (its runners: 4.38 or 4.68 us, the
+-- median falling either way), 2.6 % apart by the fastest runner.
+gemv_bench.RUNNERS = 5
+gemv_bench.REPEATS = 3
 
 local Cell = {}
 Cell.__index = Cell
 
--- Times launches (default: the cell's own) as gemv_table does: runners
--- (graph replay unless opts.graph == false; opts.clock as timing.runner),
--- two-point with n = max(iters, copies): a submission starts at the first
--- weight copy, so fewer launches would rotate through only n copies (perhaps
--- inside L2). The two-point timing is repeated opts.repeats times
--- (gemv_bench.REPEATS), each through its own runner, and the median kept
--- (timing.two_point_median). Returns its details (d.ms nil when "noise";
--- d.repeats every repeat's ms) and n.
+-- Times launches (default: the cell's own) as gemv_table does: through
+-- opts.runners runners (gemv_bench.RUNNERS; graph replay unless opts.graph
+-- == false; opts.clock as timing.runner), two-point with n = max(iters,
+-- copies): a submission starts at the first weight copy, so fewer launches
+-- would rotate through only n copies (perhaps inside L2). Each runner times
+-- opts.repeats times (gemv_bench.REPEATS), its median kept; the cell's time
+-- is the fastest runner's (timing.fastest_of). Returns its details (d.ms nil
+-- when "noise"; d.repeats that runner's timings, d.runners every runner's
+-- median) and n.
 --
 -- The L2 is flushed first (unless opts.flush == false) and n untimed launches
 -- warm the cell, so every timing starts from the same L2 state. Without it,
@@ -55,11 +58,10 @@ Cell.__index = Cell
 -- flush every order measures the flushed state (the slower one); the cause
 -- inside the L2 is not known (docs/results/h200-gemv.md).
 -- The runners a timing with these options submits through (graph replay
--- unless opts.graph == false), one per repeat, and the key that says whether
--- armed ones fit.
--- (into rs, so that a failure part-way leaves the ones made there to close)
-local function add_runners(rs, dev, launches, reps, opts)
-  for i = 1, reps do
+-- unless opts.graph == false), made into rs (so that a failure part-way
+-- leaves the ones made to close), and the key that says whether armed ones fit.
+local function add_runners(rs, dev, launches, count, opts)
+  for i = 1, count do
     rs[i] = timing.runner(dev, launches, { clock = opts.clock, graph = opts.graph ~= false })
   end
 end
@@ -68,22 +70,26 @@ local function close_all(rs)
   for _, r in ipairs(rs) do r:close() end
 end
 
-local function runner_key(n, reps, opts)
-  return ("%d|%d|%s|%s"):format(n, reps, tostring(opts.clock or "device"), tostring(opts.graph ~= false))
+local function runner_key(n, count, opts)
+  return ("%d|%d|%s|%s"):format(n, count, tostring(opts.clock or "device"), tostring(opts.graph ~= false))
 end
 
 function Cell:time(iters, opts)
   opts = opts or {}
   local n = math.max(iters, self.copies)
+  local count = opts.runners or gemv_bench.RUNNERS
   local reps = opts.repeats or gemv_bench.REPEATS
-  local armed = not opts.launches and self.armed and self.armed.key == runner_key(n, reps, opts)
+  local armed = not opts.launches and self.armed and self.armed.key == runner_key(n, count, opts)
   local rs = armed and self.armed.runners or {}
   local ok, d = pcall(function()
-    if not armed then add_runners(rs, self.dev, opts.launches or self.launches, reps, opts) end
+    if not armed then add_runners(rs, self.dev, opts.launches or self.launches, count, opts) end
     if opts.flush ~= false then self.dev:flush_l2() end
-    local runs = {}
-    for i, r in ipairs(rs) do runs[i] = r:fn() end
-    return timing.two_point_median(runs, n, reps, { warmup = n })
+    local ds = {}
+    for i, r in ipairs(rs) do
+      -- the warm-up once, by the first: the runners follow each other
+      ds[i] = timing.two_point_median(r:fn(), n, reps, { warmup = i == 1 and n or nil })
+    end
+    return timing.fastest_of(ds)
   end)
   if not armed then close_all(rs) end
   if not ok then error(d, 0) end
@@ -91,7 +97,7 @@ function Cell:time(iters, opts)
 end
 
 -- Makes, now, what Cell:time(iters, opts) with the cell's own launches will
--- submit: its runners (opts.repeats, default gemv_bench.REPEATS) and their
+-- submit: its runners (opts.runners, default gemv_bench.RUNNERS) and their
 -- batches (graph, command buffer) of n and 2n launches, each submitted once;
 -- they are kept until the cell is closed or armed for another count. Why:
 -- built inside a timed round, they were allocations inside it, made in the
@@ -101,13 +107,13 @@ end
 function Cell:arm(iters, opts)
   opts = opts or {}
   local n = math.max(iters, self.copies)
-  local reps = opts.repeats or gemv_bench.REPEATS
-  local key = runner_key(n, reps, opts)
+  local count = opts.runners or gemv_bench.RUNNERS
+  local key = runner_key(n, count, opts)
   if self.armed and self.armed.key == key then return end
   if self.armed then close_all(self.armed.runners); self.armed = nil end
   local rs = {}
   local ok, err = pcall(function()
-    add_runners(rs, self.dev, self.launches, reps, opts)
+    add_runners(rs, self.dev, self.launches, count, opts)
     for _, r in ipairs(rs) do r:batch(n); r:batch(2 * n) end
   end)
   if not ok then close_all(rs); error(err, 0) end

@@ -128,25 +128,45 @@ function timing.median_of(measure, reps)
   return d
 end
 
+-- fastest_of(ds) -> details
+-- ds: one details table per runner (two_point_median's, d.ms nil when
+-- "noise"), the same launches through batches built apart. Returns the
+-- resolved one with the smallest ms, with d.runners = every runner's ms in
+-- order (false for noise). Noise unless more than half resolved: then the
+-- last noise details, with runners. Why the fastest: where a runner's batches
+-- land only ever slows it (on an H200's Vulkan driver, runners of one small
+-- cell timed 4.38 or 4.68 us, each the same run after run), while the noise
+-- of a single timing, either way, is what the median within a runner is for.
+function timing.fastest_of(ds)
+  if type(ds) ~= "table" or #ds == 0 then
+    error("timing.fastest_of: a non-empty list of two_point details is required", 2)
+  end
+  local best, last_noise, runners, resolved = nil, nil, {}, 0
+  for i, d in ipairs(ds) do
+    if type(d) ~= "table" then
+      error(("timing.fastest_of: runner %d's result is a %s, not two_point details"):format(i, type(d)), 2)
+    end
+    if d.ms then
+      check_ms(d.ms, "runner " .. i)
+      resolved = resolved + 1
+      if not best or d.ms < best.ms then best = d end
+    else
+      last_noise = d
+    end
+    runners[i] = d.ms or false
+  end
+  local d = 2 * resolved > #ds and best or last_noise
+  d.runners = runners
+  return d
+end
+
 -- two_point_median(run, n, reps [, opts]) -> details
 -- One untimed run(opts.warmup) if given, then reps two-point timings at n,
--- one after the other; the median as median_of returns it. run may be a list
--- of run functions: timing i then uses run[(i - 1) % #run + 1] (the warm-up
--- the first), e.g. one runner per timing (gemv_bench Cell:time).
+-- one after the other; the median as median_of returns it.
 function timing.two_point_median(run, n, reps, opts)
-  local runs = type(run) == "table" and run or { run }
-  if #runs == 0 then error("timing.two_point_median: an empty list of run functions", 2) end
-  for i, f in ipairs(runs) do
-    if type(f) ~= "function" then
-      error(("timing.two_point_median: run %d is a %s, not a function"):format(i, type(f)), 2)
-    end
-  end
   local warmup = opts and opts.warmup
-  local i = 0
   return timing.median_of(function()
-    local f = runs[i % #runs + 1]
-    i = i + 1
-    local d = select(-1, timing.two_point(f, n, { warmup = warmup }))
+    local d = select(-1, timing.two_point(run, n, { warmup = warmup }))
     warmup = nil -- once: the repeats follow each other
     return d
   end, reps)

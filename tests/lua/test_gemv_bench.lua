@@ -100,42 +100,50 @@ t.test("time: L2 flushed once before the timing unless flush = false; a time in 
     t.eq(n, 4)
     t.truthy(d.ms == nil or d.ms > 0, "a positive time or noise")
     t.eq(d.n, 4, "the two points are n and 2n launches")
-    t.eq(#d.repeats, gemv_bench.REPEATS, "the median of REPEATS timings")
+    t.eq(#d.repeats, gemv_bench.REPEATS, "the fastest runner's REPEATS timings")
+    t.eq(#d.runners, gemv_bench.RUNNERS, "every runner's median")
+    if d.ms then
+      for i, ms in ipairs(d.runners) do t.truthy(not ms or ms >= d.ms, "runner " .. i .. " is not faster") end
+    end
     cell:time(4, { flush = false })
     t.eq(calls.flush_l2, 1, "flush = false skips it")
-    t.eq(#select(1, cell:time(4, { repeats = 3 })).repeats, 3)
+    local e = cell:time(4, { repeats = 2, runners = 3 })
+    t.eq({ #e.repeats, #e.runners }, { 2, 3 })
   end)
 end)
 
--- Each repeat runs through a runner of its own: its own timer and batches
--- (graphs, command buffers), so no single placement of those decides the cell.
-t.test("time: one runner per repeat, each with its own n and 2n batches", function()
+-- Each runner has its own timer and batches (graphs, command buffers), so no
+-- single placement of those decides the cell.
+t.test("time: RUNNERS runners, each with its own n and 2n batches", function()
   with_counted_cell(function(cell, calls)
+    local R = gemv_bench.RUNNERS
     cell:time(4)
-    t.eq({ calls.timer, calls.batch }, { gemv_bench.REPEATS, 2 * gemv_bench.REPEATS })
-    cell:time(4, { repeats = 3 })
-    t.eq({ calls.timer, calls.batch }, { gemv_bench.REPEATS + 3, 2 * gemv_bench.REPEATS + 6 })
+    t.eq({ calls.timer, calls.batch }, { R, 2 * R })
+    cell:time(4, { runners = 2 })
+    t.eq({ calls.timer, calls.batch }, { R + 2, 2 * R + 4 })
   end)
 end)
 
 -- Cell:arm builds the timing's runners and batches before the timed rounds
 -- (in table order, whatever the rounds' order); Cell:time then submits those
 -- and builds nothing. Another count re-arms; close frees them.
-t.test("arm: every repeat's n and 2n batches made up front, reused by time, freed by close", function()
+t.test("arm: every runner's n and 2n batches made up front, reused by time, freed by close", function()
   with_counted_cell(function(cell, calls)
-    local R = gemv_bench.REPEATS
+    local R = gemv_bench.RUNNERS
     cell:arm(4)
     t.eq(calls.batch, 2 * R, "n and 2n per runner")
     local d = cell:time(4)
     t.eq(calls.batch, 2 * R, "time built no batch")
-    t.eq(#d.repeats, R)
+    t.eq(#d.runners, R)
     cell:arm(4)
     t.eq(calls.batch, 2 * R, "arming again for the same count is free")
+    cell:time(4, { repeats = 1 })
+    t.eq(calls.batch, 2 * R, "... also for another repeat count")
     cell:time(8) -- another count: runners of its own, freed after
     t.eq(calls.batch, 4 * R)
     cell:time(4, { graph = false }) -- other options: likewise
     t.eq(calls.batch, 6 * R)
-    cell:time(4, { repeats = 2 }) -- another repeat count: likewise
+    cell:time(4, { runners = 2 }) -- another runner count: likewise
     t.eq(calls.batch, 6 * R + 4)
     cell:arm(8)
     t.eq(calls.batch, 8 * R + 4, "re-armed for 8 and 16")

@@ -77,16 +77,18 @@ t.test("two_point_median: one warm-up, then reps two-point timings, the median",
   t.eq(calls, { 128, 256, 128, 256 }, "no warm-up unless asked")
 end)
 
-t.test("two_point_median: a list of runs, timing i through run i (cycling), the warm-up through the first", function()
-  local a, b = {}, {}
-  -- run a's launches take 1/128 ms, run b's 1/64: the median of a, b, a is a's
-  local d = timing.two_point_median({ clock(1.0, 1 / 128, a), clock(1.0, 1 / 64, b) }, 128, 3, { warmup = 64 })
-  t.eq(a, { 64, 128, 256, 128, 256 }, "warm-up, timings 1 and 3")
-  t.eq(b, { 128, 256 }, "timing 2")
-  t.eq(d.repeats, { 1 / 128, 1 / 64, 1 / 128 })
-  t.eq(d.ms, 1 / 128)
-  t.errors(function() timing.two_point_median({}, 8, 3) end, "an empty list of run functions", true)
-  t.errors(function() timing.two_point_median({ clock(1, 1, {}), 7 }, 8, 3) end, "run 2 is a number, not a function", true)
+t.test("fastest_of: the resolved runner with the smallest time, every runner's time kept", function()
+  local a, b, c = { ms = 3.0, n = 1 }, { ms = 2.5, n = 2 }, { ms = 4.0, n = 3 }
+  local d = timing.fastest_of({ a, b, c })
+  t.eq(d.n, 2); t.eq(d.runners, { 3.0, 2.5, 4.0 })
+  local noise = { noise = true, n = 9 }
+  t.eq(timing.fastest_of({ noise, a, b }).ms, 2.5, "two of three resolved")
+  local e = timing.fastest_of({ noise, a, { noise = true, n = 7 } })
+  t.eq({ e.ms, e.n, e.runners }, { nil, 7, { false, 3.0, false } }, "noise unless more than half resolved")
+  t.eq(timing.fastest_of({ a, noise }).ms, nil, "one of two is not more than half")
+  t.errors(function() timing.fastest_of({}) end, "a non-empty list of two_point details is required", true)
+  t.errors(function() timing.fastest_of({ a, 5 }) end, "runner 2's result is a number", true)
+  t.errors(function() timing.fastest_of({ { ms = -1 } }) end, "runner 1 returned -1, not a time in ms", true)
 end)
 
 t.test("two_point: a non-positive difference is noise", function()
