@@ -171,11 +171,12 @@ local ok, err = pcall(function()
               or "an unknown peak (set PEAK_GBS)",
             ceil.read_gbs, ceil.read_source))
   sink:note(("* ms per launch = (t(2n) - t(n)) / n with n = ITERS = %d%s, %s clock, one %s submission per point, "
-    .. "after an L2 flush and n untimed launches; a cell's time is the fastest of %d runners (each its own graphs or "
-    .. "command buffers), a runner's the median of %d such timings; \"noise\": t(2n) < 1.2 t(n) "
+    .. "after an L2 flush and %g ms of the cell's own untimed launches; a cell's time is the fastest of %d runners "
+    .. "(each its own graphs or command buffers), a runner's the median of %d such timings; \"noise\": t(2n) < 1.2 t(n) "
     .. "in half of them or more, raise ITERS"):format(opts.iters,
       opts.rotate and " (at least the cell's copy count)" or "", opts.clock,
-      opts.submit == "graph" and "graph-replay" or "stream", gemv_bench.RUNNERS, gemv_bench.REPEATS))
+      opts.submit == "graph" and "graph-replay" or "stream", gemv_bench.SETTLE_MS, gemv_bench.RUNNERS,
+      gemv_bench.REPEATS))
   sink:note("* GB/s = weight bytes / time (1 GB = 1e9 B); every kernel matched the FP64 oracle "
     .. ("(per row |y - y_ref| <= %g sum|w x|) on these weights before timing"):format(gemv_bench.TOL))
   sink:note(opts.rotate and "* fits: DRAM xN = launches cycle through N weight copies totalling >= 4x L2"

@@ -36,6 +36,10 @@ gemv_bench.TOL = 1e-4
 gemv_bench.RUNNERS = 5
 gemv_bench.REPEATS = 3
 
+-- Milliseconds of the cell's own launches, at least n of them, between the
+-- L2 flush and the first timing (timing.settle).
+gemv_bench.SETTLE_MS = 50
+
 local Cell = {}
 Cell.__index = Cell
 
@@ -49,8 +53,9 @@ Cell.__index = Cell
 -- when "noise"; d.repeats that runner's timings, d.runners every runner's
 -- median) and n.
 --
--- The L2 is flushed first (unless opts.flush == false) and n untimed launches
--- warm the cell, so every timing starts from the same L2 state. Without it,
+-- The L2 is flushed first (unless opts.flush == false) and the cell's own
+-- launches, n at a time, warm it for opts.settle_ms (gemv_bench.SETTLE_MS)
+-- before the first timing, so every timing starts from the same L2 state. Without it,
 -- on an H200, a small L2-resident f16 cell ran 2.6 us after a large dense
 -- GEMV (134 MB read) but 4.2-4.3 us, for hundreds of launches, after a
 -- quantized one (71 MB) or after a flush: its time depended on what ran
@@ -84,11 +89,10 @@ function Cell:time(iters, opts)
   local ok, d = pcall(function()
     if not armed then add_runners(rs, self.dev, opts.launches or self.launches, count, opts) end
     if opts.flush ~= false then self.dev:flush_l2() end
+    -- warmed once, by the first runner: the runners follow each other
+    timing.settle(rs[1]:fn(), n, opts.settle_ms or gemv_bench.SETTLE_MS)
     local ds = {}
-    for i, r in ipairs(rs) do
-      -- the warm-up once, by the first: the runners follow each other
-      ds[i] = timing.two_point_median(r:fn(), n, reps, { warmup = i == 1 and n or nil })
-    end
+    for i, r in ipairs(rs) do ds[i] = timing.two_point_median(r:fn(), n, reps) end
     return timing.fastest_of(ds)
   end)
   if not armed then close_all(rs) end

@@ -128,6 +128,26 @@ function timing.median_of(measure, reps)
   return d
 end
 
+-- settle(run, n, ms) -> runs
+-- run(n), untimed, until the times it returns add up to at least ms (once at
+-- least); returns how many runs that took. Why by time: a count of launches
+-- is microseconds for a small cell, and on an H200 the state an earlier
+-- cell leaves can outlast that (a q6_k 1024 x 1024 cell ran 3.36 us alone but
+-- 3.43-3.51 us for some 30 ms after the q6_k lm head, L2 flush or not).
+function timing.settle(run, n, ms)
+  if type(run) ~= "function" then error("timing.settle: run must be a function", 2) end
+  n = check_count(n, "n", "timing.settle")
+  if type(ms) ~= "number" or ms ~= ms or ms < 0 or ms == math.huge then
+    error(("timing.settle: ms must be a finite number >= 0, got %s"):format(tostring(ms)), 2)
+  end
+  local spent, runs = 0, 0
+  repeat
+    spent = spent + check_ms(run(n), ("run(%d)"):format(n))
+    runs = runs + 1
+  until spent >= ms
+  return runs
+end
+
 -- fastest_of(ds) -> details
 -- ds: one details table per runner (two_point_median's, d.ms nil when
 -- "noise"), the same launches through batches built apart. Returns the

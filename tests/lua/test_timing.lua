@@ -77,6 +77,17 @@ t.test("two_point_median: one warm-up, then reps two-point timings, the median",
   t.eq(calls, { 128, 256, 128, 256 }, "no warm-up unless asked")
 end)
 
+t.test("settle: untimed runs of n until their times reach ms, at least one", function()
+  local counts = {}
+  local function run(c) counts[#counts + 1] = c; return 7.0 end
+  t.eq(timing.settle(run, 16, 50), 8, "8 x 7 ms >= 50 ms")
+  t.eq(counts, { 16, 16, 16, 16, 16, 16, 16, 16 })
+  t.eq(timing.settle(run, 4, 0), 1, "once at least")
+  t.eq(timing.settle(run, 4, 14), 2, "exactly the target is enough")
+  t.errors(function() timing.settle(run, 4, -1) end, "ms must be a finite number >= 0, got -1", true)
+  t.errors(function() timing.settle(function() return -2 end, 4, 1) end, "run(4) returned -2, not a time in ms", true)
+end)
+
 t.test("fastest_of: the resolved runner with the smallest time, every runner's time kept", function()
   local a, b, c = { ms = 3.0, n = 1 }, { ms = 2.5, n = 2 }, { ms = 4.0, n = 3 }
   local d = timing.fastest_of({ a, b, c })
