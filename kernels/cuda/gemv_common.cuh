@@ -14,6 +14,13 @@
 
 #define GB_HD __host__ __device__ __forceinline__
 
+// BULK=1: the scalar path stages the weights with Hopper bulk copies
+// (gb_stage_tile_bulk) instead of lanes' 16-byte cp.async (the default, 0).
+#ifndef BULK
+#define BULK 0
+#endif
+#define GB_BULK (BULK != 0)
+
 typedef unsigned int gb_u32;
 typedef unsigned long long gb_u64;
 
@@ -600,7 +607,7 @@ template <class F, int R, int S, int NWARP, int KS, int P>
 struct GbQuantSmem {
     enum : unsigned long long {
         BASE = (gb_u64)NWARP * KS * (S * (R / P) * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * (R / P) * GbTile<F>::PREP_ROW : 0)) +
-               (KS > 1 ? 4 * NWARP * KS * R : 0),
+               (KS > 1 ? 4 * NWARP * KS * R : 0) + (GB_BULK ? 8 * NWARP * KS * S : 0),
         X = (gb_u64)NWARP * KS * GbXSlots<S, P>::N * GB_XSLOT,
         LIMIT = 48 * 1024,
     };
@@ -633,6 +640,29 @@ GB_HD void gb_stage_tile(Ctx& ctx, const unsigned char* Wb, const gb_u32* off, g
                 ctx.copy16(&slot[r][lo + 512 * it], src + 512 * it, a16 + lo + 512 * it < re);
         }
     }
+}
+
+// BULK=1: the same words of tile t of the R rows, each row's with one bulk
+// copy (cp.async.bulk, Hopper) by lane 0, all completing on the unit's
+// mbarrier `bar` (ctx.bulk_*): one instruction per row instead of one per
+// 16 bytes and lane. The sizes are whole 16-byte words, as above.
+#pragma nv_exec_check_disable
+template <class F, int R, class Ctx>
+GB_HD void gb_stage_tile_bulk(Ctx& ctx, const unsigned char* Wb, const gb_u32* off, gb_u32 t, gb_u32 tb,
+                              unsigned char (*slot)[GbTile<F>::SLOT], gb_u32 bar)
+{
+    if (ctx.lane != 0) return; // (a host emulation's ctx.lane is 0: it copies the warp's share)
+    gb_u32 a16[R], bytes[R], total = 0;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const gb_u32 rs = off[r] + t * (gb_u32)GbTile<F>::BYTES;
+        a16[r] = rs & ~15u;
+        bytes[r] = ((rs + tb + 15) & ~15u) - a16[r];
+        total += bytes[r];
+    }
+    ctx.bulk_expect(bar, total);
+#pragma unroll
+    for (int r = 0; r < R; r++) ctx.copy_bulk(slot[r], Wb + a16[r], bytes[r], bar);
 }
 
 // The prep step of tile t: pair (row r, block b), numbered u = r * BLOCKS + b,
@@ -675,7 +705,7 @@ GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F>::SLOT], gb_u32
 // part has landed; and the last decode, which no copy overlaps, is 1/P of a
 // tile. x is converted once per tile and shared by its P parts.
 #pragma nv_exec_check_disable
-template <class F, int R, int S, int KS, int P, bool XSM, class Ctx>
+template <class F, int R, int S, int KS, int P, bool XSM, bool BLK, class Ctx>
 GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const float* x, gb_u32 m,
                          gb_u32 k, gb_u32 row0, gb_u32 slice,
                          unsigned char (*slots)[R / P][GbTile<F>::SLOT], float* prep,
@@ -716,12 +746,15 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
     // Starts the copies of part `part` of the slice's tile j (nothing past the
     // slice's last tile) into `slot`, and commits them as one group (empty
     // groups keep the count uniform when there are fewer units).
-    auto stage_unit = [&](gb_u32 j, int part, unsigned char (*slot)[GbTile<F>::SLOT]) {
+    auto stage_unit = [&](gb_u32 j, int part, gb_u32 sidx) {
         if (part == 0) stage_x(j + 1);
         if (j < n) {
             const gb_u32 t = slice + j * KS;
             const gb_u32 left = row_bytes - t * TB;
-            gb_stage_tile<F, RP>(ctx, Wb, off + part * RP, t, left < TB ? left : TB, slot);
+            if constexpr (BLK)
+                gb_stage_tile_bulk<F, RP>(ctx, Wb, off + part * RP, t, left < TB ? left : TB, slots[sidx], sidx);
+            else
+                gb_stage_tile<F, RP>(ctx, Wb, off + part * RP, t, left < TB ? left : TB, slots[sidx]);
         }
         ctx.commit();
     };
@@ -739,7 +772,7 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
     // the slice's tile s / P, both known at compile time).
     stage_x(0); // committed with the first unit
 #pragma unroll
-    for (int s = 0; s < S - 1; s++) stage_unit((gb_u32)(s / P), s % P, slots[s]);
+    for (int s = 0; s < S - 1; s++) stage_unit((gb_u32)(s / P), s % P, (gb_u32)s);
     GbXRaw xr; // no XSM: x a tile ahead
     if constexpr (F::XQI && !XSM)
         if (n > 0 && F::active(lane, k - slice * GB_TILE)) fetch_x(0, xr);
@@ -755,7 +788,7 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             // end of that unit guarantees every lane is done reading it) with
             // unit u + S - 1: part (p + S - 1) % P of the slice's tile
             // i + (p + S - 1) / P.
-            stage_unit(i + (gb_u32)((p + S - 1) / P), (p + S - 1) % P, slots[(u + S - 1) % S]);
+            stage_unit(i + (gb_u32)((p + S - 1) / P), (p + S - 1) % P, (u + S - 1) % S);
             if (p == 0) {
                 // x first: it does not need the tile, so its conversion
                 // overlaps the copies still in flight (but for tile 0, whose
@@ -780,6 +813,7 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
                 }
             }
             ctx.template wait<S - 1>(); // this lane's copies of unit u have landed
+            if constexpr (BLK) ctx.bulk_wait(slot, (u / S) & 1); // the bulk copies: slot's (u / S)-th use
             ctx.sync();                 // ... and so have every other lane's
 #ifdef GB_STAGING_ONLY
             // Diagnostic build (tools/gemv_diag.lua GB_STAGING_ONLY): the copy pipeline
@@ -876,12 +910,55 @@ __device__ __forceinline__ void gb_cp_async_wait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-// The GPU context: this lane's copies as cp.async into shared memory.
+// Hopper bulk copies (BULK=1): global -> shared, completing on an mbarrier
+// whose phase also counts the bytes expected (expect_tx). A slot read by
+// ordinary loads is refilled by the async proxy only after a proxy fence.
+__device__ __forceinline__ void gb_mbar_init(gb_u32 bar, gb_u32 count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void gb_mbar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+__device__ __forceinline__ void gb_mbar_expect(gb_u32 bar, gb_u32 bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void gb_bulk_copy(gb_u32 dst, const void* src, gb_u32 bytes, gb_u32 bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+}
+__device__ __forceinline__ void gb_mbar_wait(gb_u32 bar, gb_u32 parity)
+{
+    gb_u32 done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+__device__ __forceinline__ void gb_fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+// The GPU context: this lane's copies as cp.async into shared memory (BULK:
+// lane 0's bulk copies, on the warp's mbarriers `bars`, one per slot).
 struct GbWarpCtx {
     enum { LANES = 1 };
     gb_u32 lane;
     gb_u32 smem_u32;             // shared-window address of smem_ptr
     const unsigned char* smem_ptr;
+    gb_u32 bars = 0;             // shared-window address of the mbarriers (BULK)
+    __device__ __forceinline__ void bulk_expect(gb_u32 slot, gb_u32 bytes)
+    {
+        gb_fence_proxy_async(); // the lanes' reads of the slot's last unit come first
+        gb_mbar_expect(bars + 8 * slot, bytes);
+    }
+    __device__ __forceinline__ void copy_bulk(unsigned char* dst, const unsigned char* src, gb_u32 bytes, gb_u32 slot)
+    {
+        gb_bulk_copy(smem_u32 + (gb_u32)(dst - smem_ptr), src, bytes, bars + 8 * slot);
+    }
+    __device__ __forceinline__ void bulk_wait(gb_u32 slot, gb_u32 parity) { gb_mbar_wait(bars + 8 * slot, parity); }
     __device__ __forceinline__ void copy16(unsigned char* dst, const unsigned char* src, bool pred)
     {
         gb_cp_async16(smem_u32 + (gb_u32)(dst - smem_ptr), src, pred);
@@ -919,6 +996,8 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
     __shared__ __align__(16) float prep[NWARP * KS][(R / P) * GbTile<F>::PREP_ROW];
     // (without XSM a 16-byte stand-in, never used)
     __shared__ __align__(16) unsigned char xslots[XSM ? NWARP * KS * XS : 1][XSM ? (int)GB_XSLOT : 16];
+    // BULK: one mbarrier per slot (gb_stage_tile_bulk)
+    __shared__ __align__(8) unsigned long long bars[GB_BULK ? NWARP * KS : 1][GB_BULK ? S : 1];
     const gb_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     gb_u32 group, slice;
     gb_ksplit_warp<KS>(warp, group, slice);
@@ -934,7 +1013,16 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
         for (int r = 0; r < R; r++) acc[r] = 0.0f;
         GbWarpCtx ctx{lane, (gb_u32)__cvta_generic_to_shared(&slots[warp][0][0][0]),
                       &slots[warp][0][0][0]};
-        gb_quant_warp<F, R, S, KS, P, XSM>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp],
+        if constexpr (GB_BULK) {
+            ctx.bars = (gb_u32)__cvta_generic_to_shared(&bars[warp][0]);
+            if (lane == 0) {
+#pragma unroll
+                for (int i = 0; i < S; i++) gb_mbar_init(ctx.bars + 8 * i, 1);
+                gb_mbar_init_fence();
+            }
+            __syncwarp();
+        }
+        gb_quant_warp<F, R, S, KS, P, XSM, GB_BULK>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp],
                                            XSM ? reinterpret_cast<unsigned char(*)[GB_XSLOT]>(xslots[warp * XS]) : nullptr, acc);
 #pragma unroll
         for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);

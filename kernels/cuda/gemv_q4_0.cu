@@ -1,4 +1,5 @@
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1
 // gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2
 // gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1
 // gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=2

@@ -56,6 +56,13 @@
 -- q8_0 (37 KiB a block) a second wave; more stages, more parts, 8, 12, 18,
 -- 20, 24 or 32 rows all measured slower.
 --
+-- Quantized kernels also take BULK (scalar path only; 0 or 1): 1 stages each
+-- row's words of a unit with one Hopper bulk copy (cp.async.bulk by lane 0,
+-- completing on the slot's mbarrier) instead of every lane's 16-byte
+-- cp.async. Measured on the H200 at 14336x5120, rotated: q6_k 69.4 -> 72.6 %
+-- of the read ceiling, but q4_k 72.4 -> 63.1 %, q5_k 73.6 -> 69.0 %, q4_0
+-- 73.6 -> 71.9 %, q8_0 80.6 -> 80.0 %: so q6_k's default only.
+--
 -- The quantized kernels copy whole 16-byte words, so the weight buffer must be
 -- the weight bytes rounded up to 16 at least (gemv.buffer_bytes is that plus 16).
 
@@ -76,18 +83,18 @@ end
 M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
 M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
-M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
-M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4 })
-M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
-M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
-M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2 })
+M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0 })
+M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, BULK = 0 })
+M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0 })
+M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0 })
+M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 1 })
 
 -- A spec for fmt with some defines changed (e.g. {ROWS = 4, STAGES = 3}), with
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in
 -- this table, so gemv.spec keeps returning the defaults.
 local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true, MMA = true, XQ = true, SUBN = true, KSPLIT = true,
-  PARTS = true }
-local SWITCH = { MMA = true, XQ = true, SUBN = true } -- 0 or 1
+  PARTS = true, BULK = true }
+local SWITCH = { MMA = true, XQ = true, SUBN = true, BULK = true } -- 0 or 1
 function M.variant(fmt, changes)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
   if type(base) ~= "table" then
@@ -116,6 +123,7 @@ function M.variant(fmt, changes)
   if changes.MMA == 1 then
     if changes.ROWS == nil then d.ROWS = 16 end
     if changes.PARTS == nil and d.PARTS then d.PARTS = 1 end
+    if changes.BULK == nil and d.BULK then d.BULK = 0 end
   end
   if d.MMA == 1 and d.ROWS ~= 16 then
     error(("gemv_cuda.variant: %s with MMA=1 computes 16 rows per warp (ROWS=%d given; MMA=0 for the scalar path)")
@@ -131,6 +139,9 @@ function M.variant(fmt, changes)
   if d.MMA == 1 and d.PARTS ~= 1 then
     error(("gemv_cuda.variant: %s with MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1 (PARTS=%d given; MMA=0 for the scalar path)")
       :format(fmt, d.PARTS), 2)
+  end
+  if d.MMA == 1 and d.BULK == 1 then
+    error(("gemv_cuda.variant: %s BULK=1 (bulk copies) is for the scalar path: it needs MMA=0"):format(fmt), 2)
   end
   if d.PARTS and d.ROWS % d.PARTS ~= 0 then
     error(("gemv_cuda.variant: %s PARTS=%d does not divide ROWS=%d (a part is ROWS / PARTS rows of a tile)")

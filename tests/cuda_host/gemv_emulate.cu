@@ -120,6 +120,28 @@ struct HostCtx {
     void commit() {}
     template <int N> void wait() {}
     void sync() {}
+    // BULK: a bulk copy lands at once; what the mbarrier would enforce is
+    // checked instead: a slot's expected bytes equal the bytes copied to it
+    // before each wait, and the waits on a slot alternate parity from 0.
+    enum { MAX_SLOTS = 16 };
+    gb_u32 expected[MAX_SLOTS] = {}, copied[MAX_SLOTS] = {}, waits[MAX_SLOTS] = {};
+    void bulk_expect(gb_u32 slot, gb_u32 bytes) {
+        if (slot >= MAX_SLOTS) { failures++; fprintf(stderr, "FAIL bulk slot %u\n", slot); return; }
+        expected[slot] += bytes;
+    }
+    void copy_bulk(unsigned char* dst, const unsigned char* src, gb_u32 bytes, gb_u32 slot) {
+        if (slot >= MAX_SLOTS) { failures++; fprintf(stderr, "FAIL bulk slot %u\n", slot); return; }
+        if (src < wlo || src + bytes > whi) { failures++; fprintf(stderr, "FAIL bulk src out of the weights (%td + %u)\n", src - wlo, bytes); return; }
+        if (dst < slo || dst + bytes > shi) { failures++; fprintf(stderr, "FAIL bulk dst out of slots (%td + %u of %td)\n", dst - slo, bytes, shi - slo); return; }
+        if (((uintptr_t)src & 15) || ((uintptr_t)(dst - slo) & 15) || (bytes & 15) || !bytes) { failures++; fprintf(stderr, "FAIL misaligned bulk copy\n"); return; }
+        memcpy(dst, src, bytes); copied[slot] += bytes; copies++;
+    }
+    void bulk_wait(gb_u32 slot, gb_u32 parity) {
+        if (slot >= MAX_SLOTS) { failures++; fprintf(stderr, "FAIL bulk slot %u\n", slot); return; }
+        if (expected[slot] == 0 || expected[slot] != copied[slot]) { failures++; fprintf(stderr, "FAIL bulk wait on slot %u: %u bytes expected, %u copied\n", slot, expected[slot], copied[slot]); }
+        if (parity != (waits[slot] & 1)) { failures++; fprintf(stderr, "FAIL bulk wait on slot %u with parity %u at its use %u\n", slot, parity, waits[slot]); }
+        expected[slot] = copied[slot] = 0; waits[slot]++;
+    }
 };
 
 // ------------------------------------------------------------ tensor-core path
@@ -231,7 +253,7 @@ static constexpr size_t quant_xslot_bytes() { return (size_t)GbXSlots<S, P>::N *
 
 // One warp of the quantized kernel body (slice `slice` of its row group),
 // every lane: the warp's partial sums of rows row0 .. row0+R-1.
-template <class F, int R, int S, int KS, int P, bool XSM>
+template <class F, int R, int S, int KS, int P, bool XSM, bool B>
 static void emu_quant_warp(const unsigned char* W, size_t wbuf_bytes, const float* x, gb_u32 m, gb_u32 k,
                            gb_u32 row0, gb_u32 slice, unsigned char* sp, float* sums) {
     typedef unsigned char SlotRow[GbTile<F>::SLOT];
@@ -244,7 +266,7 @@ static void emu_quant_warp(const unsigned char* W, size_t wbuf_bytes, const floa
         float acc[R];
         for (int r = 0; r < R; r++) acc[r] = 0.0f;
         std::vector<float> prep((size_t)(R / P) * GbTile<F>::PREP_ROW + 4, NAN); // poisoned
-        gb_quant_warp<F, R, S, KS, P, XSM>(ctx, lane, W, x, m, k, row0, slice, (SlotRow(*)[R / P])sp, prep.data(),
+        gb_quant_warp<F, R, S, KS, P, XSM, B>(ctx, lane, W, x, m, k, row0, slice, (SlotRow(*)[R / P])sp, prep.data(),
                                       (unsigned char(*)[GB_XSLOT])(sp + slots_bytes), acc);
         // summed in lane order, not gb_warp_sum's butterfly: within the tolerance either way
         for (int r = 0; r < R; r++) sums[r] += acc[r];
@@ -258,7 +280,7 @@ static void emu_quant_warp(const unsigned char* W, size_t wbuf_bytes, const floa
 // every warp has (the block barrier), slice 0's lanes read them back through
 // gb_ksplit_sum and write y. The array is poisoned with NaN per block, so a
 // slice that does not write, or a sum that reads a wrong slot, fails.
-template <class F, int R, int S, int NW, int KS, int P>
+template <class F, int R, int S, int NW, int KS, int P, bool B>
 static void emu_quant(const unsigned char* W, size_t wbuf_bytes, const float* x, gb_u32 m, gb_u32 k, float* y) {
     const size_t slots_bytes = (size_t)S * (R / P) * GbTile<F>::SLOT + quant_xslot_bytes<S, P>();
     std::vector<unsigned char> slots_mem(slots_bytes + 64 + 16);
@@ -275,7 +297,7 @@ static void emu_quant(const unsigned char* W, size_t wbuf_bytes, const float* x,
             if (row0 >= m) continue; // no rows: the kernel skips the work (and, KS = 1, returns)
             float sums[R];
             // x through shared memory exactly when the kernel would (GbQuantSmem)
-            emu_quant_warp<F, R, S, KS, P, GbQuantSmem<F, R, S, NW, KS, P>::XSM>(W, wbuf_bytes, x, m, k, row0, slice, sp, sums);
+            emu_quant_warp<F, R, S, KS, P, GbQuantSmem<F, R, S, NW, KS, P>::XSM, B>(W, wbuf_bytes, x, m, k, row0, slice, sp, sums);
             if constexpr (KS == 1) { // the kernel writes straight from the warp
                 for (int r = 0; r < R; r++) if (row0 + r < m) y[row0 + r] = sums[r];
             } else {
@@ -313,8 +335,8 @@ static void emu_dense(const unsigned char* W, const float* x, gb_u32 m, gb_u32 k
 
 typedef void (*runner)(const unsigned char*, size_t, const float*, gb_u32, gb_u32, float*);
 
-template <class F, int R, int S, int NW = 1, int KS = 1, int P = 1>
-static void run_quant(const unsigned char* W, size_t nb, const float* x, gb_u32 m, gb_u32 k, float* y) { emu_quant<F, R, S, NW, KS, P>(W, nb, x, m, k, y); }
+template <class F, int R, int S, int NW = 1, int KS = 1, int P = 1, bool B = false>
+static void run_quant(const unsigned char* W, size_t nb, const float* x, gb_u32 m, gb_u32 k, float* y) { emu_quant<F, R, S, NW, KS, P, B>(W, nb, x, m, k, y); }
 template <class F, int NW, int S>
 static void run_mma(const unsigned char* W, size_t nb, const float* x, gb_u32 m, gb_u32 k, float* y) { emu_mma<F, NW, S>(W, nb, x, m, k, y); }
 template <class D, int R, int U>
@@ -447,6 +469,7 @@ static double sparse_q4_0(runner fn, gb_u32 m, gb_u32 k) {
 #define QV(F, fmt, R, S) Variant{fmt, #F " R=" #R " S=" #S, run_quant<F, R, S>}
 #define KV(F, fmt, R, S, NW, KS) Variant{fmt, #F " R=" #R " S=" #S " W=" #NW " KSPLIT=" #KS, run_quant<F, R, S, NW, KS>}
 #define PV(F, fmt, R, S, NW, KS, P) Variant{fmt, #F " R=" #R " S=" #S " W=" #NW " KSPLIT=" #KS " PARTS=" #P, run_quant<F, R, S, NW, KS, P>}
+#define BV(F, fmt, R, S, NW, KS, P) Variant{fmt, #F " BULK R=" #R " S=" #S " W=" #NW " KSPLIT=" #KS " PARTS=" #P, run_quant<F, R, S, NW, KS, P, true>}
 #define MV(F, fmt, NW, S) Variant{fmt, #F " NW=" #NW " S=" #S, run_mma<F, NW, S>}
 #define DV(D, fmt, R, U) Variant{fmt, #D " R=" #R " U=" #U, run_dense<D, R, U>}
 
@@ -467,6 +490,10 @@ int main() {
         QV(GbQ4KI, "q4_k", 3, 3), QV(GbQ4KI, "q4_k", 8, 2), QV(GbQ5KI, "q5_k", 16, 2), QV(GbQ5KI, "q5_k", 1, 4),
         QV(GbQ6KI, "q6_k", 16, 2), QV(GbQ6KI, "q6_k", 5, 3),
         QV(GbQ4_0I, "q4_0", 16, 2), QV(GbQ8_0I, "q8_0", 8, 2), QV(GbQ4KI, "q4_k", 16, 2), QV(GbQ5KI, "q5_k", 8, 2), QV(GbQ6KI, "q6_k", 8, 2),
+        // bulk copies (BULK=1): the default geometries, deeper rings, whole tiles, split-K
+        BV(GbQ4_0I, "q4_0", 14, 2, 1, 1, 2), BV(GbQ8_0I, "q8_0", 16, 2, 1, 1, 4), BV(GbQ4KI, "q4_k", 14, 2, 1, 1, 2),
+        BV(GbQ5KI, "q5_k", 14, 2, 1, 1, 2), BV(GbQ6KI, "q6_k", 14, 2, 1, 1, 2), BV(GbQ6KI, "q6_k", 8, 3, 1, 1, 1),
+        BV(GbQ4KI, "q4_k", 16, 4, 1, 1, 2), BV(GbQ6KI, "q6_k", 16, 1, 1, 2, 4), BV(GbQ4K, "q4_k", 8, 2, 1, 1, 1),
     };
     printf("decode exactness (one-hot x)\n");
     for (const Variant& v : defaults) {

@@ -70,7 +70,7 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   local v = specs.variant("q4_k", { ROWS = 2, WARPS = 4, STAGES = 3 })
   t.eq(v.block, { 128, 1, 1 })
   t.eq(v.rows_per_group, 8)
-  t.eq(v.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1, PARTS = 2 })
+  t.eq(v.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1, PARTS = 2, BULK = 0 })
   t.eq(v.file, specs.q4_k.file)
   t.eq(specs.q4_k.defines.ROWS, 14, "the default is unchanged")
   for _, fmt in ipairs { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" } do
@@ -93,11 +93,19 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   t.errors(function() specs.variant("f32", { WARPS = 33 }) end,
     "gemv_cuda.variant: WARPS=33 is more than a block's 1024 threads", true)
   t.errors(function() specs.variant("q6_k", 3) end, "changes must be a table of defines, got number", true)
+  -- bulk copies: the scalar path's switch, on by default for q6_k only (measured per format)
+  t.eq({ specs.q6_k.defines.BULK, specs.q4_k.defines.BULK, specs.q4_0.defines.BULK }, { 1, 0, 0 })
+  t.eq(specs.variant("q4_k", { BULK = 1 }).defines.BULK, 1)
+  t.eq(specs.variant("q6_k", { MMA = 1, XQ = 0 }).defines.BULK, 0, "the tensor-core path turns it off unless asked")
+  t.errors(function() specs.variant("q6_k", { BULK = 2 }) end, "gemv_cuda.variant: BULK=2 is not 0 or 1", true)
+  t.errors(function() specs.variant("q6_k", { MMA = 1, XQ = 0, BULK = 1 }) end,
+    "gemv_cuda.variant: q6_k BULK=1 (bulk copies) is for the scalar path: it needs MMA=0", true)
+  t.errors(function() specs.variant("f16", { BULK = 1 }) end, "gemv_cuda.variant: f16 has no define BULK", true)
   -- split-K: KSPLIT warps per row group; block grows, rows_per_group does not
   local sk = specs.variant("q4_k", { ROWS = 4, WARPS = 2, KSPLIT = 5, STAGES = 1 })
   t.eq(sk.block, { 320, 1, 1 })
   t.eq(sk.rows_per_group, 8)
-  t.eq(sk.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 4, WARPS = 2, STAGES = 1, KSPLIT = 5, PARTS = 2 })
+  t.eq(sk.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 4, WARPS = 2, STAGES = 1, KSPLIT = 5, PARTS = 2, BULK = 0 })
   t.eq(specs.variant("q4_0", { ROWS = 8, WARPS = 1, KSPLIT = 3 }).block, { 96, 1, 1 })
   t.errors(function() specs.variant("q4_0", { MMA = 1, XQ = 0, KSPLIT = 2 }) end,
     "gemv_cuda.variant: q4_0 with MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1 (KSPLIT=2 given", true)
