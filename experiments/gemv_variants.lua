@@ -110,14 +110,20 @@ end
 
 local table_cells = {}
 for _, fmt in ipairs(opts.kernels) do
-  local base = specs[fmt]
-  for _, changes in ipairs(combinations()) do
+  -- the shape's own default (gemv.spec with the shape: a backend may pick a
+  -- variant that measured faster there), and the variants over it
+  local base = gemv.spec(dev.backend, fmt, opts.m, opts.k)
+  local shape = specs.shape_changes and specs.shape_changes(fmt, opts.m, opts.k) or {}
+  for _, grid_changes in ipairs(combinations()) do
     local is_default = true
-    for name, v in pairs(changes) do
+    local changes = {}
+    for name, v in pairs(shape) do changes[name] = v end
+    for name, v in pairs(grid_changes) do
       if base.defines[name] == nil then
         options.fail(("--grid: the %s %s kernel has no define %s"):format(dev.backend, fmt, name))
       end
       if base.defines[name] ~= v then is_default = false end
+      changes[name] = v
     end
     table_cells[#table_cells + 1] = { label = fmt .. " " .. describe(changes), fmt = fmt,
                                       changes = changes, default = is_default }

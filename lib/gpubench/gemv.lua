@@ -99,8 +99,10 @@ function gemv.buffer_bytes(fmt, m, k)
   return (bytes + 15) // 16 * 16 + SLACK
 end
 
--- The launch geometry of fmt on a backend ("cuda", "vulkan").
-function gemv.spec(backend, fmt)
+-- The launch geometry of fmt on a backend ("cuda", "vulkan"). With a shape
+-- (m and k), the one the backend picks for it (its for_shape, where it has
+-- one: a variant that measured faster at such shapes), else the default.
+function gemv.spec(backend, fmt, m, k)
   if type(backend) ~= "string" then
     error(("gemv.spec: backend must be a string, got %s"):format(type(backend)), 2)
   end
@@ -113,6 +115,7 @@ function gemv.spec(backend, fmt)
   if not s then
     error(("gemv.spec: backend %s has no %s GEMV kernel"):format(backend, fmt), 2)
   end
+  if m ~= nil and k ~= nil and specs.for_shape then return specs.for_shape(fmt, m, k) end
   return s
 end
 
@@ -169,8 +172,8 @@ end
 -- the format and sizes in the message rather than as an out-of-bounds read.
 function gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k, spec)
   format_of(fmt, "launch_args", 3)
-  spec = spec or gemv.spec(dev.backend, fmt)
-  m, k = check_shape(fmt, m, k, spec, "launch_args")
+  m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt), "launch_args")
+  spec = spec or gemv.spec(dev.backend, fmt, m, k)
   local need = gemv.buffer_bytes(fmt, m, k)
   if spec.max_weight_bytes and need > spec.max_weight_bytes then
     error(("gemv.launch_args: %s m=%d k=%d needs a %d-byte weight buffer, more than the %d "
@@ -225,8 +228,8 @@ end
 -- numbers and as the raw f32 string (what ref.check_rows takes).
 function gemv.run(dev, fmt, weights, m, k, x, spec)
   format_of(fmt, "run", 3)
-  spec = spec or gemv.spec(dev.backend, fmt)
-  m, k = check_shape(fmt, m, k, spec, "run")
+  m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt), "run")
+  spec = spec or gemv.spec(dev.backend, fmt, m, k)
   if type(weights) ~= "string" then
     error(("gemv.run: weights must be a string of %s blocks, got %s"):format(fmt, type(weights)), 2)
   end

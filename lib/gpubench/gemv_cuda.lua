@@ -61,7 +61,11 @@
 -- completing on the slot's mbarrier) instead of every lane's 16-byte
 -- cp.async. Measured on the H200 at 14336x5120, rotated: q6_k 69.4 -> 72.6 %
 -- of the read ceiling, but q4_k 72.4 -> 63.1 %, q5_k 73.6 -> 69.0 %, q4_0
--- 73.6 -> 71.9 %, q8_0 80.6 -> 80.0 %: so q6_k's default only.
+-- 73.6 -> 71.9 %, q8_0 80.6 -> 80.0 %; and on every LFM2 shape (k = 1024 or
+-- 2816: one to three tiles a warp, so each unit's copy latency shows) every
+-- format ran 12-54 % slower, q6_k 12-30 %. So BULK is 0 in the table and
+-- for_shape picks BULK=1 for q6_k at k >= 4096 only (measured at 5120; not
+-- between 2816 and 5120).
 --
 -- The quantized kernels copy whole 16-byte words, so the weight buffer must be
 -- the weight bytes rounded up to 16 at least (gemv.buffer_bytes is that plus 16).
@@ -87,7 +91,7 @@ M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES 
 M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, BULK = 0 })
 M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0 })
 M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0 })
-M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 1 })
+M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0 })
 
 -- A spec for fmt with some defines changed (e.g. {ROWS = 4, STAGES = 3}), with
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in
@@ -160,6 +164,42 @@ function M.variant(fmt, changes)
     error(("gemv_cuda.variant: WARPS=%d is more than a block's 1024 threads"):format(d.WARPS), 2)
   end
   return make(fmt, d)
+end
+
+-- Variants that measured faster than a format's default at some shapes
+-- (above): the first rule whose min_k k reaches applies.
+local SHAPE_RULES = {
+  q6_k = { { min_k = 4096, changes = { BULK = 1 } } },
+}
+local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by spec
+
+local function rule_for(fmt, k, who)
+  if type(fmt) ~= "string" or type(rawget(M, fmt)) ~= "table" then
+    error(("gemv_cuda.%s: unknown format %s"):format(who, tostring(fmt)), 3)
+  end
+  if math.type(k) ~= "integer" then error(("gemv_cuda.%s: k must be an integer, got %s"):format(who, tostring(k)), 3) end
+  for i, rule in ipairs(SHAPE_RULES[fmt] or {}) do
+    if k >= rule.min_k then return rule, i end
+  end
+end
+
+-- shape_changes(fmt, m, k) -> the defines a rule changes for that shape (a
+-- fresh table; empty when none applies): a sweep's base (gemv_variants).
+function M.shape_changes(fmt, m, k)
+  local rule = rule_for(fmt, k, "shape_changes")
+  local c = {}
+  for name, v in pairs(rule and rule.changes or {}) do c[name] = v end
+  return c
+end
+
+-- for_shape(fmt, m, k) -> the spec gemv uses for that shape by default (the
+-- table's entry unless a rule picks a variant).
+function M.for_shape(fmt, m, k)
+  local rule, i = rule_for(fmt, k, "for_shape")
+  if not rule then return M[fmt] end
+  local key = fmt .. "#" .. i
+  shaped[key] = shaped[key] or M.variant(fmt, rule.changes)
+  return shaped[key]
 end
 
 return M

@@ -54,6 +54,24 @@ t.test("the first gpubench-compile line of each kernel repeats the table's defau
   end
 end)
 
+-- for_shape: q6_k with bulk copies at k >= 4096 (measured faster at 14336 x
+-- 5120, slower at every LFM2 shape, k = 1024 and 2816); the table elsewhere.
+t.test("for_shape: the variant a shape measured faster with, one spec table per rule; gemv.spec with a shape", function()
+  local big = specs.for_shape("q6_k", 14336, 5120)
+  t.eq(big.defines.BULK, 1)
+  t.eq(big.defines.ROWS, specs.q6_k.defines.ROWS, "only BULK changes")
+  t.truthy(specs.for_shape("q6_k", 7, 4096) == big, "the same table again (the compiled-kernel cache's key)")
+  t.truthy(specs.for_shape("q6_k", 14336, 2816) == specs.q6_k, "k = 2816: the table's entry")
+  t.truthy(specs.for_shape("q6_k", 65536, 1024) == specs.q6_k)
+  t.truthy(specs.for_shape("q4_k", 14336, 5120) == specs.q4_k, "no rule for q4_k")
+  t.eq(specs.shape_changes("q6_k", 1, 8192), { BULK = 1 })
+  t.eq(specs.shape_changes("q6_k", 1, 1024), {})
+  t.truthy(gemv.spec("cuda", "q6_k", 14336, 5120) == big, "gemv.spec with a shape asks for_shape")
+  t.truthy(gemv.spec("cuda", "q6_k") == specs.q6_k, "... and without one gives the table")
+  t.errors(function() specs.for_shape("q3_k", 1, 256) end, "gemv_cuda.for_shape: unknown format q3_k", true)
+  t.errors(function() specs.for_shape("q6_k", 1, 256.5) end, "gemv_cuda.for_shape: k must be an integer, got 256.5", true)
+end)
+
 t.test("a kernel compiled without its geometry defines is refused, naming the table", function()
   local gpu = t.gpu
   if not gpu or not gpu.compile then t.skip("no gpu module") end
@@ -93,8 +111,8 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   t.errors(function() specs.variant("f32", { WARPS = 33 }) end,
     "gemv_cuda.variant: WARPS=33 is more than a block's 1024 threads", true)
   t.errors(function() specs.variant("q6_k", 3) end, "changes must be a table of defines, got number", true)
-  -- bulk copies: the scalar path's switch, on by default for q6_k only (measured per format)
-  t.eq({ specs.q6_k.defines.BULK, specs.q4_k.defines.BULK, specs.q4_0.defines.BULK }, { 1, 0, 0 })
+  -- bulk copies: the scalar path's switch, off in the table (for_shape turns it on where it measured faster)
+  t.eq({ specs.q6_k.defines.BULK, specs.q4_k.defines.BULK, specs.q4_0.defines.BULK }, { 0, 0, 0 })
   t.eq(specs.variant("q4_k", { BULK = 1 }).defines.BULK, 1)
   t.eq(specs.variant("q6_k", { MMA = 1, XQ = 0 }).defines.BULK, 0, "the tensor-core path turns it off unless asked")
   t.errors(function() specs.variant("q6_k", { BULK = 2 }) end, "gemv_cuda.variant: BULK=2 is not 0 or 1", true)
