@@ -179,19 +179,12 @@ local ok, err = pcall(function()
       gemv_bench.REPEATS))
   sink:note("* GB/s = weight bytes / time (1 GB = 1e9 B); every kernel matched the FP64 oracle "
     .. ("(per row |y - y_ref| <= %g sum|w x|) on these weights before timing"):format(gemv_bench.TOL))
-  -- Cells whose shape runs another variant of the kernel than the table's
-  -- default (gemv.spec with the shape: one that measured faster there), and
-  -- the defines it changes: the table says which kernel each number is.
+  -- the table says which kernel each number is
   for _, cell in ipairs(table_cells) do
-    local default, used = gemv.spec(dev.backend, cell.fmt), gemv.spec(dev.backend, cell.fmt, cell.m, cell.k)
-    if used ~= default then
-      local diff = {}
-      for name, v in pairs(used.defines) do
-        if default.defines[name] ~= v then diff[#diff + 1] = ("%s=%s"):format(name, tostring(v)) end
-      end
-      table.sort(diff)
+    local changed = gemv.shape_variant(dev.backend, cell.fmt, cell.m, cell.k)
+    if changed then
       sink:note(("* %s: the kernel with %s, the variant this shape measured faster with (gemv_%s.for_shape)")
-        :format(cell.label, table.concat(diff, ","), dev.backend))
+        :format(cell.label, changed, dev.backend))
     end
   end
   sink:note(opts.rotate and "* fits: DRAM xN = launches cycle through N weight copies totalling >= 4x L2"

@@ -119,6 +119,23 @@ function gemv.spec(backend, fmt, m, k)
   return s
 end
 
+-- shape_variant(backend, fmt, m, k) -> "NAME=v,..." (sorted) when the shape
+-- runs another variant of the kernel than the default (gemv.spec with the
+-- shape), naming the defines it changes; nil when it runs the default.
+function gemv.shape_variant(backend, fmt, m, k)
+  local default, used = gemv.spec(backend, fmt), gemv.spec(backend, fmt, m, k)
+  if used == default then return nil end
+  local diff = {}
+  for name, v in pairs(used.defines) do
+    if default.defines[name] ~= v then diff[#diff + 1] = ("%s=%s"):format(name, tostring(v)) end
+  end
+  for name in pairs(default.defines) do
+    if used.defines[name] == nil then diff[#diff + 1] = name .. "=(unset)" end
+  end
+  table.sort(diff)
+  return table.concat(diff, ",")
+end
+
 -- Workgroups for m rows: the spec's grid function, else ceil(m / rows_per_group).
 function gemv.grid(spec, m, k)
   if type(spec.grid) == "function" then return spec.grid(m, k) end
