@@ -603,11 +603,11 @@ struct GbXSlots {
 // Static shared memory of a block of gb_gemv_quant (NWARP row groups of KS
 // warps): BASE without the x slots; XSM when the x slots (XQ formats) fit
 // with it in the 48 KiB, in which case x goes through shared memory.
-template <class F, int R, int S, int NWARP, int KS, int P>
+template <class F, int R, int S, int NWARP, int KS, int P, bool BLK>
 struct GbQuantSmem {
     enum : unsigned long long {
         BASE = (gb_u64)NWARP * KS * (S * (R / P) * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * (R / P) * GbTile<F>::PREP_ROW : 0)) +
-               (KS > 1 ? 4 * NWARP * KS * R : 0) + (GB_BULK ? 8 * NWARP * KS * S : 0),
+               (KS > 1 ? 4 * NWARP * KS * R : 0) + (BLK ? 8 * NWARP * KS * S : 0), // BLK: the mbarriers
         X = (gb_u64)NWARP * KS * GbXSlots<S, P>::N * GB_XSLOT,
         LIMIT = 48 * 1024,
     };
@@ -744,8 +744,10 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
         }
     };
     // Starts the copies of part `part` of the slice's tile j (nothing past the
-    // slice's last tile) into `slot`, and commits them as one group (empty
-    // groups keep the count uniform when there are fewer units).
+    // slice's last tile) into slot `sidx`, and commits them as one group
+    // (empty groups keep the count uniform when there are fewer units; with
+    // BLK the weights' bulk copies complete on the slot's mbarrier instead,
+    // and the group holds the x copies only).
     auto stage_unit = [&](gb_u32 j, int part, gb_u32 sidx) {
         if (part == 0) stage_x(j + 1);
         if (j < n) {
@@ -987,7 +989,7 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
     static_assert(S >= 2 || (S == 1 && KS > 1), "STAGES must be at least 2 (1 only with KSPLIT > 1)");
     // (prep is counted only where used: the compiler drops the unused array)
     static_assert(P >= 1 && R % P == 0, "PARTS must divide ROWS");
-    typedef GbQuantSmem<F, R, S, NWARP, KS, P> Smem;
+    typedef GbQuantSmem<F, R, S, NWARP, KS, P, GB_BULK> Smem;
     constexpr bool XSM = Smem::XSM;
     constexpr int XS = XSM ? (int)GbXSlots<S, P>::N : 1; // x tiles (gb_quant_warp); 1: unused
     static_assert(Smem::BASE <= Smem::LIMIT,

@@ -43,6 +43,23 @@ gemv_bench.SETTLE_MS = 50
 local Cell = {}
 Cell.__index = Cell
 
+-- The runners a timing with these options submits through (graph replay
+-- unless opts.graph == false), made into rs (so that a failure part-way
+-- leaves the ones made to close), and the key that says whether armed ones fit.
+local function add_runners(rs, dev, launches, count, opts)
+  for i = 1, count do
+    rs[i] = timing.runner(dev, launches, { clock = opts.clock, graph = opts.graph ~= false })
+  end
+end
+
+local function close_all(rs)
+  for _, r in ipairs(rs) do r:close() end
+end
+
+local function runner_key(n, count, opts)
+  return ("%d|%d|%s|%s"):format(n, count, tostring(opts.clock or "device"), tostring(opts.graph ~= false))
+end
+
 -- Times launches (default: the cell's own) as gemv_table does: through
 -- opts.runners runners (gemv_bench.RUNNERS; graph replay unless opts.graph
 -- == false; opts.clock as timing.runner), two-point with n = max(iters,
@@ -62,23 +79,6 @@ Cell.__index = Cell
 -- before, and forward and reversed tables disagreed by up to 2x. With the
 -- flush every order measures the flushed state (the slower one); the cause
 -- inside the L2 is not known (docs/results/h200-gemv.md).
--- The runners a timing with these options submits through (graph replay
--- unless opts.graph == false), made into rs (so that a failure part-way
--- leaves the ones made to close), and the key that says whether armed ones fit.
-local function add_runners(rs, dev, launches, count, opts)
-  for i = 1, count do
-    rs[i] = timing.runner(dev, launches, { clock = opts.clock, graph = opts.graph ~= false })
-  end
-end
-
-local function close_all(rs)
-  for _, r in ipairs(rs) do r:close() end
-end
-
-local function runner_key(n, count, opts)
-  return ("%d|%d|%s|%s"):format(n, count, tostring(opts.clock or "device"), tostring(opts.graph ~= false))
-end
-
 function Cell:time(iters, opts)
   opts = opts or {}
   local n = math.max(iters, self.copies)

@@ -91,6 +91,26 @@ function timing.two_point(run, n, opts)
   end
 end
 
+-- The noise rule median_of and fastest_of share. ds: two_point details
+-- (d.ms nil when "noise"); label(i) names the i-th in an error. Returns
+-- choose(resolved ones) when more than half resolved, else the last noise
+-- one; either with d[field] = every one's ms in order (false for noise).
+local function by_majority(ds, label, choose, field)
+  local resolved, all, last_noise = {}, {}, nil
+  for i, d in ipairs(ds) do
+    if d.ms then
+      check_ms(d.ms, label(i))
+      resolved[#resolved + 1] = d
+    else
+      last_noise = d
+    end
+    all[i] = d.ms or false
+  end
+  local d = 2 * #resolved > #ds and choose(resolved) or last_noise
+  d[field] = all
+  return d
+end
+
 -- median_of(measure, reps) -> details
 -- Runs measure() reps times; each returns a two_point details table (d.ms nil
 -- when "noise"). Returns the details of the median resolved measurement (the
@@ -103,29 +123,18 @@ end
 function timing.median_of(measure, reps)
   if type(measure) ~= "function" then error("timing.median_of: measure must be a function", 2) end
   reps = check_count(reps, "reps", "timing.median_of")
-  local resolved, repeats, last_noise = {}, {}, nil
+  local ds = {}
   for i = 1, reps do
     local d = measure()
     if type(d) ~= "table" then
       error(("timing.median_of: measure returned %s, not two_point details"):format(type(d)), 2)
     end
-    if d.ms then
-      check_ms(d.ms, "measure()")
-      resolved[#resolved + 1] = d
-    else
-      last_noise = d
-    end
-    repeats[i] = d.ms or false
+    ds[i] = d
   end
-  local d
-  if 2 * #resolved > reps then
+  return by_majority(ds, function() return "measure()" end, function(resolved)
     table.sort(resolved, function(a, b) return a.ms < b.ms end)
-    d = resolved[(#resolved + 1) // 2]
-  else
-    d = last_noise
-  end
-  d.repeats = repeats
-  return d
+    return resolved[(#resolved + 1) // 2]
+  end, "repeats")
 end
 
 -- settle(run, n, ms) -> runs
@@ -161,23 +170,16 @@ function timing.fastest_of(ds)
   if type(ds) ~= "table" or #ds == 0 then
     error("timing.fastest_of: a non-empty list of two_point details is required", 2)
   end
-  local best, last_noise, runners, resolved = nil, nil, {}, 0
   for i, d in ipairs(ds) do
     if type(d) ~= "table" then
       error(("timing.fastest_of: runner %d's result is a %s, not two_point details"):format(i, type(d)), 2)
     end
-    if d.ms then
-      check_ms(d.ms, "runner " .. i)
-      resolved = resolved + 1
-      if not best or d.ms < best.ms then best = d end
-    else
-      last_noise = d
-    end
-    runners[i] = d.ms or false
   end
-  local d = 2 * resolved > #ds and best or last_noise
-  d.runners = runners
-  return d
+  return by_majority(ds, function(i) return "runner " .. i end, function(resolved)
+    local best = resolved[1]
+    for _, d in ipairs(resolved) do if d.ms < best.ms then best = d end end
+    return best
+  end, "runners")
 end
 
 -- two_point_median(run, n, reps [, opts]) -> details

@@ -125,19 +125,24 @@ struct HostCtx {
     // before each wait, and the waits on a slot alternate parity from 0.
     enum { MAX_SLOTS = 16 };
     gb_u32 expected[MAX_SLOTS] = {}, copied[MAX_SLOTS] = {}, waits[MAX_SLOTS] = {};
+    bool bad_slot(gb_u32 slot) {
+        if (slot < MAX_SLOTS) return false;
+        failures++; fprintf(stderr, "FAIL bulk slot %u\n", slot);
+        return true;
+    }
     void bulk_expect(gb_u32 slot, gb_u32 bytes) {
-        if (slot >= MAX_SLOTS) { failures++; fprintf(stderr, "FAIL bulk slot %u\n", slot); return; }
+        if (bad_slot(slot)) return;
         expected[slot] += bytes;
     }
     void copy_bulk(unsigned char* dst, const unsigned char* src, gb_u32 bytes, gb_u32 slot) {
-        if (slot >= MAX_SLOTS) { failures++; fprintf(stderr, "FAIL bulk slot %u\n", slot); return; }
+        if (bad_slot(slot)) return;
         if (src < wlo || src + bytes > whi) { failures++; fprintf(stderr, "FAIL bulk src out of the weights (%td + %u)\n", src - wlo, bytes); return; }
         if (dst < slo || dst + bytes > shi) { failures++; fprintf(stderr, "FAIL bulk dst out of slots (%td + %u of %td)\n", dst - slo, bytes, shi - slo); return; }
         if (((uintptr_t)src & 15) || ((uintptr_t)(dst - slo) & 15) || (bytes & 15) || !bytes) { failures++; fprintf(stderr, "FAIL misaligned bulk copy\n"); return; }
         memcpy(dst, src, bytes); copied[slot] += bytes; copies++;
     }
     void bulk_wait(gb_u32 slot, gb_u32 parity) {
-        if (slot >= MAX_SLOTS) { failures++; fprintf(stderr, "FAIL bulk slot %u\n", slot); return; }
+        if (bad_slot(slot)) return;
         if (expected[slot] == 0 || expected[slot] != copied[slot]) { failures++; fprintf(stderr, "FAIL bulk wait on slot %u: %u bytes expected, %u copied\n", slot, expected[slot], copied[slot]); }
         if (parity != (waits[slot] & 1)) { failures++; fprintf(stderr, "FAIL bulk wait on slot %u with parity %u at its use %u\n", slot, parity, waits[slot]); }
         expected[slot] = copied[slot] = 0; waits[slot]++;
@@ -297,7 +302,7 @@ static void emu_quant(const unsigned char* W, size_t wbuf_bytes, const float* x,
             if (row0 >= m) continue; // no rows: the kernel skips the work (and, KS = 1, returns)
             float sums[R];
             // x through shared memory exactly when the kernel would (GbQuantSmem)
-            emu_quant_warp<F, R, S, KS, P, GbQuantSmem<F, R, S, NW, KS, P>::XSM, B>(W, wbuf_bytes, x, m, k, row0, slice, sp, sums);
+            emu_quant_warp<F, R, S, KS, P, GbQuantSmem<F, R, S, NW, KS, P, B>::XSM, B>(W, wbuf_bytes, x, m, k, row0, slice, sp, sums);
             if constexpr (KS == 1) { // the kernel writes straight from the warp
                 for (int r = 0; r < R; r++) if (row0 + r < m) y[row0 + r] = sums[r];
             } else {
