@@ -1,5 +1,5 @@
 /* require "gpubench.ref": the weight formats' geometry, random valid blocks,
- * reference dequantization and the FP64 GEMV oracle (host/formats.c,
+ * reference dequantization and the FP64 GEMV oracle (host/ref/formats.c,
  * host/ref_*.c). Every bulk loop runs here in C: Lua passes whole strings
  * (little-endian f32 or block bytes) and gets whole strings or tables back.
  *

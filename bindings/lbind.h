@@ -5,7 +5,7 @@
  * function serves :free(), __gc and __close and sets the pointer to NULL, so a
  * later use raises "use of a released gpu.buffer" instead of touching freed
  * memory. The C objects keep their device alive by reference count
- * (host/backend.c), so Lua may finalize them in any order. */
+ * (host/core/backend.c), so Lua may finalize them in any order. */
 #ifndef GPUBENCH_LBIND_H
 #define GPUBENCH_LBIND_H
 

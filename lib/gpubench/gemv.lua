@@ -22,7 +22,7 @@
 
 local gemv = {}
 
--- Block geometry comes from the one format table (host/formats.c, through
+-- Block geometry comes from the one format table (host/ref/formats.c, through
 -- gpubench.ref); k must also be a multiple of 8 for the dense formats, whose
 -- kernels read 16-byte words.
 local ref = require "gpubench.ref"

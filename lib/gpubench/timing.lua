@@ -296,7 +296,7 @@ end
 
 -- ------------------------------------------------------------ device runners
 
--- Most launches one batch cycles through (GB_MAX_LAUNCHES in host/backend.h).
+-- Most launches one batch cycles through (GB_MAX_LAUNCHES in host/core/backend.h).
 local has_gpu, gpu_module = pcall(require, "gpu")
 timing.MAX_LAUNCHES = has_gpu and gpu_module.max_launches or 4096
 

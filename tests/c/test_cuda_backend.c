@@ -1,5 +1,5 @@
 /* The CUDA backend end to end on a real GPU, through the same wrappers the Lua
- * bindings use (host/backend.c): device info, transfers, fills, copies,
+ * bindings use (host/core/backend.c): device info, transfers, fills, copies,
  * kernels compiled at run time (and their disk cache), every argument kind,
  * launches in 1-D and 3-D geometry, batches and CUDA graphs, timers, the
  * profiler range, the L2 flush, error messages, release order and the

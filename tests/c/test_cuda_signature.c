@@ -1,4 +1,4 @@
-/* Parameter kinds read from CUDA kernel source (host/cuda_signature.c):
+/* Parameter kinds read from CUDA kernel source (host/cuda/signature.c):
  * realistic signatures with comments, __launch_bounds__, macros, line breaks,
  * and the exact messages of every error. Needs no GPU and no CUDA library. */
 #include <stdio.h>
@@ -37,7 +37,7 @@ static void expect_ok(const char *what, const char *code, const char *entry,
     gb_err_clear(&e);
 }
 
-/* Expects failure with exactly `msg`, followed by the " [host/cuda_signature.c:N]"
+/* Expects failure with exactly `msg`, followed by the " [host/cuda/signature.c:N]"
  * that every gb_err carries. */
 static void expect_error(const char *what, const char *label, const char *code, const char *entry,
                          const gb_define *defs, int ndefs, const char *msg) {
@@ -50,9 +50,9 @@ static void expect_error(const char *what, const char *label, const char *code, 
         const char *got = e.msg ? e.msg : "";
         int line = 0;
         int same = strncmp(got, msg, n) == 0 &&
-                   sscanf(got + n, " [host/cuda_signature.c:%d]", &line) == 1 && line > 0 &&
+                   sscanf(got + n, " [host/cuda/signature.c:%d]", &line) == 1 && line > 0 &&
                    got[strlen(got) - 1] == ']';
-        CHECK(same, "%s:\n  got      '%s'\n  expected '%s [host/cuda_signature.c:N]'", what, got, msg);
+        CHECK(same, "%s:\n  got      '%s'\n  expected '%s [host/cuda/signature.c:N]'", what, got, msg);
     }
     gb_err_clear(&e);
 }

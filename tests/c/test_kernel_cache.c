@@ -1,4 +1,4 @@
-/* The kernel cache key (host/kernel_cache.c) must change whenever a file the
+/* The kernel cache key (host/core/kernel_cache.c) must change whenever a file the
  * compiler reads changes: the source, and every header it includes, whether
  * with #include "..." or #include <...> (both compilers search the include
  * directories for <...>: NVRTC through -I, shaderc as a standard include).

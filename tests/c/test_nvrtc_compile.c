@@ -15,7 +15,7 @@
  * entry=   comma-separated entries, each compiled with this line's defines
  * defines= comma-separated NAME=VALUE (or NAME alone, which defines it as 1)
  * params=  explicit parameter kinds, for a kernel whose signature cannot be
- *          read from its source (see host/cuda_signature.h)
+ *          read from its source (see host/cuda/cuda_signature.h)
  * Only the leading comment block is read (it ends at the first line that does
  * not start with //); an unknown key fails the test.
  *

@@ -1,4 +1,4 @@
-/* SPIR-V reflection (host/spirv_reflect.c) on shaders compiled by shaderc:
+/* SPIR-V reflection (host/vulkan/spirv_reflect.c) on shaders compiled by shaderc:
  * argument kinds and order, push offsets, workgroup sizes (fixed and
  * specialization constants), the errors for what a launch could not bind,
  * malformed modules, and the explicit-parameter consistency check.

@@ -9,11 +9,11 @@ NVCC=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/c
 if [ -z "$NVCC" ]; then echo "skipped: no nvcc"; exit 77; fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for c in formats ref_blocks ref_dequant ref_gemv random; do
-  gcc -O2 -c -Ihost "host/$c.c" -o "$tmp/$c.o" || exit 1
+for c in ref/formats ref/blocks ref/dequant ref/gemv core/random; do
+  gcc -O2 -c -Ihost/ref -Ihost/core "host/$c.c" -o "$tmp/$(basename $c).o" || exit 1
 done
 for subn in 1 0; do
-  "$NVCC" -O2 -Xcompiler -fno-strict-aliasing -std=c++17 -arch=sm_90 -DSUBN=$subn -Ihost -Ikernels/cuda -o "$tmp/emu$subn" \
+  "$NVCC" -O2 -Xcompiler -fno-strict-aliasing -std=c++17 -arch=sm_90 -DSUBN=$subn -Ihost/ref -Ihost/core -Ikernels/cuda -o "$tmp/emu$subn" \
     tests/cuda_host/gemv_emulate.cu "$tmp"/*.o || exit 1
 done
 "$tmp/emu1" || exit 1

@@ -66,7 +66,7 @@ extern "C" {
 }
 
 
-// The reference code reports errors through gb_fail_at (host/backend.c, which
+// The reference code reports errors through gb_fail_at (host/core/backend.c, which
 // would pull in the backends): a minimal version that prints.
 extern "C" int gb_fail_at(gb_err* e, const char* file, int line, const char* fmt, ...)
 {

@@ -3,8 +3,8 @@
  * Each entry says how many elements a block holds (QK), how many bytes it
  * takes, how a row of K weights is laid out, and which byte fields the block
  * is made of. The field list is what makes the table self-describing: the
- * random block generator (ref_blocks.c) fills fields by kind, so a new format
- * needs only a new entry here and a dequantizer in ref_dequant.c.
+ * random block generator (blocks.c) fills fields by kind, so a new format
+ * needs only a new entry here and a dequantizer in dequant.c.
  *
  * Two layouts exist in FORMATS.md. The GGML block formats store a row as K/QK
  * consecutive self-contained blocks. The planar group formats (Q4G64_F16S and

@@ -2,7 +2,7 @@
  *
  * Descriptor sets: a launch allocates its set from descriptor pools owned by
  * the stream segment it is recorded in, and the pools are reset wholesale when
- * that segment's fence signals (vulkan_stream.c). VK_KHR_push_descriptor would
+ * that segment's fence signals (stream.c). VK_KHR_push_descriptor would
  * save the allocation, but its set layouts cannot back allocated sets, and
  * batches need allocated sets (recorded once, replayed many times); one layout
  * and one pipeline per kernel serve both paths this way, on every driver.

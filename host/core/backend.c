@@ -1,6 +1,7 @@
 /* The backend wrappers: everything the bindings call, and everything that can
- * be checked or done without a GPU API (ranges, argument kinds, object
- * lifetimes, live-object counters, the L2 flush, the host clock). */
+ * be checked or done without a GPU API (the backend registry, ranges,
+ * argument kinds, object lifetimes, live-object counters, the L2 flush, the
+ * host clock). */
 #define _POSIX_C_SOURCE 200809L
 #include "backend.h"
 
@@ -65,16 +66,29 @@ size_t gb_kind_size(gb_kind k) { return (k == GB_ARG_BUFFER || k == GB_ARG_U64) 
 
 /* --------------------------------------------------------------- backends */
 
-static const gb_backend_ops *const backends[] = {&gb_cuda_backend, &gb_vulkan_backend};
+/* The registry: the executable registers the backends it links (host/cli),
+ * so this library depends on no GPU API and a test links only what it uses. */
+enum { GB_MAX_BACKENDS = 8 };
+static const gb_backend_ops *backends[GB_MAX_BACKENDS];
+static int nbackends;
 
-int gb_backend_count(void) { return (int)(sizeof backends / sizeof backends[0]); }
+int gb_backend_register(const gb_backend_ops *ops) {
+    if (!ops || !ops->name) return -1;
+    for (int i = 0; i < nbackends; i++)
+        if (backends[i] == ops || strcmp(backends[i]->name, ops->name) == 0) return 0;
+    if (nbackends == GB_MAX_BACKENDS) return -1;
+    backends[nbackends++] = ops;
+    return 0;
+}
+
+int gb_backend_count(void) { return nbackends; }
 
 const gb_backend_ops *gb_backend_at(int i) {
-    return (i >= 0 && i < gb_backend_count()) ? backends[i] : NULL;
+    return (i >= 0 && i < nbackends) ? backends[i] : NULL;
 }
 
 const gb_backend_ops *gb_backend_find(const char *name) {
-    for (int i = 0; i < gb_backend_count(); i++)
+    for (int i = 0; i < nbackends; i++)
         if (strcmp(backends[i]->name, name) == 0) return backends[i];
     return NULL;
 }
@@ -99,16 +113,18 @@ static void device_unref(gb_device *d) {
 static void enrich_from_cuda(gb_device_info *info) {
     if (!info->has_uuid || strcmp(info->backend, "cuda") == 0) return;
     if (info->l2_bytes && info->sm_count && info->spec_gbs > 0) return;
+    const gb_backend_ops *cuda = gb_backend_find("cuda");
+    if (!cuda) return;
     gb_err e = {0};
     int count = 0;
-    if (gb_cuda_backend.probe(&count, &e) != 0) {
+    if (cuda->probe(&count, &e) != 0) {
         gb_err_clear(&e);
         return;
     }
     for (int i = 0; i < count; i++) {
         gb_device_info ci;
         memset(&ci, 0, sizeof ci);
-        if (gb_cuda_backend.device_info(i, &ci, &e) != 0) {
+        if (cuda->device_info(i, &ci, &e) != 0) {
             gb_err_clear(&e);
             continue;
         }

@@ -1,5 +1,5 @@
 /* What the CUDA backend keeps behind each object's impl pointer, and the ops
- * each cuda_*.c file contributes to gb_cuda_backend (cuda_backend.c). */
+ * each .c file of host/cuda contributes to gb_cuda_backend (backend.c). */
 #ifndef GPUBENCH_CUDA_INTERNAL_H
 #define GPUBENCH_CUDA_INTERNAL_H
 
@@ -33,7 +33,7 @@ int gb_cuda_current(gb_device *d, gb_err *e);
 static inline cuda_dev *cuda_dev_of(const gb_device *d) { return (cuda_dev *)d->impl; }
 static inline CUdeviceptr cuda_ptr_of(const gb_buffer *b) { return ((cuda_buf *)b->impl)->ptr; }
 
-/* cuda_device.c */
+/* device.c */
 int gb_cuda_probe(int *count, gb_err *e);
 int gb_cuda_device_info(int index, gb_device_info *out, gb_err *e);
 int gb_cuda_open(gb_device *d, int index, gb_err *e);
@@ -41,7 +41,7 @@ void gb_cuda_close(gb_device *d);
 int gb_cuda_sync(gb_device *d, gb_err *e);
 int gb_cuda_profiler_range(gb_device *d, const char *name, int begin, gb_err *e);
 
-/* cuda_memory.c */
+/* memory.c */
 int gb_cuda_buffer_alloc(gb_buffer *b, gb_err *e);
 void gb_cuda_buffer_free(gb_buffer *b);
 int gb_cuda_upload(gb_buffer *b, uint64_t off, const void *src, uint64_t n, gb_err *e);
@@ -50,19 +50,19 @@ int gb_cuda_fill32(gb_buffer *b, uint64_t off, uint64_t n, uint32_t pattern, gb_
 int gb_cuda_copy(gb_buffer *dst, uint64_t doff, gb_buffer *src, uint64_t soff, uint64_t n,
                  gb_err *e);
 
-/* cuda_kernel.c */
+/* kernel.c */
 int gb_cuda_kernel_load(gb_device *d, const gb_kernel_source *src, gb_kernel *k, gb_err *e);
 void gb_cuda_kernel_free(gb_kernel *k);
 int gb_cuda_compile_only(const gb_kernel_source *src, const char *target, gb_kind *params,
                          int *nparams, char **log, gb_err *e);
 
-/* cuda_launch.c */
+/* launch.c */
 int gb_cuda_launch(const gb_launch *l, gb_err *e);
 int gb_cuda_batch_prepare(gb_batch *b, gb_err *e);
 int gb_cuda_batch_submit(gb_batch *b, gb_err *e);
 void gb_cuda_batch_free(gb_batch *b);
 
-/* cuda_timer.c */
+/* timer.c */
 int gb_cuda_timer_create(gb_timer *t, gb_err *e);
 int gb_cuda_timer_record(gb_timer *t, int which, gb_err *e);
 int gb_cuda_timer_elapsed_ms(gb_timer *t, double *ms, gb_err *e);

@@ -1,7 +1,7 @@
 /* The FP64 GEMV oracle and the per-row check a GPU result is judged by.
  *
  * y[i] = sum_j w_ij * x_j is accumulated in double from the reference f32
- * weights (ref_dequant.c), so it is exact to double rounding and independent
+ * weights (dequant.c), so it is exact to double rounding and independent
  * of any kernel's summation order. absdot[i] = sum_j |w_ij * x_j| is the scale
  * a row's error is measured against: a GPU's fp32 accumulation error grows with
  * it, not with |y|, which cancellation can make arbitrarily small. */

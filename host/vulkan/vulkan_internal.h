@@ -1,15 +1,17 @@
-/* State shared by the Vulkan backend's files (host/vulkan_*.c).
+/* State shared by the Vulkan backend's files (host/vulkan/*.c).
  *
  * Files and their jobs:
- *   vulkan_loader.c  dlopen of the loader, the process-wide instance, VkResult names
- *   vulkan_device.c  device info, open/close (features, queue, command pool)
- *   vulkan_stream.c  the in-order stream: open command buffer, barriers,
+ *   loader.c         dlopen of the loader, the process-wide instance, VkResult names
+ *   device.c         device info, open/close (features, queue, command pool)
+ *   stream.c         the in-order stream: open command buffer, barriers,
  *                    submission, fences, descriptor pools, deferred destruction
- *   vulkan_memory.c  buffers, staging upload/download, fill, copy
- *   vulkan_kernel.c  GLSL compile + reflection, pipelines (with workgroup-size variants)
- *   vulkan_launch.c  launches and batches (pre-recorded command buffers)
- *   vulkan_timer.c   timestamp timers and debug-utils profiler ranges
- *   vulkan_backend.c the gb_backend_ops table */
+ *   memory.c         buffers, staging upload/download, fill, copy
+ *   kernel.c         GLSL compile + reflection, pipelines (with workgroup-size variants)
+ *   launch.c         launches and batches (pre-recorded command buffers)
+ *   timer.c          timestamp timers and debug-utils profiler ranges
+ *   backend.c        the gb_backend_ops table
+ *   glsl_compile.c   GLSL -> SPIR-V through shaderc (and the disk cache)
+ *   spirv_reflect.c  kernel parameters read from the SPIR-V */
 #ifndef GPUBENCH_VULKAN_INTERNAL_H
 #define GPUBENCH_VULKAN_INTERNAL_H
 
@@ -96,7 +98,7 @@ struct vk_device {
     int feat_int8, feat_float16, feat_sb8, feat_sb16, feat_pc8, feat_pc16;
     VkCommandPool cmd_pool;
 
-    /* the stream (vulkan_stream.c) */
+    /* the stream (stream.c) */
     vk_segment *open;                   /* recording, not yet submitted */
     vk_segment *inflight, *inflight_tail; /* submitted, oldest first */
     int ninflight;
@@ -108,7 +110,7 @@ struct vk_device {
     vk_deferred *deferred;
     int ndeferred, cap_deferred;
 
-    /* host-visible staging for upload/download (vulkan_memory.c) */
+    /* host-visible staging for upload/download (memory.c) */
     VkBuffer staging;
     VkDeviceMemory staging_mem;
     void *staging_map;

@@ -1,4 +1,4 @@
-/* gb_cuda_backend: the CUDA ops table. The work lives in the other cuda_*.c
+/* gb_cuda_backend: the CUDA ops table. The work lives in the other .c
  * files, one job each (api loading, devices, memory, compile, kernels,
  * launches, timers). */
 #include "cuda_internal.h"

@@ -1,5 +1,5 @@
 /* The Vulkan entry points gpubench uses, as X-macro lists. Nothing links
- * libvulkan: vulkan_loader.c dlopens it and fills tables from these lists
+ * libvulkan: loader.c dlopens it and fills tables from these lists
  * through vkGetInstanceProcAddr / vkGetDeviceProcAddr. */
 #ifndef GPUBENCH_VULKAN_FNS_H
 #define GPUBENCH_VULKAN_FNS_H

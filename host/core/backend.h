@@ -2,7 +2,7 @@
  *
  * A backend is a table of C functions (gb_backend_ops). The bindings never call
  * a backend directly: they call the gb_* wrappers declared at the end of this
- * header (host/backend.c), which check what can be checked without the API
+ * header (host/core/backend.c), which check what can be checked without the API
  * (released objects, ranges, launch argument kinds), keep the live-object
  * counters the leak checks read, and then call the backend. So a new backend is
  * one new file that fills in gb_backend_ops, and CUDA and Vulkan look the same
@@ -235,14 +235,18 @@ struct gb_backend_ops {
     int (*sync)(gb_device *d, gb_err *e);
 };
 
-/* The compiled-in backends, in order of preference for "best available". */
+/* The backends host/cuda and host/vulkan define. This library does not link
+ * them: a program registers those it links, in order of preference for "best
+ * available" (host/cli registers CUDA, then Vulkan). Registering a backend
+ * twice is a no-op; returns -1 only when the registry is full. */
 extern const gb_backend_ops gb_cuda_backend;
 extern const gb_backend_ops gb_vulkan_backend;
+int gb_backend_register(const gb_backend_ops *ops);
 int gb_backend_count(void);
 const gb_backend_ops *gb_backend_at(int i);
 const gb_backend_ops *gb_backend_find(const char *name); /* NULL if not compiled in */
 
-/* ------------------------------------------------- wrappers (host/backend.c)
+/* ------------------------------------------------- wrappers (host/core/backend.c)
  * The bindings use these, never the ops directly. */
 
 /* Live object counts, for leak checks: [0] devices, [1] buffers, [2] kernels,

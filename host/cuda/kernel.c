@@ -1,6 +1,6 @@
-/* CUDA kernels: compile (cuda_compile.c), load the CUBIN, find the entry, and
+/* CUDA kernels: compile (compile.c), load the CUBIN, find the entry, and
  * settle the parameter kinds: explicit ones, or read from the source
- * (cuda_signature.c), cross-checked against the compiled kernel where the
+ * (signature.c), cross-checked against the compiled kernel where the
  * driver can tell parameter sizes. */
 #define _POSIX_C_SOURCE 200809L
 #include "cuda_internal.h"

@@ -180,7 +180,7 @@ int gb_cuda_load_nvrtc(gb_err *e) {
         return remember_failure(&nvrtc_state, e);
     }
     if (NVRTC(e, Version, (&gb_nvrtc_major, &gb_nvrtc_minor))) return remember_failure(&nvrtc_state, e);
-    /* Where NVRTC lives tells where its toolkit's headers are (cuda_compile.c). */
+    /* Where NVRTC lives tells where its toolkit's headers are (compile.c). */
     Dl_info info;
     if (dladdr((void *)gb_nvrtc.Version, &info) && info.dli_fname)
         snprintf(gb_nvrtc_path, sizeof gb_nvrtc_path, "%s", info.dli_fname);

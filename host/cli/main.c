@@ -819,6 +819,9 @@ done:
 }
 
 int main(int argc, char **argv) {
+    /* The backends this executable links, in order of preference. */
+    gb_backend_register(&gb_cuda_backend);
+    gb_backend_register(&gb_vulkan_backend);
     cli c;
     memset(&c, 0, sizeof c);
     c.argc = argc;
