@@ -6,20 +6,18 @@
 --   ITERS=400 gpubench experiments/bandwidth.lua --csv bw.csv --json bw.jsonl
 --
 -- GB/s = (bytes read + bytes written) per launch / time per launch, 1 GB =
--- 1e9 bytes. Time per launch is two-point: (t(2n) - t(n)) / n with both
--- points one submission each, so the fixed submit/sync cost cancels; a cell
--- whose t(2n) < 1.2 t(n) prints "noise" (raise --iters). The whole table
--- runs twice and only the second round is reported. This script is the
--- worked example of docs/WRITING_EXPERIMENTS.md.
+-- 1e9 bytes. A launch's time is timed by gpubench.bench (two-point, flush,
+-- settle, runners: the footer names the method). The whole table runs twice
+-- and only the second round is reported.
 
 local gpu = require "gpu"
 local options = require "gpubench.options"
-local timing = require "gpubench.timing"
 local ceilings = require "gpubench.ceilings"
 local cells = require "gpubench.cells"
 local report = require "gpubench.report"
 local validate = require "gpubench.validate"
 local kernels = require "gpubench.kernels"
+local bench = require "gpubench.bench"
 
 -- 1. Options, all checked before any device work (exit status 2 on a bad one).
 local opts, meta = options.parse({
@@ -40,6 +38,7 @@ local opts, meta = options.parse({
       help = "Launches n at the first timing point (the second runs 2n)." },
     { "clock", type = "enum", choices = { "device", "host" }, default = "device",
       help = "Time each submission with device timestamps or the host clock." },
+    options.submit_option("stream"),
     { "peak_gbs", type = "float", env = "PEAK_GBS",
       help = "Spec bandwidth in GB/s (default: from the device info)." },
     { "read_gbs", type = "float", help = "Read ceiling in GB/s (default: measured once, cached)." },
@@ -47,7 +46,7 @@ local opts, meta = options.parse({
   }, options.table_options()),
 }, arg)
 
--- 2. The device, the kernels and the ceilings.
+-- 2. The device, the kernels, the ceilings and the buffers.
 local dev = gpu.open { backend = opts.backend, index = opts.device }
 local sizes = opts.sizes
   or (dev.device_type == "cpu" and { 1 << 20, 4 << 20, 16 << 20 } or { 1 << 20, 16 << 20, 256 << 20, 1 << 30 })
@@ -60,6 +59,7 @@ end
 
 local ceil = ceilings.get(dev, { spec_gbs = opts.peak_gbs, read_gbs = opts.read_gbs,
                                  refresh = opts.refresh_ceiling })
+local timing_opts = { clock = opts.clock, graph = opts.submit == "graph" }
 
 local k = { copy = kernels.load(dev, "copy"), read = kernels.load(dev, "read") }
 local GRID, BLOCK = kernels.grid(dev), 256
@@ -82,9 +82,8 @@ do
   if dst:download(0, n) ~= src:download(0, n) then
     error("bandwidth: the copy kernel's output differs from its input", 0)
   end
-  -- read: over all-zero data (whose fold is 0 in both backends' kernels)
-  -- with a nonzero sentinel it must write nothing -- a kernel that wrote
-  -- would not measure pure reads.
+  -- read: over all-zero data (whose fold is 0) with a nonzero sentinel it
+  -- must write nothing -- a kernel that wrote would not measure pure reads.
   src:fill("\0")
   out:fill("\xff")
   k.read:launch(GRID, BLOCK, src, out, max_size // 16, SENTINEL)
@@ -94,7 +93,7 @@ do
 end
 src:fill("\0"); dst:fill("\0"); out:fill("\0")
 
--- 3. The table: one cell per kernel and size.
+-- 3. The table: one cell per kernel and size, each a bench cell of one launch.
 local table_cells = {}
 for _, name in ipairs(opts.kernels) do
   for _, size in ipairs(sizes) do
@@ -102,28 +101,24 @@ for _, name in ipairs(opts.kernels) do
   end
 end
 
-local function measure(cell, ctx)
+local function prepare(cell)
   local n16 = cell.size // 16
-  local launch, moved, working_set
-  if cell.kernel == "copy" then
-    launch = { k.copy, GRID, BLOCK, src, dst, n16 }
-    moved, working_set = 2 * cell.size, 2 * cell.size   -- read src + write dst
-  else
-    launch = { k.read, GRID, BLOCK, src, out, n16, SENTINEL }
-    moved, working_set = cell.size, cell.size
-  end
-  local iters = opts.iters * ctx.scale
-  local r <close> = timing.runner(dev, { launch }, { clock = opts.clock })
-  -- two_point returns ms, details or nil, "noise", details: take the details.
-  local d = select(-1, timing.two_point(r:fn(), iters))
-  local ms = d.ms
-  local gbs = ceilings.gbs(moved, ms)
+  local copy = cell.kernel == "copy"
+  local launch = copy and { k.copy, GRID, BLOCK, src, dst, n16 } or { k.read, GRID, BLOCK, src, out, n16, SENTINEL }
+  local c = bench.cell(dev, { launches = { launch }, working_set = copy and 2 * cell.size or cell.size })
+  c.moved = copy and 2 * cell.size or cell.size -- read src (+ write dst)
+  return c
+end
+
+local function measure(p, ctx)
+  local d, iters = p:time(ctx.iters, timing_opts)
+  local gbs = ceilings.gbs(p.moved, d.ms)
   return {
-    kernel = cell.kernel, size = cell.size, bytes = moved, iters = iters,
-    ms = ms or "noise", gbs = gbs or "noise",
+    kernel = ctx.cell.kernel, size = ctx.cell.size, bytes = p.moved, iters = iters,
+    ms = d.ms or "noise", gbs = gbs or "noise",
     pct_spec = ceilings.pct(gbs, ceil.spec_gbs), pct_read = ceilings.pct(gbs, ceil.read_gbs),
-    cache = ceilings.regime(working_set, dev.l2_bytes),
-    t_n = d.t_n, t_2n = d.t_2n, samples = { d.t_n, d.t_2n },
+    cache = ceilings.regime(p.working_set, dev.l2_bytes),
+    t_n = d.t_n, t_2n = d.t_2n, samples = { d.t_n, d.t_2n }, repeats = d.repeats, runners = d.runners,
   }
 end
 
@@ -144,24 +139,17 @@ local sink <close> = report.open {
   env = report.environment(dev, meta, { ceilings = ceil }),
 }
 
-local rows, ran = cells.run {
-  cells = table_cells, measure = measure, order = opts.order, seed = opts.seed,
-  rounds = opts.rounds, sink = sink,
-}
+local tb <close> = cells.table { cells = table_cells, prepare = prepare, measure = measure, iters = opts.iters,
+                                 timing = timing_opts, ready = function() bench.ready(dev) end }
+local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = sink }
 
-sink:note(("* time per launch = (t(2n) - t(n)) / n, n = iters, %s clock; "
-  .. "\"noise\": t(2n) < 1.2 t(n), raise --iters (ITERS)"):format(opts.clock))
+sink:note(bench.describe { iters = opts.iters, clock = opts.clock, graph = timing_opts.graph })
 sink:note("* GB/s = (bytes read + written) / time, 1 GB = 1e9 bytes; copy moves 2 x size, read 1 x size")
-sink:note(("* %% spec: of %s; %% read: of %s")
-  :format(ceil.spec_gbs and ("%.1f GB/s (%s)"):format(ceil.spec_gbs, ceil.spec_source) or "unknown (set PEAK_GBS)",
-          ("%.1f GB/s measured by a pure-read probe (%s)"):format(ceil.read_gbs, ceil.read_source)))
+sink:note(ceilings.note(ceil, nil, opts.peak_gbs and "PEAK_GBS", "spec"))
 sink:note("* fits: L2 when the working set is smaller than L2 (GB/s may exceed DRAM), DRAM otherwise, ? when L2 is unknown")
 sink:close()
 
 -- 5. --validate: the same table reversed at 5x the iterations.
 if opts.validate then
-  validate.run { cells = table_cells, measure = measure, first = rows, ran = ran, key = "ms",
-                 rounds = opts.rounds, format = "%.5f" }
+  validate.run { table = tb, first = rows, ran = ran, key = "ms", rounds = opts.rounds, format = "%.5f" }
 end
-
-k.copy:free(); k.read:free()

@@ -19,6 +19,7 @@ local cells = require "gpubench.cells"
 local report = require "gpubench.report"
 local gemv = require "gpubench.gemv"
 local gemv_bench = require "gpubench.gemv_bench"
+local bench = require "gpubench.bench"
 
 local opts, meta = options.parse({
   name = "gemv_variants",
@@ -27,17 +28,14 @@ local opts, meta = options.parse({
     { "kernels", type = "list", of = "enum", choices = gemv.formats, default = "q4_0,q8_0,q4_k,q5_k,q6_k",
       help = "Formats to sweep." },
     { "m", type = "int", env = "M", default = 14336, help = "Rows." },
-    { "k", type = "int", env = "K", default = 5120,
-      check = function(v)
-        if v % 256 ~= 0 then return false, "must be a multiple of 256 (the k-quant super-block)" end
-        return true
-      end, help = "Columns, a multiple of 256." },
+    { "k", type = "int", env = "K", default = 5120, check = options.multiple_of(gemv.K_MULTIPLE, gemv.K_MULTIPLE_WHY),
+      help = "Columns, a multiple of 256." },
     { "grid", type = "string",
       help = "Defines to vary, \"NAME=v1,v2;NAME2=...\" (default: ROWS/WARPS/STAGES on CUDA, "
         .. "GEMV_T/GEMV_NR on Vulkan)." },
     { "iters", type = "int", default = 200, env = "ITERS", max = options.MAX_ITERS,
       help = "Launches n at the first timing point." },
-    { "rotate", type = "flag", help = "Cycle weight copies totalling >= 4x L2 (DRAM, not L2)." },
+    options.rotate_option(),
     { "rounds", type = "int", default = 2, help = "Table rounds; only the last is reported." },
     { "csv", type = "path", help = "Write a CSV file." },
   }),
@@ -79,10 +77,7 @@ local default_grid = dev.backend == "cuda" and "ROWS=2,4,8;WARPS=1,2,4;STAGES=2,
 local dims = parse_grid(opts.grid or default_grid)
 -- Without a known L2 every cell's rotation would fail inside prepare and be
 -- listed as "no build"; say what is wrong, before any device work.
-if opts.rotate and not (dev.l2_bytes > 0) then
-  options.fail(("--rotate: the L2 size of %s is unknown, so a rotation cannot be checked to exceed it")
-    :format(dev.name))
-end
+options.require_l2(dev, opts.rotate)
 
 -- Every combination of the grid's values, as a define table.
 local function combinations()
@@ -133,33 +128,31 @@ end
 -- After every option check above: its first measurement is device work.
 local ceil = ceilings.get(dev, {})
 
-local prepared = {}
+-- A variant the kernel table refuses is "invalid", one the compiler refuses
+-- "no build", one that disagrees with the oracle "WRONG": listed, not timed.
 local function prepare(cell)
-  if prepared[cell] then return prepared[cell] end
   local ok, spec = pcall(specs.variant, cell.fmt, cell.changes)
   local p
   if not ok then
     p = { status = "invalid", why = tostring(spec) }
   else
-    local ok2, res = pcall(gemv_bench.prepare, dev, cell.fmt, opts.m, opts.k,
-                           { rotate = opts.rotate, spec = spec })
+    local ok2, res = pcall(gemv_bench.prepare, dev, cell.fmt, opts.m, opts.k, { rotate = opts.rotate, spec = spec })
     if ok2 then p = res
     elseif tostring(res):find("is wrong at", 1, true) then p = { status = "WRONG", why = tostring(res) }
     else p = { status = "no build", why = tostring(res) } end
   end
-  prepared[cell] = p
   if p.why then io.stderr:write(("gemv_variants: %s: %s\n"):format(cell.label, p.why:match("^[^\n]*"))) end
   return p
 end
 
-local function measure(cell, ctx)
-  local p = prepare(cell)
+local function measure(p, ctx)
+  local cell = ctx.cell
   local row = { kernel = cell.fmt, variant = describe(cell.changes) .. (cell.default and " *" or "") }
   if p.status then
     row.ms, row.gbs, row.pct_read = p.status, "", ""
     return row
   end
-  local d = p:time(opts.iters * ctx.scale) -- graph replay, n >= the copy count (see gemv_table --submit)
+  local d = p:time(ctx.iters) -- graph replay, n >= the copy count (see gemv_table --submit)
   local gbs = ceilings.gbs(p.weight_bytes, d.ms)
   row.ms = d.ms or "noise"
   row.gbs = gbs or "noise"
@@ -181,19 +174,10 @@ local sink <close> = report.open {
   csv = opts.csv,
   env = report.environment(dev, meta, { ceilings = ceil }),
 }
-local ok, err = pcall(function()
-  for _, cell in ipairs(table_cells) do -- no allocation during timed rounds (Cell:arm: the batches too)
-    local p = prepare(cell)
-    if not p.status then p:arm(opts.iters) end
-  end
-  gemv_bench.ready(dev)
-  cells.run { cells = table_cells, measure = measure, rounds = opts.rounds, sink = sink }
-  sink:note(("* %% read: of %.1f GB/s (%s); * marks the default geometry; every timed variant "
-    .. "matched the FP64 oracle first"):format(ceil.read_gbs, ceil.read_source))
-  sink:close()
-end)
-for _, p in pairs(prepared) do
-  if p.close then p:close() end
-end
-gemv.release(dev)
-if not ok then error(err, 0) end
+-- every variant prepared and armed before the first timed round (cells.table)
+cells.run { cells = table_cells, prepare = prepare, measure = measure, iters = opts.iters,
+            ready = function() bench.ready(dev) end, rounds = opts.rounds, sink = sink }
+sink:note(("* %% read: of %.1f GB/s (%s); * marks the default geometry; every timed variant "
+  .. "matched the FP64 oracle first"):format(ceil.read_gbs, ceil.read_source))
+sink:note(bench.describe { iters = opts.iters, rotate = opts.rotate })
+sink:close()

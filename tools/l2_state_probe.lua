@@ -6,7 +6,7 @@
 -- On an H200 (2026-11-29, the same measurements by this script's uncommitted
 -- first version): f16 4.2-4.3 us after the q8_0 lm head, with or without the
 -- flush, and 2.6-2.7 us after the f16 lm head; f32 12.2 us both ways. This is
--- why gemv_bench's Cell:time starts every timing from a flushed L2.
+-- why gpubench.bench starts every timing from a flushed L2.
 local gpu = require "gpu"
 local gemv_bench = require "gpubench.gemv_bench"
 local dev = gpu.open { backend = os.getenv("BACKEND") or "cuda" }
@@ -18,7 +18,7 @@ local c16 = gemv_bench.prepare(dev, "f16", 2816, 1024)
 local c32 = gemv_bench.prepare(dev, "f32", 1024, 2816)
 local q8 = gemv_bench.prepare(dev, "q8_0", lm, 1024)
 local h16 = gemv_bench.prepare(dev, "f16", lm, 1024)
-gemv_bench.ready(dev)
+require("gpubench.bench").ready(dev)
 for round = 1, 3 do
   q8:time(200, NO_FLUSH); local a = us(c16:time(200, NO_FLUSH))
   q8:time(200, NO_FLUSH); local b = us(c16:time(200)) -- flushed first

@@ -30,7 +30,7 @@ for _, b in ipairs(big) do b:free() end
 add("after freeing them")
 for round = 1, 2 do
   for i, c in ipairs(cells) do
-    -- no flush: the probe looks at the state earlier work leaves (gemv_bench Cell:time)
+    -- no flush: the probe looks at the state earlier work leaves (gpubench.bench)
     local t = c:time(200, { flush = false }).ms
     print(("round %d  %-32s %s"):format(round, names[i], t and ("%.5f ms"):format(t) or "noise"))
   end

@@ -13,7 +13,7 @@ local filler = {}
 for i = 1, 4 do filler[i] = dev:buffer((tonumber(os.getenv("BIG_MIB") or 256)) << 20) end
 local l = cell.launches[1] -- kern, grid, block, w, x, y, m, k
 local function ms()
-  -- no flush: the probe looks at the state earlier work leaves (gemv_bench Cell:time)
+  -- no flush: the probe looks at the state earlier work leaves (gpubench.bench)
   return cell:time(200, { flush = false, launches = { { gemv.launch_args(dev, fmt, l[4], l[5], l[6], m, k) } } }).ms
 end
 local function moved(i)

@@ -1,4 +1,4 @@
-/* State shared by the Vulkan backend's files (host/vulkan/*.c).
+/* State shared by the Vulkan backend's files (the .c files of host/vulkan).
  *
  * Files and their jobs:
  *   loader.c         dlopen of the loader, the process-wide instance, VkResult names

@@ -44,6 +44,18 @@ function ceilings.regime(bytes, l2_bytes)
   return "DRAM"
 end
 
+-- note(ceil [, peak [, peak_source [, label = "peak"]]]) -> the footnote
+-- naming what the "% peak" (or "% spec") and "% read" columns are of.
+function ceilings.note(ceil, peak, peak_source, label)
+  peak = peak or ceil.spec_gbs
+  label = label or "peak"
+  local p = peak and ("%.1f GB/s (%s)"):format(peak, peak_source or ceil.spec_source or "given")
+    or "an unknown peak (set PEAK_GBS)"
+  local r = ceil.read_gbs and ("%.1f GB/s, the pure-read ceiling (%s)"):format(ceil.read_gbs, ceil.read_source)
+    or "an unknown read ceiling"
+  return ("* %% %s: of %s; %% read: of %s"):format(label, p, r)
+end
+
 -- ------------------------------------------------------------ the cache
 
 -- cache_dir([getenv]) -> $GPUBENCH_CACHE_DIR, else $XDG_CACHE_HOME/gpubench,

@@ -36,6 +36,11 @@ end
 
 gemv.formats = { "f32", "f16", "bf16", "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" }
 
+-- A k every format accepts is a multiple of 256, the k-quants' super-block
+-- (and a multiple of every other block size): the K check of the GEMV experiments.
+gemv.K_MULTIPLE = 256
+gemv.K_MULTIPLE_WHY = "the q4_k/q5_k/q6_k super-block"
+
 -- Largest m or k: both travel to the kernels as u32.
 local U32_MAX = 0xFFFFFFFF
 local SLACK = 16

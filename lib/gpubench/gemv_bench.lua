@@ -1,147 +1,26 @@
--- gpubench.gemv_bench: one GEMV benchmark cell on a device -- checked weights,
--- optional rotation out of L2, and the launches that time it.
+-- gpubench.gemv_bench: one GEMV table cell -- random valid weights, the
+-- kernel checked against the FP64 oracle, optional rotation out of L2 --
+-- as a bench cell (gpubench.bench), which times it.
 --
--- Why: seed 000 timed kernels on synthetic bytes (0x30..0x37) whose output
--- nobody checked, so a kernel that skipped work would have looked fast; and
--- its weights sat in L2 between launches at the small shapes. Here every cell
--- runs on random valid blocks (FORMATS.md), its first launch is compared with
--- the FP64 oracle before anything is timed, and with rotation the launches
--- cycle through weight copies totalling at least 4x L2 (refused otherwise),
--- so DRAM, not L2, is what is measured.
+-- Why: cera's wgpu_gemv_bench timed kernels on synthetic bytes whose output
+-- nobody checked, so a kernel that skipped work would have looked fast, and
+-- its weights sat in L2 between launches at the small shapes. Here every
+-- cell runs on random valid blocks (docs/FORMATS.md), its first launch is
+-- compared with the oracle before anything is timed, and with rotation the
+-- calls cycle through weight copies totalling at least 4x L2.
 --
 --   local cell <close> = gemv_bench.prepare(dev, "q4_k", 14336, 5120, {rotate = true})
---   cell.launches  -- {{kernel, grid, block, w_i, x, y, m, k}, ...} for timing.runner
+--   cell:arm(200); local d = cell:time(200)      -- gpubench.bench's Cell
 --   cell.weight_bytes, cell.copies, cell.working_set, cell.check (the oracle's verdict)
 
+local bench = require "gpubench.bench"
 local gemv = require "gpubench.gemv"
 local ref = require "gpubench.ref"
-local timing = require "gpubench.timing"
 
 local gemv_bench = {}
 
 -- The per-row criterion of the correctness check: |y - y_ref| <= TOL * sum |w x|.
 gemv_bench.TOL = 1e-4
-
--- Cell:time's runners (each its own graphs or command buffers) and two-point
--- timings per runner: the runner's time is the median of its timings, the
--- cell's the fastest runner's (timing.fastest_of). Why several runners: on
--- an H200 with the Vulkan driver, eight identical q4_k 2816 x 1024 cells,
--- each with its batches built once, timed 4.26 to 4.51 us, each the same in
--- every round and in either order; with the command buffers never reused they
--- varied from one timing to the next instead, and new weight, x and y buffers
--- changed nothing: a cell's time depended on where its command buffers
--- landed. Five runners per cell, one timing each, still left forward and
--- reversed tables 5.9 % apart on one cell (its runners: 4.38 or 4.68 us, the
--- median falling either way), 2.6 % apart by the fastest runner.
-gemv_bench.RUNNERS = 5
-gemv_bench.REPEATS = 3
-
--- Milliseconds of the cell's own launches, at least n of them, between the
--- L2 flush and the first timing (timing.settle).
-gemv_bench.SETTLE_MS = 50
-
-local Cell = {}
-Cell.__index = Cell
-
--- The runners a timing with these options submits through (graph replay
--- unless opts.graph == false), made into rs (so that a failure part-way
--- leaves the ones made to close), and the key that says whether armed ones fit.
-local function add_runners(rs, dev, launches, count, opts)
-  for i = 1, count do
-    rs[i] = timing.runner(dev, launches, { clock = opts.clock, graph = opts.graph ~= false })
-  end
-end
-
-local function close_all(rs)
-  for _, r in ipairs(rs) do r:close() end
-end
-
-local function runner_key(n, count, opts)
-  return ("%d|%d|%s|%s"):format(n, count, tostring(opts.clock or "device"), tostring(opts.graph ~= false))
-end
-
--- Times launches (default: the cell's own) as gemv_table does: through
--- opts.runners runners (gemv_bench.RUNNERS; graph replay unless opts.graph
--- == false; opts.clock as timing.runner), two-point with n = max(iters,
--- copies): a submission starts at the first weight copy, so fewer launches
--- would rotate through only n copies (perhaps inside L2). Each runner times
--- opts.repeats times (gemv_bench.REPEATS), its median kept; the cell's time
--- is the fastest runner's (timing.fastest_of). Returns its details (d.ms nil
--- when "noise"; d.repeats that runner's timings, d.runners every runner's
--- median) and n.
---
--- The L2 is flushed first (unless opts.flush == false) and the cell's own
--- launches, n at a time, warm it for opts.settle_ms (gemv_bench.SETTLE_MS)
--- before the first timing, so every timing starts from the same L2 state. Without it,
--- on an H200, a small L2-resident f16 cell ran 2.6 us after a large dense
--- GEMV (134 MB read) but 4.2-4.3 us, for hundreds of launches, after a
--- quantized one (71 MB) or after a flush: its time depended on what ran
--- before, and forward and reversed tables disagreed by up to 2x. With the
--- flush every order measures the flushed state (the slower one); the cause
--- inside the L2 is not known (docs/results/h200-gemv.md).
-function Cell:time(iters, opts)
-  opts = opts or {}
-  local n = math.max(iters, self.copies)
-  local count = opts.runners or gemv_bench.RUNNERS
-  local reps = opts.repeats or gemv_bench.REPEATS
-  local armed = not opts.launches and self.armed and self.armed.key == runner_key(n, count, opts)
-  local rs = armed and self.armed.runners or {}
-  local ok, d = pcall(function()
-    if not armed then add_runners(rs, self.dev, opts.launches or self.launches, count, opts) end
-    if opts.flush ~= false then self.dev:flush_l2() end
-    -- warmed once, by the first runner: the runners follow each other
-    timing.settle(rs[1]:fn(), n, opts.settle_ms or gemv_bench.SETTLE_MS)
-    local ds = {}
-    for i, r in ipairs(rs) do ds[i] = timing.two_point_median(r:fn(), n, reps) end
-    return timing.fastest_of(ds)
-  end)
-  if not armed then close_all(rs) end
-  if not ok then error(d, 0) end
-  return d, n
-end
-
--- Makes, now, what Cell:time(iters, opts) with the cell's own launches will
--- submit: its runners (opts.runners, default gemv_bench.RUNNERS) and their
--- batches (graph, command buffer) of n and 2n launches, each submitted once;
--- they are kept until the cell is closed or armed for another count. Why:
--- built inside a timed round, they were allocations inside it, made in the
--- round's order (forward, reversed), and allocations during timed rounds
--- have moved later cells on Vulkan (gemv_bench.ready). gemv_table and
--- gemv_variants arm every cell, in table order, before the first round.
-function Cell:arm(iters, opts)
-  opts = opts or {}
-  local n = math.max(iters, self.copies)
-  local count = opts.runners or gemv_bench.RUNNERS
-  local key = runner_key(n, count, opts)
-  if self.armed and self.armed.key == key then return end
-  if self.armed then close_all(self.armed.runners); self.armed = nil end
-  local rs = {}
-  local ok, err = pcall(function()
-    add_runners(rs, self.dev, self.launches, count, opts)
-    for _, r in ipairs(rs) do r:batch(n); r:batch(2 * n) end
-  end)
-  if not ok then close_all(rs); error(err, 0) end
-  self.armed = { key = key, runners = rs }
-end
-
--- Call once every cell is prepared, before the first timed round: allocates
--- what Cell:time will use (the device's L2-flush buffer, made on first use)
--- and waits for the device, so that no allocation falls inside a timed round
--- (measured on the H200 with Vulkan: allocations during round 1 left the
--- first cells of round 2 2-4x slow).
-function gemv_bench.ready(dev)
-  dev:flush_l2()
-  dev:sync()
-end
-
-function Cell:close()
-  if self.closed then return end
-  self.closed = true
-  if self.armed then close_all(self.armed.runners); self.armed = nil end
-  for _, b in ipairs(self.buffers) do b:free() end
-  self.buffers = {}
-end
-Cell.__close = Cell.close
 
 -- Fails with the format, shape and worst row when the kernel's output on
 -- these weights is not the oracle's.
@@ -161,7 +40,7 @@ local function verify(dev, fmt, m, k, weights, xs, wbuf, xbuf, ybuf, spec)
   return check
 end
 
--- prepare(dev, fmt, m, k, opts) -> cell
+-- prepare(dev, fmt, m, k, opts) -> a bench cell with the GEMV's fields
 -- opts.seed (default 1): the weights' and x's seed.
 -- opts.rotate: cycle through weight copies totalling >= opts.factor (4) x L2.
 -- opts.l2_bytes: overrides dev.l2_bytes (rotation needs a known L2).
@@ -175,52 +54,110 @@ function gemv_bench.prepare(dev, fmt, m, k, opts)
   local buf_bytes = gemv.buffer_bytes(fmt, m, k)
   if opts.round_bytes then buf_bytes = (buf_bytes + opts.round_bytes - 1) // opts.round_bytes * opts.round_bytes end
   local nblocks = weight_bytes // ref.formats[fmt].block_bytes
-  local self = setmetatable({ dev = dev, fmt = fmt, m = m, k = k, weight_bytes = weight_bytes,
-                              buffers = {}, copies = 1 }, Cell)
+  local buffers = {}
   local function buffer(bytes)
     local b = dev:buffer(bytes)
-    self.buffers[#self.buffers + 1] = b
+    buffers[#buffers + 1] = b
     return b
   end
-  local ok, err = pcall(function()
+  local ok, cell = pcall(function()
     local weights = ref.random_blocks(fmt, nblocks, seed)
     local xs = ref.random_f32(k, seed + 1)
-    local w = buffer(buf_bytes)
-    local x = buffer(4 * k)
-    local y = buffer(4 * m)
+    local w, x, y = buffer(buf_bytes), buffer(4 * k), buffer(4 * m)
     w:fill(0) -- defined slack past the last block (word-reading kernels touch it)
     w:upload(weights)
     x:upload(xs)
-    self.check = verify(dev, fmt, m, k, weights, xs, w, x, y, opts.spec)
-    local ws = { w }
+    local check = verify(dev, fmt, m, k, weights, xs, w, x, y, opts.spec)
+    local function call(wi) return { { gemv.launch_args(dev, fmt, wi, x, y, m, k, opts.spec) } } end
+    local first = call(w)
+    local sets = { first }
     if opts.rotate then
-      local l2 = opts.l2_bytes or dev.l2_bytes
-      local copies = timing.rotation(buf_bytes, l2, opts.factor)
-      if copies > timing.MAX_LAUNCHES then
-        error(("gemv_bench: rotating %s m=%d k=%d through %d x L2 needs %d copies, more than the %d "
-          .. "launches a batch can cycle through"):format(fmt, m, k, opts.factor or 4, copies,
-          timing.MAX_LAUNCHES), 0)
-      end
-      for i = 2, copies do
+      sets = bench.rotation_sets(buf_bytes, opts.l2_bytes or dev.l2_bytes, function(i)
+        if i == 1 then return first end
         local c = buffer(buf_bytes)
         c:copy_from(w)
-        ws[i] = c
-      end
-      self.copies = copies
+        return call(c)
+      end, opts.factor)
     end
-    local launches = {}
-    for i, wi in ipairs(ws) do
-      launches[i] = { gemv.launch_args(dev, fmt, wi, x, y, m, k, opts.spec) }
-    end
-    self.launches = launches
-    -- What stays resident between launches: every weight copy, x and y.
-    self.working_set = self.copies * buf_bytes + 4 * k + 4 * m
+    local c = bench.cell(dev, {
+      sets = sets, set_bytes = buf_bytes, buffers = buffers,
+      rotation = opts.rotate and { l2_bytes = opts.l2_bytes or dev.l2_bytes, factor = opts.factor } or nil,
+      -- what stays resident between calls: every weight copy, x and y
+      working_set = #sets * buf_bytes + 4 * k + 4 * m,
+    })
+    c.fmt, c.m, c.k, c.weight_bytes, c.check = fmt, m, k, weight_bytes, check
+    return c
   end)
   if not ok then
-    self:close()
-    error(err, 0)
+    for _, b in ipairs(buffers) do b:free() end
+    error(cell, 0)
   end
-  return self
+  return cell
+end
+
+-- row(p, d, iters, o) -> the table row of a timed cell: d and iters as
+-- Cell:time returns them; o.peak_gbs and o.read_gbs (either may be nil:
+-- "n/a"), o.rotate and o.l2_bytes for the `fits` label. "noise" where the
+-- time did not resolve.
+function gemv_bench.row(p, d, iters, o)
+  local ceilings = require "gpubench.ceilings"
+  local gbs = ceilings.gbs(p.weight_bytes, d.ms)
+  local function pct(ceiling)
+    if not d.ms then return "noise" end
+    return ceilings.pct(gbs, ceiling) or "n/a"
+  end
+  return {
+    kernel = p.fmt, m = p.m, k = p.k,
+    ms = d.ms or "noise", gbs = gbs or "noise",
+    pct_peak = pct(o.peak_gbs), pct_read = pct(o.read_gbs),
+    fits = o.rotate and ("DRAM x" .. p.copies) or ceilings.regime(p.working_set, o.l2_bytes),
+    weight_bytes = p.weight_bytes, iters = iters, copies = p.copies,
+    t_n = d.t_n, t_2n = d.t_2n, samples = { d.t_n, d.t_2n }, -- the fastest runner's median repeat
+    repeats = d.repeats, runners = d.runners,
+    max_rel_err = p.check.worst_rel,
+  }
+end
+
+-- prepare_or_skip(dev, fmt, m, k, opts) -> prepare's cell, or {skip =
+-- reason} when the weights exceed the device's largest buffer (a table
+-- shows the cell as n/a instead of stopping).
+function gemv_bench.prepare_or_skip(dev, fmt, m, k, opts)
+  local need = gemv.buffer_bytes(fmt, m, k)
+  if (dev.max_buffer_bytes or 0) > 0 and need > dev.max_buffer_bytes then
+    return { skip = ("%d-byte weights exceed the device's largest buffer"):format(need), fmt = fmt, m = m, k = k }
+  end
+  return gemv_bench.prepare(dev, fmt, m, k, opts)
+end
+
+-- measure(p, iters, timing_opts, o) -> the row of a prepared cell (see row),
+-- timed with Cell:time(iters, timing_opts); an n/a row for a skipped one.
+function gemv_bench.measure(p, iters, timing_opts, o)
+  if p.skip then
+    return { kernel = p.fmt, m = p.m, k = p.k, ms = "n/a", gbs = "n/a", pct_peak = "n/a", note = p.skip }
+  end
+  local d, n = p:time(iters, timing_opts)
+  return gemv_bench.row(p, d, n, o)
+end
+
+-- variant_notes(backend, cells) -> a footnote for every cell ({fmt, m, k,
+-- label}) whose shape runs another variant of its kernel than the default
+-- (gemv.shape_variant), so the table says which kernel each number is.
+function gemv_bench.variant_notes(backend, list)
+  local notes = {}
+  for _, c in ipairs(list) do
+    local changed = gemv.shape_variant(backend, c.fmt, c.m, c.k)
+    if changed then
+      notes[#notes + 1] = ("* %s: the kernel with %s, the variant this shape measured faster with (gemv_%s.for_shape)")
+        :format(c.label, changed, backend)
+    end
+  end
+  return notes
+end
+
+-- The footnote naming the correctness check every timed cell passed.
+function gemv_bench.check_note()
+  return "* every kernel matched the FP64 oracle (per row |y - y_ref| <= "
+    .. ("%g sum|w x|) on these weights before timing"):format(gemv_bench.TOL)
 end
 
 return gemv_bench

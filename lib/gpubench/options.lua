@@ -435,6 +435,40 @@ function options.table_options()
   }
 end
 
+-- multiple_of(n, why) -> a check function: the value must be a multiple of
+-- n; the message says why ("must be a multiple of 256 (the q4_k super-block)").
+function options.multiple_of(n, why)
+  return function(v)
+    if v % n ~= 0 then
+      return false, ("must be a multiple of %d%s"):format(n, why and (" (" .. why .. ")") or "")
+    end
+    return true
+  end
+end
+
+-- The --submit option: how a timing point's n calls reach the device.
+function options.submit_option(default)
+  return { "submit", type = "enum", choices = { "graph", "stream" }, default = default or "graph",
+           help = "graph: a timing point is one replay of n calls (CUDA graph, recorded Vulkan command buffer); "
+             .. "stream: n calls queued from the host, which times the host once a call is shorter than queueing it." }
+end
+
+-- The --rotate flag of experiments that rotate weight copies out of L2.
+function options.rotate_option(help)
+  return { "rotate", type = "flag",
+           help = help or "Cycle weight copies totalling >= 4x L2 so every call reads DRAM." }
+end
+
+-- require_l2(dev, flag): a usage error when flag (e.g. "--rotate") is set but
+-- the device's L2 size is unknown, so a rotation cannot be checked to exceed
+-- it. Call it right after opening the device, before any device work.
+function options.require_l2(dev, set, flag)
+  if set and not ((dev.l2_bytes or 0) > 0) then
+    options.fail(("%s: the L2 size of %s is unknown, so a rotation cannot be checked to exceed it")
+      :format(flag or "--rotate", tostring(dev.name)))
+  end
+end
+
 -- concat(list, list, ...) -> one list of declarations.
 function options.concat(...)
   local out = {}

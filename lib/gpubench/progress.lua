@@ -75,12 +75,17 @@ function Bar:step(label)
   self:draw(label)
 end
 
--- finish(): erases the line.
-function Bar:finish()
+-- clear(): erases the line until the next step draws it again, so that
+-- whatever is printed next (a table row on stdout, to the same terminal)
+-- starts on a clean line instead of after the progress text.
+function Bar:clear()
   if not self.enabled or self.width == 0 then return end
   self.stream:write("\r", string.rep(" ", self.width), "\r")
   self.stream:flush()
   self.width = 0
 end
+
+-- finish(): erases the line.
+Bar.finish = Bar.clear
 
 return progress

@@ -184,11 +184,13 @@ end
 
 -- two_point_median(run, n, reps [, opts]) -> details
 -- One untimed run(opts.warmup) if given, then reps two-point timings at n,
--- one after the other; the median as median_of returns it.
+-- one after the other (opts.min_ratio as two_point); the median as
+-- median_of returns it.
 function timing.two_point_median(run, n, reps, opts)
   local warmup = opts and opts.warmup
+  local min_ratio = opts and opts.min_ratio
   return timing.median_of(function()
-    local d = select(-1, timing.two_point(run, n, { warmup = warmup }))
+    local d = select(-1, timing.two_point(run, n, { warmup = warmup, min_ratio = min_ratio }))
     warmup = nil -- once: the repeats follow each other
     return d
   end, reps)

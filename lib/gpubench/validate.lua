@@ -51,32 +51,39 @@ function validate.compare(first, second, key, threshold)
   return out, moved
 end
 
--- run{cells =, measure =, first = rows, ran = order of the first run, key =,
---     rounds = 2, scale = 5, threshold = 0.03, console = io.stdout | false,
---     format = "%.4f", label = function(cell, i)} -> results, moved
+-- run{table = cells.table | cells =, measure =, first = rows, ran = order of
+--     the first run, key =, rounds = 2, scale = 5, threshold = 0.03,
+--     console = io.stdout | false, format = "%.4f", label = function(cell, i)}
+--   -> results, moved
 -- Reruns the table in the reverse of the first run's order (`ran`, as
--- cells.run returns it) at `scale` x the iterations (measure sees ctx.scale),
--- compares `key` cell by cell and prints the validation table.
+-- cells.run returns it) at `scale` x the iterations (measure sees ctx.scale;
+-- a cells.table is re-armed for them and keeps its prepared cells), compares
+-- `key` cell by cell and prints the validation table.
 function validate.run(o)
-  if type(o) ~= "table" or type(o.first) ~= "table" or type(o.cells) ~= "table" then
-    error("validate.run: cells and the first run's rows (first) are required", 2)
+  if type(o) ~= "table" or type(o.first) ~= "table" or (type(o.cells) ~= "table" and type(o.table) ~= "table") then
+    error("validate.run: a table (or cells and measure) and the first run's rows (first) are required", 2)
   end
+  local list = o.table and o.table.cells or o.cells
   local ran = o.ran
   if not ran then
     ran = {}
-    for i = 1, #o.cells do ran[i] = i end
+    for i = 1, #list do ran[i] = i end
   end
   local seq = {}
   for i = #ran, 1, -1 do seq[#seq + 1] = ran[i] end
   local scale = o.scale or validate.SCALE
   local threshold = o.threshold or validate.THRESHOLD
-  local second = cells.run {
-    cells = o.cells, measure = o.measure, sequence = seq,
-    rounds = o.rounds or 2, scale = scale, progress = o.progress,
-  }
+  local run = { sequence = seq, rounds = o.rounds or 2, scale = scale, progress = o.progress }
+  local second
+  if o.table then
+    second = o.table:run(run)
+  else
+    run.cells, run.measure = o.cells, o.measure
+    second = cells.run(run)
+  end
   local results, moved = validate.compare(o.first, second, o.key, threshold)
   local label = o.label or cells.label
-  for i, r in ipairs(results) do r.label = label(o.cells[i], i) end
+  for i, r in ipairs(results) do r.label = label(list[i], i) end
   local console = o.console == nil and io.stdout or o.console
   if console then
     local fmt = o.format or "%.4f"

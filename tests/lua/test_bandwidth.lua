@@ -49,7 +49,7 @@ t.test("every cell is written, and GB/s = bytes / time", function()
     end
   end
   t.eq(seen, { "copy:65536", "copy:262144", "read:65536", "read:262144" })
-  t.truthy(out:find("% read: of 10.0 GB/s measured by a pure-read probe (override)", 1, true), out)
+  t.truthy(out:find("% read: of 10.0 GB/s, the pure-read ceiling (override)", 1, true), out)
 end)
 
 t.test("--validate prints the reversed 5x comparison for every cell", function()

@@ -1,11 +1,12 @@
 -- gpubench.gemv_bench.prepare: a checked, timeable GEMV cell (on lavapipe in
 -- CI: small shapes). The cell is verified against the FP64 oracle before it
--- is returned; rotation gives every launch its own weight copy; round_bytes
+-- is returned; rotation gives every call its own weight copy; round_bytes
 -- sizes the weight buffers for tools/placement_probe.lua.
 
 local t = dofile("tests/lua/harness.lua")
 local gemv = require "gpubench.gemv"
 local gemv_bench = require "gpubench.gemv_bench"
+local bench = require "gpubench.bench"
 
 local releasing = dofile("tests/lua/gemv_check.lua")(t).releasing -- frees the compiled kernels
 
@@ -68,90 +69,47 @@ local function counting(dev)
   return proxy, calls
 end
 
-t.test("ready: the flush buffer made and the device idle before a timed round", function()
-  local dev = t.device("vulkan")
-  local proxy, calls = counting(dev)
-  gemv_bench.ready(proxy)
-  t.eq({ calls.flush_l2, calls.sync }, { 1, 1 })
-end)
-
--- Cell:time starts every timing from a flushed L2 (an H200's small
--- L2-resident cells otherwise ran up to 1.6x faster or slower depending on
--- what ran before them), then warms the cell with n untimed launches, and
--- keeps the median of REPEATS two-point timings.
--- Runs body(cell, calls) on a small verified cell that talks to the device
--- through a proxy counting the device calls by name.
-local function with_counted_cell(body)
+-- The policy itself (flush, settle, runners, repeats, arming) is tested on a
+-- synthetic clock in test_bench.lua; here, that a GEMV cell times through it.
+t.test("time: a GEMV cell times through gpubench.bench (one flush, every runner, then armed)", function()
   local dev = t.device("vulkan")
   releasing(dev, function()
     local cell <close> = gemv_bench.prepare(dev, "q4_0", 8, 64)
     local proxy, calls = counting(dev)
     cell.dev = proxy
-    local ok, err = pcall(body, cell, calls)
+    local ok, err = pcall(function()
+      local d, n = cell:time(4, { settle_ms = 1 })
+      t.eq(calls.flush_l2, 1, "one flush per timing")
+      t.eq(n, 4)
+      t.truthy(d.ms == nil or d.ms > 0, "a positive time or noise")
+      t.eq(#d.runners, bench.policy.runners, "every runner's median")
+      t.eq(calls.batch, 2 * bench.policy.runners, "n and 2n per runner")
+      cell:arm(4)
+      cell:time(4, { settle_ms = 1 })
+      t.eq(calls.batch, 4 * bench.policy.runners, "the armed batches, built once, served the timing")
+      local row = gemv_bench.row(cell, d, n, { read_gbs = 10, l2_bytes = 0 })
+      t.eq({ row.kernel, row.m, row.k, row.fits, row.pct_peak }, { "q4_0", 8, 64, "?", d.ms and "n/a" or "noise" })
+    end)
     cell.dev = dev
     if not ok then error(err, 0) end
   end)
-end
-
-t.test("time: L2 flushed once before the timing unless flush = false; a time in ms", function()
-  with_counted_cell(function(cell, calls)
-    local d, n = cell:time(4)
-    t.eq(calls.flush_l2, 1, "one flush per timing")
-    t.eq(n, 4)
-    t.truthy(d.ms == nil or d.ms > 0, "a positive time or noise")
-    t.eq(d.n, 4, "the two points are n and 2n launches")
-    t.eq(#d.repeats, gemv_bench.REPEATS, "the fastest runner's REPEATS timings")
-    t.eq(#d.runners, gemv_bench.RUNNERS, "every runner's median")
-    if d.ms then
-      for i, ms in ipairs(d.runners) do t.truthy(not ms or ms >= d.ms, "runner " .. i .. " is not faster") end
-    end
-    cell:time(4, { flush = false })
-    t.eq(calls.flush_l2, 1, "flush = false skips it")
-    local e = cell:time(4, { repeats = 2, runners = 3 })
-    t.eq({ #e.repeats, #e.runners }, { 2, 3 })
-  end)
 end)
 
--- Each runner has its own timer and batches (graphs, command buffers), so no
--- single placement of those decides the cell.
-t.test("time: RUNNERS runners, each with its own n and 2n batches", function()
-  with_counted_cell(function(cell, calls)
-    local R = gemv_bench.RUNNERS
-    cell:time(4)
-    t.eq({ calls.timer, calls.batch }, { R, 2 * R })
-    cell:time(4, { runners = 2 })
-    t.eq({ calls.timer, calls.batch }, { R + 2, 2 * R + 4 })
-  end)
+t.test("prepare_or_skip: weights larger than the device's largest buffer are skipped, not allocated", function()
+  local fake = { max_buffer_bytes = 1024 }
+  local p = gemv_bench.prepare_or_skip(fake, "f32", 64, 64)
+  t.truthy(p.skip:find("exceed the device's largest buffer", 1, true), p.skip)
+  local row = gemv_bench.measure(p, 10)
+  t.eq({ row.kernel, row.ms, row.note }, { "f32", "n/a", p.skip })
 end)
 
--- Cell:arm builds the timing's runners and batches before the timed rounds
--- (in table order, whatever the rounds' order); Cell:time then submits those
--- and builds nothing. Another count re-arms; close frees them.
-t.test("arm: every runner's n and 2n batches made up front, reused by time, freed by close", function()
-  with_counted_cell(function(cell, calls)
-    local R = gemv_bench.RUNNERS
-    cell:arm(4)
-    t.eq(calls.batch, 2 * R, "n and 2n per runner")
-    local d = cell:time(4)
-    t.eq(calls.batch, 2 * R, "time built no batch")
-    t.eq(#d.runners, R)
-    cell:arm(4)
-    t.eq(calls.batch, 2 * R, "arming again for the same count is free")
-    cell:time(4, { repeats = 1 })
-    t.eq(calls.batch, 2 * R, "... also for another repeat count")
-    cell:time(8) -- another count: runners of its own, freed after
-    t.eq(calls.batch, 4 * R)
-    cell:time(4, { graph = false }) -- other options: likewise
-    t.eq(calls.batch, 6 * R)
-    cell:time(4, { runners = 2 }) -- another runner count: likewise
-    t.eq(calls.batch, 6 * R + 4)
-    cell:arm(8)
-    t.eq(calls.batch, 8 * R + 4, "re-armed for 8 and 16")
-    local armed = cell.armed.runners
-    t.eq(#armed, R)
-    cell:close()
-    for i, r in ipairs(armed) do t.eq(r.closed, true, "close frees armed runner " .. i) end
-  end)
+t.test("variant_notes: a note for every cell whose shape runs another variant", function()
+  local notes = gemv_bench.variant_notes("cuda", {
+    { label = "q6_k big", fmt = "q6_k", m = 64, k = 5120 },
+    { label = "q6_k small", fmt = "q6_k", m = 64, k = 1024 },
+  })
+  t.eq(#notes, 1)
+  t.truthy(notes[1]:find("q6_k big: the kernel with BULK=1", 1, true), notes[1])
 end)
 
 t.run()
