@@ -7,7 +7,7 @@
 -- by label (kernel and shape, whatever order each run used) and prints each
 -- cell's ratio, flagging those that differ by more than the threshold. It is
 -- the offline form of --validate, for runs made separately: a forward and a
--- reversed table (seed 000's check for positional artifacts), two ITERS, two
+-- reversed table (cera's check for positional artifacts), two ITERS, two
 -- builds. Exit status 1 when a resolvable cell moved, so scripts can gate on it.
 
 local options = require "gpubench.options"

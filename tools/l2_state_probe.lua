@@ -3,10 +3,8 @@
 -- 1024 x 2816) right after a q8_0 lm head (65536 x 1024, 71 MB), after an f16
 -- lm head (134 MB), and after a q8_0 lm head with an L2 flush in between, each
 -- timed like gemv_table (graph replay, two-point, n = 200), three rounds.
--- On an H200 (2026-11-29, the same measurements by this script's uncommitted
--- first version): f16 4.2-4.3 us after the q8_0 lm head, with or without the
--- flush, and 2.6-2.7 us after the f16 lm head; f32 12.2 us both ways. This is
--- why gpubench.bench starts every timing from a flushed L2.
+-- What it found on the H200 is in docs/results/h200-gemv.md ("Order
+-- dependence"): it is why gpubench.bench starts every timing from a flushed L2.
 local gpu = require "gpu"
 local gemv_bench = require "gpubench.gemv_bench"
 local dev = gpu.open { backend = os.getenv("BACKEND") or "cuda" }

@@ -1,9 +1,9 @@
 -- gpubench.ceilings: what a GB/s figure is a percentage of.
 --
--- Why: seed 000 hard-coded an M1 Max's 400 GB/s as "peak" for every device;
--- seed 002 found that the spec figure (1792 GB/s) is not reachable and
--- reported against a measured pure-read probe (1674.5 GB/s) as well; seed
--- 004 read 3.1 TB/s on an 864 GB/s part because its weights sat in L2. So a
+-- Why: cera's wgpu_gemv_bench hard-coded one laptop's bandwidth as "peak"
+-- for every device; ninfer's linear_bench found the spec figure unreachable
+-- and reported against a measured pure-read probe as well; AstrAI's SwiGLU
+-- benchmark read 3.1 TB/s on an 864 GB/s part because its weights sat in L2. So a
 -- cell reports GB/s (1e9 bytes/s) against both the spec bandwidth from the
 -- device info and a measured read ceiling -- a pure-read kernel over a buffer
 -- of at least 4x L2, timed two-point, measured once per device (backend,

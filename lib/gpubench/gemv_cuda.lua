@@ -1,74 +1,30 @@
 -- gpubench.gemv_cuda: launch geometry of the CUDA GEMV kernels (kernels/cuda/gemv_*.cu).
 --
--- Every kernel runs WARPS row groups per block, each group ROWS consecutive
--- rows, so a block computes ROWS * WARPS rows: `rows_per_group`, and gemv.lua launches
--- grid = {ceil(m / rows_per_group), 1, 1}. A group is one warp, except with
--- the quantized kernels' split-K (KSPLIT, below): KSPLIT warps, so block =
--- 32 * WARPS * KSPLIT threads (32 * WARPS without it). The defines go to the compiler
--- and this table is their only copy: the kernels refuse to compile without
--- them (kernels/cuda/gemv_geometry.cuh), and each kernel's first
--- `// gpubench-compile:` line repeats them for the NVRTC test. A variant is a
--- copy of an entry with other defines and the rows_per_group/block they
--- imply: use gemv_cuda.variant.
+-- A kernel runs WARPS row groups per block, each group ROWS consecutive rows,
+-- so a block computes ROWS * WARPS rows (`rows_per_group`; gemv.lua launches
+-- ceil(m / rows_per_group) blocks of 32 * WARPS * KSPLIT threads). The defines
+-- go to the compiler and this table is their only copy: the kernels refuse to
+-- compile without them (kernels/cuda/gemv_geometry.cuh), and each kernel's
+-- `// gpubench-compile:` lines repeat them for the NVRTC test. A variant is a
+-- copy of an entry with other defines: use gemv_cuda.variant.
 --
--- Quantized kernels (q4_0, q8_0, q4_k, q5_k, q6_k) also take STAGES: the
--- shared-memory slots per warp that tiles of 1024 columns are copied into
--- (STAGES - 1 tiles in flight while one is decoded). WARPS * KSPLIT * STAGES
--- * ROWS slots must fit the 48 KiB of static shared memory (the kernel refuses
--- to compile otherwise); XQ=1 adds 2 + (STAGES - 1) / PARTS x tiles of 4 KiB
--- per warp where they fit too. Dense kernels (f32, f16, bf16) take UNROLL: 16-byte
--- loads per row issued before any is used.
---
--- Quantized kernels also take KSPLIT (scalar path, MMA=0, only; 1 = no split,
--- the default): each row group has KSPLIT warps, warp s of a group walks tiles
--- s, s + KSPLIT, ... of its ROWS rows, and the first warp adds the KSPLIT
--- partial sums (through shared memory) and writes y. More warps in flight per
--- row, the same bytes per warp in flight; WARPS * KSPLIT * STAGES * ROWS slots
--- must fit the 48 KiB, and STAGES = 1 is allowed with KSPLIT > 1 (the other
--- slices overlap the copies; at k = 5120, KSPLIT = 5 a warp has one tile).
---
--- Quantized kernels also take PARTS (scalar path only; 1 = whole tiles): a
--- tile's ROWS rows are staged as PARTS parts of ROWS / PARTS rows, each in its
--- own slot, and STAGES counts those slots (STAGES - 1 parts in flight while
--- one is decoded). A slot frees as soon as its part is decoded, so the same
--- shared memory keeps more bytes in flight, and the last decode of a warp,
--- which no copy overlaps, is one part rather than a tile. Shared memory:
--- WARPS * KSPLIT * STAGES * ROWS / PARTS slots.
---
--- Quantized kernels take MMA, XQ and SUBN (0 or 1) to pick a decode:
---   MMA=0, XQ=1 (the default): the scalar path with the integer dot: each lane
---     quantizes its 32 x values of a tile to int16 codes (one power-of-two
---     scale) and the weight codes meet them in dp2a, so a 4-bit weight costs
---     well under one instruction. x tiles are copied a tile ahead, coalesced,
---     into shared memory (into registers where those slots would not fit
---     the 48 KiB; docs/kernels/cuda-gemv.md, "x through shared memory").
---   MMA=0, XQ=0: the scalar path with the f32 "magic" decode (one byte
---     permute and one FMA per weight), the previous default of q4_k/q5_k/q6_k.
---   MMA=1: the tensor-core path of kernels/cuda/gemv_mma.cuh (ROWS must be
---     16, WARPS warps per block share the conversion of x, tiles of 256
---     columns; SUBN=1 decodes codes into f16 subnormals, SUBN=0 adds one HSUB2
---     per two weights), the previous default of q4_0/q8_0.
--- WARPS = 1, STAGES = 2 with ROWS = 14, PARTS = 2 (q8_0: ROWS = 16, PARTS =
--- 4) measured fastest on the H200 at 14336x5120 (docs/kernels/cuda-gemv.md):
--- the rows of a warp share each lane's x conversion, and one-warp blocks of
--- 9-19 KiB of shared memory let all warps be resident at once (14 rows: 1024
--- warps, 2 per scheduler on most SMs). Whole-tile slots (PARTS = 1) left
--- q8_0 (37 KiB a block) a second wave; more stages, more parts, 8, 12, 18,
--- 20, 24 or 32 rows all measured slower.
---
--- Quantized kernels also take BULK (scalar path only; 0 or 1): 1 stages each
--- row's words of a unit with one Hopper bulk copy (cp.async.bulk by lane 0,
--- completing on the slot's mbarrier) instead of every lane's 16-byte
--- cp.async. Measured on the H200 at 14336x5120, rotated: q6_k 69.4 -> 72.6 %
--- of the read ceiling, but q4_k 72.4 -> 63.1 %, q5_k 73.6 -> 69.0 %, q4_0
--- 73.6 -> 71.9 %, q8_0 80.6 -> 80.0 %; and on every LFM2 shape (k = 1024 or
--- 2816: one to three tiles a warp, so each unit's copy latency shows) every
--- format ran 12-54 % slower, q6_k 12-30 %. So BULK is 0 in the table and
--- for_shape picks BULK=1 for q6_k at k >= 4096 only (measured at 5120; not
--- between 2816 and 5120).
---
--- The quantized kernels copy whole 16-byte words, so the weight buffer must be
--- the weight bytes rounded up to 16 at least (gemv.buffer_bytes is that plus 16).
+-- Dense kernels (f32, f16, bf16): UNROLL, 16-byte loads per row in flight.
+-- Quantized kernels (q4_0, q8_0, q4_k, q5_k, q6_k):
+--   STAGES  shared-memory slots per warp that tiles of 1024 columns are copied
+--           into, STAGES - 1 in flight while one is decoded;
+--   PARTS   a tile's ROWS rows staged as PARTS parts of ROWS / PARTS rows, each
+--           its own slot (a slot frees as soon as its part is decoded);
+--   KSPLIT  warps per row group, each walking every KSPLIT-th tile, the first
+--           adding the partial sums (scalar path only);
+--   XQ=1    the integer dot (x quantized per tile, dp2a), x tiles staged in
+--           shared memory where they fit; XQ=0 the f32 "magic" decode;
+--   MMA=1   the tensor-core path (16 rows, whole tiles; SUBN picks its decode);
+--   BULK=1  each row of a unit staged by one Hopper bulk copy (scalar path).
+-- WARPS * KSPLIT * STAGES * ROWS / PARTS slots (plus the x ring) must fit the
+-- 48 KiB of static shared memory, or the kernel does not compile. The
+-- defaults are the fastest of the sweeps in docs/kernels/cuda-gemv.md
+-- ("Row parts", "x through shared memory", "Bulk copies"); the weight buffer
+-- must hold the weight bytes rounded up to 16 (gemv.buffer_bytes does).
 
 local M = {}
 
@@ -167,7 +123,8 @@ function M.variant(fmt, changes)
 end
 
 -- Variants that measured faster than a format's default at some shapes
--- (above): the first rule whose min_k k reaches applies.
+-- (docs/kernels/cuda-gemv.md, "Bulk copies": BULK=1 helps q6_k only where a
+-- warp has many tiles): the first rule whose min_k k reaches applies.
 local SHAPE_RULES = {
   q6_k = { { min_k = 4096, changes = { BULK = 1 } } },
 }

@@ -28,11 +28,10 @@ local function entry(fmt, t, nr)
   }
 end
 
--- Defaults measured on an H200 (experiments/gemv_variants.lua, 14336x5120,
--- weights rotated out of L2, 2026-11-29): one row per lane group for the
--- dense formats (f16 4076 GB/s against 3602 with two), 64-lane groups of 4
--- rows for q4_0/q8_0/q4_k (q4_0 1243 against 799; q8_0 1967 against 1532),
--- and the first choice (32 lanes, 2 rows) where it was already the fastest.
+-- Defaults: the fastest of the experiments/gemv_variants.lua sweeps at
+-- 14336x5120 with rotated weights (docs/kernels/vulkan-gemv.md, "Work
+-- split"): one row per lane group for the dense formats, 64-lane groups of 4
+-- rows for q4_0/q8_0/q4_k, 32 lanes and 2 rows for q5_k/q6_k.
 local M = {
   f32 = entry("f32", 32, 1),
   f16 = entry("f16", 32, 1),

@@ -8,7 +8,7 @@
 
 local MODULES = {
   timing = true, order = true, stats = true, options = true, report = true,
-  ceilings = true, validate = true, progress = true, cells = true, kernels = true,
+  ceilings = true, validate = true, progress = true, cells = true, kernels = true, bench = true,
   errors = true, rng = true,
 }
 

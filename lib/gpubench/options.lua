@@ -1,8 +1,8 @@
 -- gpubench.options: strict command-line flags and environment knobs.
 --
--- Why: seed 000's ITERS was echoed nowhere, so a mistyped ITERS=100O silently
--- re-measured the default and an ITERS sweep came back ITERS-independent --
--- exactly the check two-point timing has to survive. Its env_u32/env_f64
+-- Why: cera's wgpu_gemv_bench echoed ITERS nowhere, so a mistyped ITERS=100O
+-- silently re-measured the default and an ITERS sweep came back
+-- ITERS-independent -- exactly the check two-point timing has to survive. Its env_u32/env_f64
 -- contract is kept here for flags and variables alike: absent -> default; set
 -- but unparseable, zero where zero is meaningless, NaN/inf or out of range ->
 -- an error naming the key and the value, raised before any device work and
@@ -435,12 +435,18 @@ function options.table_options()
   }
 end
 
--- multiple_of(n, why) -> a check function: the value must be a multiple of
--- n; the message says why ("must be a multiple of 256 (the q4_k super-block)").
+-- multiple_of(n, why) -> a check function: the value (or, for a list or a
+-- range, every element) must be a multiple of n; the message says why
+-- ("must be a multiple of 256 (the q4_k super-block)").
 function options.multiple_of(n, why)
+  local because = why and (" (" .. why .. ")") or ""
   return function(v)
-    if v % n ~= 0 then
-      return false, ("must be a multiple of %d%s"):format(n, why and (" (" .. why .. ")") or "")
+    if type(v) == "table" then
+      for _, e in ipairs(v) do
+        if e % n ~= 0 then return false, ("%s is not a multiple of %d%s"):format(tostring(e), n, because) end
+      end
+    elseif v % n ~= 0 then
+      return false, ("must be a multiple of %d%s"):format(n, because)
     end
     return true
   end

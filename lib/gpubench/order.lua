@@ -1,9 +1,9 @@
 -- gpubench.order: the order in which a table's cells run, and rounds.
 --
--- Why: in seed 000 a cell's number depended on its position in the table
+-- Why: in cera's wgpu_gemv_bench a cell's number depended on its position in the table
 -- (whichever kernel ran first looked ~3x slow) and was published as a kernel
 -- defect. The cure was a discarded first round; the check is a reversed or
--- shuffled order. Seed 004 balanced drift with A-B-C-C-B-A trials. These are
+-- shuffled order. AstrAI's SwiGLU benchmark balanced drift with A-B-C-C-B-A trials. These are
 -- the orders an experiment picks by name; every function returns a new list
 -- and leaves its input alone.
 
@@ -73,8 +73,8 @@ end
 -- rounds(k, run_table): calls run_table(round, is_last) for round = 1..k and
 -- returns what the last call returned. Earlier rounds exist only to have run:
 -- by the time anything is reported every cell has already run in full, which
--- sidesteps positional effects whose mechanism is unknown (seed 000 measured
--- that a global warmup does not remove them).
+-- sidesteps positional effects whose mechanism is unknown (cera measured that
+-- a global warmup does not remove them).
 function order.rounds(k, run_table)
   if math.tointeger(k) == nil or k < 1 then
     error(("order.rounds: k must be a positive integer, got %s"):format(tostring(k)), 2)

@@ -1,8 +1,8 @@
 -- gpubench.report: where a table's cells go -- an aligned console table with
 -- units, CSV, JSON lines (every sample plus the environment) and Markdown.
 --
--- Why: seed 000's numbers reached a baseline document without the ITERS, the
--- order or the device they came from, and could not be re-examined; seed 004
+-- Why: cera's numbers reached a baseline document without the ITERS, the
+-- order or the device they came from, and could not be re-examined; AstrAI's SwiGLU benchmark
 -- kept every sample and p50/p90/p99 in JSON, which is what let its warm-L2
 -- "+67 %" be re-measured and withdrawn. And a long run that dies at cell 40
 -- of 50 must not lose 39 cells: every file line is written whole with one

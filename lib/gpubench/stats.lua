@@ -1,10 +1,10 @@
 -- gpubench.stats: summaries of timing samples, a bootstrap confidence interval
 -- of the median, and a faster / slower / same comparison of two sample sets.
 --
--- Why: the seeds' harnesses reported one number per cell (a mean, or a single
--- run), so a 3x positional artifact and a real kernel difference looked alike
--- (seed 000), and a "+67 %" that did not survive cold weights was published
--- from warm medians (seed 004). Keeping every sample and reporting the spread
+-- Why: the outside harnesses gpubench learned from reported one number per
+-- cell (a mean, or a single run), so a 3x positional artifact and a real
+-- kernel difference looked alike (cera), and a "+67 %" that did not survive
+-- cold weights was published from warm medians (AstrAI). Keeping every sample and reporting the spread
 -- (p95/p99, rel_iqr) and a bootstrap interval makes a noisy cell visible, and
 -- `compare` only says "faster" when the interval excludes "same".
 --

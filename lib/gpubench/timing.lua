@@ -1,19 +1,20 @@
 -- gpubench.timing: the measurement methods, as functions over Lua callbacks.
 --
--- Why each exists (the seeds' mistakes):
---   two_point  - one blocking submit+wait per measurement costs a fixed ~1 ms
---                round trip; timing run(n) and dividing by n reported T + C/n,
---                so cheap cells looked slow and the table depended on ITERS
---                (seed 000, defect 3). t(2n) - t(n) cancels C; a difference too
---                small to resolve is "noise", never a number (it once printed
---                8927.9 GB/s, 2232 % of peak).
---   cold       - a tight loop re-reads warm weights from L2 (seed 004 reported
---                3.1 TB/s on an 864 GB/s part); flush L2 outside the timed
---                region and time exactly one call per sample (seed 002).
+-- Why each exists (the outside benchmarks' mistakes, docs/DESIGN.md):
+--   two_point  - one blocking submit+wait per measurement costs a fixed round
+--                trip; timing run(n) and dividing by n reports T + C/n, so
+--                cheap cells look slow and the table depends on ITERS (cera's
+--                wgpu_gemv_bench). t(2n) - t(n) cancels C; a difference too
+--                small to resolve is "noise", never a number (cera once
+--                printed 22x its device's peak).
+--   cold       - a tight loop re-reads warm weights from L2 (AstrAI's SwiGLU
+--                benchmark reported 3.6x its DRAM bandwidth); flush L2 outside
+--                the timed region and time exactly one call per sample
+--                (ninfer's linear_bench contract).
 --   rotation   - the alternative to flushing: cycle weight copies totalling at
 --                least 4x L2, and refuse a rotation that would fit in L2.
 --   graph      - capture n calls once and time replays, so launch overhead is
---                not charged to the kernel (seed 004's CUDA Graph mode).
+--                not charged to the kernel (AstrAI's CUDA Graph mode).
 --
 -- The pure functions (two_point, samples, cold, check_rotation) take callbacks
 -- so they can be tested with a synthetic clock; the runner helpers bind them
@@ -116,10 +117,10 @@ end
 -- when "noise"). Returns the details of the median resolved measurement (the
 -- lower of the two middle ones for an even count), with d.repeats = every
 -- measurement's ms in order (false for noise). Noise unless more than half
--- resolved: then the last noise details, with repeats. Why: one two-point
--- measurement of a few-microsecond kernel moved by up to 7 % from one run of
--- a table to the next on an H200 (Vulkan), so forward and reversed tables
--- disagreed by chance; a median of three does not follow one outlier.
+-- resolved: then the last noise details, with repeats. Why: single two-point
+-- timings of few-microsecond kernels move between runs of a table enough to
+-- make forward and reversed tables disagree by chance; a median of three
+-- does not follow one outlier (docs/results/h200-gemv.md, "Order dependence").
 function timing.median_of(measure, reps)
   if type(measure) ~= "function" then error("timing.median_of: measure must be a function", 2) end
   reps = check_count(reps, "reps", "timing.median_of")
@@ -140,9 +141,9 @@ end
 -- settle(run, n, ms) -> runs
 -- run(n), untimed, until the times it returns add up to at least ms (once at
 -- least); returns how many runs that took. Why by time: a count of launches
--- is microseconds for a small cell, and on an H200 the state an earlier
--- cell leaves can outlast that (a q6_k 1024 x 1024 cell ran 3.36 us alone but
--- 3.43-3.51 us for some 30 ms after the q6_k lm head, L2 flush or not).
+-- is microseconds for a small cell, and the state an earlier cell leaves can
+-- outlast that by tens of milliseconds, L2 flush or not
+-- (docs/results/h200-gemv.md, "Order dependence").
 function timing.settle(run, n, ms)
   if type(run) ~= "function" then error("timing.settle: run must be a function", 2) end
   n = check_count(n, "n", "timing.settle")
@@ -163,9 +164,10 @@ end
 -- resolved one with the smallest ms, with d.runners = every runner's ms in
 -- order (false for noise). Noise unless more than half resolved: then the
 -- last noise details, with runners. Why the fastest: where a runner's batches
--- land only ever slows it (on an H200's Vulkan driver, runners of one small
--- cell timed 4.38 or 4.68 us, each the same run after run), while the noise
--- of a single timing, either way, is what the median within a runner is for.
+-- land only ever slows it (on the Vulkan driver runners of one small cell fall
+-- into two classes, each the same run after run: docs/results/h200-gemv.md),
+-- while the noise of a single timing, either way, is what the median within a
+-- runner is for.
 function timing.fastest_of(ds)
   if type(ds) ~= "table" or #ds == 0 then
     error("timing.fastest_of: a non-empty list of two_point details is required", 2)
@@ -238,7 +240,7 @@ function timing.samples(call, opts)
 end
 
 -- cold(call, opts) -> samples, summary
--- Cold-cache sampling (seed 002's contract): warmup calls (default 3), then
+-- Cold-cache sampling (ninfer's contract): warmup calls (default 3), then
 -- per sample (default 20) an L2 flush that completes before the start
 -- timestamp, and device timestamps around exactly one call.
 -- opts.device: a gpu device; supplies flush (dev:flush_l2) and a timer
@@ -312,7 +314,7 @@ Runner.__index = Runner
 -- creation and first touch are never timed) and returns the elapsed ms.
 -- opts.graph: replay a CUDA graph / pre-recorded command buffer.
 -- opts.clock: "device" (timestamps around the submission, default) or "host"
--- (gpu.clock around submit + sync, the seed's wall-clock method).
+-- (gpu.clock around submit + sync, cera's wall-clock method).
 -- opts.rotation = {copy_bytes =, l2_bytes =}: checks the launches rotate
 -- through at least 4x L2 (one copy per launch).
 -- run(count) and batch(count) refuse count < #launches: each submission starts

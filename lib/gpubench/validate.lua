@@ -1,7 +1,7 @@
 -- gpubench.validate: --validate, a check of the instrument rather than of
 -- the result.
 --
--- Why: seed 000's harness three times reported kernel differences that were
+-- Why: cera's wgpu_gemv_bench three times reported kernel differences that were
 -- its own. Two checks catch those defects: permuting the kernel order (a
 -- positional artifact moves with the position) and changing the iteration
 -- count (an unsubtracted fixed cost, T + C/ITERS, moves with ITERS). Neither
