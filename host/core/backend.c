@@ -171,6 +171,13 @@ int gb_device_open(const gb_backend_ops *ops, int index, gb_device **out, gb_err
 
 void gb_device_release(gb_device *d) {
     if (!d || d->closed) return;
+    /* Ranges a script left open end with the device, innermost first. */
+    while (d->profiler_depth > 0 && d->ops->profiler_range) {
+        gb_err tmp = {0};
+        d->ops->profiler_range(d, NULL, 0, &tmp);
+        gb_err_clear(&tmp);
+        d->profiler_depth--;
+    }
     d->closed = 1;
     if (d->flush_buf) {
         live[GB_LIVE_BUFFERS]++; /* balances the uncounted allocation in gb_flush_l2 */
@@ -462,10 +469,16 @@ void gb_timer_free(gb_timer *t) {
 
 /* ------------------------------------------------------------------ misc */
 
+/* Ranges nest; an end without a begin is refused here, for every backend,
+ * before it reaches a driver (unbalanced labels have crashed one). */
 int gb_profiler_range(gb_device *d, const char *name, int begin, gb_err *e) {
     if (check_open(d, e)) return -1;
-    if (!d->ops->profiler_range) return 0;
-    return d->ops->profiler_range(d, name, begin, e);
+    if (!begin && d->profiler_depth == 0)
+        return GB_FAIL(e, "profiler range failed: NO_OPEN_RANGE (end of range '%s' without a begin)",
+                       name ? name : "");
+    if (d->ops->profiler_range && d->ops->profiler_range(d, name, begin, e) != 0) return -1;
+    d->profiler_depth += begin ? 1 : -1;
+    return 0;
 }
 
 int gb_sync(gb_device *d, gb_err *e) {

@@ -108,6 +108,7 @@ struct gb_device {
     int refs;             /* the handle plus one per live child object */
     int closed;           /* the handle was released; children keep the device alive */
     gb_buffer *flush_buf; /* the L2 flush buffer, allocated on first flush */
+    int profiler_depth;   /* open profiler ranges (gb_profiler_range) */
 };
 
 struct gb_buffer {

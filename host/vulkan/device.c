@@ -274,8 +274,8 @@ static int create_device(vk_device *vd, const dev_exts *x, gb_err *e)
         return GB_FAIL(e, "vkGetDeviceProcAddr failed: VK_ERROR_INCOMPATIBLE_DRIVER (the device "
                           "has no %s)", missing);
     if (gb_vk.has_debug_utils) {
-        vd->cmd_begin_label = gb_vk.vkCmdBeginDebugUtilsLabelEXT;
-        vd->cmd_end_label = gb_vk.vkCmdEndDebugUtilsLabelEXT;
+        vd->queue_begin_label = gb_vk.vkQueueBeginDebugUtilsLabelEXT;
+        vd->queue_end_label = gb_vk.vkQueueEndDebugUtilsLabelEXT;
     }
     vd->f.vkGetDeviceQueue(vd->dev, vd->qfamily, 0, &vd->queue);
     VkCommandPoolCreateInfo pci = {

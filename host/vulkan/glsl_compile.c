@@ -11,6 +11,7 @@
 
 #include "fileutil.h"
 #include "kernel_cache.h"
+#include "output.h"
 
 #define GB_VK_API(minor) ((1u << 22) | ((uint32_t)(minor) << 12))
 
@@ -65,9 +66,17 @@ const char *gb_glsl_compiler_id(void)
 
 /* ------------------------------------------------------------ includes */
 
+/* Includes nest at most this deep: a file that includes itself (directly or
+ * through others) is reported with its chain instead of recursing until
+ * memory runs out. */
+enum { GLSL_MAX_INCLUDE_DEPTH = 32 };
+/* Lines of the compiler's log an error message keeps (runs of one line count once). */
+enum { GLSL_LOG_LINES = 40 };
+
 typedef struct include_ctx {
     const gb_kernel_source *src;
     const char *label;
+    char *chain[GLSL_MAX_INCLUDE_DEPTH + 1]; /* chain[d]: the file being read at depth d */
 } include_ctx;
 
 typedef struct include_box { /* a result and the strings it points to, freed together */
@@ -122,6 +131,60 @@ static int try_read(include_box *box, char *path)
     return 1;
 }
 
+/* Makes box the failed include whose message (shaderc's convention: an empty
+ * name, the message as content) is `msg`; takes ownership of msg. */
+static shaderc_include_result *include_error(include_box *box, char *msg, const char *fallback)
+{
+    box->text = msg;
+    box->r.source_name = "";
+    box->r.source_name_length = 0;
+    box->r.content = box->text ? box->text : fallback;
+    box->r.content_length = strlen(box->r.content);
+    return &box->r;
+}
+
+/* "a.comp -> b.glsl -> c.glsl -> b.glsl -> ...": the files from the
+ * top-level source down, as far as the first one that comes again (the
+ * cycle), else down to depth and then `last`. */
+static char *chain_text(const include_ctx *ctx, size_t depth, const char *last)
+{
+    size_t n = strlen(last) + 16;
+    for (size_t d = 0; d < depth; d++)
+        n += strlen(ctx->chain[d] ? ctx->chain[d] : "?") + 4;
+    char *t = malloc(n);
+    if (!t)
+        return NULL;
+    t[0] = 0;
+    for (size_t d = 0; d < depth; d++) {
+        const char *name = ctx->chain[d] ? ctx->chain[d] : "?";
+        if (d)
+            strcat(t, " -> ");
+        strcat(t, name);
+        for (size_t p = 0; p < d; p++)
+            if (ctx->chain[p] && strcmp(ctx->chain[p], name) == 0) {
+                strcat(t, " -> ...");
+                return t;
+            }
+    }
+    strcat(t, " -> ");
+    strcat(t, last);
+    return t;
+}
+
+/* Records `requesting` as the file at depth - 1, so the chain is known when
+ * a deeper include fails; returns 0, or -1 without memory. */
+static int note_chain(include_ctx *ctx, size_t depth, const char *requesting)
+{
+    if (depth < 1 || depth > GLSL_MAX_INCLUDE_DEPTH)
+        return 0;
+    char *copy = strdup(requesting);
+    if (!copy)
+        return -1;
+    free(ctx->chain[depth - 1]);
+    ctx->chain[depth - 1] = copy;
+    return 0;
+}
+
 static shaderc_include_result *resolve_include(void *ud, const char *req, int type,
                                                const char *requesting, size_t depth)
 {
@@ -131,6 +194,18 @@ static shaderc_include_result *resolve_include(void *ud, const char *req, int ty
     if (!box)
         return NULL;
     box->r.user_data = box;
+    if (note_chain(ctx, depth, requesting) != 0)
+        return include_error(box, NULL, "out of host memory resolving an include");
+    if (depth > GLSL_MAX_INCLUDE_DEPTH) {
+        char *chain = chain_text(ctx, GLSL_MAX_INCLUDE_DEPTH, req);
+        size_t cap = (chain ? strlen(chain) : 0) + 128;
+        char *msg = malloc(cap);
+        if (msg)
+            snprintf(msg, cap, "includes nest deeper than %d (does a file include itself?): %s",
+                     GLSL_MAX_INCLUDE_DEPTH, chain ? chain : req);
+        free(chain);
+        return include_error(box, msg, "includes nest too deep");
+    }
     if (req[0] == '/') {
         if (try_read(box, strdup(req)))
             return &box->r;
@@ -154,20 +229,15 @@ static shaderc_include_result *resolve_include(void *ud, const char *req, int ty
                 return &box->r;
         }
     }
-    /* shaderc's convention for a failed include: empty name, message as content. */
     size_t cap = strlen(req) + 160;
-    box->text = malloc(cap);
-    if (box->text)
-        snprintf(box->text, cap, "cannot find include file \"%s\" (searched %s and %d include "
+    char *msg = malloc(cap);
+    if (msg)
+        snprintf(msg, cap, "cannot find include file \"%s\" (searched %s and %d include "
                  "director%s)", req,
                  type == shaderc_include_type_relative ? "the including file's directory"
                                                        : "no relative directory",
                  src->ninclude_dirs, src->ninclude_dirs == 1 ? "y" : "ies");
-    box->r.source_name = "";
-    box->r.source_name_length = 0;
-    box->r.content = box->text ? box->text : "cannot find include file";
-    box->r.content_length = strlen(box->r.content);
-    return &box->r;
+    return include_error(box, msg, "cannot find include file");
 }
 
 static void release_include(void *ud, shaderc_include_result *r)
@@ -235,7 +305,7 @@ static int run_shaderc(const gb_kernel_source *src, const gb_glsl_target *t, con
         return GB_FAIL(e, "shaderc_compiler_initialize failed: SHADERC_INTERNAL_ERROR (could "
                           "not create the GLSL compiler)");
     }
-    include_ctx ctx = {src, label};
+    include_ctx ctx = {.src = src, .label = label};
     shaderc_compile_options_set_source_language(opts, shaderc_source_language_glsl);
     shaderc_compile_options_set_target_env(opts, shaderc_target_env_vulkan, t->api_version);
     shaderc_compile_options_set_target_spirv(opts, (shaderc_spirv_version)t->spirv_version);
@@ -250,17 +320,27 @@ static int run_shaderc(const gb_kernel_source *src, const gb_glsl_target *t, con
         shaderc_compile_options_add_macro_definition(opts, src->defines[i].name,
                                                      strlen(src->defines[i].name), v, strlen(v));
     }
+    /* glslang prints to stdout when it cannot parse its built-ins (a shader
+     * without #version): that text belongs in the error, not in the results. */
+    gb_capture cap;
+    gb_capture_begin(&cap);
     shaderc_compilation_result_t res =
         shaderc_compile_into_spv(compiler, src->code, strlen(src->code), shaderc_compute_shader,
                                  label, "main", opts);
+    char *printed = gb_capture_end(&cap);
     int rc = 0;
     shaderc_compilation_status st = res ? shaderc_result_get_compilation_status(res)
                                         : shaderc_compilation_status_null_result_object;
     if (st != shaderc_compilation_status_success) {
-        char *msg = trimmed_copy(res ? shaderc_result_get_error_message(res) : "");
-        rc = GB_FAIL(e, "glsl compile of %s failed: %s (%s)", label, status_name(st),
-                     msg && msg[0] ? msg : "no compiler log");
+        char *raw = trimmed_copy(res ? shaderc_result_get_error_message(res) : "");
+        char *msg = gb_text_excerpt(raw, GLSL_LOG_LINES);
+        char *out = printed ? gb_text_excerpt(printed, 8) : NULL;
+        rc = GB_FAIL(e, "glsl compile of %s failed: %s (%s)%s%s", label, status_name(st),
+                     msg && msg[0] ? msg : "no compiler log", out ? "; the compiler also printed:\n" : "",
+                     out ? out : "");
+        free(raw);
         free(msg);
+        free(out);
     } else if (words_from_bytes(shaderc_result_get_bytes(res), shaderc_result_get_length(res),
                                 words, nwords) != 0) {
         rc = GB_FAIL(e, "glsl compile of %s failed: SHADERC_INTERNAL_ERROR (the compiler "
@@ -269,8 +349,11 @@ static int run_shaderc(const gb_kernel_source *src, const gb_glsl_target *t, con
     } else if (shaderc_result_get_num_warnings(res) > 0) {
         *log = trimmed_copy(shaderc_result_get_error_message(res));
     }
+    free(printed);
     if (res)
         shaderc_result_release(res);
+    for (int d = 0; d <= GLSL_MAX_INCLUDE_DEPTH; d++)
+        free(ctx.chain[d]);
     shaderc_compile_options_release(opts);
     shaderc_compiler_release(compiler);
     return rc;
@@ -286,6 +369,11 @@ int gb_glsl_compile(const gb_kernel_source *src, const gb_glsl_target *target, u
     *cache_hit = 0;
     if (!src->code)
         return GB_FAIL(e, "glsl compile of %s failed: NO_SOURCE (no source text)", label);
+    /* GLSL has one entry point, main; a different name would be ignored, and
+     * the script would run main thinking it chose another function. */
+    if (src->entry && strcmp(src->entry, "main") != 0)
+        return GB_FAIL(e, "glsl compile of %s failed: UNSUPPORTED_ENTRY (a GLSL compute shader "
+                          "enters at main; entry '%s' was given)", label, src->entry);
     char key[GB_CACHE_KEY_HEX];
     /* The key hashes every include; when it cannot be made (say, an include
      * is missing) compile uncached so the compiler reports the problem with

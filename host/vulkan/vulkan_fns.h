@@ -25,10 +25,10 @@
     X(vkCreateDevice)                           \
     X(vkGetDeviceProcAddr)
 
-/* VK_EXT_debug_utils command-buffer labels (optional: NULL without the extension). */
+/* VK_EXT_debug_utils queue labels (optional: NULL without the extension). */
 #define GB_VK_DEBUG_FNS(X)                      \
-    X(vkCmdBeginDebugUtilsLabelEXT)             \
-    X(vkCmdEndDebugUtilsLabelEXT)
+    X(vkQueueBeginDebugUtilsLabelEXT)           \
+    X(vkQueueEndDebugUtilsLabelEXT)
 
 /* Device commands (required), loaded per device through vkGetDeviceProcAddr. */
 #define GB_VK_DEVICE_FNS(X)                     \

@@ -82,8 +82,8 @@ typedef struct vk_segment {
 
 struct vk_device {
     struct { GB_VK_DEVICE_FNS(GB_VK_DECL) } f;
-    PFN_vkCmdBeginDebugUtilsLabelEXT cmd_begin_label; /* NULL without VK_EXT_debug_utils */
-    PFN_vkCmdEndDebugUtilsLabelEXT cmd_end_label;
+    PFN_vkQueueBeginDebugUtilsLabelEXT queue_begin_label; /* NULL without VK_EXT_debug_utils */
+    PFN_vkQueueEndDebugUtilsLabelEXT queue_end_label;
     VkPhysicalDevice phys;
     VkDevice dev;
     VkQueue queue;
@@ -117,7 +117,6 @@ struct vk_device {
     uint64_t staging_size;
     int staging_coherent;
 
-    int label_depth;                    /* open profiler ranges */
 };
 
 static inline vk_device *vk_dev(const gb_device *d) { return (vk_device *)d->impl; }
