@@ -143,18 +143,9 @@ void lb_read_source(lua_State *L, int i, gb_kernel_source *src) {
         src->code = luaL_checkstring(L, -1);
         src->label = "<string>";
     }
-    if (lua_getfield(L, i, "entry") != LUA_TNIL) {
-        src->entry = luaL_checkstring(L, -1);
-    } else if (has_file) {
-        /* Default entry: the file's base name without its extension. */
-        const char *base = strrchr(src->label, '/');
-        base = base ? base + 1 : src->label;
-        const char *dot = strrchr(base, '.');
-        lua_pushlstring(L, base, dot ? (size_t)(dot - base) : strlen(base));
-        src->entry = lua_tostring(L, -1);
-    } else {
-        src->entry = "main";
-    }
+    /* Without an entry the backend picks its default (CUDA: the function named
+     * like the file; GLSL: main). */
+    if (lua_getfield(L, i, "entry") != LUA_TNIL) src->entry = luaL_checkstring(L, -1);
     read_defines(L, i, src);
     read_include_dirs(L, i, src);
     read_params(L, i, src);

@@ -103,7 +103,7 @@ static void device_ref(gb_device *d) { d->refs++; }
 
 static void device_unref(gb_device *d) {
     if (--d->refs > 0) return;
-    d->ops->close(d);
+    d->ops->close(d); /* a backend frees only host memory for a broken device */
     live[GB_LIVE_DEVICES]--;
     free(d);
 }
@@ -148,6 +148,8 @@ int gb_device_info_of(const gb_backend_ops *ops, int index, gb_device_info *out,
 }
 
 int gb_device_open(const gb_backend_ops *ops, int index, gb_device **out, gb_err *e) {
+    double limit;
+    if (gb_wait_limit(&limit, e) != 0) return -1; /* a bad GPUBENCH_TIMEOUT is refused up front */
     int count = 0;
     if (ops->probe(&count, e) != 0) return -1;
     if (index < 0 || index >= count)
@@ -172,7 +174,7 @@ int gb_device_open(const gb_backend_ops *ops, int index, gb_device **out, gb_err
 void gb_device_release(gb_device *d) {
     if (!d || d->closed) return;
     /* Ranges a script left open end with the device, innermost first. */
-    while (d->profiler_depth > 0 && d->ops->profiler_range) {
+    while (!d->broken && d->profiler_depth > 0 && d->ops->profiler_range) {
         gb_err tmp = {0};
         d->ops->profiler_range(d, NULL, 0, &tmp);
         gb_err_clear(&tmp);
@@ -189,7 +191,42 @@ void gb_device_release(gb_device *d) {
 
 static int check_open(gb_device *d, gb_err *e) {
     if (d->closed) return GB_FAIL(e, "the %s device was released", d->ops->name);
+    if (d->broken) return GB_FAIL(e, "the %s device can no longer be used: %s", d->ops->name, d->broken_why);
     return 0;
+}
+
+/* ---------------------------------------------------------- the watchdog */
+
+static long nbroken;
+
+void gb_device_break(gb_device *d, const char *why) {
+    if (!d || d->broken) return;
+    d->broken = 1;
+    snprintf(d->broken_why, sizeof d->broken_why, "%s", why ? why : "an earlier failure");
+    nbroken++;
+}
+
+long gb_broken_devices(void) { return nbroken; }
+
+int gb_wait_limit(double *seconds, gb_err *e) {
+    const char *v = getenv("GPUBENCH_TIMEOUT");
+    *seconds = GB_DEFAULT_TIMEOUT_S;
+    if (!v) return 0;
+    char *end = NULL;
+    double s = strtod(v, &end);
+    while (end && *end == ' ') end++;
+    if (!v[0] || !end || *end || !(s >= 0) || s > 1e9)
+        return GB_FAIL(e, "GPUBENCH_TIMEOUT=%s is not a number of seconds >= 0 (0: no limit)", v);
+    *seconds = s;
+    return 0;
+}
+
+int gb_wait_timed_out(gb_device *d, const char *call, const char *what, double limit, gb_err *e) {
+    char why[400];
+    snprintf(why, sizeof why, "%s did not finish within %g s (GPUBENCH_TIMEOUT) waiting for %s; "
+             "a kernel that never ends?", call, limit, what);
+    gb_device_break(d, why);
+    return GB_FAIL(e, "%s", why);
 }
 
 /* ---------------------------------------------------------------- buffers */

@@ -44,8 +44,22 @@ typedef struct gb_batch gb_batch;
 typedef struct gb_backend_ops gb_backend_ops;
 
 /* GB_MAX_LAUNCHES bounds the distinct launches of one batch: enough to rotate
- * small weights through 4x a 60 MB L2 (a 0.5 MB matrix needs ~480 copies). */
-enum { GB_MAX_PARAMS = 32, GB_MAX_LAUNCHES = 4096 };
+ * small weights through 4x a 60 MB L2 (a 0.5 MB matrix needs ~480 copies).
+ * GB_BATCH_CHUNK bounds what one graph or command buffer records: a batch of
+ * more launches (up to 2^32 - 1) replays whole chunks back to back in one
+ * submission, so its memory stays that of GB_BATCH_CHUNK launches (a few MB)
+ * whatever the count. */
+enum { GB_MAX_PARAMS = 32, GB_MAX_LAUNCHES = 4096, GB_BATCH_CHUNK = 16384 };
+
+/* The launches one recorded chunk of a batch holds: the largest multiple of
+ * the batch's distinct launches (so every chunk starts at the first) not
+ * above GB_BATCH_CHUNK, and never more than count. */
+static inline uint32_t gb_batch_chunk(uint32_t count, int nlaunches) {
+    uint32_t n = (uint32_t)(nlaunches > 0 ? nlaunches : 1);
+    uint32_t chunk = GB_BATCH_CHUNK / n * n;
+    if (chunk == 0) chunk = n;
+    return count < chunk ? count : chunk;
+}
 
 typedef enum gb_kind {
     GB_ARG_BUFFER = 0,
@@ -109,6 +123,11 @@ struct gb_device {
     int closed;           /* the handle was released; children keep the device alive */
     gb_buffer *flush_buf; /* the L2 flush buffer, allocated on first flush */
     int profiler_depth;   /* open profiler ranges (gb_profiler_range) */
+    /* Set when the device cannot be used any more: a wait ran past the time
+     * limit (work still running), or a fault left the context unusable. Every
+     * later call fails with broken_why; releases free host memory only. */
+    int broken;
+    char broken_why[512];
 };
 
 struct gb_buffer {
@@ -301,6 +320,25 @@ uint64_t gb_flush_bytes(const gb_device *d);
 
 /* Monotonic host clock in seconds. */
 double gb_clock_seconds(void);
+
+/* ------------------------------------------------------------ the watchdog
+ * Every wait on a device is bounded: GPUBENCH_TIMEOUT seconds (default 60; 0
+ * means no limit; a fraction is allowed). A wait past it fails with "... did
+ * not finish within N s ..." and breaks the device, so the program can go on
+ * to report and exit instead of hanging. */
+enum { GB_DEFAULT_TIMEOUT_S = 60 };
+/* The limit in seconds (0 = none); -1 with a message when GPUBENCH_TIMEOUT is
+ * set but is not a number >= 0. Read from the environment on every call. */
+int gb_wait_limit(double *seconds, gb_err *e);
+/* Formats the timeout failure of a wait on `what` ("the device (sync)", "a
+ * download of 64 bytes") after `limit` seconds, breaks the device with it,
+ * and returns -1. */
+int gb_wait_timed_out(gb_device *d, const char *call, const char *what, double limit, gb_err *e);
+/* Marks d unusable (see gb_device.broken); the reason is kept for messages. */
+void gb_device_break(gb_device *d, const char *why);
+/* Devices broken so far in this process (the CLI skips driver teardown at
+ * exit when any is: a device whose work never finished can hang it). */
+long gb_broken_devices(void);
 
 #ifdef __cplusplus
 }

@@ -45,6 +45,7 @@ static const sym cu_syms[] = {
     CU_SYM(StreamCreate, 1, "cuStreamCreate"),
     CU_SYM(StreamDestroy, 1, "cuStreamDestroy_v2"),
     CU_SYM(StreamSynchronize, 1, "cuStreamSynchronize"),
+    CU_SYM(StreamQuery, 1, "cuStreamQuery"),
     CU_SYM(MemAlloc, 1, "cuMemAlloc_v2"),
     CU_SYM(MemFree, 1, "cuMemFree_v2"),
     CU_SYM(MemcpyHtoDAsync, 1, "cuMemcpyHtoDAsync_v2"),
@@ -67,6 +68,7 @@ static const sym cu_syms[] = {
     CU_SYM(EventDestroy, 1, "cuEventDestroy_v2"),
     CU_SYM(EventRecord, 1, "cuEventRecord"),
     CU_SYM(EventSynchronize, 1, "cuEventSynchronize"),
+    CU_SYM(EventQuery, 1, "cuEventQuery"),
     CU_SYM(EventElapsedTime, 1, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
     /* Optional: a driver without them still runs everything but profiler ranges. */
     CU_SYM(ProfilerStart, 0, "cuProfilerStart"),

@@ -41,6 +41,7 @@ typedef struct gb_cu_api {
     __typeof__(&cuStreamCreate) StreamCreate;
     __typeof__(&cuStreamDestroy) StreamDestroy;
     __typeof__(&cuStreamSynchronize) StreamSynchronize;
+    __typeof__(&cuStreamQuery) StreamQuery;
     __typeof__(&cuMemAlloc) MemAlloc;
     __typeof__(&cuMemFree) MemFree;
     __typeof__(&cuMemcpyHtoDAsync) MemcpyHtoDAsync;
@@ -61,6 +62,7 @@ typedef struct gb_cu_api {
     __typeof__(&cuEventDestroy) EventDestroy;
     __typeof__(&cuEventRecord) EventRecord;
     __typeof__(&cuEventSynchronize) EventSynchronize;
+    __typeof__(&cuEventQuery) EventQuery;
     __typeof__(&cuEventElapsedTime) EventElapsedTime;
     /* Optional (NULL when the driver lacks them). */
     __typeof__(&cuProfilerStart) ProfilerStart;

@@ -11,6 +11,7 @@ typedef struct cuda_dev {
     CUdevice dev;
     CUcontext ctx;   /* the primary context, retained while the device is open */
     CUstream stream; /* every operation of this device goes to this one stream */
+    char last_kernel[160]; /* the kernel launched last, named when a wait reports a fault */
 } cuda_dev;
 
 typedef struct cuda_buf {
@@ -32,6 +33,16 @@ int gb_cuda_current(gb_device *d, gb_err *e);
 
 static inline cuda_dev *cuda_dev_of(const gb_device *d) { return (cuda_dev *)d->impl; }
 static inline CUdeviceptr cuda_ptr_of(const gb_buffer *b) { return ((cuda_buf *)b->impl)->ptr; }
+
+/* Waits, polling, for everything queued on the device's stream (or for one
+ * event) within the time limit (gb_wait_limit); `what` says what is waited
+ * for in messages. A fault reported meanwhile (an illegal address, say)
+ * names the kernel launched last and breaks the device, as does the limit. */
+int gb_cuda_wait_stream(gb_device *d, const char *what, gb_err *e);
+int gb_cuda_wait_event(gb_device *d, CUevent ev, const char *what, gb_err *e);
+/* After a failed call r (its message already in e): breaks the device when
+ * r is an error that leaves the context unusable. Returns -1. */
+int gb_cuda_failed(gb_device *d, CUresult r, gb_err *e);
 
 /* device.c */
 int gb_cuda_probe(int *count, gb_err *e);

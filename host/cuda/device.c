@@ -4,9 +4,11 @@
 #include "cuda_internal.h"
 
 #if GPUBENCH_HAVE_CUDA_HEADERS
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* NVTX3 is header-only: its calls are no-ops until a tool (Nsight) injects
  * itself through NVTX_INJECTION64_PATH, so nothing more is linked. */
@@ -79,7 +81,8 @@ int gb_cuda_device_info(int index, gb_device_info *out, gb_err *e) {
     /* DDR: two transfers per clock, bus_bits/8 bytes per transfer. */
     if (out->memory_clock_khz && out->memory_bus_bits)
         out->spec_gbs = 2.0 * out->memory_clock_khz * 1e3 * (out->memory_bus_bits / 8.0) / 1e9;
-    /* CUDA events resolve about 0.5 us (cuEventElapsedTime documentation). */
+    /* The resolution cuEventElapsedTime documents for CUDA events: around half
+     * a microsecond. */
     out->timestamp_period_ns = 500.0;
     out->subgroup_size = positive(warp);
     out->max_threads_per_group = positive(max_threads);
@@ -126,28 +129,100 @@ int gb_cuda_open(gb_device *d, int index, gb_err *e) {
     return 0;
 }
 
+/* Errors after which the context can do nothing more: every later call
+ * returns the same error (CUDA calls them sticky). */
+static int is_sticky(CUresult r) {
+    switch (r) {
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int gb_cuda_failed(gb_device *d, CUresult r, gb_err *e) {
+    if (is_sticky(r)) gb_device_break(d, e && e->msg ? e->msg : gb_cu_error_name(r));
+    return -1;
+}
+
+/* The polling loop of the two waits: query until it stops answering
+ * CUDA_ERROR_NOT_READY, yielding for the first 2 ms and then sleeping 20 us
+ * between queries, so a short wait costs little latency and a long one
+ * little CPU. */
+static int wait_until(gb_device *d, CUstream s, CUevent ev, const char *call, const char *what,
+                      gb_err *e) {
+    double limit;
+    if (gb_wait_limit(&limit, e)) return -1;
+    double t0 = gb_clock_seconds();
+    for (;;) {
+        CUresult r = ev ? gb_cu.EventQuery(ev) : gb_cu.StreamQuery(s);
+        if (r == CUDA_SUCCESS) return 0;
+        if (r != CUDA_ERROR_NOT_READY) {
+            const char *last = cuda_dev_of(d)->last_kernel;
+            gb_cu_fail_at(e, __FILE__, __LINE__, call, r, " waiting for %s%s%s", what,
+                          last[0] ? "; the kernel launched last was " : "", last);
+            return gb_cuda_failed(d, r, e);
+        }
+        double spent = gb_clock_seconds() - t0;
+        if (limit > 0 && spent > limit) return gb_wait_timed_out(d, call, what, limit, e);
+        if (spent < 0.002) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+int gb_cuda_wait_stream(gb_device *d, const char *what, gb_err *e) {
+    if (gb_cuda_current(d, e)) return -1;
+    return wait_until(d, cuda_dev_of(d)->stream, NULL, "cuStreamQuery", what, e);
+}
+
+int gb_cuda_wait_event(gb_device *d, CUevent ev, const char *what, gb_err *e) {
+    if (gb_cuda_current(d, e)) return -1;
+    return wait_until(d, NULL, ev, "cuEventQuery", what, e);
+}
+
 void gb_cuda_close(gb_device *d) {
     cuda_dev *cd = cuda_dev_of(d);
     if (!cd) return;
-    /* close cannot fail: whatever goes wrong here (a sticky error from an
-     * earlier fault, say) is reported on stderr and the context released anyway. */
+    /* close cannot fail: whatever goes wrong here is reported on stderr and
+     * the context released anyway. A broken device's work may never finish
+     * (or its context is dead): its driver objects are left to the process's
+     * end, which frees them. */
     gb_err e = {0};
-    if (CU(&e, CtxSetCurrent, (cd->ctx)) == 0) {
-        if (CU(&e, StreamSynchronize, (cd->stream)) == 0) CU(&e, StreamDestroy, (cd->stream));
-    }
+    if (!d->broken &&
+        gb_cuda_wait_stream(d, "the device's work to finish before it closes", &e) == 0 &&
+        CU(&e, CtxSetCurrent, (cd->ctx)) == 0)
+        CU(&e, StreamDestroy, (cd->stream));
     if (e.msg) fprintf(stderr, "gpubench: warning: closing cuda device %d: %s\n", d->info.index, e.msg);
     gb_err_clear(&e);
-    CU(&e, DevicePrimaryCtxRelease, (cd->dev));
+    if (!d->broken) CU(&e, DevicePrimaryCtxRelease, (cd->dev));
     gb_err_clear(&e);
     free(cd);
     d->impl = NULL;
 }
 
 int gb_cuda_sync(gb_device *d, gb_err *e) {
-    /* The whole context, not only our stream: a library called from a script
-     * (a vendor BLAS) may have queued work on streams of its own. */
-    if (gb_cuda_current(d, e)) return -1;
-    return CU(e, CtxSynchronize, ());
+    /* Our stream first, within the time limit; then the whole context, since a
+     * library called from a script (a vendor BLAS) may have queued work on
+     * streams of its own. */
+    if (gb_cuda_wait_stream(d, "the device (sync)", e)) return -1;
+    CUresult r = gb_cu.CtxSynchronize();
+    if (r == CUDA_SUCCESS) return 0;
+    gb_cu_fail_at(e, __FILE__, __LINE__, "cuCtxSynchronize", r, "%s", "");
+    return gb_cuda_failed(d, r, e);
 }
 
 int gb_cuda_profiler_range(gb_device *d, const char *name, int begin, gb_err *e) {

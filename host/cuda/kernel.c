@@ -86,9 +86,29 @@ static int load_module(const void *cubin, CUmodule *mod, const char *label, gb_e
     return gb_cu_fail_at(e, __FILE__, __LINE__, "cuModuleLoadData", r, " loading %s", label);
 }
 
-int gb_cuda_kernel_load(gb_device *d, const gb_kernel_source *src, gb_kernel *k, gb_err *e) {
+/* A kernel read from a file enters, when no entry is given, at the function
+ * named like the file (kernels/cuda/copy.cu: copy); a string has no default. */
+static const char *entry_of(const gb_kernel_source *src, char *buf, size_t cap) {
+    if (src->entry) return src->entry;
+    if (!src->dir || !src->label) return NULL;
+    const char *base = strrchr(src->label, '/');
+    base = base ? base + 1 : src->label;
+    const char *dot = strrchr(base, '.');
+    size_t n = dot ? (size_t)(dot - base) : strlen(base);
+    if (n == 0 || n >= cap) return NULL;
+    memcpy(buf, base, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+int gb_cuda_kernel_load(gb_device *d, const gb_kernel_source *src0, gb_kernel *k, gb_err *e) {
+    char entry[256];
+    gb_kernel_source with_entry = *src0;
+    with_entry.entry = entry_of(src0, entry, sizeof entry);
+    const gb_kernel_source *src = &with_entry;
     const char *label = label_of(src);
-    if (!src->entry || !*src->entry) return GB_FAIL(e, "%s: no kernel entry point given", label);
+    if (!src->entry || !*src->entry)
+        return GB_FAIL(e, "%s: no kernel entry point given (entry = \"name\" of an extern \"C\" __global__ function)", label);
     /* backend.c frees entry and label with the kernel, also after a failure. */
     k->entry = strdup(src->entry);
     k->label = strdup(label);
@@ -145,9 +165,9 @@ void gb_cuda_kernel_free(gb_kernel *k) {
     cuda_kernel *ck = k->impl;
     if (!ck) return;
     gb_err e = {0};
-    /* Launches still queued may run this module's code: wait for them first. */
-    if (gb_cuda_current(k->dev, &e) == 0 &&
-        CU(&e, StreamSynchronize, (cuda_dev_of(k->dev)->stream)) == 0)
+    /* Launches still queued may run this module's code: wait for them first
+     * (a broken device's modules are left to the process's end). */
+    if (!k->dev->broken && gb_cuda_wait_stream(k->dev, "launches of a kernel before it is unloaded", &e) == 0)
         CU(&e, ModuleUnload, (ck->mod));
     if (e.msg) fprintf(stderr, "gpubench: warning: unloading kernel %s: %s\n", k->entry, e.msg);
     gb_err_clear(&e);
@@ -155,14 +175,20 @@ void gb_cuda_kernel_free(gb_kernel *k) {
     k->impl = NULL;
 }
 
-int gb_cuda_compile_only(const gb_kernel_source *src, const char *target, gb_kind *params,
+int gb_cuda_compile_only(const gb_kernel_source *src0, const char *target, gb_kind *params,
                          int *nparams, char **log, gb_err *e) {
+    char entry[256];
+    gb_kernel_source with_entry = *src0;
+    with_entry.entry = entry_of(src0, entry, sizeof entry);
+    const gb_kernel_source *src = &with_entry;
     void *cubin = NULL;
     size_t len = 0;
     int hit = 0;
     char *text = NULL;
     if (log) *log = NULL;
-    if (!src->entry || !*src->entry) return GB_FAIL(e, "%s: no kernel entry point given", label_of(src));
+    if (!src->entry || !*src->entry)
+        return GB_FAIL(e, "%s: no kernel entry point given (entry = \"name\" of an extern \"C\" __global__ function)",
+                       label_of(src));
     if (gb_cuda_compile(src, target, 1, &cubin, &len, &text, &hit, e)) return -1;
     /* Without a driver to ask, the CUBIN's symbol table tells whether the entry exists. */
     int has_entry = gb_cubin_has_function(cubin, len, src->entry);

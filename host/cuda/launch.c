@@ -1,9 +1,11 @@
 /* CUDA launches: single launches, batches replayed as a loop of
- * cuLaunchKernel calls, and batches captured once into a CUDA graph. */
+ * cuLaunchKernel calls, and batches captured once into CUDA graphs of at
+ * most GB_BATCH_CHUNK launches, replayed back to back. */
 #define _POSIX_C_SOURCE 200809L
 #include "cuda_internal.h"
 
 #if GPUBENCH_HAVE_CUDA_HEADERS
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,11 +20,14 @@ typedef struct cuda_call {
     void *ptrs[GB_MAX_PARAMS];
 } cuda_call;
 
+/* A graph batch holds a graph of `chunk` launches (gb_batch_chunk) replayed
+ * `full` times, and one of the rest when count is not a multiple. */
 typedef struct cuda_batch {
     cuda_call *calls;
     int ncalls;
-    CUgraph graph;
-    CUgraphExec exec;
+    uint32_t chunk, full;
+    CUgraph graph, rest_graph;
+    CUgraphExec exec, rest_exec;
 } cuda_batch;
 
 static void prepare_call(const gb_launch *l, cuda_call *c) {
@@ -49,13 +54,24 @@ static void prepare_call(const gb_launch *l, cuda_call *c) {
     }
 }
 
-static int issue(cuda_call *c, CUstream s, gb_err *e) {
+static int issue(gb_device *d, cuda_call *c, CUstream s, gb_err *e) {
     CUresult r = gb_cu.LaunchKernel(c->fn, c->grid[0], c->grid[1], c->grid[2], c->block[0],
                                     c->block[1], c->block[2], 0, s, c->ptrs, NULL);
     if (r == CUDA_SUCCESS) return 0;
-    return gb_cu_fail_at(e, __FILE__, __LINE__, "cuLaunchKernel", r,
-                         " launching %s (grid %ux%ux%u, block %ux%ux%u)", c->entry, c->grid[0],
-                         c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2]);
+    gb_cu_fail_at(e, __FILE__, __LINE__, "cuLaunchKernel", r,
+                  " launching %s (grid %ux%ux%u, block %ux%ux%u)", c->entry, c->grid[0],
+                  c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2]);
+    return gb_cuda_failed(d, r, e);
+}
+
+/* Remembers what ran last, for the message of a fault a later wait reports. */
+static void note_last(gb_device *d, const char *entry, uint32_t count) {
+    char *last = cuda_dev_of(d)->last_kernel;
+    if (count > 1)
+        snprintf(last, sizeof cuda_dev_of(d)->last_kernel, "%s (in a batch of %u launches)",
+                 entry ? entry : "?", count);
+    else
+        snprintf(last, sizeof cuda_dev_of(d)->last_kernel, "%s", entry ? entry : "?");
 }
 
 int gb_cuda_launch(const gb_launch *l, gb_err *e) {
@@ -63,14 +79,15 @@ int gb_cuda_launch(const gb_launch *l, gb_err *e) {
     cuda_call c;
     prepare_call(l, &c);
     if (gb_cuda_current(d, e)) return -1;
-    return issue(&c, cuda_dev_of(d)->stream, e);
+    note_last(d, c.entry, 1);
+    return issue(d, &c, cuda_dev_of(d)->stream, e);
 }
 
-/* Issues b->count launches in order, cycling through the prepared calls. */
-static int issue_all(const gb_batch *b, cuda_batch *cb, CUstream s, gb_err *e) {
+/* Issues `count` launches in order, cycling through the prepared calls from the first. */
+static int issue_all(gb_device *d, uint32_t count, cuda_batch *cb, CUstream s, gb_err *e) {
     int j = 0;
-    for (uint32_t i = 0; i < b->count; i++) {
-        if (issue(&cb->calls[j], s, e)) return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        if (issue(d, &cb->calls[j], s, e)) return -1;
         if (++j == cb->ncalls) j = 0;
     }
     return 0;
@@ -79,10 +96,12 @@ static int issue_all(const gb_batch *b, cuda_batch *cb, CUstream s, gb_err *e) {
 static void destroy(gb_device *d, cuda_batch *cb) {
     if (!cb) return;
     gb_err e = {0};
-    if (cb->exec || cb->graph) {
+    if (!d->broken && (cb->exec || cb->graph || cb->rest_exec || cb->rest_graph)) {
         if (gb_cuda_current(d, &e) == 0) {
             if (cb->exec) CU(&e, GraphExecDestroy, (cb->exec));
             if (cb->graph) CU(&e, GraphDestroy, (cb->graph));
+            if (cb->rest_exec) CU(&e, GraphExecDestroy, (cb->rest_exec));
+            if (cb->rest_graph) CU(&e, GraphDestroy, (cb->rest_graph));
         }
     }
     gb_err_clear(&e); /* nothing to report to: destruction cannot fail */
@@ -90,23 +109,35 @@ static void destroy(gb_device *d, cuda_batch *cb) {
     free(cb);
 }
 
-/* Records the count launches into a graph by stream capture: the graph then
+/* Records `count` launches into a graph by stream capture: the graph then
  * replays them with one cuGraphLaunch and none of the per-launch CPU cost. */
-static int capture(gb_batch *b, cuda_batch *cb, CUstream s, gb_err *e) {
+static int capture(gb_device *d, uint32_t count, cuda_batch *cb, CUstream s, CUgraph *graph,
+                   CUgraphExec *exec, gb_err *e) {
     /* Thread-local: other threads' CUDA calls are not affected by the capture. */
     if (CU(e, StreamBeginCapture, (s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL))) return -1;
-    int rc = issue_all(b, cb, s, e);
+    int rc = issue_all(d, count, cb, s, e);
     /* End the capture even after a failed launch, or the stream stays in
      * capture mode; the first error is the one reported. */
     gb_err later = {0};
     CUgraph g = NULL;
     if (CU(rc ? &later : e, StreamEndCapture, (s, &g))) rc = -1;
     gb_err_clear(&later);
-    cb->graph = g;
+    *graph = g;
     if (rc) return -1;
-    if (CU(e, GraphInstantiateWithFlags, (&cb->exec, g, 0))) return -1;
+    if (CU(e, GraphInstantiateWithFlags, (exec, g, 0))) return -1;
     /* Uploading now keeps the one-time upload out of the first timed replay. */
-    if (gb_cu.GraphUpload && CU(e, GraphUpload, (cb->exec, s))) return -1;
+    if (gb_cu.GraphUpload && CU(e, GraphUpload, (*exec, s))) return -1;
+    return 0;
+}
+
+/* The chunk graph and, when count is not a multiple of the chunk, the rest's. */
+static int capture_batch(gb_batch *b, cuda_batch *cb, CUstream s, gb_err *e) {
+    gb_device *d = b->dev;
+    cb->chunk = gb_batch_chunk(b->count, b->nlaunches);
+    cb->full = b->count / cb->chunk;
+    uint32_t rest = b->count % cb->chunk;
+    if (capture(d, cb->chunk, cb, s, &cb->graph, &cb->exec, e)) return -1;
+    if (rest && capture(d, rest, cb, s, &cb->rest_graph, &cb->rest_exec, e)) return -1;
     return 0;
 }
 
@@ -120,7 +151,7 @@ int gb_cuda_batch_prepare(gb_batch *b, gb_err *e) {
     }
     cb->ncalls = b->nlaunches;
     for (int i = 0; i < b->nlaunches; i++) prepare_call(&b->launches[i], &cb->calls[i]);
-    if (b->graph && (gb_cuda_current(d, e) || capture(b, cb, cuda_dev_of(d)->stream, e))) {
+    if (b->graph && (gb_cuda_current(d, e) || capture_batch(b, cb, cuda_dev_of(d)->stream, e))) {
         destroy(d, cb);
         return -1;
     }
@@ -132,8 +163,17 @@ int gb_cuda_batch_submit(gb_batch *b, gb_err *e) {
     cuda_batch *cb = b->impl;
     CUstream s = cuda_dev_of(b->dev)->stream;
     if (gb_cuda_current(b->dev, e)) return -1;
-    if (cb->exec) return CU(e, GraphLaunch, (cb->exec, s));
-    return issue_all(b, cb, s, e);
+    note_last(b->dev, cb->calls[cb->ncalls - 1].entry, b->count);
+    if (!cb->exec) return issue_all(b->dev, b->count, cb, s, e);
+    for (uint32_t i = 0; i < cb->full; i++) {
+        CUresult r = gb_cu.GraphLaunch(cb->exec, s);
+        if (r != CUDA_SUCCESS) {
+            gb_cu_fail_at(e, __FILE__, __LINE__, "cuGraphLaunch", r, "%s", "");
+            return gb_cuda_failed(b->dev, r, e);
+        }
+    }
+    if (cb->rest_exec && CU(e, GraphLaunch, (cb->rest_exec, s))) return -1;
+    return 0;
 }
 
 void gb_cuda_batch_free(gb_batch *b) {

@@ -39,7 +39,7 @@ int gb_cuda_timer_record(gb_timer *t, int which, gb_err *e) {
 int gb_cuda_timer_elapsed_ms(gb_timer *t, double *ms, gb_err *e) {
     cuda_timer *ct = t->impl;
     float f = 0;
-    if (gb_cuda_current(t->dev, e) || CU(e, EventSynchronize, (ct->ev[1])) ||
+    if (gb_cuda_wait_event(t->dev, ct->ev[1], "a timer's stop event", e) ||
         CU(e, EventElapsedTime, (&f, ct->ev[0], ct->ev[1])))
         return -1;
     *ms = f;
@@ -50,7 +50,7 @@ void gb_cuda_timer_free(gb_timer *t) {
     cuda_timer *ct = t->impl;
     if (!ct) return;
     gb_err e = {0};
-    if (gb_cuda_current(t->dev, &e) == 0) destroy_events(ct);
+    if (!t->dev->broken && gb_cuda_current(t->dev, &e) == 0) destroy_events(ct);
     if (e.msg) fprintf(stderr, "gpubench: warning: destroying a cuda timer: %s\n", e.msg);
     gb_err_clear(&e);
     free(ct);

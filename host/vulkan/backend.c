@@ -4,7 +4,7 @@
 /* Waits for everything submitted or recorded on the device. */
 static int vk_sync(gb_device *d, gb_err *e)
 {
-    return vk_stream_wait_all(vk_dev(d), e);
+    return vk_stream_wait_all(vk_dev(d), "the device (sync)", e);
 }
 
 const gb_backend_ops gb_vulkan_backend = {

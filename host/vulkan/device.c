@@ -293,9 +293,16 @@ static int create_device(vk_device *vd, const dev_exts *x, gb_err *e)
 
 static void destroy(vk_device *vd)
 {
-    /* vkDestroyDevice is NULL only when open failed while loading the table. */
-    if (vd->dev && vd->f.vkDestroyDevice) {
+    /* A broken device may still be running what it was given (a kernel that
+     * never ends): destroying what that uses could crash the driver, so its
+     * objects are left to the process's end. vkDestroyDevice is NULL only
+     * when open failed while loading the table. */
+    if (vd->dev && vd->f.vkDestroyDevice && !(vd->owner && vd->owner->broken)) {
         vk_stream_shutdown(vd);
+        if (vd->owner && vd->owner->broken) { /* its work did not finish within the limit */
+            free(vd);
+            return;
+        }
         vk_staging_free(vd);
         if (vd->cmd_pool)
             vd->f.vkDestroyCommandPool(vd->dev, vd->cmd_pool, NULL);
@@ -319,6 +326,7 @@ int vk_open(gb_device *d, int index, gb_err *e)
         return -1;
     }
     gb_glsl_target_for_api(vd->api_version, &vd->target);
+    vd->owner = d;
     d->impl = vd;
     return 0;
 }

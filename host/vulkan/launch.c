@@ -7,10 +7,11 @@
  * batches need allocated sets (recorded once, replayed many times); one layout
  * and one pipeline per kernel serve both paths this way, on every driver.
  *
- * A batch is Vulkan's graph: one command buffer, recorded once with count
- * dispatches cycling through the batch's launches (a barrier before each, so
- * each sees the previous one's writes), replayed by every submit. graph=0 and
- * graph=1 are therefore the same here. */
+ * A batch is Vulkan's graph: a command buffer recorded once with up to
+ * GB_BATCH_CHUNK dispatches cycling through the batch's launches (a barrier
+ * before each, so each sees the previous one's writes), submitted as many
+ * times as the count needs (plus one of the rest) in one vkQueueSubmit by
+ * every submit. graph=0 and graph=1 are therefore the same here. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,9 @@ static void destroy_batch(vk_device *vd, void *obj)
     vk_batch *vb = obj;
     if (vb->cb)
         vd->f.vkFreeCommandBuffers(vd->dev, vd->cmd_pool, 1, &vb->cb);
+    if (vb->rest)
+        vd->f.vkFreeCommandBuffers(vd->dev, vd->cmd_pool, 1, &vb->rest);
+    free(vb->cbs);
     if (vb->pool)
         vd->f.vkDestroyDescriptorPool(vd->dev, vb->pool, NULL);
     free(vb);
@@ -164,8 +168,10 @@ static int batch_sets(vk_device *vd, gb_batch *b, vk_batch *vb, VkDescriptorSet 
     return 0;
 }
 
-static int batch_record(vk_device *vd, gb_batch *b, vk_batch *vb, const VkPipeline *pipes,
-                        const VkDescriptorSet *sets, gb_err *e)
+/* Records `count` launches, cycling from the batch's first, into a new
+ * command buffer *cb. */
+static int record_cb(vk_device *vd, gb_batch *b, uint32_t count, const VkPipeline *pipes,
+                     const VkDescriptorSet *sets, VkCommandBuffer *cb, gb_err *e)
 {
     VkCommandBufferAllocateInfo ai = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -173,31 +179,55 @@ static int batch_record(vk_device *vd, gb_batch *b, vk_batch *vb, const VkPipeli
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
-    VkResult r = vd->f.vkAllocateCommandBuffers(vd->dev, &ai, &vb->cb);
+    VkResult r = vd->f.vkAllocateCommandBuffers(vd->dev, &ai, cb);
     if (r != VK_SUCCESS) {
-        vb->cb = VK_NULL_HANDLE;
+        *cb = VK_NULL_HANDLE;
         return VK_FAIL(e, "vkAllocateCommandBuffers", r);
     }
     /* Simultaneous use: a batch may be submitted again before the previous
-     * submission finished (submit does not wait). */
+     * submission finished (submit does not wait), and one submission holds
+     * the chunk several times. */
     VkCommandBufferBeginInfo bi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
     };
-    r = vd->f.vkBeginCommandBuffer(vb->cb, &bi);
+    r = vd->f.vkBeginCommandBuffer(*cb, &bi);
     if (r != VK_SUCCESS)
         return VK_FAIL(e, "vkBeginCommandBuffer", r);
-    for (uint32_t j = 0; j < b->count; j++) {
+    for (uint32_t j = 0; j < count; j++) {
         int i = (int)(j % (uint32_t)b->nlaunches);
-        /* The first barrier also orders the batch after earlier submissions. */
-        vk_cmd_barrier(vd, vb->cb);
+        /* The first barrier also orders the chunk after everything before it. */
+        vk_cmd_barrier(vd, *cb);
         /* Bound state persists in a command buffer: with one launch, bind once. */
         int bind = j == 0 || b->nlaunches > 1;
-        record(vd, vb->cb, &b->launches[i], pipes[i], sets[i], bind);
+        record(vd, *cb, &b->launches[i], pipes[i], sets[i], bind);
     }
-    r = vd->f.vkEndCommandBuffer(vb->cb);
+    r = vd->f.vkEndCommandBuffer(*cb);
     if (r != VK_SUCCESS)
         return VK_FAIL(e, "vkEndCommandBuffer", r);
+    return 0;
+}
+
+/* The batch's command buffers: a chunk (gb_batch_chunk) and, when count is
+ * not a multiple of it, the rest; the submission list repeats the chunk. */
+static int batch_record(vk_device *vd, gb_batch *b, vk_batch *vb, const VkPipeline *pipes,
+                        const VkDescriptorSet *sets, gb_err *e)
+{
+    uint32_t chunk = gb_batch_chunk(b->count, b->nlaunches);
+    uint32_t full = b->count / chunk, rest = b->count % chunk;
+    vb->ncbs = full + (rest ? 1 : 0);
+    vb->cbs = calloc(vb->ncbs, sizeof *vb->cbs);
+    if (!vb->cbs)
+        return GB_FAIL(e, "batch failed: OUT_OF_HOST_MEMORY (%u command buffers of a %u-launch batch)",
+                       vb->ncbs, b->count);
+    if (record_cb(vd, b, chunk, pipes, sets, &vb->cb, e) != 0)
+        return -1;
+    if (rest && record_cb(vd, b, rest, pipes, sets, &vb->rest, e) != 0)
+        return -1;
+    for (uint32_t i = 0; i < full; i++)
+        vb->cbs[i] = vb->cb;
+    if (rest)
+        vb->cbs[full] = vb->rest;
     return 0;
 }
 
@@ -228,7 +258,7 @@ int vk_batch_submit(gb_batch *b, gb_err *e)
     vk_device *vd = vk_dev(b->dev);
     vk_batch *vb = b->impl;
     uint64_t serial;
-    if (vk_stream_submit_cb(vd, vb->cb, &serial, e) != 0)
+    if (vk_stream_submit_cbs(vd, vb->cbs, vb->ncbs, &serial, e) != 0)
         return -1;
     vb->last_use = serial;
     for (int i = 0; i < b->nlaunches; i++)

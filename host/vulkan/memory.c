@@ -35,7 +35,7 @@ static int alloc_memory(vk_device *vd, VkMemoryRequirements *req, VkMemoryProper
         vd->ndeferred) {
         /* Freed buffers may still wait for the GPU: let them go, then retry. */
         gb_err tmp = {0};
-        vk_stream_wait_all(vd, &tmp);
+        vk_stream_wait_all(vd, "freed buffers' last uses, to reuse their memory", &tmp);
         gb_err_clear(&tmp);
         r = vd->f.vkAllocateMemory(vd->dev, &ai, NULL, mem);
     }
@@ -208,7 +208,7 @@ int vk_upload(gb_buffer *b, uint64_t off, const void *src, uint64_t n, gb_err *e
         vb->last_use = serial;
         /* Host writes before vkQueueSubmit are visible to the copy (implicit
          * host-write domain operation of a submission). */
-        if (vk_stream_wait(vd, serial, e) != 0)
+        if (vk_stream_wait(vd, serial, "an upload", e) != 0)
             return -1;
         done += len;
     }
@@ -238,7 +238,7 @@ int vk_download(gb_buffer *b, uint64_t off, void *dst, uint64_t n, gb_err *e)
         vd->f.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
                                    VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
         vb->last_use = serial;
-        if (vk_stream_wait(vd, serial, e) != 0)
+        if (vk_stream_wait(vd, serial, "a download", e) != 0)
             return -1;
         if (!vd->staging_coherent) {
             VkMappedMemoryRange mr = whole_staging(vd);

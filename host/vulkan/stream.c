@@ -14,6 +14,7 @@
  * free never stalls the stream and never destroys what the GPU still reads.
  * Command buffers, fences and descriptor pools are recycled once their
  * submission completes. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +102,15 @@ static vk_segment *pop_inflight(vk_device *vd, int completed)
     return s;
 }
 
+/* A failed fence call: a lost device can do nothing more. */
+static int fence_failed(vk_device *vd, const char *call, VkResult r, const char *what, gb_err *e)
+{
+    VK_FAILX(e, call, r, "waiting for %s", what);
+    if (r == VK_ERROR_DEVICE_LOST)
+        gb_device_break(vd->owner, e->msg);
+    return -1;
+}
+
 /* Recycles submitted segments that have completed, oldest first, without waiting. */
 static int poll(vk_device *vd, gb_err *e)
 {
@@ -109,18 +119,24 @@ static int poll(vk_device *vd, gb_err *e)
         if (r == VK_NOT_READY)
             break;
         if (r != VK_SUCCESS)
-            return VK_FAIL(e, "vkGetFenceStatus", r);
+            return fence_failed(vd, "vkGetFenceStatus", r, "a submission's fence", e);
         recycle(vd, pop_inflight(vd, 1));
     }
     run_deferred(vd);
     return 0;
 }
 
-static int wait_oldest(vk_device *vd, gb_err *e)
+static int wait_oldest(vk_device *vd, const char *what, gb_err *e)
 {
-    VkResult r = vd->f.vkWaitForFences(vd->dev, 1, &vd->inflight->fence, VK_TRUE, UINT64_MAX);
+    double limit;
+    if (gb_wait_limit(&limit, e) != 0)
+        return -1;
+    uint64_t ns = limit > 0 ? (uint64_t)(limit * 1e9) : UINT64_MAX;
+    VkResult r = vd->f.vkWaitForFences(vd->dev, 1, &vd->inflight->fence, VK_TRUE, ns);
+    if (r == VK_TIMEOUT)
+        return gb_wait_timed_out(vd->owner, "vkWaitForFences", what, limit, e);
     if (r != VK_SUCCESS)
-        return VK_FAIL(e, "vkWaitForFences", r);
+        return fence_failed(vd, "vkWaitForFences", r, what, e);
     recycle(vd, pop_inflight(vd, 1));
     return 0;
 }
@@ -131,7 +147,7 @@ static int take_segment(vk_device *vd, int need_cb, vk_segment **out, gb_err *e)
     if (poll(vd, e) != 0)
         return -1;
     while (vd->ninflight >= VK_MAX_INFLIGHT)
-        if (wait_oldest(vd, e) != 0)
+        if (wait_oldest(vd, "room among the submissions in flight", e) != 0)
             return -1;
     vk_segment *s = vd->free_segs;
     if (s) {
@@ -265,12 +281,12 @@ static void enqueue(vk_device *vd, vk_segment *s)
     vd->ninflight++;
 }
 
-static int submit(vk_device *vd, vk_segment *s, VkCommandBuffer cb, gb_err *e)
+static int submit(vk_device *vd, vk_segment *s, const VkCommandBuffer *cbs, uint32_t n, gb_err *e)
 {
     VkSubmitInfo si = {
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .commandBufferCount = 1,
-        .pCommandBuffers = &cb,
+        .commandBufferCount = n,
+        .pCommandBuffers = cbs,
     };
     VkResult r = vd->f.vkQueueSubmit(vd->queue, 1, &si, s->fence);
     if (r != VK_SUCCESS) {
@@ -293,10 +309,11 @@ int vk_stream_flush(vk_device *vd, gb_err *e)
         recycle(vd, s);
         return VK_FAIL(e, "vkEndCommandBuffer", r);
     }
-    return submit(vd, s, s->cb, e);
+    return submit(vd, s, &s->cb, 1, e);
 }
 
-int vk_stream_submit_cb(vk_device *vd, VkCommandBuffer cb, uint64_t *serial, gb_err *e)
+int vk_stream_submit_cbs(vk_device *vd, const VkCommandBuffer *cbs, uint32_t n, uint64_t *serial,
+                         gb_err *e)
 {
     if (vk_stream_flush(vd, e) != 0)
         return -1;
@@ -304,18 +321,18 @@ int vk_stream_submit_cb(vk_device *vd, VkCommandBuffer cb, uint64_t *serial, gb_
     if (take_segment(vd, 0, &s, e) != 0)
         return -1;
     s->serial = ++vd->last_serial;
-    if (submit(vd, s, cb, e) != 0)
+    if (submit(vd, s, cbs, n, e) != 0)
         return -1;
     *serial = s->serial;
     return 0;
 }
 
-int vk_stream_wait(vk_device *vd, uint64_t serial, gb_err *e)
+int vk_stream_wait(vk_device *vd, uint64_t serial, const char *what, gb_err *e)
 {
     if (vd->open && vd->open->serial <= serial && vk_stream_flush(vd, e) != 0)
         return -1;
     while (vd->inflight && vd->inflight->serial <= serial)
-        if (wait_oldest(vd, e) != 0)
+        if (wait_oldest(vd, what, e) != 0)
             return -1;
     /* Anything <= serial not in flight has completed or was never submitted. */
     if (serial > vd->done_serial)
@@ -324,9 +341,9 @@ int vk_stream_wait(vk_device *vd, uint64_t serial, gb_err *e)
     return 0;
 }
 
-int vk_stream_wait_all(vk_device *vd, gb_err *e)
+int vk_stream_wait_all(vk_device *vd, const char *what, gb_err *e)
 {
-    return vk_stream_wait(vd, vd->last_serial, e);
+    return vk_stream_wait(vd, vd->last_serial, what, e);
 }
 
 /* ------------------------------------------------------------ destruction */
@@ -342,7 +359,7 @@ void vk_defer(vk_device *vd, uint64_t serial, vk_destroy_fn fn, void *obj)
         vk_deferred *p = realloc(vd->deferred, (size_t)c * sizeof *p);
         if (!p) { /* no memory to remember it: wait, then destroy now */
             gb_err tmp = {0};
-            vk_stream_wait(vd, serial, &tmp);
+            vk_stream_wait(vd, serial, "an object's last use before it is destroyed", &tmp);
             gb_err_clear(&tmp);
             fn(vd, obj);
             return;
@@ -375,11 +392,12 @@ static void free_segment(vk_device *vd, vk_segment *s)
 void vk_stream_shutdown(vk_device *vd)
 {
     gb_err tmp = {0};
-    /* If waiting failed (device lost), nothing runs any more either way: the
-     * idle wait is a last resort whose result changes nothing. */
-    if (vk_stream_wait_all(vd, &tmp) != 0)
-        (void)vd->f.vkDeviceWaitIdle(vd->dev);
+    vk_stream_wait_all(vd, "the device's work to finish before it closes", &tmp);
+    if (tmp.msg && vd->owner && vd->owner->broken) /* the work never finished: leave it be */
+        fprintf(stderr, "gpubench: warning: closing a vulkan device: %s\n", tmp.msg);
     gb_err_clear(&tmp);
+    if (vd->owner && vd->owner->broken)
+        return;
     vd->done_serial = UINT64_MAX;
     run_deferred(vd);
     free(vd->deferred);

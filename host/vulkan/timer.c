@@ -52,7 +52,7 @@ int vk_timer_elapsed_ms(gb_timer *t, double *ms, gb_err *e)
     vk_device *vd = vk_dev(t->dev);
     vk_timer *vt = t->impl;
     /* Submits the stop if it is still being recorded and waits for it (not for later work). */
-    if (vk_stream_wait(vd, vt->stop_serial, e) != 0)
+    if (vk_stream_wait(vd, vt->stop_serial, "a timer's stop timestamp", e) != 0)
         return -1;
     uint64_t ts[2];
     VkResult r = vd->f.vkGetQueryPoolResults(vd->dev, vt->pool, 0, 2, sizeof ts, ts,

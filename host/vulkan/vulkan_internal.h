@@ -82,6 +82,7 @@ typedef struct vk_segment {
 
 struct vk_device {
     struct { GB_VK_DEVICE_FNS(GB_VK_DECL) } f;
+    gb_device *owner;                   /* the device this is the impl of (its broken flag) */
     PFN_vkQueueBeginDebugUtilsLabelEXT queue_begin_label; /* NULL without VK_EXT_debug_utils */
     PFN_vkQueueEndDebugUtilsLabelEXT queue_end_label;
     VkPhysicalDevice phys;
@@ -147,10 +148,15 @@ int vk_stream_end(vk_device *vd, gb_err *e);
 int vk_stream_alloc_set(vk_device *vd, VkDescriptorSetLayout layout, VkDescriptorSet *set,
                         gb_err *e);
 int vk_stream_flush(vk_device *vd, gb_err *e);   /* submits the open segment, no wait */
-int vk_stream_wait(vk_device *vd, uint64_t serial, gb_err *e); /* flushes if needed, waits */
-int vk_stream_wait_all(vk_device *vd, gb_err *e);
-/* Submits a pre-recorded command buffer after the open segment, without waiting. */
-int vk_stream_submit_cb(vk_device *vd, VkCommandBuffer cb, uint64_t *serial, gb_err *e);
+/* Flushes if needed and waits for `serial`, within the time limit
+ * (gb_wait_limit); `what` says what is waited for in messages. A timeout or a
+ * lost device breaks the device. */
+int vk_stream_wait(vk_device *vd, uint64_t serial, const char *what, gb_err *e);
+int vk_stream_wait_all(vk_device *vd, const char *what, gb_err *e);
+/* Submits pre-recorded command buffers (in order, one submission) after the
+ * open segment, without waiting. */
+int vk_stream_submit_cbs(vk_device *vd, const VkCommandBuffer *cbs, uint32_t n, uint64_t *serial,
+                         gb_err *e);
 /* Destroys obj once `serial` has completed (now, if it already has). */
 void vk_defer(vk_device *vd, uint64_t serial, vk_destroy_fn fn, void *obj);
 /* The barrier every command follows; batches record it between dispatches. */
@@ -188,8 +194,13 @@ typedef struct vk_timer {
     uint64_t last_use;
 } vk_timer;
 
+/* A batch: one command buffer of `chunk` launches (and one of the rest when
+ * count is not a multiple), submitted together as `cbs`: chunk, chunk, ...,
+ * rest. */
 typedef struct vk_batch {
-    VkCommandBuffer cb;
+    VkCommandBuffer cb, rest;
+    VkCommandBuffer *cbs;
+    uint32_t ncbs;
     VkDescriptorPool pool;
     uint64_t last_use;
 } vk_batch;
