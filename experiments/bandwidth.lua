@@ -115,7 +115,7 @@ local function measure(p, ctx)
   local gbs = ceilings.gbs(p.moved, d.ms)
   return {
     kernel = ctx.cell.kernel, size = ctx.cell.size, bytes = p.moved, iters = iters,
-    ms = d.ms or "noise", gbs = gbs or "noise",
+    status = d.ms and "ok" or "noise", ms = d.ms, gbs = gbs,
     pct_spec = ceilings.pct(gbs, ceil.spec_gbs), pct_read = ceilings.pct(gbs, ceil.read_gbs),
     cache = ceilings.regime(p.working_set, dev.l2_bytes),
     t_n = d.t_n, t_2n = d.t_2n, samples = { d.t_n, d.t_2n }, repeats = d.repeats, runners = d.runners,
@@ -147,9 +147,9 @@ sink:note(bench.describe { iters = opts.iters, clock = opts.clock, graph = timin
 sink:note("* GB/s = (bytes read + written) / time, 1 GB = 1e9 bytes; copy moves 2 x size, read 1 x size")
 sink:note(ceilings.note(ceil, nil, opts.peak_gbs and "PEAK_GBS", "spec"))
 sink:note("* fits: L2 when the working set is smaller than L2 (GB/s may exceed DRAM), DRAM otherwise, ? when L2 is unknown")
-sink:close()
 
--- 5. --validate: the same table reversed at 5x the iterations.
+-- 5. --validate: the same table reversed at 5x the iterations, into the same files.
 if opts.validate then
-  validate.run { table = tb, first = rows, ran = ran, key = "ms", rounds = opts.rounds, format = "%.5f" }
+  validate.run { table = tb, first = rows, ran = ran, key = "ms", rounds = opts.rounds, format = "%.5f", sink = sink }
 end
+sink:close()

@@ -107,7 +107,7 @@ for _, note in ipairs(gemv_bench.variant_notes(dev.backend, table_cells)) do sin
 sink:note(opts.rotate and "* fits: DRAM xN = launches cycle through N weight copies totalling >= 4x L2"
   or "* fits: L2 = weights + x + y fit in L2 (GB/s may exceed DRAM bandwidth); use --rotate for DRAM")
 sink:note(("* table run %d times in %s order, only the last round reported"):format(opts.rounds, opts.order))
-sink:close()
 if opts.validate then
-  validate.run { table = tb, first = rows, ran = ran, key = "ms", rounds = opts.rounds, format = "%.5f" }
+  validate.run { table = tb, first = rows, ran = ran, key = "ms", rounds = opts.rounds, format = "%.5f", sink = sink }
 end
+sink:close()

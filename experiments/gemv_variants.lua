@@ -149,15 +149,14 @@ local function measure(p, ctx)
   local cell = ctx.cell
   local row = { kernel = cell.fmt, variant = describe(cell.changes) .. (cell.default and " *" or "") }
   if p.status then
-    row.ms, row.gbs, row.pct_read = p.status, "", ""
+    row.status, row.note = p.status, p.why
     return row
   end
   local d = p:time(ctx.iters) -- graph replay, n >= the copy count (see gemv_table --submit)
   local gbs = ceilings.gbs(p.weight_bytes, d.ms)
-  row.ms = d.ms or "noise"
-  row.gbs = gbs or "noise"
-  row.pct_read = d.ms and (ceilings.pct(gbs, ceil.read_gbs) or "n/a") or "noise"
-  row.t_n, row.t_2n = d.t_n, d.t_2n
+  row.status, row.ms, row.gbs = d.ms and "ok" or "noise", d.ms, gbs
+  row.pct_read = ceilings.pct(gbs, ceil.read_gbs)
+  row.t_n, row.t_2n, row.repeats, row.runners = d.t_n, d.t_2n, d.repeats, d.runners
   return row
 end
 

@@ -96,20 +96,15 @@ function gemv_bench.prepare(dev, fmt, m, k, opts)
 end
 
 -- row(p, d, iters, o) -> the table row of a timed cell: d and iters as
--- Cell:time returns them; o.peak_gbs and o.read_gbs (either may be nil:
--- "n/a"), o.rotate and o.l2_bytes for the `fits` label. "noise" where the
--- time did not resolve.
+-- Cell:time returns them; o.peak_gbs and o.read_gbs (either may be nil: no
+-- percentage), o.rotate and o.l2_bytes for the `fits` label. Status "noise"
+-- (and no numbers) where the time did not resolve.
 function gemv_bench.row(p, d, iters, o)
   local ceilings = require "gpubench.ceilings"
   local gbs = ceilings.gbs(p.weight_bytes, d.ms)
-  local function pct(ceiling)
-    if not d.ms then return "noise" end
-    return ceilings.pct(gbs, ceiling) or "n/a"
-  end
   return {
-    kernel = p.fmt, m = p.m, k = p.k,
-    ms = d.ms or "noise", gbs = gbs or "noise",
-    pct_peak = pct(o.peak_gbs), pct_read = pct(o.read_gbs),
+    kernel = p.fmt, m = p.m, k = p.k, status = d.ms and "ok" or "noise",
+    ms = d.ms, gbs = gbs, pct_peak = ceilings.pct(gbs, o.peak_gbs), pct_read = ceilings.pct(gbs, o.read_gbs),
     fits = o.rotate and ("DRAM x" .. p.copies) or ceilings.regime(p.working_set, o.l2_bytes),
     weight_bytes = p.weight_bytes, iters = iters, copies = p.copies,
     t_n = d.t_n, t_2n = d.t_2n, samples = { d.t_n, d.t_2n }, -- the fastest runner's median repeat
@@ -130,10 +125,10 @@ function gemv_bench.prepare_or_skip(dev, fmt, m, k, opts)
 end
 
 -- measure(p, iters, timing_opts, o) -> the row of a prepared cell (see row),
--- timed with Cell:time(iters, timing_opts); an n/a row for a skipped one.
+-- timed with Cell:time(iters, timing_opts); a "skipped" row for a skipped one.
 function gemv_bench.measure(p, iters, timing_opts, o)
   if p.skip then
-    return { kernel = p.fmt, m = p.m, k = p.k, ms = "n/a", gbs = "n/a", pct_peak = "n/a", note = p.skip }
+    return { kernel = p.fmt, m = p.m, k = p.k, status = "skipped", note = p.skip }
   end
   local d, n = p:time(iters, timing_opts)
   return gemv_bench.row(p, d, n, o)

@@ -136,20 +136,72 @@ function conv.string(s)
   return s
 end
 
--- A path; with `output = true` its folder must exist, so a run that would
--- fail to write its results fails before any device work, not after it.
+-- Can a file be created in dir? A probe file is made and removed: a folder
+-- can be present and not writable (read-only, /proc).
+local function writable_dir(dir)
+  local probe = ("%s/.gpubench-write-probe-%d"):format(dir, math.random(1 << 30))
+  local f = io.open(probe, "wb")
+  if not f then return false end
+  f:close()
+  os.remove(probe)
+  return true
+end
+
+-- A path; with `output = true` it is a file to write: "-" (standard
+-- output), or a path whose folder exists and is writable and which is not
+-- itself a folder, so a run that would fail to write its results fails
+-- before any device work, not after it. (The report writes path.partial
+-- there and renames it at close: the folder is what must be writable.)
 function conv.path(s, o)
   if s == "" then return nil, "is empty" end
-  if o and o.output then
+  if o and o.output and s ~= "-" then
     local dir = s:match("^(.*)/[^/]*$") or "."
     if dir == "" then dir = "/" end
     local ok, lfs = pcall(require, "lfs")
-    local mode = ok and lfs.attributes(dir, "mode") or nil
-    if ok and mode ~= "directory" then
-      return nil, ("cannot be written: folder %s does not exist"):format(dir)
+    if ok then
+      if lfs.attributes(dir, "mode") ~= "directory" then
+        return nil, ("cannot be written: folder %s does not exist"):format(dir)
+      end
+      if lfs.attributes(s, "mode") == "directory" then
+        return nil, "cannot be written: it is a folder"
+      end
+      if not writable_dir(dir) then
+        return nil, ("cannot be written: folder %s is not writable"):format(dir)
+      end
     end
   end
   return s
+end
+
+-- Two outputs of one run must not be one file (the second would overwrite
+-- the first at close), nor both standard output. Paths are compared as
+-- written after removing "./" and doubled slashes, and by inode where the
+-- file exists already.
+local function same_file(a, b)
+  local function norm(p) return (p:gsub("/%./", "/"):gsub("^%./", ""):gsub("//+", "/")) end
+  if norm(a) == norm(b) then return true end
+  local ok, lfs = pcall(require, "lfs")
+  if not ok then return false end
+  local x, y = lfs.attributes(a), lfs.attributes(b)
+  return x ~= nil and y ~= nil and x.dev == y.dev and x.ino == y.ino
+end
+
+local function check_outputs(decls, opts, meta)
+  local seen = {}
+  for _, d in ipairs(decls) do
+    local v = opts[d.name]
+    if d.output and type(v) == "string" then
+      for _, other in ipairs(seen) do
+        if same_file(v, other.path) then
+          local key = meta.source[d.name] == "env" and d.env or d.flag
+          local okey = meta.source[other.name] == "env" and other.env or other.flag
+          errors.usage(("%s=%s is the same file as %s=%s: each output needs its own path%s")
+            :format(key, show(v), okey, show(other.path), v == "-" and " (one may be - for standard output)" or ""))
+        end
+      end
+      seen[#seen + 1] = { name = d.name, path = v, flag = d.flag, env = d.env }
+    end
+  end
 end
 
 local TRUE = { ["1"] = true, ["true"] = true, yes = true, on = true }
@@ -393,6 +445,7 @@ function options.parse(spec, argv, popts)
       end
     end
   end
+  check_outputs(decls, opts, meta)
   return opts, meta
 end
 
@@ -428,10 +481,11 @@ function options.table_options()
       help = "Run the whole table this many times; only the last round is reported." },
     { "validate", type = "flag",
       help = "Rerun the table in reverse order at 5x the iterations and flag cells that move > 3 %." },
-    { "csv", type = "path", output = true, help = "Write a CSV file (rows flushed as cells finish)." },
+    { "csv", type = "path", output = true,
+      help = "Write a CSV file (rows flushed as cells finish; - for standard output)." },
     { "json", type = "path", output = true,
-      help = "Write JSON lines: the environment, then one line per cell." },
-    { "markdown", type = "path", output = true, help = "Write a Markdown table at the end." },
+      help = "Write JSON lines: the environment, then one line per cell (- for standard output)." },
+    { "markdown", type = "path", output = true, help = "Write a Markdown table at the end (- for standard output)." },
   }
 end
 

@@ -2,16 +2,16 @@
 -- units, CSV, JSON lines (every sample plus the environment) and Markdown.
 --
 -- Why: cera's numbers reached a baseline document without the ITERS, the
--- order or the device they came from, and could not be re-examined; AstrAI's SwiGLU benchmark
--- kept every sample and p50/p90/p99 in JSON, which is what let its warm-L2
--- "+67 %" be re-measured and withdrawn. And a long run that dies at cell 40
--- of 50 must not lose 39 cells: every file line is written whole with one
--- write and flushed as its cell finishes (one JSON line per cell, CSV rows
--- as they finish), so an interrupted file holds every finished cell and
--- parses. Markdown, which needs the whole table, is written at close through
--- a temporary file and a rename, so it is either complete or absent.
+-- order or the device they came from, and could not be re-examined;
+-- AstrAI's SwiGLU benchmark kept every sample and p50/p90/p99 in JSON, which
+-- is what let its warm-L2 "+67 %" be re-measured and withdrawn. So every
+-- file carries the environment, JSON keeps every raw sample, a cell without
+-- a number says why (its status) instead of holding a string, and no run
+-- loses its finished cells (gpubench.report_files). docs/OUTPUTS.md
+-- documents the layouts.
 
 local cjson = require "cjson"
+local files = require "gpubench.report_files"
 
 local report = {}
 
@@ -20,6 +20,7 @@ json.encode_invalid_numbers("null") -- a NaN sample must not abort the write
 json.encode_number_precision(14)
 
 report.json = json
+report.write_atomic = files.write_atomic
 
 -- ------------------------------------------------------------ formatting
 
@@ -44,9 +45,17 @@ local function is_right(c)
   return c.format ~= nil or c.unit ~= nil
 end
 
--- The text of one value in column c.
-local function cell_text(c, v)
-  if v == nil then return "-" end
+-- A column shows numbers when it has a format or a unit.
+local function numeric(c) return c.format ~= nil or c.unit ~= nil end
+
+-- The text of one value in column c of row: a missing number shows the row's
+-- status ("noise", "skipped", ...) when it is not ok, else "-".
+local function cell_text(c, v, row)
+  if v == nil then
+    local st = row and row.status
+    if numeric(c) and st ~= nil and st ~= "ok" then return tostring(st) end
+    return "-"
+  end
   if type(v) == "number" and c.format then
     if type(c.format) == "function" then return tostring(c.format(v)) end
     return string.format(c.format, v)
@@ -72,7 +81,7 @@ local function widths(columns, rows)
   local w = {}
   for i, c in ipairs(columns) do
     w[i] = math.max(#header_of(c), c.width or (rows and 0 or STREAM_MIN_WIDTH))
-    for _, r in ipairs(rows or {}) do w[i] = math.max(w[i], #cell_text(c, r[c.key])) end
+    for _, r in ipairs(rows or {}) do w[i] = math.max(w[i], #cell_text(c, r[c.key], r)) end
   end
   return w
 end
@@ -91,7 +100,7 @@ end
 
 local function row_line(columns, w, row)
   local texts = {}
-  for i, c in ipairs(columns) do texts[i] = cell_text(c, row[c.key]) end
+  for i, c in ipairs(columns) do texts[i] = cell_text(c, row[c.key], row) end
   return line_of(columns, w, texts)
 end
 
@@ -156,51 +165,13 @@ function report.markdown(columns, rows, notes)
   local out = { "| " .. table.concat(head, " | ") .. " |", "|" .. table.concat(sep, "|") .. "|" }
   for _, r in ipairs(rows) do
     local t = {}
-    for i, c in ipairs(columns) do t[i] = md_escape(cell_text(c, r[c.key])) end
+    for i, c in ipairs(columns) do t[i] = md_escape(cell_text(c, r[c.key], r)) end
     out[#out + 1] = "| " .. table.concat(t, " | ") .. " |"
   end
   local text = table.concat(out, "\n") .. "\n"
   if notes and #notes > 0 then text = text .. "\n" .. table.concat(notes, "\n") .. "\n" end
   return text
 end
-
--- ------------------------------------------------------------ files
-
--- Appends one whole line: a fresh append-mode handle whose buffer holds the
--- whole line, so the text reaches the file in a single write(2); a killed
--- run leaves either the whole line or none of it.
-local function append_line(path, line)
-  local f, err = io.open(path, "ab")
-  if not f then error(("report: cannot open %s: %s"):format(path, err), 0) end
-  f:setvbuf("full", #line + 64)
-  local ok, werr = f:write(line)
-  if not ok then f:close(); error(("report: cannot write %s: %s"):format(path, werr), 0) end
-  local closed, cerr = f:close()
-  if not closed then error(("report: cannot write %s: %s"):format(path, cerr), 0) end
-end
-
--- Starts a file empty (a new run replaces an old file of the same name).
-local function truncate(path)
-  local f, err = io.open(path, "wb")
-  if not f then error(("report: cannot create %s: %s"):format(path, err), 0) end
-  f:close()
-end
-
--- Writes a whole file through a temporary name and a rename.
-local function write_atomic(path, text)
-  local tmp = path .. ".tmp"
-  local f, err = io.open(tmp, "wb")
-  if not f then error(("report: cannot create %s: %s"):format(tmp, err), 0) end
-  local ok, werr = f:write(text)
-  local closed, cerr = f:close()
-  if not ok or not closed then
-    os.remove(tmp)
-    error(("report: cannot write %s: %s"):format(tmp, tostring(werr or cerr)), 0)
-  end
-  local renamed, rerr = os.rename(tmp, path)
-  if not renamed then error(("report: cannot rename %s to %s: %s"):format(tmp, path, rerr), 0) end
-end
-report.write_atomic = write_atomic
 
 -- read_jsonl(path) -> records: every line of a JSON-lines file, decoded;
 -- an undecodable line is an error naming its number.
@@ -223,41 +194,118 @@ function report.read_jsonl(path)
   return out
 end
 
+-- ------------------------------------------------------------ JSON records
+
+-- cjson encodes an empty table as {}; these fields are arrays, so an empty
+-- one is written [] (a marker string, replaced after encoding).
+local EMPTY_ARRAY = "\1gpubench-empty-array\1"
+local ARRAY_FIELDS = { notes = true, samples = true, repeats = true, runners = true }
+
+local function encode(rec)
+  local marked = false
+  for k in pairs(ARRAY_FIELDS) do
+    local v = rec[k]
+    if type(v) == "table" and next(v) == nil then rec[k] = EMPTY_ARRAY; marked = true end
+  end
+  local text = json.encode(rec)
+  if marked then text = text:gsub('"\\u0001gpubench%-empty%-array\\u0001"', "[]") end
+  return text
+end
+report.encode = encode
+
+-- A record of a row: every column key present (null when nil), then the
+-- row's other fields (samples, details); `type` and `index` are the record's.
+local function record_of(kind, index, columns, row)
+  local rec = { type = kind, index = index }
+  for _, c in ipairs(columns) do
+    if row[c.key] == nil then rec[c.key] = json.null end
+  end
+  for k, v in pairs(row) do
+    if rec[k] == nil then rec[k] = v end
+  end
+  return rec
+end
+
 -- ------------------------------------------------------------ the sink
 
 local Sink = {}
 Sink.__index = Sink
 
+-- The columns of a file: the declared ones, then `status` when not declared.
+local function file_keys(columns)
+  local keys, has = {}, false
+  for i, c in ipairs(columns) do
+    keys[i] = c.key
+    if c.key == "status" then has = true end
+  end
+  if not has then keys[#keys + 1] = "status" end
+  return keys
+end
+
+local function csv_comment(text)
+  return "# " .. tostring(text):gsub("\r?\n", "\n# ") .. "\n"
+end
+
+-- A line or two of the environment, for the CSV header and the Markdown summary.
+local function env_lines(env)
+  local out = {}
+  local d = env.device or {}
+  if d.name then
+    local more = {}
+    if d.backend then more[#more + 1] = d.backend .. (d.index and (" " .. tostring(d.index)) or "") end
+    if d.driver_version then more[#more + 1] = "driver " .. tostring(d.driver_version) end
+    out[#out + 1] = ("device: %s%s"):format(tostring(d.name), #more > 0 and (" (" .. table.concat(more, ", ") .. ")") or "")
+  end
+  if env.gpubench_version then
+    out[#out + 1] = ("gpubench %s%s"):format(env.gpubench_version, env.git and (" (git " .. env.git .. ")") or "")
+  end
+  if env.date then out[#out + 1] = "date: " .. env.date end
+  if env.command_line then out[#out + 1] = "command: " .. table.concat(env.command_line, " ") end
+  if env.clocks and env.clocks.sm_mhz then
+    out[#out + 1] = ("clocks: SM %s MHz (max %s), memory %s MHz, %s C, %s W"):format(
+      tostring(env.clocks.sm_mhz), tostring(env.clocks.max_sm_mhz), tostring(env.clocks.memory_mhz),
+      tostring(env.clocks.temperature_c), tostring(env.clocks.power_w))
+  end
+  return out
+end
+
 -- open{columns =, title =, env =, csv = path, json = path, markdown = path,
 --      console = stream | false} -> sink
 -- columns: {key =, title =, unit =, format = "%.3f" | function, width =,
 -- align = "left" | "right"}. Rows stream to the console as they are added,
--- with widths from the headers and the declared widths.
+-- with widths from the headers and the declared widths. A file path "-" is
+-- standard output (then the console table goes to standard error); at most
+-- one file may be "-" (gpubench.options refuses two outputs of one path).
 function report.open(o)
   o = o or {}
   check_columns(o.columns)
+  local to_stdout = o.csv == "-" or o.json == "-" or o.markdown == "-"
+  local console = o.console
+  if console == nil then console = to_stdout and io.stderr or io.stdout end
   local self = setmetatable({
-    columns = o.columns, title = o.title, env = o.env or {},
-    console = o.console == nil and io.stdout or o.console,
-    csv = o.csv, json_path = o.json, markdown_path = o.markdown,
-    rows = {}, notes = {}, closed = false,
+    columns = o.columns, title = o.title, env = o.env or {}, console = console,
+    markdown_path = o.markdown, rows = {}, notes = {}, sections = {}, closed = false,
+    keys = file_keys(o.columns),
   }, Sink)
   self.widths = widths(self.columns)
-  if self.csv then
-    truncate(self.csv)
-    local keys = {}
-    for i, c in ipairs(self.columns) do keys[i] = c.key end
-    append_line(self.csv, report.csv_line(keys))
+  if o.csv then
+    self.csv = files.writer(o.csv)
+    local head = {}
+    if self.title then head[#head + 1] = csv_comment(self.title) end
+    for _, l in ipairs(env_lines(self.env)) do head[#head + 1] = csv_comment(l) end
+    if self.env.options then head[#head + 1] = csv_comment("options: " .. encode(self.env.options)) end
+    head[#head + 1] = report.csv_line(self.keys)
+    self.csv:line(table.concat(head))
   end
-  if self.json_path then
-    truncate(self.json_path)
+  if o.json then
+    self.json = files.writer(o.json)
     local cols = {}
     for i, c in ipairs(self.columns) do
       cols[i] = { key = c.key, title = c.title or c.key, unit = c.unit }
     end
     local head = { type = "environment", title = self.title, columns = cols }
     for k, v in pairs(self.env) do head[k] = v end
-    append_line(self.json_path, json.encode(head) .. "\n")
+    self.json:line(encode(head) .. "\n")
   end
   if self.console then
     if self.title then self.console:write(self.title, "\n") end
@@ -268,12 +316,14 @@ function report.open(o)
   return self
 end
 
--- add(row): row holds a value per column key; row.samples (a list) and any
--- other keys (details) go to the JSON line only, where `type` and `index`
--- are the record's own and win over a row key of the same name.
+-- add(row): row holds a value per column key (numbers, or nil where the
+-- cell has none) and `status` ("ok" when absent; "noise", "skipped",
+-- "not_converged", "throttled", ...); row.samples and any other keys go to
+-- the JSON line only.
 function Sink:add(row)
   if self.closed then error("report: add after close", 2) end
   if type(row) ~= "table" then error("report: a row must be a table", 2) end
+  if row.status == nil then row.status = "ok" end
   self.rows[#self.rows + 1] = row
   if self.console then
     self.console:write(row_line(self.columns, self.widths, row), "\n")
@@ -281,40 +331,92 @@ function Sink:add(row)
   end
   if self.csv then
     local vals = {}
-    for i, c in ipairs(self.columns) do vals[i] = row[c.key] end
-    append_line(self.csv, report.csv_line(vals, #self.columns))
+    for i, k in ipairs(self.keys) do vals[i] = row[k] end
+    self.csv:line(report.csv_line(vals, #self.keys))
   end
-  if self.json_path then
-    local rec = { type = "cell", index = #self.rows }
-    for k, v in pairs(row) do
-      if rec[k] == nil then rec[k] = v end
-    end
-    append_line(self.json_path, json.encode(rec) .. "\n")
-  end
+  if self.json then self.json:line(encode(record_of("cell", #self.rows, self.columns, row)) .. "\n") end
 end
 
 -- note(text): a footnote printed under the table and kept in every file.
 function Sink:note(text)
+  if self.closed then error("report: note after close", 2) end
   self.notes[#self.notes + 1] = text
 end
 
--- close(): prints the notes, writes the Markdown file and the JSON end line.
-function Sink:close()
-  if self.closed then return end
-  self.closed = true
+-- end_table(): prints the notes under the console table (once); close does
+-- it too. A section printed later (the validation table) follows them.
+function Sink:end_table()
+  if self.notes_printed then return end
+  self.notes_printed = true
   if self.console and #self.notes > 0 then
     self.console:write("\n", table.concat(self.notes, "\n"), "\n")
     self.console:flush()
   end
-  if self.json_path then
-    append_line(self.json_path, json.encode { type = "end", cells = #self.rows, notes = self.notes } .. "\n")
+end
+
+-- section(name, columns, rows [, text]): a second table of the run (--validate's
+-- comparison): `text` is printed on the console now; every file keeps the
+-- rows (JSON records of type `name`, CSV comment lines, a Markdown section).
+function Sink:section(name, columns, rows, text)
+  if self.closed then error("report: section after close", 2) end
+  check_columns(columns)
+  self:end_table()
+  if text and self.console then
+    self.console:write(text)
+    self.console:flush()
   end
-  if self.markdown_path then
-    local head = self.title and ("## " .. self.title .. "\n\n") or ""
-    write_atomic(self.markdown_path, head .. report.markdown(self.columns, self.rows, self.notes))
+  self.sections[#self.sections + 1] = { name = name, columns = columns, rows = rows }
+  if self.csv then
+    local keys = {}
+    for i, c in ipairs(columns) do keys[i] = c.key end
+    local out = { csv_comment(name .. ":"), csv_comment(report.csv_line(keys):gsub("\n$", "")) }
+    for _, r in ipairs(rows) do
+      local vals = {}
+      for i, k in ipairs(keys) do vals[i] = r[k] end
+      out[#out + 1] = csv_comment(report.csv_line(vals, #keys):gsub("\n$", ""))
+    end
+    self.csv:line(table.concat(out))
+  end
+  if self.json then
+    local lines = {}
+    for i, r in ipairs(rows) do lines[i] = encode(record_of(name, i, columns, r)) .. "\n" end
+    if #lines > 0 then self.json:line(table.concat(lines)) end
   end
 end
-Sink.__close = Sink.close
+
+-- close([err]): prints the notes, writes the Markdown file and the JSON end
+-- line, and puts every file in place. With err (an error ended the run; also
+-- when closed by <close> during an error), the files say "interrupted".
+function Sink:close(err)
+  if self.closed then return end
+  self.closed = true
+  local interrupted = err ~= nil
+  self:end_table()
+  if self.csv then
+    local tail = {}
+    for _, n in ipairs(self.notes) do tail[#tail + 1] = csv_comment(n) end
+    if interrupted then tail[#tail + 1] = csv_comment("interrupted: true") end
+    if #tail > 0 then self.csv:line(table.concat(tail)) end
+    self.csv:finish()
+  end
+  if self.json then
+    self.json:line(encode { type = "end", cells = #self.rows, notes = self.notes, interrupted = interrupted } .. "\n")
+    self.json:finish()
+  end
+  if self.markdown_path then
+    local out = {}
+    if self.title then out[#out + 1] = "## " .. self.title .. "\n\n" end
+    local env = env_lines(self.env)
+    if #env > 0 then out[#out + 1] = table.concat(env, "  \n") .. "\n\n" end
+    out[#out + 1] = report.markdown(self.columns, self.rows, self.notes)
+    for _, s in ipairs(self.sections) do
+      out[#out + 1] = "\n### " .. s.name .. "\n\n" .. report.markdown(s.columns, s.rows)
+    end
+    if interrupted then out[#out + 1] = "\n**interrupted**: the run ended early; the rows above are the cells that finished.\n" end
+    files.whole(self.markdown_path, table.concat(out))
+  end
+end
+Sink.__close = function(self, err) self:close(err) end
 
 -- ------------------------------------------------------------ environment
 

@@ -53,8 +53,8 @@ end
 
 -- run{table = cells.table | cells =, measure =, first = rows, ran = order of
 --     the first run, key =, rounds = 2, scale = 5, threshold = 0.03,
---     console = io.stdout | false, format = "%.4f", label = function(cell, i)}
---   -> results, moved
+--     sink = the run's report sink | nil, console = io.stdout | false,
+--     format = "%.4f", label = function(cell, i)} -> results, moved
 -- Reruns the table in the reverse of the first run's order (`ran`, as
 -- cells.run returns it) at `scale` x the iterations (measure sees ctx.scale;
 -- a cells.table is re-armed for them and keeps its prepared cells), compares
@@ -84,31 +84,38 @@ function validate.run(o)
   local results, moved = validate.compare(o.first, second, o.key, threshold)
   local label = o.label or cells.label
   for i, r in ipairs(results) do r.label = label(list[i], i) end
-  local console = o.console == nil and io.stdout or o.console
-  if console then
-    local fmt = o.format or "%.4f"
-    local columns = {
-      { key = "label", title = "cell" },
-      { key = "first", title = "first " .. o.key, format = fmt },
-      { key = "second", title = ("reversed, %dx %s"):format(scale, o.key), format = fmt },
-      { key = "ratio", title = "ratio", format = "%.3f" },
-      { key = "status", title = "status" },
-    }
-    local rows = {}
-    for i, r in ipairs(results) do
-      rows[i] = { label = r.label, first = r.first, second = r.second, ratio = r.ratio,
-                  status = r.status == "moved" and "MOVED" or r.status }
+  local fmt = o.format or "%.4f"
+  local columns = {
+    { key = "label", title = "cell" },
+    { key = "first", title = "first " .. o.key, format = fmt },
+    { key = "second", title = ("reversed, %dx %s"):format(scale, o.key), format = fmt },
+    { key = "ratio", title = "ratio", format = "%.3f" },
+    { key = "status", title = "status" },
+  }
+  local rows = {}
+  for i, r in ipairs(results) do
+    local num = function(v) return type(v) == "number" and v or nil end
+    rows[i] = { label = r.label, first = num(r.first), second = num(r.second), ratio = r.ratio,
+                status = r.status == "moved" and "MOVED" or r.status }
+  end
+  local text = table.concat {
+    ("\nvalidation: reversed order, %dx iterations; cells moving more than %g %% are flagged\n")
+      :format(scale, threshold * 100),
+    report.table_text(columns, rows),
+    moved > 0 and ("%d cell(s) moved more than %g %%: the harness, not the kernel, may be "
+      .. "what differs (position in the table, or a fixed cost not cancelled)\n"):format(moved, threshold * 100)
+      or ("no cell moved more than %g %%\n"):format(threshold * 100),
+  }
+  -- With the run's report sink, the comparison is printed under its table and
+  -- kept in its files; otherwise printed on the console.
+  if o.sink then
+    o.sink:section("validation", columns, rows, o.console ~= false and text or nil)
+  else
+    local console = o.console == nil and io.stdout or o.console
+    if console then
+      console:write(text)
+      console:flush()
     end
-    console:write(("\nvalidation: reversed order, %dx iterations; cells moving more than %g %% are flagged\n")
-      :format(scale, threshold * 100))
-    console:write(report.table_text(columns, rows))
-    if moved > 0 then
-      console:write(("%d cell(s) moved more than %g %%: the harness, not the kernel, may be "
-        .. "what differs (position in the table, or a fixed cost not cancelled)\n"):format(moved, threshold * 100))
-    else
-      console:write(("no cell moved more than %g %%\n"):format(threshold * 100))
-    end
-    console:flush()
   end
   return results, moved
 end

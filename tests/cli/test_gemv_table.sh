@@ -31,7 +31,8 @@ check "JSON cells carry the oracle error below 1e-4" \
   '"$G" -e "local r = require \"gpubench.report\".read_jsonl(\"$tmp/t.jsonl\"); local n = 0
            for _, c in ipairs(r) do if c.type == \"cell\" then assert(c.max_rel_err < 1e-4); n = n + 1 end end
            assert(n == 8)"'
-check "CSV: header + 8 rows" '[[ $(wc -l < "$tmp/t.csv") -eq 9 ]]'
+check "CSV: header + 8 rows" '[[ $(grep -vc "^#" "$tmp/t.csv") -eq 9 ]]'
+check "CSV: the environment in a commented header" 'grep -q "^# device: " "$tmp/t.csv"'
 
 out=$(M=64 K=256 ITERS=4 "$G" --backend vulkan experiments/gemv_table.lua --order reverse --kernels q4_0,f32 2>&1); rc=$?
 check "reverse order runs f32 before q4_0" '[[ $rc -eq 0 && $(grep -Eo "^(q4_0|f32) " <<<"$out" | tr -d " " | paste -sd,) == f32,q4_0 ]]'

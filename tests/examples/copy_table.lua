@@ -24,7 +24,8 @@ local tb <close> = gb.cells.table { cells = list, iters = opts.iters, ready = fu
   measure = function(p, ctx)
     local d, n = p:time(ctx.iters)
     local gbs = gb.ceilings.gbs(2 * ctx.cell.size, d.ms)
-    return { size = ctx.cell.size, iters = n, ms = d.ms or "noise", gbs = gbs or "noise", samples = { d.t_n, d.t_2n },
+    return { size = ctx.cell.size, iters = n, status = d.ms and "ok" or "noise", ms = d.ms, gbs = gbs,
+             samples = { d.t_n, d.t_2n }, repeats = d.repeats, runners = d.runners,
              pct_read = gb.ceilings.pct(gbs, ceil.read_gbs), fits = gb.ceilings.regime(p.working_set, dev.l2_bytes) }
   end }
 local sink <close> = gb.report.open { title = "copy_table on " .. dev.name, env = gb.report.environment(dev, meta),
@@ -34,5 +35,5 @@ local sink <close> = gb.report.open { title = "copy_table on " .. dev.name, env 
     { key = "fits" } } }
 local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = sink }
 sink:note(gb.bench.describe { iters = opts.iters }); sink:note(gb.ceilings.note(ceil, nil, nil, "spec"))
+if opts.validate then gb.validate.run { table = tb, first = rows, ran = ran, key = "ms", sink = sink } end
 sink:close()
-if opts.validate then gb.validate.run { table = tb, first = rows, ran = ran, key = "ms" } end

@@ -88,7 +88,8 @@ t.test("time: a GEMV cell times through gpubench.bench (one flush, every runner,
       cell:time(4, { settle_ms = 1 })
       t.eq(calls.batch, 4 * bench.policy.runners, "the armed batches, built once, served the timing")
       local row = gemv_bench.row(cell, d, n, { read_gbs = 10, l2_bytes = 0 })
-      t.eq({ row.kernel, row.m, row.k, row.fits, row.pct_peak }, { "q4_0", 8, 64, "?", d.ms and "n/a" or "noise" })
+      t.eq({ row.kernel, row.m, row.k, row.fits, row.status }, { "q4_0", 8, 64, "?", d.ms and "ok" or "noise" })
+      t.eq(row.pct_peak, nil, "no percentage of an unknown peak")
     end)
     cell.dev = dev
     if not ok then error(err, 0) end
@@ -100,7 +101,8 @@ t.test("prepare_or_skip: weights larger than the device's largest buffer are ski
   local p = gemv_bench.prepare_or_skip(fake, "f32", 64, 64)
   t.truthy(p.skip:find("exceed the device's largest buffer", 1, true), p.skip)
   local row = gemv_bench.measure(p, 10)
-  t.eq({ row.kernel, row.ms, row.note }, { "f32", "n/a", p.skip })
+  t.eq({ row.kernel, row.status, row.note }, { "f32", "skipped", p.skip })
+  t.eq(row.ms, nil)
 end)
 
 t.test("variant_notes: a note for every cell whose shape runs another variant", function()

@@ -1,6 +1,6 @@
 -- The option declarations and checks several experiments share
 -- (gpubench.options): multiple_of on values and lists, require_l2, the
--- --rotate and --submit declarations.
+-- --rotate and --submit declarations, and the output paths' checks.
 local t = dofile("tests/lua/harness.lua")
 local options = require "gpubench.options"
 
@@ -37,6 +37,37 @@ t.test("rotate and submit declarations parse as flags and choices", function()
   t.eq({ o.rotate, o.submit }, { true, "graph" })
   local _, e = pcall(parse, decls, { "--submit", "batch" })
   t.eq(t.error_text(e), "--submit=batch is not one of graph, stream")
+end)
+
+t.test("outputs: one file per output, writable folders, no folder as a file, - once", function()
+  local decls = options.table_options()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(require("lfs").mkdir(dir))
+  local function err(argv)
+    local ok, e = pcall(parse, decls, argv)
+    t.eq(ok, false, table.concat(argv, " "))
+    t.eq(e.gpubench_exit, 2)
+    return t.error_text(e)
+  end
+  t.eq(parse(decls, { "--csv", dir .. "/a.csv", "--json", dir .. "/a.jsonl" }).csv, dir .. "/a.csv")
+  t.eq(parse(decls, { "--json", "-" }).json, "-")
+  t.eq(err { "--csv", dir .. "/a", "--json", dir .. "/a" },
+    ("--json=%s/a is the same file as --csv=%s/a: each output needs its own path"):format(dir, dir))
+  t.truthy(err { "--csv", dir .. "/./b", "--markdown", dir .. "//b" }:find("is the same file as", 1, true))
+  t.truthy(err { "--csv", "-", "--json", "-" }:find("(one may be - for standard output)", 1, true))
+  t.eq(err { "--json", dir }, ("--json=%s cannot be written: it is a folder"):format(dir))
+  t.eq(err { "--csv", "/proc/x.csv" }, "--csv=/proc/x.csv cannot be written: folder /proc is not writable")
+  t.eq(err { "--csv", dir .. "/none/x.csv" }, ("--csv=%s/none/x.csv cannot be written: folder %s/none does not exist"):format(dir, dir))
+  -- an existing file is fine (it is replaced when the run closes it); two names of one file are not
+  local f = assert(io.open(dir .. "/c.csv", "wb")); f:close()
+  os.execute(("ln -s %s/c.csv %s/link.csv"):format(dir, dir))
+  t.truthy(err { "--csv", dir .. "/c.csv", "--json", dir .. "/link.csv" }:find("is the same file as", 1, true))
+  t.eq(require("lfs").dir(dir) ~= nil, true)
+  for name in require("lfs").dir(dir) do
+    t.truthy(not name:find("write%-probe"), "the writability probe is removed: " .. name)
+  end
+  os.execute(("rm -rf %q"):format(dir))
 end)
 
 t.run()

@@ -1,5 +1,7 @@
 -- gpubench.report: console table, CSV, Markdown, JSON lines, the environment
--- record, and a run killed with SIGKILL keeping every finished cell.
+-- record, statuses and nulls, sections, files written beside their target,
+-- an interrupted run's marker, and a run killed with SIGKILL keeping every
+-- finished cell.
 local t = dofile("tests/lua/harness.lua")
 local report = require "gpubench.report"
 
@@ -34,14 +36,16 @@ end)
 t.test("console table is aligned, with units in the header", function()
   local text = report.table_text(columns, {
     { kernel = "copy", size = 1 << 20, ms = 0.01234, gbs = 170.04 },
-    { kernel = "read", size = 1 << 30, ms = "noise", gbs = nil },
+    { kernel = "read", size = 1 << 30, status = "noise" },
   })
   t.eq(text, table.concat({
     "kernel   size  time (ms)   GB/s",
     "-------------------------------",
     "copy    1 MiB     0.0123  170.0",
-    "read    1 GiB      noise      -",
+    "read    1 GiB      noise  noise", -- a missing number shows the row's status
   }, "\n") .. "\n")
+  t.eq(report.table_text({ { key = "a" }, { key = "b", format = "%d" } }, { { a = "x" } }),
+    "a  b\n----\nx  -\n", "an ok row's missing number is -")
 end)
 
 t.test("CSV quoting follows RFC 4180", function()
@@ -81,7 +85,7 @@ t.test("sink streams rows and writes CSV, JSON lines and Markdown", function()
     env = { device = { name = "fake" }, command_line = { "x.lua", "--iters", "5" } },
   }
   out:add { kernel = "copy", size = 1024, ms = 0.5, gbs = 4.096, samples = { 1.0, 1.5 } }
-  out:add { kernel = "read", size = 2048, ms = "noise", gbs = nil, details = { t_n = 1, t_2n = 1.1 } }
+  out:add { kernel = "read", size = 2048, status = "noise", details = { t_n = 1, t_2n = 1.1 } }
   out:note("* GB/s = bytes / time")
   out:close()
   out:close() -- idempotent
@@ -91,24 +95,93 @@ t.test("sink streams rows and writes CSV, JSON lines and Markdown", function()
     "kernel        size  time (ms)      GB/s",
     "---------------------------------------",
     "copy         1 KiB     0.5000       4.1",
-    "read         2 KiB      noise         -",
+    "read         2 KiB      noise     noise",
     "",
     "* GB/s = bytes / time",
   }, "\n") .. "\n")
-  t.eq(slurp(csv), "kernel,size,ms,gbs\ncopy,1024,0.5,4.096\nread,2048,noise,\n")
+  -- CSV: the environment as comments, a status column, empty where there is no number
+  t.eq(slurp(csv), table.concat({
+    "# demo", "# device: fake", "# command: x.lua --iters 5",
+    "kernel,size,ms,gbs,status", "copy,1024,0.5,4.096,ok", "read,2048,,,noise",
+    "# * GB/s = bytes / time",
+  }, "\n") .. "\n")
   local recs = report.read_jsonl(js)
   t.eq(#recs, 4)
   t.eq(recs[1].type, "environment")
   t.eq(recs[1].device.name, "fake")
   t.eq(recs[1].command_line, { "x.lua", "--iters", "5" })
   t.eq(recs[1].columns[3], { key = "ms", title = "time", unit = "ms" })
-  t.eq(recs[2].type, "cell"); t.eq(recs[2].index, 1)
+  t.eq(recs[2].type, "cell"); t.eq(recs[2].index, 1); t.eq(recs[2].status, "ok")
   t.eq(recs[2].samples, { 1.0, 1.5 }, "every sample kept")
-  t.eq(recs[3].ms, "noise"); t.eq(recs[3].details.t_2n, 1.1)
-  t.eq(recs[4], { type = "end", cells = 2, notes = { "* GB/s = bytes / time" } })
-  t.truthy(slurp(md):find("| read | 2 KiB | noise | - |", 1, true))
-  t.truthy(slurp(md):find("## demo", 1, true))
+  t.eq(recs[3].status, "noise"); t.eq(recs[3].details.t_2n, 1.1)
+  t.eq(recs[3].ms, report.json.null, "a missing number is null, not a string")
+  t.eq(recs[3].gbs, report.json.null)
+  t.eq(recs[4], { type = "end", cells = 2, notes = { "* GB/s = bytes / time" }, interrupted = false })
+  local mdt = slurp(md)
+  t.truthy(mdt:find("| read | 2 KiB | noise | noise |", 1, true), mdt)
+  t.truthy(mdt:find("## demo\n\ndevice: fake", 1, true), mdt)
   t.errors(function() out:add {} end, "add after close", true)
+  for _, p in ipairs { csv, js, md } do
+    t.eq(io.open(p .. ".partial", "rb"), nil, "no .partial file is left behind")
+    os.remove(p)
+  end
+end)
+
+t.test("JSON: an empty notes list is an array; arrays of samples stay arrays", function()
+  local js = tmp()
+  local out = report.open { columns = columns, json = js, console = false }
+  out:add { kernel = "a", samples = {} }
+  out:close()
+  local text = slurp(js)
+  t.truthy(text:find('"notes":[]', 1, true), text)
+  t.truthy(text:find('"samples":[]', 1, true), text)
+  os.remove(js)
+end)
+
+t.test("a file is written beside its target and replaces it only at close", function()
+  local js = tmp()
+  local f = assert(io.open(js, "wb")); f:write("old\n"); f:close()
+  local out = report.open { columns = columns, json = js, console = false }
+  out:add { kernel = "a", ms = 1 }
+  t.eq(slurp(js), "old\n", "the previous file is untouched while the run goes on")
+  t.truthy(slurp(js .. ".partial"):find('"kernel":"a"', 1, true))
+  out:close()
+  t.eq(report.read_jsonl(js)[2].kernel, "a")
+  t.eq(io.open(js .. ".partial", "rb"), nil)
+  os.remove(js)
+end)
+
+t.test("an interrupted run (an error through <close>) leaves well-formed files saying so", function()
+  local csv, js, md = tmp(), tmp(), tmp()
+  local ok, err = pcall(function()
+    local out <close> = report.open { columns = columns, csv = csv, json = js, markdown = md, console = false }
+    out:add { kernel = "a", ms = 1 }
+    out:note("* a note")
+    error("interrupted!", 0)
+  end)
+  t.eq({ ok, err }, { false, "interrupted!" })
+  local recs = report.read_jsonl(js)
+  t.eq(recs[#recs], { type = "end", cells = 1, notes = { "* a note" }, interrupted = true })
+  t.truthy(slurp(csv):find("# interrupted: true\n$"), slurp(csv))
+  t.truthy(slurp(md):find("**interrupted**", 1, true))
+  os.remove(csv); os.remove(js); os.remove(md)
+end)
+
+t.test("sections: a second table goes to the console after the notes and into every file", function()
+  local csv, js, md = tmp(), tmp(), tmp()
+  local con = sink()
+  local out = report.open { columns = columns, csv = csv, json = js, markdown = md, console = con }
+  out:add { kernel = "a", ms = 1 }
+  out:note("* note")
+  local vcols = { { key = "cell" }, { key = "ratio", format = "%.3f" }, { key = "status" } }
+  out:section("validation", vcols, { { cell = "a", ratio = 1.01, status = "ok" } }, "VALIDATION TEXT\n")
+  out:close()
+  local text = con:text()
+  t.truthy(text:find("* note\nVALIDATION TEXT\n", 1, true), text)
+  local recs = report.read_jsonl(js)
+  t.eq(recs[3], { type = "validation", index = 1, cell = "a", ratio = 1.01, status = "ok" })
+  t.truthy(slurp(csv):find("# validation:\n# cell,ratio,status\n# a,1.01,ok\n", 1, true), slurp(csv))
+  t.truthy(slurp(md):find("### validation", 1, true))
   os.remove(csv); os.remove(js); os.remove(md)
 end)
 
@@ -135,9 +208,10 @@ t.test("environment record carries device, version, command line, date", functio
   if t.gpu then t.eq(env.gpubench_version, t.gpu.version) end
 end)
 
-t.test("a run killed mid-table keeps every finished cell, and parses", function()
+t.test("a run killed mid-table keeps every finished cell beside the untouched old file", function()
   local exe = t.interpreter()
   local csv, js, script = tmp(), tmp(), tmp()
+  for _, p in ipairs { csv, js } do local f = assert(io.open(p, "wb")); f:write("previous run\n"); f:close() end
   local f = assert(io.open(script, "wb"))
   f:write(([[
 local report = require "gpubench.report"
@@ -154,15 +228,17 @@ out:add { cell = "never", ms = 0 }
   t.eq(ok, nil, "the child did not exit normally")
   t.truthy((how == "signal" and code == 9) or (how == "exit" and code == 137),
     ("child ended by %s %s"):format(tostring(how), tostring(code)))
-  t.eq(slurp(csv), "cell,ms\nc1,1.5\nc2,3\nc3,4.5\n")
-  local recs = report.read_jsonl(js)
+  t.eq(slurp(csv), "previous run\n", "the old file is not replaced by a run that never closed")
+  t.eq(slurp(js), "previous run\n")
+  t.eq(slurp(csv .. ".partial"), "# device: fake\ncell,ms,status\nc1,1.5,ok\nc2,3,ok\nc3,4.5,ok\n")
+  local recs = report.read_jsonl(js .. ".partial")
   t.eq(#recs, 4, "environment + 3 cells, no end record")
   t.eq(recs[1].type, "environment")
   for i = 1, 3 do
     t.eq(recs[i + 1].type, "cell"); t.eq(recs[i + 1].cell, "c" .. i)
     t.eq(recs[i + 1].samples, { i, i + 0.5 })
   end
-  os.remove(csv); os.remove(js); os.remove(script)
+  for _, p in ipairs { csv, js, csv .. ".partial", js .. ".partial", script } do os.remove(p) end
 end)
 
 t.test("markdown: a backslash before a pipe cannot un-escape it", function()
