@@ -1,6 +1,7 @@
 /* require "gpubench.ref": the weight formats' geometry, random valid blocks,
- * reference dequantization and the FP64 GEMV oracle (host/ref/formats.c,
- * host/ref_*.c). Every bulk loop runs here in C: Lua passes whole strings
+ * reference dequantization and the FP64 GEMV oracle (host/ref: formats.c,
+ * blocks.c, dequant.c, gemv.c; the formats themselves are defined in
+ * docs/FORMATS.md). Every bulk loop runs here in C: Lua passes whole strings
  * (little-endian f32 or block bytes) and gets whole strings or tables back.
  *
  * Scratch arrays live in userdata, not malloc, so an error raised halfway

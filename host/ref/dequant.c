@@ -4,7 +4,7 @@
 
 #include "random.h"
 
-/* Each decoder turns one block into qk floats with the arithmetic FORMATS.md
+/* Each decoder turns one block into qk floats with the arithmetic docs/FORMATS.md
  * prescribes, in fp32: products of an fp16 scale and small integers are exact,
  * and q4_k/q5_k round once in (d*sc)*q - dmin*m, so the result is unique. */
 typedef void (*block_decoder)(const uint8_t *b, float *y);

@@ -3,8 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Field lists and sizes transcribe FORMATS.md; tests/c/test_formats.c checks
- * them against that document's table and that the fields tile each block. */
+/* Field lists and sizes transcribe docs/FORMATS.md; tests/c/test_formats.c
+ * checks them against that document's table and that the fields tile each
+ * block. */
 /* clang-format off */
 static const gb_format formats[GB_FMT_COUNT] = {
     [GB_FMT_F32] = {GB_FMT_F32, "f32", GB_LAYOUT_BLOCKS, .qk = 1, .block_bytes = 4, .nfields = 1,
@@ -77,7 +78,7 @@ int gb_format_row_bytes(const gb_format *f, uint64_t k, uint64_t *out, gb_err *e
     if (k == 0) return GB_FAIL(e, "row_bytes failed: BAD_K (%s: k must be positive)", f->name);
     uint64_t padded = k;
     if (f->layout == GB_LAYOUT_PLANAR) {
-        /* Planar rows are padded, never rejected: FORMATS.md's K_pad = align_up(K, k_pad). */
+        /* Planar rows are padded, never rejected: docs/FORMATS.md's K_pad = align_up(K, k_pad). */
         if (k > UINT64_MAX - f->k_pad)
             return GB_FAIL(e, "row_bytes failed: OVERFLOW (%s: k=%llu is too large)", f->name,
                            (unsigned long long)k);

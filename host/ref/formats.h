@@ -1,4 +1,4 @@
-/* The weight formats' geometry: one table, one entry per format (FORMATS.md).
+/* The weight formats' geometry: one table, one entry per format (docs/FORMATS.md).
  *
  * Each entry says how many elements a block holds (QK), how many bytes it
  * takes, how a row of K weights is laid out, and which byte fields the block
@@ -6,7 +6,7 @@
  * random block generator (blocks.c) fills fields by kind, so a new format
  * needs only a new entry here and a dequantizer in dequant.c.
  *
- * Two layouts exist in FORMATS.md. The GGML block formats store a row as K/QK
+ * docs/FORMATS.md defines two layouts. The GGML block formats store a row as K/QK
  * consecutive self-contained blocks. The planar group formats (Q4G64_F16S and
  * friends) pad K to a multiple of `k_pad` and store each field as its own
  * plane over the whole matrix; for them "block" means one group of QK = G

@@ -1,5 +1,6 @@
 /* Random valid blocks of any weight format, for correctness tests and
- * benchmarks (FORMATS.md: "never benchmark or test on zeros or constant bytes").
+ * benchmarks (docs/FORMATS.md, "Random test blocks": never test or benchmark on
+ * zeros or on one repeated byte, which hide a kernel that skips work).
  *
  * Payload bytes are random; every fp16 scale field is replaced by a random-sign
  * fp16 normal number of magnitude in [2^-12, 2^-3), so no block decodes to

@@ -1,5 +1,5 @@
 /* Reference dequantization of every weight format to f32, bit exact per
- * FORMATS.md: the values a GPU kernel's decode must reproduce. */
+ * docs/FORMATS.md: the values a GPU kernel's decode must reproduce. */
 #ifndef GPUBENCH_REF_DEQUANT_H
 #define GPUBENCH_REF_DEQUANT_H
 

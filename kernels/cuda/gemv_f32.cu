@@ -1,12 +1,14 @@
 // gpubench-compile: entry=gemv_f32 defines=ROWS=4,WARPS=2,UNROLL=2
 // gpubench-compile: entry=gemv_f32 defines=ROWS=1,WARPS=4,UNROLL=4
-// GEMV y = W x for f32 weights; the control of every GEMV table (seed 000):
-// no decode at all, so it is the kernel that tells a harness artifact from a
-// kernel property. k a multiple of 8 (4 would do: the rows are read as 16-byte
-// words), any m. Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
+// GEMV y = W x for f32 weights; the control of every GEMV table: no decode
+// at all, so when it moves together with a quantized kernel the cause is the
+// harness, not the kernel (how cera's wgpu_gemv_bench caught its positional
+// artifact, docs/DESIGN.md, "Measurement methods"). k a multiple of 8 (4
+// would do: the rows are read as 16-byte words), any m. Launch: block
+// (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
 //
 // Each lane reads 16-byte words of ROWS rows, a warp 512 contiguous bytes per
-// row per step (gb_dense_lane in gemv_common.cuh), and the matching x word once
+// row per step (gb_dense_lane in gemv_dense.cuh), and the matching x word once
 // for all rows.
 #include "gemv_common.cuh"
 #define GB_GEMV_DENSE 1

@@ -2,7 +2,10 @@
 // q5_k/q6_k.cu with MMA=1): the per-weight multiply-add runs on the tensor
 // cores (mma.sync m16n8k16, f16 inputs, f32 accumulation), so the FP32 pipe
 // and the issue slots only see the decode. Design, numbers and precision
-// argument: docs/kernels/cuda-gemv.md, "Tensor-core path".
+// argument: docs/kernels/cuda-gemv.md, "Tensor-core path". It is a variant,
+// not the default: its per-tile overhead left it behind the scalar path's
+// integer dot in every format (same document, "Each format's default, step
+// by step").
 //
 // Shape of the computation. A warp owns 16 consecutive rows (the mma's M). The
 // columns are cut into tiles of 256 (GB_MT); a tile is cut into units of U

@@ -9,24 +9,28 @@
 // gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=3,PARTS=1
 // gpubench-compile: entry=gemv_q4_0 defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=1,STAGES=3,KSPLIT=1,PARTS=1
 // gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1
-// GEMV y = W x for q4_0 weights (FORMATS.md: 18-byte blocks of 32 weights, fp16
-// d then 16 bytes of nibbles; element j < 16 is the low nibble of byte j,
-// element j + 16 its high nibble; value (q - 8) * d). Any k that is a multiple
-// of 32; any m. Launch: block (32 * WARPS * KSPLIT), grid ceil(m / (ROWS * WARPS)).
+// GEMV y = W x for q4_0 weights (docs/FORMATS.md: 18-byte blocks of 32
+// weights, fp16 d then 16 bytes of nibbles; element j < 16 is the low nibble
+// of byte j, element j + 16 its high nibble; value (q - 8) * d). Any k that is
+// a multiple of 32; any m. Launch: block (32 * WARPS * KSPLIT), grid
+// ceil(m / (ROWS * WARPS)).
 //
 // Lane l of a warp decodes block l of each 1024-column tile for the warp's ROWS
-// rows. Blocks are 2-byte aligned in the staged tile, so the 16 code bytes are
-// read as five words and funnel-shifted into four aligned ones; each byte then
-// becomes a float with one byte permute (gemv_common.cuh, "magic decode"):
-//     sum_j (q_j - 8) x_j = 64 * sum_j (2 + q_j/64) x_j - 136 * sum_j x_j.
+// rows (the scalar path, gemv_warp.cuh). Blocks are 2-byte aligned in the
+// staged tile, so the 16 code bytes are read as five words and funnel-shifted
+// into four aligned ones. The magic decode then turns each byte into a float
+// with one byte permute (gemv_decode.cuh, "magic decode"):
+//     sum_j (q_j - 8) x_j = 64 * sum_j (2 + q_j/64) x_j - 136 * sum_j x_j;
+// the integer dot feeds the masked code words to dp2a instead.
 #define GB_GEMV_QUANTIZED 1
 #include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
 
 // Three decodes, one struct each (below; gb_gemv_quant_kernel in gemv_mma.cuh
-// picks one by the defines). Measured on an H200 at 14336x5120, weights
-// rotated out of L2, % of the read ceiling (2026-11-29):
-// integer dot W1 S2 R14 PARTS=2 with x tiles in shared memory 3375 GB/s (73.5 %, gemv_table at efaef84), before them 2917 GB/s (64.6 %), R16 PARTS=2 2872 GB/s (62.4 %), 2604 GB/s (57.8 %) with whole tiles; before it tensor-core W4 S4 (36.3 %), f32 magic R8 W1 S2 (36.8 %).
+// picks one by the defines): the integer dot (GbQ4_0I, XQ=1) is the default;
+// the f32 magic decode (GbQ4_0, XQ=0) and the tensor-core path (GbQ4_0M,
+// MMA=1) are variants, both measured slower (docs/kernels/cuda-gemv.md,
+// "Each format's default, step by step").
 
 struct GbQ4_0 {
     enum { QK = 32, BPB = 18, PREP = 0, XQI = 0 };
@@ -61,7 +65,7 @@ struct GbQ4_0 {
 };
 
 
-// XQ=1 (integer dot, gemv_common.cuh): the same bytes as GbQ4_0; run a is
+// XQ=1 (integer dot, gemv_decode.cuh): the same bytes as GbQ4_0; run a is
 // elements 0..15 (low nibbles), run b 16..31 (high nibbles), one scale d:
 //     sum (q - 8) x = s * (sum q c - 8 * sum c).
 struct GbQ4_0I : GbB32QI<18> {

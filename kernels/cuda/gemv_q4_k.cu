@@ -9,25 +9,27 @@
 // gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=1,KSPLIT=5,PARTS=1
 // gpubench-compile: entry=gemv_q4_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=2,STAGES=2,KSPLIT=1,PARTS=1
 // gpubench-compile: entry=gemv_q4_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=4,KSPLIT=1,PARTS=1
-// GEMV y = W x for q4_k weights (FORMATS.md: 144-byte super-blocks of 256
-// weights: fp16 d, fp16 dmin, 12 bytes of packed 6-bit sub-block scales and
-// mins, 128 bytes of nibbles; value (d*sc)*q - dmin*m). k a multiple of 256;
-// any m. Launch: block (32 * WARPS * KSPLIT), grid ceil(m / (ROWS * WARPS)).
+// GEMV y = W x for q4_k weights (docs/FORMATS.md: 144-byte super-blocks of
+// 256 weights: fp16 d, fp16 dmin, 12 bytes of packed 6-bit sub-block scales
+// and mins, 128 bytes of nibbles; value (d*sc)*q - dmin*m). k a multiple of
+// 256; any m. Launch: block (32 * WARPS * KSPLIT), grid ceil(m / (ROWS * WARPS)).
 //
 // A 1024-column tile is four super-blocks; lane l takes 32 weights of super-
-// block l/8 (16 code bytes, see GbKX in gemv_common.cuh). Super-blocks are
+// block l/8 (16 code bytes, see GbKX in gemv_decode.cuh). Super-blocks are
 // 16-byte aligned (144 = 9*16), so the lane reads its 16 code bytes with one
 // 16-byte shared-memory load. The scale products d*sc and dmin*m are computed
 // once per (row, super-block) by the prep step (gb_k_prep) and read back as
-// one 16-byte load per row.
+// one 16-byte load per row: unpacking them in every lane cost more than the
+// decode (docs/kernels/cuda-gemv.md, "Common structure", k-quant prep step).
 #define GB_GEMV_QUANTIZED 1
 #include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
 
 // Three decodes, one struct each (below; gb_gemv_quant_kernel in gemv_mma.cuh
-// picks one by the defines). Measured on an H200 at 14336x5120, weights
-// rotated out of L2, % of the read ceiling (2026-11-29):
-// integer dot W1 S2 R14 PARTS=2 with x tiles in shared memory 3314 GB/s (72.2 %, gemv_table at efaef84), before them 3151 GB/s (69.8 %), R16 PARTS=2 3032 GB/s (65.9 %), 2937 GB/s (65.2 %) with whole tiles; before it f32 magic R8 W2 S2 (41.9 %), tensor-core W4 S4 (39.1 %).
+// picks one by the defines): the integer dot (GbQ4KI, XQ=1) is the default;
+// the f32 magic decode (GbQ4K, XQ=0) and the tensor-core path (GbQ4KM,
+// MMA=1) are variants, both measured slower (docs/kernels/cuda-gemv.md,
+// "Each format's default, step by step").
 
 struct GbQ4K {
     enum { QK = 256, BPB = 144, PREP = 16, XQI = 0 };
@@ -55,7 +57,7 @@ struct GbQ4K {
 };
 
 
-// XQ=1 (integer dot, gemv_common.cuh): the same bytes and prep as GbQ4K; run a
+// XQ=1 (integer dot, gemv_decode.cuh): the same bytes and prep as GbQ4K; run a
 // is the low nibbles (sub-block 2c), run b the high nibbles (2c+1).
 struct GbQ4KI : GbKQI<144> {
     struct Wd { gb_u32 q[4]; float4 s; };
@@ -95,7 +97,7 @@ struct GbQ4KM {
         gb_u32 hd[4]; // d | dmin << 16, S0, S1, S2
         gb_ld_u32x4(sb, hd);
         const float d = gb_half_to_float(hd[0] & 0xFFFF), dmin = gb_half_to_float(hd[0] >> 16);
-        // sub-blocks t and 4+t (FORMATS.md); d*sc, dmin*m are exact products
+        // sub-blocks t and 4+t (docs/FORMATS.md, q4_k); d*sc, dmin*m are exact products
         const gb_u32 b0 = hd[1] >> (8 * t), b1 = hd[2] >> (8 * t), b2 = hd[3] >> (8 * t);
         dsc[0] = d * (float)(b0 & 63), dm[0] = dmin * (float)(b1 & 63);
         dsc[1] = d * (float)((b2 & 15) | ((b0 >> 2) & 48));

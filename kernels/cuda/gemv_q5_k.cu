@@ -9,14 +9,15 @@
 // gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=0,SUBN=1,ROWS=4,WARPS=1,STAGES=2,KSPLIT=5,PARTS=1
 // gpubench-compile: entry=gemv_q5_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=2,STAGES=4,KSPLIT=1,PARTS=1
 // gpubench-compile: entry=gemv_q5_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1,PARTS=1
-// GEMV y = W x for q5_k weights (FORMATS.md: 176-byte super-blocks of 256
-// weights: fp16 d, fp16 dmin, 12 bytes of packed scales and mins as q4_k,
-// 32 bytes qh, 128 bytes qs; q = low nibble as q4_k | ((qh[e%32] >> (e/32)) & 1) << 4,
-// value (d*sc)*q - dmin*m). k a multiple of 256; any m.
-// Launch: block (32 * WARPS * KSPLIT), grid ceil(m / (ROWS * WARPS)).
+// GEMV y = W x for q5_k weights (docs/FORMATS.md: 176-byte super-blocks of
+// 256 weights: fp16 d, fp16 dmin, 12 bytes of packed scales and mins as q4_k,
+// 32 bytes qh, 128 bytes qs; q = low nibble as q4_k
+// | ((qh[e%32] >> (e/32)) & 1) << 4, value (d*sc)*q - dmin*m). k a multiple
+// of 256; any m. Launch: block (32 * WARPS * KSPLIT), grid
+// ceil(m / (ROWS * WARPS)).
 //
 // Lanes take the same 32 weights of a super-block as in q4_k (GbKX in
-// gemv_common.cuh): code bytes qs[32c + 16h + i], whose fifth bits are bits 2c
+// gemv_decode.cuh): code bytes qs[32c + 16h + i], whose fifth bits are bits 2c
 // (low nibble, sub-block 2c) and 2c+1 (high nibble) of qh[16h + i]. Super-
 // blocks are 16-byte aligned (176 = 11*16): the qh half and the qs bytes are
 // two 16-byte shared-memory loads, the scale products come from the prep step
@@ -27,9 +28,10 @@
 #include "gemv_mma.cuh"
 
 // Three decodes, one struct each (below; gb_gemv_quant_kernel in gemv_mma.cuh
-// picks one by the defines). Measured on an H200 at 14336x5120, weights
-// rotated out of L2, % of the read ceiling (2026-11-29):
-// integer dot W1 S2 R14 PARTS=2 with x tiles in shared memory 3322 GB/s (72.4 %, gemv_table at efaef84), before them 3256 GB/s (72.1 %), R16 PARTS=2 3022 GB/s (65.7 %), 2894 GB/s (64.2 %) with whole tiles; before it f32 magic R8 W2 S2 (45.0 %), tensor-core W4 S2 (37.3 %).
+// picks one by the defines): the integer dot (GbQ5KI, XQ=1) is the default;
+// the f32 magic decode (GbQ5K, XQ=0) and the tensor-core path (GbQ5KM,
+// MMA=1) are variants, both measured slower (docs/kernels/cuda-gemv.md,
+// "Each format's default, step by step").
 
 struct GbQ5K {
     enum { QK = 256, BPB = 176, PREP = 16, XQI = 0 };
@@ -64,7 +66,7 @@ struct GbQ5K {
 };
 
 
-// XQ=1 (integer dot, gemv_common.cuh): the same bytes and prep as GbQ5K.
+// XQ=1 (integer dot, gemv_decode.cuh): the same bytes and prep as GbQ5K.
 struct GbQ5KI : GbKQI<176> {
     struct Wd { gb_u32 qh[4], q[4], c2; float4 s; };
     GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float* prep, Wd& wd)
@@ -109,7 +111,7 @@ struct GbQ5KM {
         gb_u32 hd[4]; // d | dmin << 16, S0, S1, S2
         gb_ld_u32x4(sb, hd);
         const float d = gb_half_to_float(hd[0] & 0xFFFF), dmin = gb_half_to_float(hd[0] >> 16);
-        // sub-blocks t and 4+t (FORMATS.md); d*sc, dmin*m are exact products
+        // sub-blocks t and 4+t (docs/FORMATS.md, q4_k); d*sc, dmin*m are exact products
         const gb_u32 b0 = hd[1] >> (8 * t), b1 = hd[2] >> (8 * t), b2 = hd[3] >> (8 * t);
         dsc[0] = d * (float)(b0 & 63), dm[0] = dmin * (float)(b1 & 63);
         dsc[1] = d * (float)((b2 & 15) | ((b0 >> 2) & 48));

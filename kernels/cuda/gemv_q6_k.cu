@@ -12,7 +12,7 @@
 // gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=0,SUBN=1,ROWS=4,WARPS=2,STAGES=2,KSPLIT=2,PARTS=1
 // gpubench-compile: entry=gemv_q6_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1,PARTS=1
 // gpubench-compile: entry=gemv_q6_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=2,STAGES=4,KSPLIT=1,PARTS=1
-// GEMV y = W x for q6_k weights (FORMATS.md: 210-byte super-blocks of 256
+// GEMV y = W x for q6_k weights (docs/FORMATS.md: 210-byte super-blocks of 256
 // weights: 128 bytes ql, 64 bytes qh, 16 signed 8-bit scales, fp16 d last;
 // element e = 128h + 32k + l has low bits from ql[64h + 32(k&1) + l] (low
 // nibble if k < 2, else high), high bits (qh[32h + l] >> 2k) & 3, value
@@ -27,17 +27,17 @@
 // blocks (210 bytes) are 2-byte aligned, so ql and qh are read as five words
 // and funnel-shifted. The 6-bit code fits the "2 + q/64" byte-permute decode:
 //     sum (q - 32) x = 64 * sum (2 + q/64) x - 160 * sum x.
-//
-// Scalar ROWS = 8 measured faster than 4 on the H200 (2157 vs 2055 GB/s) despite
-// its 145 registers: x is loaded once for twice the rows.
+// At k >= 4096 gpubench runs this kernel with BULK=1, the only case where bulk
+// copies pay (gemv_cuda.for_shape; docs/kernels/cuda-gemv.md, "Bulk copies").
 #define GB_GEMV_QUANTIZED 1
 #include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
 
 // Three decodes, one struct each (below; gb_gemv_quant_kernel in gemv_mma.cuh
-// picks one by the defines). Measured on an H200 at 14336x5120, weights
-// rotated out of L2, % of the read ceiling (2026-11-29):
-// integer dot W1 S2 R14 PARTS=2 with x tiles in shared memory 3183 GB/s (69.3 %, gemv_table at efaef84), before them 3119 GB/s (69.1 %), R16 PARTS=2 3093 GB/s (67.2 %), 2819 GB/s (62.6 %) with whole tiles; before it f32 magic R8 W1 S2 (47.0 %), tensor-core (22.8 %).
+// picks one by the defines): the integer dot (GbQ6KI, XQ=1) is the default;
+// the f32 magic decode (GbQ6K, XQ=0) and the tensor-core path (GbQ6KM,
+// MMA=1) are variants, both measured slower (docs/kernels/cuda-gemv.md,
+// "Each format's default, step by step").
 
 struct GbQ6K {
     enum { QK = 256, BPB = 210, PREP = 0, XQI = 0 };
@@ -80,7 +80,7 @@ struct GbQ6K {
 };
 
 
-// XQ=1 (integer dot, gemv_common.cuh): the same bytes as GbQ6K; run a is the
+// XQ=1 (integer dot, gemv_decode.cuh): the same bytes as GbQ6K; run a is the
 // k = j weights, run b the k = j+2 ones (one scale each):
 //     sum (q - 32) x = s * (sum q c - 32 * sum c).
 struct GbQ6KI {

@@ -9,28 +9,29 @@
 // gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=4,WARPS=2,STAGES=2,KSPLIT=2,PARTS=1
 // gpubench-compile: entry=gemv_q8_0 defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1,PARTS=1
 // gpubench-compile: entry=gemv_q8_0 defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1
-// GEMV y = W x for q8_0 weights (FORMATS.md: 34-byte blocks of 32 weights, fp16
-// d then 32 signed bytes; value q * d). Any k that is a multiple of 32; any m.
-// Launch: block (32 * WARPS * KSPLIT), grid ceil(m / (ROWS * WARPS)).
+// GEMV y = W x for q8_0 weights (docs/FORMATS.md: 34-byte blocks of 32
+// weights, fp16 d then 32 signed bytes; value q * d). Any k that is a multiple
+// of 32; any m. Launch: block (32 * WARPS * KSPLIT), grid
+// ceil(m / (ROWS * WARPS)).
 //
 // Lane l of a warp decodes block l of each 1024-column tile for the warp's ROWS
-// rows. Blocks are 2-byte aligned in the staged tile, so the 32 code bytes are
-// read as nine words and funnel-shifted into eight aligned ones. An 8-bit code
-// does not fit the 6-bit "2 + q/64" trick of the 4-bit formats, so each byte,
-// offset to unsigned (q ^ 0x80 = q + 128), becomes the float 2^23 + q + 128 by
-// one byte permute and q by one exact subtraction.
-//
-// ROWS = 4 (not 8 as for the 4-bit formats): a q8_0 weight is twice the bytes,
-// so 4 rows already re-use each x value as many times per weight byte, at half
-// the shared memory.
+// rows (the scalar path, gemv_warp.cuh). Blocks are 2-byte aligned in the
+// staged tile, so the 32 code bytes are read as nine words and funnel-shifted
+// into eight aligned ones. The integer dot feeds the signed bytes to dp2a as
+// they are. An 8-bit code does not fit the 6-bit "2 + q/64" trick the magic
+// decode uses for the 4-bit formats, so there each byte, offset to unsigned
+// (q ^ 0x80 = q + 128), becomes the float 2^23 + q + 128 by one byte permute
+// and q by one exact subtraction (docs/kernels/cuda-gemv.md, "Common
+// structure").
 #define GB_GEMV_QUANTIZED 1
 #include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
 
 // Three decodes, one struct each (below; gb_gemv_quant_kernel in gemv_mma.cuh
-// picks one by the defines). Measured on an H200 at 14336x5120, weights
-// rotated out of L2, % of the read ceiling (2026-11-29):
-// integer dot R16 W1 S2 PARTS=4 with x tiles in shared memory 3686 GB/s (80.3 %, gemv_table at efaef84), before them 3614 GB/s (78.5 %), 2773 GB/s (61.6 %) with whole tiles (a second wave); before it tensor-core W4 S2 (49.3 %), f32 magic R8 W1 S2 (45.2 %).
+// picks one by the defines): the integer dot (GbQ8_0I, XQ=1) is the default;
+// the f32 magic decode (GbQ8_0, XQ=0) and the tensor-core path (GbQ8_0M,
+// MMA=1) are variants, both measured slower (docs/kernels/cuda-gemv.md,
+// "Each format's default, step by step").
 
 struct GbQ8_0 {
     enum { QK = 32, BPB = 34, PREP = 0, XQI = 0 };
@@ -62,7 +63,7 @@ struct GbQ8_0 {
 };
 
 
-// XQ=1 (integer dot, gemv_common.cuh): the signed code bytes go to dp2a as
+// XQ=1 (integer dot, gemv_decode.cuh): the signed code bytes go to dp2a as
 // they are; run a is elements 0..15, run b 16..31.
 struct GbQ8_0I : GbB32QI<34> {
     GB_HD static float dot(const Wd& wd, const X& xs)

@@ -54,7 +54,8 @@ shared float gemv_red[GEMV_WG * GEMV_NR];
 // gl_LocalInvocationIndex: Vulkan does not promise that a subgroup is a contiguous run
 // of local indices, and the reduction needs every subgroup to sit inside one lane group
 // (or every lane group inside one subgroup). On drivers where the two numberings agree
-// (NVIDIA, AMD, Intel, lavapipe) this is the same thread order, so loads stay coalesced.
+// (NVIDIA, AMD, Intel, lavapipe) this is the same thread order, so loads stay coalesced
+// (docs/kernels/vulkan-gemv.md, "Reduction").
 uint gemv_tid() {
     return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
 }
@@ -118,7 +119,8 @@ void gemv_finish(float acc[GEMV_NR], uint tid, uint row0) {
 
 // The four bytes of w (little-endian order) as floats, minus `bias`. Exact: OR-ing a
 // byte into the mantissa of 2^23 gives 2^23 + b, and subtracting 2^23 + bias is one
-// exact float subtraction, cheaper than four int-to-float conversions.
+// exact float subtraction, cheaper than four int-to-float conversions
+// (docs/kernels/vulkan-gemv.md, "Decoding").
 vec4 gemv_bytes(uint w, float bias) {
     uvec4 b = (uvec4(w) >> uvec4(0u, 8u, 16u, 24u)) & 0xFFu;
     return uintBitsToFloat(b | 0x4B000000u) - (8388608.0 + bias);
@@ -132,7 +134,9 @@ vec4 gemv_sbytes(uint w) {
 
 // Four bytes starting `s` bits into `lo` (s = 0 or 16): how the 2-byte-aligned block
 // formats (q4_0, q8_0, q6_k) read a 32-bit word at an even byte offset from 4-byte
-// storage words. The double shift keeps both shift counts below 32 for s = 0 and 16.
+// storage words, because the kernels must not require 8- or 16-bit storage
+// (docs/kernels/vulkan-gemv.md, "Byte alignment"). The double shift keeps both shift
+// counts below 32 for s = 0 and 16.
 uint gemv_funnel(uint lo, uint hi, uint s) {
     return (lo >> s) | ((hi << 16u) << (16u - s));
 }
@@ -148,7 +152,7 @@ uint gemv_half_shift(uint byte_off) {
     unpackHalf2x16((buf)[(byte_off) >> 2u] >> gemv_half_shift(byte_off)).x
 
 // q4_k / q5_k 6-bit scales and mins of sub-blocks 2c and 2c+1 (c = 0..3) from the
-// 12 packed bytes S (header words y, z, w = S[0..3], S[4..7], S[8..11]); FORMATS.md:
+// 12 packed bytes S (header words y, z, w = S[0..3], S[4..7], S[8..11]); docs/FORMATS.md, q4_k:
 //   s < 4:  sc = S[s] & 63,                         m = S[s+4] & 63
 //   s >= 4: sc = (S[s+4] & 15) | ((S[s-4] >> 6) << 4), m = (S[s+4] >> 4) | ((S[s] >> 6) << 4)
 // Both sub-blocks' bytes sit side by side in one 16-bit half of a word, so the two

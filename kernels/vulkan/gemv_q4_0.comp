@@ -1,13 +1,14 @@
 #version 450
-// GEMV for q4_0 weights (FORMATS.md): 18-byte blocks of 32 weights, fp16 d then 16
+// GEMV for q4_0 weights (docs/FORMATS.md): 18-byte blocks of 32 weights, fp16 d then 16
 // bytes qs; element j < 16 is ((qs[j] & 15) - 8) * d, element j + 16 is
 // ((qs[j] >> 4) - 8) * d. k is a multiple of 32.
 //
 // A chunk is one block; lanes take consecutive blocks. Blocks start at even byte
-// offsets only (18 bytes), so W is read as 32-bit words and each 4-byte group of qs is
-// funnel-shifted out of two words (gemv_funnel); the shift is the same for every
-// field of a block. The last word read may be the 4 bytes past the block: the weight
-// buffer carries 16 bytes of slack (gemv.buffer_bytes).
+// offsets only (18 bytes) and the shader must not need 8/16-bit storage
+// (docs/kernels/vulkan-gemv.md, "Byte alignment"), so W is read as 32-bit words and
+// each 4-byte group of qs is funnel-shifted out of two words (gemv_funnel); the shift
+// is the same for every field of a block. The last word read may be the 4 bytes past
+// the block: the weight buffer carries 16 bytes of slack (gemv.buffer_bytes).
 #extension GL_GOOGLE_include_directive : require
 #include "gemv_common.glsl"
 

@@ -1,5 +1,5 @@
 #version 450
-// GEMV for q4_k weights (FORMATS.md): 144-byte super-blocks of 256 weights = 9 uvec4:
+// GEMV for q4_k weights (docs/FORMATS.md): 144-byte super-blocks of 256 weights = 9 uvec4:
 // [0] fp16 d, fp16 dmin, 12 bytes of packed 6-bit scales/mins; [1..8] 128 bytes qs.
 // Weight e: s = e/32, q = nibble of qs[32*(e/64) + e%32] (low if s even), value
 // (d*sc[s]) * q - dmin*m[s]. k is a multiple of 256, so rows are 16-byte aligned.

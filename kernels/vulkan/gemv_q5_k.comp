@@ -1,5 +1,5 @@
 #version 450
-// GEMV for q5_k weights (FORMATS.md): 176-byte super-blocks of 256 weights = 11 uvec4:
+// GEMV for q5_k weights (docs/FORMATS.md): 176-byte super-blocks of 256 weights = 11 uvec4:
 // [0] fp16 d, fp16 dmin, 12 bytes of packed 6-bit scales/mins; [1..2] 32 bytes qh;
 // [3..10] 128 bytes qs. The low 4 bits of q come from qs as in q4_k, the fifth is
 // (qh[e%32] >> (e/32)) & 1; value (d*sc[s]) * q - dmin*m[s]. k is a multiple of 256,

@@ -1,5 +1,5 @@
 #version 450
-// GEMV for q6_k weights (FORMATS.md): 210-byte super-blocks of 256 weights: bytes
+// GEMV for q6_k weights (docs/FORMATS.md): 210-byte super-blocks of 256 weights: bytes
 // 0..127 ql, 128..191 qh, 192..207 16 signed 8-bit scales, 208..209 fp16 d. Weight
 // e = 128h + 32k + l (h < 2, k < 4, l < 32): low 4 bits from ql[64h + 32(k&1) + l]
 // (low nibble for k < 2, high for k >= 2), high 2 bits (qh[32h + l] >> 2k) & 3,

@@ -19,7 +19,8 @@ void main() {
     uint acc = 0u;
     uint i = gid;
     // Four independent 16-byte loads in flight per iteration, as in the CUDA
-    // twin: one load per iteration left the H200 at ~3.8 TB/s. (Written as
+    // twin: with one load per iteration too few bytes are in flight to reach
+    // the read ceiling (docs/results/h200-gemv.md, "Bandwidth"). (Written as
     // n16 - i > 3 stride so nothing overflows when n16 is close to 2^32.)
     for (; i < n16 && n16 - i > 3u * stride; i += 4u * stride) {
         uvec4 a = src[i];

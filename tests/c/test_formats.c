@@ -1,4 +1,4 @@
-/* The format table against FORMATS.md: block geometry, field layout, row and
+/* The format table against docs/FORMATS.md: block geometry, field layout, row and
  * matrix sizes and their errors. */
 #include <stdio.h>
 #include <string.h>
@@ -6,7 +6,7 @@
 #include "check.h"
 #include "formats.h"
 
-/* FORMATS.md, "GGML block formats", transcribed, in the table's order. */
+/* docs/FORMATS.md, "GGML block formats", transcribed, in the table's order. */
 static const struct {
     const char *name;
     unsigned qk, bytes;
@@ -47,7 +47,7 @@ static void test_table(void) {
             if (fd->kind == GB_FIELD_F16_SCALE) {
                 CHECK(fd->size == 2, "%s scale %s is %u bytes", f->name, fd->name, fd->size);
                 CHECK(nscales < doc[i].nscales && fd->offset == doc[i].scale_at[nscales],
-                      "%s scale %s at byte %u is not where FORMATS.md puts it", f->name, fd->name,
+                      "%s scale %s at byte %u is not where docs/FORMATS.md puts it", f->name, fd->name,
                       fd->offset);
                 nscales++;
             }
@@ -107,7 +107,7 @@ static void test_sizes(void) {
     CHECK(gb_format_lookup("q5_k", &f, &e) == 0 && f == gb_format_find("q5_k"), "lookup q5_k");
 }
 
-/* A planar group format described by the same structure (FORMATS.md's
+/* A planar group format described by the same structure (docs/FORMATS.md's
  * Q4G64_F16S) gets its sizes from the same functions: K is padded to 128. */
 static void test_planar_geometry(void) {
     const gb_format q4g64 = {.id = GB_FMT_COUNT,
@@ -121,7 +121,7 @@ static void test_planar_geometry(void) {
                                         {"s", 32, 2, GB_FIELD_F16_SCALE}}};
     gb_err e = {0};
     uint64_t n = 0;
-    /* FORMATS.md: N=4096, K=5120 is 11 141 120 bytes. */
+    /* docs/FORMATS.md: N=4096, K=5120 is 11 141 120 bytes. */
     CHECK(gb_format_matrix_bytes(&q4g64, 4096, 5120, &n, &e) == 0 && n == 11141120,
           "Q4G64_F16S 4096x5120: %llu", (unsigned long long)n);
     /* K=100 pads to 128: two groups of 34 bytes. */

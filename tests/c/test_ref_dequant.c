@@ -1,5 +1,5 @@
 /* Reference dequantization on hand-built blocks that pin every field of every
- * format in FORMATS.md. Expected values come from literals worked out by hand
+ * format in docs/FORMATS.md. Expected values come from literals worked out by hand
  * or from element-level formulas written here; blocks are built by packing
  * chosen element codes with the layout's inverse, never by calling the
  * decoder under test. */
@@ -161,7 +161,7 @@ static void pack_k_nibbles(const int *q, uint8_t *qs) {
 static void k_expected(const float dval, const float dminval, const int *q, float *want) {
     for (int e = 0; e < 256; e++) {
         int s = e / 32;
-        /* Exact in double, then one rounding to float: FORMATS.md's one rounding. */
+        /* Exact in double, then one rounding to float: docs/FORMATS.md's one rounding. */
         want[e] = (float)((double)dval * KSC[s] * q[e] - (double)dminval * KM[s]);
     }
 }

@@ -1,4 +1,5 @@
--- gpubench.options: values, the env contract of seed 000, error messages and
+-- gpubench.options: values, the environment contract of cera's wgpu_gemv_bench
+-- (a knob set but unparseable is an error, not the default), error messages and
 -- exit status 2, flag-over-env precedence, and the generated --help.
 local t = dofile("tests/lua/harness.lua")
 local options = require "gpubench.options"
