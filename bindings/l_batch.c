@@ -55,7 +55,8 @@ static l_batch *make_batch(lua_State *L, gb_device *d, gb_launch *ls, int n, uin
     return u;
 }
 
-static void submit(lua_State *L, int ud_index) {
+/* The live batch at ud_index, once none of the objects it launches was released. */
+static l_batch *check_submittable(lua_State *L, int ud_index) {
     l_batch *u = luaL_checkudata(L, ud_index, GPU_BATCH_MT);
     if (!u->b) luaL_error(L, "use of a released %s", GPU_BATCH_MT);
     lua_getiuservalue(L, ud_index, 1);
@@ -70,8 +71,48 @@ static void submit(lua_State *L, int ud_index) {
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
+    return u;
+}
+
+static void submit(lua_State *L, int ud_index) {
+    l_batch *u = check_submittable(L, ud_index);
     gb_err e = {0};
     if (gb_batch_submit(u->b, &e) != 0) lb_raise(L, &e);
+}
+
+/* batch:cold_sample(timer [, {flush = "clean" | "write" | "none", hold = true}])
+ *   -> ms, held
+ * One cold sample: the flush, the timer's start, one submit, the stop,
+ * queued behind a held stream (backend.h, gb_cold_sample). */
+static int batch_cold_sample(lua_State *L) {
+    l_batch *u = check_submittable(L, 1);
+    l_timer *tu = luaL_checkudata(L, 2, GPU_TIMER_MT);
+    if (!tu->t) luaL_error(L, "use of a released %s", GPU_TIMER_MT);
+    gb_flush_kind flush = GB_FLUSH_CLEAN;
+    int hold = 1;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        if (lua_getfield(L, 3, "flush") != LUA_TNIL) {
+            if (lua_type(L, -1) == LUA_TBOOLEAN) {
+                flush = lua_toboolean(L, -1) ? GB_FLUSH_CLEAN : GB_FLUSH_NONE;
+            } else {
+                const char *name = lua_tostring(L, -1);
+                if (!name || gb_flush_kind_from_name(name, &flush) != 0)
+                    luaL_error(L, "batch:cold_sample: flush must be \"clean\", \"write\", \"none\" or a "
+                                  "boolean, got %s", luaL_tolstring(L, -1, NULL));
+            }
+        }
+        lua_pop(L, 1);
+        if (lua_getfield(L, 3, "hold") != LUA_TNIL) hold = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    double ms = 0;
+    int held = 0;
+    gb_err e = {0};
+    if (gb_cold_sample(u->b, tu->t, flush, hold, &ms, &held, &e) != 0) lb_raise(L, &e);
+    lua_pushnumber(L, ms);
+    lua_pushboolean(L, held);
+    return 2;
 }
 
 /* dev:record(n, kernel, grid, block, args...)
@@ -155,6 +196,7 @@ static int batch_index(lua_State *L) {
 }
 
 void lb_open_batch(lua_State *L) {
-    static const luaL_Reg methods[] = {{"submit", batch_submit}, {NULL, NULL}};
+    static const luaL_Reg methods[] = {{"submit", batch_submit}, {"cold_sample", batch_cold_sample},
+                                       {NULL, NULL}};
     lb_register(L, GPU_BATCH_MT, methods, batch_release, batch_index, NULL);
 }

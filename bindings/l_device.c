@@ -54,10 +54,21 @@ static int dev_sync(lua_State *L) {
     return 0;
 }
 
+/* The flush kind named by argument i ("clean" when absent). */
+static gb_flush_kind flush_kind_arg(lua_State *L, int i, const char *who) {
+    const char *name = luaL_optstring(L, i, "clean");
+    gb_flush_kind k;
+    if (gb_flush_kind_from_name(name, &k) != 0)
+        luaL_error(L, "%s: flush must be \"clean\", \"write\" or \"none\", got \"%s\"", who, name);
+    return k;
+}
+
+/* dev:flush_l2([kind]): "clean" (a read pass, the default) or "write". */
 static int dev_flush_l2(lua_State *L) {
     gb_device *d = lb_check_device(L, 1);
+    gb_flush_kind k = flush_kind_arg(L, 2, "dev:flush_l2");
     gb_err e = {0};
-    if (gb_flush_l2(d, &e) != 0) lb_raise(L, &e);
+    if (gb_flush_l2(d, k, &e) != 0) lb_raise(L, &e);
     return 0;
 }
 

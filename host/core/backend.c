@@ -99,6 +99,10 @@ static long live[GB_LIVE_COUNT];
 
 long gb_live(int which) { return (which >= 0 && which < GB_LIVE_COUNT) ? live[which] : -1; }
 
+void gb_live_adjust(int which, long delta) {
+    if (which >= 0 && which < GB_LIVE_COUNT) live[which] += delta;
+}
+
 static void device_ref(gb_device *d) { d->refs++; }
 
 static void device_unref(gb_device *d) {
@@ -181,11 +185,7 @@ void gb_device_release(gb_device *d) {
         d->profiler_depth--;
     }
     d->closed = 1;
-    if (d->flush_buf) {
-        live[GB_LIVE_BUFFERS]++; /* balances the uncounted allocation in gb_flush_l2 */
-        gb_buffer_free(d->flush_buf); /* drops the flush buffer's reference */
-        d->flush_buf = NULL;
-    }
+    gb_flush_release(d); /* the flush's buffers and kernel (host/core/flush.c) */
     device_unref(d);
 }
 
@@ -520,31 +520,6 @@ int gb_profiler_range(gb_device *d, const char *name, int begin, gb_err *e) {
 
 int gb_sync(gb_device *d, gb_err *e) {
     if (check_open(d, e)) return -1;
-    return d->ops->sync(d, e);
-}
-
-uint64_t gb_flush_bytes(const gb_device *d) {
-    /* Twice the L2 evicts it whatever the replacement policy keeps; 256 MiB
-     * covers every current GPU's L2 when the API does not report one. A device
-     * whose largest buffer is smaller (lavapipe: 128 MiB) gets its largest. */
-    uint64_t want = d->info.l2_bytes ? 2 * d->info.l2_bytes : 256ull << 20;
-    if (d->info.max_buffer_bytes && want > d->info.max_buffer_bytes)
-        want = d->info.max_buffer_bytes;
-    want &= ~(uint64_t)255;
-    return want ? want : 256; /* a device whose largest buffer is tiny still gets one */
-}
-
-int gb_flush_l2(gb_device *d, gb_err *e) {
-    if (check_open(d, e)) return -1;
-    if (!d->flush_buf) {
-        uint64_t bytes = gb_flush_bytes(d);
-        if (gb_buffer_alloc(d, bytes, &d->flush_buf, e) != 0) return -1;
-        live[GB_LIVE_BUFFERS]--; /* owned by the device, not a leak of the caller's */
-    }
-    /* Alternate the pattern so no driver can skip a fill that changes nothing. */
-    static uint32_t salt;
-    salt++;
-    if (d->ops->fill32(d->flush_buf, 0, d->flush_buf->size, 0x9e3779b9u * salt, e) != 0) return -1;
     return d->ops->sync(d, e);
 }
 

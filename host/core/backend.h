@@ -122,6 +122,9 @@ struct gb_device {
     int refs;             /* the handle plus one per live child object */
     int closed;           /* the handle was released; children keep the device alive */
     gb_buffer *flush_buf; /* the L2 flush buffer, allocated on first flush */
+    gb_buffer *flush_out; /* the clean flush's never-written output */
+    gb_kernel *flush_kernel; /* the clean flush's read kernel, compiled on first use */
+    int flush_dirty;         /* a write flush left its pattern in flush_buf */
     int profiler_depth;   /* open profiler ranges (gb_profiler_range) */
     /* Set when the device cannot be used any more: a wait ran past the time
      * limit (work still running), or a fault left the context unusable. Every
@@ -253,6 +256,19 @@ struct gb_backend_ops {
     int (*profiler_range)(gb_device *d, const char *name, int begin, gb_err *e);
 
     int (*sync)(gb_device *d, gb_err *e);
+
+    /* The read kernel of the clean L2 flush, in the backend's kernel
+     * language: entry flush_entry(buffer src, buffer out, u32 n16, u32
+     * sentinel) reads n16 16-byte words of src and writes out only when
+     * their XOR fold equals sentinel (host/core/flush.c). */
+    const char *flush_source;
+    const char *flush_entry;
+
+    /* Holds the stream: work queued after hold waits, on the device, until
+     * release, so that a sequence queued meanwhile runs back to back with no
+     * host round trip inside it (gb_cold_sample). May be NULL (no hold). */
+    int (*hold)(gb_device *d, gb_err *e);
+    int (*release)(gb_device *d, gb_err *e);
 };
 
 /* The backends host/cuda and host/vulkan define. This library does not link
@@ -312,11 +328,39 @@ void gb_timer_free(gb_timer *t);
 int gb_profiler_range(gb_device *d, const char *name, int begin, gb_err *e);
 int gb_sync(gb_device *d, gb_err *e);
 
-/* Evicts L2: overwrites a buffer of 2 x L2 bytes (256 MiB where L2 is unknown,
- * capped at the device's largest buffer), allocated on first use and kept
- * with the device, then waits. */
-int gb_flush_l2(gb_device *d, gb_err *e);
+/* ------------------------------------------------------------ the L2 flush
+ * (host/core/flush.c). Both kinds go through a buffer of 2 x L2 bytes (256
+ * MiB where L2 is unknown, capped at the device's largest buffer), made on
+ * first use and kept with the device.
+ *   GB_FLUSH_CLEAN reads it: L2 is left holding clean lines only, so the
+ *     next call writes back nothing it did not write itself;
+ *   GB_FLUSH_WRITE overwrites it (a memset, as nvbench and triton flush):
+ *     L2 is left full of dirty lines that the next call pays to write back. */
+typedef enum gb_flush_kind { GB_FLUSH_NONE = 0, GB_FLUSH_CLEAN, GB_FLUSH_WRITE } gb_flush_kind;
+/* "clean", "write", "none" <-> the kind; -1 for another name. */
+int gb_flush_kind_from_name(const char *name, gb_flush_kind *out);
+const char *gb_flush_kind_name(gb_flush_kind k);
+/* Queues the flush in stream order (asynchronous). */
+int gb_flush_queue(gb_device *d, gb_flush_kind kind, gb_err *e);
+/* Queues the flush and waits for it. */
+int gb_flush_l2(gb_device *d, gb_flush_kind kind, gb_err *e);
 uint64_t gb_flush_bytes(const gb_device *d);
+/* Frees the flush's buffers and kernel (gb_device_release). */
+void gb_flush_release(gb_device *d);
+
+/* One cold sample of batch b: with hold, the stream is held first; then the
+ * flush, t's start, one submit of b and t's stop are queued with no host
+ * wait between them, the stream released, and the elapsed time read (*ms).
+ * Only device work lies between the two timestamps: the flush completes
+ * before the start, and with the hold the call's launch does not wait for
+ * the host either. *held says whether the stream was held (the backend may
+ * have no hold). */
+int gb_cold_sample(gb_batch *b, gb_timer *t, gb_flush_kind flush, int hold, double *ms, int *held,
+                   gb_err *e);
+
+/* Adjusts a live-object counter (objects the device owns for itself, such
+ * as the flush buffer, are not the caller's). */
+void gb_live_adjust(int which, long delta);
 
 /* Monotonic host clock in seconds. */
 double gb_clock_seconds(void);

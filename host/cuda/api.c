@@ -71,7 +71,11 @@ static const sym cu_syms[] = {
     CU_SYM(EventQuery, 1, "cuEventQuery"),
     CU_SYM(EventElapsedTime, 1, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
     /* Optional: a driver without them still runs everything but profiler ranges. */
+    CU_SYM(MemAllocHost, 1, "cuMemAllocHost_v2"),
+    CU_SYM(MemFreeHost, 1, "cuMemFreeHost"),
+    CU_SYM(MemHostGetDevicePointer, 1, "cuMemHostGetDevicePointer_v2"),
     CU_SYM(ProfilerStart, 0, "cuProfilerStart"),
+    CU_SYM(StreamWaitValue32, 0, "cuStreamWaitValue32_v2"),
     CU_SYM(ProfilerStop, 0, "cuProfilerStop"),
     CU_SYM(FuncGetParamInfo, 0, "cuFuncGetParamInfo"),
     CU_SYM(GraphUpload, 0, "cuGraphUpload"),

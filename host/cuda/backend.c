@@ -30,6 +30,10 @@ const gb_backend_ops gb_cuda_backend = {
     .timer_free = gb_cuda_timer_free,
     .profiler_range = gb_cuda_profiler_range,
     .sync = gb_cuda_sync,
+    .flush_source = gb_cuda_flush_source,
+    .flush_entry = "gpubench_flush_read",
+    .hold = gb_cuda_hold,
+    .release = gb_cuda_release,
 };
 
 #else /* built without cuda.h / nvrtc.h */

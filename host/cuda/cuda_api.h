@@ -64,7 +64,11 @@ typedef struct gb_cu_api {
     __typeof__(&cuEventSynchronize) EventSynchronize;
     __typeof__(&cuEventQuery) EventQuery;
     __typeof__(&cuEventElapsedTime) EventElapsedTime;
+    __typeof__(&cuMemAllocHost) MemAllocHost;
+    __typeof__(&cuMemFreeHost) MemFreeHost;
+    __typeof__(&cuMemHostGetDevicePointer) MemHostGetDevicePointer;
     /* Optional (NULL when the driver lacks them). */
+    __typeof__(&cuStreamWaitValue32) StreamWaitValue32;
     __typeof__(&cuProfilerStart) ProfilerStart;
     __typeof__(&cuProfilerStop) ProfilerStop;
     __typeof__(&cuFuncGetParamInfo) FuncGetParamInfo; /* CUDA 12.4+ */

@@ -12,6 +12,11 @@ typedef struct cuda_dev {
     CUcontext ctx;   /* the primary context, retained while the device is open */
     CUstream stream; /* every operation of this device goes to this one stream */
     char last_kernel[160]; /* the kernel launched last, named when a wait reports a fault */
+    /* The stream hold (hold.c): the stream waits until the host word
+     * hold_word, pinned and mapped, reaches hold_seq. */
+    volatile uint32_t *hold_word;
+    CUdeviceptr hold_dptr;
+    uint32_t hold_seq;
 } cuda_dev;
 
 typedef struct cuda_buf {
@@ -72,6 +77,12 @@ int gb_cuda_launch(const gb_launch *l, gb_err *e);
 int gb_cuda_batch_prepare(gb_batch *b, gb_err *e);
 int gb_cuda_batch_submit(gb_batch *b, gb_err *e);
 void gb_cuda_batch_free(gb_batch *b);
+
+/* hold.c */
+int gb_cuda_hold(gb_device *d, gb_err *e);
+int gb_cuda_release(gb_device *d, gb_err *e);
+void gb_cuda_hold_free(gb_device *d);
+extern const char gb_cuda_flush_source[];
 
 /* timer.c */
 int gb_cuda_timer_create(gb_timer *t, gb_err *e);

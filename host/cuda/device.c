@@ -202,10 +202,12 @@ void gb_cuda_close(gb_device *d) {
      * (or its context is dead): its driver objects are left to the process's
      * end, which frees them. */
     gb_err e = {0};
+    gb_cuda_release(d, &e); /* a stream left held would never finish */
     if (!d->broken &&
         gb_cuda_wait_stream(d, "the device's work to finish before it closes", &e) == 0 &&
         CU(&e, CtxSetCurrent, (cd->ctx)) == 0)
         CU(&e, StreamDestroy, (cd->stream));
+    gb_cuda_hold_free(d);
     if (e.msg) fprintf(stderr, "gpubench: warning: closing cuda device %d: %s\n", d->info.index, e.msg);
     gb_err_clear(&e);
     if (!d->broken) CU(&e, DevicePrimaryCtxRelease, (cd->dev));

@@ -32,4 +32,8 @@ const gb_backend_ops gb_vulkan_backend = {
     .timer_free = vk_timer_free,
     .profiler_range = vk_profiler_range,
     .sync = vk_sync,
+    .flush_source = vk_flush_source,
+    .flush_entry = "main",
+    .hold = vk_hold,
+    .release = vk_release,
 };

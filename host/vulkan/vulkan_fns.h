@@ -81,6 +81,10 @@
     X(vkCmdPushConstants)                       \
     X(vkCmdDispatch)                            \
     X(vkCmdResetQueryPool)                      \
-    X(vkCmdWriteTimestamp)
+    X(vkCmdWriteTimestamp)                      \
+    X(vkCreateEvent)                            \
+    X(vkDestroyEvent)                           \
+    X(vkSetEvent)                               \
+    X(vkCmdWaitEvents)
 
 #endif

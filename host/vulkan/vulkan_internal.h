@@ -83,6 +83,7 @@ typedef struct vk_segment {
 struct vk_device {
     struct { GB_VK_DEVICE_FNS(GB_VK_DECL) } f;
     gb_device *owner;                   /* the device this is the impl of (its broken flag) */
+    VkEvent held;                       /* the event the stream waits on while held (hold.c) */
     PFN_vkQueueBeginDebugUtilsLabelEXT queue_begin_label; /* NULL without VK_EXT_debug_utils */
     PFN_vkQueueEndDebugUtilsLabelEXT queue_end_label;
     VkPhysicalDevice phys;
@@ -226,6 +227,12 @@ int vk_launch(const gb_launch *l, gb_err *e);
 int vk_batch_prepare(gb_batch *b, gb_err *e);
 int vk_batch_submit(gb_batch *b, gb_err *e);
 void vk_batch_free(gb_batch *b);
+
+/* hold.c: the stream hold (a host-set event the stream waits on) and the
+ * clean flush's read kernel. */
+int vk_hold(gb_device *d, gb_err *e);
+int vk_release(gb_device *d, gb_err *e);
+extern const char vk_flush_source[];
 
 int vk_timer_create(gb_timer *t, gb_err *e);
 int vk_timer_record(gb_timer *t, int which, gb_err *e);

@@ -502,10 +502,12 @@ static void test_misc(gb_device *d) {
     OK(gb_profiler_range(d, "gpubench test range", 1, &e));
     OK(gb_profiler_range(d, "gpubench test range", 0, &e));
     OK(gb_sync(d, &e));
-    if (OK(gb_flush_l2(d, &e)))
+    FAILS(gb_profiler_range(d, "x", 0, &e), "without a begin");
+    if (OK(gb_flush_l2(d, GB_FLUSH_CLEAN, &e)))
         CHECK(gb_flush_bytes(d) >= 2 * d->info.l2_bytes, "flush buffer %llu bytes for L2 %llu",
               (unsigned long long)gb_flush_bytes(d), (unsigned long long)d->info.l2_bytes);
-    OK(gb_flush_l2(d, &e)); /* reuses the buffer */
+    OK(gb_flush_l2(d, GB_FLUSH_WRITE, &e)); /* reuses the buffer */
+    OK(gb_flush_l2(d, GB_FLUSH_CLEAN, &e)); /* zeros restored, then read */
 }
 
 /* Children outlive their device handle: releasing the handle first is safe,
