@@ -25,20 +25,88 @@ int lb_raise(lua_State *L, gb_err *e) {
     return lua_error(L);
 }
 
-void *lb_new(lua_State *L, size_t size, const char *mt) {
-    void *p = lua_newuserdatauv(L, size, 1);
-    memset(p, 0, size);
+/* ------------------------------------------------------------- the types */
+
+enum { LB_MAX_TYPES = 8 };
+#define LB_TAG_BASE 0x67627500u /* "gbu" + the type's index */
+
+typedef struct lb_type {
+    const char *mt;
+    size_t size;
+    lb_free_fn free_fn;
+} lb_type;
+
+static lb_type types[LB_MAX_TYPES];
+static int ntypes;
+
+static int type_index(const char *mt) {
+    for (int i = 0; i < ntypes; i++)
+        if (strcmp(types[i].mt, mt) == 0) return i;
+    return -1;
+}
+
+/* The type a userdata's own bytes say it is (tag and size), or -1. */
+static int type_of(lua_State *L, int i) {
+    if (lua_type(L, i) != LUA_TUSERDATA) return -1;
+    size_t n = lua_rawlen(L, i);
+    if (n < sizeof(uint32_t)) return -1;
+    uint32_t tag;
+    memcpy(&tag, lua_touserdata(L, i), sizeof tag);
+    uint32_t t = tag - LB_TAG_BASE;
+    if (t >= (uint32_t)ntypes || types[t].size != n) return -1;
+    return (int)t;
+}
+
+void *lb_testud(lua_State *L, int i, const char *mt) {
+    void *p = luaL_testudata(L, i, mt);
+    if (!p || type_of(L, i) != type_index(mt)) return NULL;
+    return p;
+}
+
+void *lb_checkud(lua_State *L, int i, const char *mt) {
+    void *p = lb_testud(L, i, mt);
+    if (p) return p;
+    if (luaL_testudata(L, i, mt)) { /* the right metatable on another object */
+        int t = type_of(L, i);
+        luaL_argerror(L, i, lua_pushfstring(L, "%s expected, got %s with the metatable of a %s (replaced)",
+                                            mt, t >= 0 ? types[t].mt : "a userdata", mt));
+    }
+    luaL_typeerror(L, i, mt);
+    return NULL;
+}
+
+void *lb_new(lua_State *L, const char *mt) {
+    int t = type_index(mt);
+    if (t < 0) luaL_error(L, "internal error: %s is not a registered type", mt);
+    void *p = lua_newuserdatauv(L, types[t].size, 1);
+    memset(p, 0, types[t].size);
+    uint32_t tag = LB_TAG_BASE + (uint32_t)t;
+    memcpy(p, &tag, sizeof tag);
     luaL_setmetatable(L, mt);
     return p;
 }
 
-void lb_register(lua_State *L, const char *mt, const luaL_Reg *methods, lua_CFunction release,
-                 lua_CFunction index_fn, lua_CFunction tostring_fn) {
-    luaL_newmetatable(L, mt); /* sets __name, used by luaL_checkudata's type errors */
+/* free, __gc and __close of every type: frees by the userdata's own tag, so
+ * a userdata given another type's metatable is still freed as what it is. */
+static int lb_release(lua_State *L) {
+    int t = type_of(L, 1);
+    if (t >= 0 && types[t].free_fn) types[t].free_fn(lua_touserdata(L, 1));
+    return 0;
+}
+
+void lb_register(lua_State *L, const char *mt, size_t size, const luaL_Reg *methods,
+                 lb_free_fn free_fn, lua_CFunction index_fn, lua_CFunction tostring_fn) {
+    int t = type_index(mt);
+    if (t < 0) {
+        if (ntypes == LB_MAX_TYPES) luaL_error(L, "internal error: too many gpu types");
+        t = ntypes++;
+    }
+    types[t] = (lb_type){mt, size, free_fn};
+    luaL_newmetatable(L, mt); /* sets __name, used by the type errors */
     lua_newtable(L);
     luaL_setfuncs(L, methods, 0);
-    if (release) {
-        lua_pushcfunction(L, release);
+    if (free_fn) {
+        lua_pushcfunction(L, lb_release);
         lua_setfield(L, -2, "free");
     }
     if (index_fn) {
@@ -46,10 +114,10 @@ void lb_register(lua_State *L, const char *mt, const luaL_Reg *methods, lua_CFun
         lua_pushcclosure(L, index_fn, 1);
     }
     lua_setfield(L, -2, "__index");
-    if (release) {
-        lua_pushcfunction(L, release);
+    if (free_fn) {
+        lua_pushcfunction(L, lb_release);
         lua_setfield(L, -2, "__gc");
-        lua_pushcfunction(L, release);
+        lua_pushcfunction(L, lb_release);
         lua_setfield(L, -2, "__close");
     }
     if (tostring_fn) {
@@ -59,10 +127,18 @@ void lb_register(lua_State *L, const char *mt, const luaL_Reg *methods, lua_CFun
     lua_pop(L, 1);
 }
 
+const char *lb_field_string(lua_State *L, int t, const char *field, const char *who) {
+    int type = lua_getfield(L, t, field);
+    if (type == LUA_TNIL) return NULL;
+    if (type != LUA_TSTRING)
+        luaL_error(L, "%s: field '%s' must be a string, got %s", who, field, luaL_typename(L, -1));
+    return lua_tostring(L, -1);
+}
+
 static void *check_live(lua_State *L, int i, const char *mt) {
-    void **slot = luaL_checkudata(L, i, mt);
-    if (!*slot) luaL_error(L, "use of a released %s", mt);
-    return *slot;
+    lb_handle *h = lb_checkud(L, i, mt);
+    if (!h->ptr) luaL_error(L, "use of a released %s", mt);
+    return h->ptr;
 }
 
 gb_device *lb_check_device(lua_State *L, int i) {
@@ -156,6 +232,12 @@ void lb_push_info(lua_State *L, const gb_device_info *in) {
         for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", in->uuid[i]);
         set_str(L, "uuid", hex);
     }
+}
+
+void lb_push_device_info(lua_State *L, gb_device *d) {
+    lb_push_info(L, &d->info);
+    lua_pushinteger(L, (lua_Integer)gb_flush_bytes(d));
+    lua_setfield(L, -2, "flush_bytes");
 }
 
 /* ------------------------------------------------------ discovery and open */
@@ -259,11 +341,12 @@ static int l_open(lua_State *L) {
     const char *backend = NULL;
     lua_Integer index = -1;
     if (!lua_isnoneornil(L, 1)) {
-        luaL_checktype(L, 1, LUA_TTABLE);
-        if (lua_getfield(L, 1, "backend") != LUA_TNIL) backend = luaL_checkstring(L, -1);
+        if (!lua_istable(L, 1))
+            luaL_error(L, "gpu.open: expected a table {backend =, index =} or nothing, got %s", luaL_typename(L, 1));
+        backend = lb_field_string(L, 1, "backend", "gpu.open");
         if (lua_getfield(L, 1, "index") != LUA_TNIL) {
             int ok;
-            index = lua_tointegerx(L, -1, &ok);
+            index = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &ok) : (ok = 0);
             /* Bounded by INT_MAX: the backends take an int, and a larger value
              * would wrap to another device's index (2^32 opened device 0). */
             if (!ok || index < 0 || index > INT_MAX)
@@ -291,13 +374,11 @@ static int l_open(lua_State *L) {
                           "run 'gpubench --list-devices' for the reasons)");
         if (index < 0) index = best_index;
     }
-    l_device *u = lb_new(L, sizeof *u, GPU_DEVICE_MT);
+    l_device *u = lb_new(L, GPU_DEVICE_MT);
     gb_err e = {0};
     if (gb_device_open(ops, (int)index, &u->d, &e) != 0) lb_raise(L, &e);
     /* The info table is the device's user value: dev.name etc. read from it. */
-    lb_push_info(L, &u->d->info);
-    lua_pushinteger(L, (lua_Integer)gb_flush_bytes(u->d));
-    lua_setfield(L, -2, "flush_bytes");
+    lb_push_device_info(L, u->d);
     lua_setiuservalue(L, -2, 1);
     return 1;
 }

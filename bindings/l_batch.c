@@ -2,27 +2,27 @@
  * per launch (two-point timing), optionally replayed as a CUDA graph or a
  * pre-recorded Vulkan command buffer.
  *
- * A batch holds raw pointers to the buffers and kernels it launches, so its
- * user value keeps their Lua objects reachable, and every submit checks that
- * none of them was released with :free() since. */
+ * A batch's user value keeps the Lua objects of the buffers and kernels it
+ * launches reachable, so the collector does not release them while it
+ * lives; the C batch holds references on the objects themselves and refuses
+ * to submit when one was released with :free() (host/core/backend.c). */
 #include <string.h>
 
 #include "lbind.h"
 
-static int batch_release(lua_State *L) {
-    l_batch *u = luaL_checkudata(L, 1, GPU_BATCH_MT);
+static void batch_free(void *ud) {
+    l_batch *u = ud;
     if (u->b) {
         gb_batch_free(u->b);
         u->b = NULL;
     }
-    return 0;
 }
 
 /* Appends the kernel and buffer objects of the launch at stack index i (a
  * {kernel, grid, block, args...} table) or of the values [first, last]. */
 static void anchor_values(lua_State *L, int refs, int first, int last) {
     for (int i = first; i <= last; i++)
-        if (luaL_testudata(L, i, GPU_KERNEL_MT) || luaL_testudata(L, i, GPU_BUFFER_MT)) {
+        if (lb_testud(L, i, GPU_KERNEL_MT) || lb_testud(L, i, GPU_BUFFER_MT)) {
             lua_pushvalue(L, i);
             lua_rawseti(L, refs, (lua_Integer)lua_rawlen(L, refs) + 1);
         }
@@ -47,7 +47,7 @@ static uint32_t check_count(lua_State *L, int i, const char *what) {
 /* Creates the batch userdata at the top of the stack. */
 static l_batch *make_batch(lua_State *L, gb_device *d, gb_launch *ls, int n, uint32_t count,
                            int graph, int refs) {
-    l_batch *u = lb_new(L, sizeof *u, GPU_BATCH_MT);
+    l_batch *u = lb_new(L, GPU_BATCH_MT);
     lua_pushvalue(L, refs);
     lua_setiuservalue(L, -2, 1);
     gb_err e = {0};
@@ -55,22 +55,13 @@ static l_batch *make_batch(lua_State *L, gb_device *d, gb_launch *ls, int n, uin
     return u;
 }
 
-/* The live batch at ud_index, once none of the objects it launches was released. */
+/* The live batch at ud_index. Whether what it launches was released is the
+ * C batch's to check (it holds references on them: backend.h), so nothing
+ * read back from the user value, which the debug library can replace, is
+ * trusted here. */
 static l_batch *check_submittable(lua_State *L, int ud_index) {
-    l_batch *u = luaL_checkudata(L, ud_index, GPU_BATCH_MT);
+    l_batch *u = lb_checkud(L, ud_index, GPU_BATCH_MT);
     if (!u->b) luaL_error(L, "use of a released %s", GPU_BATCH_MT);
-    lua_getiuservalue(L, ud_index, 1);
-    int refs = lua_gettop(L);
-    int n = (int)lua_rawlen(L, refs);
-    for (int j = 1; j <= n; j++) {
-        lua_rawgeti(L, refs, j);
-        void **slot = lua_touserdata(L, -1);
-        if (!*slot)
-            luaL_error(L, "batch uses a %s that was released", luaL_testudata(L, -1, GPU_KERNEL_MT)
-                                                                   ? GPU_KERNEL_MT : GPU_BUFFER_MT);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
     return u;
 }
 
@@ -86,8 +77,7 @@ static void submit(lua_State *L, int ud_index) {
  * queued behind a held stream (backend.h, gb_cold_sample). */
 static int batch_cold_sample(lua_State *L) {
     l_batch *u = check_submittable(L, 1);
-    l_timer *tu = luaL_checkudata(L, 2, GPU_TIMER_MT);
-    if (!tu->t) luaL_error(L, "use of a released %s", GPU_TIMER_MT);
+    gb_timer *timer = lb_check_timer(L, 2);
     gb_flush_kind flush = GB_FLUSH_CLEAN;
     int hold = 1;
     if (!lua_isnoneornil(L, 3)) {
@@ -109,7 +99,7 @@ static int batch_cold_sample(lua_State *L) {
     double ms = 0;
     int held = 0;
     gb_err e = {0};
-    if (gb_cold_sample(u->b, tu->t, flush, hold, &ms, &held, &e) != 0) lb_raise(L, &e);
+    if (gb_cold_sample(u->b, timer, flush, hold, &ms, &held, &e) != 0) lb_raise(L, &e);
     lua_pushnumber(L, ms);
     lua_pushboolean(L, held);
     return 2;
@@ -182,10 +172,9 @@ static int batch_submit(lua_State *L) {
 }
 
 static int batch_index(lua_State *L) {
-    luaL_checkudata(L, 1, GPU_BATCH_MT);
+    l_batch *u = lb_checkud(L, 1, GPU_BATCH_MT);
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
-    l_batch *u = lua_touserdata(L, 1);
     const char *k = lua_tostring(L, 2);
     if (!k || !u->b) return 0;
     if (strcmp(k, "count") == 0) lua_pushinteger(L, u->b->count);
@@ -198,5 +187,5 @@ static int batch_index(lua_State *L) {
 void lb_open_batch(lua_State *L) {
     static const luaL_Reg methods[] = {{"submit", batch_submit}, {"cold_sample", batch_cold_sample},
                                        {NULL, NULL}};
-    lb_register(L, GPU_BATCH_MT, methods, batch_release, batch_index, NULL);
+    lb_register(L, GPU_BATCH_MT, sizeof(l_batch), methods, batch_free, batch_index, NULL);
 }

@@ -6,13 +6,12 @@
 #include "lbind.h"
 #include "random.h"
 
-static int buf_release(lua_State *L) {
-    l_buffer *u = luaL_checkudata(L, 1, GPU_BUFFER_MT);
+static void buf_free(void *ud) {
+    l_buffer *u = ud;
     if (u->b) {
         gb_buffer_free(u->b);
         u->b = NULL;
     }
-    return 0;
 }
 
 /* Reads an optional non-negative byte count/offset argument. */
@@ -29,14 +28,14 @@ int lb_device_buffer(lua_State *L) {
     int ok;
     lua_Integer size = lua_tointegerx(L, 2, &ok);
     if (!ok || size < 1) luaL_error(L, "dev:buffer(bytes): bytes must be a positive integer");
-    l_buffer *u = lb_new(L, sizeof *u, GPU_BUFFER_MT);
+    l_buffer *u = lb_new(L, GPU_BUFFER_MT);
     gb_err e = {0};
     if (gb_buffer_alloc(d, (uint64_t)size, &u->b, &e) != 0) lb_raise(L, &e);
     return 1;
 }
 
 static int buf_index(lua_State *L) {
-    luaL_checkudata(L, 1, GPU_BUFFER_MT);
+    l_buffer *u = lb_checkud(L, 1, GPU_BUFFER_MT);
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
     const char *k = lua_tostring(L, 2);
@@ -45,7 +44,7 @@ static int buf_index(lua_State *L) {
         return 1;
     }
     if (k && strcmp(k, "closed") == 0) {
-        lua_pushboolean(L, ((l_buffer *)lua_touserdata(L, 1))->b == NULL);
+        lua_pushboolean(L, u->b == NULL);
         return 1;
     }
     lua_pushnil(L);
@@ -58,7 +57,7 @@ static int buf_len(lua_State *L) {
 }
 
 static int buf_tostring(lua_State *L) {
-    l_buffer *u = luaL_checkudata(L, 1, GPU_BUFFER_MT);
+    l_buffer *u = lb_checkud(L, 1, GPU_BUFFER_MT);
     if (!u->b) lua_pushstring(L, "gpu.buffer (released)");
     else lua_pushfstring(L, "gpu.buffer: %I bytes on %s %d", (lua_Integer)u->b->size,
                          u->b->dev->info.backend, u->b->dev->info.index);
@@ -119,49 +118,69 @@ static int buf_fill(lua_State *L) {
     return 0;
 }
 
-static double opt_field_num(lua_State *L, int t, const char *k, double def) {
-    double v = def;
-    if (lua_getfield(L, t, k) != LUA_TNIL) {
-        if (!lua_isnumber(L, -1)) luaL_error(L, "fill_random: %s must be a number", k);
-        v = lua_tonumber(L, -1);
-        if (v != v || v - v != 0) luaL_error(L, "fill_random: %s must be finite", k);
+/* Reads number field k of the table at t into *out, if present; returns
+ * whether it was. */
+static int field_num(lua_State *L, int t, const char *k, double *out) {
+    int type = lua_getfield(L, t, k);
+    if (type == LUA_TNIL) {
+        lua_pop(L, 1);
+        return 0;
     }
+    if (type != LUA_TNUMBER)
+        luaL_error(L, "fill_random: field '%s' must be a number, got %s", k, luaL_typename(L, -1));
+    double v = lua_tonumber(L, -1);
+    if (v != v || v - v != 0) luaL_error(L, "fill_random: %s must be finite", k);
     lua_pop(L, 1);
-    return v;
+    *out = v;
+    return 1;
 }
 
 /* buf:fill_random{dtype=, dist=, seed=, lo=, hi=, mean=, std=, offset=, n=}
  * Generated on the host in C and uploaded in chunks: one generator state in
- * element order, so the bytes depend only on the seed, not on the chunking. */
+ * element order, so the bytes depend only on the seed, not on the chunking.
+ * An option the dtype or dist cannot honour is an error, never ignored. */
 static int buf_fill_random(lua_State *L) {
     gb_buffer *b = lb_check_buffer(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
+    if (!lua_istable(L, 2))
+        luaL_error(L, "fill_random: expected a table {dtype =, dist =, seed =, ...}, got %s", luaL_typename(L, 2));
     gb_dtype dt = GB_DT_F32;
-    if (lua_getfield(L, 2, "dtype") != LUA_TNIL &&
-        gb_dtype_from_name(luaL_checkstring(L, -1), &dt) != 0)
-        luaL_error(L, "fill_random: unknown dtype '%s' (f32, f16, bf16, u8)", lua_tostring(L, -1));
+    const char *dname = lb_field_string(L, 2, "dtype", "fill_random");
+    if (dname && gb_dtype_from_name(dname, &dt) != 0)
+        luaL_error(L, "fill_random: unknown dtype '%s' (f32, f16, bf16, u8)", dname);
     gb_dist dist = GB_DIST_UNIFORM;
-    if (lua_getfield(L, 2, "dist") != LUA_TNIL) {
-        const char *s = luaL_checkstring(L, -1);
-        if (strcmp(s, "normal") == 0) dist = GB_DIST_NORMAL;
-        else if (strcmp(s, "uniform") != 0)
-            luaL_error(L, "fill_random: unknown dist '%s' (uniform, normal)", s);
+    const char *dist_name = lb_field_string(L, 2, "dist", "fill_random");
+    if (dist_name) {
+        if (strcmp(dist_name, "normal") == 0) dist = GB_DIST_NORMAL;
+        else if (strcmp(dist_name, "uniform") != 0)
+            luaL_error(L, "fill_random: unknown dist '%s' (uniform, normal)", dist_name);
     }
     lua_Integer seed = 1;
     if (lua_getfield(L, 2, "seed") != LUA_TNIL) {
         int ok;
         seed = lua_tointegerx(L, -1, &ok);
-        if (!ok) luaL_error(L, "fill_random: seed must be an integer");
+        if (!ok || lua_type(L, -1) != LUA_TNUMBER)
+            luaL_error(L, "fill_random: field 'seed' must be an integer, got %s",
+                       lua_type(L, -1) == LUA_TNUMBER ? "a non-integral number" : luaL_typename(L, -1));
     }
+    double lo = -1.0, hi = 1.0, mean = 0.0, sd = 1.0;
+    int has_lo = field_num(L, 2, "lo", &lo), has_hi = field_num(L, 2, "hi", &hi);
+    int has_mean = field_num(L, 2, "mean", &mean), has_std = field_num(L, 2, "std", &sd);
     double a, c;
     if (dist == GB_DIST_NORMAL) {
-        a = opt_field_num(L, 2, "mean", 0.0);
-        c = opt_field_num(L, 2, "std", 1.0);
-        if (c < 0) luaL_error(L, "fill_random: std must be non-negative");
+        if (dt == GB_DT_U8) luaL_error(L, "fill_random: dtype u8 draws integers uniformly: dist 'normal' is not available");
+        if (has_lo || has_hi) luaL_error(L, "fill_random: lo and hi bound dist 'uniform'; dist 'normal' takes mean and std");
+        if (sd < 0) luaL_error(L, "fill_random: std must be non-negative");
+        a = mean, c = sd;
     } else {
-        a = opt_field_num(L, 2, "lo", -1.0);
-        c = opt_field_num(L, 2, "hi", 1.0);
-        if (!(c >= a)) luaL_error(L, "fill_random: hi must be at least lo");
+        if (has_mean || has_std) luaL_error(L, "fill_random: mean and std belong to dist 'normal'; 'uniform' takes lo and hi");
+        if (dt == GB_DT_U8) {
+            if (!has_lo) lo = 0;
+            if (!has_hi) hi = 255;
+            if (lo != (double)(long)lo || hi != (double)(long)hi || lo < 0 || hi > 255)
+                luaL_error(L, "fill_random: dtype u8 takes integer lo and hi within 0..255, got lo = %f, hi = %f", lo, hi);
+        }
+        if (!(hi >= lo)) luaL_error(L, "fill_random: hi must be at least lo");
+        a = lo, c = hi;
     }
     size_t es = gb_dtype_size(dt);
     lua_getfield(L, 2, "offset");
@@ -211,7 +230,7 @@ void lb_open_buffer(lua_State *L) {
                                        {"fill_random", buf_fill_random},
                                        {"copy_from", buf_copy_from},
                                        {NULL, NULL}};
-    lb_register(L, GPU_BUFFER_MT, methods, buf_release, buf_index, buf_tostring);
+    lb_register(L, GPU_BUFFER_MT, sizeof(l_buffer), methods, buf_free, buf_index, buf_tostring);
     luaL_getmetatable(L, GPU_BUFFER_MT);
     lua_pushcfunction(L, buf_len);
     lua_setfield(L, -2, "__len");

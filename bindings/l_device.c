@@ -4,29 +4,47 @@
 
 #include "lbind.h"
 
-static int dev_release(lua_State *L) {
-    l_device *u = luaL_checkudata(L, 1, GPU_DEVICE_MT);
+static void dev_free(void *ud) {
+    l_device *u = ud;
     if (u->d) {
         gb_device_release(u->d);
         u->d = NULL;
     }
-    return 0;
+}
+
+/* Pushes the device's info table, its user value: made again from the C
+ * info when the user value is not the table the device was given (the debug
+ * library can replace it). */
+static void push_info(lua_State *L, l_device *u) {
+    if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
+        lua_getfield(L, -1, "backend");
+        int ok = lua_type(L, -1) == LUA_TSTRING;
+        lua_pop(L, 1);
+        if (ok) return;
+    }
+    lua_pop(L, 1);
+    if (!u->d) {
+        lua_newtable(L);
+        return;
+    }
+    lb_push_device_info(L, u->d);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, 1, 1);
 }
 
 /* dev.<field>: methods first, then the info table (the user value). */
 static int dev_index(lua_State *L) {
-    luaL_checkudata(L, 1, GPU_DEVICE_MT);
+    l_device *u = lb_checkud(L, 1, GPU_DEVICE_MT);
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
     lua_pop(L, 1);
-    l_device *u = lua_touserdata(L, 1);
     if (lua_type(L, 2) == LUA_TSTRING) {
         const char *k = lua_tostring(L, 2);
         if (strcmp(k, "closed") == 0) {
             lua_pushboolean(L, u->d == NULL);
             return 1;
         }
-        lua_getiuservalue(L, 1, 1);
+        push_info(L, u);
         if (strcmp(k, "info") == 0) return 1;
         lua_pushvalue(L, 2);
         lua_rawget(L, -2);
@@ -37,7 +55,7 @@ static int dev_index(lua_State *L) {
 }
 
 static int dev_tostring(lua_State *L) {
-    l_device *u = luaL_checkudata(L, 1, GPU_DEVICE_MT);
+    l_device *u = lb_checkud(L, 1, GPU_DEVICE_MT);
     if (!u->d) {
         lua_pushstring(L, "gpu.device (released)");
         return 1;
@@ -89,5 +107,5 @@ void lb_open_device(lua_State *L) {
         {"batch", lb_device_batch},     {"sync", dev_sync},
         {"flush_l2", dev_flush_l2},     {"profiler_start", dev_profiler_start},
         {"profiler_stop", dev_profiler_stop}, {NULL, NULL}};
-    lb_register(L, GPU_DEVICE_MT, methods, dev_release, dev_index, dev_tostring);
+    lb_register(L, GPU_DEVICE_MT, sizeof(l_device), methods, dev_free, dev_index, dev_tostring);
 }

@@ -11,13 +11,12 @@
 #include "lbind.h"
 #include "lgpu.h"
 
-static int kernel_release(lua_State *L) {
-    l_kernel *u = luaL_checkudata(L, 1, GPU_KERNEL_MT);
+static void kernel_free(void *ud) {
+    l_kernel *u = ud;
     if (u->k) {
         gb_kernel_free(u->k);
         u->k = NULL;
     }
-    return 0;
 }
 
 /* ------------------------------------------------------------ kernel source */
@@ -55,9 +54,10 @@ static int cmp_define(const void *a, const void *b) {
     return strcmp(((const gb_define *)a)->name, ((const gb_define *)b)->name);
 }
 
-static void read_defines(lua_State *L, int t, gb_kernel_source *src) {
+static void read_defines(lua_State *L, int t, gb_kernel_source *src, const char *who) {
     if (lua_getfield(L, t, "defines") == LUA_TNIL) return;
-    if (!lua_istable(L, -1)) luaL_error(L, "kernel defines must be a table {NAME = value}");
+    if (!lua_istable(L, -1))
+        luaL_error(L, "%s: field 'defines' must be a table {NAME = value}, got %s", who, luaL_typename(L, -1));
     int defs = lua_gettop(L);
     int n = 0;
     for (lua_pushnil(L); lua_next(L, defs); lua_pop(L, 1)) n++;
@@ -67,7 +67,8 @@ static void read_defines(lua_State *L, int t, gb_kernel_source *src) {
     int i = 0;
     for (lua_pushnil(L); lua_next(L, defs); lua_pop(L, 1)) {
         if (lua_type(L, -2) != LUA_TSTRING || !is_identifier(lua_tostring(L, -2)))
-            luaL_error(L, "kernel define names must be identifiers");
+            luaL_error(L, "%s: defines: names must be identifiers, got %s", who,
+                       lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : luaL_typename(L, -2));
         const char *name = lua_tostring(L, -2);
         const char *value;
         switch (lua_type(L, -1)) {
@@ -82,7 +83,8 @@ static void read_defines(lua_State *L, int t, gb_kernel_source *src) {
             lua_rawseti(L, anchor, i + 1);
             break;
         default:
-            luaL_error(L, "kernel define %s must be a number, string or boolean", name);
+            luaL_error(L, "%s: defines.%s must be a number, string or boolean, got %s", who, name,
+                       luaL_typename(L, -1));
             return;
         }
         d[i].name = name;
@@ -94,14 +96,16 @@ static void read_defines(lua_State *L, int t, gb_kernel_source *src) {
     src->ndefines = i;
 }
 
-static void read_include_dirs(lua_State *L, int t, gb_kernel_source *src) {
+static void read_include_dirs(lua_State *L, int t, gb_kernel_source *src, const char *who) {
     if (lua_getfield(L, t, "include_dirs") == LUA_TNIL) return;
-    luaL_checktype(L, -1, LUA_TTABLE);
+    if (!lua_istable(L, -1))
+        luaL_error(L, "%s: field 'include_dirs' must be a list of strings, got %s", who, luaL_typename(L, -1));
     int n = (int)lua_rawlen(L, -1);
     const char **dirs = lua_newuserdatauv(L, sizeof *dirs * (size_t)(n ? n : 1), 0);
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, -2, i + 1);
-        if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "include_dirs[%d] must be a string", i + 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            luaL_error(L, "%s: include_dirs[%d] must be a string, got %s", who, i + 1, luaL_typename(L, -1));
         dirs[i] = lua_tostring(L, -1); /* kept alive by the include_dirs table */
         lua_pop(L, 1);
     }
@@ -109,53 +113,55 @@ static void read_include_dirs(lua_State *L, int t, gb_kernel_source *src) {
     src->ninclude_dirs = n;
 }
 
-static void read_params(lua_State *L, int t, gb_kernel_source *src) {
+static void read_params(lua_State *L, int t, gb_kernel_source *src, const char *who) {
     if (lua_getfield(L, t, "params") == LUA_TNIL) return;
-    luaL_checktype(L, -1, LUA_TTABLE);
+    if (!lua_istable(L, -1))
+        luaL_error(L, "%s: field 'params' must be a list of kinds, got %s", who, luaL_typename(L, -1));
     int n = (int)lua_rawlen(L, -1);
-    if (n > GB_MAX_PARAMS) luaL_error(L, "at most %d kernel parameters are supported", GB_MAX_PARAMS);
+    if (n > GB_MAX_PARAMS) luaL_error(L, "%s: at most %d kernel parameters are supported", who, GB_MAX_PARAMS);
     gb_kind *kinds = lua_newuserdatauv(L, sizeof *kinds * (size_t)(n ? n : 1), 0);
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, -2, i + 1);
         const char *s = lua_tostring(L, -1);
         if (!s || gb_kind_from_name(s, &kinds[i]) != 0)
-            luaL_error(L, "params[%d] must be one of buffer, u32, i32, f32, u64", i + 1);
+            luaL_error(L, "%s: params[%d] must be one of buffer, u32, i32, f32, u64", who, i + 1);
         lua_pop(L, 1);
     }
     src->params = kinds;
     src->nparams = n;
 }
 
-void lb_read_source(lua_State *L, int i, gb_kernel_source *src) {
-    luaL_checktype(L, i, LUA_TTABLE);
+void lb_read_source(lua_State *L, int i, gb_kernel_source *src, const char *who) {
+    if (!lua_istable(L, i))
+        luaL_error(L, "%s: expected a table {file = | source =, entry =, defines =, ...}, got %s", who,
+                   luaL_typename(L, i));
     i = lua_absindex(L, i);
     /* Every string src points to stays on the stack: about 20 slots. */
     luaL_checkstack(L, 32, "reading a kernel source");
     memset(src, 0, sizeof *src);
-    int has_file = lua_getfield(L, i, "file") != LUA_TNIL;
-    int has_source = lua_getfield(L, i, "source") != LUA_TNIL;
-    if (has_file == has_source) luaL_error(L, "a kernel needs exactly one of file= or source=");
-    if (has_file) {
-        const char *file = luaL_checkstring(L, -2);
+    const char *file = lb_field_string(L, i, "file", who);
+    const char *code = lb_field_string(L, i, "source", who);
+    if (!file == !code) luaL_error(L, "%s: a kernel needs exactly one of file= or source=", who);
+    if (file) {
         src->label = file;
         src->code = push_file(L, file, &src->dir);
     } else {
-        src->code = luaL_checkstring(L, -1);
+        src->code = code;
         src->label = "<string>";
     }
     /* Without an entry the backend picks its default (CUDA: the function named
      * like the file; GLSL: main). */
-    if (lua_getfield(L, i, "entry") != LUA_TNIL) src->entry = luaL_checkstring(L, -1);
-    read_defines(L, i, src);
-    read_include_dirs(L, i, src);
-    read_params(L, i, src);
+    src->entry = lb_field_string(L, i, "entry", who);
+    read_defines(L, i, src, who);
+    read_include_dirs(L, i, src, who);
+    read_params(L, i, src, who);
 }
 
 int lb_device_kernel(lua_State *L) {
     gb_device *d = lb_check_device(L, 1);
     gb_kernel_source src;
-    lb_read_source(L, 2, &src);
-    l_kernel *u = lb_new(L, sizeof *u, GPU_KERNEL_MT);
+    lb_read_source(L, 2, &src, "dev:kernel");
+    l_kernel *u = lb_new(L, GPU_KERNEL_MT);
     gb_err e = {0};
     if (gb_kernel_load(d, &src, &u->k, &e) != 0) lb_raise(L, &e);
     return 1;
@@ -163,15 +169,15 @@ int lb_device_kernel(lua_State *L) {
 
 /* gpu.compile{backend=, file=|source=, entry=, defines=, target=} */
 int lb_compile(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_getfield(L, 1, "backend");
-    const char *name = luaL_optstring(L, -1, "cuda");
+    if (!lua_istable(L, 1)) luaL_error(L, "gpu.compile: expected a table, got %s", luaL_typename(L, 1));
+    const char *name = lb_field_string(L, 1, "backend", "gpu.compile");
+    if (!name) name = "cuda";
     const gb_backend_ops *ops = gb_backend_find(name);
     if (!ops) luaL_error(L, "gpu.compile: unknown backend '%s'", name);
-    lua_getfield(L, 1, "target");
-    const char *target = luaL_optstring(L, -1, strcmp(name, "cuda") == 0 ? "sm_90" : "vulkan1.2");
+    const char *target = lb_field_string(L, 1, "target", "gpu.compile");
+    if (!target) target = strcmp(name, "cuda") == 0 ? "sm_90" : "vulkan1.2";
     gb_kernel_source src;
-    lb_read_source(L, 1, &src);
+    lb_read_source(L, 1, &src, "gpu.compile");
     gb_kind params[GB_MAX_PARAMS];
     int nparams = 0;
     char *log = NULL;
@@ -191,7 +197,7 @@ int lb_compile(lua_State *L) {
 }
 
 static int kernel_index(lua_State *L) {
-    luaL_checkudata(L, 1, GPU_KERNEL_MT);
+    lb_checkud(L, 1, GPU_KERNEL_MT);
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
     const char *key = lua_tostring(L, 2);
@@ -219,7 +225,7 @@ static int kernel_index(lua_State *L) {
 }
 
 static int kernel_tostring(lua_State *L) {
-    l_kernel *u = luaL_checkudata(L, 1, GPU_KERNEL_MT);
+    l_kernel *u = lb_checkud(L, 1, GPU_KERNEL_MT);
     if (!u->k) lua_pushstring(L, "gpu.kernel (released)");
     else lua_pushfstring(L, "gpu.kernel: %s from %s", u->k->entry, u->k->label);
     return 1;
@@ -230,21 +236,29 @@ static int kernel_tostring(lua_State *L) {
 int lb_scalar_ctor(lua_State *L) {
     gb_kind kind;
     gb_kind_from_name(lua_tostring(L, lua_upvalueindex(1)), &kind);
-    l_scalar *s = lb_new(L, sizeof *s, GPU_SCALAR_MT);
-    s->a.kind = kind;
+    /* The argument is read before the new userdata goes on the stack (with no
+     * argument, index 1 would be the new userdata). */
     if (kind == GB_ARG_F32) {
-        s->a.v.f32 = (float)luaL_checknumber(L, 1);
+        if (lua_type(L, 1) != LUA_TNUMBER)
+            luaL_error(L, "gpu.f32: expected a number, got %s", luaL_typename(L, 1));
+        float f = (float)lua_tonumber(L, 1);
+        l_scalar *s = lb_new(L, GPU_SCALAR_MT);
+        s->a.kind = kind;
+        s->a.v.f32 = f;
         return 1;
     }
     int ok;
     lua_Integer v = lua_tointegerx(L, 1, &ok);
-    if (!ok) luaL_error(L, "gpu.%s: expected an integer, got %s", gb_kind_name(kind),
-                        lua_isnumber(L, 1) ? "a non-integral number" : luaL_typename(L, 1));
+    if (!ok || lua_type(L, 1) != LUA_TNUMBER)
+        luaL_error(L, "gpu.%s: expected an integer, got %s", gb_kind_name(kind),
+                   lua_type(L, 1) == LUA_TNUMBER ? "a non-integral number" : luaL_typename(L, 1));
     if (kind == GB_ARG_U32 && (v < 0 || v > 0xffffffffLL))
         luaL_error(L, "gpu.u32: %I is out of range 0..4294967295", v);
     if (kind == GB_ARG_I32 && (v < -2147483648LL || v > 2147483647LL))
         luaL_error(L, "gpu.i32: %I is out of range -2147483648..2147483647", v);
     if (kind == GB_ARG_U64 && v < 0) luaL_error(L, "gpu.u64: %I is negative", v);
+    l_scalar *s = lb_new(L, GPU_SCALAR_MT);
+    s->a.kind = kind;
     if (kind == GB_ARG_U32) s->a.v.u32 = (uint32_t)v;
     else if (kind == GB_ARG_I32) s->a.v.i32 = (int32_t)v;
     else s->a.v.u64 = (uint64_t)v;
@@ -252,7 +266,7 @@ int lb_scalar_ctor(lua_State *L) {
 }
 
 static int scalar_tostring(lua_State *L) {
-    l_scalar *s = luaL_checkudata(L, 1, GPU_SCALAR_MT);
+    l_scalar *s = lb_checkud(L, 1, GPU_SCALAR_MT);
     switch (s->a.kind) {
     case GB_ARG_U32: lua_pushfstring(L, "gpu.u32(%I)", (lua_Integer)s->a.v.u32); break;
     case GB_ARG_I32: lua_pushfstring(L, "gpu.i32(%I)", (lua_Integer)s->a.v.i32); break;
@@ -296,7 +310,7 @@ void lb_collect_args(lua_State *L, gb_kernel *k, int first, int n, gb_launch *l)
         gb_kind want = k->params[j];
         gb_arg *a = &l->args[j];
         void *ud;
-        if ((ud = luaL_testudata(L, i, GPU_BUFFER_MT))) {
+        if ((ud = lb_testud(L, i, GPU_BUFFER_MT))) {
             if (want != GB_ARG_BUFFER)
                 luaL_error(L, "kernel %s argument %d: expected %s, got gpu.buffer", k->entry, j + 1,
                            gb_kind_name(want));
@@ -304,7 +318,7 @@ void lb_collect_args(lua_State *L, gb_kernel *k, int first, int n, gb_launch *l)
             if (!b) luaL_error(L, "kernel %s argument %d: use of a released gpu.buffer", k->entry, j + 1);
             a->kind = GB_ARG_BUFFER;
             a->v.buf = b;
-        } else if ((ud = luaL_testudata(L, i, GPU_SCALAR_MT))) {
+        } else if ((ud = lb_testud(L, i, GPU_SCALAR_MT))) {
             const gb_arg *s = &((l_scalar *)ud)->a;
             if (s->kind != want)
                 luaL_error(L, "kernel %s argument %d: expected %s, got gpu.%s", k->entry, j + 1,
@@ -349,7 +363,7 @@ static int kernel_launch(lua_State *L) {
 
 void lb_open_kernel(lua_State *L) {
     static const luaL_Reg methods[] = {{"launch", kernel_launch}, {NULL, NULL}};
-    lb_register(L, GPU_KERNEL_MT, methods, kernel_release, kernel_index, kernel_tostring);
+    lb_register(L, GPU_KERNEL_MT, sizeof(l_kernel), methods, kernel_free, kernel_index, kernel_tostring);
     static const luaL_Reg none[] = {{NULL, NULL}};
-    lb_register(L, GPU_SCALAR_MT, none, NULL, NULL, scalar_tostring);
+    lb_register(L, GPU_SCALAR_MT, sizeof(l_scalar), none, NULL, NULL, scalar_tostring);
 }

@@ -2,24 +2,25 @@
  * timestamp queries), read back in milliseconds. */
 #include "lbind.h"
 
-static int timer_release(lua_State *L) {
-    l_timer *u = luaL_checkudata(L, 1, GPU_TIMER_MT);
+static void timer_free(void *ud) {
+    l_timer *u = ud;
     if (u->t) {
         gb_timer_free(u->t);
         u->t = NULL;
     }
-    return 0;
 }
 
-static gb_timer *check_timer(lua_State *L) {
-    l_timer *u = luaL_checkudata(L, 1, GPU_TIMER_MT);
+gb_timer *lb_check_timer(lua_State *L, int i) {
+    l_timer *u = lb_checkud(L, i, GPU_TIMER_MT);
     if (!u->t) luaL_error(L, "use of a released %s", GPU_TIMER_MT);
     return u->t;
 }
 
+static gb_timer *check_timer(lua_State *L) { return lb_check_timer(L, 1); }
+
 int lb_device_timer(lua_State *L) {
     gb_device *d = lb_check_device(L, 1);
-    l_timer *u = lb_new(L, sizeof *u, GPU_TIMER_MT);
+    l_timer *u = lb_new(L, GPU_TIMER_MT);
     gb_err e = {0};
     if (gb_timer_create(d, &u->t, &e) != 0) lb_raise(L, &e);
     return 1;
@@ -48,5 +49,5 @@ static int timer_ms(lua_State *L) {
 void lb_open_timer(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"start", timer_start}, {"stop", timer_stop}, {"ms", timer_ms}, {NULL, NULL}};
-    lb_register(L, GPU_TIMER_MT, methods, timer_release, NULL, NULL);
+    lb_register(L, GPU_TIMER_MT, sizeof(l_timer), methods, timer_free, NULL, NULL);
 }

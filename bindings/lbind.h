@@ -1,11 +1,17 @@
 /* Shared pieces of the gpu module's bindings: the userdata layouts, their
  * metatable names, and the checks every method starts with.
  *
- * Every object is a userdata holding a pointer to the C object; one release
- * function serves :free(), __gc and __close and sets the pointer to NULL, so a
- * later use raises "use of a released gpu.buffer" instead of touching freed
- * memory. The C objects keep their device alive by reference count
- * (host/core/backend.c), so Lua may finalize them in any order. */
+ * Every object is a userdata holding a tag and a pointer to the C object;
+ * one release function serves :free(), __gc and __close and sets the pointer
+ * to NULL, so a later use raises "use of a released gpu.buffer" instead of
+ * touching freed memory. The C objects keep their device alive by reference
+ * count (host/core/backend.c), so Lua may finalize them in any order.
+ *
+ * The tag (the userdata's first word) and its size say what a userdata is,
+ * whatever its metatable: the debug library can swap metatables and user
+ * values, and a check by metatable alone would then let C read one struct
+ * as another. lb_checkud / lb_testud check all three; the release function
+ * frees a userdata by its own tag. */
 #ifndef GPUBENCH_LBIND_H
 #define GPUBENCH_LBIND_H
 
@@ -21,12 +27,20 @@
 #define GPU_BATCH_MT "gpu.batch"
 #define GPU_SCALAR_MT "gpu.scalar"
 
-typedef struct { gb_device *d; } l_device;
-typedef struct { gb_buffer *b; } l_buffer;
-typedef struct { gb_kernel *k; } l_kernel;
-typedef struct { gb_timer *t; } l_timer;
-typedef struct { gb_batch *b; } l_batch;
-typedef struct { gb_arg a; } l_scalar;
+/* The common layout of the handle types below (a tag, then the C object). */
+typedef struct { uint32_t tag; void *ptr; } lb_handle;
+typedef struct { uint32_t tag; gb_device *d; } l_device;
+typedef struct { uint32_t tag; gb_buffer *b; } l_buffer;
+typedef struct { uint32_t tag; gb_kernel *k; } l_kernel;
+typedef struct { uint32_t tag; gb_timer *t; } l_timer;
+typedef struct { uint32_t tag; gb_batch *b; } l_batch;
+typedef struct { uint32_t tag; gb_arg a; } l_scalar;
+
+/* The userdata at index i if it is the gpu type of metatable `mt` (by
+ * metatable, size and tag); lb_testud returns NULL otherwise, lb_checkud
+ * raises an argument error naming what was expected. */
+void *lb_testud(lua_State *L, int i, const char *mt);
+void *lb_checkud(lua_State *L, int i, const char *mt);
 
 /* Raises the error held in e (freeing it) as a Lua error. Never returns. */
 int lb_raise(lua_State *L, gb_err *e);
@@ -35,13 +49,23 @@ int lb_raise(lua_State *L, gb_err *e);
 gb_device *lb_check_device(lua_State *L, int i);
 gb_buffer *lb_check_buffer(lua_State *L, int i);
 gb_kernel *lb_check_kernel(lua_State *L, int i);
+gb_timer *lb_check_timer(lua_State *L, int i);
 
-/* Create a new userdata of the metatable, with one user value slot. */
-void *lb_new(lua_State *L, size_t size, const char *mt);
-/* Registers a metatable: methods in __index (a table, or a function given
- * as index_fn), the release function as free/__gc/__close, __name set. */
-void lb_register(lua_State *L, const char *mt, const luaL_Reg *methods, lua_CFunction release,
-                 lua_CFunction index_fn, lua_CFunction tostring_fn);
+/* Creates a new userdata of the registered type `mt`, tagged, zeroed, with
+ * one user value slot. */
+void *lb_new(lua_State *L, const char *mt);
+/* Frees the C object a userdata of this type holds and clears its pointer. */
+typedef void (*lb_free_fn)(void *ud);
+/* Registers a type: its size, its metatable (methods in __index, a table or
+ * a function given as index_fn; __name set), and free_fn, which the one
+ * release function (free/__gc/__close) calls for a userdata of this tag. */
+void lb_register(lua_State *L, const char *mt, size_t size, const luaL_Reg *methods,
+                 lb_free_fn free_fn, lua_CFunction index_fn, lua_CFunction tostring_fn);
+
+/* The string field `field` of the table at t (pushed: it stays alive on the
+ * stack), NULL when absent; another type raises "<who>: field 'x' must be a
+ * string, got number". */
+const char *lb_field_string(lua_State *L, int t, const char *field, const char *who);
 
 /* Reads a geometry (an integer or {x[, y[, z]]}) into out[3]. */
 void lb_check_dim3(lua_State *L, int i, const char *what, uint32_t out[3]);
@@ -71,11 +95,13 @@ int lb_compile(lua_State *L);
 
 /* Pushes a device-info table (gpu.devices() entries and dev.info). */
 void lb_push_info(lua_State *L, const gb_device_info *in);
+/* The info table of an open device (dev.info): its info and flush_bytes. */
+void lb_push_device_info(lua_State *L, gb_device *d);
 
 /* Reads kernel source fields (file | source, entry, defines, include_dirs,
  * params) from the table at index i into *src. Everything src points to is
  * kept alive on the Lua stack (pushed above the caller's values), so a Lua
  * error while reading leaks nothing; the caller pops when done. */
-void lb_read_source(lua_State *L, int i, gb_kernel_source *src);
+void lb_read_source(lua_State *L, int i, gb_kernel_source *src, const char *who);
 
 #endif

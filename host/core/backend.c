@@ -251,13 +251,18 @@ int gb_buffer_alloc(gb_device *d, uint64_t size, gb_buffer **out, gb_err *e) {
     return 0;
 }
 
-void gb_buffer_free(gb_buffer *b) {
-    if (!b) return;
+static void buffer_destroy(gb_buffer *b) {
     gb_device *d = b->dev;
     d->ops->buffer_free(b);
     live[GB_LIVE_BUFFERS]--;
     free(b);
     device_unref(d);
+}
+
+void gb_buffer_free(gb_buffer *b) {
+    if (!b || b->released) return;
+    b->released = 1;
+    if (b->refs == 0) buffer_destroy(b);
 }
 
 static int check_range(const char *what, const gb_buffer *b, uint64_t off, uint64_t n, gb_err *e) {
@@ -345,8 +350,7 @@ int gb_kernel_load(gb_device *d, const gb_kernel_source *src, gb_kernel **out, g
     return 0;
 }
 
-void gb_kernel_free(gb_kernel *k) {
-    if (!k) return;
+static void kernel_destroy(gb_kernel *k) {
     gb_device *d = k->dev;
     d->ops->kernel_free(k);
     free(k->entry);
@@ -356,9 +360,29 @@ void gb_kernel_free(gb_kernel *k) {
     device_unref(d);
 }
 
+void gb_kernel_free(gb_kernel *k) {
+    if (!k || k->released) return;
+    k->released = 1;
+    if (k->refs == 0) kernel_destroy(k);
+}
+
+/* A batch's references on what its launches name (gb_batch_create/free):
+ * the objects outlive their handles' release for as long as it needs them. */
+static void launch_refs(const gb_launch *l, int delta) {
+    l->kernel->refs += delta;
+    for (int i = 0; i < l->nargs; i++) {
+        if (l->args[i].kind != GB_ARG_BUFFER) continue;
+        gb_buffer *b = l->args[i].v.buf;
+        b->refs += delta;
+        if (delta < 0 && b->released && b->refs == 0) buffer_destroy(b);
+    }
+    if (delta < 0 && l->kernel->released && l->kernel->refs == 0) kernel_destroy(l->kernel);
+}
+
 int gb_launch_check(const gb_launch *l, gb_err *e) {
     const gb_kernel *k = l->kernel;
     if (!k) return GB_FAIL(e, "launch without a kernel");
+    if (k->released) return GB_FAIL(e, "launch of a released kernel (%s)", k->entry ? k->entry : "?");
     if (check_open(k->dev, e)) return -1;
     const char *name = k->entry ? k->entry : "?";
     if (l->nargs != k->nparams)
@@ -369,7 +393,8 @@ int gb_launch_check(const gb_launch *l, gb_err *e) {
             return GB_FAIL(e, "kernel %s argument %d: expected %s, got %s", name, i + 1,
                            gb_kind_name(k->params[i]), gb_kind_name(l->args[i].kind));
         if (l->args[i].kind == GB_ARG_BUFFER) {
-            if (!l->args[i].v.buf) return GB_FAIL(e, "kernel %s argument %d: released buffer", name, i + 1);
+            if (!l->args[i].v.buf || l->args[i].v.buf->released)
+                return GB_FAIL(e, "kernel %s argument %d: released buffer", name, i + 1);
             if (l->args[i].v.buf->dev != k->dev)
                 return GB_FAIL(e, "kernel %s argument %d: buffer belongs to another device", name, i + 1);
         }
@@ -426,12 +451,14 @@ int gb_batch_create(gb_device *d, const gb_launch *launches, int n, uint32_t cou
         return GB_FAIL(e, "out of host memory creating a batch");
     }
     memcpy(copy, launches, (size_t)n * sizeof *copy);
+    for (int i = 0; i < n; i++) launch_refs(&copy[i], +1);
     b->dev = d;
     b->count = count;
     b->nlaunches = n;
     b->launches = copy;
     b->graph = graph;
     if (d->ops->batch_prepare(b, e) != 0) {
+        for (int i = 0; i < n; i++) launch_refs(&copy[i], -1);
         free(copy);
         free(b);
         return -1;
@@ -444,6 +471,15 @@ int gb_batch_create(gb_device *d, const gb_launch *launches, int n, uint32_t cou
 
 int gb_batch_submit(gb_batch *b, gb_err *e) {
     if (check_open(b->dev, e)) return -1;
+    for (int i = 0; i < b->nlaunches; i++) {
+        const gb_launch *l = &b->launches[i];
+        if (l->kernel->released)
+            return GB_FAIL(e, "batch launch %d uses kernel %s, which was released", i + 1, l->kernel->entry);
+        for (int j = 0; j < l->nargs; j++)
+            if (l->args[j].kind == GB_ARG_BUFFER && l->args[j].v.buf->released)
+                return GB_FAIL(e, "batch launch %d (kernel %s) argument %d is a buffer that was released",
+                               i + 1, l->kernel->entry, j + 1);
+    }
     return b->dev->ops->batch_submit(b, e);
 }
 
@@ -451,6 +487,7 @@ void gb_batch_free(gb_batch *b) {
     if (!b) return;
     gb_device *d = b->dev;
     d->ops->batch_free(b);
+    for (int i = 0; i < b->nlaunches; i++) launch_refs(&b->launches[i], -1);
     free(b->launches);
     live[GB_LIVE_BATCHES]--;
     free(b);

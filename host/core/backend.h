@@ -137,6 +137,8 @@ struct gb_buffer {
     gb_device *dev;
     uint64_t size;
     void *impl;
+    int refs;     /* batches that launch with it; it is destroyed when none is left */
+    int released; /* gb_buffer_free was called: no new use, batches refuse to submit */
 };
 
 struct gb_kernel {
@@ -148,6 +150,8 @@ struct gb_kernel {
     int cache_hit;     /* 1 when the binary came from the disk cache */
     uint32_t local_size[3]; /* fixed workgroup size (Vulkan shaders); 0 = any size at launch */
     void *impl;
+    int refs;          /* batches that launch it (as for buffers) */
+    int released;
 };
 
 struct gb_timer {
@@ -169,7 +173,7 @@ struct gb_batch {
     gb_device *dev;
     uint32_t count;     /* launches per submit, cycling through launches[] */
     int nlaunches;
-    gb_launch *launches;/* copies; the buffers/kernels they name must outlive the batch */
+    gb_launch *launches;/* copies; the batch holds a reference on every kernel and buffer they name */
     int graph;          /* 1: replayed as a CUDA graph / pre-recorded command buffer */
     void *impl;
 };
@@ -299,6 +303,8 @@ int gb_device_open(const gb_backend_ops *ops, int index, gb_device **out, gb_err
 void gb_device_release(gb_device *d);
 
 int gb_buffer_alloc(gb_device *d, uint64_t size, gb_buffer **out, gb_err *e);
+/* Releases the caller's handle: no further use is accepted, and the buffer is
+ * destroyed now, or when the last batch launching it is freed. */
 void gb_buffer_free(gb_buffer *b);
 int gb_buffer_upload(gb_buffer *b, uint64_t off, const void *src, uint64_t n, gb_err *e);
 int gb_buffer_download(gb_buffer *b, uint64_t off, void *dst, uint64_t n, gb_err *e);

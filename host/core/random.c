@@ -134,8 +134,14 @@ void gb_random_fill(void *out, size_t n, gb_dtype dt, gb_dist dist, double a, do
      * that falls under a (a range narrower than one step of the type). */
     int half_open = dist == GB_DIST_UNIFORM && b > a;
     for (size_t i = 0; i < n; i++) {
-        if (dt == GB_DT_U8) {
-            p[i] = (unsigned char)(gb_rng_next(r) >> 56);
+        if (dt == GB_DT_U8) { /* integers a..b (0..255 by default: the top byte) */
+            uint64_t x = gb_rng_next(r);
+            if (a <= 0 && b >= 255) {
+                p[i] = (unsigned char)(x >> 56);
+            } else {
+                uint64_t span = (uint64_t)(b - a) + 1;
+                p[i] = (unsigned char)(a + (double)(((x >> 32) * span) >> 32));
+            }
             continue;
         }
         double v = dist == GB_DIST_NORMAL ? a + b * gb_rng_normal(r)

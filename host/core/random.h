@@ -26,7 +26,8 @@ int gb_dtype_from_name(const char *name, gb_dtype *out); /* "f32","f16","bf16","
 size_t gb_dtype_size(gb_dtype dt);
 
 /* Writes n elements of dt. Uniform draws from [a, b); normal from mean a,
- * standard deviation b. u8 ignores a and b and draws raw bytes. */
+ * standard deviation b. u8 is uniform only, over the integers a..b (both
+ * inclusive, within 0..255; 0..255 gives the raw top byte of each draw). */
 void gb_random_fill(void *out, size_t n, gb_dtype dt, gb_dist dist, double a, double b,
                     gb_rng *r);
 
