@@ -77,6 +77,7 @@ typedef struct include_ctx {
     const gb_kernel_source *src;
     const char *label;
     char *chain[GLSL_MAX_INCLUDE_DEPTH + 1]; /* chain[d]: the file being read at depth d */
+    char *too_deep;                           /* the depth limit's message, once reached */
 } include_ctx;
 
 typedef struct include_box { /* a result and the strings it points to, freed together */
@@ -204,6 +205,7 @@ static shaderc_include_result *resolve_include(void *ud, const char *req, int ty
             snprintf(msg, cap, "includes nest deeper than %d (does a file include itself?): %s",
                      GLSL_MAX_INCLUDE_DEPTH, chain ? chain : req);
         free(chain);
+        if (msg && !ctx->too_deep) ctx->too_deep = strdup(msg);
         return include_error(box, msg, "includes nest too deep");
     }
     if (req[0] == '/') {
@@ -335,9 +337,14 @@ static int run_shaderc(const gb_kernel_source *src, const gb_glsl_target *t, con
         char *raw = trimmed_copy(res ? shaderc_result_get_error_message(res) : "");
         char *msg = gb_text_excerpt(raw, GLSL_LOG_LINES);
         char *out = printed ? gb_text_excerpt(printed, 8) : NULL;
-        rc = GB_FAIL(e, "glsl compile of %s failed: %s (%s)%s%s", label, status_name(st),
-                     msg && msg[0] ? msg : "no compiler log", out ? "; the compiler also printed:\n" : "",
-                     out ? out : "");
+        const char *log = msg && msg[0] ? msg : "no compiler log";
+        const char *also = out ? "; the compiler also printed:\n" : "";
+        if (ctx.too_deep) /* first: the errors it causes (one file parsed 32 times) come before it in the log */
+            rc = GB_FAIL(e, "glsl compile of %s failed: %s (the compiler's log: %s)%s%s", label, ctx.too_deep,
+                         log, also, out ? out : "");
+        else
+            rc = GB_FAIL(e, "glsl compile of %s failed: %s (%s)%s%s", label, status_name(st), log, also,
+                         out ? out : "");
         free(raw);
         free(msg);
         free(out);
@@ -354,6 +361,7 @@ static int run_shaderc(const gb_kernel_source *src, const gb_glsl_target *t, con
         shaderc_result_release(res);
     for (int d = 0; d <= GLSL_MAX_INCLUDE_DEPTH; d++)
         free(ctx.chain[d]);
+    free(ctx.too_deep);
     shaderc_compile_options_release(opts);
     shaderc_compiler_release(compiler);
     return rc;
