@@ -4,10 +4,11 @@
 set -euo pipefail
 packages=(
   build-essential cmake git pkg-config
-  liblua5.4-dev lua5.4 lua-filesystem-dev lua-cjson-dev lua-argparse
+  liblua5.4-dev lua5.4 lua-filesystem-dev lua-cjson-dev lua-argparse lua-inspect
   libvulkan-dev mesa-vulkan-drivers vulkan-tools
   glslc glslang-tools glslang-dev spirv-tools libshaderc-dev
   libxxhash-dev
+  libreadline8 tmux
 )
 missing=()
 for p in "${packages[@]}"; do

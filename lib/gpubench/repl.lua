@@ -12,11 +12,15 @@
 local inspect = require "inspect"
 local M = {}
 
--- Captured now, so completion keeps working (and stays side-effect free)
--- whatever a session does to the globals.
-local getmetatable, rawget, next, type, pcall = getmetatable, rawget, next, type, pcall
-local tostring, select, sort, concat = tostring, select, table.sort, table.concat
-local getupvalue, registry = debug.getupvalue, debug.getregistry()
+-- Captured now, so printing, help and completion keep working (and
+-- completion stays side-effect free) whatever a session does to the globals.
+-- Only print is looked up when used, so a session's own print is honoured.
+local getmetatable, setmetatable, rawget, rawset = getmetatable, setmetatable, rawget, rawset
+local next, ipairs, pairs, type, pcall, error = next, ipairs, pairs, type, pcall, error
+local tostring, select, sort, concat, unpack = tostring, select, table.sort, table.concat, table.unpack
+local mathtype, max = math.type, math.max
+local getupvalue, getinfo, getlocal = debug.getupvalue, debug.getinfo, debug.getlocal
+local registry, loaded = debug.getregistry(), package.loaded
 
 local has_gpu, gpu = pcall(require, "gpu")
 if not has_gpu then gpu = nil end
@@ -27,139 +31,10 @@ M.limits = { depth = 4, items = 50, total = 1000, string = 200 }
 
 local IDENT = "^[%a_][%w_]*$"
 
--- ---------------------------------------------------------- descriptions
--- One line per function, method and field of docs/LUA_API.md: {signature,
--- what it does}. tests/lua/test_repl.lua fails when the bindings have a
--- method or gpu function this table does not describe, or the reverse.
-
-local function described(var, summary, methods, fields)
-  local t = { var = var, summary = summary, methods = {}, fields = {} }
-  for k, e in pairs(methods) do t.methods[k] = e end
-  for k, e in pairs(fields) do t.fields[k] = e end
-  return t
-end
-
-local doc = { types = {} }
-
-doc.module = {
-  backends = { "gpu.backends() -> {backend, ...}",
-    "the compiled-in backends: name, available, count, reason (why one is missing)" },
-  devices = { "gpu.devices() -> {info, ...}", "the info table of every device, across backends" },
-  open = { "gpu.open{backend=, index=} -> gpu.device",
-    "opens a device; --backend/--device fill in what is not given" },
-  live = { "gpu.live() -> {devices=, buffers=, ...}",
-    "counts of live C objects (also kernels, timers, batches), for leak checks" },
-  clock = { "gpu.clock() -> seconds", "monotonic host clock" },
-  isatty = { "gpu.isatty(fd) -> boolean", "whether a file descriptor is a terminal" },
-  root = { "gpu.root() -> path", "the gpubench tree scripts and kernels resolve against" },
-  compile = { "gpu.compile{backend=, file=, target=} -> t",
-    "compiles a kernel without a device; t.params, t.log" },
-  u32 = { "gpu.u32(v) -> gpu.scalar", "a kernel argument of kind u32 (unsigned 32-bit)" },
-  i32 = { "gpu.i32(v) -> gpu.scalar", "a kernel argument of kind i32 (signed 32-bit)" },
-  f32 = { "gpu.f32(v) -> gpu.scalar", "a kernel argument of kind f32 (float)" },
-  u64 = { "gpu.u64(v) -> gpu.scalar", "a kernel argument of kind u64 (unsigned 64-bit)" },
-  max_launches = { "gpu.max_launches -> integer", "distinct launches one batch may cycle through" },
-  version = { "gpu.version -> string", "the gpubench release" },
-  git = { "gpu.git -> string", "the git revision the binary was built from" },
-}
-
-local INFO_FIELDS = {
-  backend = { "string", "cuda or vulkan" },
-  index = { "integer", "the device's index within its backend" },
-  name = { "string", "the device's name" },
-  device_type = { "string", "discrete, integrated, cpu, ..." },
-  driver_version = { "string", "the driver's version" },
-  api_version = { "string", "the CUDA or Vulkan API version" },
-  arch = { "string", "the architecture, e.g. sm_90 (CUDA)" },
-  vendor_id = { "integer", "PCI vendor id" },
-  device_id = { "integer", "PCI device id" },
-  uuid = { "string", "the device's UUID in hex, when known" },
-  memory_bytes = { "integer", "device memory, bytes" },
-  sm_count = { "integer", "SMs, or CUs where known (0: unknown)" },
-  l2_bytes = { "integer", "L2 cache size, bytes (0: unknown)" },
-  spec_gbs = { "number", "theoretical DRAM GB/s: memory clock x bus width (0: unknown)" },
-  memory_clock_khz = { "integer", "memory clock, kHz" },
-  memory_bus_bits = { "integer", "memory bus width, bits" },
-  timestamp_period_ns = { "number", "nanoseconds per device timestamp tick" },
-  subgroup_size = { "integer", "warp / subgroup width" },
-  max_threads_per_group = { "integer", "most threads in one block / workgroup" },
-  max_group_size = { "{x, y, z}", "largest block / workgroup per dimension" },
-  max_groups = { "{x, y, z}", "largest grid per dimension" },
-  max_shared_bytes = { "integer", "shared memory per block / workgroup, bytes" },
-  max_push_bytes = { "integer", "push-constant bytes (Vulkan)" },
-  max_buffer_bytes = { "integer", "largest single buffer, bytes" },
-  flush_bytes = { "integer", "size of the buffer dev:flush_l2() overwrites" },
-}
-M.INFO_FIELDS = INFO_FIELDS
-
-local device_fields = {
-  info = { "dev.info -> table", "the device's info fields below, as one table" },
-  closed = { "dev.closed -> boolean", "whether the device was released" },
-}
-for k, f in pairs(INFO_FIELDS) do device_fields[k] = { "dev." .. k .. " -> " .. f[1], f[2] } end
-
-doc.types["gpu.device"] = described("dev", "a device: memory, kernels, launches, timers", {
-  buffer = { "dev:buffer(bytes) -> gpu.buffer", "device memory, freed at scope exit or :free()" },
-  kernel = { "dev:kernel{file=|source=, entry=, ...} -> gpu.kernel",
-    "compiles a kernel or takes it from the disk cache; also defines=, include_dirs=, params=" },
-  timer = { "dev:timer() -> gpu.timer", "device timestamps: t:start(), t:stop(), t:ms()" },
-  record = { "dev:record(n, k, grid, block, args...)",
-    "n launches in one submission (or rotating {k, grid, block, args...} sets)" },
-  batch = { "dev:batch{count=, graph=, launch...} -> gpu.batch",
-    "launches ({k, grid, block, args...} each) recorded once, replayed by b:submit()" },
-  sync = { "dev:sync()", "waits until everything submitted has finished" },
-  flush_l2 = { "dev:flush_l2()", "overwrites max(2 x L2, 256 MiB) to evict the L2, then waits" },
-  profiler_start = { "dev:profiler_start([name])", "starts a profiler range (NVTX / Vulkan debug label)" },
-  profiler_stop = { "dev:profiler_stop()", "ends the profiler range" },
-  free = { "dev:free()", "releases the device (its buffers and kernels keep it alive until they go)" },
-}, device_fields)
-
-doc.types["gpu.buffer"] = described("buf", "device memory", {
-  upload = { "buf:upload(str [, offset])", "copies a string into the buffer (synchronous)" },
-  download = { "buf:download([offset [, n]]) -> string", "copies bytes out (synchronous)" },
-  fill = { "buf:fill(byte | pattern [, offset [, n]])", "fills with a byte or a repeated string (asynchronous)" },
-  fill_random = { "buf:fill_random{dtype=, dist=, seed=, ...}",
-    "random f32/f16/bf16/u8 values (also lo=, hi=, mean=, std=, offset=, n=)" },
-  copy_from = { "dst:copy_from(src [, dst_offset [, src_offset [, n]]])",
-    "device-to-device copy (asynchronous)" },
-  free = { "buf:free()", "releases the memory now (also at scope exit with <close>)" },
-}, {
-  size = { "buf.size -> integer", "bytes (also #buf)" },
-  closed = { "buf.closed -> boolean", "whether the buffer was released" },
-})
-
-doc.types["gpu.kernel"] = described("k", "a compiled kernel", {
-  launch = { "k:launch(grid, block, args...)",
-    "one launch; grid/block: n or {x, y, z}; args checked against k.params" },
-  free = { "k:free()", "releases the kernel now" },
-}, {
-  entry = { "k.entry -> string", "the entry point" },
-  label = { "k.label -> string", "the source file (or a label for inline source)" },
-  params = { "k.params -> {kind, ...}", "argument kinds: buffer, u32, i32, f32, u64" },
-  local_size = { "k.local_size -> {x, y, z}", "the shader's workgroup size (Vulkan)" },
-  cache_hit = { "k.cache_hit -> boolean", "whether the binary came from the disk cache" },
-  backend = { "k.backend -> string", "cuda or vulkan" },
-})
-
-doc.types["gpu.timer"] = described("t", "device timestamps in stream order", {
-  start = { "t:start()", "records the start timestamp after the work submitted so far" },
-  stop = { "t:stop()", "records the stop timestamp" },
-  ms = { "t:ms() -> number", "milliseconds from start to stop (waits for both)" },
-  free = { "t:free()", "releases the timer now" },
-}, {})
-
-doc.types["gpu.batch"] = described("b", "launches recorded once, replayed with one submission", {
-  submit = { "b:submit()", "replays the launches (a CUDA graph / pre-recorded command buffer)" },
-  free = { "b:free()", "releases the batch now" },
-}, {
-  count = { "b.count -> integer", "how many launches one submit makes" },
-  graph = { "b.graph -> boolean", "whether it replays as a graph / pre-recorded commands" },
-  launches = { "b.launches -> integer", "distinct launches it cycles through" },
-})
-
-doc.types["gpu.scalar"] = described("s", "a typed kernel argument from gpu.u32/i32/f32/u64", {}, {})
-
+-- The one-line descriptions of the gpu API (gpubench.repl_doc).
+local doc = require "gpubench.repl_doc"
 M.doc = doc
+M.INFO_FIELDS = doc.INFO_FIELDS
 
 -- ------------------------------------------------------------ gpu types
 
@@ -240,7 +115,7 @@ function M.inspect(v, limits)
     local total = 0
     for k, val in next, x do
       total = total + 1
-      local in_seq = math.type(k) == "integer" and k >= 1 and k <= seq
+      local in_seq = mathtype(k) == "integer" and k >= 1 and k <= seq
       if not in_seq and shown < limits.items and budget > 0 then
         c[copy(k, depth + 1)] = copy(val, depth + 1)
         shown, budget = shown + 1, budget - 1
@@ -283,7 +158,7 @@ function M.print_results(...)
   local n = select("#", ...)
   local parts = {}
   for i = 1, n do parts[i] = M.format((select(i, ...))) end
-  print(table.unpack(parts, 1, n))
+  print(unpack(parts, 1, n))
 end
 
 -- ----------------------------------------------------------------- help
@@ -292,7 +167,7 @@ end
 local function aligned(rows)
   local width = 0
   for _, r in ipairs(rows) do
-    if #r[1] <= 48 then width = math.max(width, #r[1]) end
+    if #r[1] <= 48 then width = max(width, #r[1]) end
   end
   local out = {}
   for _, r in ipairs(rows) do
@@ -363,7 +238,7 @@ local function key_text(k)
 end
 
 local function module_name(t)
-  for name, mod in next, package.loaded do
+  for name, mod in next, loaded do
     if mod == t and type(name) == "string" then return name end
   end
   return nil
@@ -377,7 +252,7 @@ local function table_help(t)
   local rows, more = {}, 0
   if seq > 0 then rows[1] = { ("[1] .. [%d]"):format(seq), "the array part" } end
   for _, k in ipairs(sorted_keys(t)) do
-    if not (math.type(k) == "integer" and k >= 1 and k <= seq) then
+    if not (mathtype(k) == "integer" and k >= 1 and k <= seq) then
       if #rows < MAX_HELP_ROWS then rows[#rows + 1] = { key_text(k), brief(rawget(t, k)) }
       else more = more + 1 end
     end
@@ -420,7 +295,7 @@ end
 -- "print", "string.format": where a function is found in the loaded modules.
 local function function_name(f)
   local best
-  for modname, mod in next, package.loaded do
+  for modname, mod in next, loaded do
     if type(mod) == "table" and type(modname) == "string" then
       for k, v in next, mod do
         if v == f and type(k) == "string" then
@@ -451,11 +326,11 @@ end
 local function function_help(f)
   local e = find_function(f)
   if e then return aligned({ e }) end
-  local info = debug.getinfo(f, "Su")
+  local info = getinfo(f, "Su")
   local name = function_name(f) or safe_tostring(f)
   if info.what == "C" then return name .. ": a C function (no description)" end
   local params = {}
-  for i = 1, info.nparams do params[i] = debug.getlocal(f, i) end
+  for i = 1, info.nparams do params[i] = getlocal(f, i) end
   if info.isvararg then params[#params + 1] = "..." end
   return ("%s: a Lua function (%s), defined at %s:%d"):format(name,
     concat(params, ", "), info.short_src, info.linedefined)
