@@ -50,7 +50,7 @@ local opts, meta = options.parse({
       help = "Time each submission with device timestamps or the host clock (cera's)." },
     options.submit_option("graph"),
     { "read_gbs", type = "float", help = "Read ceiling in GB/s (default: measured once, cached)." },
-  }, options.table_options()),
+  }, options.measure_options(), options.table_options()),
 }, arg)
 
 local shapes = SHAPES
@@ -60,7 +60,8 @@ local dev = gpu.open { backend = opts.backend, index = opts.device }
 options.require_l2(dev, opts.rotate) -- before the ceiling, whose first measurement is device work
 local ceil = ceilings.get(dev, { spec_gbs = opts.peak_gbs, read_gbs = opts.read_gbs })
 local peak = opts.peak_gbs or ceil.spec_gbs
-local timing_opts = { clock = opts.clock, graph = opts.submit == "graph" }
+local timing_opts = { clock = opts.clock, graph = opts.submit == "graph", method = opts.method, flush = opts.flush,
+                      rule = options.rule_of(opts, meta) }
 
 local table_cells = {} -- kernel-major, in cera's order
 for _, fmt in ipairs(opts.kernels) do
@@ -100,7 +101,8 @@ local sink <close> = report.open {
 
 local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = sink }
 sink:note(ceilings.note(ceil, peak, opts.peak_gbs and "PEAK_GBS"))
-sink:note(bench.describe { iters = opts.iters, rotate = opts.rotate, clock = opts.clock, graph = timing_opts.graph })
+sink:note(bench.describe { iters = opts.iters, rotate = opts.rotate, clock = opts.clock, graph = timing_opts.graph,
+                           method = opts.method, flush = opts.flush, rule = timing_opts.rule })
 sink:note("* GB/s = weight bytes / time (1 GB = 1e9 B)")
 sink:note(gemv_bench.check_note())
 for _, note in ipairs(gemv_bench.variant_notes(dev.backend, table_cells)) do sink:note(note) end

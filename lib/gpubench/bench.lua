@@ -28,7 +28,7 @@ local bench = {}
 
 -- The defaults of Cell:time and Cell:arm, overridable per call.
 bench.policy = {
-  flush = true,     -- flush L2 before each timing
+  flush = true,     -- flush L2 before each timing (true: the clean flush; or "clean", "write")
   settle_ms = 50,   -- then this many ms of the cell's own untimed calls
   runners = 5,      -- runners per cell, each with its own batches
   repeats = 3,      -- two-point timings per runner (its median kept)
@@ -161,14 +161,28 @@ function Cell:time(iters, opts)
   local rs = armed and self.armed.runners or {}
   local ok, d = pcall(function()
     if not armed then add_runners(rs, self.dev, launches, count, opts) end
-    if option(opts, "flush") then self.dev:flush_l2() end
+    local flush = option(opts, "flush")
+    if flush then self.dev:flush_l2(flush == true and "clean" or flush) end
     -- warmed once, by the first runner: the runners follow each other
     timing.settle(per_call_fn(rs[1], per_call), n, option(opts, "settle_ms"))
     local ds = {}
     for i, r in ipairs(rs) do
-      ds[i] = timing.two_point_median(per_call_fn(r, per_call), n, reps, { min_ratio = option(opts, "min_ratio") })
+      local run, o = per_call_fn(r, per_call), { min_ratio = option(opts, "min_ratio"), clock = opts.host_clock }
+      if opts.rule then -- the stopping rule over each runner's repeats
+        ds[i] = timing.two_point_until(run, n, opts.rule, o)
+      else
+        ds[i] = timing.two_point_median(run, n, reps, o)
+      end
     end
-    return timing.fastest_of(ds)
+    local d = timing.fastest_of(ds)
+    if opts.rule then
+      d.converged = true
+      for _, x in ipairs(ds) do d.converged = d.converged and x.converged end
+    end
+    -- every runner's every timing, both points: the raw material of the result
+    d.timings = {}
+    for i, x in ipairs(ds) do d.timings[i] = x.points end
+    return d
   end)
   if not armed then close_all(rs) end
   if not ok then error(d, 0) end
@@ -181,6 +195,7 @@ end
 function Cell:arm(iters, opts)
   opts = opts or {}
   if self.closed then error("bench: cell used after close", 2) end
+  if opts.method == "cold" then return self:arm_cold() end
   local n = self:calls(iters)
   local count = option(opts, "runners")
   local key = runner_key(n, count, opts)
@@ -199,10 +214,81 @@ function Cell:close()
   if self.closed then return end
   self.closed = true
   if self.armed then close_all(self.armed.runners); self.armed = nil end
+  if self.cold_batch then self.cold_batch:free(); self.cold_timer:free(); self.cold_batch = nil end
   for _, b in ipairs(self.buffers) do b:free() end
   self.buffers = {}
 end
 Cell.__close = Cell.close
+
+-- ------------------------------------------------------------ cold sampling
+
+-- The batch and timer a cold sample submits: one call (the first set).
+function Cell:arm_cold()
+  if self.closed then error("bench: cell used after close", 2) end
+  if self.cold_batch then return end
+  local spec = { count = self.per_call, graph = true }
+  for i = 1, self.per_call do spec[i] = self.launches[i] end
+  self.cold_batch = self.dev:batch(spec)
+  self.cold_timer = self.dev:timer()
+  self.cold_batch:submit()
+  self.dev:sync()
+end
+
+-- Times one call per sample, cold: per sample (batch:cold_sample) the L2
+-- flush (opts.flush: "clean", the default, or "write"), the start
+-- timestamp, the call and the stop timestamp are queued behind a held
+-- stream, so that nothing but device work lies between the timestamps.
+-- opts.warmup (3) calls first; then samples by the stopping rule
+-- (opts.rule, timing.rule's fields). Returns
+-- {ms = median, samples, summary (stats.summary), n, noise, converged,
+--  held, flush, fixed_ms, fixed_samples}: fixed_ms is the timer's residual,
+-- the median of an empty kernel timed the same way (bench.fixed_cost).
+function Cell:cold(opts)
+  opts = opts or {}
+  local stats = require "gpubench.stats"
+  self:arm_cold()
+  local flush = opts.flush or "clean"
+  local hold = opts.hold ~= false
+  for _ = 1, opts.warmup or 3 do self.cold_batch:cold_sample(self.cold_timer, { flush = flush, hold = hold }) end
+  local held = false
+  local samples, info = timing.sample_until(function()
+    local ms, h = self.cold_batch:cold_sample(self.cold_timer, { flush = flush, hold = hold })
+    held = h
+    return ms
+  end, opts.rule, opts.clock)
+  local fixed = bench.fixed_cost(self.dev, opts)
+  return {
+    ms = stats.median(samples), samples = samples, summary = stats.summary(samples), n = info.n,
+    noise = info.noise, converged = info.converged, held = held, flush = flush,
+    fixed_ms = fixed.ms, fixed_samples = fixed.samples,
+  }
+end
+
+-- fixed_cost(dev [, opts]) -> {ms, samples}: an empty kernel timed as a
+-- cold sample is (flush, hold, timestamps around one launch), the median of
+-- 20 samples, once per device, flush kind and hold; what a cold cell's time
+-- contains besides its call.
+local fixed_cache = setmetatable({}, { __mode = "k" })
+function bench.fixed_cost(dev, opts)
+  opts = opts or {}
+  local key = ("%s|%s"):format(opts.flush or "clean", tostring(opts.hold ~= false))
+  local per_dev = fixed_cache[dev]
+  if not per_dev then per_dev = {}; fixed_cache[dev] = per_dev end
+  if per_dev[key] then return per_dev[key] end
+  local kernels = require "gpubench.kernels"
+  local stats = require "gpubench.stats"
+  local k <close> = kernels.load(dev, "empty")
+  local out <close> = dev:buffer(16)
+  local b <close> = dev:batch { count = 1, graph = true, { k, 1, 1, out, 0 } }
+  local t <close> = dev:timer()
+  local o = { flush = opts.flush or "clean", hold = opts.hold ~= false }
+  for _ = 1, 3 do b:cold_sample(t, o) end
+  local samples = {}
+  for i = 1, 20 do samples[i] = b:cold_sample(t, o) end
+  local r = { ms = stats.median(samples), samples = samples }
+  per_dev[key] = r
+  return r
+end
 
 -- rotation_sets(set_bytes, l2_bytes, make_set [, factor = 4]) -> sets, copies
 -- The calls of a rotation: make_set(i) for i = 1..copies, copies the
@@ -239,13 +325,32 @@ function bench.describe(opts)
     opts.iters and (" with n = %d%s"):format(opts.iters, opts.rotate and " (at least the cell's copy count)" or "") or "")
   parts[#parts + 1] = ("%s clock, one %s submission per point"):format(option(opts, "clock"),
     option(opts, "graph") and "graph-replay" or "stream")
+  if opts.method == "cold" then
+    local rule = opts.rule or {}
+    return "* " .. table.concat({
+      ("time per call = one call between device timestamps, after a %s L2 flush (%s), all queued behind a held stream")
+        :format(opts.flush or "clean", (opts.flush or "clean") == "clean" and "a read pass over 2x L2: only clean lines left"
+          or "a memset of 2x L2: dirty lines left"),
+      rule.samples and ("%d samples after 3 warm-up calls, the median reported"):format(rule.samples)
+        or ("after 3 warm-up calls, samples until the median's relative noise is <= %g %% (at least %d, at most %g s; "
+          .. "\"not_converged\" otherwise), the median reported"):format(100 * (rule.max_noise or timing.RULE.max_noise),
+          rule.min_samples or timing.RULE.min_samples, rule.max_time or timing.RULE.max_time),
+      "fixed: the same timing of an empty kernel (the timer's residual, not subtracted)",
+    }, "; ")
+  end
   if option(opts, "flush") then
-    parts[#parts + 1] = ("after an L2 flush and %g ms of the cell's own untimed calls"):format(option(opts, "settle_ms"))
+    local f = option(opts, "flush")
+    parts[#parts + 1] = ("after a%s L2 flush and %g ms of the cell's own untimed calls")
+      :format(f == "write" and " write" or " clean", option(opts, "settle_ms"))
   else
     parts[#parts + 1] = ("after %g ms of the cell's own untimed calls (no L2 flush)"):format(option(opts, "settle_ms"))
   end
+  local rule = opts.rule
   parts[#parts + 1] = ("a cell's time is the fastest of %d runners (each its own graphs or command buffers), "
-    .. "a runner's the median of %d such timings"):format(option(opts, "runners"), option(opts, "repeats"))
+    .. "a runner's the median of %s such timings"):format(option(opts, "runners"),
+      rule and not rule.samples and ("as many as its median's noise needs (<= %g %%, at least %d, at most %g s)")
+        :format(100 * rule.max_noise, rule.min_samples, rule.max_time)
+      or tostring(rule and rule.samples or option(opts, "repeats")))
   parts[#parts + 1] = ("\"noise\": t(2n) < %g t(n) in half of them or more, raise the iterations")
     :format(option(opts, "min_ratio"))
   return "* " .. table.concat(parts, "; ")

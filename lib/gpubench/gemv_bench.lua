@@ -125,13 +125,27 @@ function gemv_bench.prepare_or_skip(dev, fmt, m, k, opts)
 end
 
 -- measure(p, iters, timing_opts, o) -> the row of a prepared cell (see row),
--- timed with Cell:time(iters, timing_opts); a "skipped" row for a skipped one.
+-- timed with Cell:time(iters, timing_opts), or cold (Cell:cold) when
+-- timing_opts.method == "cold"; a "skipped" row for a skipped one.
 function gemv_bench.measure(p, iters, timing_opts, o)
   if p.skip then
     return { kernel = p.fmt, m = p.m, k = p.k, status = "skipped", note = p.skip }
   end
+  if timing_opts.method == "cold" then
+    local c = p:cold { flush = timing_opts.flush, rule = timing_opts.rule }
+    local row = gemv_bench.row(p, { ms = c.ms }, 1, o)
+    row.status = c.converged and "ok" or "not_converged"
+    row.samples, row.summary, row.noise, row.n = c.samples, c.summary, c.noise, c.n
+    row.min_ms, row.p95_ms, row.fixed_us = c.summary.min, c.summary.p95, c.fixed_ms * 1e3
+    row.held, row.flush, row.fixed_samples = c.held, c.flush, c.fixed_samples
+    row.t_n, row.t_2n, row.iters = nil, nil, nil
+    return row
+  end
   local d, n = p:time(iters, timing_opts)
-  return gemv_bench.row(p, d, n, o)
+  local row = gemv_bench.row(p, d, n, o)
+  if d.converged == false and row.status == "ok" then row.status = "not_converged" end
+  row.timings = d.timings
+  return row
 end
 
 -- variant_notes(backend, cells) -> a footnote for every cell ({fmt, m, k,

@@ -513,6 +513,39 @@ function options.submit_option(default)
              .. "stream: n calls queued from the host, which times the host once a call is shorter than queueing it." }
 end
 
+-- How a cell is timed: --method (two-point over many calls, or cold: one
+-- call per sample from a flushed L2), --flush (which flush), and the
+-- stopping rule (--max-noise, --min-samples, --max-time, or --samples N).
+function options.measure_options(default_method)
+  return {
+    { "method", type = "enum", choices = { "two-point", "cold" }, default = default_method or "two-point",
+      help = "two-point: (t(2n) - t(n)) / n over many back-to-back calls; cold: one call per sample, each "
+        .. "after an L2 flush, between device timestamps queued behind a held stream." },
+    { "flush", type = "enum", choices = { "clean", "write" }, default = "clean",
+      help = "The L2 flush: clean (read 2x L2: clean lines only) or write (a memset, as nvbench and triton "
+        .. "flush: the next call pays for the dirty lines)." },
+    { "max_noise", type = "float", default = 0.5,
+      help = "Stopping rule: sample until the median's relative noise is at most this % (two-point repeats "
+        .. "follow the rule only when a rule option is given)." },
+    { "min_samples", type = "int", help = "Stopping rule: at least this many samples (default 20 cold, 3 two-point)." },
+    { "max_time", type = "float", default = 2, help = "Stopping rule: at most this many seconds of samples per cell." },
+    { "samples", type = "int", help = "Exactly this many samples per cell (two-point: repeats per runner) instead of the rule." },
+  }
+end
+
+-- rule_of(opts, meta) -> the stopping rule for timing.sample_until /
+-- bench (nil for two-point timings unless a rule option was given: they
+-- keep their fixed repeats).
+function options.rule_of(opts, meta)
+  local given = false
+  for _, k in ipairs { "max_noise", "min_samples", "max_time", "samples" } do
+    if meta.source[k] and meta.source[k] ~= "default" then given = true end
+  end
+  if opts.method ~= "cold" and not given then return nil end
+  return { max_noise = opts.max_noise / 100, max_time = opts.max_time, samples = opts.samples,
+           min_samples = opts.min_samples or (opts.method == "cold" and 20 or 3) }
+end
+
 -- The --rotate flag of experiments that rotate weight copies out of L2.
 function options.rotate_option(help)
   return { "rotate", type = "flag",

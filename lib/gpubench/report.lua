@@ -50,10 +50,14 @@ local function numeric(c) return c.format ~= nil or c.unit ~= nil end
 
 -- The text of one value in column c of row: a missing number shows the row's
 -- status ("noise", "skipped", ...) when it is not ok, else "-".
+-- Statuses that flag a measured row (its numbers stand, with a warning)
+-- rather than explain a row without numbers.
+report.FLAGS = { not_converged = true, throttled = true }
+
 local function cell_text(c, v, row)
   if v == nil then
     local st = row and row.status
-    if numeric(c) and st ~= nil and st ~= "ok" then return tostring(st) end
+    if numeric(c) and st ~= nil and st ~= "ok" and not report.FLAGS[st] then return tostring(st) end
     return "-"
   end
   if type(v) == "number" and c.format then
@@ -101,7 +105,9 @@ end
 local function row_line(columns, w, row)
   local texts = {}
   for i, c in ipairs(columns) do texts[i] = cell_text(c, row[c.key], row) end
-  return line_of(columns, w, texts)
+  local line = line_of(columns, w, texts)
+  if report.FLAGS[row.status] then line = line .. "  [" .. row.status .. "]" end
+  return line
 end
 
 local function check_columns(columns)
@@ -166,6 +172,7 @@ function report.markdown(columns, rows, notes)
   for _, r in ipairs(rows) do
     local t = {}
     for i, c in ipairs(columns) do t[i] = md_escape(cell_text(c, r[c.key], r)) end
+    if report.FLAGS[r.status] then t[#t] = t[#t] .. " [" .. r.status .. "]" end
     out[#out + 1] = "| " .. table.concat(t, " | ") .. " |"
   end
   local text = table.concat(out, "\n") .. "\n"

@@ -90,6 +90,33 @@ function stats.summary(samples)
   }
 end
 
+-- median_noise(samples) -> the relative noise of the median: the half-width
+-- of its 95 % distribution-free confidence interval (between the order
+-- statistics j and k with j, k = n/2 -/+ 0.98 sqrt(n), which needs n >= 6)
+-- over the median; for fewer samples, the relative standard deviation of
+-- the mean (stdev / mean / sqrt(n)), or math.huge for one sample. Cheap
+-- (one sort), so a stopping rule can ask after every sample.
+function stats.median_noise(samples)
+  local s = sorted_copy(samples, "stats.median_noise")
+  local n = #s
+  local med = quantile_sorted(s, 0.5)
+  if n >= 6 then
+    local half = 0.98 * math.sqrt(n)
+    local j = math.max(1, math.floor(n / 2 - half))
+    local k = math.min(n, math.ceil(n / 2 + half + 1))
+    if med == 0 then return 0 end
+    return (s[k] - s[j]) / 2 / math.abs(med)
+  end
+  if n == 1 then return math.huge end
+  local sum = 0
+  for i = 1, n do sum = sum + s[i] end
+  local mean = sum / n
+  local ss = 0
+  for i = 1, n do ss = ss + (s[i] - mean) ^ 2 end
+  if mean == 0 then return 0 end
+  return math.sqrt(ss / (n - 1)) / math.sqrt(n) / math.abs(mean)
+end
+
 local function check_level(level, who)
   if type(level) ~= "number" or not (level > 0 and level < 1) then
     error(("%s: level must be in (0, 1), got %s"):format(who, tostring(level)), 3)

@@ -117,7 +117,8 @@ end
 -- when "noise"). Returns the details of the median resolved measurement (the
 -- lower of the two middle ones for an even count), with d.repeats = every
 -- measurement's ms in order (false for noise). Noise unless more than half
--- resolved: then the last noise details, with repeats. Why: single two-point
+-- resolved: then the last noise details, with repeats; d.points = every
+-- measurement's {n, t_n, t_2n}. Why: single two-point
 -- timings of few-microsecond kernels move between runs of a table enough to
 -- make forward and reversed tables disagree by chance; a median of three
 -- does not follow one outlier (docs/results/h200-gemv.md, "Order dependence").
@@ -132,10 +133,14 @@ function timing.median_of(measure, reps)
     end
     ds[i] = d
   end
-  return by_majority(ds, function() return "measure()" end, function(resolved)
+  local points = {}
+  for i, d in ipairs(ds) do points[i] = { n = d.n, t_n = d.t_n, t_2n = d.t_2n } end
+  local d = by_majority(ds, function() return "measure()" end, function(resolved)
     table.sort(resolved, function(a, b) return a.ms < b.ms end)
     return resolved[(#resolved + 1) // 2]
   end, "repeats")
+  d.points = points -- every measurement's two times, in order
+  return d
 end
 
 -- settle(run, n, ms) -> runs
@@ -196,6 +201,108 @@ function timing.two_point_median(run, n, reps, opts)
     warmup = nil -- once: the repeats follow each other
     return d
   end, reps)
+end
+
+-- The stopping rule's defaults (an experiment's --max-noise, --min-samples,
+-- --max-time, --samples): sample until the median's relative noise
+-- (stats.median_noise) is at most max_noise, with at least min_samples and
+-- at most max_time seconds per cell; samples = N takes exactly N instead.
+timing.RULE = { max_noise = 0.005, min_samples = 20, max_time = 2.0, max_samples = 100000 }
+
+-- rule(opts) -> a checked rule: opts' fields over timing.RULE's.
+function timing.rule(opts)
+  opts = opts or {}
+  local r = {}
+  for k, v in pairs(timing.RULE) do r[k] = opts[k] == nil and v or opts[k] end
+  r.samples = opts.samples
+  if r.samples ~= nil then check_count(r.samples, "samples", "timing.rule") end
+  check_count(r.min_samples, "min_samples", "timing.rule")
+  check_count(r.max_samples, "max_samples", "timing.rule")
+  if type(r.max_noise) ~= "number" or not (r.max_noise > 0) then
+    error(("timing.rule: max_noise must be a positive number, got %s"):format(tostring(r.max_noise)), 2)
+  end
+  if type(r.max_time) ~= "number" or not (r.max_time > 0) then
+    error(("timing.rule: max_time must be a positive number of seconds, got %s"):format(tostring(r.max_time)), 2)
+  end
+  return r
+end
+
+-- sample_until(sample, rule [, clock]) -> samples, info
+-- Calls sample() (each returns one finite number) until the rule is met:
+-- with rule.samples, exactly that many; else until at least min_samples
+-- and the median's noise is at most max_noise, or until max_time seconds
+-- (clock(), default gpu.clock) or max_samples have passed -- then
+-- info.converged is false. info = {n, noise, converged, elapsed, rule}.
+function timing.sample_until(sample, rule, clock)
+  if type(sample) ~= "function" then error("timing.sample_until: sample must be a function", 2) end
+  rule = timing.rule(rule)
+  clock = clock or require("gpu").clock
+  local t0 = clock()
+  local out = {}
+  local function take()
+    local v = sample()
+    if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+      error(("timing.sample_until: sample() returned %s, not a finite number"):format(tostring(v)), 3)
+    end
+    out[#out + 1] = v
+  end
+  if rule.samples then
+    for _ = 1, rule.samples do take() end
+    local stats = require "gpubench.stats"
+    return out, { n = #out, noise = stats.median_noise(out), converged = true, fixed = true,
+                  elapsed = clock() - t0, rule = rule }
+  end
+  local stats = require "gpubench.stats"
+  local noise = math.huge
+  while true do
+    take()
+    local n = #out
+    if n >= rule.min_samples then
+      noise = stats.median_noise(out)
+      if noise <= rule.max_noise then
+        return out, { n = n, noise = noise, converged = true, elapsed = clock() - t0, rule = rule }
+      end
+    end
+    if clock() - t0 >= rule.max_time or n >= rule.max_samples then
+      if n < rule.min_samples then noise = stats.median_noise(out) end
+      return out, { n = n, noise = noise, converged = false, elapsed = clock() - t0, rule = rule }
+    end
+  end
+end
+
+-- two_point_until(run, n, rule [, opts]) -> details
+-- Two-point timings at n, one after the other, until the stopping rule is
+-- met over the resolved ones (their median's noise, at least min_samples
+-- of them; a "noise" timing counts against the time cap only), then the
+-- median as median_of returns it, with d.converged, d.noise and d.count.
+-- rule.samples = N times exactly N, as two_point_median does.
+function timing.two_point_until(run, n, rule, opts)
+  rule = timing.rule(rule)
+  if rule.samples then
+    local d = timing.two_point_median(run, n, rule.samples, opts)
+    d.converged, d.count = true, rule.samples
+    return d
+  end
+  local stats = require "gpubench.stats"
+  local clock = (opts and opts.clock) or require("gpu").clock
+  local t0 = clock()
+  local ds, ms = {}, {}
+  local noise, converged = math.huge, false
+  repeat
+    local d = select(-1, timing.two_point(run, n, { min_ratio = opts and opts.min_ratio,
+                                                     warmup = #ds == 0 and opts and opts.warmup or nil }))
+    ds[#ds + 1] = d
+    if d.ms then ms[#ms + 1] = d.ms end
+    if #ms >= rule.min_samples then
+      noise = stats.median_noise(ms)
+      converged = noise <= rule.max_noise
+    end
+  until converged or clock() - t0 >= rule.max_time or #ds >= rule.max_samples
+  local i = 0
+  local d = timing.median_of(function() i = i + 1; return ds[i] end, #ds)
+  if #ms > 0 and #ms < rule.min_samples then noise = stats.median_noise(ms) end
+  d.converged, d.noise, d.count = converged, noise, #ds
+  return d
 end
 
 -- Validates the sampling options shared by samples() and cold().

@@ -25,7 +25,7 @@ out=$("$G" --backend vulkan tests/examples/copy_table.lua --sizes 64K,256K --ite
         --json "$tmp/c.jsonl" 2>"$tmp/err"); rc=$?
 check "the example runs (rc=$rc: $(head -c 300 "$tmp/err"))" '[[ $rc -eq 0 ]]'
 check "a row per size" 'grep -Eq "^ +64 KiB +([0-9.]+|noise)" <<<"$out" && grep -Eq "^ +256 KiB +([0-9.]+|noise)" <<<"$out"'
-check "the footer names the method" 'grep -q "fastest of 5 runners" <<<"$out" && grep -q "after an L2 flush" <<<"$out"'
+check "the footer names the method" 'grep -q "fastest of 5 runners" <<<"$out" && grep -q "after a clean L2 flush" <<<"$out"'
 check "the footer names the read ceiling" 'grep -q "% read: of" <<<"$out"'
 check "--validate ran reversed at 5x" 'grep -q "validation: reversed order, 5x iterations" <<<"$out"'
 check "JSON: environment, 2 cells, end" '[[ $(grep -c "\"type\":\"cell\"" "$tmp/c.jsonl") -eq 2 && $(grep -c "\"type\":\"end\"" "$tmp/c.jsonl") -eq 1 ]]'
