@@ -90,6 +90,30 @@ static int dev_flush_l2(lua_State *L) {
     return 0;
 }
 
+/* dev:clocks() -> {sm_mhz, memory_mhz, max_sm_mhz, max_memory_mhz,
+ * temperature_c, power_w, reasons, source} | nil, why */
+static int dev_clocks(lua_State *L) {
+    gb_device *d = lb_check_device(L, 1);
+    gb_clocks c;
+    gb_err e = {0};
+    if (gb_device_clocks(d, &c, &e) != 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, e.msg ? e.msg : "clocks unavailable");
+        gb_err_clear(&e);
+        return 2;
+    }
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, c.sm_mhz), lua_setfield(L, -2, "sm_mhz");
+    lua_pushinteger(L, c.memory_mhz), lua_setfield(L, -2, "memory_mhz");
+    lua_pushinteger(L, c.max_sm_mhz), lua_setfield(L, -2, "max_sm_mhz");
+    lua_pushinteger(L, c.max_memory_mhz), lua_setfield(L, -2, "max_memory_mhz");
+    lua_pushinteger(L, c.temperature_c), lua_setfield(L, -2, "temperature_c");
+    lua_pushnumber(L, c.power_w), lua_setfield(L, -2, "power_w");
+    if (c.has_reasons) lua_pushinteger(L, (lua_Integer)c.reasons), lua_setfield(L, -2, "reasons");
+    lua_pushstring(L, c.source), lua_setfield(L, -2, "source");
+    return 1;
+}
+
 static int dev_profiler(lua_State *L, int begin) {
     gb_device *d = lb_check_device(L, 1);
     const char *name = luaL_optstring(L, 2, "gpubench");
@@ -105,7 +129,8 @@ void lb_open_device(lua_State *L) {
         {"buffer", lb_device_buffer},   {"kernel", lb_device_kernel},
         {"timer", lb_device_timer},     {"record", lb_device_record},
         {"batch", lb_device_batch},     {"sync", dev_sync},
-        {"flush_l2", dev_flush_l2},     {"profiler_start", dev_profiler_start},
+        {"flush_l2", dev_flush_l2},     {"clocks", dev_clocks},
+        {"profiler_start", dev_profiler_start},
         {"profiler_stop", dev_profiler_stop}, {NULL, NULL}};
     lb_register(L, GPU_DEVICE_MT, sizeof(l_device), methods, dev_free, dev_index, dev_tostring);
 }

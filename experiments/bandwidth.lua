@@ -139,7 +139,7 @@ local sink <close> = report.open {
   env = report.environment(dev, meta, { ceilings = ceil }),
 }
 
-local tb <close> = cells.table { cells = table_cells, prepare = prepare, measure = measure, iters = opts.iters,
+local tb <close> = cells.table { cells = table_cells, prepare = prepare, measure = measure, iters = opts.iters, monitor = dev,
                                  timing = timing_opts, ready = function() bench.ready(dev) end }
 local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = sink }
 

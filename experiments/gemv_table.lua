@@ -73,7 +73,7 @@ end
 -- Each cell is prepared (weights made, kernel checked) and armed once, before
 -- any timing, and kept for both rounds and --validate.
 local tb <close> = cells.table {
-  cells = table_cells, iters = opts.iters, timing = timing_opts,
+  cells = table_cells, iters = opts.iters, timing = timing_opts, monitor = dev,
   prepare = function(c) return gemv_bench.prepare_or_skip(dev, c.fmt, c.m, c.k, { rotate = opts.rotate }) end,
   ready = function() bench.ready(dev) end,
   measure = function(p, ctx)

@@ -174,7 +174,7 @@ local sink <close> = report.open {
   env = report.environment(dev, meta, { ceilings = ceil }),
 }
 -- every variant prepared and armed before the first timed round (cells.table)
-cells.run { cells = table_cells, prepare = prepare, measure = measure, iters = opts.iters,
+cells.run { cells = table_cells, prepare = prepare, measure = measure, iters = opts.iters, monitor = dev,
             ready = function() bench.ready(dev) end, rounds = opts.rounds, sink = sink }
 sink:note(("* %% read: of %.1f GB/s (%s); * marks the default geometry; every timed variant "
   .. "matched the FP64 oracle first"):format(ceil.read_gbs, ceil.read_source))

@@ -543,6 +543,15 @@ void gb_timer_free(gb_timer *t) {
 
 /* ------------------------------------------------------------------ misc */
 
+int gb_device_clocks(gb_device *d, gb_clocks *out, gb_err *e) {
+    if (check_open(d, e)) return -1;
+    memset(out, 0, sizeof *out);
+    if (d->ops->clocks) return d->ops->clocks(&d->info, out, e);
+    const gb_backend_ops *cuda = gb_backend_find("cuda");
+    if (d->info.vendor_id == 0x10de && cuda && cuda->clocks) return cuda->clocks(&d->info, out, e);
+    return GB_FAIL(e, "clocks: %s is not an NVIDIA GPU (clocks are read through NVML)", d->info.name);
+}
+
 /* Ranges nest; an end without a begin is refused here, for every backend,
  * before it reaches a driver (unbalanced labels have crashed one). */
 int gb_profiler_range(gb_device *d, const char *name, int begin, gb_err *e) {

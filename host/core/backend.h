@@ -198,6 +198,18 @@ typedef struct gb_kernel_source {
     int nparams;
 } gb_kernel_source;
 
+/* Clocks and limits a device reports while it runs (NVML on NVIDIA GPUs).
+ * Unknown values are 0. reasons: NVML's clocks event (throttle) reasons bit
+ * mask, when has_reasons. */
+typedef struct gb_clocks {
+    uint32_t sm_mhz, memory_mhz, max_sm_mhz, max_memory_mhz;
+    uint32_t temperature_c;
+    double power_w;
+    uint64_t reasons;
+    int has_reasons;
+    char source[16];
+} gb_clocks;
+
 /* ------------------------------------------------------------- backend ops */
 
 struct gb_backend_ops {
@@ -273,6 +285,10 @@ struct gb_backend_ops {
      * host round trip inside it (gb_cold_sample). May be NULL (no hold). */
     int (*hold)(gb_device *d, gb_err *e);
     int (*release)(gb_device *d, gb_err *e);
+
+    /* Reads the clocks of the GPU that info describes (found by UUID, so a
+     * device of another backend on the same GPU is served too). May be NULL. */
+    int (*clocks)(const gb_device_info *info, gb_clocks *out, gb_err *e);
 };
 
 /* The backends host/cuda and host/vulkan define. This library does not link
@@ -367,6 +383,10 @@ int gb_cold_sample(gb_batch *b, gb_timer *t, gb_flush_kind flush, int hold, doub
 /* Adjusts a live-object counter (objects the device owns for itself, such
  * as the flush buffer, are not the caller's). */
 void gb_live_adjust(int which, long delta);
+
+/* The device's clocks through whichever registered backend can read them
+ * for its GPU (CUDA's NVML for an NVIDIA GPU, also when Vulkan opened it). */
+int gb_device_clocks(gb_device *d, gb_clocks *out, gb_err *e);
 
 /* Monotonic host clock in seconds. */
 double gb_clock_seconds(void);

@@ -34,6 +34,7 @@ const gb_backend_ops gb_cuda_backend = {
     .flush_entry = "gpubench_flush_read",
     .hold = gb_cuda_hold,
     .release = gb_cuda_release,
+    .clocks = gb_cuda_clocks,
 };
 
 #else /* built without cuda.h / nvrtc.h */
@@ -63,6 +64,7 @@ const gb_backend_ops gb_cuda_backend = {
     .device_info = not_built_info,
     .open = not_built_open,
     .compile_only = not_built_compile,
+    .clocks = gb_cuda_clocks,
 };
 
 #endif

@@ -16,4 +16,8 @@
 int gb_cuda_load_driver(gb_err *e);
 int gb_cuda_load_nvrtc(gb_err *e);
 
+/* The clocks of the NVIDIA GPU info describes, through NVML (nvml.c);
+ * available in every build, since NVML needs no CUDA header. */
+int gb_cuda_clocks(const gb_device_info *info, gb_clocks *out, gb_err *e);
+
 #endif

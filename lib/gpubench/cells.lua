@@ -48,6 +48,8 @@ Table.__index = Table
 -- measure(p, ctx) returns the cell's row (a table); ctx = {cell =, round =,
 --   last =, scale =, index =, iters = iters x scale (when iters is given)}.
 -- close(p, cell): at table close; the default calls p:close() when present.
+-- monitor: a device whose clocks are read around each cell (gpubench.clocks):
+--   a cell that ran throttled is flagged "throttled".
 function cells.table(o)
   if type(o) ~= "table" or type(o.cells) ~= "table" then
     error("cells.table: cells (a list) is required", 2)
@@ -61,7 +63,9 @@ function cells.table(o)
   if o.iters ~= nil and (math.tointeger(o.iters) == nil or o.iters < 1) then
     error(("cells.table: iters must be a positive integer, got %s"):format(tostring(o.iters)), 2)
   end
-  return setmetatable({ spec = o, cells = o.cells, prepared = nil, armed_scale = nil }, Table)
+  local watch = function(measure) return measure() end
+  if o.monitor then watch = require("gpubench.clocks").monitor(o.monitor) end
+  return setmetatable({ spec = o, cells = o.cells, prepared = nil, armed_scale = nil, watch = watch }, Table)
 end
 
 function Table:prepare_all()
@@ -117,7 +121,7 @@ function Table:run(r)
       local cell = self.cells[i]
       local ctx = { cell = cell, round = round, last = last, scale = scale, index = i,
                     iters = o.iters and o.iters * scale }
-      local row = o.measure(self.prepared[i], ctx)
+      local row = self.watch(function() return o.measure(self.prepared[i], ctx) end)
       if type(row) ~= "table" then
         error(("cells.run: measure returned %s for %s, not a row table")
           :format(type(row), cells.label(cell, i)), 0)

@@ -438,24 +438,6 @@ local DEVICE_FIELDS = {
 -- device, driver, backend, clocks where readable, gpubench version, git
 -- revision, command line, resolved options, date. meta is options.parse's
 -- second result; extra is merged in last.
--- Current clocks of an NVIDIA GPU, read through nvidia-smi when it is there
--- (matched by UUID, so the right GPU of several): a run at low clocks says so
--- in its environment. nil when unreadable.
-local function nvidia_clocks(d)
-  if d.vendor_id ~= 0x10de or type(d.uuid) ~= "string" or #d.uuid ~= 32 then return nil end
-  local u = d.uuid
-  local id = ("GPU-%s-%s-%s-%s-%s"):format(u:sub(1, 8), u:sub(9, 12), u:sub(13, 16), u:sub(17, 20), u:sub(21))
-  local p = io.popen(("nvidia-smi --query-gpu=clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,"
-    .. "power.draw --format=csv,noheader,nounits -i %s 2>/dev/null"):format(id))
-  if not p then return nil end
-  local line = p:read("l")
-  p:close()
-  local sm, mem, max_sm, temp, power = (line or ""):match("^%s*([%d.]+),%s*([%d.]+),%s*([%d.]+),%s*([%d.]+),%s*([%d.]+)")
-  if not sm then return nil end
-  return { sm_mhz = tonumber(sm), memory_mhz = tonumber(mem), max_sm_mhz = tonumber(max_sm),
-           temperature_c = tonumber(temp), power_w = tonumber(power), source = "nvidia-smi" }
-end
-
 function report.environment(dev, meta, extra)
   local env = {}
   if dev then
@@ -466,7 +448,7 @@ function report.environment(dev, meta, extra)
     end
     env.device = d
     env.backend, env.driver = d.backend, d.driver_version
-    env.clocks = nvidia_clocks(d)
+    env.clocks = require("gpubench.clocks").read(dev) -- NVML on NVIDIA GPUs; nil elsewhere
     if (d.memory_clock_khz or 0) > 0 then
       env.clocks = env.clocks or {}
       env.clocks.memory_clock_khz = d.memory_clock_khz

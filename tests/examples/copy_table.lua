@@ -12,7 +12,8 @@ local ceil = gb.ceilings.get(dev)
 local copy, grid = gb.kernels.load(dev, "copy"), gb.kernels.grid(dev)
 local list = {}
 for _, size in ipairs(opts.sizes) do list[#list + 1] = { label = "copy " .. size, size = size } end
-local tb <close> = gb.cells.table { cells = list, iters = opts.iters, ready = function() gb.bench.ready(dev) end,
+local tb <close> = gb.cells.table { cells = list, iters = opts.iters, monitor = dev, -- flags a throttled GPU
+  ready = function() gb.bench.ready(dev) end,
   prepare = function(c) -- buffers made and the kernel checked once, before any timing
     local src, dst = dev:buffer(c.size), dev:buffer(c.size)
     src:fill_random { dtype = "u8", seed = 1 }

@@ -1,0 +1,83 @@
+-- gpubench.clocks: is the GPU running at full speed while a cell is timed?
+--
+-- Why: one throttled card (power cap, heat) makes every cell it timed look
+-- like a kernel difference. On NVIDIA GPUs, whichever backend opened them,
+-- dev:clocks() reads NVML (loaded at run time, never required): SM and
+-- memory clocks, their maxima, temperature, power and the driver's throttle
+-- reasons. cells.table reads them before and after each cell and flags the
+-- cell "throttled" when the SM clock after it fell below 90 % of the
+-- maximum or a throttle reason was set.
+
+local clocks = {}
+
+-- NVML's clocks event reasons that mean the clock was held down (idle,
+-- application clocks, sync boost and display clocks are not throttling).
+clocks.REASONS = {
+  [0x4] = "sw_power_cap", [0x8] = "hw_slowdown", [0x20] = "sw_thermal",
+  [0x40] = "hw_thermal", [0x80] = "hw_power_brake",
+}
+clocks.MIN_FRACTION = 0.9
+
+-- read(dev) -> the clocks table, or nil and why (not an NVIDIA GPU, no NVML).
+function clocks.read(dev)
+  if type(dev) ~= "userdata" and type(dev) ~= "table" then return nil, "no device" end
+  local ok, c, why = pcall(function() return dev:clocks() end)
+  if not ok then return nil, tostring(c) end
+  return c, why
+end
+
+-- reason_names(mask) -> the throttle reasons set in mask, as names (sorted).
+function clocks.reason_names(mask)
+  local out = {}
+  for bit, name in pairs(clocks.REASONS) do
+    if mask and mask & bit ~= 0 then out[#out + 1] = name end
+  end
+  table.sort(out)
+  return out
+end
+
+-- judge(before, after) -> why (a string) when the cell ran throttled, else nil.
+-- The SM clock is judged after the cell, while it is still busy (before it,
+-- an idle GPU runs at idle clocks); a throttle reason counts either time.
+function clocks.judge(before, after)
+  local why = {}
+  if after and (after.max_sm_mhz or 0) > 0 and after.sm_mhz < clocks.MIN_FRACTION * after.max_sm_mhz then
+    why[#why + 1] = ("SM clock %d MHz after the cell, below %d %% of its maximum %d MHz")
+      :format(after.sm_mhz, math.floor(100 * clocks.MIN_FRACTION), after.max_sm_mhz)
+  end
+  local reasons = {}
+  for _, c in pairs { before or false, after or false } do
+    for _, n in ipairs(clocks.reason_names(c and c.reasons)) do reasons[n] = true end
+  end
+  local names = {}
+  for n in pairs(reasons) do names[#names + 1] = n end
+  table.sort(names)
+  if #names > 0 then why[#why + 1] = "throttle reason " .. table.concat(names, ", ") end
+  if #why == 0 then return nil end
+  return table.concat(why, "; ")
+end
+
+-- monitor(dev) -> a function(measure) that reads the clocks around
+-- measure() and returns its row, flagged "throttled" (row.throttle says
+-- why) when judge() says so; row.clocks = {before, after}. Without clocks
+-- (not an NVIDIA GPU) the row is returned as it is.
+function clocks.monitor(dev)
+  local first, why = clocks.read(dev)
+  if not first then return function(measure) return measure() end, why end
+  return function(measure)
+    local before = clocks.read(dev)
+    local row = measure()
+    local after = clocks.read(dev)
+    if type(row) == "table" then
+      row.clocks = { before = before, after = after }
+      local t = clocks.judge(before, after)
+      if t then
+        row.throttle = t
+        if row.status == nil or row.status == "ok" then row.status = "throttled" end
+      end
+    end
+    return row
+  end
+end
+
+return clocks

@@ -1,0 +1,49 @@
+-- gpubench.clocks: the throttle verdict from NVML readings (synthetic ones
+-- here), and cells.table flagging a throttled cell without touching its numbers.
+local t = dofile("tests/lua/harness.lua")
+local clocks = require "gpubench.clocks"
+local cells = require "gpubench.cells"
+
+local function reading(sm, reasons) return { sm_mhz = sm, max_sm_mhz = 1980, reasons = reasons or 0 } end
+
+t.test("judge: the SM clock after the cell against 90 % of the maximum, and throttle reasons", function()
+  t.eq(clocks.judge(reading(345), reading(1980)), nil, "idle before, full speed after: fine")
+  t.eq(clocks.judge(reading(1980), reading(1782)), nil, "exactly 90 %")
+  t.eq(clocks.judge(reading(1980), reading(1700)),
+    "SM clock 1700 MHz after the cell, below 90 % of its maximum 1980 MHz")
+  t.eq(clocks.judge(reading(1980, 0x4), reading(1980)), "throttle reason sw_power_cap")
+  t.eq(clocks.judge(reading(1980, 0x1 | 0x2), reading(1980, 0x10)), nil, "idle, app clocks, sync boost are not throttling")
+  t.eq(clocks.judge(nil, reading(1000, 0x40 | 0x8)),
+    "SM clock 1000 MHz after the cell, below 90 % of its maximum 1980 MHz; throttle reason hw_slowdown, hw_thermal")
+  t.eq(clocks.reason_names(0x80 | 0x20), { "hw_power_brake", "sw_thermal" })
+end)
+
+-- A device whose clocks() returns scripted readings.
+local function fake_dev(seq)
+  local i = 0
+  return { clocks = function() i = i + 1; return seq[i] or seq[#seq] end }
+end
+
+t.test("cells.table with a monitor: a throttled cell keeps its numbers, flagged, with both readings", function()
+  -- monitor() reads once to see whether clocks exist, then before/after each cell
+  local dev = fake_dev { reading(1980), reading(1980), reading(1980), reading(1980), reading(1500) }
+  local rows = cells.run { cells = { { label = "a" }, { label = "b" } }, rounds = 1, monitor = dev,
+                           measure = function(c) return { name = c.label, ms = 1.5 } end }
+  t.eq({ rows[1].status, rows[1].ms }, { nil, 1.5 })
+  t.eq({ rows[2].status, rows[2].ms }, { "throttled", 1.5 })
+  t.truthy(rows[2].throttle:find("1500 MHz", 1, true), rows[2].throttle)
+  t.eq(rows[2].clocks.after.sm_mhz, 1500)
+  -- a device without clocks: rows untouched
+  local plain = { clocks = function() return nil, "not an NVIDIA GPU" end }
+  local r = cells.run { cells = { {} }, rounds = 1, monitor = plain, measure = function() return { ms = 1 } end }
+  t.eq(r[1].clocks, nil)
+end)
+
+t.test("on the Vulkan device (lavapipe): no clocks, and why", function()
+  local dev = t.device("vulkan")
+  local c, why = clocks.read(dev)
+  t.eq(c, nil)
+  t.truthy(why:find("not an NVIDIA GPU", 1, true), why)
+end)
+
+t.run()
