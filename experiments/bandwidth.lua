@@ -122,6 +122,10 @@ local function measure(p, ctx)
   }
 end
 
+local tb <close> = cells.table { cells = table_cells, prepare = prepare, measure = measure, iters = opts.iters,
+                                 monitor = dev, timing = timing_opts, ready = function() bench.ready(dev) end }
+if tb:special(opts) then return end
+
 -- 4. Report: console, and CSV / JSON lines / Markdown when asked.
 local sink <close> = report.open {
   title = ("bandwidth on %s (%s, %s)"):format(dev.name, dev.backend, dev.driver_version),
@@ -139,8 +143,7 @@ local sink <close> = report.open {
   env = report.environment(dev, meta, { ceilings = ceil }),
 }
 
-local tb <close> = cells.table { cells = table_cells, prepare = prepare, measure = measure, iters = opts.iters, monitor = dev,
-                                 timing = timing_opts, ready = function() bench.ready(dev) end }
+
 local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = sink }
 
 sink:note(bench.describe { iters = opts.iters, clock = opts.clock, graph = timing_opts.graph })

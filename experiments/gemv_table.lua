@@ -58,8 +58,7 @@ if opts.m or opts.k then shapes = { { m = opts.m or 2816, k = opts.k or 1024, la
 
 local dev = gpu.open { backend = opts.backend, index = opts.device }
 options.require_l2(dev, opts.rotate) -- before the ceiling, whose first measurement is device work
-local ceil = ceilings.get(dev, { spec_gbs = opts.peak_gbs, read_gbs = opts.read_gbs })
-local peak = opts.peak_gbs or ceil.spec_gbs
+local ceil, peak -- measured after the cells are declared (--list-cells and --profile need neither)
 local timing_opts = { clock = opts.clock, graph = opts.submit == "graph", method = opts.method, flush = opts.flush,
                       rule = options.rule_of(opts, meta) }
 
@@ -83,6 +82,9 @@ local tb <close> = cells.table {
     return row
   end,
 }
+if tb:special(opts) then return end
+ceil = ceilings.get(dev, { spec_gbs = opts.peak_gbs, read_gbs = opts.read_gbs })
+peak = opts.peak_gbs or ceil.spec_gbs
 
 local sink <close> = report.open {
   title = ("gemv_table on %s (%s, driver %s)%s"):format(dev.name, dev.backend, dev.driver_version,

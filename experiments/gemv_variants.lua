@@ -19,6 +19,7 @@ local cells = require "gpubench.cells"
 local report = require "gpubench.report"
 local gemv = require "gpubench.gemv"
 local gemv_bench = require "gpubench.gemv_bench"
+local validate = require "gpubench.validate"
 local bench = require "gpubench.bench"
 
 local opts, meta = options.parse({
@@ -36,9 +37,7 @@ local opts, meta = options.parse({
     { "iters", type = "int", default = 200, env = "ITERS", max = options.MAX_ITERS,
       help = "Launches n at the first timing point." },
     options.rotate_option(),
-    { "rounds", type = "int", default = 2, help = "Table rounds; only the last is reported." },
-    { "csv", type = "path", help = "Write a CSV file." },
-  }),
+  }, options.table_options()),
 }, arg)
 
 -- "ROWS=2,4;WARPS=1,2" -> { {name="ROWS", values={2,4}}, ... }
@@ -160,6 +159,11 @@ local function measure(p, ctx)
   return row
 end
 
+-- every variant prepared and armed before the first timed round
+local tb <close> = cells.table { cells = table_cells, prepare = prepare, measure = measure, iters = opts.iters,
+                                 monitor = dev, ready = function() bench.ready(dev) end }
+if tb:special(opts) then return end
+
 local sink <close> = report.open {
   title = ("gemv_variants on %s (%s), m=%d k=%d%s"):format(dev.name, dev.backend, opts.m, opts.k,
     opts.rotate and ", weights rotated out of L2" or ""),
@@ -170,13 +174,14 @@ local sink <close> = report.open {
     { key = "gbs", title = "GB/s", format = "%.1f", width = 9 },
     { key = "pct_read", title = "% read", format = "%.1f", width = 7 },
   },
-  csv = opts.csv,
+  csv = opts.csv, json = opts.json, markdown = opts.markdown,
   env = report.environment(dev, meta, { ceilings = ceil }),
 }
--- every variant prepared and armed before the first timed round (cells.table)
-cells.run { cells = table_cells, prepare = prepare, measure = measure, iters = opts.iters, monitor = dev,
-            ready = function() bench.ready(dev) end, rounds = opts.rounds, sink = sink }
+local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = sink }
 sink:note(("* %% read: of %.1f GB/s (%s); * marks the default geometry; every timed variant "
   .. "matched the FP64 oracle first"):format(ceil.read_gbs, ceil.read_source))
 sink:note(bench.describe { iters = opts.iters, rotate = opts.rotate })
+if opts.validate then
+  validate.run { table = tb, first = rows, ran = ran, key = "ms", rounds = opts.rounds, format = "%.5f", sink = sink }
+end
 sink:close()

@@ -264,6 +264,25 @@ function Cell:cold(opts)
   }
 end
 
+-- profile(name [, opts]): one call of the cell between profiler start and
+-- stop, for `ncu --profile-from-start off`: warmed up and flushed (opts.flush,
+-- "clean") first, so the profiler sees exactly one cold call, inside a
+-- profiler range (an NVTX range on CUDA, a debug label on Vulkan) named
+-- after the cell.
+function Cell:profile(name, opts)
+  opts = opts or {}
+  self:arm_cold()
+  for _ = 1, 3 do self.cold_batch:submit() end
+  self.dev:flush_l2(opts.flush or "clean")
+  self.dev:profiler_start(name)
+  local ok, err = pcall(function()
+    self.cold_batch:submit()
+    self.dev:sync()
+  end)
+  self.dev:profiler_stop()
+  if not ok then error(err, 0) end
+end
+
 -- fixed_cost(dev [, opts]) -> {ms, samples}: an empty kernel timed as a
 -- cold sample is (flush, hold, timestamps around one launch), the median of
 -- 20 samples, once per device, flush kind and hold; what a cold cell's time

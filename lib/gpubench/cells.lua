@@ -126,6 +126,7 @@ function Table:run(r)
         error(("cells.run: measure returned %s for %s, not a row table")
           :format(type(row), cells.label(cell, i)), 0)
       end
+      if row.label == nil then row.label = cells.label(cell, i) end -- the name --profile takes
       rows[i] = row
       ran[#ran + 1] = i
       if last and r.sink then
@@ -138,6 +139,38 @@ function Table:run(r)
   bar:finish() -- erase the progress line before any error message is printed
   if not ok then error(err, 0) end
   return rows, ran
+end
+
+-- special(opts [, out]) -> true when opts asked for something other than
+-- the table, done: --list-cells prints every cell's name (no device work);
+-- --profile NAME prepares that cell alone and runs one call of it between
+-- profiler start and stop (bench Cell:profile; opts.flush the flush kind).
+-- An unknown name is a usage error that says how to list the names.
+function Table:special(o, out)
+  out = out or io.stdout
+  if o.list_cells then
+    for i, c in ipairs(self.cells) do out:write(cells.label(c, i), "\n") end
+    return true
+  end
+  if not o.profile then return false end
+  for i, c in ipairs(self.cells) do
+    if cells.label(c, i) == o.profile then
+      local p = self.spec.prepare and self.spec.prepare(c) or c
+      local ok, err = pcall(function()
+        if type(p) ~= "table" or type(p.profile) ~= "function" then
+          error(("cells: %s cannot be profiled (%s)"):format(o.profile, type(p) == "table" and
+            (p.skip or p.why or p.status or "it has no bench cell") or "not prepared"), 0)
+        end
+        p:profile(o.profile, { flush = o.flush })
+      end)
+      if p ~= c and type(p) == "table" and type(p.close) == "function" then p:close() end
+      if not ok then error(err, 0) end
+      out:write(("profiled one call of %s between profiler start and stop\n"):format(o.profile))
+      return true
+    end
+  end
+  require("gpubench.errors").usage(("--profile=%s names no cell of this table (--list-cells lists them)")
+    :format(o.profile))
 end
 
 function Table:close()

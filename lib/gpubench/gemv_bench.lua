@@ -106,7 +106,8 @@ function gemv_bench.row(p, d, iters, o)
     kernel = p.fmt, m = p.m, k = p.k, status = d.ms and "ok" or "noise",
     ms = d.ms, gbs = gbs, pct_peak = ceilings.pct(gbs, o.peak_gbs), pct_read = ceilings.pct(gbs, o.read_gbs),
     fits = o.rotate and ("DRAM x" .. p.copies) or ceilings.regime(p.working_set, o.l2_bytes),
-    weight_bytes = p.weight_bytes, iters = iters, copies = p.copies,
+    weight_bytes = p.weight_bytes, model_bytes = p.weight_bytes + 4 * p.k + 4 * p.m, -- W, x and y once
+    iters = iters, copies = p.copies,
     t_n = d.t_n, t_2n = d.t_2n, samples = { d.t_n, d.t_2n }, -- the fastest runner's median repeat
     repeats = d.repeats, runners = d.runners,
     max_rel_err = p.check.worst_rel,

@@ -486,6 +486,10 @@ function options.table_options()
     { "json", type = "path", output = true,
       help = "Write JSON lines: the environment, then one line per cell (- for standard output)." },
     { "markdown", type = "path", output = true, help = "Write a Markdown table at the end (- for standard output)." },
+    { "profile", type = "string", argname = "<cell>",
+      help = "Instead of the table, one call of this cell between profiler start and stop "
+        .. "(ncu --profile-from-start off), after warm-up and a flush." },
+    { "list_cells", type = "flag", help = "Print the names of the table's cells (for --profile) and exit." },
   }
 end
 
