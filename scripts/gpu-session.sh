@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
-# One call on a GPU server that has no Lua or Vulkan packages: the build folder
-# (built on Debian 12, Lua & co. linked statically) travels with the tree, the
-# Vulkan loader travels as .deb files in .gl/ (see the device notes), and every
-# log goes to $LOGS, packed at the end into $OUT/gpu-logs.tgz (the device tool
-# brings back at most 8 files).
+# One call on a GPU server that has no Lua or Vulkan packages: the packed
+# build (scripts/pack-for-gpu.sh, Lua & co. linked statically) travels with
+# the tree, the Vulkan loader travels as .deb files in .gl/ (see the device
+# notes), and every log goes to $LOGS, packed at the end into
+# $OUT/gpu-logs.tgz (the device tool brings back at most 8 files). A call is
+# limited to 10 minutes: run the phases in separate calls.
 #
-#   scripts/gpu-session.sh check          # device list, backend tests, Lua tests, GEMV correctness
-#   scripts/gpu-session.sh quick          # CUDA bandwidth and the 14336x5120 rotated GEMV table
-#   scripts/gpu-session.sh bandwidth      # bandwidth --validate on both backends
+#   scripts/gpu-session.sh check       # device list, backend and Lua tests on both backends, the CUDA fault test
+#   scripts/gpu-session.sh sanitize    # compute-sanitizer memcheck and racecheck over every CUDA kernel's test
+#   scripts/gpu-session.sh flush       # 14336x5120 cold cells with both flushes; ncu crosscheck; DRAM writes after each flush
+#   scripts/gpu-session.sh stopping    # one stopping-rule cell, three runs
+#   scripts/gpu-session.sh bandwidth   # bandwidth --validate on both backends
 #   scripts/gpu-session.sh tables [cuda|vulkan]   # the GEMV tables for docs/results
-#   scripts/gpu-session.sh all
+#   scripts/gpu-session.sh compare DIR [cuda|vulkan]  # gemv_table and bandwidth, this build and DIR's, same commands
 set -uo pipefail
-phase=${1:-all}
-backends=${2:-cuda vulkan}
+phase=${1:-check}
+arg2=${2:-}
+set -- "$@" "" "" ""
 OUT=${OUT:-$PWD/gpu-out}
 LOGS=${LOGS:-/tmp/gpu-logs}
 mkdir -p "$OUT" "$LOGS"
-trap 'tar czf "$OUT/gpu-logs.tgz" -C "$LOGS" .' EXIT
+trap 'tar czf "$OUT/gpu-logs-$phase.tgz" -C "$LOGS" .' EXIT
 if [[ -d .gl ]] && ! ldconfig -p | grep -q libvulkan.so.1; then
   for f in .gl/*.deb; do dpkg -x "$f" /; done
   ldconfig
@@ -25,52 +29,79 @@ if [[ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json && -z "${VK_DRIVER
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
 export GPUBENCH_CACHE_DIR=${GPUBENCH_CACHE_DIR:-/tmp/gpubench-cache}
-BIN=${BIN:-build}
+BIN=${BIN:-build-dist}
 G=$BIN/gpubench
-git_rev=$($G -e 'print(require "gpu".git)' 2>/dev/null)
-echo "gpubench $git_rev, $(date -u +%Y-%m-%dT%H:%MZ)" > "$LOGS/revision.txt"
+NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+SAN=${SAN:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
+echo "gpubench $($G -e 'print(require "gpu".git)' 2>/dev/null), $(date -u +%Y-%m-%dT%H:%MZ)" > "$LOGS/revision.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv \
-  > "$LOGS/nvidia-smi.txt" 2>&1
+  > "$LOGS/nvidia-smi-$phase.txt" 2>&1
 status=0
 run() { # run NAME CMD... : logs to $LOGS/NAME.log, prints a one-line verdict
   local name=$1; shift
   local t0=$SECONDS
   "$@" > "$LOGS/$name.log" 2>&1
   local rc=$?
-  printf '%-28s rc=%d %4ds  %s\n' "$name" "$rc" $((SECONDS - t0)) "$(grep -E 'passed|checks|skipped' "$LOGS/$name.log" | tail -1)"
+  printf '%-34s rc=%d %4ds  %s\n' "$name" "$rc" $((SECONDS - t0)) \
+    "$(grep -E 'passed|checks|skipped|ERROR SUMMARY' "$LOGS/$name.log" | tail -1)"
   ((rc == 0)) || status=1
   return $rc
 }
 
-if [[ $phase == check || $phase == all ]]; then
+case $phase in
+check)
   $G --list-devices | tee "$LOGS/devices.txt"
   run c_cuda_backend $BIN/test_cuda_backend
   run c_vulkan_backend $BIN/test_vulkan_backend
   run c_vulkan_batch $BIN/test_vulkan_batch
-  run c_nvrtc $BIN/test_nvrtc_compile
   for t in tests/lua/test_*.lua; do
     n=$(basename "$t" .lua)
     run "lua_$n" $G "$t"
   done
   run lua_test_gemv_vulkan_nv $G --backend vulkan tests/lua/test_gemv_vulkan.lua
-fi
-
-if [[ $phase == quick ]]; then
-  run bandwidth_cuda $G --backend cuda experiments/bandwidth.lua --sizes 1G,4G
-  run gemv_cuda_14336x5120_rot env M=14336 K=5120 $G --backend cuda experiments/gemv_table.lua --rotate
-  cat "$LOGS/bandwidth_cuda.log" "$LOGS/gemv_cuda_14336x5120_rot.log"
-fi
-
-if [[ $phase == bandwidth || $phase == all ]]; then
+  run cli_cuda_fault bash tests/cli/test_cuda_fault.sh $G
+  run cli_bad_inputs_nv env GPUBENCH_BACKEND=vulkan bash tests/cli/test_bad_inputs.sh $G
+  ;;
+sanitize)
+  for tool in memcheck racecheck; do
+    run "san_${tool}_c" timeout 240 "$SAN" --tool $tool --report-api-errors no --error-exitcode 9 $BIN/test_cuda_backend
+    run "san_${tool}_gemv" timeout 300 "$SAN" --tool $tool --report-api-errors no --error-exitcode 9 \
+      $G tests/lua/test_gemv_cuda.lua
+  done
+  ;;
+flush)
+  for f in write clean; do
+    run "cold_$f" env M=14336 K=5120 $G --backend cuda experiments/gemv_table.lua --method cold --flush $f \
+      --json "$LOGS/cold_$f.jsonl"
+    cat "$LOGS/cold_$f.log"
+  done
+  run crosscheck env M=14336 K=5120 JSON="$LOGS/crosscheck.jsonl" NCU="$NCU" GPUBENCH=$G \
+    bash tools/ncu_crosscheck.sh experiments/gemv_table.lua --backend cuda --flush clean
+  cat "$LOGS/crosscheck.log"
+  # DRAM bytes a flushed call writes: ncu leaves the caches as gpubench's flush left them
+  for f in write clean; do
+    run "dirty_$f" env M=14336 K=5120 "$NCU" --profile-from-start off --cache-control none --clock-control none \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum --csv --print-units base \
+      $G experiments/gemv_table.lua --backend cuda --kernels q4_k,q8_0,bf16 --flush $f --profile "q4_k custom"
+    grep -E 'dram__|gpu__time' "$LOGS/dirty_$f.log"
+  done
+  ;;
+stopping)
+  for i in 1 2 3; do
+    run "stop_$i" env M=14336 K=5120 $G --backend cuda experiments/gemv_table.lua --kernels q4_k --method cold \
+      --max-noise 0.5 --max-time 5 --json "$LOGS/stop_$i.jsonl"
+    grep -E '^q4_k' "$LOGS/stop_$i.log"
+  done
+  ;;
+bandwidth)
   for b in cuda vulkan; do
     run "bandwidth_$b" $G --backend $b experiments/bandwidth.lua --sizes 256M,1G,2G --validate \
       --refresh-ceiling --json "$LOGS/bandwidth_$b.jsonl"
     cat "$LOGS/bandwidth_$b.log"
   done
-fi
-
-if [[ $phase == tables || $phase == all ]]; then
-  for b in $backends; do
+  ;;
+tables)
+  for b in ${arg2:-cuda vulkan}; do
     for o in forward reverse; do
       run "gemv_${b}_$o" $G --backend $b experiments/gemv_table.lua --order $o \
         --markdown "$LOGS/gemv_${b}_$o.md" --json "$LOGS/gemv_${b}_$o.jsonl"
@@ -81,5 +112,28 @@ if [[ $phase == tables || $phase == all ]]; then
       --rotate --validate --markdown "$LOGS/gemv_${b}_14336x5120_rot.md" \
       --json "$LOGS/gemv_${b}_14336x5120_rot.jsonl"
   done
-fi
+  ;;
+compare)
+  # The same commands through this build and an earlier one (DIR: a tree with
+  # its own build-dist/, run from there so it uses its own lib/ and
+  # experiments/), in the order new, old, old, new per experiment, on the
+  # backend named third (default cuda), for cell-by-cell agreement.
+  old=${arg2:?compare needs the earlier tree}
+  b=${3:-cuda}
+  one() { # one WHO NAME ENV... -- ARGS...
+    local who=$1 name=$2; shift 2
+    local envs=()
+    while [[ $1 != -- ]]; do envs+=("$1"); shift; done
+    shift
+    local dir=$PWD
+    [[ $who == old ]] && dir=$old
+    run "cmp_${name}_${b}_$who$SECONDS" env -C "$dir" "${envs[@]}" "$dir/$BIN/gpubench" --backend $b "$@" \
+      --json "$LOGS/cmp_${name}_${b}_$who$SECONDS.jsonl"
+  }
+  for who in new old; do one $who gemv -- experiments/gemv_table.lua; done
+  for who in old new; do one $who rot M=14336 K=5120 -- experiments/gemv_table.lua --rotate; done
+  for who in new old; do one $who bw -- experiments/bandwidth.lua; done
+  ;;
+*) echo "unknown phase $phase"; exit 2 ;;
+esac
 exit $status
