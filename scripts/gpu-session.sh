@@ -78,6 +78,16 @@ flush)
   run crosscheck env M=14336 K=5120 JSON="$LOGS/crosscheck.jsonl" NCU="$NCU" GPUBENCH=$G \
     bash tools/ncu_crosscheck.sh experiments/gemv_table.lua --backend cuda --flush clean
   cat "$LOGS/crosscheck.log"
+  # What ncu counts for a call that does nothing: an empty kernel, with ncu's
+  # flush and with none (the baseline of the DRAM bytes below)
+  for cc in all none; do
+    run "empty_$cc" "$NCU" --profile-from-start off --cache-control $cc --clock-control none \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum --csv --print-units base \
+      $G -e 'local d = require "gpu".open{backend = "cuda"}; local k = require "gpubench.kernels".load(d, "empty")
+        local o = d:buffer(16); d:flush_l2(); d:flush_l2(); d:profiler_start("empty"); k:launch(1, 1, o, 0)
+        d:sync(); d:profiler_stop()'
+    grep -E 'dram__|gpu__time' "$LOGS/empty_$cc.log"
+  done
   # DRAM bytes a flushed call writes: ncu leaves the caches as gpubench's flush left them
   for f in write clean; do
     run "dirty_$f" env M=14336 K=5120 "$NCU" --profile-from-start off --cache-control none --clock-control none \

@@ -125,6 +125,7 @@ struct gb_device {
     gb_buffer *flush_out; /* the clean flush's never-written output */
     gb_kernel *flush_kernel; /* the clean flush's read kernel, compiled on first use */
     int flush_dirty;         /* a write flush left its pattern in flush_buf */
+    int flush_primed;        /* the clean flush ran its first passes since the last fill */
     int profiler_depth;   /* open profiler ranges (gb_profiler_range) */
     /* Set when the device cannot be used any more: a wait ran past the time
      * limit (work still running), or a fault left the context unusable. Every

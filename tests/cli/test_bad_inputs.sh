@@ -50,9 +50,11 @@ case_ "a shader that includes itself" 60 1 "includes nest deeper than 32" env --
   -e "$vk; d:kernel{file = 'tests/bad_inputs/self_include.comp'}"
 
 # --- launch counts: every launch recorded in one command buffer until memory ran out
-case_ "3 million launches in one batch, memory bounded" 120 1 "did not finish within 3 s" \
+# (a GPU runs them within the limit, a CPU device does not: either is fine, a crash or an abort is not)
+case_ "3 million launches in one batch, recorded in chunks" 120 0 "" \
   env GPUBENCH_TIMEOUT=3 -- -e "$vk; local k = require('gpubench.kernels').load(d, 'copy')
-    local a, b = d:buffer(4096), d:buffer(4096); d:record(3000000, k, 1, 256, a, b, 256); d:sync()"
+    local a, b = d:buffer(4096), d:buffer(4096); d:record(3000000, k, 1, 256, a, b, 256)
+    local ok, err = pcall(d.sync, d); assert(ok or tostring(err):find('did not finish within 3 s', 1, true), err)"
 case_ "ITERS past what two-point timing can count" 30 2 "ITERS=3000000000 is out of range" env ITERS=3000000000 -- experiments/bandwidth.lua
 
 # --- a kernel that never ends: waits had no time limit
