@@ -9,7 +9,8 @@
 #   scripts/gpu-session.sh check       # device list, backend and Lua tests on both backends, the CUDA fault test
 #   scripts/gpu-session.sh sanitize    # compute-sanitizer memcheck and racecheck over every CUDA kernel's test
 #   scripts/gpu-session.sh flush       # 14336x5120 cold cells with both flushes; ncu crosscheck; DRAM writes after each flush
-#   scripts/gpu-session.sh stopping    # one stopping-rule cell, three runs
+#   scripts/gpu-session.sh probe       # DRAM writes of a cold call after each flush (tools/flush_probe.lua under ncu)
+#   scripts/gpu-session.sh stopping    # two stopping-rule cells, three runs
 #   scripts/gpu-session.sh bandwidth   # bandwidth --validate on both backends
 #   scripts/gpu-session.sh tables [cuda|vulkan]   # the GEMV tables for docs/results
 #   scripts/gpu-session.sh compare DIR [cuda|vulkan]  # gemv_table and bandwidth, this build and DIR's, same commands
@@ -96,11 +97,17 @@ flush)
     grep -E 'dram__|gpu__time' "$LOGS/dirty_$f.log"
   done
   ;;
+probe)
+  run flush_probe "$NCU" --profile-from-start off --cache-control none --clock-control none \
+    --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum --csv --print-units base \
+    $G tools/flush_probe.lua
+  grep -E 'profiled:|dram__bytes_write|gpu__time' "$LOGS/flush_probe.log" | sed -E 's/.*"([a-z_]+__[a-z_.]+)","[a-z]+","([0-9,]+)"/\1 \2/'
+  ;;
 stopping)
   for i in 1 2 3; do
-    run "stop_$i" env M=14336 K=5120 $G --backend cuda experiments/gemv_table.lua --kernels q4_k --method cold \
-      --max-noise 0.5 --max-time 5 --json "$LOGS/stop_$i.jsonl"
-    grep -E '^q4_k' "$LOGS/stop_$i.log"
+    run "stop_$i" env M=14336 K=5120 $G --backend cuda experiments/gemv_table.lua --kernels q4_k,bf16 --method cold \
+      --max-noise ${MAX_NOISE:-0.25} --max-time 5 --json "$LOGS/stop_$i.jsonl"
+    grep -E '^(q4_k|bf16)' "$LOGS/stop_$i.log"
   done
   ;;
 bandwidth)
