@@ -2,7 +2,8 @@
 -- of L2 flush. Run under `ncu --profile-from-start off --cache-control none
 -- --metrics dram__bytes_write.sum,gpu__time_duration.sum`: every profiled
 -- range holds one kernel, in the order printed. The sequences: a q4_k GEMV
--- (14336 x 5120, or M, K) after the write flush, after one clean flush, after
+-- (14336 x 5120, or M, K) after the first clean flush of the process (a fresh
+-- flush buffer), after the write flush, after one clean flush, after
 -- five, after a clean flush and a 10 ms pause; then the clean flush's own
 -- read pass right after a write flush (the write-backs it absorbs).
 local gpu = require "gpu"
@@ -19,6 +20,7 @@ local function call(name)
   print("profiled: " .. name)
 end
 for _ = 1, 3 do cell.cold_batch:submit() end
+dev:flush_l2(); call("after the first clean flush (a fresh flush buffer)")
 dev:flush_l2("write"); call("after the write flush")
 dev:flush_l2(); call("after one clean flush")
 for _ = 1, 5 do dev:flush_l2() end; call("after five clean flushes")
