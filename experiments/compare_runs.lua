@@ -1,93 +1,81 @@
--- experiments/compare_runs.lua: do two runs of a table agree, cell by cell?
+-- experiments/compare_runs.lua: is run B faster, slower or the same as run A, cell by cell?
 --
---   gpubench experiments/compare_runs.lua --first forward.jsonl --second reverse.jsonl
---   gpubench experiments/compare_runs.lua --first a.jsonl --second b.jsonl --key gbs --threshold 5
+--   gpubench experiments/compare_runs.lua A.jsonl B.jsonl
+--   gpubench experiments/compare_runs.lua A.jsonl B.jsonl --threshold 1
+--   gpubench experiments/compare_runs.lua --first A.jsonl --second B.jsonl
 --
--- Reads two JSON-lines outputs of an experiment (--json), matches their cells
--- by label (kernel and shape, whatever order each run used) and prints each
--- cell's ratio, flagging those that differ by more than the threshold. It is
--- the offline form of --validate, for runs made separately: a forward and a
--- reversed table (cera's check for positional artifacts), two ITERS, two
--- builds. Exit status 1 when a resolvable cell moved, so scripts can gate on it.
+-- Reads two JSON-lines outputs (--json) of any experiment, matches their cells
+-- (by label, whatever order each run used) and decides each from its samples
+-- (gpubench.compare): SAME, FASTER or SLOWER by a bootstrap interval of the
+-- ratio of medians, with a geometric-mean summary. For a forward against a
+-- reversed table (cera's positional artifacts), two ITERS, two builds. Exit
+-- status 1 when a cell is significantly slower in B by more than --threshold
+-- (or, in files without samples, slower by more than it).
 
+local compare = require "gpubench.compare"
 local options = require "gpubench.options"
 local report = require "gpubench.report"
-local validate = require "gpubench.validate"
 
 local opts = options.parse({
   name = "compare_runs",
-  description = "Cell-by-cell agreement of two JSON-lines outputs of one experiment.",
+  description = "Cell-by-cell comparison of two JSON-lines outputs of one experiment, from their samples.",
+  arguments = {
+    { "files", args = "0-2", argname = "<run.jsonl>", help = "The two runs, A then B (or --first, --second)." },
+  },
   options = {
-    { "first", type = "path", argname = "<first.jsonl>", help = "The first run (--json output)." },
-    { "second", type = "path", argname = "<second.jsonl>", help = "The second run." },
-    { "key", type = "string", default = "ms", help = "The metric compared (a column of the rows)." },
-    { "threshold", type = "float", default = 5, help = "Flag cells that differ by more than this %." },
+    { "first", type = "path", argname = "<a.jsonl>", help = "Run A (--json output)." },
+    { "second", type = "path", argname = "<b.jsonl>", help = "Run B." },
+    { "threshold", type = "float", default = 2, min = 0,
+      help = "A cell is FASTER or SLOWER only when its ratio differs from 1 by more than this %." },
+    { "level", type = "float", default = 0.95, help = "Confidence level of the intervals, in (0, 1).",
+      check = function(v) return v > 0 and v < 1, "must be in (0, 1)" end },
+    { "key", type = "string", default = "ms",
+      help = "The metric compared where a file has no samples (a column of the rows)." },
     { "match", type = "string", default = "kernel,shape,m,k",
-      help = "Row fields that identify a cell in both runs." },
+      help = "Row fields that identify a cell when the rows carry no label." },
   },
 }, arg)
-if not opts.first or not opts.second then
-  options.fail("compare_runs: --first and --second (two --json outputs) are required")
+
+local files = opts.files or {}
+if opts.first and opts.second and #files == 0 then files = { opts.first, opts.second } end
+if #files ~= 2 or ((opts.first or opts.second) and #opts.files > 0) then
+  options.fail("compare_runs: two runs are needed: A.jsonl B.jsonl (or --first A --second B)")
 end
 
 local fields = {}
 for f in opts.match:gmatch("[^,]+") do fields[#fields + 1] = f end
 
-local function cells_of(path)
-  local f = io.open(path, "rb")
-  if not f then options.fail(("compare_runs: cannot read %s"):format(path)) end
-  f:close()
-  local rows, by_id, order = {}, {}, {}
-  for _, rec in ipairs(report.read_jsonl(path)) do
-    if rec.type == "cell" then
-      local parts = {}
-      for i, name in ipairs(fields) do
-        local v = rec[name] -- JSON numbers decode as floats: show 1024, not 1024.0
-        parts[i] = tostring(math.type(v) == "float" and math.tointeger(v) or v)
-      end
-      local id = table.concat(parts, " ")
-      if by_id[id] then options.fail(("compare_runs: %s holds cell %s twice"):format(path, id)) end
-      by_id[id] = rec
-      order[#order + 1] = id
-      rows[#rows + 1] = rec
-    end
-  end
-  if #rows == 0 then options.fail(("compare_runs: %s holds no cells"):format(path)) end
-  return by_id, order
+local function load(path)
+  local ok, run = pcall(compare.load, path)
+  if not ok then options.fail("compare_runs: " .. tostring(run):gsub("^.-compare: ", "")) end
+  return run
 end
+local a, b = load(files[1]), load(files[2])
+local rows, s = compare.runs(a, b, { threshold = opts.threshold / 100, level = opts.level,
+                                     key = opts.key, match = fields })
+-- Cells in one run only are named: a cell that vanished (a failed build, a
+-- different --kernels) must not pass unnoticed.
+for _, id in ipairs(s.only_a) do io.stderr:write(("compare_runs: cell %s is only in %s\n"):format(id, a.path)) end
+for _, id in ipairs(s.only_b) do io.stderr:write(("compare_runs: cell %s is only in %s\n"):format(id, b.path)) end
 
-local a, order = cells_of(opts.first)
-local b, order_b = cells_of(opts.second)
-local first, second, labels = {}, {}, {}
-for _, id in ipairs(order) do
-  if b[id] then
-    first[#first + 1], second[#second + 1], labels[#labels + 1] = a[id], b[id], id
-  else
-    io.stderr:write(("compare_runs: cell %s is only in %s\n"):format(id, opts.first))
-  end
+for _, r in ipairs(rows) do
+  r.interval = r.lo and ("%.3f..%.3f"):format(r.lo, r.hi) or ""
 end
--- Unmatched cells of either run are named: a cell that vanished from one run
--- (a failed build, a different --kernels) must not pass unnoticed.
-for _, id in ipairs(order_b) do
-  if not a[id] then
-    io.stderr:write(("compare_runs: cell %s is only in %s\n"):format(id, opts.second))
-  end
-end
-
-local results, moved = validate.compare(first, second, opts.key, opts.threshold / 100)
-local rows, worst = {}, 0
-for i, r in ipairs(results) do
-  rows[i] = { cell = labels[i], first = r.first, second = r.second, ratio = r.ratio or "noise",
-              status = r.status }
-  if r.ratio then worst = math.max(worst, math.abs(r.ratio - 1)) end
-end
+io.stdout:write(("A: %s\nB: %s\ncells matched by %s; B / A medians, %g %% interval\n\n")
+  :format(a.path, b.path, s.by, 100 * opts.level))
 io.stdout:write(report.table_text({
   { key = "cell", width = 28 },
-  { key = "first", title = "first " .. opts.key, format = "%.5f", width = 12 },
-  { key = "second", title = "second " .. opts.key, format = "%.5f", width = 12 },
-  { key = "ratio", format = "%.3f", width = 7 },
-  { key = "status", width = 6 },
+  { key = "a", title = "A", format = "%.5f", width = 11 },
+  { key = "b", title = "B", format = "%.5f", width = 11 },
+  { key = "ratio", title = "B/A", format = "%.4f", width = 7 },
+  { key = "interval", width = 13 },
+  { key = "verdict", width = 7 },
+  { key = "basis", width = 14 },
 }, rows))
-print(("%d cells compared; %d moved more than %g %%; largest difference among resolvable cells %.1f %%")
-  :format(#results, moved, opts.threshold, 100 * worst))
-if moved > 0 then os.exit(1) end
+print(("%d cells compared: %d same, %d faster, %d slower%s%s; geometric mean B/A %s (threshold %g %%)")
+  :format(s.compared, s.same, s.faster, s.slower,
+    s.moved > 0 and (", %d moved (no samples)"):format(s.moved) or "",
+    s.no_data > 0 and (", %d without data"):format(s.no_data) or "",
+    s.geomean and ("%.4f"):format(s.geomean) or "n/a", opts.threshold))
+-- A cell without samples that moved the slower way fails too: nothing shows it is noise.
+if s.slower > 0 or s.moved_slower > 0 then os.exit(1) end

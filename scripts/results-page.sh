@@ -33,9 +33,9 @@ section() { # section TITLE FILE
 }
 compare() { # compare A B
   [[ -f "$1" && -f "$2" ]] || return 0
-  printf 'Forward vs reversed, cell by cell (`experiments/compare_runs.lua`, ms, 5 %% threshold):\n\n```\n'
-  "$G" experiments/compare_runs.lua --first "$1" --second "$2" | tail -n 1 || true
-  "$G" experiments/compare_runs.lua --first "$1" --second "$2" | grep -E "moved$" || true
+  printf 'Forward vs reversed, cell by cell (`experiments/compare_runs.lua`, from the samples, 2 %% threshold):\n\n```\n'
+  "$G" experiments/compare_runs.lua "$1" "$2" | tail -n 1 || true
+  "$G" experiments/compare_runs.lua "$1" "$2" | grep -E " (FASTER|SLOWER|MOVED) " || true
   printf '```\n\n'
 }
 echo "## Bandwidth (experiments/bandwidth.lua --validate)"

@@ -332,6 +332,10 @@ local function build_parser(spec, decls)
     -- for one knob on a command line is a mistake (a pasted command, a typo).
     el:target(d.name):count("0-1"):overwrite(false)
   end
+  -- Positional arguments (spec.arguments): { name, help =, args = "?" | "0-2" | ... }.
+  for _, a in ipairs(spec.arguments or {}) do
+    p:argument(a[1], a.help):args(a.args or "?"):argname(a.argname or ("<" .. a[1] .. ">"))
+  end
   return p
 end
 
@@ -445,6 +449,7 @@ function options.parse(spec, argv, popts)
       end
     end
   end
+  for _, a in ipairs(spec.arguments or {}) do opts[a[1]] = res[a[1]] end
   check_outputs(decls, opts, meta)
   return opts, meta
 end
