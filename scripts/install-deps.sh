@@ -8,7 +8,7 @@ packages=(
   libvulkan-dev mesa-vulkan-drivers vulkan-tools
   glslc glslang-tools glslang-dev spirv-tools libshaderc-dev
   libxxhash-dev
-  libreadline8 tmux
+  libreadline8 tmux gnuplot-nox
 )
 missing=()
 for p in "${packages[@]}"; do
