@@ -1,11 +1,13 @@
 /* require "gpubench.ref": the weight formats' geometry, random valid blocks,
  * reference dequantization and the FP64 GEMV oracle (host/ref: formats.c,
- * blocks.c, dequant.c, gemv.c; the formats themselves are defined in
- * docs/FORMATS.md). Every bulk loop runs here in C: Lua passes whole strings
+ * blocks.c, dequant.c, gemv.c; the planar formats and the Linear reference in
+ * planar.c, linear.c; the formats themselves are defined in docs/FORMATS.md).
+ * Every bulk loop runs here in C: Lua passes whole strings
  * (little-endian f32 or block bytes) and gets whole strings or tables back.
  *
  * Scratch arrays live in userdata, not malloc, so an error raised halfway
  * (a bad table entry, a failing C call) leaks nothing. */
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -22,6 +24,7 @@
 #include "ref_blocks.h"
 #include "ref_dequant.h"
 #include "ref_gemv.h"
+#include "ref_planar.h"
 
 /* Raises a printf-formatted message (lua_pushfstring knows no %zu or %llu). */
 static int ref_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -259,6 +262,293 @@ static int l_check_rows(lua_State *L) {
     return 4;
 }
 
+/* ------------------------------------------------------------------ planar formats
+ * The planar group formats and the Linear reference (host/ref/planar.c,
+ * linear.c). A planar format is named by its table name ("Q4G64_F16S") or its
+ * qtype ("q4", "q5", "q6", "w8", "nvfp4", "bf16"), or given as one of the
+ * ref.planar_formats tables. */
+
+static const gb_planar_format *check_planar(lua_State *L, int i, const char *fn) {
+    const char *name = NULL;
+    if (lua_type(L, i) == LUA_TSTRING) {
+        name = lua_tostring(L, i);
+    } else if (lua_type(L, i) == LUA_TTABLE) {
+        lua_getfield(L, i, "name"); /* left on the stack: name stays valid */
+        name = lua_tostring(L, -1);
+    }
+    if (!name)
+        ref_error(L, "ref.%s: fmt must be a planar format name (a string), got %s", fn,
+                  luaL_typename(L, i));
+    const gb_planar_format *f;
+    gb_err e = {0};
+    if (gb_planar_lookup(name, &f, &e) != 0) lb_raise(L, &e);
+    return f;
+}
+
+/* The optional NVFP4 tensor scale: a finite number, 1 when absent. */
+static float check_gscale(lua_State *L, int i, const char *fn) {
+    if (lua_isnoneornil(L, i)) return 1.0f;
+    if (lua_type(L, i) != LUA_TNUMBER)
+        ref_error(L, "ref.%s: gscale must be a finite number, got %s", fn, luaL_typename(L, i));
+    double g = lua_tonumber(L, i);
+    if (!isfinite(g) || fabs(g) > FLT_MAX) /* checked before the cast, which would be UB */
+        ref_error(L, "ref.%s: gscale must be a finite number (an fp32), got %g", fn, g);
+    return (float)g;
+}
+
+static void planar_layout(lua_State *L, const gb_planar_format *f, uint64_t n, uint64_t k,
+                          gb_planar_layout *l, const char *fn) {
+    gb_err e = {0};
+    if (gb_planar_layout_of(f, n, k, l, fn, &e) != 0) lb_raise(L, &e);
+    if (l->bytes > SIZE_MAX / 2)
+        ref_error(L, "ref.%s: %s n=%llu k=%llu is too large", fn, f->name, (unsigned long long)n,
+                  (unsigned long long)k);
+}
+
+/* The weights argument: exactly the weight bytes of the shape. */
+static const char *check_weights(lua_State *L, int i, const gb_planar_format *f,
+                                 const gb_planar_layout *l, const char *fn) {
+    size_t len;
+    const char *w = check_bytes(L, i, &len, fn, "weights");
+    if ((uint64_t)len != l->bytes)
+        ref_error(L, "ref.%s: weights are %zu bytes, but %s n=%llu k=%llu takes %llu bytes", fn,
+                  len, f->name, (unsigned long long)l->n, (unsigned long long)l->k,
+                  (unsigned long long)l->bytes);
+    return w;
+}
+
+/* A string argument of exactly count elements of elem bytes, copied into
+ * aligned scratch memory (a Lua string's bytes carry no alignment promise). */
+static void *check_array(lua_State *L, int i, uint64_t count, size_t elem, const char *fn,
+                         const char *what, const char *kind, const char *shape) {
+    size_t len;
+    const char *p = check_bytes(L, i, &len, fn, what);
+    if (count > (SIZE_MAX / 2) / elem || (uint64_t)len != count * elem)
+        ref_error(L, "ref.%s: %s is %zu bytes, expected %s = %llu %s values (%llu bytes)", fn, what,
+                  len, shape, (unsigned long long)count, kind, (unsigned long long)(count * elem));
+    void *out = scratch(L, count, elem, fn, what);
+    memcpy(out, p, len);
+    return out;
+}
+
+/* t x n, checked for overflow; the product is what every [T, N] array holds. */
+static uint64_t outputs(lua_State *L, uint64_t t, uint64_t n, const char *fn) {
+    if (t > (SIZE_MAX / 16) / n)
+        ref_error(L, "ref.%s: t=%llu x n=%llu outputs is too many", fn, (unsigned long long)t,
+                  (unsigned long long)n);
+    return t * n;
+}
+
+/* ref.k_pad(fmt, k) -> K padded to the format's multiple (k itself for BF16) */
+static int l_k_pad(lua_State *L) {
+    const gb_planar_format *f = check_planar(L, 1, "k_pad");
+    uint64_t k = check_positive(L, 2, "k_pad", "k");
+    gb_planar_layout l;
+    planar_layout(L, f, 1, k, &l, "k_pad");
+    lua_pushinteger(L, (lua_Integer)l.k_pad);
+    return 1;
+}
+
+/* ref.planar_weight_bytes(fmt, n, k) */
+static int l_planar_weight_bytes(lua_State *L) {
+    const gb_planar_format *f = check_planar(L, 1, "planar_weight_bytes");
+    uint64_t n = check_positive(L, 2, "planar_weight_bytes", "n");
+    uint64_t k = check_positive(L, 3, "planar_weight_bytes", "k");
+    gb_planar_layout l;
+    planar_layout(L, f, n, k, &l, "planar_weight_bytes");
+    lua_pushinteger(L, (lua_Integer)l.bytes);
+    return 1;
+}
+
+/* ref.planar_planes(fmt, n, k) -> {{name=, offset=, row_bytes=, bytes=}, ...} in plane order */
+static int l_planar_planes(lua_State *L) {
+    const gb_planar_format *f = check_planar(L, 1, "planar_planes");
+    uint64_t n = check_positive(L, 2, "planar_planes", "n");
+    uint64_t k = check_positive(L, 3, "planar_planes", "k");
+    gb_planar_layout l;
+    planar_layout(L, f, n, k, &l, "planar_planes");
+    lua_createtable(L, l.nplanes, 0);
+    for (int p = 0; p < l.nplanes; p++) {
+        lua_createtable(L, 0, 4);
+        lua_pushstring(L, l.planes[p].name);
+        lua_setfield(L, -2, "name");
+        lua_pushinteger(L, (lua_Integer)l.planes[p].offset);
+        lua_setfield(L, -2, "offset");
+        lua_pushinteger(L, (lua_Integer)l.planes[p].row_bytes);
+        lua_setfield(L, -2, "row_bytes");
+        lua_pushinteger(L, (lua_Integer)(l.planes[p].row_bytes * n));
+        lua_setfield(L, -2, "bytes");
+        lua_rawseti(L, -2, p + 1);
+    }
+    return 1;
+}
+
+/* ref.planar_random(fmt, n, k, seed) -> exactly the weight bytes */
+static int l_planar_random(lua_State *L) {
+    const gb_planar_format *f = check_planar(L, 1, "planar_random");
+    uint64_t n = check_positive(L, 2, "planar_random", "n");
+    uint64_t k = check_positive(L, 3, "planar_random", "k");
+    uint64_t seed = check_seed(L, 4, "planar_random");
+    gb_planar_layout l;
+    planar_layout(L, f, n, k, &l, "planar_random");
+    luaL_Buffer b;
+    char *p = luaL_buffinitsize(L, &b, (size_t)l.bytes);
+    gb_err e = {0};
+    if (gb_ref_planar_random(f, n, k, seed, p, (size_t)l.bytes, &e) != 0) lb_raise(L, &e);
+    luaL_pushresultsize(&b, (size_t)l.bytes);
+    return 1;
+}
+
+/* ref.planar_dequantize(fmt, bytes, n, k [, gscale]) -> f32 string [N, K] */
+static int l_planar_dequantize(lua_State *L) {
+    const char *fn = "planar_dequantize";
+    const gb_planar_format *f = check_planar(L, 1, fn);
+    uint64_t n = check_positive(L, 3, fn, "n");
+    uint64_t k = check_positive(L, 4, fn, "k");
+    gb_planar_layout l;
+    planar_layout(L, f, n, k, &l, fn);
+    const char *w = check_weights(L, 2, f, &l, fn);
+    float gscale = check_gscale(L, 5, fn);
+    if (n > (SIZE_MAX / 2) / sizeof(float) / k)
+        ref_error(L, "ref.%s: n=%llu x k=%llu floats is too many", fn, (unsigned long long)n,
+                  (unsigned long long)k);
+    float *y = scratch(L, n * k, sizeof(float), fn, "output");
+    gb_err e = {0};
+    if (gb_ref_planar_dequantize(f, w, (size_t)l.bytes, n, k, gscale, y, &e) != 0) lb_raise(L, &e);
+    lua_pushlstring(L, (const char *)y, (size_t)(n * k) * sizeof(float));
+    return 1;
+}
+
+/* ref.random_bf16(n, seed [, dist]) -> bf16 string: normal(0, 1) or uniform [-1, 1) */
+static int l_random_bf16(lua_State *L) {
+    uint64_t n = check_positive(L, 1, "random_bf16", "n");
+    uint64_t seed = check_seed(L, 2, "random_bf16");
+    const char *dist = luaL_optstring(L, 3, "normal");
+    gb_dist d;
+    double a, b;
+    if (strcmp(dist, "normal") == 0) {
+        d = GB_DIST_NORMAL, a = 0.0, b = 1.0;
+    } else if (strcmp(dist, "uniform") == 0) {
+        d = GB_DIST_UNIFORM, a = -1.0, b = 1.0;
+    } else {
+        return ref_error(L, "ref.random_bf16: dist must be 'normal' or 'uniform', got '%s'", dist);
+    }
+    if (n > (SIZE_MAX / 2) / 2)
+        ref_error(L, "ref.random_bf16: n=%llu is too large", (unsigned long long)n);
+    gb_rng r;
+    gb_rng_seed(&r, seed);
+    luaL_Buffer buf;
+    char *p = luaL_buffinitsize(L, &buf, (size_t)n * 2);
+    gb_random_fill(p, (size_t)n, GB_DT_BF16, d, a, b, &r);
+    luaL_pushresultsize(&buf, (size_t)n * 2);
+    return 1;
+}
+
+/* ref.linear(fmt, weights, n, k, x_bf16, t [, gscale]) -> r, s (f64 strings [T, N]) */
+static int l_linear(lua_State *L) {
+    const char *fn = "linear";
+    const gb_planar_format *f = check_planar(L, 1, fn);
+    uint64_t n = check_positive(L, 3, fn, "n");
+    uint64_t k = check_positive(L, 4, fn, "k");
+    uint64_t t = check_positive(L, 6, fn, "t");
+    gb_planar_layout l;
+    planar_layout(L, f, n, k, &l, fn);
+    const char *w = check_weights(L, 2, f, &l, fn);
+    float gscale = check_gscale(L, 7, fn);
+    uint64_t tn = outputs(L, t, n, fn);
+    if (t > (SIZE_MAX / 4) / k)
+        ref_error(L, "ref.%s: x of t=%llu x k=%llu is too large", fn, (unsigned long long)t,
+                  (unsigned long long)k);
+    char shape[64];
+    snprintf(shape, sizeof shape, "t=%llu x k=%llu", (unsigned long long)t, (unsigned long long)k);
+    const uint16_t *x = check_array(L, 5, t * k, 2, fn, "x", "bf16", shape);
+    double *r = scratch(L, tn, sizeof(double), fn, "r");
+    double *s = scratch(L, tn, sizeof(double), fn, "s");
+    gb_err e = {0};
+    if (gb_ref_linear(f, w, (size_t)l.bytes, n, k, gscale, x, (size_t)(t * k), t, r, s, &e) != 0)
+        lb_raise(L, &e);
+    lua_pushlstring(L, (const char *)r, (size_t)tn * sizeof(double));
+    lua_pushlstring(L, (const char *)s, (size_t)tn * sizeof(double));
+    return 2;
+}
+
+/* ref.check_linear(y_bf16, r, s, t, n) -> {ok=, failures=, worst=, worst_at={t=, n=},
+ * first={t=, n=, y=, ref=, bound=} (absent when nothing failed)}. t and n are
+ * 0-based coordinates, as in y[t*N + n] (and as a kernel's rows are counted). */
+static int l_check_linear(lua_State *L) {
+    const char *fn = "check_linear";
+    uint64_t t = check_positive(L, 4, fn, "t");
+    uint64_t n = check_positive(L, 5, fn, "n");
+    uint64_t tn = outputs(L, t, n, fn);
+    char shape[64];
+    snprintf(shape, sizeof shape, "t=%llu x n=%llu", (unsigned long long)t, (unsigned long long)n);
+    const uint16_t *y = check_array(L, 1, tn, 2, fn, "y", "bf16", shape);
+    const double *r = check_array(L, 2, tn, 8, fn, "r", "f64", shape);
+    const double *s = check_array(L, 3, tn, 8, fn, "s", "f64", shape);
+    gb_linear_check c;
+    gb_ref_check_linear(y, r, s, t, n, &c);
+    lua_createtable(L, 0, 5);
+    lua_pushboolean(L, c.failures == 0);
+    lua_setfield(L, -2, "ok");
+    lua_pushinteger(L, (lua_Integer)c.failures);
+    lua_setfield(L, -2, "failures");
+    lua_pushnumber(L, c.worst);
+    lua_setfield(L, -2, "worst");
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, (lua_Integer)c.worst_t);
+    lua_setfield(L, -2, "t");
+    lua_pushinteger(L, (lua_Integer)c.worst_n);
+    lua_setfield(L, -2, "n");
+    lua_setfield(L, -2, "worst_at");
+    if (c.has_first) {
+        lua_createtable(L, 0, 5);
+        lua_pushinteger(L, (lua_Integer)c.first_t);
+        lua_setfield(L, -2, "t");
+        lua_pushinteger(L, (lua_Integer)c.first_n);
+        lua_setfield(L, -2, "n");
+        lua_pushnumber(L, c.first_y);
+        lua_setfield(L, -2, "y");
+        lua_pushnumber(L, c.first_r);
+        lua_setfield(L, -2, "ref");
+        lua_pushnumber(L, c.first_bound);
+        lua_setfield(L, -2, "bound");
+        lua_setfield(L, -2, "first");
+    }
+    return 1;
+}
+
+/* ref.planar_formats[name] and ref.planar_names (table names, in table order). */
+static void push_planar_formats(lua_State *L) {
+    int n = gb_planar_count();
+    lua_createtable(L, 0, n); /* ref.planar_formats */
+    lua_createtable(L, n, 0); /* ref.planar_names */
+    for (int i = 0; i < n; i++) {
+        const gb_planar_format *f = gb_planar_at(i);
+        /* BF16 reads as groups of one element and a K_pad multiple of 1: not padded. */
+        int planar = f->geom.layout == GB_LAYOUT_PLANAR;
+        lua_createtable(L, 0, 7);
+        lua_pushstring(L, f->name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, f->qtype);
+        lua_setfield(L, -2, "qtype");
+        lua_pushinteger(L, f->geom.qk);
+        lua_setfield(L, -2, "group");
+        lua_pushinteger(L, planar ? f->geom.k_pad : 1);
+        lua_setfield(L, -2, "k_pad");
+        lua_pushinteger(L, f->geom.block_bytes);
+        lua_setfield(L, -2, "group_bytes");
+        lua_pushnumber(L, gb_format_bits(&f->geom));
+        lua_setfield(L, -2, "bits");
+        lua_pushinteger(L, f->zero_code);
+        lua_setfield(L, -2, "zero_code");
+        lua_setfield(L, -3, f->name);
+        lua_pushstring(L, f->name);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -3, "planar_names");
+    lua_setfield(L, -2, "planar_formats");
+}
+
 static const char *layout_name(gb_layout l) { return l == GB_LAYOUT_PLANAR ? "planar" : "blocks"; }
 
 int luaopen_gpubench_ref(lua_State *L) {
@@ -268,6 +558,14 @@ int luaopen_gpubench_ref(lua_State *L) {
                                    {"dequantize", l_dequantize},
                                    {"gemv", l_gemv},
                                    {"check_rows", l_check_rows},
+                                   {"k_pad", l_k_pad},
+                                   {"planar_weight_bytes", l_planar_weight_bytes},
+                                   {"planar_planes", l_planar_planes},
+                                   {"planar_random", l_planar_random},
+                                   {"planar_dequantize", l_planar_dequantize},
+                                   {"random_bf16", l_random_bf16},
+                                   {"linear", l_linear},
+                                   {"check_linear", l_check_linear},
                                    {NULL, NULL}};
     luaL_newlib(L, fns);
     int n = gb_format_count();
@@ -292,5 +590,6 @@ int luaopen_gpubench_ref(lua_State *L) {
     }
     lua_setfield(L, -3, "format_names");
     lua_setfield(L, -2, "formats");
+    push_planar_formats(L);
     return 1;
 }
