@@ -131,6 +131,7 @@ void lb_open_device(lua_State *L) {
         {"batch", lb_device_batch},     {"sync", dev_sync},
         {"flush_l2", dev_flush_l2},     {"clocks", dev_clocks},
         {"profiler_start", dev_profiler_start},
-        {"profiler_stop", dev_profiler_stop}, {NULL, NULL}};
+        {"profiler_stop", dev_profiler_stop},
+        {"vendor_gemm", lb_device_vendor_gemm}, {NULL, NULL}};
     lb_register(L, GPU_DEVICE_MT, sizeof(l_device), methods, dev_free, dev_index, dev_tostring);
 }

@@ -207,6 +207,10 @@ static int kernel_index(lua_State *L) {
     else if (strcmp(key, "label") == 0) lua_pushstring(L, k->label);
     else if (strcmp(key, "cache_hit") == 0) lua_pushboolean(L, k->cache_hit);
     else if (strcmp(key, "backend") == 0) lua_pushstring(L, k->dev->info.backend);
+    else if (strcmp(key, "vendor") == 0) { /* false for compiled code (l_vendor.c) */
+        if (k->vendor) lb_push_vendor(L, k->vendor);
+        else lua_pushboolean(L, 0);
+    }
     else if (strcmp(key, "params") == 0) {
         lua_createtable(L, k->nparams, 0);
         for (int i = 0; i < k->nparams; i++) {

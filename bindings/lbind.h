@@ -89,6 +89,9 @@ int lb_device_kernel(lua_State *L); /* l_kernel.c */
 int lb_device_timer(lua_State *L);  /* l_timer.c */
 int lb_device_record(lua_State *L); /* l_batch.c */
 int lb_device_batch(lua_State *L);  /* l_batch.c */
+int lb_device_vendor_gemm(lua_State *L); /* l_vendor.c */
+/* Pushes the table k.vendor reads for a vendor GEMM (l_vendor.c). */
+void lb_push_vendor(lua_State *L, const gb_vendor_gemm *g);
 /* gpu.u32/i32/f32/u64 (l_kernel.c) and gpu.compile (l_kernel.c). */
 int lb_scalar_ctor(lua_State *L);
 int lb_compile(lua_State *L);

@@ -366,6 +366,31 @@ void gb_kernel_free(gb_kernel *k) {
     if (k->refs == 0) kernel_destroy(k);
 }
 
+int gb_vendor_gemm_create(gb_device *d, uint32_t n, uint32_t kdim, uint32_t t, gb_kernel **out,
+                          gb_err *e) {
+    if (check_open(d, e)) return -1;
+    if (!d->ops->vendor_gemm)
+        return GB_FAIL(e, "vendor GEMM (cuBLASLt) needs the CUDA backend; this device is %s",
+                       d->ops->name);
+    const uint32_t max = 0x7fffffffu; /* the library's dimensions are signed 32-bit */
+    if (n < 1 || n > max || kdim < 1 || kdim > max || t < 1 || t > max)
+        return GB_FAIL(e, "vendor GEMM: n, k and t must be 1 to %u (got n = %u, k = %u, t = %u)",
+                       max, n, kdim, t);
+    gb_kernel *k = calloc(1, sizeof *k);
+    if (!k) return GB_FAIL(e, "out of host memory creating a vendor GEMM");
+    k->dev = d;
+    if (d->ops->vendor_gemm(d, k, n, kdim, t, e) != 0) {
+        free(k->entry);
+        free(k->label);
+        free(k);
+        return -1;
+    }
+    device_ref(d);
+    live[GB_LIVE_KERNELS]++;
+    *out = k;
+    return 0;
+}
+
 /* A batch's references on what its launches name (gb_batch_create/free):
  * the objects outlive their handles' release for as long as it needs them. */
 static void launch_refs(const gb_launch *l, int delta) {
@@ -377,6 +402,33 @@ static void launch_refs(const gb_launch *l, int delta) {
         if (delta < 0 && b->released && b->refs == 0) buffer_destroy(b);
     }
     if (delta < 0 && l->kernel->released && l->kernel->refs == 0) kernel_destroy(l->kernel);
+}
+
+/* A vendor GEMM's launch: geometry 1 (the library chooses its own), W, x and
+ * y large enough for the planned shape, and y written through no input. */
+static int vendor_check(const gb_launch *l, gb_err *e) {
+    const gb_vendor_gemm *g = l->kernel->vendor;
+    const char *name = l->kernel->entry;
+    for (int i = 0; i < 3; i++)
+        if (l->grid[i] != 1 || l->block[i] != 1)
+            return GB_FAIL(e, "%s: a vendor GEMM takes grid 1 and block 1 (the library picks its own "
+                              "geometry), got grid %ux%ux%u, block %ux%ux%u", name, l->grid[0],
+                           l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
+    static const char *const what[3] = {"W [N, K]", "x [T, K]", "y [T, N]"};
+    static const char *const rule[3] = {"2*N*K", "2*T*K", "2*T*N"};
+    const uint64_t need[3] = {2ull * g->n * g->k, 2ull * g->t * g->k, 2ull * g->t * g->n};
+    for (int i = 0; i < 3; i++) {
+        const gb_buffer *b = l->args[i].v.buf;
+        if (b->size < need[i])
+            return GB_FAIL(e, "%s argument %d (%s bf16): the buffer has %" PRIu64 " bytes, needs %s = %"
+                              PRIu64 " (N = %u, K = %u, T = %u)", name, i + 1, what[i], b->size,
+                           rule[i], need[i], g->n, g->k, g->t);
+    }
+    for (int i = 0; i < 2; i++)
+        if (l->args[2].v.buf == l->args[i].v.buf)
+            return GB_FAIL(e, "%s argument 3 (y) is the same buffer as argument %d (%s): the output "
+                              "must not overwrite an input", name, i + 1, i == 0 ? "W" : "x");
+    return 0;
 }
 
 int gb_launch_check(const gb_launch *l, gb_err *e) {
@@ -399,6 +451,7 @@ int gb_launch_check(const gb_launch *l, gb_err *e) {
                 return GB_FAIL(e, "kernel %s argument %d: buffer belongs to another device", name, i + 1);
         }
     }
+    if (k->vendor) return vendor_check(l, e);
     const gb_device_info *in = &k->dev->info;
     uint64_t threads = 1;
     for (int i = 0; i < 3; i++) {

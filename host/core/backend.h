@@ -86,6 +86,8 @@ typedef struct gb_arg {
 } gb_arg;
 
 /* What a device reports. Unknown numbers are 0 (or empty strings). */
+enum { GB_MAX_COOPMAT_SHAPES = 32 };
+
 typedef struct gb_device_info {
     char backend[16];          /* "cuda", "vulkan" */
     int index;                 /* index within its backend */
@@ -112,6 +114,18 @@ typedef struct gb_device_info {
     uint8_t uuid[16];          /* device UUID (cuDeviceGetUuid, VkPhysicalDeviceIDProperties) */
     int has_uuid;              /* lets backend.c fill a Vulkan device's L2/SMs/bandwidth from
                                   the CUDA view of the same GPU */
+    /* Vulkan storage features a kernel may need (1 when the device has them;
+     * open enables them). 0 on CUDA, where no such switch exists. */
+    int storage_buffer_16bit, storage_buffer_8bit;
+    /* Cooperative matrices: "nv" when VK_NV_cooperative_matrix is offered
+     * (open enables it), "" otherwise; the subgroup-scope shapes the device
+     * lists (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV), in its order. */
+    char cooperative_matrix[8];
+    int ncoopmat_shapes;
+    struct gb_coopmat_shape {
+        uint32_t m, n, k;
+        char a[4], b[4], c[4], d[4]; /* component types: "f16", "f32", "s8", "u32", ... */
+    } coopmat_shapes[GB_MAX_COOPMAT_SHAPES];
 } gb_device_info;
 
 /* Common headers of the objects; each backend keeps its own state in impl. */
@@ -153,7 +167,28 @@ struct gb_kernel {
     void *impl;
     int refs;          /* batches that launch it (as for buffers) */
     int released;
+    /* Non-NULL: not compiled code but a vendor library's GEMM (gb_vendor_gemm_create),
+     * owned by impl; launched, batched, captured and timed like any kernel. */
+    const struct gb_vendor_gemm *vendor;
 };
+
+/* A vendor bf16 GEMM, y[T,N] = x[T,K] · W[N,K]^T: W, x and y bf16 row-major,
+ * fp32 compute, one library call per launch (cublasLtMatmul on CUDA). Its
+ * launches take (W, x, y) buffers of at least 2NK, 2TK and 2TN bytes and
+ * grid = block = 1: the library picks its own geometry. The algorithm is
+ * chosen once, at creation, by the library's heuristic. */
+typedef struct gb_vendor_gemm {
+    uint32_t n, k, t;
+    char library[32];          /* "cuBLASLt" */
+    char path[512];            /* the file loaded */
+    char version[32];          /* "13.1.0" */
+    uint64_t version_number;   /* as the library reports it (cublasLtGetVersion: 130100) */
+    /* The chosen algorithm's configuration (cublasLtMatmulAlgoConfigAttributes_t). */
+    int32_t algo_id, tile_id, stages_id, splitk, reduction_scheme, swizzle, custom_option;
+    uint64_t workspace_bytes;  /* device workspace the algorithm needs; the op owns it */
+    uint64_t workspace_limit;  /* the most the heuristic was allowed to ask for */
+    double waves;              /* the heuristic's estimate of waves over the GPU */
+} gb_vendor_gemm;
 
 struct gb_timer {
     gb_device *dev;
@@ -290,6 +325,12 @@ struct gb_backend_ops {
     /* Reads the clocks of the GPU that info describes (found by UUID, so a
      * device of another backend on the same GPU is served too). May be NULL. */
     int (*clocks)(const gb_device_info *info, gb_clocks *out, gb_err *e);
+
+    /* Plans the vendor bf16 GEMM of shape (n, kdim, t) (gb_vendor_gemm): sets
+     * k->entry, k->label, k->params (three buffers), k->impl and k->vendor;
+     * kernel_free, launch and batch_prepare recognise it by k->vendor. The
+     * library is loaded on first use. NULL: the backend has no vendor GEMM. */
+    int (*vendor_gemm)(gb_device *d, gb_kernel *k, uint32_t n, uint32_t kdim, uint32_t t, gb_err *e);
 };
 
 /* The backends host/cuda and host/vulkan define. This library does not link
@@ -333,6 +374,10 @@ int gb_buffer_copy(gb_buffer *dst, uint64_t doff, gb_buffer *src, uint64_t soff,
 
 int gb_kernel_load(gb_device *d, const gb_kernel_source *src, gb_kernel **out, gb_err *e);
 void gb_kernel_free(gb_kernel *k);
+/* A vendor bf16 GEMM as a kernel (gb_vendor_gemm; freed by gb_kernel_free).
+ * n, k, t: 1 to 2^31 - 1. Fails on a backend without one, naming the device's. */
+int gb_vendor_gemm_create(gb_device *d, uint32_t n, uint32_t k, uint32_t t, gb_kernel **out,
+                          gb_err *e);
 /* Checks a launch (kernel, argument count and kinds, buffer devices, geometry). */
 int gb_launch_check(const gb_launch *l, gb_err *e);
 int gb_launch_run(const gb_launch *l, gb_err *e);

@@ -2,6 +2,7 @@
  * files, one job each (api loading, devices, memory, compile, kernels,
  * launches, timers). */
 #include "cuda_internal.h"
+#include "cuda_blaslt.h"
 
 #if GPUBENCH_HAVE_CUDA_HEADERS
 
@@ -35,6 +36,7 @@ const gb_backend_ops gb_cuda_backend = {
     .hold = gb_cuda_hold,
     .release = gb_cuda_release,
     .clocks = gb_cuda_clocks,
+    .vendor_gemm = gb_cuda_vendor_gemm,
 };
 
 #else /* built without cuda.h / nvrtc.h */

@@ -15,6 +15,9 @@
  * without CUDA headers they fail with GB_CUDA_NOT_BUILT. */
 int gb_cuda_load_driver(gb_err *e);
 int gb_cuda_load_nvrtc(gb_err *e);
+/* cuBLASLt, the vendor GEMM's library (blaslt.c), loaded the same way: on
+ * success *path names the file and *version is cublasLtGetVersion(). */
+int gb_cuda_load_blaslt(const char **path, uint64_t *version, gb_err *e);
 
 /* The clocks of the NVIDIA GPU info describes, through NVML (nvml.c);
  * available in every build, since NVML needs no CUDA header. */

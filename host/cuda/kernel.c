@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_blaslt.h"
 #include "cuda_compile.h"
 #include "cuda_cubin.h"
 #include "cuda_signature.h"
@@ -162,6 +163,10 @@ fail:
 }
 
 void gb_cuda_kernel_free(gb_kernel *k) {
+    if (k->vendor) {
+        gb_cuda_vendor_gemm_free(k);
+        return;
+    }
     cuda_kernel *ck = k->impl;
     if (!ck) return;
     gb_err e = {0};

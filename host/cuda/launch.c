@@ -1,8 +1,10 @@
 /* CUDA launches: single launches, batches replayed as a loop of
  * cuLaunchKernel calls, and batches captured once into CUDA graphs of at
- * most GB_BATCH_CHUNK launches, replayed back to back. */
+ * most GB_BATCH_CHUNK launches, replayed back to back. A vendor GEMM
+ * (k->vendor) is issued as its library call at the same points. */
 #define _POSIX_C_SOURCE 200809L
 #include "cuda_internal.h"
+#include "cuda_blaslt.h"
 
 #if GPUBENCH_HAVE_CUDA_HEADERS
 #include <stdio.h>
@@ -14,6 +16,7 @@
  * ptrs point into slots, so a call must not move once prepared. */
 typedef struct cuda_call {
     CUfunction fn;
+    const void *vendor; /* a vendor GEMM's plan (blaslt.c) instead of fn; slots hold W, x, y */
     const char *entry;
     unsigned grid[3], block[3];
     uint64_t slots[GB_MAX_PARAMS]; /* each value at the start of an 8-byte slot */
@@ -32,7 +35,8 @@ typedef struct cuda_batch {
 
 static void prepare_call(const gb_launch *l, cuda_call *c) {
     memset(c, 0, sizeof *c);
-    c->fn = ((cuda_kernel *)l->kernel->impl)->fn;
+    if (l->kernel->vendor) c->vendor = l->kernel->impl;
+    else c->fn = ((cuda_kernel *)l->kernel->impl)->fn;
     c->entry = l->kernel->entry;
     for (int i = 0; i < 3; i++) {
         c->grid[i] = l->grid[i];
@@ -55,6 +59,7 @@ static void prepare_call(const gb_launch *l, cuda_call *c) {
 }
 
 static int issue(gb_device *d, cuda_call *c, CUstream s, gb_err *e) {
+    if (c->vendor) return gb_cuda_vendor_gemm_issue(d, c->vendor, c->slots, s, e);
     CUresult r = gb_cu.LaunchKernel(c->fn, c->grid[0], c->grid[1], c->grid[2], c->block[0],
                                     c->block[1], c->block[2], 0, s, c->ptrs, NULL);
     if (r == CUDA_SUCCESS) return 0;

@@ -62,6 +62,11 @@ local INFO_FIELDS = {
   max_shared_bytes = { "integer", "shared memory per block / workgroup, bytes" },
   max_push_bytes = { "integer", "push-constant bytes (Vulkan)" },
   max_buffer_bytes = { "integer", "largest single buffer, bytes" },
+  storage_buffer_16bit = { "boolean", "16-bit types in storage buffers (Vulkan; false on CUDA)" },
+  storage_buffer_8bit = { "boolean", "8-bit types in storage buffers (Vulkan; false on CUDA)" },
+  cooperative_matrix = { "string | false", "\"nv\": VK_NV_cooperative_matrix enabled (Vulkan)" },
+  cooperative_matrix_shapes = { "{{m, n, k, a, b, c, d}, ...}",
+    "the device's subgroup cooperative-matrix shapes and component types" },
   flush_bytes = { "integer", "size of the buffer dev:flush_l2() goes through" },
 }
 doc.INFO_FIELDS = INFO_FIELDS
@@ -88,6 +93,8 @@ doc.types["gpu.device"] = described("dev", "a device: memory, kernels, launches,
     "SM and memory clocks, temperature, power and throttle reasons through NVML (NVIDIA GPUs)" },
   profiler_start = { "dev:profiler_start([name])", "starts a profiler range (NVTX / Vulkan debug label)" },
   profiler_stop = { "dev:profiler_stop()", "ends the profiler range" },
+  vendor_gemm = { "dev:vendor_gemm{n=, k=, t=} -> gpu.kernel",
+    "cuBLASLt bf16 y[T,N] = x[T,K]·W[N,K]^T as a kernel: launch it as {g, 1, 1, W, x, y} (CUDA)" },
   free = { "dev:free()", "releases the device (its buffers and kernels keep it alive until they go)" },
 }, device_fields)
 
@@ -116,6 +123,8 @@ doc.types["gpu.kernel"] = described("k", "a compiled kernel", {
   local_size = { "k.local_size -> {x, y, z}", "the shader's workgroup size (Vulkan)" },
   cache_hit = { "k.cache_hit -> boolean", "whether the binary came from the disk cache" },
   backend = { "k.backend -> string", "cuda or vulkan" },
+  vendor = { "k.vendor -> table | false",
+    "a vendor GEMM's library, version, shape and algorithm (dev:vendor_gemm); false for compiled code" },
 })
 
 doc.types["gpu.timer"] = described("t", "device timestamps in stream order", {
