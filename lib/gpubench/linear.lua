@@ -255,21 +255,14 @@ local function check_rows(n, max_rows)
   return rows
 end
 
--- check(dev, spec, w, x, y, t [, {max_rows = 256}]) -> {failures, worst, first, rows, route}
--- Runs one call and compares y with the FP64 reference (docs/LINEAR.md,
--- "Accuracy") over every row, or over max_rows rows spread across N when
--- N is larger (the reference costs N*K*T multiply-adds on the host).
-function linear.check(dev, spec, w, x, y, t, o)
+-- compare(spec, w, x, ystr, t [, max_rows]) -> {failures, worst, first, rows}
+-- Compares y (a bf16 string [T, N], as downloaded) with the FP64 reference
+-- (docs/LINEAR.md, "Accuracy") over every row, or over max_rows rows spread
+-- across N when N is larger (the reference costs N*K*T multiply-adds on the
+-- host). w and x: the tables linear.weights / linear.activations return.
+function linear.compare(spec, w, x, ystr, t, max_rows)
   local ref = require "gpubench.ref"
-  o = o or {}
-  local _, route = linear.launches(dev, spec, w, x, y, t)
-  local yb = select(3, buffers_of(w, x, y))
-  yb:upload(string.rep("\255\127", t * spec.n)) -- NaN: an output never written fails the check
-  linear.call(dev, spec, w, x, y, t)
-  dev:sync()
-  local ystr = yb:download(0, 2 * t * spec.n)
-  local rows = check_rows(spec.n, o.max_rows or 256)
-  local d = linear.QTYPES[spec.qtype]
+  local rows = check_rows(spec.n, max_rows or 256)
   local whost, n = w.host, spec.n
   local xhost = x.host:sub(1, 2 * t * spec.k)
   if rows then
@@ -283,11 +276,31 @@ function linear.check(dev, spec, w, x, y, t, o)
     end
     ystr = table.concat(cols)
   end
-  local r, s = ref.linear(d.format, whost, n, spec.k, xhost, t, w.gscale)
+  local r, s = ref.linear(linear.QTYPES[spec.qtype].format, whost, n, spec.k, xhost, t, w.gscale)
   local res = ref.check_linear(ystr, r, s, t, n)
   res.rows = rows and #rows or spec.n
-  res.route = route.name
   if rows and res.first then res.first.n = rows[res.first.n + 1] or res.first.n end
+  return res
+end
+
+-- run_and_download(dev, launches, ybuf, bytes) -> y string: the output
+-- poisoned with NaN (0x7FFF, so an output never written fails any check),
+-- the launches run once, y read back.
+function linear.run_and_download(dev, launches, ybuf, bytes)
+  ybuf:upload(string.rep("\255\127", bytes // 2))
+  for _, l in ipairs(launches) do l[1]:launch(table.unpack(l, 2)) end
+  dev:sync()
+  return ybuf:download(0, bytes)
+end
+
+-- check(dev, spec, w, x, y, t [, {max_rows = 256}]) -> {failures, worst, first, rows, route}
+-- One call through the public entry, compared with the FP64 reference.
+function linear.check(dev, spec, w, x, y, t, o)
+  local launches, route = linear.launches(dev, spec, w, x, y, t)
+  local yb = select(3, buffers_of(w, x, y))
+  local ystr = linear.run_and_download(dev, launches, yb, 2 * t * spec.n)
+  local res = linear.compare(spec, w, x, ystr, t, (o or {}).max_rows)
+  res.route = route.name
   return res
 end
 

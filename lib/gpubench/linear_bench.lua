@@ -119,6 +119,9 @@ function lb.measure(dev, grp, p, o)
     local ok, v = pcall(grp.vendor.measure, p, o)
     if ok then
       row.vendor_us, row.vendor_check = v.median_us, v.check
+      if not v.median_us then
+        row.vendor_note = ("outside the bound (%d outputs): not timed"):format(v.check.failures)
+      end
       row.vendor_samples_us = v.samples_us
       row.vs_vendor = v.median_us and v.median_us / c.median_us or nil
       row.vendor_tflops = v.median_us and row.useful_flops / (v.median_us * 1e-6) / 1e12 or nil
