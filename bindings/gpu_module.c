@@ -227,6 +227,30 @@ void lb_push_info(lua_State *L, const gb_device_info *in) {
     set_int(L, "max_shared_bytes", in->max_shared_bytes);
     set_int(L, "max_push_bytes", in->max_push_bytes);
     set_int(L, "max_buffer_bytes", (lua_Integer)in->max_buffer_bytes);
+    lua_pushboolean(L, in->storage_buffer_16bit);
+    lua_setfield(L, -2, "storage_buffer_16bit");
+    lua_pushboolean(L, in->storage_buffer_8bit);
+    lua_setfield(L, -2, "storage_buffer_8bit");
+    /* "nv" or false; the shapes as {m=, n=, k=, a=, b=, c=, d=} component types. */
+    if (in->cooperative_matrix[0])
+        lua_pushstring(L, in->cooperative_matrix);
+    else
+        lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "cooperative_matrix");
+    lua_createtable(L, in->ncoopmat_shapes, 0);
+    for (int i = 0; i < in->ncoopmat_shapes; i++) {
+        const struct gb_coopmat_shape *c = &in->coopmat_shapes[i];
+        lua_createtable(L, 0, 7);
+        set_int(L, "m", c->m);
+        set_int(L, "n", c->n);
+        set_int(L, "k", c->k);
+        set_str(L, "a", c->a);
+        set_str(L, "b", c->b);
+        set_str(L, "c", c->c);
+        set_str(L, "d", c->d);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "cooperative_matrix_shapes");
     if (in->has_uuid) {
         char hex[33];
         for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", in->uuid[i]);

@@ -8,6 +8,8 @@
 /* The device extensions gpubench looks at. */
 typedef struct dev_exts {
     int driver_props, sm_builtins, amd_core2, portability_subset;
+    int coopmat_nv;      /* VK_NV_cooperative_matrix is listed */
+    int coopmat_feature; /* ... and its cooperativeMatrix feature is set: open enables it */
 } dev_exts;
 
 static int device_extensions(VkPhysicalDevice p, dev_exts *x, gb_err *e)
@@ -32,6 +34,7 @@ static int device_extensions(VkPhysicalDevice p, dev_exts *x, gb_err *e)
         x->sm_builtins |= strcmp(s, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME) == 0;
         x->amd_core2 |= strcmp(s, VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME) == 0;
         x->portability_subset |= strcmp(s, "VK_KHR_portability_subset") == 0;
+        x->coopmat_nv |= strcmp(s, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0;
     }
     free(props);
     return 0;
@@ -56,6 +59,99 @@ static void decode_driver_version(uint32_t vendor, uint32_t v, char *buf, size_t
     else
         snprintf(buf, cap, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
                  VK_API_VERSION_PATCH(v));
+}
+
+static const char *component_name(VkComponentTypeNV t)
+{
+    static const char *names[] = {"f16", "f32", "f64", "s8", "s16", "s32",
+                                  "s64", "u8", "u16", "u32", "u64"};
+    return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
+}
+
+/* The subgroup-scope cooperative-matrix shapes the device lists, in its order
+ * (the driver lists preferred ones first). */
+static int coopmat_shapes(VkPhysicalDevice p, gb_device_info *out, gb_err *e)
+{
+    PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV get =
+        (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)gb_vk.gipa(
+            gb_vk.instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV");
+    if (!get)
+        return GB_FAIL(e, "vkGetInstanceProcAddr failed: VK_ERROR_EXTENSION_NOT_PRESENT (%s "
+                          "lists VK_NV_cooperative_matrix but the loader has no "
+                          "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)", out->name);
+    uint32_t n = 0;
+    VkResult r = get(p, &n, NULL);
+    if (r != VK_SUCCESS)
+        return VK_FAIL(e, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV", r);
+    VkCooperativeMatrixPropertiesNV *props = calloc(n ? n : 1, sizeof *props);
+    if (!props)
+        return GB_FAIL(e, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV failed: "
+                          "OUT_OF_HOST_MEMORY (%u shapes)", n);
+    for (uint32_t i = 0; i < n; i++)
+        props[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+    r = get(p, &n, props);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+        free(props);
+        return VK_FAIL(e, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV", r);
+    }
+    out->ncoopmat_shapes = 0;
+    for (uint32_t i = 0; i < n && out->ncoopmat_shapes < GB_MAX_COOPMAT_SHAPES; i++) {
+        if (props[i].scope != VK_SCOPE_SUBGROUP_NV)
+            continue;
+        struct gb_coopmat_shape *s = &out->coopmat_shapes[out->ncoopmat_shapes++];
+        s->m = props[i].MSize;
+        s->n = props[i].NSize;
+        s->k = props[i].KSize;
+        snprintf(s->a, sizeof s->a, "%s", component_name(props[i].AType));
+        snprintf(s->b, sizeof s->b, "%s", component_name(props[i].BType));
+        snprintf(s->c, sizeof s->c, "%s", component_name(props[i].CType));
+        snprintf(s->d, sizeof s->d, "%s", component_name(props[i].DType));
+    }
+    free(props);
+    return 0;
+}
+
+/* The storage and cooperative-matrix features a kernel may need, as info
+ * fields; x->coopmat_feature tells create_device to enable the extension. */
+static void fill_features(VkPhysicalDevice p, uint32_t api, gb_device_info *out, dev_exts *x,
+                          gb_err *e)
+{
+    out->storage_buffer_16bit = out->storage_buffer_8bit = 0;
+    out->cooperative_matrix[0] = 0;
+    out->ncoopmat_shapes = 0;
+    x->coopmat_feature = 0;
+    if (api < VK_API_VERSION_1_1)
+        return; /* no vkGetPhysicalDeviceFeatures2 without 1.1 */
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    VkPhysicalDevice16BitStorageFeatures s16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    VkPhysicalDeviceVulkan12Features f12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    void **next = &f2.pNext;
+#define CHAIN(s) do { *next = &(s); next = &(s).pNext; } while (0)
+    CHAIN(s16);
+    if (api >= VK_API_VERSION_1_2)
+        CHAIN(f12);
+    if (x->coopmat_nv)
+        CHAIN(cm);
+#undef CHAIN
+    gb_vk.vkGetPhysicalDeviceFeatures2(p, &f2);
+    out->storage_buffer_16bit = s16.storageBuffer16BitAccess != 0;
+    out->storage_buffer_8bit = api >= VK_API_VERSION_1_2 && f12.storageBuffer8BitAccess;
+    x->coopmat_feature = x->coopmat_nv && cm.cooperativeMatrix;
+    if (!x->coopmat_feature)
+        return;
+    snprintf(out->cooperative_matrix, sizeof out->cooperative_matrix, "nv");
+    if (coopmat_shapes(p, out, e) != 0) {
+        /* A driver that lists the extension but cannot say its shapes: the device
+         * still opens, without cooperative matrices (no kernel may assume a shape). */
+        gb_err_clear(e);
+        out->cooperative_matrix[0] = 0;
+        out->ncoopmat_shapes = 0;
+        x->coopmat_feature = 0;
+    }
 }
 
 /* Fills out (and, for open, the device's limits and memory properties). */
@@ -143,6 +239,7 @@ static int fill_info(VkPhysicalDevice p, gb_device_info *out, vk_device *vd, dev
         memcpy(out->uuid, id.deviceUUID, 16);
         out->has_uuid = 1;
     }
+    fill_features(p, api, out, x, e);
     if (vd) {
         vd->phys = p;
         vd->api_version = api;
@@ -237,8 +334,19 @@ static int create_device(vk_device *vd, const dev_exts *x, gb_err *e)
     vd->feat_sb8 = v12 && f12.storageBuffer8BitAccess;
     vd->feat_pc8 = v12 && f12.storagePushConstant8;
 
-    const char *exts[3];
+    const char *exts[4];
     uint32_t next = 0;
+    /* Cooperative matrices for the kernels that ask for them (the Linear
+     * tensor-core route); robust access stays off, as for buffers. */
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .cooperativeMatrix = VK_TRUE,
+    };
+    if (x->coopmat_feature) {
+        exts[next++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+        cm.pNext = f2.pNext;
+        f2.pNext = &cm;
+    }
     if (x->portability_subset) /* required whenever the driver exposes it */
         exts[next++] = "VK_KHR_portability_subset";
     if (x->sm_builtins) /* gl_SMIDNV / gl_SMCountNV for kernels that want them */

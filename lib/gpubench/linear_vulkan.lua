@@ -1,0 +1,177 @@
+-- gpubench.linear_vulkan: the Vulkan Linear routes (kernels/vulkan/linear_*.comp), the
+-- table gpubench.linear takes a route from (docs/LINEAR.md, "Routes";
+-- docs/kernels/vulkan-linear.md says why each route is built as it is).
+--
+-- M[qtype] (q4 q5 q6 w8 nvfp4 bf16) is an ordered list of routes
+--   { name = "gemv" | "coopmat" | "tiled", min_t =, max_t =, file =, entry = "main",
+--     defines =, block = {x, y, z}, grid = function(N, K, T) -> {gx, gy, gz},
+--     requires = function(dev) -> true | false, why }
+-- and the first route whose [min_t, max_t] holds T and whose requirement holds is the
+-- one to run. Every route comes twice: storing y through 16-bit storage (LIN_Y16 = 1,
+-- for devices with storageBuffer16BitAccess), then through 32-bit atomics (LIN_Y16 = 0,
+-- any device). The defines are the shaders' only copy of their geometry: the shaders
+-- refuse to compile without them.
+
+local M = {}
+
+M.qtypes = { "q4", "q5", "q6", "w8", "nvfp4", "bf16" }
+local FMT = { q4 = 1, q5 = 2, q6 = 3, w8 = 4, nvfp4 = 5, bf16 = 6 }
+M.format_define = FMT
+
+local MAX_T = 65535
+local WG = 256
+
+local function ceil_div(a, b) return (a + b - 1) // b end
+
+-- ---------------------------------------------------------------- requirements
+
+-- The gemv reduction keeps one partial per subgroup, sized for subgroups of 4 or more.
+local function any_device(dev)
+  local sg = dev.subgroup_size or 0
+  if sg < 4 then
+    return false, ("the gemv route needs subgroups of at least 4 invocations; %s reports %d")
+      :format(tostring(dev.name), sg)
+  end
+  return true
+end
+
+local function storage16(dev)
+  if not dev.storage_buffer_16bit then
+    return false, ("%s has no 16-bit storage (storageBuffer16BitAccess)"):format(tostring(dev.name))
+  end
+  return true
+end
+
+-- The coopmat shaders use 16x16x16 fp16 x fp16 -> fp32 subgroup matrices, 8 subgroups
+-- of 32, 16-bit y stores and `shared` bytes of shared memory.
+local function coopmat_device(shared)
+  return function(dev)
+    if dev.cooperative_matrix ~= "nv" then
+      return false, ("%s offers no VK_NV_cooperative_matrix"):format(tostring(dev.name))
+    end
+    local found = false
+    for _, s in ipairs(dev.cooperative_matrix_shapes or {}) do
+      if s.m == 16 and s.n == 16 and s.k == 16 and s.a == "f16" and s.b == "f16"
+          and s.c == "f32" and s.d == "f32" then
+        found = true
+      end
+    end
+    if not found then
+      return false, ("%s lists no 16x16x16 f16 x f16 + f32 cooperative matrix"):format(tostring(dev.name))
+    end
+    if dev.subgroup_size ~= 32 then
+      return false, ("the coopmat route needs subgroups of 32; %s reports %d")
+        :format(tostring(dev.name), dev.subgroup_size or 0)
+    end
+    if (dev.max_shared_bytes or 0) < shared then
+      return false, ("the coopmat route needs %d bytes of shared memory; %s allows %d")
+        :format(shared, tostring(dev.name), dev.max_shared_bytes or 0)
+    end
+    return storage16(dev)
+  end
+end
+
+local function both(a, b)
+  return function(dev)
+    local ok, why = a(dev)
+    if not ok then return false, why end
+    return b(dev)
+  end
+end
+
+-- ---------------------------------------------------------------- route makers
+
+-- gemv: lane groups of `lanes` lanes, `nr` rows each, up to `tmax` rows of x, `unroll`
+-- chunks loaded per trip.
+function M.gemv(qtype, min_t, tmax, lanes, nr, y16, unroll)
+  local rows = (WG // lanes) * nr
+  return {
+    name = "gemv", min_t = min_t, max_t = tmax,
+    file = "kernels/vulkan/linear_gemv.comp", entry = "main",
+    defines = { LIN_FMT = FMT[qtype], LIN_Y16 = y16 and 1 or 0, LIN_LANES = lanes, LIN_NR = nr,
+                LIN_TMAX = tmax, LIN_UNROLL = unroll or 1 },
+    block = { WG, 1, 1 },
+    rows_per_group = rows,
+    grid = function(N, K, T) return { ceil_div(N, rows), 1, 1 } end,
+    requires = y16 and both(any_device, storage16) or any_device,
+  }
+end
+
+-- tiled: 64 x 64 tiles of y, workgroup x over t.
+function M.tiled(qtype, min_t, y16)
+  return {
+    name = "tiled", min_t = min_t, max_t = MAX_T,
+    file = "kernels/vulkan/linear_tiled.comp", entry = "main",
+    defines = { LIN_FMT = FMT[qtype], LIN_Y16 = y16 and 1 or 0 },
+    block = { WG, 1, 1 },
+    grid = function(N, K, T) return { ceil_div(T, 64), ceil_div(N, 64), 1 } end,
+    requires = y16 and storage16 or function() return true end,
+  }
+end
+
+-- coopmat: bn x bt tiles of y, wn x wt subgroups, `stages` shared buffers.
+function M.coopmat(qtype, min_t, max_t, bn, bt, wn, wt, stages)
+  local shared = stages * (bn + bt) * 5 * 16 -- rows of 4 + 1 uvec4 (kernels/vulkan/linear_coopmat.comp)
+  return {
+    name = "coopmat", min_t = min_t, max_t = max_t,
+    file = "kernels/vulkan/linear_coopmat.comp", entry = "main",
+    defines = { LIN_FMT = FMT[qtype], LIN_Y16 = 1, LIN_BN = bn, LIN_BT = bt, LIN_WN = wn,
+                LIN_WT = wt, LIN_STAGES = stages },
+    block = { WG, 1, 1 },
+    shared_bytes = shared,
+    grid = function(N, K, T) return { ceil_div(T, bt), ceil_div(N, bn), 1 } end,
+    requires = coopmat_device(shared),
+  }
+end
+
+-- ---------------------------------------------------------------- the table
+
+-- gemv variants by T: (tmax, lanes, nr, unroll); each takes T from the previous tmax + 1.
+local GEMV = {
+  { tmax = 1, lanes = 32, nr = 2, unroll = 1 },
+  { tmax = 2, lanes = 32, nr = 2, unroll = 1 },
+  { tmax = 4, lanes = 32, nr = 2, unroll = 1 },
+  { tmax = 8, lanes = 32, nr = 1, unroll = 1 },
+}
+-- Where cooperative matrices take over (gemv below, where every device runs it) and
+-- their tiles by T: a t tile no wider than T needs (each weight is then decoded once per
+-- call up to T = 64), 128 x 128 beyond. Where the tiled route takes over on a device
+-- without them. The H200 figures behind these are in docs/kernels/vulkan-linear.md.
+local COOPMAT_FROM = 5
+local COOPMAT = {
+  { max_t = 16, bn = 128, bt = 16, wn = 8, wt = 1, stages = 2 },
+  { max_t = 64, bn = 128, bt = 64, wn = 8, wt = 1, stages = 2 },
+  { max_t = MAX_T, bn = 128, bt = 128, wn = 2, wt = 4, stages = 2 },
+}
+local TILED_FROM = 9
+
+-- The gemv variants covering T in [lo, hi].
+local function gemv_range(list, qtype, lo, hi, y16)
+  local from = 1
+  for _, g in ipairs(GEMV) do
+    local a, b = math.max(from, lo), math.min(g.tmax, hi)
+    if a <= b then
+      local r = M.gemv(qtype, a, g.tmax, g.lanes, g.nr, y16, g.unroll)
+      r.max_t = b
+      list[#list + 1] = r
+    end
+    from = g.tmax + 1
+  end
+end
+
+local function routes(qtype)
+  local list = {}
+  for _, y16 in ipairs { true, false } do gemv_range(list, qtype, 1, COOPMAT_FROM - 1, y16) end
+  local from = COOPMAT_FROM
+  for _, c in ipairs(COOPMAT) do
+    list[#list + 1] = M.coopmat(qtype, from, c.max_t, c.bn, c.bt, c.wn, c.wt, c.stages)
+    from = c.max_t + 1
+  end
+  for _, y16 in ipairs { true, false } do gemv_range(list, qtype, COOPMAT_FROM, TILED_FROM - 1, y16) end
+  for _, y16 in ipairs { true, false } do list[#list + 1] = M.tiled(qtype, TILED_FROM, y16) end
+  return list
+end
+
+for _, q in ipairs(M.qtypes) do M[q] = routes(q) end
+
+return M

@@ -1,0 +1,220 @@
+-- The Vulkan Linear kernels (kernels/vulkan/linear_*.comp) through their route table
+-- (lib/gpubench/linear_vulkan.lua), against the FP64 reference (gpubench.ref.linear,
+-- docs/LINEAR.md's accuracy rule). Every route the device can run is launched directly,
+-- at the T values of its range, on ragged N and K that is not a multiple of 128; on
+-- lavapipe that is the gemv and tiled routes (both y stores), on an NVIDIA device the
+-- coopmat route too. Shapes stay small: lavapipe runs on the CPU.
+
+local t = dofile("tests/lua/harness.lua")
+local routes = require "gpubench.linear_vulkan"
+local linear = require "gpubench.linear"
+
+local GSCALE = 0.3 -- not a power of two: NVFP4 must apply it exactly once, the others ignore it
+
+-- The T values a route is checked at: those of the list inside its range, plus its ends
+-- (up to the largest of the list).
+local function ts_for(r, list)
+  local out, seen = {}, {}
+  local function add(v)
+    if v >= r.min_t and v <= r.max_t and not seen[v] then seen[v] = true; out[#out + 1] = v end
+  end
+  for _, v in ipairs(list) do add(v) end
+  add(r.min_t)
+  if r.max_t <= list[#list] then add(r.max_t) end
+  table.sort(out)
+  return out
+end
+
+local function route_label(q, r)
+  local d = r.defines
+  return ("%s %s y16=%d%s"):format(q, r.name, d.LIN_Y16,
+    d.LIN_TMAX and (" tmax=%d"):format(d.LIN_TMAX) or "")
+end
+
+-- Runs route r for (q, n, k) at every T of ts on data made once, checks each y against
+-- the reference and checks that nothing past the T*N outputs was written.
+local function check_route(dev, q, r, n, k, ts, seed)
+  local gpu = require "gpu"
+  local ref = require "gpubench.ref"
+  local t_max = ts[#ts]
+  local w = ref.planar_random(q, n, k, seed)
+  local x = ref.random_bf16(t_max * k, seed + 1)
+  local wb <close> = dev:buffer(linear.buffer_bytes(#w))
+  local xb <close> = dev:buffer(linear.buffer_bytes(#x))
+  local ybytes = linear.buffer_bytes(2 * t_max * n) + 256
+  local yb <close> = dev:buffer(ybytes)
+  wb:upload(w)
+  xb:upload(x)
+  local kern <close> = dev:kernel { file = r.file, entry = r.entry, defines = r.defines }
+  t.eq(kern.params, { "buffer", "buffer", "buffer", "u32", "u32", "u32", "f32" }, route_label(q, r) .. " parameters")
+  for _, tt in ipairs(ts) do
+    local what = ("%s n=%d k=%d T=%d"):format(route_label(q, r), n, k, tt)
+    yb:fill("\xA5") -- neither a valid result nor zero: a skipped output and a stray write both show
+    kern:launch(r.grid(n, k, tt), r.block, wb, xb, yb, gpu.u32(n), gpu.u32(k), gpu.u32(tt), gpu.f32(GSCALE))
+    local y = yb:download()
+    local rr, s = ref.linear(q, w, n, k, x:sub(1, 2 * tt * k), tt, GSCALE)
+    local c = ref.check_linear(y:sub(1, 2 * tt * n), rr, s, tt, n)
+    local f = c.first
+    t.truthy(c.ok, f and ("%s: %d outputs outside the bound, first t=%d n=%d: %.6g, reference %.6g, bound %.3g")
+      :format(what, c.failures, f.t, f.n, f.y, f.ref, f.bound) or what)
+    t.eq(y:sub(2 * tt * n + 1), string.rep("\xA5", ybytes - 2 * tt * n), what .. ": bytes past the outputs")
+  end
+end
+
+local function runnable(dev, q)
+  local list = {}
+  for _, r in ipairs(routes[q]) do
+    if r.requires(dev) then list[#list + 1] = r end
+  end
+  return list
+end
+
+local SHAPES = { { 37, 200 }, { 100, 200 }, { 5, 4304 } }
+local TS = { 1, 3, 17, 69 }
+
+for i, q in ipairs(routes.qtypes) do
+  t.test(q .. ": every route this device runs matches the reference (N 37/100/5, K 200/4304, T 1-69)", function()
+    local dev = t.device("vulkan")
+    local list = runnable(dev, q)
+    t.truthy(#list >= 2, "at least the gemv and tiled routes run everywhere")
+    for j, r in ipairs(list) do
+      for s, shape in ipairs(SHAPES) do
+        local ts = ts_for(r, TS)
+        if #ts > 0 then check_route(dev, q, r, shape[1], shape[2], ts, 1000 * i + 10 * j + s) end
+      end
+    end
+  end)
+end
+
+-- The gemv reduction has three paths by subgroup size sg against the lane-group width:
+-- equal (one subgroupAdd), wider subgroups (a butterfly inside the lane group) and
+-- narrower ones (subgroupAdd, then shared memory). Variants cover whichever the table's
+-- geometry does not reach on this device; unroll 2 covers the clamped last chunks.
+t.test("gemv reduction paths: lane groups narrower than, equal to and wider than a subgroup", function()
+  local dev = t.device("vulkan")
+  local sg = dev.subgroup_size
+  local widths, seen = {}, {}
+  for _, w in ipairs { sg // 2, sg, sg * 2, 256 } do
+    if w >= 1 and w <= 256 and not seen[w] then seen[w] = true; widths[#widths + 1] = w end
+  end
+  for i, q in ipairs { "q4", "nvfp4", "bf16" } do
+    for _, lanes in ipairs(widths) do
+      for _, v in ipairs { { nr = 1, unroll = 2 }, { nr = 3, unroll = 1 } } do
+        local r = routes.gemv(q, 1, 4, lanes, v.nr, true, v.unroll)
+        check_route(dev, q, r, 29, 520, { 1, 3, 4 }, 500 + 10 * i + lanes + v.nr)
+      end
+    end
+  end
+end)
+
+-- The largest T and the smallest K: grids at their limit, x rows of one 16-byte word.
+t.test("T = 65535 and K = 8 on every route that takes T = 65535", function()
+  local dev = t.device("vulkan")
+  local any = false
+  for i, q in ipairs { "q4", "nvfp4", "bf16" } do
+    for _, r in ipairs(runnable(dev, q)) do
+      if r.max_t == 65535 then
+        any = true
+        check_route(dev, q, r, 3, 8, { 65535 }, 77 + i)
+      end
+    end
+  end
+  t.truthy(any, "some route covers T = 65535")
+end)
+
+-- ---------------------------------------------------------------- the table itself
+
+-- Without a device, so that CI compiles the coopmat route lavapipe cannot run: every
+-- route of every qtype compiles for Vulkan 1.2 with no warning and takes the Linear
+-- parameters.
+t.test("every route's kernel compiles (coopmat included) and takes (W, x, y, N, K, T, gscale)", function()
+  local gpu = t.gpu
+  if not gpu then t.skip("no gpu module (stock interpreter)") end
+  local n = 0
+  for _, q in ipairs(routes.qtypes) do
+    for _, r in ipairs(routes[q]) do
+      local c = gpu.compile { backend = "vulkan", file = r.file, target = "vulkan1.2", defines = r.defines }
+      t.eq(c.params, { "buffer", "buffer", "buffer", "u32", "u32", "u32", "f32" }, route_label(q, r))
+      t.truthy(c.log == nil or c.log == "", route_label(q, r) .. " warnings: " .. tostring(c.log))
+      n = n + 1
+    end
+  end
+  t.truthy(n >= 6 * 3, "routes compiled: " .. n)
+end)
+
+local function fake(o)
+  local d = { backend = "vulkan", name = o.name or "fake", subgroup_size = o.sg or 32,
+              storage_buffer_16bit = o.s16 ~= false, max_shared_bytes = o.shared or 49152,
+              cooperative_matrix = o.cm or false, cooperative_matrix_shapes = o.shapes or {} }
+  d.info = d
+  return d
+end
+local NV_SHAPES = { { m = 16, n = 16, k = 16, a = "f16", b = "f16", c = "f32", d = "f32" },
+                    { m = 16, n = 8, k = 16, a = "f16", b = "f16", c = "f32", d = "f32" } }
+
+t.test("every qtype has routes with the fields gpubench.linear reads", function()
+  for _, q in ipairs(routes.qtypes) do
+    t.truthy(#routes[q] > 0, q)
+    for _, r in ipairs(routes[q]) do
+      local label = route_label(q, r)
+      t.truthy(r.name == "gemv" or r.name == "coopmat" or r.name == "tiled", label)
+      t.truthy(r.file:match("^kernels/vulkan/linear_") and r.entry == "main", label)
+      t.eq(r.defines.LIN_FMT, routes.format_define[q], label)
+      t.eq(r.block, { 256, 1, 1 }, label)
+      t.truthy(math.type(r.min_t) == "integer" and r.min_t >= 1 and r.max_t <= 65535 and r.min_t <= r.max_t, label)
+      local g = r.grid(14336, 5120, r.max_t)
+      t.truthy(#g == 3 and g[1] >= 1 and g[2] >= 1 and g[3] == 1, label .. " grid")
+    end
+  end
+end)
+
+t.test("gpubench.linear picks gemv for small T, coopmat on NV_cooperative_matrix, else tiled", function()
+  local nv = fake { name = "nv", cm = "nv", shapes = NV_SHAPES }
+  local plain = fake { name = "plain" }
+  local no16 = fake { name = "no16", s16 = false }
+  for _, q in ipairs(routes.qtypes) do
+    local spec = { qtype = q, n = 37, k = 200 }
+    for _, tt in ipairs { 1, 2, 3, 4, 5, 8, 9, 17, 1024, 65535 } do
+      local a, b, c = linear.route(nv, spec, tt), linear.route(plain, spec, tt), linear.route(no16, spec, tt)
+      t.eq(a.name, tt < 5 and "gemv" or "coopmat", ("%s T=%d nv"):format(q, tt))
+      t.eq(b.name, tt < 9 and "gemv" or "tiled", ("%s T=%d plain"):format(q, tt))
+      t.eq({ b.defines.LIN_Y16, c.defines.LIN_Y16, c.name }, { 1, 0, b.name }, ("%s T=%d y stores"):format(q, tt))
+      if b.name == "gemv" then t.truthy(b.defines.LIN_TMAX >= tt, ("%s T=%d tmax"):format(q, tt)) end
+    end
+  end
+end)
+
+t.test("coopmat requirements name what is missing", function()
+  local r
+  for _, x in ipairs(routes.q4) do if x.name == "coopmat" then r = x end end
+  t.eq({ r.requires(fake { name = "dev", cm = "nv", shapes = NV_SHAPES }) }, { true })
+  t.eq({ r.requires(fake { name = "dev" }) }, { false, "dev offers no VK_NV_cooperative_matrix" })
+  t.eq({ r.requires(fake { name = "dev", cm = "nv", shapes = { NV_SHAPES[2] } }) },
+    { false, "dev lists no 16x16x16 f16 x f16 + f32 cooperative matrix" })
+  t.eq({ r.requires(fake { name = "dev", cm = "nv", shapes = NV_SHAPES, sg = 64 }) },
+    { false, "the coopmat route needs subgroups of 32; dev reports 64" })
+  t.eq({ r.requires(fake { name = "dev", cm = "nv", shapes = NV_SHAPES, shared = 16384 }) },
+    { false, ("the coopmat route needs %d bytes of shared memory; dev allows 16384"):format(r.shared_bytes) })
+  local g
+  for _, x in ipairs(routes.q4) do if x.name == "gemv" then g = x end end
+  t.eq({ g.requires(fake { name = "dev", sg = 2 }) },
+    { false, "the gemv route needs subgroups of at least 4 invocations; dev reports 2" })
+end)
+
+t.test("the device reports its cooperative-matrix and storage capabilities", function()
+  local dev = t.device("vulkan")
+  t.truthy(type(dev.storage_buffer_16bit) == "boolean" and type(dev.storage_buffer_8bit) == "boolean")
+  t.truthy(dev.cooperative_matrix == false or dev.cooperative_matrix == "nv", tostring(dev.cooperative_matrix))
+  local shapes = dev.cooperative_matrix_shapes
+  t.truthy(type(shapes) == "table")
+  if dev.cooperative_matrix == "nv" then
+    t.truthy(#shapes > 0, "an NV device lists its shapes")
+    for _, s in ipairs(shapes) do
+      t.truthy(s.m > 0 and s.n > 0 and s.k > 0 and #s.a > 0 and #s.d > 0)
+    end
+  else
+    t.eq(#shapes, 0)
+  end
+end)
+
+t.run()
