@@ -191,12 +191,17 @@ if vendor then
   columns[#columns + 1] = { key = "vs_vendor", title = "vendor/ours", format = "%.2f", width = 6 }
 end
 
+-- The console is standard error when a file goes to standard output.
+local console = (opts.csv == "-" or opts.json == "-" or opts.markdown == "-") and io.stderr or io.stdout
+console:write(header, "\n")
 local sink <close> = report.open {
-  title = ("linear_suite on %s (%s, driver %s): %s"):format(dev.name, dev.backend, dev.driver_version, header),
+  title = ("linear_suite on %s (%s, driver %s)"):format(dev.name, dev.backend, dev.driver_version),
   columns = columns, csv = opts.csv, json = opts.json, markdown = opts.markdown,
-  env = report.environment(dev, meta, { ceilings = ceil, vendor = vendor and vendor.describe(dev) or nil }),
+  csv_extra = { "weight_bytes", "x_bytes", "y_bytes", "model_bytes", "useful_flops", "warmup", "n_samples", "noise",
+                "fixed_us", "memory_floor_us", "route", "check_rows", "check_failures", "check_worst",
+                "vendor_tflops", "vendor_note", "note" },
+  env = report.environment(dev, meta, { ceilings = ceil, header = header, vendor = vendor and vendor.describe(dev) or nil }),
 }
-print(header)
 
 local started = gpu.clock()
 local prev

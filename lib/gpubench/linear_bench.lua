@@ -73,7 +73,7 @@ local function cold_stats(res)
   for i, ms in ipairs(res.samples) do us[i] = ms * 1000 end
   return {
     median_us = stats.median(us), min_us = res.summary.min * 1000, p95_us = stats.quantile(us, 0.95),
-    samples_us = us, n = res.n, noise = res.noise, converged = res.converged, fixed_us = res.fixed_ms * 1000,
+    samples_us = us, n_samples = res.n, noise = res.noise, converged = res.converged, fixed_us = res.fixed_ms * 1000,
   }
 end
 

@@ -239,13 +239,16 @@ local Sink = {}
 Sink.__index = Sink
 
 -- The columns of a file: the declared ones, then `status` when not declared.
-local function file_keys(columns)
-  local keys, has = {}, false
+local function file_keys(columns, extra)
+  local keys, has = {}, {}
   for i, c in ipairs(columns) do
     keys[i] = c.key
-    if c.key == "status" then has = true end
+    has[c.key] = true
   end
-  if not has then keys[#keys + 1] = "status" end
+  if not has.status then keys[#keys + 1] = "status" end
+  for _, k in ipairs(extra or {}) do
+    if not has[k] and k ~= "status" then keys[#keys + 1] = k end
+  end
   return keys
 end
 
@@ -277,12 +280,14 @@ local function env_lines(env)
 end
 
 -- open{columns =, title =, env =, csv = path, json = path, markdown = path,
---      console = stream | false} -> sink
+--      console = stream | false, csv_extra = {keys}} -> sink
 -- columns: {key =, title =, unit =, format = "%.3f" | function, width =,
 -- align = "left" | "right"}. Rows stream to the console as they are added,
 -- with widths from the headers and the declared widths. A file path "-" is
 -- standard output (then the console table goes to standard error); at most
 -- one file may be "-" (gpubench.options refuses two outputs of one path).
+-- csv_extra: row fields the CSV carries after the console's columns (JSON
+-- lines carry every field of a row anyway).
 function report.open(o)
   o = o or {}
   check_columns(o.columns)
@@ -292,7 +297,7 @@ function report.open(o)
   local self = setmetatable({
     columns = o.columns, title = o.title, env = o.env or {}, console = console,
     markdown_path = o.markdown, rows = {}, notes = {}, sections = {}, closed = false,
-    keys = file_keys(o.columns),
+    keys = file_keys(o.columns, o.csv_extra),
   }, Sink)
   self.widths = widths(self.columns)
   if o.csv then

@@ -65,7 +65,7 @@ check "three ok rows in the JSON, checked against the reference" \
    && [[ $(grep -c "\"check_failures\":0" "$tmp/sweep.jsonl") -eq 3 ]]'
 check "every sample kept (3 per point)" \
   '[[ $(grep -Eo "\"samples_us\":\[[^]]*\]" "$tmp/sweep.jsonl" | awk -F, "NF==3" | wc -l) -eq 3 ]]'
-check "delta_% from the second point on" '[[ $(grep -c "\"delta_pct\"" "$tmp/sweep.jsonl") -eq 2 ]]'
+check "delta_% from the second point on" '[[ $(grep -Ec "\"delta_pct\":-?[0-9]" "$tmp/sweep.jsonl") -eq 2 ]]'
 check "the CSV has the contract's columns" \
   'grep -v "^#" "$tmp/sweep.csv" | head -n 1 | grep -q "label,qtype,policy,n,k,t,median_us,min_us,p95_us,model_gb,effective_gbs,dram_pct,read_pct,useful_tflops,memory_floor_pct"'
 check "the byte breakdown and warm-up in the CSV" \
