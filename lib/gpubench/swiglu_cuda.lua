@@ -1,0 +1,59 @@
+-- gpubench.swiglu_cuda: launch geometry of the CUDA SwiGLU kernels
+-- (kernels/cuda/swiglu_fused.cu, swiglu_gemv.cu, swiglu_mul.cu).
+--
+-- A warp of the fused kernel owns TILES tiles of 8 outputs (one mma tile: their
+-- 8 gate and 8 up rows); a warp of the GEMV owns TILES tiles of 16 rows. Both
+-- load UNROLL chunks of 32 k (2 x TILES 16-byte weight words per lane each)
+-- before using any, and run WARPS warps per block. The defines go to the
+-- compiler, which refuses to build the kernels without them, so this table is
+-- their one copy; the kernels' `// gpubench-compile:` lines repeat it for the
+-- NVRTC test. Why these values: docs/kernels/swiglu.md ("Geometry").
+
+local S = {}
+
+S.DEFAULT = { TILES = 1, UNROLL = 8, WARPS = 4 }
+S.KEYS = { "TILES", "UNROLL", "WARPS" }
+local LIMIT = { TILES = 4, UNROLL = 16, WARPS = 32 }
+
+local function ceil_div(a, b) return (a + b - 1) // b end
+
+-- geometry(changes) -> the defaults with `changes` (a table {TILES =, ...})
+-- applied; nil and a message for an unknown key or a value out of range.
+function S.geometry(changes)
+  local g = {}
+  for k, v in pairs(S.DEFAULT) do g[k] = v end
+  for k, v in pairs(changes or {}) do
+    if not LIMIT[k] then
+      return nil, ("the CUDA SwiGLU kernels have no define %s (they take %s)"):format(tostring(k), table.concat(S.KEYS, ", "))
+    end
+    if math.tointeger(v) == nil or v < 1 or v > LIMIT[k] then
+      return nil, ("%s=%s is not an integer from 1 to %d"):format(k, tostring(v), LIMIT[k])
+    end
+    g[k] = math.tointeger(v)
+  end
+  return g
+end
+
+local function spec(name, g, m, per_warp)
+  return {
+    file = "kernels/cuda/" .. name .. ".cu", entry = name,
+    defines = { MT = m, TILES = g.TILES, UNROLL = g.UNROLL, WARPS = g.WARPS },
+    block = 32 * g.WARPS,
+    grid = function(rows) return ceil_div(rows, per_warp * g.TILES * g.WARPS) end,
+  }
+end
+
+-- fused(g, m): grid(N) blocks for N outputs. gemv(g, m): grid(R) for R rows.
+function S.fused(g, m) return spec("swiglu_fused", g, m, 8) end
+function S.gemv(g, m) return spec("swiglu_gemv", g, m, 16) end
+
+-- mul(): the elementwise kernel; grid(n, m) covers m x n outputs, 8 per
+-- thread when n % 8 == 0.
+function S.mul()
+  return {
+    file = "kernels/cuda/swiglu_mul.cu", entry = "swiglu_mul", block = 256,
+    grid = function(n, m) return ceil_div(m * n, (n % 8 == 0 and 8 or 1) * 256) end,
+  }
+end
+
+return S

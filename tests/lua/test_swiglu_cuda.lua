@@ -1,0 +1,73 @@
+-- The CUDA SwiGLU kernels (kernels/cuda/swiglu_*.cu) on the FP64 reference
+-- through the experiment's own checks (tests/lua/swiglu_cases.lua), on a CUDA
+-- device (skipped, 77, without one; NVRTC compiles the kernels for sm_90 in
+-- tests/c/test_nvrtc_compile.c). Shapes: K % 32 != 0 (the partial last chunk
+-- of the mma loop), N % 8 != 0 (rows past N clamped; the scalar elementwise
+-- path), N = 1, long K; every M; other geometries; the vendor path where
+-- dev:vendor_gemm exists (cuBLASLt), else the reason it is n/a.
+local t = dofile("tests/lua/harness.lua")
+local sc = dofile("tests/lua/swiglu_cases.lua")(t)
+local sb = require "gpubench.swiglu_bench"
+
+local ALL_M = { 1, 2, 3, 4, 5, 6, 7, 8 }
+
+t.test("chain and fused match the reference: ragged shapes, every M", function()
+  local dev = t.device("cuda")
+  sc.check_paths(dev, {
+    { n = 37, k = 136, m = ALL_M },
+    { n = 130, k = 1000, m = ALL_M },
+    { n = 1, k = 8, m = { 1, 8 } },
+    { n = 64, k = 256, m = { 2, 7 } },
+    { n = 24, k = 6144, m = { 1, 4, 8 } },
+    { n = 6912, k = 1536, m = { 1, 8 } }, -- AstrAI 1B
+  }, { "chain", "fused" })
+end)
+
+t.test("other geometries: tiles, unroll and warps", function()
+  local dev = t.device("cuda")
+  sc.check_paths(dev, {
+    { n = 131, k = 776, m = { 1, 5, 8 }, geometry = { TILES = 2, UNROLL = 4, WARPS = 2 } },
+    { n = 77, k = 328, m = { 3, 8 }, geometry = { TILES = 1, UNROLL = 1, WARPS = 1 } },
+    { n = 300, k = 2056, m = { 2, 8 }, geometry = { TILES = 3, UNROLL = 3, WARPS = 8 } },
+    { n = 40, k = 4096, m = { 6 }, geometry = { TILES = 4, UNROLL = 16, WARPS = 4 } },
+  }, { "chain", "fused" })
+end)
+
+t.test("a token left unwritten fails the check", function()
+  sc.unwritten_token_fails(t.device("cuda"))
+end)
+
+t.test("the vendor path matches the reference, or says why it is n/a", function()
+  local dev = t.device("cuda")
+  if type(dev.vendor_gemm) ~= "function" then
+    local ctx <close> = sb.context(dev, { m_values = { 1 }, seed = 1, warmup = 1, iterations = 2, trials = 1,
+                                           l2_bytes = dev.l2_bytes, geometry = require("gpubench.swiglu_cuda").DEFAULT })
+    local r = ctx:check(ctx:shape { name = "case", n = 8, k = 16 }, "vendor", 1)
+    t.eq({ r.status, r.why }, { "n/a", "cuBLASLt op not available: this gpubench has no dev:vendor_gemm" })
+    return
+  end
+  local ok, err = pcall(dev.vendor_gemm, dev, { n = 16, k = 16, t = 1 })
+  if not ok then
+    local ctx <close> = sb.context(dev, { m_values = { 1 }, seed = 1, warmup = 1, iterations = 2, trials = 1,
+                                           l2_bytes = dev.l2_bytes, geometry = require("gpubench.swiglu_cuda").DEFAULT })
+    local r = ctx:check(ctx:shape { name = "case", n = 8, k = 16 }, "vendor", 1)
+    t.eq(r.status, "n/a")
+    t.truthy(r.why:find("cuBLASLt op not available: ", 1, true), r.why)
+    return
+  end
+  err:free()
+  sc.check_paths(dev, {
+    { n = 37, k = 136, m = ALL_M },
+    { n = 6912, k = 1536, m = { 1, 8 } },
+  }, { "vendor" })
+end)
+
+t.test("a group timed in A-B-C-C-B-A trials, eager and graph", function()
+  local dev = t.device("cuda")
+  local timed = type(dev.vendor_gemm) == "function" and pcall(function() dev:vendor_gemm { n = 8, k = 8, t = 1 }:free() end)
+    and { "vendor", "chain", "fused" } or { "chain", "fused" }
+  sc.measured_group(dev, timed, "rotated")
+  sc.measured_group(dev, timed, "l2")
+end)
+
+t.run()

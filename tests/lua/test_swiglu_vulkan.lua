@@ -1,0 +1,68 @@
+-- The Vulkan SwiGLU kernels (kernels/vulkan/swiglu_*.comp) on the FP64
+-- reference through the experiment's own checks (tests/lua/swiglu_cases.lua):
+-- ragged N (odd: the fused kernel's half-word stores), K not a multiple of the
+-- workgroup's words, every M, other workgroup sizes; an unwritten output is
+-- caught; one group timed in A-B-C-C-B-A order with the vendor path n/a.
+local t = dofile("tests/lua/harness.lua")
+local sc = dofile("tests/lua/swiglu_cases.lua")(t)
+local sb = require "gpubench.swiglu_bench"
+
+t.test("chain and fused match the reference: ragged shapes, every M", function()
+  local dev = t.device("vulkan")
+  sc.check_paths(dev, {
+    { n = 37, k = 136, m = { 1, 2, 3, 4, 5, 6, 7, 8 } },
+    { n = 1, k = 8, m = { 1, 2 } },
+    { n = 64, k = 1032, m = { 3 } },
+  }, { "chain", "fused" })
+end)
+
+t.test("other workgroup sizes", function()
+  local dev = t.device("vulkan")
+  sc.check_paths(dev, {
+    { n = 19, k = 264, m = { 1, 8 }, geometry = { SW_WG = 32 } },
+    { n = 20, k = 520, m = { 5 }, geometry = { SW_WG = 256 } },
+  }, { "chain", "fused" })
+end)
+
+t.test("a token left unwritten fails the check", function()
+  sc.unwritten_token_fails(t.device("vulkan"))
+end)
+
+t.test("the vendor path is n/a on Vulkan, and says why", function()
+  local dev = t.device("vulkan")
+  local ctx <close> = sb.context(dev, { m_values = { 1 }, seed = 1, warmup = 1, iterations = 2, trials = 1,
+                                         l2_bytes = 1 << 20, geometry = { SW_WG = 64 } })
+  local r = ctx:check(ctx:shape { name = "case", n = 8, k = 16 }, "vendor", 1)
+  t.eq({ r.status, r.why, r.launches_per_call }, { "n/a", "n/a on vulkan (cuBLASLt is a CUDA library)", 2 })
+end)
+
+t.test("a group timed in A-B-C-C-B-A trials, L2 and rotated", function()
+  local dev = t.device("vulkan")
+  local row = sc.measured_group(dev, { "chain", "fused" }, "rotated")
+  t.eq(row.paths.vendor.status, "n/a")
+  t.eq(row.order[1].path, "chain")
+  t.eq(row.order[2].path, "fused")
+  sc.measured_group(dev, { "chain", "fused" }, "l2")
+end)
+
+t.test("random bf16 data without gpubench.ref.random_bf16 comes from the device, seeded", function()
+  local dev = t.device("vulkan")
+  local ref = require "gpubench.ref"
+  local saved = ref.random_bf16
+  ref.random_bf16 = nil
+  local ok, err = pcall(function()
+    local a, b, c = sb.random_bf16(dev, 1000, 5), sb.random_bf16(dev, 1000, 5), sb.random_bf16(dev, 1000, 6)
+    t.eq(#a, 2000)
+    t.truthy(a == b and a ~= c, "same seed, same bytes; another seed, others")
+    local sum, sq = 0, 0
+    for i = 0, 999 do
+      local v = require("gpubench.swiglu_check").bf16(a, i)
+      sum, sq = sum + v, sq + v * v
+    end
+    t.truthy(math.abs(sum / 1000) < 0.2 and math.abs(sq / 1000 - 1) < 0.2, "normal(0, 1)")
+  end)
+  ref.random_bf16 = saved
+  if not ok then error(err, 0) end
+end)
+
+t.run()
