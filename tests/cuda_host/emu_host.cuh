@@ -2,29 +2,15 @@
 // gemv_emulate.cu, the only file that includes it, after the kernels, the
 // reference headers, `failures` and CHECK): the emulated hardware and the
 // drivers that run the kernels' own code on it. Guarded buffers that fault on
-// any read past their end; the copy contexts of the scalar path (HostCtx: a
+// any read past their end (emu_guard.cuh); the copy contexts of the scalar path (HostCtx: a
 // warp's lanes in sequence, cp.async and bulk copies as memcpy, with what the
 // barriers would enforce checked) and of the tensor-core path (HostMmaCtx: a
-// whole block at a time, with a CPU model of mma.sync m16n8k16); and the
+// whole block at a time, with the CPU model of mma.sync m16n8k16 of
+// emu_mma.cuh, f16 inputs); and the
 // runners that execute every block, warp and lane of a kernel body into y.
 #ifndef GPUBENCH_EMU_HOST_CUH
 #define GPUBENCH_EMU_HOST_CUH
-// A buffer of n bytes whose end is a page boundary followed by an inaccessible page.
-struct Guarded {
-    unsigned char* base = nullptr; size_t maplen = 0; unsigned char* p = nullptr; size_t n = 0;
-    explicit Guarded(size_t n_) : n(n_) {
-        long pg = sysconf(_SC_PAGESIZE);
-        size_t data_pages = (n + pg - 1) / pg + 1;
-        maplen = (data_pages + 1) * pg;
-        base = (unsigned char*)mmap(nullptr, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        assert(base != MAP_FAILED);
-        unsigned char* guard = base + data_pages * pg;
-        mprotect(guard, pg, PROT_NONE);
-        mprotect(base, pg, PROT_NONE); // also a guard before
-        p = guard - n;
-    }
-    ~Guarded() { munmap(base, maplen); }
-};
+#include "emu_guard.cuh"
 
 struct HostCtx {
     enum { LANES = 32 };
@@ -75,54 +61,10 @@ struct HostCtx {
 };
 
 // ------------------------------------------------------------ tensor-core path
-// CPU model of mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 over the 32
-// lanes of one warp, from the PTX ISA's "Matrix Fragments for mma.m16n8k16
-// with floating point type" (groupID g = lane >> 2, threadID_in_group t = lane % 4):
-//   A (16x16, .f16x2 regs a0..a3 holding elements a0..a7, low half first):
-//     row = g for a0, a1, a4, a5 and g + 8 for a2, a3, a6, a7;
-//     col = 2t + (i & 1) for a0..a3 and 2t + (i & 1) + 8 for a4..a7
-//   B (16x8, regs b0, b1 holding b0..b3): row (k) = 2t + (i & 1) for b0, b1,
-//     + 8 for b2, b3; col = g
-//   C, D (16x8 f32 c0..c3): row = g for c0, c1 and g + 8 for c2, c3; col = 2t + (i & 1)
-// f16 inputs are decoded exactly (subnormals included); every product is
-// exact. The sum is modelled pessimistically: C plus the 16 products in k order,
-// each addition rounded toward zero to f32 (tensor cores truncate; this is at
-// least as lossy as one rounding of the exact sum).
-static bool mma_round_nearest = false; // the alternative model: exact sum, one rounding
-static float rz_add(float a, double p) {
-    const double s = (double)a + p;
-    float f = (float)s;
-    if (std::fabs((double)f) > std::fabs(s)) f = std::nextafter(f, 0.0f);
-    return f;
-}
-static void mma_model(float (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2]) {
-    double a[16][16], b[16][8];
-    float c[16][8];
-    for (int lane = 0; lane < 32; lane++) {
-        const int g = lane >> 2, t = lane & 3;
-        for (int i = 0; i < 8; i++)
-            a[g + 8 * ((i >> 1) & 1)][2 * t + (i & 1) + 8 * (i >> 2)] = gb_half_to_float((A[lane][i >> 1] >> (16 * (i & 1))) & 0xFFFF);
-        for (int i = 0; i < 4; i++)
-            b[2 * t + (i & 1) + 8 * (i >> 1)][g] = gb_half_to_float((B[lane][i >> 1] >> (16 * (i & 1))) & 0xFFFF);
-        for (int i = 0; i < 4; i++) c[g + 8 * (i >> 1)][2 * t + (i & 1)] = C[lane][i];
-    }
-    for (int r = 0; r < 16; r++)
-        for (int n = 0; n < 8; n++) {
-            if (mma_round_nearest) {
-                double s = c[r][n];
-                for (int kk = 0; kk < 16; kk++) s += a[r][kk] * b[kk][n];
-                c[r][n] = (float)s;
-            } else {
-                float s = c[r][n];
-                for (int kk = 0; kk < 16; kk++) s = rz_add(s, a[r][kk] * b[kk][n]);
-                c[r][n] = s;
-            }
-        }
-    for (int lane = 0; lane < 32; lane++) {
-        const int g = lane >> 2, t = lane & 3;
-        for (int i = 0; i < 4; i++) C[lane][i] = c[g + 8 * (i >> 1)][2 * t + (i & 1)];
-    }
-}
+#include "emu_mma.cuh"
+// f16 inputs (the GEMV tensor-core path): decoded exactly, subnormals included.
+static float emu_f16_elem(gb_u32 h) { return gb_half_to_float(h); }
+static void mma_model(float (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2]) { mma_model_t<emu_f16_elem>(C, A, B); }
 
 // A whole block's threads (NT = 32 * NW) at once: each phase of gb_mma_block
 // runs for every thread before the next, which is what the barriers guarantee

@@ -1,0 +1,22 @@
+// The launch geometry of a Linear kernel comes only from its defines; the one
+// copy of the defaults is lib/gpubench/linear_cuda.lua (each kernel's first
+// `gpubench-compile:` line repeats them for the compile test). A kernel
+// compiled without them fails here rather than running a second, silently
+// different set of defaults.
+//
+// Memory-bound route (LN_ROUTE_GEMV): LN_NW warps per block splitting K,
+// LN_RT m16 row tiles per block (16 LN_RT rows), LN_NJ n8 column tiles
+// (T <= 8 LN_NJ), LN_U units in flight per warp.
+// Tensor-core route (LN_ROUTE_MMA): LN_NW warps per block (32 LN_NW rows),
+// LN_BN rows of x per block, LN_STAGES shared-memory stages of x.
+#ifndef GPUBENCH_LINEAR_GEOMETRY_CUH
+#define GPUBENCH_LINEAR_GEOMETRY_CUH
+
+#if defined(LN_ROUTE_GEMV) && (!defined(LN_NW) || !defined(LN_RT) || !defined(LN_NJ) || !defined(LN_U))
+#error "memory-bound Linear kernels take their geometry from -DLN_NW, -DLN_RT, -DLN_NJ and -DLN_U (defaults: lib/gpubench/linear_cuda.lua)"
+#endif
+#if defined(LN_ROUTE_MMA) && (!defined(LN_NW) || !defined(LN_BN) || !defined(LN_STAGES))
+#error "tensor-core Linear kernels take their geometry from -DLN_NW, -DLN_BN and -DLN_STAGES (defaults: lib/gpubench/linear_cuda.lua)"
+#endif
+
+#endif

@@ -1,0 +1,77 @@
+-- gpubench.linear_cuda: the route table of the CUDA Linear kernels
+-- (kernels/cuda/linear_*.cu), y[T, N] = x[T, K] . W[N, K]^T (docs/LINEAR.md).
+--
+-- For each qtype (q4 q5 q6 w8 nvfp4 bf16) an ordered list of routes; the
+-- T ranges of a qtype's routes tile 1 .. 65535 without overlap, and
+-- gpubench.linear takes the first route whose range holds T. A route is
+--   { name = "gemv" | "mma", min_t =, max_t =, file =, entry =, defines =,
+--     block = {x, y, z}, grid = function(N, K, T) -> {gx, gy, gz} }
+-- and every kernel takes (W, x, y, u32 N, u32 K, u32 T, f32 gscale).
+-- The defines go to the compiler and this table is their only copy: the
+-- kernels refuse to compile without them (kernels/cuda/linear_geometry.cuh),
+-- and each kernel's first `// gpubench-compile:` line repeats the geometry
+-- of its first route here for the NVRTC test.
+--
+-- Memory-bound route "gemv" (linear_gemv_<q>.cu; docs/kernels/cuda-linear.md,
+-- "Memory-bound route"): every weight byte read once, for all T rows.
+--   LN_NW  warps per block, splitting K (block = 32 LN_NW threads);
+--   LN_RT  m16 row tiles per block: 16 LN_RT rows (grid = ceil(N / (16 LN_RT)));
+--   LN_NJ  n8 column tiles: the route covers T <= 8 LN_NJ;
+--   LN_U   units (a group of 64, 32 for w8) each warp loads before decoding.
+-- Tensor-core route "mma" (linear_mma_<q>.cu; "Tensor-core route"):
+--   LN_NW      warps per block, 32 rows each (block tile 32 LN_NW rows);
+--   LN_BN      rows of x per block tile (grid.y = ceil(T / LN_BN));
+--   LN_STAGES  shared-memory stages of the x tile, LN_STAGES - 1 in flight
+--              (LN_STAGES x LN_BN x 128 bytes must fit 48 KiB).
+-- The crossover at T = 16 | 17: up to 16 rows of x the memory-bound route
+-- decodes each weight once for two n8 tiles and stays at the cost of reading
+-- W; from 17 on the tensor-core route's tiles of 64 or 128 rows of x reuse a
+-- decoded weight 8 or 16 times. The defaults were chosen without timing
+-- every T; docs/kernels/cuda-linear.md says what is measured.
+
+local M = {}
+
+local function ceil_div(a, b) return (a + b - 1) // b end
+
+local function gemv(q, min_t, max_t, d)
+  local rows = 16 * d.LN_RT
+  return {
+    name = "gemv", min_t = min_t, max_t = max_t,
+    file = "kernels/cuda/linear_gemv_" .. q .. ".cu", entry = "linear_gemv_" .. q,
+    defines = d, block = { 32 * d.LN_NW, 1, 1 },
+    grid = function(N, K, T) return { ceil_div(N, rows), 1, 1 } end,
+  }
+end
+
+local function mma(q, min_t, max_t, d)
+  local rows = 32 * d.LN_NW
+  return {
+    name = "mma", min_t = min_t, max_t = max_t,
+    file = "kernels/cuda/linear_mma_" .. q .. ".cu", entry = "linear_mma_" .. q,
+    defines = d, block = { 32 * d.LN_NW, 1, 1 },
+    grid = function(N, K, T) return { ceil_div(N, rows), ceil_div(T, d.LN_BN), 1 } end,
+  }
+end
+
+M.qtypes = { "q4", "q5", "q6", "w8", "nvfp4", "bf16" }
+
+-- w8 and bf16 keep tiles of 64 rows of x for every T >= 17: at 128 their
+-- accumulators and runs (W8: two groups' codes and scales per run; BF16: 32
+-- bytes per run) spill (ptxas: 272 and 180 bytes); the others spill 16-24
+-- bytes at 128, outside the mma loop.
+local BN64_ONLY = { w8 = true, bf16 = true }
+for _, q in ipairs(M.qtypes) do
+  local list = {
+    gemv(q, 1, 8, { LN_NW = 4, LN_RT = 2, LN_NJ = 1, LN_U = 4 }),
+    gemv(q, 9, 16, { LN_NW = 4, LN_RT = 2, LN_NJ = 2, LN_U = 2 }),
+  }
+  if BN64_ONLY[q] then
+    list[3] = mma(q, 17, 65535, { LN_NW = 8, LN_BN = 64, LN_STAGES = 4 })
+  else
+    list[3] = mma(q, 17, 64, { LN_NW = 8, LN_BN = 64, LN_STAGES = 4 })
+    list[4] = mma(q, 65, 65535, { LN_NW = 8, LN_BN = 128, LN_STAGES = 3 })
+  end
+  M[q] = list
+end
+
+return M

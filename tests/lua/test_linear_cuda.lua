@@ -1,0 +1,190 @@
+-- The CUDA Linear kernels (kernels/cuda/linear_*.cu) through their route table
+-- (lib/gpubench/linear_cuda.lua): the table itself, compilation of every
+-- route for sm_90 with NVRTC (no GPU needed), and on a CUDA device every
+-- format and route against the FP64 reference under docs/LINEAR.md's rule
+-- |y - r| <= 2^-8 |r| + 2^-7 s (ref.linear, ref.check_linear).
+--
+-- Shapes: N = 37 and 100 are multiples of no block's rows (ragged tiles),
+-- K = 200 and 4304 are not multiples of 128 (padded planes, x masked past
+-- K), T covers each route's range at its ends and inside (1, 3, 8 | 9, 16 |
+-- 17, 64 | 69, 1024); the tensor-core routes also run T = 1 and 3, below
+-- their range (any T must be correct), and the memory-bound route the
+-- benchmark shape 14336 x 5120 at T = 1.
+
+local t = dofile("tests/lua/harness.lua")
+local routes = require "gpubench.linear_cuda"
+
+local PARAMS = { "buffer", "buffer", "buffer", "u32", "u32", "u32", "f32" }
+local GSCALE = 0.3671875 -- NVFP4's tensor scale; the other formats must ignore it
+
+local function nvrtc_missing(msg)
+  return msg:find("cannot load NVRTC", 1, true) or msg:find("CUDA backend not built", 1, true)
+    or msg:find("NVRTC has no", 1, true)
+end
+
+local function round256(n) return (n + 255) // 256 * 256 end
+
+t.test("route table: every qtype, T ranges tiling 1 .. 65535 in order, block and grid from the defines", function()
+  t.eq(routes.qtypes, { "q4", "q5", "q6", "w8", "nvfp4", "bf16" })
+  for _, q in ipairs(routes.qtypes) do
+    local list = routes[q]
+    t.truthy(#list >= 2, q .. ": at least a memory-bound and a tensor-core route")
+    local next_t = 1
+    for i, r in ipairs(list) do
+      local where = ("%s route %d (%s)"):format(q, i, r.name)
+      t.eq(r.min_t, next_t, where .. ": min_t follows the previous route")
+      t.truthy(r.max_t >= r.min_t, where)
+      next_t = r.max_t + 1
+      t.eq(r.file, ("kernels/cuda/linear_%s_%s.cu"):format(r.name, q), where)
+      t.eq(r.entry, ("linear_%s_%s"):format(r.name, q), where)
+      t.eq(r.block, { 32 * r.defines.LN_NW, 1, 1 }, where)
+      if r.name == "gemv" then
+        t.eq(r.max_t, 8 * r.defines.LN_NJ, where .. ": the route covers T <= 8 LN_NJ")
+        t.eq(r.grid(37, 200, 3), { (37 + 16 * r.defines.LN_RT - 1) // (16 * r.defines.LN_RT), 1, 1 }, where)
+      else
+        t.eq(r.name, "mma", where)
+        t.eq(r.grid(300, 200, 1000), { (300 + 32 * r.defines.LN_NW - 1) // (32 * r.defines.LN_NW),
+          (1000 + r.defines.LN_BN - 1) // r.defines.LN_BN, 1 }, where)
+        t.truthy(r.grid(1, 8, 65535)[2] <= 65535, where .. ": grid.y in range at T = 65535")
+      end
+    end
+    t.eq(next_t, 65536, q .. ": the last route ends at T = 65535")
+    t.eq(list[1].name, "gemv", q)
+    t.eq(list[#list].name, "mma", q)
+  end
+end)
+
+t.test("every route's defines are a gpubench-compile line of its file; the first line is its first route", function()
+  for _, q in ipairs(routes.qtypes) do
+    local seen = {}
+    for _, r in ipairs(routes[q]) do
+      local src = assert(io.open(r.file)):read("a")
+      local lines = {}
+      for entry, defs in src:gmatch("// gpubench%-compile: entry=(%S+) defines=(%S+)") do
+        t.eq(entry, r.entry, r.file)
+        local d = {}
+        for name, value in defs:gmatch("([%w_]+)=(%d+)") do d[name] = tonumber(value) end
+        lines[#lines + 1] = d
+      end
+      local found = false
+      for _, d in ipairs(lines) do
+        local same = true
+        for k2, v in pairs(r.defines) do same = same and d[k2] == v end
+        for k2 in pairs(d) do same = same and r.defines[k2] ~= nil end
+        found = found or same
+      end
+      t.truthy(found, r.file .. ": no gpubench-compile line with the route's defines")
+      if not seen[r.file] then
+        seen[r.file] = true
+        for k2, v in pairs(r.defines) do t.eq(lines[1][k2], v, r.file .. ": first line, " .. k2) end
+      end
+    end
+  end
+end)
+
+t.test("every route compiles for sm_90 with NVRTC and takes (W, x, y, u32 N, u32 K, u32 T, f32 gscale)", function()
+  local gpu = t.gpu
+  if not gpu or not gpu.compile then t.skip("no gpu module") end
+  for _, q in ipairs(routes.qtypes) do
+    for _, r in ipairs(routes[q]) do
+      local ok, res = pcall(gpu.compile, { backend = "cuda", file = r.file, entry = r.entry, defines = r.defines,
+        target = "sm_90" })
+      if not ok and nvrtc_missing(t.error_text(res)) then t.skip("NVRTC not available: " .. t.error_text(res)) end
+      t.truthy(ok, r.entry .. ": " .. t.error_text(res))
+      t.eq(res.params, PARAMS, r.entry)
+    end
+  end
+  -- without its geometry a kernel is refused, naming the table
+  for _, r in ipairs { routes.q4[1], routes.q4[#routes.q4] } do
+    local ok, err = pcall(gpu.compile, { backend = "cuda", file = r.file, entry = r.entry, target = "sm_90" })
+    t.eq(ok, false, r.entry .. " compiled without defines")
+    t.truthy(t.error_text(err):find("defaults: lib/gpubench/linear_cuda.lua", 1, true), t.error_text(err))
+  end
+  -- an x ring that does not fit static shared memory is refused at compile time
+  local r = routes.bf16[#routes.bf16]
+  local big = { LN_NW = 8, LN_BN = 128, LN_STAGES = 4 } -- 64 KiB of x stages
+  t.errors(function()
+    gpu.compile { backend = "cuda", file = r.file, entry = r.entry, defines = big, target = "sm_90" }
+  end, "exceed the 48 KiB of static shared memory", true)
+end)
+
+-- One launch of route r at N x K x T on random data, checked against the
+-- reference; y's bytes past T*N must stay as they were.
+local function check(dev, kernels, q, r, n, k, tt, seed)
+  local ref = require "gpubench.ref"
+  local w = ref.planar_random(q, n, k, seed)
+  local x = ref.random_bf16(tt * k, seed + 1)
+  local wb <close> = dev:buffer(round256(#w))
+  local xb <close> = dev:buffer(round256(2 * tt * k))
+  local ybytes = round256(2 * tt * n + 2)
+  local yb <close> = dev:buffer(ybytes)
+  wb:fill(0x5A)
+  wb:upload(w)
+  xb:fill(0xFF) -- NaN past T*K: a kernel using x there fails
+  xb:upload(x)
+  yb:fill(0xFF)
+  local key = r.entry .. "#" .. r.min_t
+  kernels[key] = kernels[key] or dev:kernel { file = r.file, entry = r.entry, defines = r.defines }
+  local kern = kernels[key]
+  kern:launch(r.grid(n, k, tt), r.block, wb, xb, yb, n, k, tt, t.gpu.f32(GSCALE))
+  local y = yb:download(0, 2 * tt * n)
+  local rr, s = ref.linear(q, w, n, k, x, tt, GSCALE)
+  local c = ref.check_linear(y, rr, s, tt, n)
+  local where = ("%s %s [%d..%d] N=%d K=%d T=%d"):format(q, r.name, r.min_t, r.max_t, n, k, tt)
+  t.truthy(c.ok, ("%s: %d outputs off%s"):format(where, c.failures,
+    c.first and (", first (t=%d, n=%d) y=%.9g ref=%.9g bound %.3g"):format(c.first.t, c.first.n, c.first.y,
+      c.first.ref, c.first.bound) or ""))
+  t.eq(yb:download(2 * tt * n), ("\xFF"):rep(ybytes - 2 * tt * n), where .. ": bytes past y[T*N-1] untouched")
+  return c.worst
+end
+
+local function releasing(kernels, fn)
+  local ok, e = pcall(fn)
+  for _, k in pairs(kernels) do k:free() end
+  if not ok then error(e, 0) end
+end
+
+-- The T values each route is checked at: its ends and one inside, and for
+-- the tensor-core routes also T = 1 and 3.
+local function ts_of(r)
+  local ts = { r.min_t }
+  if r.max_t > r.min_t then ts[#ts + 1] = math.min(r.max_t, r.min_t < 64 and r.max_t or 1024) end
+  if r.name == "mma" then ts[#ts + 1] = 1; ts[#ts + 1] = 3 end
+  if r.min_t == 1 then ts[#ts + 1] = 3 end
+  if r.min_t == 65 then ts[#ts + 1] = 69 end
+  return ts
+end
+
+for _, q in ipairs(routes.qtypes) do
+  t.test(q .. ": every route at ragged N, K not a multiple of 128 and the T it accepts, against FP64", function()
+    local dev = t.device("cuda")
+    local kernels = {}
+    releasing(kernels, function()
+      for i, r in ipairs(routes[q]) do
+        for j, tt in ipairs(ts_of(r)) do
+          local n = tt >= 512 and 37 or 100
+          check(dev, kernels, q, r, 37, 200, tt, 100 * i + j)
+          check(dev, kernels, q, r, n, 4304, tt, 100 * i + j + 50)
+        end
+      end
+    end)
+  end)
+end
+
+t.test("memory-bound route at the benchmark shape 14336 x 5120, T = 1, every format", function()
+  local dev = t.device("cuda")
+  local kernels = {}
+  releasing(kernels, function()
+    for _, q in ipairs(routes.qtypes) do check(dev, kernels, q, routes[q][1], 14336, 5120, 1, 900) end
+  end)
+end)
+
+t.test("tensor-core route at 1024 x 1024, T = 1024 (several tiles in both directions), every format", function()
+  local dev = t.device("cuda")
+  local kernels = {}
+  releasing(kernels, function()
+    for _, q in ipairs(routes.qtypes) do check(dev, kernels, q, routes[q][#routes[q]], 1024, 1024, 1024, 910) end
+  end)
+end)
+
+t.run()
