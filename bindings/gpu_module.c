@@ -86,12 +86,79 @@ void *lb_new(lua_State *L, const char *mt) {
     return p;
 }
 
+/* The C objects that userdata hold, so that gpubench_free_leftovers frees,
+ * after lua_close, those no finalizer freed (a userdata whose metatable lost
+ * its __gc). Entries are C objects, which only a free function frees, never
+ * userdata memory; owned by C, so nothing in Lua can reach or break the list.
+ * Each entry names its state by its main thread. */
+typedef struct tracked { const void *state; int type; void *ptr; } tracked;
+static tracked *live_objs;
+static size_t nlive, caplive;
+
+static const void *main_state(lua_State *L) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+    const void *m = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    return m;
+}
+
+void lb_track(lua_State *L, const char *mt, void *ptr) {
+    int t = type_index(mt);
+    if (t < 0 || !ptr) return;
+    if (nlive == caplive) {
+        size_t cap = caplive ? 2 * caplive : 64;
+        tracked *p = realloc(live_objs, cap * sizeof *p);
+        if (!p) return; /* untracked: freed by its __gc as usual */
+        live_objs = p, caplive = cap;
+    }
+    live_objs[nlive++] = (tracked){main_state(L), t, ptr};
+}
+
+static void untrack(void *ptr) {
+    for (size_t i = nlive; i-- > 0;)
+        if (live_objs[i].ptr == ptr) {
+            live_objs[i] = live_objs[--nlive];
+            return;
+        }
+}
+
+/* Batches first (they hold references on kernels and buffers), devices last. */
+void gpubench_free_leftovers(const void *L) {
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t i = nlive; i-- > 0;) {
+            tracked o = live_objs[i];
+            if (o.state != L) continue;
+            const char *mt = types[o.type].mt;
+            int batch = strcmp(mt, GPU_BATCH_MT) == 0, device = strcmp(mt, GPU_DEVICE_MT) == 0;
+            if ((pass == 0) != batch || (pass == 2) != device) continue;
+            live_objs[i] = live_objs[--nlive];
+            lb_handle h = {LB_TAG_BASE + (uint32_t)o.type, o.ptr};
+            types[o.type].free_fn(&h);
+        }
+    if (nlive == 0) {
+        free(live_objs);
+        live_objs = NULL, caplive = 0;
+    }
+}
+
 /* free, __gc and __close of every type: frees by the userdata's own tag, so
  * a userdata given another type's metatable is still freed as what it is. */
 static int lb_release(lua_State *L) {
     int t = type_of(L, 1);
-    if (t >= 0 && types[t].free_fn) types[t].free_fn(lua_touserdata(L, 1));
+    if (t >= 0 && types[t].free_fn) {
+        lb_handle *h = lua_touserdata(L, 1);
+        if (h->ptr) untrack(h->ptr);
+        types[t].free_fn(h);
+    }
     return 0;
+}
+
+void lb_plain_table(lua_State *L, int i, const char *who, const char *what) {
+    if (lua_type(L, i) == LUA_TTABLE && lua_getmetatable(L, i)) {
+        lua_pop(L, 1);
+        luaL_error(L, "%s: %s must be a plain table (one with a metatable is refused: its "
+                      "metamethods would run while the call holds its objects)", who, what);
+    }
 }
 
 void lb_register(lua_State *L, const char *mt, size_t size, const luaL_Reg *methods,
@@ -128,6 +195,7 @@ void lb_register(lua_State *L, const char *mt, size_t size, const luaL_Reg *meth
 }
 
 const char *lb_field_string(lua_State *L, int t, const char *field, const char *who) {
+    lb_plain_table(L, t, who, "the argument table");
     int type = lua_getfield(L, t, field);
     if (type == LUA_TNIL) return NULL;
     if (type != LUA_TSTRING)
@@ -149,7 +217,7 @@ gb_buffer *lb_check_buffer(lua_State *L, int i) { return check_live(L, i, GPU_BU
 gb_kernel *lb_check_kernel(lua_State *L, int i) { return check_live(L, i, GPU_KERNEL_MT); }
 
 static uint32_t dim_at(lua_State *L, int t, int k, const char *what) {
-    int type = lua_geti(L, t, k);
+    int type = lua_rawgeti(L, t, k);
     lua_Integer v = 1;
     if (type != LUA_TNIL) {
         int ok;
@@ -174,6 +242,7 @@ void lb_check_dim3(lua_State *L, int i, const char *what, uint32_t out[3]) {
     if (!lua_istable(L, i))
         luaL_error(L, "%s must be an integer or a table {x, y, z}, got %s", what, luaL_typename(L, i));
     i = lua_absindex(L, i);
+    lb_plain_table(L, i, "launch", what);
     if (lua_rawlen(L, i) < 1 || lua_rawlen(L, i) > 3)
         luaL_error(L, "%s must have 1 to 3 entries", what);
     for (int k = 0; k < 3; k++) out[k] = dim_at(L, i, k + 1, what);
@@ -259,8 +328,12 @@ void lb_push_info(lua_State *L, const gb_device_info *in) {
 }
 
 void lb_push_device_info(lua_State *L, gb_device *d) {
-    lb_push_info(L, &d->info);
-    lua_pushinteger(L, (lua_Integer)gb_flush_bytes(d));
+    /* Copied first: the pushes below allocate, and a finalizer run by that
+     * collection could release d. */
+    gb_device_info info = d->info;
+    uint64_t flush = gb_flush_bytes(d);
+    lb_push_info(L, &info);
+    lua_pushinteger(L, (lua_Integer)flush);
     lua_setfield(L, -2, "flush_bytes");
 }
 
@@ -367,6 +440,7 @@ static int l_open(lua_State *L) {
     if (!lua_isnoneornil(L, 1)) {
         if (!lua_istable(L, 1))
             luaL_error(L, "gpu.open: expected a table {backend =, index =} or nothing, got %s", luaL_typename(L, 1));
+        lb_plain_table(L, 1, "gpu.open", "the options table");
         backend = lb_field_string(L, 1, "backend", "gpu.open");
         if (lua_getfield(L, 1, "index") != LUA_TNIL) {
             int ok;
@@ -401,6 +475,7 @@ static int l_open(lua_State *L) {
     l_device *u = lb_new(L, GPU_DEVICE_MT);
     gb_err e = {0};
     if (gb_device_open(ops, (int)index, &u->d, &e) != 0) lb_raise(L, &e);
+    lb_track(L, GPU_DEVICE_MT, u->d);
     /* The info table is the device's user value: dev.name etc. read from it. */
     lb_push_device_info(L, u->d);
     lua_setiuservalue(L, -2, 1);

@@ -44,15 +44,22 @@ static uint32_t check_count(lua_State *L, int i, const char *what) {
     return (uint32_t)n;
 }
 
-/* Creates the batch userdata at the top of the stack. */
-static l_batch *make_batch(lua_State *L, gb_device *d, gb_launch *ls, int n, uint32_t count,
-                           int graph, int refs) {
+/* The batch userdata, pushed, holding refs (the table of what it launches)
+ * as its user value. Made before the launches are read: reading them stores
+ * raw pointers, and no allocation (which can run a finalizer that frees one)
+ * may come between that and gb_batch_create taking its references. */
+static l_batch *new_batch(lua_State *L, int refs) {
     l_batch *u = lb_new(L, GPU_BATCH_MT);
     lua_pushvalue(L, refs);
     lua_setiuservalue(L, -2, 1);
+    return u;
+}
+
+static void create_batch(lua_State *L, l_batch *u, gb_launch *ls, int n, uint32_t count, int graph) {
+    gb_device *d = lb_check_device(L, 1);
     gb_err e = {0};
     if (gb_batch_create(d, ls, n, count, graph, &u->b, &e) != 0) lb_raise(L, &e);
-    return u;
+    lb_track(L, GPU_BATCH_MT, u->b);
 }
 
 /* The live batch at ud_index. Whether what it launches was released is the
@@ -76,12 +83,13 @@ static void submit(lua_State *L, int ud_index) {
  * One cold sample: the flush, the timer's start, one submit, the stop,
  * queued behind a held stream (backend.h, gb_cold_sample). */
 static int batch_cold_sample(lua_State *L) {
-    l_batch *u = check_submittable(L, 1);
-    gb_timer *timer = lb_check_timer(L, 2);
+    check_submittable(L, 1);
+    lb_check_timer(L, 2);
     gb_flush_kind flush = GB_FLUSH_CLEAN;
     int hold = 1;
     if (!lua_isnoneornil(L, 3)) {
         luaL_checktype(L, 3, LUA_TTABLE);
+        lb_plain_table(L, 3, "batch:cold_sample", "the options table");
         if (lua_getfield(L, 3, "flush") != LUA_TNIL) {
             if (lua_type(L, -1) == LUA_TBOOLEAN) {
                 flush = lua_toboolean(L, -1) ? GB_FLUSH_CLEAN : GB_FLUSH_NONE;
@@ -96,6 +104,9 @@ static int batch_cold_sample(lua_State *L) {
         if (lua_getfield(L, 3, "hold") != LUA_TNIL) hold = lua_toboolean(L, -1);
         lua_pop(L, 1);
     }
+    /* The objects are fetched once the options are read. */
+    l_batch *u = check_submittable(L, 1);
+    gb_timer *timer = lb_check_timer(L, 2);
     double ms = 0;
     int held = 0;
     gb_err e = {0};
@@ -108,34 +119,33 @@ static int batch_cold_sample(lua_State *L) {
 /* dev:record(n, kernel, grid, block, args...)
  * dev:record(n, {kernel, grid, block, args...}, {...}, ...)  -- rotating sets */
 int lb_device_record(lua_State *L) {
-    gb_device *d = lb_check_device(L, 1);
+    lb_check_device(L, 1);
     uint32_t count = check_count(L, 2, "dev:record: the launch count");
     int top = lua_gettop(L);
+    int sets = lua_istable(L, 3);
+    int n = sets ? top - 2 : 1;
+    if (n > GB_MAX_LAUNCHES) luaL_error(L, "dev:record takes at most %d launch sets", GB_MAX_LAUNCHES);
+    /* Every allocation first (new_batch says why), then the reads. */
     lua_newtable(L);
     int refs = lua_gettop(L);
-    gb_launch *ls;
-    int n;
-    if (lua_istable(L, 3)) {
-        n = top - 2;
-        if (n > GB_MAX_LAUNCHES) luaL_error(L, "dev:record takes at most %d launch sets", GB_MAX_LAUNCHES);
-        ls = lua_newuserdatauv(L, sizeof *ls * (size_t)n, 0);
-        memset(ls, 0, sizeof *ls * (size_t)n);
-        for (int j = 0; j < n; j++) {
-            lb_check_launch_table(L, 3 + j, &ls[j]);
-            anchor_table(L, refs, 3 + j);
-        }
+    for (int j = 0; j < n && sets; j++) {
+        lb_check_launch_table_shape(L, 3 + j);
+        anchor_table(L, refs, 3 + j);
+    }
+    if (!sets) anchor_values(L, refs, 3, top);
+    gb_launch *ls = lua_newuserdatauv(L, sizeof *ls * (size_t)n, 0);
+    memset(ls, 0, sizeof *ls * (size_t)n);
+    l_batch *u = new_batch(L, refs);
+    int ud = lua_gettop(L);
+    if (sets) {
+        for (int j = 0; j < n; j++) lb_check_launch_table(L, 3 + j, &ls[j]);
     } else {
         gb_kernel *k = lb_check_kernel(L, 3);
-        n = 1;
-        ls = lua_newuserdatauv(L, sizeof *ls, 0);
-        memset(ls, 0, sizeof *ls);
         lb_check_dim3(L, 4, "grid", ls->grid);
         lb_check_dim3(L, 5, "block", ls->block);
         lb_collect_args(L, k, 6, top - 5, ls);
-        anchor_values(L, refs, 3, top);
     }
-    make_batch(L, d, ls, n, count, 0, refs);
-    int ud = lua_gettop(L);
+    create_batch(L, u, ls, n, count, 0);
     lua_toclose(L, ud); /* released on return, and when the submit raises */
     submit(L, ud);
     return 0;
@@ -143,8 +153,9 @@ int lb_device_record(lua_State *L) {
 
 /* dev:batch{count=n, graph=false, {kernel, grid, block, args...}, ...} */
 int lb_device_batch(lua_State *L) {
-    gb_device *d = lb_check_device(L, 1);
+    lb_check_device(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
+    lb_plain_table(L, 2, "dev:batch", "the batch table");
     lua_getfield(L, 2, "count");
     uint32_t count = check_count(L, -1, "dev:batch: count");
     lua_getfield(L, 2, "graph");
@@ -152,17 +163,24 @@ int lb_device_batch(lua_State *L) {
     int n = (int)lua_rawlen(L, 2);
     if (n < 1 || n > GB_MAX_LAUNCHES)
         luaL_error(L, "dev:batch takes 1 to %d launches {kernel, grid, block, args...}", GB_MAX_LAUNCHES);
+    /* Every allocation first (new_batch says why), then the reads. */
     lua_newtable(L);
     int refs = lua_gettop(L);
-    gb_launch *ls = lua_newuserdatauv(L, sizeof *ls * (size_t)n, 0);
-    memset(ls, 0, sizeof *ls * (size_t)n);
     for (int j = 0; j < n; j++) {
         lua_rawgeti(L, 2, j + 1);
-        lb_check_launch_table(L, -1, &ls[j]);
+        lb_check_launch_table_shape(L, -1);
         anchor_table(L, refs, lua_gettop(L));
         lua_pop(L, 1);
     }
-    make_batch(L, d, ls, n, count, graph, refs);
+    gb_launch *ls = lua_newuserdatauv(L, sizeof *ls * (size_t)n, 0);
+    memset(ls, 0, sizeof *ls * (size_t)n);
+    l_batch *u = new_batch(L, refs);
+    for (int j = 0; j < n; j++) {
+        lua_rawgeti(L, 2, j + 1);
+        lb_check_launch_table(L, -1, &ls[j]);
+        lua_pop(L, 1);
+    }
+    create_batch(L, u, ls, n, count, graph);
     return 1;
 }
 

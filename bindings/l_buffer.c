@@ -29,8 +29,11 @@ int lb_device_buffer(lua_State *L) {
     lua_Integer size = lua_tointegerx(L, 2, &ok);
     if (!ok || size < 1) luaL_error(L, "dev:buffer(bytes): bytes must be a positive integer");
     l_buffer *u = lb_new(L, GPU_BUFFER_MT);
+    /* Fetched again after the allocation: a finalizer it ran may have released the device. */
+    d = lb_check_device(L, 1);
     gb_err e = {0};
     if (gb_buffer_alloc(d, (uint64_t)size, &u->b, &e) != 0) lb_raise(L, &e);
+    lb_track(L, GPU_BUFFER_MT, u->b);
     return 1;
 }
 
@@ -66,10 +69,12 @@ static int buf_tostring(lua_State *L) {
 
 /* buf:upload(str [, offset]) */
 static int buf_upload(lua_State *L) {
-    gb_buffer *b = lb_check_buffer(L, 1);
     size_t n;
+    /* Before the buffer: converting a number to a string allocates, and a
+     * finalizer that collection runs could release the buffer. */
     const char *s = luaL_checklstring(L, 2, &n);
     uint64_t off = opt_u64(L, 3, 0, "upload offset");
+    gb_buffer *b = lb_check_buffer(L, 1);
     gb_err e = {0};
     if (gb_buffer_upload(b, off, s, n, &e) != 0) lb_raise(L, &e);
     return 0;
@@ -88,6 +93,7 @@ static int buf_download(lua_State *L) {
     }
     luaL_Buffer lb;
     char *dst = luaL_buffinitsize(L, &lb, (size_t)n);
+    b = lb_check_buffer(L, 1); /* again: the allocation may have run a finalizer that freed it */
     if (gb_buffer_download(b, off, dst, n, &e) != 0) lb_raise(L, &e);
     luaL_pushresultsize(&lb, (size_t)n);
     return 1;
@@ -143,6 +149,7 @@ static int buf_fill_random(lua_State *L) {
     gb_buffer *b = lb_check_buffer(L, 1);
     if (!lua_istable(L, 2))
         luaL_error(L, "fill_random: expected a table {dtype =, dist =, seed =, ...}, got %s", luaL_typename(L, 2));
+    lb_plain_table(L, 2, "fill_random", "the options table");
     gb_dtype dt = GB_DT_F32;
     const char *dname = lb_field_string(L, 2, "dtype", "fill_random");
     if (dname && gb_dtype_from_name(dname, &dt) != 0)
@@ -200,6 +207,7 @@ static int buf_fill_random(lua_State *L) {
     const uint64_t chunk_elems = (8u << 20) / es;
     /* A Lua-owned scratch block: freed by the GC even if an upload raises. */
     void *tmp = lua_newuserdatauv(L, (size_t)(n < chunk_elems ? n : chunk_elems) * es + 1, 0);
+    b = lb_check_buffer(L, 1); /* again: the allocation may have run a finalizer that freed it */
     for (uint64_t done = 0; done < n;) {
         uint64_t cnt = n - done < chunk_elems ? n - done : chunk_elems;
         gb_random_fill(tmp, (size_t)cnt, dt, dist, a, c, &rng);

@@ -17,10 +17,14 @@ static void dev_free(void *ud) {
  * library can replace it). */
 static void push_info(lua_State *L, l_device *u) {
     if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
-        lua_getfield(L, -1, "backend");
-        int ok = lua_type(L, -1) == LUA_TSTRING;
-        lua_pop(L, 1);
-        if (ok) return;
+        if (lua_getmetatable(L, -1)) {
+            lua_pop(L, 1); /* not the table C made (that has no metatable): made again below */
+        } else {
+            lua_getfield(L, -1, "backend");
+            int ok = lua_type(L, -1) == LUA_TSTRING;
+            lua_pop(L, 1);
+            if (ok) return;
+        }
     }
     lua_pop(L, 1);
     if (!u->d) {

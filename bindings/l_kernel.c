@@ -58,6 +58,7 @@ static void read_defines(lua_State *L, int t, gb_kernel_source *src, const char 
     if (lua_getfield(L, t, "defines") == LUA_TNIL) return;
     if (!lua_istable(L, -1))
         luaL_error(L, "%s: field 'defines' must be a table {NAME = value}, got %s", who, luaL_typename(L, -1));
+    lb_plain_table(L, -1, who, "defines");
     int defs = lua_gettop(L);
     int n = 0;
     for (lua_pushnil(L); lua_next(L, defs); lua_pop(L, 1)) n++;
@@ -81,6 +82,9 @@ static void read_defines(lua_State *L, int t, gb_kernel_source *src, const char 
             lua_pushvalue(L, -1); /* convert a copy: the caller's table stays as it was */
             value = lua_tostring(L, -1);
             lua_rawseti(L, anchor, i + 1);
+            /* One line: a newline would let a value add preprocessor lines of its own. */
+            if (strpbrk(value, "\r\n"))
+                luaL_error(L, "%s: defines.%s must be one line, got a value with a line break", who, name);
             break;
         default:
             luaL_error(L, "%s: defines.%s must be a number, string or boolean, got %s", who, name,
@@ -100,6 +104,7 @@ static void read_include_dirs(lua_State *L, int t, gb_kernel_source *src, const 
     if (lua_getfield(L, t, "include_dirs") == LUA_TNIL) return;
     if (!lua_istable(L, -1))
         luaL_error(L, "%s: field 'include_dirs' must be a list of strings, got %s", who, luaL_typename(L, -1));
+    lb_plain_table(L, -1, who, "include_dirs");
     int n = (int)lua_rawlen(L, -1);
     const char **dirs = lua_newuserdatauv(L, sizeof *dirs * (size_t)(n ? n : 1), 0);
     for (int i = 0; i < n; i++) {
@@ -117,6 +122,7 @@ static void read_params(lua_State *L, int t, gb_kernel_source *src, const char *
     if (lua_getfield(L, t, "params") == LUA_TNIL) return;
     if (!lua_istable(L, -1))
         luaL_error(L, "%s: field 'params' must be a list of kinds, got %s", who, luaL_typename(L, -1));
+    lb_plain_table(L, -1, who, "params");
     int n = (int)lua_rawlen(L, -1);
     if (n > GB_MAX_PARAMS) luaL_error(L, "%s: at most %d kernel parameters are supported", who, GB_MAX_PARAMS);
     gb_kind *kinds = lua_newuserdatauv(L, sizeof *kinds * (size_t)(n ? n : 1), 0);
@@ -136,6 +142,7 @@ void lb_read_source(lua_State *L, int i, gb_kernel_source *src, const char *who)
         luaL_error(L, "%s: expected a table {file = | source =, entry =, defines =, ...}, got %s", who,
                    luaL_typename(L, i));
     i = lua_absindex(L, i);
+    lb_plain_table(L, i, who, "the source table");
     /* Every string src points to stays on the stack: about 20 slots. */
     luaL_checkstack(L, 32, "reading a kernel source");
     memset(src, 0, sizeof *src);
@@ -158,12 +165,16 @@ void lb_read_source(lua_State *L, int i, gb_kernel_source *src, const char *who)
 }
 
 int lb_device_kernel(lua_State *L) {
-    gb_device *d = lb_check_device(L, 1);
+    lb_check_device(L, 1);
     gb_kernel_source src;
     lb_read_source(L, 2, &src, "dev:kernel");
     l_kernel *u = lb_new(L, GPU_KERNEL_MT);
+    /* The device is fetched after the reads and allocations above: a
+     * finalizer they ran may have released it. */
+    gb_device *d = lb_check_device(L, 1);
     gb_err e = {0};
     if (gb_kernel_load(d, &src, &u->k, &e) != 0) lb_raise(L, &e);
+    lb_track(L, GPU_KERNEL_MT, u->k);
     return 1;
 }
 
@@ -203,25 +214,33 @@ static int kernel_index(lua_State *L) {
     const char *key = lua_tostring(L, 2);
     if (!key) return 0;
     gb_kernel *k = lb_check_kernel(L, 1);
+    /* What a table is built from is copied first: the pushes allocate, and a
+     * finalizer run by that collection could free the kernel. */
     if (strcmp(key, "entry") == 0) lua_pushstring(L, k->entry);
     else if (strcmp(key, "label") == 0) lua_pushstring(L, k->label);
     else if (strcmp(key, "cache_hit") == 0) lua_pushboolean(L, k->cache_hit);
     else if (strcmp(key, "backend") == 0) lua_pushstring(L, k->dev->info.backend);
     else if (strcmp(key, "vendor") == 0) { /* false for compiled code (l_vendor.c) */
-        if (k->vendor) lb_push_vendor(L, k->vendor);
-        else lua_pushboolean(L, 0);
+        if (k->vendor) {
+            gb_vendor_gemm g = *k->vendor;
+            lb_push_vendor(L, &g);
+        } else lua_pushboolean(L, 0);
     }
     else if (strcmp(key, "params") == 0) {
-        lua_createtable(L, k->nparams, 0);
-        for (int i = 0; i < k->nparams; i++) {
-            lua_pushstring(L, gb_kind_name(k->params[i]));
+        gb_kind kinds[GB_MAX_PARAMS];
+        int n = k->nparams;
+        memcpy(kinds, k->params, sizeof kinds[0] * (size_t)n);
+        lua_createtable(L, n, 0);
+        for (int i = 0; i < n; i++) {
+            lua_pushstring(L, gb_kind_name(kinds[i]));
             lua_rawseti(L, -2, i + 1);
         }
     } else if (strcmp(key, "local_size") == 0) {
         if (!k->local_size[0]) return 0;
+        uint32_t ls[3] = {k->local_size[0], k->local_size[1], k->local_size[2]};
         lua_createtable(L, 3, 0);
         for (int i = 0; i < 3; i++) {
-            lua_pushinteger(L, k->local_size[i]);
+            lua_pushinteger(L, ls[i]);
             lua_rawseti(L, -2, i + 1);
         }
     } else return 0;
@@ -337,15 +356,28 @@ void lb_collect_args(lua_State *L, gb_kernel *k, int first, int n, gb_launch *l)
     }
 }
 
+void lb_check_launch_table_shape(lua_State *L, int i) {
+    if (!lua_istable(L, i))
+        luaL_error(L, "a launch is a table {kernel, grid, block, args...}, got %s", luaL_typename(L, i));
+    lb_plain_table(L, i, "launch", "a launch table");
+    if (lua_rawlen(L, i) < 3) luaL_error(L, "a launch is {kernel, grid, block, args...}");
+}
+
 void lb_check_launch_table(lua_State *L, int i, gb_launch *l) {
-    luaL_checktype(L, i, LUA_TTABLE);
+    lb_check_launch_table_shape(L, i);
     i = lua_absindex(L, i);
     int n = (int)lua_rawlen(L, i);
-    if (n < 3) luaL_error(L, "a launch is {kernel, grid, block, args...}");
     luaL_checkstack(L, n + 2, "too many launch arguments");
     int base = lua_gettop(L);
     for (int j = 1; j <= n; j++) lua_rawgeti(L, i, j);
-    gb_kernel *k = lb_check_kernel(L, base + 1);
+    l_kernel *ku = lb_testud(L, base + 1, GPU_KERNEL_MT);
+    if (!ku) {
+        const char *got = luaL_getmetafield(L, base + 1, "__name") == LUA_TSTRING ? lua_tostring(L, -1)
+                                                                                   : luaL_typename(L, base + 1);
+        luaL_error(L, "a launch table's first entry must be a gpu.kernel, got %s", got);
+    }
+    if (!ku->k) luaL_error(L, "a launch table's kernel was released (use of a released gpu.kernel)");
+    gb_kernel *k = ku->k;
     lb_check_dim3(L, base + 2, "grid", l->grid);
     lb_check_dim3(L, base + 3, "block", l->block);
     lb_collect_args(L, k, base + 4, n - 3, l);

@@ -19,10 +19,12 @@ gb_timer *lb_check_timer(lua_State *L, int i) {
 static gb_timer *check_timer(lua_State *L) { return lb_check_timer(L, 1); }
 
 int lb_device_timer(lua_State *L) {
-    gb_device *d = lb_check_device(L, 1);
+    lb_check_device(L, 1);
     l_timer *u = lb_new(L, GPU_TIMER_MT);
+    gb_device *d = lb_check_device(L, 1); /* after the allocation, which can run a finalizer */
     gb_err e = {0};
     if (gb_timer_create(d, &u->t, &e) != 0) lb_raise(L, &e);
+    lb_track(L, GPU_TIMER_MT, u->t);
     return 1;
 }
 

@@ -21,9 +21,10 @@ static uint32_t dim_field(lua_State *L, int t, const char *field) {
 
 /* dev:vendor_gemm{n = N, k = K, t = T} -> gpu.kernel taking (W, x, y) */
 int lb_device_vendor_gemm(lua_State *L) {
-    gb_device *d = lb_check_device(L, 1);
+    lb_check_device(L, 1);
     if (!lua_istable(L, 2))
         luaL_error(L, "dev:vendor_gemm: expected a table {n =, k =, t =}, got %s", luaL_typename(L, 2));
+    lb_plain_table(L, 2, "dev:vendor_gemm", "the table");
     for (lua_pushnil(L); lua_next(L, 2); lua_pop(L, 1)) {
         const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
         if (!key || (strcmp(key, "n") != 0 && strcmp(key, "k") != 0 && strcmp(key, "t") != 0))
@@ -32,8 +33,10 @@ int lb_device_vendor_gemm(lua_State *L) {
     }
     uint32_t n = dim_field(L, 2, "n"), k = dim_field(L, 2, "k"), t = dim_field(L, 2, "t");
     l_kernel *u = lb_new(L, GPU_KERNEL_MT);
+    gb_device *d = lb_check_device(L, 1); /* after the allocation, which can run a finalizer */
     gb_err e = {0};
     if (gb_vendor_gemm_create(d, n, k, t, &u->k, &e) != 0) lb_raise(L, &e);
+    lb_track(L, GPU_KERNEL_MT, u->k);
     return 1;
 }
 

@@ -62,6 +62,16 @@ typedef void (*lb_free_fn)(void *ud);
 void lb_register(lua_State *L, const char *mt, size_t size, const luaL_Reg *methods,
                  lb_free_fn free_fn, lua_CFunction index_fn, lua_CFunction tostring_fn);
 
+/* Raises "<who>: <what> must be a plain table (...)" when the table at i has a
+ * metatable. Argument and option tables are read while the binding holds raw
+ * pointers to C objects; a metamethod run then (an __index that frees the
+ * object) would leave them dangling, so no table with metamethods is read. */
+void lb_plain_table(lua_State *L, int i, const char *who, const char *what);
+/* Tracks a C object just stored in a new userdata of type `mt`, so that it is
+ * freed after the Lua state closes even if its userdata lost its __gc (the
+ * debug library can set any metatable; lgpu.h, gpubench_free_leftovers);
+ * the release function stops tracking it. */
+void lb_track(lua_State *L, const char *mt, void *ptr);
 /* The string field `field` of the table at t (pushed: it stays alive on the
  * stack), NULL when absent; another type raises "<who>: field 'x' must be a
  * string, got number". */
@@ -72,7 +82,12 @@ void lb_check_dim3(lua_State *L, int i, const char *what, uint32_t out[3]);
 /* Converts Lua values [first, first+n) into launch arguments checked against
  * kernel k's parameters. */
 void lb_collect_args(lua_State *L, gb_kernel *k, int first, int n, gb_launch *l);
-/* Reads a launch description {kernel, grid, block, args...} at index i. */
+/* Checks that index i holds a launch table (a plain table of at least 3
+ * entries) without reading its entries. */
+void lb_check_launch_table_shape(lua_State *L, int i);
+/* Reads a launch description {kernel, grid, block, args...} at index i:
+ * no allocation, so the pointers it stores stay valid until the caller's
+ * next allocation. */
 void lb_check_launch_table(lua_State *L, int i, gb_launch *l);
 
 /* Per-type module setup (each file registers its metatable and, for the

@@ -19,6 +19,12 @@ void gpubench_open_modules(lua_State *L);
  * index may be -1 (first). */
 void gpubench_set_device_defaults(lua_State *L, const char *backend, int index);
 
+/* Frees the gpu objects of the closed state L (the pointer is compared, not
+ * used) that no finalizer freed: a userdata whose metatable was replaced by
+ * one without __gc would otherwise leak its device memory. Call after
+ * lua_close(L). */
+void gpubench_free_leftovers(const void *L);
+
 /* The gpubench root (for lib/ and kernels/): $GPUBENCH_ROOT, else the source
  * directory compiled in, else the directory above the executable. */
 const char *gpubench_root(void);

@@ -348,6 +348,7 @@ int main(int argc, char **argv) {
     if (status != LUA_OK) c.exit_status = cli_report(L, status) & 0xff;
     /* Closing runs every __gc: device memory, kernels and devices are released. */
     lua_close(L);
+    gpubench_free_leftovers(L);
     free(c.codes);
     /* A device whose work never finished (the watchdog broke it) keeps its
      * driver objects, and a driver's exit handlers could wait on that work:

@@ -22,8 +22,10 @@ int gb_fail_at(gb_err *e, const char *file, int line, const char *fmt, ...) {
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    const char *base = strstr(file, "host/");
-    if (!base) base = file;
+    /* The path from the source tree's top (host/..., bindings/...), not the build machine's. */
+    const char *base = strstr(file, "/host/");
+    if (!base) base = strstr(file, "/bindings/");
+    base = base ? base + 1 : file;
     size_t cap = (size_t)(n < 0 ? 0 : n) + strlen(base) + 32;
     char *msg = malloc(cap);
     if (!msg) {
