@@ -24,6 +24,7 @@
 #include "ref_blocks.h"
 #include "ref_dequant.h"
 #include "ref_gemv.h"
+#include "ref_moe.h"
 #include "ref_planar.h"
 
 /* Raises a printf-formatted message (lua_pushfstring knows no %zu or %llu). */
@@ -549,6 +550,113 @@ static void push_planar_formats(lua_State *L) {
     lua_setfield(L, -2, "planar_formats");
 }
 
+/* ------------------------------------------------------------------ mixture of experts
+ * The MoE GEMV and SwiGLU references (host/ref/moe.c, ref_moe.h): ids are an
+ * i32 string (one per pair), x an f32 string, results f64 strings of
+ * pairs x n values, pair-major. */
+
+/* A non-negative integer argument. */
+static uint64_t check_count(lua_State *L, int i, const char *fn, const char *what) {
+    int ok = 0;
+    lua_Integer v = lua_tointegerx(L, i, &ok);
+    if (!ok || v < 0)
+        ref_error(L, "ref.%s: %s must be a non-negative integer, got %s", fn, what,
+                  lua_type(L, i) == LUA_TNUMBER || lua_type(L, i) == LUA_TSTRING
+                      ? lua_tostring(L, i)
+                      : luaL_typename(L, i));
+    return (uint64_t)v;
+}
+
+/* ref.moe_gemv(fmt, stack, experts, n, k, ids_i32, top_k, x_f32, outer, inner) -> y, absdot */
+static int l_moe_gemv(lua_State *L) {
+    const char *fn = "moe_gemv";
+    const gb_format *f = check_format(L, 1, fn);
+    size_t stack_bytes;
+    const char *stack = check_bytes(L, 2, &stack_bytes, fn, "stack");
+    gb_moe_shape sh;
+    sh.experts = check_positive(L, 3, fn, "experts");
+    sh.n = check_positive(L, 4, fn, "n");
+    sh.k = check_positive(L, 5, fn, "k");
+    size_t ids_len, x_len;
+    check_bytes(L, 6, &ids_len, fn, "ids");
+    if (ids_len == 0 || ids_len % 4 != 0)
+        ref_error(L, "ref.%s: ids must be a non-empty i32 string (a multiple of 4 bytes), got %zu bytes",
+                  fn, ids_len);
+    sh.pairs = ids_len / 4;
+    sh.top_k = check_positive(L, 7, fn, "top_k");
+    check_bytes(L, 8, &x_len, fn, "x");
+    if (x_len == 0 || x_len % 4 != 0)
+        ref_error(L, "ref.%s: x must be a non-empty f32 string (a multiple of 4 bytes), got %zu bytes", fn,
+                  x_len);
+    sh.outer = check_count(L, 9, fn, "outer");
+    sh.inner = check_count(L, 10, fn, "inner");
+    uint64_t count = outputs(L, sh.pairs, sh.n, fn);
+    const int32_t *ids = check_array(L, 6, sh.pairs, 4, fn, "ids", "i32", "pairs");
+    const float *x = check_array(L, 8, x_len / 4, 4, fn, "x", "f32", "the activations");
+    double *y = scratch(L, count, sizeof(double), fn, "y");
+    double *absdot = scratch(L, count, sizeof(double), fn, "absdot");
+    gb_err e = {0};
+    if (gb_ref_moe_gemv(f, stack, stack_bytes, &sh, ids, x, x_len / 4, y, absdot, &e) != 0) lb_raise(L, &e);
+    lua_pushlstring(L, (const char *)y, (size_t)count * sizeof(double));
+    lua_pushlstring(L, (const char *)absdot, (size_t)count * sizeof(double));
+    return 2;
+}
+
+/* An f64 string argument of count values (count 0: take its length). */
+static const double *check_f64(lua_State *L, int i, uint64_t *count, const char *fn, const char *what,
+                               const char *shape) {
+    size_t len;
+    check_bytes(L, i, &len, fn, what);
+    if (*count == 0) {
+        if (len == 0 || len % 8 != 0)
+            ref_error(L, "ref.%s: %s must be a non-empty f64 string (a multiple of 8 bytes), got %zu bytes",
+                      fn, what, len);
+        *count = len / 8;
+    }
+    return check_array(L, i, *count, 8, fn, what, "f64", shape);
+}
+
+/* ref.swiglu(g, ag, u, au) -> out, scale (f64 strings of one length) */
+static int l_swiglu(lua_State *L) {
+    const char *fn = "swiglu";
+    uint64_t n = 0;
+    const double *g = check_f64(L, 1, &n, fn, "g", "g's length");
+    const double *ag = check_f64(L, 2, &n, fn, "ag", "g's length");
+    const double *u = check_f64(L, 3, &n, fn, "u", "g's length");
+    const double *au = check_f64(L, 4, &n, fn, "au", "g's length");
+    double *out = scratch(L, n, sizeof(double), fn, "out");
+    double *scale = scratch(L, n, sizeof(double), fn, "scale");
+    gb_ref_swiglu(g, ag, u, au, n, out, scale);
+    lua_pushlstring(L, (const char *)out, (size_t)n * sizeof(double));
+    lua_pushlstring(L, (const char *)scale, (size_t)n * sizeof(double));
+    return 2;
+}
+
+/* ref.check_rows_f64(y_f32, y_ref_f64, absdot_f64, tol) -> ok, worst_row, worst_rel, failures:
+ * ref.check_rows with the reference as f64 strings (gb_ref_check_rows). */
+static int l_check_rows_f64(lua_State *L) {
+    const char *fn = "check_rows_f64";
+    size_t len;
+    check_bytes(L, 1, &len, fn, "y");
+    if (len == 0 || len % 4 != 0)
+        ref_error(L, "ref.%s: y must be a non-empty f32 string (a multiple of 4 bytes), got %zu bytes", fn,
+                  len);
+    lua_Number tol = luaL_checknumber(L, 4);
+    if (!(tol >= 0) || isinf(tol))
+        ref_error(L, "ref.%s: tol must be a finite non-negative number, got %g", fn, (double)tol);
+    uint64_t m = len / 4;
+    const float *y = check_array(L, 1, m, 4, fn, "y", "f32", "y");
+    const double *r = check_f64(L, 2, &m, fn, "y_ref", "y's length");
+    const double *a = check_f64(L, 3, &m, fn, "absdot", "y's length");
+    gb_row_check c;
+    gb_ref_check_rows(y, r, a, m, tol, &c);
+    lua_pushboolean(L, c.failures == 0);
+    lua_pushinteger(L, (lua_Integer)(c.worst_row + 1));
+    lua_pushnumber(L, c.worst_rel);
+    lua_pushinteger(L, (lua_Integer)c.failures);
+    return 4;
+}
+
 static const char *layout_name(gb_layout l) { return l == GB_LAYOUT_PLANAR ? "planar" : "blocks"; }
 
 int luaopen_gpubench_ref(lua_State *L) {
@@ -566,6 +674,9 @@ int luaopen_gpubench_ref(lua_State *L) {
                                    {"random_bf16", l_random_bf16},
                                    {"linear", l_linear},
                                    {"check_linear", l_check_linear},
+                                   {"moe_gemv", l_moe_gemv},
+                                   {"swiglu", l_swiglu},
+                                   {"check_rows_f64", l_check_rows_f64},
                                    {NULL, NULL}};
     luaL_newlib(L, fns);
     int n = gb_format_count();

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# experiments/moe_scaling.lua: --list without device work (cells, dispatch
+# counts per step: per_token m, batched and fused 1, grouped 2 on CUDA and 1
+# on Vulkan; unique experts and bytes), usage errors before any device work,
+# and on lavapipe ferrum_subset at m = 1, 2: every variant checked against
+# the FP64 reference and batched against per_token before timing, the
+# documented columns, and the plot.
+set -u
+G=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() { if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
+E=experiments/moe_scaling.lua
+
+# --list: no device is opened (a CUDA list on this machine works without a GPU) and no ceiling is probed
+mkdir -p "$tmp/cache"
+out=$(GPUBENCH_CACHE_DIR="$tmp/cache" "$G" $E --backend cuda --config ferrum_subset --m 1,2,4 --list 2>&1); rc=$?
+check "--list exits 0 (rc=$rc: $(head -c 300 <<<"$out"))" '[[ $rc -eq 0 ]]'
+check "--list: 2 regimes x 4 variants x 3 m = 24 cells" '[[ $(grep -Ec "^(per_token|batched|grouped|fused_gate_up) gate_up (cold|l2) m=" <<<"$out") -eq 24 ]]'
+check "--list did no device work" '[[ ! -e "$tmp/cache/ceilings.json" ]] && ! grep -q "measuring the read ceiling" <<<"$out"'
+check "per_token: m dispatches per step" \
+  'grep -Eq "^per_token gate_up l2 m=1 +8 +1 " <<<"$out" && grep -Eq "^per_token gate_up l2 m=4 +32 +4 " <<<"$out"'
+check "batched and fused_gate_up: 1 dispatch" \
+  'grep -Eq "^batched gate_up cold m=4 +32 +1 " <<<"$out" && grep -Eq "^fused_gate_up gate_up cold m=4 +32 +1 " <<<"$out"'
+check "grouped on CUDA: 1 dispatch (the grouping is inside the kernel)" 'grep -Eq "^grouped gate_up cold m=2 +16 +1 " <<<"$out"'
+check "ferrum_subset: every token selects all 8 experts, 6.75 MiB (fused: both stacks)" \
+  'grep -Eq "^grouped gate_up l2 m=1 +8 +1 +8 +6\.75 MiB$" <<<"$out" && grep -Eq "^fused_gate_up gate_up l2 m=1 +8 +1 +8 +13\.5 MiB$" <<<"$out"'
+out=$("$G" $E --backend vulkan --config ferrum_subset --m 1 --regime l2 --variants grouped --list 2>&1)
+check "grouped on Vulkan: 1 dispatch" 'grep -Eq "^grouped gate_up l2 m=1 +8 +1 +8 " <<<"$out"'
+out=$("$G" $E --m 3 --regime l2 --variants grouped,per_token --list 2>&1)
+check "backend not given: the same counts (grouped 1, per_token m)" \
+  'grep -Eq "^grouped gate_up l2 m=3 +24 +1 " <<<"$out" && grep -Eq "^per_token gate_up l2 m=3 +24 +3 " <<<"$out"'
+out=$("$G" $E --routing modulo --m 1,16,64 --regime l2 --variants batched --projection both --list 2>&1)
+check "qwen3 modulo: 8, 128, 128 unique experts; down cells; no fused for down" \
+  'grep -Eq "^batched gate_up l2 m=1 +8 +1 +8 " <<<"$out" && grep -Eq "^batched down l2 m=16 +128 +1 +128 " <<<"$out" \
+   && grep -Eq "^batched down l2 m=64 +512 +1 +128 +108 MiB$" <<<"$out"'
+out=$("$G" $E --config mixtral_8x7b --m 1 --regime l2 --variants grouped --list 2>&1)
+check "mixtral: top-2 of 8 experts, 33 MB each" 'grep -Eq "^grouped gate_up l2 m=1 +2 +1 +2 +63 MiB$" <<<"$out"'
+
+usage() { # name, expected message, args...
+  local name=$1 msg=$2; shift 2
+  out=$("$@" 2>&1); rc=$?
+  check "$name: exit 2 with \"$msg\" (rc=$rc: $(head -c 300 <<<"$out"))" '[[ $rc -eq 2 ]] && grep -qF -- "$msg" <<<"$out"'
+}
+usage "an m listed twice" "--m=1,2,1 lists m=1 twice" "$G" $E --m 1,2,1 --list
+usage "m = 0" "--m=0 has an element 0 that is out of range" "$G" $E --m 0 --list
+usage "--zipf-s without zipf" "--zipf-s applies to --routing zipf, not uniform" "$G" $E --zipf-s 1.5 --list
+usage "zipf_s = 0" "--zipf-s=0 is not a finite positive number" "$G" $E --routing zipf --zipf-s 0 --list
+usage "an unknown config" "--config=llama is not one of qwen3_30b_a3b, mixtral_8x7b, ferrum_subset" "$G" $E --config llama --list
+usage "an unknown variant" "--variants=batched,fast has an element fast that is not one of" "$G" $E --variants batched,fast --list
+usage "a plot that is not svg or png" "--plot=$tmp/p.pdf must name a .svg or .png file" "$G" $E --plot "$tmp/p.pdf" --list
+usage "ITERS=0" "ITERS=0 is out of range: must be at least 1" env ITERS=0 "$G" $E --list
+
+if ! "$G" -e 'require "gpu".open{backend = "vulkan"}' >/dev/null 2>&1; then
+  if [[ "${CI:-}" == true ]]; then echo "FAIL: no Vulkan device in CI"; exit 1; fi
+  echo "$pass passed, $fail failed (no Vulkan device: device cases skipped)"; ((fail == 0)); exit $?
+fi
+
+# The cold regime rotates against L2's size: refused where it is unknown (lavapipe), before the ceiling probe
+out=$(GPUBENCH_CACHE_DIR="$tmp/cache" "$G" --backend vulkan $E --config ferrum_subset --m 1 2>&1); rc=$?
+check "--regime cold without a known L2 is refused first (rc=$rc)" \
+  '[[ $rc -eq 2 ]] && grep -q "regime cold: the L2 size of" <<<"$out" && [[ ! -e "$tmp/cache/ceilings.json" ]]'
+
+plot=()
+if command -v gnuplot >/dev/null; then plot=(--plot "$tmp/moe.svg"); fi
+out=$("$G" --backend vulkan $E --config ferrum_subset --m 1,2 --regime l2 --method cold --samples 3 --rounds 1 \
+        --json "$tmp/m.jsonl" --csv "$tmp/m.csv" "${plot[@]}" 2>"$tmp/err"); rc=$?
+check "ferrum_subset m = 1, 2 on lavapipe exits 0 (rc=$rc: $(tail -c 600 "$tmp/err"))" '[[ $rc -eq 0 ]]'
+check "the header has the documented columns" \
+  'grep -Eq "^variant +m +pairs +disp +uniq +us/step +us/pair +scale/m1 +unique B +GB/s +% read +floor us +x floor +x peer +regime" <<<"$out"'
+for v in per_token batched grouped fused_gate_up; do
+  check "$v at m = 1 and 2, timed" '[[ $(grep -Ec "^$v +[12] +(8|16) +[12] +8 +[0-9.]+ +[0-9.]+ " <<<"$out") -eq 2 ]]'
+done
+check "per_token dispatches m, the others 1 (Vulkan grouped: 1)" \
+  'grep -Eq "^per_token +2 +16 +2 " <<<"$out" && grep -Eq "^batched +2 +16 +1 " <<<"$out" && grep -Eq "^grouped +2 +16 +1 " <<<"$out"'
+check "scale/m1 is 1 at m = 1" '[[ $(grep -Ec "^[a-z_]+ +1 +8 +1 +8 +[0-9.]+ +[0-9.]+ +1\.000 " <<<"$out") -eq 4 ]]'
+check "the footer says every variant matched the reference and batched matched per_token" \
+  'grep -q "every variant matched the FP64 reference" <<<"$out" && grep -q "batched matched per_token bit for bit" <<<"$out"'
+check "JSON: 8 cells, every one checked below 1e-4, batched bit-exact" \
+  '"$G" -e "local r = require \"gpubench.report\".read_jsonl(\"$tmp/m.jsonl\"); local n, b = 0, 0
+           for _, c in ipairs(r) do if c.type == \"cell\" then
+             assert(c.status == \"ok\" and c.max_rel_err < 1e-4 and c.us_step > 0, c.label); n = n + 1
+             if c.variant == \"batched\" then assert(c.bit_exact == true); b = b + 1 end end end
+           assert(n == 8 and b == 2)"'
+check "CSV: header + 8 rows" '[[ $(grep -vc "^#" "$tmp/m.csv") -eq 9 ]]'
+if ((${#plot[@]})); then
+  check "the plot of us per step against m" '[[ -s "$tmp/moe.svg" ]] && grep -q "grouped l2" "$tmp/moe.svg" && grep -q "fused_gate_up l2" "$tmp/moe.svg"'
+fi
+echo "$pass passed, $fail failed"
+((fail == 0))

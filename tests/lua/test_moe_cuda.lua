@@ -1,0 +1,95 @@
+-- The CUDA mixture-of-experts kernels (kernels/cuda/moe_q4k_*.cu) through
+-- gpubench.moe and gpubench.moe_bench, on a CUDA device (skipped, exit 77,
+-- without one; NVRTC compiles every kernel without a GPU in
+-- tests/c/test_nvrtc_compile.c). Every variant against the FP64 reference,
+-- batched against per_token bit for bit, nothing written past the outputs, on
+-- ragged shapes, both projections, the routing edge cases, the grouped
+-- kernel's passes and id windows, and the three model geometries. Criterion:
+-- |y - y_ref| <= 1e-4 sum |w x| per output (fused: the SwiGLU bound).
+
+local t = dofile("tests/lua/harness.lua")
+local moe = require "gpubench.moe"
+local mb = require "gpubench.moe_bench"
+local BACKEND = "cuda"
+
+-- n = 40 and 24: the last block has rows past the end (14-row warps, 64-row
+-- grouped blocks); k = 256: one super-block, fewer than the grouped stages.
+local SMALL = { experts = 6, top_k = 3, gate_up = { n = 40, k = 512 }, down = { n = 24, k = 256 } }
+-- 70 experts: the grouped kernel's presence mask spans three words.
+local WIDE = { experts = 70, top_k = 4, gate_up = { n = 72, k = 1024 }, down = { n = 136, k = 768 } }
+
+local function check_all(dev, shape, ids, m, what, ms)
+  local F <close>, g = mb.case(dev, shape, ids, m)
+  for _, mm in ipairs(ms or { m }) do
+    for _, v in ipairs(moe.VARIANTS) do
+      if moe.applies(v, shape.projection) then
+        local c = mb.check(dev, g, v, mm) -- raises on a wrong output or a write past them
+        t.truthy(c.worst_rel <= mb.TOL, ("%s %s %s m=%d"):format(what, v, shape.projection, mm))
+        if v == "batched" then t.eq(c.bit_exact, true, what .. ": batched == per_token") end
+      end
+    end
+  end
+end
+
+for _, proj in ipairs(moe.PROJECTIONS) do
+  t.test(("every variant against the reference, uniform routing, m = 1, 2, 5, %s"):format(proj), function()
+    local dev = t.device(BACKEND)
+    local sh = moe.shape(SMALL, proj)
+    -- one reference for m = 5; m = 1 and 2 check its prefix, and nothing past their outputs
+    check_all(dev, sh, moe.routing("uniform", 5, sh.experts, sh.top_k, { seed = 2 }), 5, "small", { 1, 2, 5 })
+  end)
+end
+
+t.test("routing edge cases: every pair on one expert, all experts distinct, more pairs than experts", function()
+  local dev = t.device(BACKEND)
+  for _, proj in ipairs(moe.PROJECTIONS) do
+    local sh = moe.shape(SMALL, proj)
+    -- 12 pairs on one expert: three grouped passes of 4 tokens
+    check_all(dev, sh, moe.edge("one_expert", 4, sh.experts, sh.top_k), 4, "one_expert")
+    check_all(dev, sh, moe.edge("distinct", 2, sh.experts, sh.top_k), 2, "distinct")
+    check_all(dev, sh, moe.edge("overflow", 3, sh.experts, sh.top_k), 3, "overflow")
+  end
+end)
+
+t.test("70 experts, 48 tokens of top-4 (192 ids: the grouped scan's windows of 32), zipf and modulo", function()
+  local dev = t.device(BACKEND)
+  for _, proj in ipairs(moe.PROJECTIONS) do
+    local sh = moe.shape(WIDE, proj)
+    check_all(dev, sh, moe.routing("zipf", 48, sh.experts, sh.top_k, { seed = 3, zipf_s = 1.3 }), 48, "zipf", { 7, 48 })
+    check_all(dev, sh, moe.routing("modulo", 20, sh.experts, sh.top_k), 20, "modulo")
+  end
+end)
+
+t.test("the model geometries: qwen3_30b_a3b at m = 4, ferrum_subset at m = 2, mixtral_8x7b at m = 1", function()
+  local dev = t.device(BACKEND)
+  for _, c in ipairs { { "qwen3_30b_a3b", 4 }, { "ferrum_subset", 2 }, { "mixtral_8x7b", 1 } } do
+    for _, proj in ipairs(moe.PROJECTIONS) do
+      local sh = moe.shape(c[1], proj)
+      check_all(dev, sh, moe.routing("uniform", c[2], sh.experts, sh.top_k, { seed = 8 }), c[2], c[1])
+    end
+  end
+end)
+
+t.test("the checks catch a wrong kernel: weights changed after the reference fail it", function()
+  local dev = t.device(BACKEND)
+  local sh = moe.shape(SMALL, "gate_up")
+  local F <close>, g = mb.case(dev, sh, moe.routing("uniform", 2, sh.experts, sh.top_k, { seed = 6 }), 2)
+  g.stacks.w[1]:upload(require("gpubench.ref").random_blocks("q4_k", sh.stack_bytes // 144, 99))
+  for _, v in ipairs { "batched", "grouped", "fused_gate_up" } do
+    t.errors(function() mb.check(dev, g, v, 2) end, ("the cuda %s kernel is wrong at m=2 (gate_up)"):format(v), true)
+  end
+end)
+
+t.test("grouped geometries of the compile lines: GWARPS 1, 2, 4, GSTAGES 2 to 4, GTOK 4 and 8", function()
+  local dev = t.device(BACKEND)
+  local mc = require "gpubench.moe_cuda"
+  local sh = moe.shape(WIDE, "gate_up")
+  local F <close>, g = mb.case(dev, sh, moe.edge("overflow", 30, sh.experts, sh.top_k), 30)
+  for _, d in ipairs { { GWARPS = 4, GSTAGES = 3, GTOK = 8 }, { GWARPS = 2, GSTAGES = 3, GTOK = 8 },
+                       { GWARPS = 4, GSTAGES = 2, GTOK = 8 }, { GWARPS = 1, GSTAGES = 4, GTOK = 4 } } do
+    local specs = { grouped = mc.variant("grouped", d) }
+    t.truthy(mb.check(dev, g, "grouped", 30, specs).worst_rel <= mb.TOL)
+  end
+end)
+
+t.run()

@@ -1,0 +1,99 @@
+-- The Vulkan mixture-of-experts kernels (kernels/vulkan/moe_q4k_*.comp) through
+-- gpubench.moe and gpubench.moe_bench on the device CI has (lavapipe): every
+-- variant against the FP64 reference, batched against per_token bit for bit,
+-- on ragged shapes, both projections, the routing edge cases and
+-- ferrum_subset at m = 1, 2. Criterion: |y - y_ref| <= 1e-4 sum |w x| per
+-- output (fused: the SwiGLU bound of ref.swiglu); nothing written past the
+-- outputs.
+
+local t = dofile("tests/lua/harness.lua")
+local moe = require "gpubench.moe"
+local mb = require "gpubench.moe_bench"
+local BACKEND = "vulkan"
+
+-- n = 40 and 24 leave rows past the end in the last workgroup; k = 256 is one
+-- super-block; 6 experts, top-3.
+local SMALL = { experts = 6, top_k = 3, gate_up = { n = 40, k = 512 }, down = { n = 24, k = 256 } }
+
+local function check_all(dev, shape, ids, m, what)
+  local F <close>, g = mb.case(dev, shape, ids, m)
+  for _, v in ipairs(moe.VARIANTS) do
+    if moe.applies(v, shape.projection) then
+      local c = mb.check(dev, g, v, m) -- raises on a wrong output
+      t.truthy(c.worst_rel <= mb.TOL, ("%s %s %s"):format(what, v, shape.projection))
+      if v == "batched" then t.eq(c.bit_exact, true, what .. ": batched == per_token") end
+    end
+  end
+end
+
+for _, proj in ipairs(moe.PROJECTIONS) do
+  t.test(("every variant against the reference, uniform routing, m = 1 and 5, %s"):format(proj), function()
+    local dev = t.device(BACKEND)
+    local sh = moe.shape(SMALL, proj)
+    check_all(dev, sh, moe.routing("uniform", 5, sh.experts, sh.top_k, { seed = 2 }), 5, "m=5")
+    check_all(dev, sh, moe.routing("uniform", 1, sh.experts, sh.top_k, { seed = 3 }), 1, "m=1")
+  end)
+end
+
+t.test("routing edge cases: every pair on one expert, all experts distinct, more pairs than experts", function()
+  local dev = t.device(BACKEND)
+  for _, proj in ipairs(moe.PROJECTIONS) do
+    local sh = moe.shape(SMALL, proj)
+    check_all(dev, sh, moe.edge("one_expert", 4, sh.experts, sh.top_k), 4, "one_expert")
+    check_all(dev, sh, moe.edge("distinct", 2, sh.experts, sh.top_k), 2, "distinct")
+    check_all(dev, sh, moe.edge("overflow", 3, sh.experts, sh.top_k), 3, "overflow")
+  end
+end)
+
+t.test("grouped over more than one window of 256 ids (90 tokens of top-3)", function()
+  local dev = t.device(BACKEND)
+  local sh = moe.shape(SMALL, "down")
+  local F <close>, g = mb.case(dev, sh, moe.routing("zipf", 90, sh.experts, sh.top_k, { seed = 4 }), 90)
+  t.truthy(mb.check(dev, g, "grouped", 90).worst_rel <= mb.TOL)
+end)
+
+t.test("ferrum_subset (8 experts, top-8, 768 x 2048 / 2048 x 768) at m = 1 and 2", function()
+  local dev = t.device(BACKEND)
+  for _, proj in ipairs(moe.PROJECTIONS) do
+    local sh = moe.shape("ferrum_subset", proj)
+    check_all(dev, sh, moe.routing("modulo", 2, sh.experts, sh.top_k), 2, "ferrum_subset")
+  end
+end)
+
+t.test("the checks catch a wrong kernel: weights changed after the reference fail it", function()
+  local dev = t.device(BACKEND)
+  local sh = moe.shape(SMALL, "gate_up")
+  local F <close>, g = mb.case(dev, sh, moe.routing("uniform", 2, sh.experts, sh.top_k, { seed = 6 }), 2)
+  local ref = require "gpubench.ref"
+  g.stacks.w[1]:upload(ref.random_blocks("q4_k", sh.stack_bytes // 144, 99))
+  for _, v in ipairs { "batched", "grouped" } do
+    t.errors(function() mb.check(dev, g, v, 2) end, ("the vulkan %s kernel is wrong at m=2 (gate_up)"):format(v), true)
+  end
+end)
+
+t.test("bit-exact equality is a real check: another lane split changes the bits", function()
+  local dev = t.device(BACKEND)
+  local sh = moe.shape(SMALL, "gate_up")
+  local F <close>, g = mb.case(dev, sh, moe.routing("uniform", 2, sh.experts, sh.top_k, { seed = 7 }), 2)
+  local mv = require "gpubench.moe_vulkan"
+  local function out(specs)
+    local b = { w = g.stacks.w[1], x = g.x, ids = g.ids, y = g.y }
+    g.y:fill("\xff")
+    for _, l in ipairs(moe.launches(dev, "batched", sh, 2, b, specs)) do l[1]:launch(table.unpack(l, 2)) end
+    return g.y:download(0, 4 * 2 * sh.top_k * sh.n)
+  end
+  t.truthy(out(nil) ~= out({ pairs = mv.variant("pairs", { MOE_T = 4 }) }), "MOE_T = 64 and 4 sum in other orders")
+end)
+
+t.test("bad ids and shapes are refused before any launch, naming the problem", function()
+  local dev = t.device(BACKEND)
+  local sh = moe.shape(SMALL, "gate_up")
+  t.errors(function() mb.case(dev, sh, { 0, 1, 6 }, 1) end, "moe: pair 2 routes to expert 6, the stack has 0..5", true)
+  local F <close>, g = mb.case(dev, sh, moe.routing("uniform", 1, sh.experts, sh.top_k), 1)
+  t.errors(function() moe.launches(dev, "batched", sh, 2, { w = g.stacks.w[1], x = g.x, ids = g.ids, y = g.y }) end,
+    "moe.launches: x buffer is 2048 bytes, batched needs 4096", true)
+  t.errors(function() moe.launches(dev, "fused_gate_up", moe.shape(SMALL, "down"), 1, {}) end,
+    "moe.launches: fused_gate_up applies to the gate_up projection only", true)
+end)
+
+t.run()
