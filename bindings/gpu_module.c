@@ -250,7 +250,7 @@ void lb_check_dim3(lua_State *L, int i, const char *what, uint32_t out[3]) {
 
 /* -------------------------------------------------------------- device info */
 
-static void set_int(lua_State *L, const char *k, lua_Integer v) {
+void lb_set_int(lua_State *L, const char *k, lua_Integer v) {
     lua_pushinteger(L, v);
     lua_setfield(L, -2, k);
 }
@@ -258,7 +258,7 @@ static void set_num(lua_State *L, const char *k, lua_Number v) {
     lua_pushnumber(L, v);
     lua_setfield(L, -2, k);
 }
-static void set_str(lua_State *L, const char *k, const char *v) {
+void lb_set_str(lua_State *L, const char *k, const char *v) {
     lua_pushstring(L, v);
     lua_setfield(L, -2, k);
 }
@@ -273,29 +273,29 @@ static void set_dim3(lua_State *L, const char *k, const uint32_t v[3]) {
 
 void lb_push_info(lua_State *L, const gb_device_info *in) {
     lua_createtable(L, 0, 32);
-    set_str(L, "backend", in->backend);
-    set_int(L, "index", in->index);
-    set_str(L, "name", in->name);
-    set_str(L, "device_type", in->device_type);
-    set_str(L, "driver_version", in->driver_version);
-    set_str(L, "api_version", in->api_version);
-    set_str(L, "arch", in->arch);
-    set_int(L, "vendor_id", in->vendor_id);
-    set_int(L, "device_id", in->device_id);
-    set_int(L, "memory_bytes", (lua_Integer)in->memory_bytes);
-    set_int(L, "sm_count", in->sm_count);
-    set_int(L, "l2_bytes", (lua_Integer)in->l2_bytes);
+    lb_set_str(L, "backend", in->backend);
+    lb_set_int(L, "index", in->index);
+    lb_set_str(L, "name", in->name);
+    lb_set_str(L, "device_type", in->device_type);
+    lb_set_str(L, "driver_version", in->driver_version);
+    lb_set_str(L, "api_version", in->api_version);
+    lb_set_str(L, "arch", in->arch);
+    lb_set_int(L, "vendor_id", in->vendor_id);
+    lb_set_int(L, "device_id", in->device_id);
+    lb_set_int(L, "memory_bytes", (lua_Integer)in->memory_bytes);
+    lb_set_int(L, "sm_count", in->sm_count);
+    lb_set_int(L, "l2_bytes", (lua_Integer)in->l2_bytes);
     set_num(L, "spec_gbs", in->spec_gbs);
-    set_int(L, "memory_clock_khz", in->memory_clock_khz);
-    set_int(L, "memory_bus_bits", in->memory_bus_bits);
+    lb_set_int(L, "memory_clock_khz", in->memory_clock_khz);
+    lb_set_int(L, "memory_bus_bits", in->memory_bus_bits);
     set_num(L, "timestamp_period_ns", in->timestamp_period_ns);
-    set_int(L, "subgroup_size", in->subgroup_size);
-    set_int(L, "max_threads_per_group", in->max_threads_per_group);
+    lb_set_int(L, "subgroup_size", in->subgroup_size);
+    lb_set_int(L, "max_threads_per_group", in->max_threads_per_group);
     set_dim3(L, "max_group_size", in->max_group_size);
     set_dim3(L, "max_groups", in->max_groups);
-    set_int(L, "max_shared_bytes", in->max_shared_bytes);
-    set_int(L, "max_push_bytes", in->max_push_bytes);
-    set_int(L, "max_buffer_bytes", (lua_Integer)in->max_buffer_bytes);
+    lb_set_int(L, "max_shared_bytes", in->max_shared_bytes);
+    lb_set_int(L, "max_push_bytes", in->max_push_bytes);
+    lb_set_int(L, "max_buffer_bytes", (lua_Integer)in->max_buffer_bytes);
     lua_pushboolean(L, in->storage_buffer_16bit);
     lua_setfield(L, -2, "storage_buffer_16bit");
     lua_pushboolean(L, in->storage_buffer_8bit);
@@ -310,20 +310,20 @@ void lb_push_info(lua_State *L, const gb_device_info *in) {
     for (int i = 0; i < in->ncoopmat_shapes; i++) {
         const struct gb_coopmat_shape *c = &in->coopmat_shapes[i];
         lua_createtable(L, 0, 7);
-        set_int(L, "m", c->m);
-        set_int(L, "n", c->n);
-        set_int(L, "k", c->k);
-        set_str(L, "a", c->a);
-        set_str(L, "b", c->b);
-        set_str(L, "c", c->c);
-        set_str(L, "d", c->d);
+        lb_set_int(L, "m", c->m);
+        lb_set_int(L, "n", c->n);
+        lb_set_int(L, "k", c->k);
+        lb_set_str(L, "a", c->a);
+        lb_set_str(L, "b", c->b);
+        lb_set_str(L, "c", c->c);
+        lb_set_str(L, "d", c->d);
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "cooperative_matrix_shapes");
     if (in->has_uuid) {
         char hex[33];
         for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", in->uuid[i]);
-        set_str(L, "uuid", hex);
+        lb_set_str(L, "uuid", hex);
     }
 }
 
@@ -355,11 +355,11 @@ static int l_backends(lua_State *L) {
         char *why = NULL;
         int ok = probe(ops, &count, &why);
         lua_createtable(L, 0, 4);
-        set_str(L, "name", ops->name);
+        lb_set_str(L, "name", ops->name);
         lua_pushboolean(L, ok);
         lua_setfield(L, -2, "available");
-        set_int(L, "count", count);
-        if (!ok) set_str(L, "reason", why ? why : "unavailable");
+        lb_set_int(L, "count", count);
+        if (!ok) lb_set_str(L, "reason", why ? why : "unavailable");
         free(why);
         lua_rawseti(L, -2, i + 1);
     }
@@ -392,8 +392,8 @@ static const char *const DEFAULTS_KEY = "gpubench.device_defaults";
 
 void gpubench_set_device_defaults(lua_State *L, const char *backend, int index) {
     lua_createtable(L, 0, 2);
-    if (backend) set_str(L, "backend", backend);
-    if (index >= 0) set_int(L, "index", index);
+    if (backend) lb_set_str(L, "backend", backend);
+    if (index >= 0) lb_set_int(L, "index", index);
     lua_setfield(L, LUA_REGISTRYINDEX, DEFAULTS_KEY);
 }
 
@@ -486,7 +486,7 @@ static int l_live(lua_State *L) {
     static const char *const names[GB_LIVE_COUNT] = {"devices", "buffers", "kernels", "timers",
                                                       "batches"};
     lua_createtable(L, 0, GB_LIVE_COUNT);
-    for (int i = 0; i < GB_LIVE_COUNT; i++) set_int(L, names[i], gb_live(i));
+    for (int i = 0; i < GB_LIVE_COUNT; i++) lb_set_int(L, names[i], gb_live(i));
     return 1;
 }
 
@@ -522,9 +522,9 @@ int luaopen_gpu(lua_State *L) {
         lua_pushcclosure(L, lb_scalar_ctor, 1);
         lua_setfield(L, -2, kinds[i]);
     }
-    set_int(L, "max_launches", GB_MAX_LAUNCHES); /* distinct launches per batch */
-    set_str(L, "version", GPUBENCH_VERSION);
-    set_str(L, "git", GPUBENCH_GIT);
+    lb_set_int(L, "max_launches", GB_MAX_LAUNCHES); /* distinct launches per batch */
+    lb_set_str(L, "version", GPUBENCH_VERSION);
+    lb_set_str(L, "git", GPUBENCH_GIT);
     return 1;
 }
 

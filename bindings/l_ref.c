@@ -147,29 +147,33 @@ static int l_random_blocks(lua_State *L) {
 }
 
 /* ref.random_f32(n, seed [, dist]) */
-static int l_random_f32(lua_State *L) {
-    uint64_t n = check_positive(L, 1, "random_f32", "n");
-    uint64_t seed = check_seed(L, 2, "random_f32");
+/* n random values of dtype (elem bytes each) as a string: ref.random_f32 and
+ * ref.random_bf16, normal (0, 1; the default) or uniform [-1, 1) as
+ * buf:fill_random's default, from the project's generator. */
+static int push_random(lua_State *L, const char *fn, gb_dtype dt, size_t elem) {
+    uint64_t n = check_positive(L, 1, fn, "n");
+    uint64_t seed = check_seed(L, 2, fn);
     const char *dist = luaL_optstring(L, 3, "normal");
     gb_dist d;
     double a, b;
     if (strcmp(dist, "normal") == 0) {
-        d = GB_DIST_NORMAL, a = 0.0, b = 1.0; /* mean 0, std 1 */
+        d = GB_DIST_NORMAL, a = 0.0, b = 1.0;
     } else if (strcmp(dist, "uniform") == 0) {
-        d = GB_DIST_UNIFORM, a = -1.0, b = 1.0; /* [-1, 1), as buf:fill_random's default */
+        d = GB_DIST_UNIFORM, a = -1.0, b = 1.0;
     } else {
-        return ref_error(L, "ref.random_f32: dist must be 'normal' or 'uniform', got '%s'", dist);
+        return ref_error(L, "ref.%s: dist must be 'normal' or 'uniform', got '%s'", fn, dist);
     }
-    if (n > (SIZE_MAX / 2) / 4)
-        ref_error(L, "ref.random_f32: n=%llu is too large", (unsigned long long)n);
+    if (n > (SIZE_MAX / 2) / elem) ref_error(L, "ref.%s: n=%llu is too large", fn, (unsigned long long)n);
     gb_rng r;
     gb_rng_seed(&r, seed);
     luaL_Buffer buf;
-    char *p = luaL_buffinitsize(L, &buf, (size_t)n * 4);
-    gb_random_fill(p, (size_t)n, GB_DT_F32, d, a, b, &r);
-    luaL_pushresultsize(&buf, (size_t)n * 4);
+    char *p = luaL_buffinitsize(L, &buf, (size_t)n * elem);
+    gb_random_fill(p, (size_t)n, dt, d, a, b, &r);
+    luaL_pushresultsize(&buf, (size_t)n * elem);
     return 1;
 }
+
+static int l_random_f32(lua_State *L) { return push_random(L, "random_f32", GB_DT_F32, 4); }
 
 /* ref.dequantize(fmt, bytes) -> f32 string */
 static int l_dequantize(lua_State *L) {
@@ -421,29 +425,7 @@ static int l_planar_dequantize(lua_State *L) {
 }
 
 /* ref.random_bf16(n, seed [, dist]) -> bf16 string: normal(0, 1) or uniform [-1, 1) */
-static int l_random_bf16(lua_State *L) {
-    uint64_t n = check_positive(L, 1, "random_bf16", "n");
-    uint64_t seed = check_seed(L, 2, "random_bf16");
-    const char *dist = luaL_optstring(L, 3, "normal");
-    gb_dist d;
-    double a, b;
-    if (strcmp(dist, "normal") == 0) {
-        d = GB_DIST_NORMAL, a = 0.0, b = 1.0;
-    } else if (strcmp(dist, "uniform") == 0) {
-        d = GB_DIST_UNIFORM, a = -1.0, b = 1.0;
-    } else {
-        return ref_error(L, "ref.random_bf16: dist must be 'normal' or 'uniform', got '%s'", dist);
-    }
-    if (n > (SIZE_MAX / 2) / 2)
-        ref_error(L, "ref.random_bf16: n=%llu is too large", (unsigned long long)n);
-    gb_rng r;
-    gb_rng_seed(&r, seed);
-    luaL_Buffer buf;
-    char *p = luaL_buffinitsize(L, &buf, (size_t)n * 2);
-    gb_random_fill(p, (size_t)n, GB_DT_BF16, d, a, b, &r);
-    luaL_pushresultsize(&buf, (size_t)n * 2);
-    return 1;
-}
+static int l_random_bf16(lua_State *L) { return push_random(L, "random_bf16", GB_DT_BF16, 2); }
 
 /* ref.linear(fmt, weights, n, k, x_bf16, t [, gscale]) -> r, s (f64 strings [T, N]) */
 static int l_linear(lua_State *L) {

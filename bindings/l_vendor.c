@@ -40,35 +40,25 @@ int lb_device_vendor_gemm(lua_State *L) {
     return 1;
 }
 
-static void set_int(lua_State *L, const char *k, lua_Integer v) {
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void set_str(lua_State *L, const char *k, const char *v) {
-    lua_pushstring(L, v);
-    lua_setfield(L, -2, k);
-}
-
 void lb_push_vendor(lua_State *L, const gb_vendor_gemm *g) {
     lua_createtable(L, 0, 20);
-    set_str(L, "op", "bf16 gemm");
-    set_str(L, "library", g->library);
-    set_str(L, "path", g->path);
-    set_str(L, "version", g->version);
-    set_int(L, "version_number", (lua_Integer)g->version_number);
-    set_int(L, "n", g->n);
-    set_int(L, "k", g->k);
-    set_int(L, "t", g->t);
-    set_int(L, "algo_id", g->algo_id);
-    set_int(L, "tile_id", g->tile_id);
-    set_int(L, "stages_id", g->stages_id);
-    set_int(L, "splitk", g->splitk);
-    set_int(L, "reduction_scheme", g->reduction_scheme);
-    set_int(L, "swizzle", g->swizzle);
-    set_int(L, "custom_option", g->custom_option);
-    set_int(L, "workspace_bytes", (lua_Integer)g->workspace_bytes);
-    set_int(L, "workspace_limit", (lua_Integer)g->workspace_limit);
+    lb_set_str(L, "op", "bf16 gemm");
+    lb_set_str(L, "library", g->library);
+    lb_set_str(L, "path", g->path);
+    lb_set_str(L, "version", g->version);
+    lb_set_int(L, "version_number", (lua_Integer)g->version_number);
+    lb_set_int(L, "n", g->n);
+    lb_set_int(L, "k", g->k);
+    lb_set_int(L, "t", g->t);
+    lb_set_int(L, "algo_id", g->algo_id);
+    lb_set_int(L, "tile_id", g->tile_id);
+    lb_set_int(L, "stages_id", g->stages_id);
+    lb_set_int(L, "splitk", g->splitk);
+    lb_set_int(L, "reduction_scheme", g->reduction_scheme);
+    lb_set_int(L, "swizzle", g->swizzle);
+    lb_set_int(L, "custom_option", g->custom_option);
+    lb_set_int(L, "workspace_bytes", (lua_Integer)g->workspace_bytes);
+    lb_set_int(L, "workspace_limit", (lua_Integer)g->workspace_limit);
     lua_pushnumber(L, g->waves);
     lua_setfield(L, -2, "waves");
 }

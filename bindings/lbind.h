@@ -111,6 +111,9 @@ void lb_push_vendor(lua_State *L, const gb_vendor_gemm *g);
 int lb_scalar_ctor(lua_State *L);
 int lb_compile(lua_State *L);
 
+/* t[k] = v for the table on top of the stack. */
+void lb_set_int(lua_State *L, const char *k, lua_Integer v);
+void lb_set_str(lua_State *L, const char *k, const char *v);
 /* Pushes a device-info table (gpu.devices() entries and dev.info). */
 void lb_push_info(lua_State *L, const gb_device_info *in);
 /* The info table of an open device (dev.info): its info and flush_bytes. */

@@ -147,40 +147,19 @@ function gemv.grid(spec, m, k)
   return { (m + spec.rows_per_group - 1) // spec.rows_per_group, 1, 1 }
 end
 
--- Compiled kernels: cache[dev][spec] = kernel. Weak keys, so a device that is
--- no longer referenced does not stay alive through its kernels (the cache is
--- an ephemeron table: the kernels reference the device only from values).
-local cache = setmetatable({}, { __mode = "k" })
+-- Compiled kernels, once per device and spec (gpubench.kernels.cache: weak
+-- device keys, so a device no longer referenced does not stay alive through
+-- its kernels).
+local cache = require("gpubench.kernels").cache()
 
 -- The kernel of fmt on dev (compiled on first use). spec defaults to the
 -- device's backend table; a caller may pass its own (a variant's defines).
 function gemv.kernel(dev, fmt, spec)
-  spec = spec or gemv.spec(dev.backend, fmt)
-  local per_dev = cache[dev]
-  if not per_dev then
-    per_dev = {}
-    cache[dev] = per_dev
-  end
-  local kern = per_dev[spec]
-  if not kern then
-    kern = dev:kernel { file = spec.file, entry = spec.entry, defines = spec.defines }
-    per_dev[spec] = kern
-  end
-  return kern
+  return cache.get(dev, spec or gemv.spec(dev.backend, fmt))
 end
 
 -- Frees the kernels cached for dev (all devices when dev is nil).
-function gemv.release(dev)
-  local devs = {}
-  if dev then devs[1] = dev else for d in pairs(cache) do devs[#devs + 1] = d end end
-  for _, d in ipairs(devs) do
-    local per_dev = cache[d]
-    if per_dev then
-      for _, kern in pairs(per_dev) do kern:free() end
-      cache[d] = nil
-    end
-  end
-end
+gemv.release = cache.release
 
 local function check_buffer(buf, need, what, fmt, m, k)
   if buf.size < need then

@@ -48,6 +48,34 @@ function kernels.load(dev, name, extra)
   return dev:kernel(spec)
 end
 
+-- cache() -> a per-device cache of compiled kernels, c.get(dev, spec)
+-- compiling {file, entry, defines} once per device and spec table, and
+-- c.release([dev]) freeing those of dev (all devices when nil). Weak device
+-- keys, so a device that is collected takes its entries with it.
+function kernels.cache()
+  local per_dev = setmetatable({}, { __mode = "k" })
+  local c = {}
+  function c.get(dev, spec)
+    local per = per_dev[dev]
+    if not per then per = {}; per_dev[dev] = per end
+    local k = per[spec]
+    if not k then
+      k = dev:kernel { file = spec.file, entry = spec.entry, defines = spec.defines }
+      per[spec] = k
+    end
+    return k
+  end
+  function c.release(dev)
+    local devs = {}
+    if dev then devs[1] = dev else for d in pairs(per_dev) do devs[#devs + 1] = d end end
+    for _, d in ipairs(devs) do
+      for _, k in pairs(per_dev[d] or {}) do k:free() end
+      per_dev[d] = nil
+    end
+  end
+  return c
+end
+
 -- grid(dev [, per_sm = 4]) -> workgroups for a grid-stride kernel: per_sm per
 -- SM (CU) when the count is known, else 1024.
 function kernels.grid(dev, per_sm)

@@ -147,24 +147,11 @@ function linear.route(dev, spec, t)
     #why > 0 and (" (" .. table.concat(why, "; ") .. ")") or ""), 2)
 end
 
-local kernel_cache = setmetatable({}, { __mode = "k" })
-function linear.kernel(dev, route)
-  local per = kernel_cache[dev]
-  if not per then per = {}; kernel_cache[dev] = per end
-  local k = per[route]
-  if not k then
-    k = dev:kernel { file = route.file, entry = route.entry, defines = route.defines }
-    per[route] = k
-  end
-  return k
-end
-
--- Frees the kernels compiled for dev.
-function linear.release(dev)
-  local per = kernel_cache[dev]
-  if per then for _, k in pairs(per) do k:free() end end
-  kernel_cache[dev] = nil
-end
+local cache = require("gpubench.kernels").cache()
+-- kernel(dev, route) -> the route's kernel, compiled once per device.
+linear.kernel = cache.get
+-- release(dev): frees the kernels compiled for dev.
+linear.release = cache.release
 
 local function check_buffer(buf, need, what, who)
   if type(buf) ~= "userdata" and type(buf) ~= "table" then

@@ -31,14 +31,11 @@ function vendor.note()
     .. "on the device; vendor/ours = vendor time / our time"):format(v.library or "cuBLASLt", v.version or "?")
 end
 
-local dequant_kernels = setmetatable({}, { __mode = "k" })
+local cache = require("gpubench.kernels").cache()
+local DEQUANT = {} -- one spec per qtype: the cache keys on the spec table
 local function dequant_kernel(dev, qtype)
-  local per = dequant_kernels[dev]
-  if not per then per = {}; dequant_kernels[dev] = per end
-  if not per[qtype] then
-    per[qtype] = dev:kernel { file = "kernels/cuda/planar_dequant.cu", entry = "planar_dequant_" .. qtype }
-  end
-  return per[qtype]
+  DEQUANT[qtype] = DEQUANT[qtype] or { file = "kernels/cuda/planar_dequant.cu", entry = "planar_dequant_" .. qtype }
+  return cache.get(dev, DEQUANT[qtype])
 end
 
 -- prepare(dev, grp) -> {measure = function(p, o) -> {median_us, samples_us, check}, close}

@@ -253,27 +253,11 @@ function moe.dispatches(backend, variant, m)
   return 1
 end
 
--- Compiled kernels: cache[dev][spec] (weak devices, as gpubench.gemv).
-local cache = setmetatable({}, { __mode = "k" })
-
-function moe.kernel(dev, spec)
-  local per = cache[dev]
-  if not per then per = {}; cache[dev] = per end
-  local k = per[spec]
-  if not k then
-    k = dev:kernel { file = spec.file, entry = spec.entry, defines = spec.defines }
-    per[spec] = k
-  end
-  return k
-end
-
--- release(dev): frees the kernels compiled for dev (leak-checked tests).
-function moe.release(dev)
-  local per = cache[dev]
-  if not per then return end
-  for _, k in pairs(per) do k:free() end
-  cache[dev] = nil
-end
+-- Compiled kernels, once per device and spec (gpubench.kernels.cache);
+-- release(dev) frees dev's (leak-checked tests).
+local cache = require("gpubench.kernels").cache()
+moe.kernel = cache.get
+moe.release = cache.release
 
 local function need(buf, bytes, what, variant)
   if type(buf) ~= "userdata" then
