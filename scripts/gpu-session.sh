@@ -14,6 +14,10 @@
 #   scripts/gpu-session.sh bandwidth   # bandwidth --validate on both backends
 #   scripts/gpu-session.sh tables [cuda|vulkan]   # the GEMV tables for docs/results
 #   scripts/gpu-session.sh compare DIR [cuda|vulkan]  # gemv_table and bandwidth, this build and DIR's, same commands
+#   scripts/gpu-session.sh kernels     # the Linear, vendor GEMM, MoE and SwiGLU tests on both backends (correctness first)
+#   scripts/gpu-session.sh linear [cuda|vulkan]   # linear_suite --suite all, a T sweep, the ncu crosscheck of one point
+#   scripts/gpu-session.sh moe [cuda|vulkan]      # moe_scaling, every config, both regimes
+#   scripts/gpu-session.sh swiglu [cuda|vulkan]   # swiglu_ab, every shape, both modes and regimes
 set -uo pipefail
 phase=${1:-check}
 arg2=${2:-}
@@ -150,6 +154,39 @@ compare)
   for who in new old; do one $who gemv -- experiments/gemv_table.lua; done
   for who in old new; do one $who rot M=14336 K=5120 -- experiments/gemv_table.lua --rotate; done
   for who in new old; do one $who bw -- experiments/bandwidth.lua; done
+  ;;
+kernels)
+  run c_vendor_gemm $BIN/test_vendor_gemm
+  for t in linear_cuda vendor_gemm moe_cuda swiglu_cuda linear_vulkan moe_vulkan swiglu_vulkan; do
+    run "lua_test_$t" timeout 400 $G tests/lua/test_$t.lua
+  done
+  ;;
+linear)
+  for b in ${arg2:-cuda vulkan}; do
+    run "linear_all_$b" timeout 500 $G --backend $b experiments/linear_suite.lua --suite all \
+      --json "$LOGS/linear_all_$b.jsonl" --markdown "$LOGS/linear_all_$b.md"
+    run "linear_sweep_q4_$b" $G --backend $b experiments/linear_suite.lua --qtype q4 --n 4096 --k 5120 \
+      --sweep 1:32:1 --json "$LOGS/linear_sweep_q4_$b.jsonl"
+  done
+  # DRAM bytes of one cold call against the model's (ninfer: 14848 extra bytes)
+  run linear_ncu "$NCU" --profile-from-start off --cache-control none --clock-control none \
+    --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum --csv --print-units base \
+    $G --backend cuda experiments/linear_suite.lua --qtype bf16 --n 14336 --k 5120 --t 1 --profile
+  grep -E 'dram__|gpu__time' "$LOGS/linear_ncu.log"
+  ;;
+moe)
+  for b in ${arg2:-cuda vulkan}; do
+    for c in qwen3_30b_a3b mixtral_8x7b ferrum_subset; do
+      run "moe_${c}_$b" timeout 500 $G --backend $b experiments/moe_scaling.lua --config $c --regime both \
+        --projection both --json "$LOGS/moe_${c}_$b.jsonl"
+    done
+  done
+  ;;
+swiglu)
+  for b in ${arg2:-cuda vulkan}; do
+    run "swiglu_$b" timeout 580 $G --backend $b experiments/swiglu_ab.lua --rounds 1 \
+      --output "$LOGS/swiglu_$b.json" --markdown-output "$LOGS/swiglu_$b.md"
+  done
   ;;
 *) echo "unknown phase $phase"; exit 2 ;;
 esac

@@ -9,7 +9,7 @@ cd "$root"
 rm -rf build-dist
 mkdir -p build-dist
 cp -r build/lua build-dist/lua
-for f in gpubench test_cuda_backend test_vulkan_backend test_vulkan_batch test_nvrtc_compile; do
+for f in gpubench test_cuda_backend test_vulkan_backend test_vulkan_batch test_nvrtc_compile test_vendor_gemm; do
   strip -o "build-dist/$f" "build/$f"
 done
 du -sh build-dist
