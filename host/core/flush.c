@@ -2,8 +2,8 @@
  *
  * Why a read flush: a flush that writes its buffer (a memset) leaves L2 full
  * of dirty lines, and the next call pays to write them back inside its timed
- * region; on an H200 that made a cold q4_k GEMV read 22.4 us instead of the
- * 14.7 us the profiler measures (docs/results/h200-flush.md). Reading a
+ * region, which made a cold GEMV read about 50 % slower than the profiler
+ * measures it (docs/results/h200-flush.md). Reading a
  * buffer twice the size of L2 evicts whatever was there (its write-backs
  * happen during the flush) and leaves clean lines only. */
 #include <string.h>
@@ -57,10 +57,9 @@ static int make_buffer(gb_device *d, gb_err *e) {
     if (d->flush_buf) return 0;
     if (own_buffer(d, gb_flush_bytes(d), &d->flush_buf, e) != 0) return -1;
     /* Zeros: the read kernel's fold is then 0, never the sentinel. Marked as
-     * written, so the first clean flush fills and primes it once more: on
-     * an H200 a call after the first clean flush of a fresh buffer still
-     * wrote 6.4 MB back, after a refill and the same passes 18 KB
-     * (docs/results/h200-flush.md). */
+     * written, so the first clean flush fills and primes it once more: the
+     * first clean flush of a fresh buffer left megabytes dirty, a refill and
+     * the same passes almost nothing (docs/results/h200-flush.md). */
     d->flush_dirty = 1;
     return d->ops->fill32(d->flush_buf, 0, d->flush_buf->size, 0, e);
 }

@@ -26,9 +26,9 @@ local mb = {}
 -- |y - y_ref| <= TOL * sum |w x| per output (fused: the SwiGLU bound, ref.swiglu).
 mb.TOL = 1e-4
 
--- llama.cpp's MUL_MAT_ID with q4_K weights on an H200, Qwen3-30B-A3B gate/up
--- geometry, per op; its perf mode repeats the same ids (weights in L2).
--- Measured outside gpubench (issue 15), not by this experiment.
+-- The peer: llama.cpp's MUL_MAT_ID with q4_K weights, Qwen3-30B-A3B gate/up
+-- geometry, µs per op, measured outside gpubench on an H200 (docs/kernels/moe.md);
+-- its perf mode repeats the same ids, so its weights stay in L2.
 mb.PEER = { config = "qwen3_30b_a3b", projection = "gate_up", name = "llama.cpp*",
             us = { [1] = 8.2, [4] = 13.6, [8] = 25.4, [32] = 146, [64] = 202 } }
 
