@@ -92,6 +92,9 @@ local function generate(seed, ncalls)
     else return { any_obj() } end
   end
   local function Ve() return V()[1] end
+  -- A tame sequence (40%) gets far fewer wrong arguments, so that its calls
+  -- reach the deeper paths (batches that run, cold samples, chunked submits).
+  local tame = R.chance(0.4)
   -- an object of a kind, mostly right, sometimes anything
   local function obj(kind, p_wrong)
     local e = slot(kind)
@@ -110,9 +113,6 @@ local function generate(seed, ncalls)
     return math.tointeger(v)
   end
   local function emit(s) out[#out + 1] = s end
-  -- A tame sequence (40%) gets far fewer wrong arguments, so that its calls
-  -- reach the deeper paths (batches that run, cold samples, chunked submits).
-  local tame = R.chance(0.4)
   -- c in 1..100 for a choice whose valid branches are c <= valid
   local function choice(valid)
     if tame and R.chance(0.95) then return R.int(1, valid) end
