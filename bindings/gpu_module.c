@@ -505,6 +505,17 @@ static int l_root(lua_State *L) {
     return 1;
 }
 
+/* gpu.executable: the running binary's path (/proc/self/exe), so a script can
+ * start workers of itself (--devices) whatever argv[0] and the current folder
+ * were; absent where the link cannot be read. */
+static void set_executable(lua_State *L) {
+    char path[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0) return;
+    path[n] = '\0';
+    lb_set_str(L, "executable", path);
+}
+
 int luaopen_gpu(lua_State *L) {
     static const luaL_Reg fns[] = {
         {"backends", l_backends}, {"devices", l_devices}, {"open", l_open},
@@ -525,6 +536,7 @@ int luaopen_gpu(lua_State *L) {
     lb_set_int(L, "max_launches", GB_MAX_LAUNCHES); /* distinct launches per batch */
     lb_set_str(L, "version", GPUBENCH_VERSION);
     lb_set_str(L, "git", GPUBENCH_GIT);
+    set_executable(L);
     return 1;
 }
 

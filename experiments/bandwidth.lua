@@ -18,6 +18,7 @@ local report = require "gpubench.report"
 local validate = require "gpubench.validate"
 local kernels = require "gpubench.kernels"
 local bench = require "gpubench.bench"
+local devices = require "gpubench.devices"
 
 -- 1. Options, all checked before any device work (exit status 2 on a bad one).
 local opts, meta = options.parse({
@@ -43,8 +44,9 @@ local opts, meta = options.parse({
       help = "Spec bandwidth in GB/s (default: from the device info)." },
     { "read_gbs", type = "float", help = "Read ceiling in GB/s (default: measured once, cached)." },
     { "refresh_ceiling", type = "flag", help = "Re-measure the cached read ceiling." },
-  }, options.table_options()),
+  }, options.table_options(), options.shard_options()),
 }, arg)
+if devices.dispatch(opts, meta) then return end -- --devices: one worker process per device, merged
 
 -- 2. The device, the kernels, the ceilings and the buffers.
 local dev = gpu.open { backend = opts.backend, index = opts.device }
@@ -140,7 +142,7 @@ local sink <close> = report.open {
     { key = "cache", title = "fits", align = "right", width = 4 },
   },
   csv = opts.csv, json = opts.json, markdown = opts.markdown,
-  env = report.environment(dev, meta, { ceilings = ceil }),
+  env = report.environment(dev, meta, { ceilings = ceil, shard = tb:shard_record() }),
 }
 
 

@@ -22,6 +22,7 @@ local validate = require "gpubench.validate"
 local bench = require "gpubench.bench"
 local gemv = require "gpubench.gemv"
 local gemv_bench = require "gpubench.gemv_bench"
+local devices = require "gpubench.devices"
 
 -- cera's kernel order (q4_k first, where its positional bug hid), then the 16-bit formats.
 local KERNELS = { "q4_k", "q5_k", "q4_0", "q8_0", "f32", "q6_k", "f16", "bf16" }
@@ -50,8 +51,9 @@ local opts, meta = options.parse({
       help = "Time each submission with device timestamps or the host clock (cera's)." },
     options.submit_option("graph"),
     { "read_gbs", type = "float", help = "Read ceiling in GB/s (default: measured once, cached)." },
-  }, options.measure_options(), options.table_options()),
+  }, options.measure_options(), options.table_options(), options.shard_options()),
 }, arg)
+if devices.dispatch(opts, meta) then return end -- --devices: one worker process per device, merged
 
 local shapes = SHAPES
 if opts.m or opts.k then shapes = { { m = opts.m or 2816, k = opts.k or 1024, label = "custom" } } end
@@ -98,7 +100,7 @@ local sink <close> = report.open {
     { key = "fits", width = 8, align = "right" },
   },
   csv = opts.csv, json = opts.json, markdown = opts.markdown,
-  env = report.environment(dev, meta, { ceilings = ceil }),
+  env = report.environment(dev, meta, { ceilings = ceil, shard = tb:shard_record() }),
 }
 
 local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = sink }
@@ -107,7 +109,7 @@ sink:note(bench.describe { iters = opts.iters, rotate = opts.rotate, clock = opt
                            method = opts.method, flush = opts.flush, rule = timing_opts.rule })
 sink:note("* GB/s = weight bytes / time (1 GB = 1e9 B)")
 sink:note(gemv_bench.check_note())
-for _, note in ipairs(gemv_bench.variant_notes(dev.backend, table_cells)) do sink:note(note) end
+for _, note in ipairs(gemv_bench.variant_notes(dev.backend, tb.cells)) do sink:note(note) end
 sink:note(opts.rotate and "* fits: DRAM xN = launches cycle through N weight copies totalling >= 4x L2"
   or "* fits: L2 = weights + x + y fit in L2 (GB/s may exceed DRAM bandwidth); use --rotate for DRAM")
 sink:note(("* table run %d times in %s order, only the last round reported"):format(opts.rounds, opts.order))

@@ -21,6 +21,7 @@ local gemv = require "gpubench.gemv"
 local gemv_bench = require "gpubench.gemv_bench"
 local validate = require "gpubench.validate"
 local bench = require "gpubench.bench"
+local devices = require "gpubench.devices"
 
 local opts, meta = options.parse({
   name = "gemv_variants",
@@ -37,8 +38,9 @@ local opts, meta = options.parse({
     { "iters", type = "int", default = 200, env = "ITERS", max = options.MAX_ITERS,
       help = "Launches n at the first timing point." },
     options.rotate_option(),
-  }, options.table_options()),
+  }, options.table_options(), options.shard_options()),
 }, arg)
+if devices.dispatch(opts, meta) then return end -- --devices: one worker process per device, merged
 
 -- "ROWS=2,4;WARPS=1,2" -> { {name="ROWS", values={2,4}}, ... }
 local function parse_grid(text)
@@ -175,7 +177,7 @@ local sink <close> = report.open {
     { key = "pct_read", title = "% read", format = "%.1f", width = 7 },
   },
   csv = opts.csv, json = opts.json, markdown = opts.markdown,
-  env = report.environment(dev, meta, { ceilings = ceil }),
+  env = report.environment(dev, meta, { ceilings = ceil, shard = tb:shard_record() }),
 }
 local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = sink }
 sink:note(("* %% read: of %.1f GB/s (%s); * marks the default geometry; every timed variant "

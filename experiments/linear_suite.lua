@@ -21,6 +21,8 @@ local report = require "gpubench.report"
 local linear = require "gpubench.linear"
 local suites = require "gpubench.linear_suites"
 local lb = require "gpubench.linear_bench"
+local shard = require "gpubench.shard"
+local devices = require "gpubench.devices"
 
 local USAGE = [[
 usage: gpubench experiments/linear_suite.lua
@@ -62,7 +64,7 @@ local opts, meta = options.parse({
     { "csv", type = "path", output = true, help = "Write a CSV file (- for standard output)." },
     { "json", type = "path", output = true, help = "Write JSON lines (- for standard output)." },
     { "markdown", type = "path", output = true, help = "Write a Markdown table at the end (- for standard output)." },
-  }),
+  }, options.shard_options()),
 }, arg)
 
 -- ---------------------------------------------------------------- the points
@@ -103,6 +105,14 @@ else
                             labels = { ("%s.%dx%d"):format(opts.qtype, opts.n, opts.k) } }
   end
 end
+-- --shard: the points are the table's cells, dealt by gpubench.shard's rule
+local total = #points
+do
+  local picked, at = shard.deal(points, opts.shard)
+  for i, p in ipairs(picked) do p.cell_index = at[i] end
+  points = picked
+end
+if opts.profile and #points == 0 then options.fail(("linear_suite: --profile: shard %s holds no point"):format(opts.shard)) end
 if opts.profile and mode ~= "single" then
   options.fail("linear_suite: --profile takes exactly one point (--qtype, --n, --k, --t), not a " .. mode)
 end
@@ -113,9 +123,9 @@ end
 
 if opts.list then
   local rows, wsum = {}, 0
-  for i, p in ipairs(points) do
+  for _, p in ipairs(points) do
     local r = lb.describe(p)
-    r.index, r.label = i, table.concat(p.labels, "+")
+    r.index, r.label = p.cell_index, table.concat(p.labels, "+")
     rows[#rows + 1] = r
   end
   io.stdout:write(report.table_text({
@@ -133,8 +143,9 @@ end
 
 -- ---------------------------------------------------------------- the device
 
+if devices.dispatch(opts, meta) then return end -- --devices: one worker process per device, merged
 local dev = gpu.open { backend = opts.backend, index = opts.device }
-local perr = linear.policy_error(dev, points[1].qtype, points[1].policy)
+local perr = points[1] and linear.policy_error(dev, points[1].qtype, points[1].policy)
 if perr then options.fail("linear_suite: " .. perr) end
 
 local rule
@@ -200,7 +211,8 @@ local sink <close> = report.open {
   csv_extra = { "weight_bytes", "x_bytes", "y_bytes", "model_bytes", "useful_flops", "warmup", "n_samples", "noise",
                 "fixed_us", "memory_floor_us", "route", "check_rows", "check_failures", "check_worst",
                 "vendor_tflops", "vendor_note", "note" },
-  env = report.environment(dev, meta, { ceilings = ceil, header = header, vendor = vendor and vendor.describe(dev) or nil }),
+  env = report.environment(dev, meta, { ceilings = ceil, header = header, vendor = vendor and vendor.describe(dev) or nil,
+                                        shard = shard.record(opts.shard, total) }),
 }
 
 local started = gpu.clock()
@@ -210,7 +222,9 @@ for _, g in ipairs(groups) do
   for _, p in ipairs(g.points) do
     local row = lb.measure(dev, grp, p, po)
     row.label = point_label(p)
-    if mode == "sweep" and prev and prev.median_us and row.median_us then
+    row.cell_index, row.shard = p.cell_index, opts.shard and shard.text(shard.of(opts.shard)) or nil
+    -- delta_% against the previous T of the sweep, which a shard may not hold
+    if mode == "sweep" and prev and prev.cell_index == p.cell_index - 1 and prev.median_us and row.median_us then
       row.delta_pct = 100 * (row.median_us / prev.median_us - 1)
     end
     prev = row

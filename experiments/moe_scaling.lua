@@ -31,6 +31,8 @@ local validate = require "gpubench.validate"
 local bench = require "gpubench.bench"
 local moe = require "gpubench.moe"
 local mb = require "gpubench.moe_bench"
+local shard = require "gpubench.shard"
+local devices = require "gpubench.devices"
 
 local opts, meta = options.parse({
   name = "moe_scaling",
@@ -60,7 +62,7 @@ local opts, meta = options.parse({
       .. "(no device work; the dispatches of --backend, or of each backend when it is not given)." },
     { "plot", type = "path", output = true,
       help = "Also write a plot of us per step against m, one line per variant (.svg or .png, gnuplot)." },
-  }, options.measure_options(), options.table_options()),
+  }, options.measure_options(), options.table_options(), options.shard_options()),
 }, arg)
 
 -- ---------------------------------------------------------------- checks before any device work
@@ -100,6 +102,7 @@ end
 if opts.list then
   local list = plan(opts.backend)
   if #list == 0 then options.fail("no cells: fused_gate_up is the only variant and runs for gate_up only") end
+  list = shard.deal(list, opts.shard) -- --shard: this shard's cells only
   local rows = {}
   for i, c in ipairs(list) do
     rows[i] = { cell = c.label, pairs = c.pairs, dispatches = mb.dispatch_text(c), unique = c.unique,
@@ -117,6 +120,7 @@ end
 
 -- ---------------------------------------------------------------- the device
 
+if devices.dispatch(opts, meta) then return end -- --devices: one worker process per device, merged
 local dev = gpu.open { backend = opts.backend, index = opts.device }
 local cold_method = opts.method == "cold"
 -- the two-point cold regime rotates copies against L2's size; --method cold flushes it instead
@@ -176,12 +180,12 @@ local sink <close> = report.open {
     cfg.experts, cfg.top_k, opts.routing, opts.routing == "zipf" and (" s=" .. opts.zipf_s) or "", dev.name,
     dev.backend, dev.driver_version),
   columns = columns, csv = opts.csv, json = opts.json, markdown = opts.markdown,
-  env = report.environment(dev, meta, { ceilings = ceil }),
+  env = report.environment(dev, meta, { ceilings = ceil, shard = tb:shard_record() }),
 }
 local scaled = mb.scaling_sink(sink)
 local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = scaled }
 scaled:finish()
-local peers = mb.peer_rows(list)
+local peers = mb.peer_rows(tb.cells) -- the shard's cells: each shard adds the peers of its own rows
 for _, r in ipairs(peers) do sink:add(r) end
 
 sink:note(ceilings.note(ceil, nil, nil, "spec"))

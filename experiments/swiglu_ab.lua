@@ -20,6 +20,8 @@ local report = require "gpubench.report"
 local swiglu = require "gpubench.swiglu"
 local sb = require "gpubench.swiglu_bench"
 local sr = require "gpubench.swiglu_report"
+local shard = require "gpubench.shard"
+local devices = require "gpubench.devices"
 
 local MODES = { eager = { "eager" }, graph = { "graph" }, both = { "eager", "graph" } }
 local REGIMES = { l2 = { "l2" }, rotated = { "rotated" }, both = { "l2", "rotated" } }
@@ -52,7 +54,11 @@ local opts, meta = options.parse({
     { "read_gbs", type = "float", help = "Read ceiling in GB/s (default: measured once, cached)." },
     { "output", type = "path", output = true, help = "Write the JSON document: every sample, the figures, the environment." },
     { "markdown_output", type = "path", output = true, help = "Write the Markdown tables per shape, mode and regime." },
-  }),
+    { "json", type = "path", output = true,
+      help = "Write JSON lines: the environment, then one line per group (the console's columns, each path's p50 "
+        .. "as <path>_us and its samples) (- for standard output)." },
+    { "list_cells", type = "flag", help = "Print the names of the groups (the table's cells) and exit." },
+  }, options.shard_options()),
 }, arg)
 
 -- ---------------------------------------------------------------- checks
@@ -77,6 +83,7 @@ if opts.geometry then
 end
 local modes, regimes = MODES[opts.mode], REGIMES[opts.regime]
 
+if devices.dispatch(opts, meta) then return end -- --devices: one worker process per device, merged
 local dev = gpu.open { backend = opts.backend, index = opts.device }
 local l2, l2_source = (dev.l2_bytes or 0) > 0 and dev.l2_bytes or nil, "device"
 if opts.l2_bytes then
@@ -110,17 +117,7 @@ end
 
 -- ---------------------------------------------------------------- the table
 
-local ceil = ceilings.get(dev, { read_gbs = opts.read_gbs })
-local settings = {
-  warmup = opts.warmup, iterations = opts.iterations, trials = opts.trials, rounds = opts.rounds,
-  m_values = opts.m_values, modes = modes, regimes = regimes, seed = opts.seed, geometry = geometry,
-  l2_bytes = l2, l2_source = l2_source, read_gbs = ceil.read_gbs, read_source = ceil.read_source,
-  shapes = shapes, tolerance = require("gpubench.swiglu_check").TOLERANCE,
-}
-
-local ctx <close> = sb.context(dev, { m_values = opts.m_values, warmup = opts.warmup, iterations = opts.iterations,
-                                      trials = opts.trials, seed = opts.seed, l2_bytes = l2, geometry = geometry,
-                                      read_gbs = ceil.read_gbs })
+-- The groups are the table's cells (--shard deals them, --list-cells names them).
 local groups = {}
 for _, s in ipairs(shapes) do
   for _, regime in ipairs(regimes) do
@@ -132,6 +129,22 @@ for _, s in ipairs(shapes) do
     end
   end
 end
+if opts.list_cells then
+  for _, g in ipairs((shard.deal(groups, opts.shard))) do io.stdout:write(g.label, "\n") end
+  return
+end
+
+local ceil = ceilings.get(dev, { read_gbs = opts.read_gbs })
+local settings = {
+  warmup = opts.warmup, iterations = opts.iterations, trials = opts.trials, rounds = opts.rounds,
+  m_values = opts.m_values, modes = modes, regimes = regimes, seed = opts.seed, geometry = geometry,
+  l2_bytes = l2, l2_source = l2_source, read_gbs = ceil.read_gbs, read_source = ceil.read_source,
+  shapes = shapes, tolerance = require("gpubench.swiglu_check").TOLERANCE,
+}
+
+local ctx <close> = sb.context(dev, { m_values = opts.m_values, warmup = opts.warmup, iterations = opts.iterations,
+                                      trials = opts.trials, seed = opts.seed, l2_bytes = l2, geometry = geometry,
+                                      read_gbs = ceil.read_gbs })
 
 local tb <close> = cells.table {
   cells = groups, monitor = dev,
@@ -141,11 +154,13 @@ local tb <close> = cells.table {
   measure = function(p) return p:measure() end,
   close = function(p) p:close() end,
 }
+tb:shard(opts.shard)
 
 local title = ("swiglu_ab on %s (%s, driver %s)"):format(dev.name, dev.backend, dev.driver_version)
-local env = report.environment(dev, meta, { ceilings = ceil, l2_bytes = l2, l2_source = l2_source })
-local to_stdout = opts.output == "-" or opts.markdown_output == "-"
-local console <close> = report.open { title = title, columns = sr.CONSOLE, env = env,
+local env = report.environment(dev, meta, { ceilings = ceil, l2_bytes = l2, l2_source = l2_source,
+                                             shard = tb:shard_record() })
+local to_stdout = opts.output == "-" or opts.markdown_output == "-" or opts.json == "-"
+local console <close> = report.open { title = title, columns = sr.CONSOLE, env = env, json = opts.json,
                                       console = to_stdout and io.stderr or nil }
 
 -- The files: the JSON rewritten as each group of the last round finishes
@@ -176,7 +191,12 @@ end
 local files <close> = setmetatable({}, { __close = function(_, err) if err ~= nil then write(true, true) end end })
 local sink = { add = function(_, row)
   rows[#rows + 1] = row
-  console:add(sr.console_row(row))
+  local line = sr.console_row(row)
+  -- the JSON line: the console's text, the numbers behind it and the group's place in the table
+  line.label, line.cell_index, line.shard, line.n, line.k = row.label, row.cell_index, row.shard, row.n, row.k
+  for _, p in ipairs(swiglu.PATHS) do line[p .. "_us"] = row.paths[p].us end
+  line.paths = row.paths
+  console:add(line)
   write(true, false) -- marked interrupted until the run completes
 end }
 

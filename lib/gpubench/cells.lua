@@ -21,6 +21,7 @@
 
 local order = require "gpubench.order"
 local progress = require "gpubench.progress"
+local shard = require "gpubench.shard"
 
 local cells = {}
 
@@ -65,7 +66,29 @@ function cells.table(o)
   end
   local watch = function(measure) return measure() end
   if o.monitor then watch = require("gpubench.clocks").monitor(o.monitor) end
-  return setmetatable({ spec = o, cells = o.cells, prepared = nil, armed_scale = nil, watch = watch }, Table)
+  local positions = {}
+  for i = 1, #o.cells do positions[i] = i end
+  return setmetatable({ spec = o, cells = o.cells, prepared = nil, armed_scale = nil, watch = watch,
+                        all_cells = o.cells, positions = positions }, Table)
+end
+
+-- shard(s): keeps only shard s ("I/N" or {index =, count =}) of the declared
+-- cells (gpubench.shard: position p, 0-based, is in shard p mod N); nil keeps
+-- them all. Before the first run only: prepared cells are never dropped.
+-- Every row then carries `shard` ("I/N"); `cell_index` (the 1-based position
+-- in the whole declared table) it carries either way.
+function Table:shard(s)
+  if s == nil then return end
+  if self.prepared then error("cells: shard after the table was prepared", 2) end
+  if self.shard_spec then error("cells: the table is sharded already", 2) end
+  self.shard_spec = shard.of(s)
+  self.cells, self.positions = shard.deal(self.all_cells, self.shard_spec)
+end
+
+-- shard_record() -> the environment record's `shard` (index, count, the
+-- table's cells and the shard's; 0/1 when not sharded).
+function Table:shard_record()
+  return shard.record(self.shard_spec, #self.all_cells)
 end
 
 function Table:prepare_all()
@@ -126,14 +149,16 @@ function Table:run(r)
         error(("cells.run: measure returned %s for %s, not a row table")
           :format(type(row), cells.label(cell, i)), 0)
       end
-      if row.label == nil then row.label = cells.label(cell, i) end -- the name --profile takes
+      if row.label == nil then row.label = cells.label(cell, self.positions[i]) end -- the name --profile takes
+      row.cell_index = self.positions[i] -- merging shards (gpubench.merge) puts rows back by it
+      if self.shard_spec then row.shard = shard.text(self.shard_spec) end
       rows[i] = row
       ran[#ran + 1] = i
       if last and r.sink then
         bar:clear() -- a row never shares a line with the progress text
         r.sink:add(row)
       end
-      bar:step(cells.label(cell, i))
+      bar:step(cells.label(cell, self.positions[i]))
     end
   end)
   bar:finish() -- erase the progress line before any error message is printed
@@ -142,19 +167,26 @@ function Table:run(r)
 end
 
 -- special(opts [, out]) -> true when opts asked for something other than
--- the table, done: --list-cells prints every cell's name (no device work);
+-- the table, done. First --shard keeps the shard's cells (Table:shard), so
+-- what follows sees only them; --list-cells prints every cell's name (no device work);
 -- --profile NAME prepares that cell alone and runs one call of it between
 -- profiler start and stop (bench Cell:profile; opts.flush the flush kind).
 -- An unknown name is a usage error that says how to list the names.
 function Table:special(o, out)
   out = out or io.stdout
+  if o.devices ~= nil then
+    -- the parent process of --devices runs no table: the experiment did not dispatch it
+    error("cells: --devices is handled by gpubench.devices.dispatch(opts, meta), which this experiment "
+      .. "does not call before opening its device", 0)
+  end
+  if o.shard ~= nil and not self.shard_spec then self:shard(o.shard) end
   if o.list_cells then
-    for i, c in ipairs(self.cells) do out:write(cells.label(c, i), "\n") end
+    for i, c in ipairs(self.cells) do out:write(cells.label(c, self.positions[i]), "\n") end
     return true
   end
   if not o.profile then return false end
   for i, c in ipairs(self.cells) do
-    if cells.label(c, i) == o.profile then
+    if cells.label(c, self.positions[i]) == o.profile then
       local p = self.spec.prepare and self.spec.prepare(c) or c
       local ok, err = pcall(function()
         if type(p) ~= "table" or type(p.profile) ~= "function" then
@@ -169,8 +201,8 @@ function Table:special(o, out)
       return true
     end
   end
-  require("gpubench.errors").usage(("--profile=%s names no cell of this table (--list-cells lists them)")
-    :format(o.profile))
+  require("gpubench.errors").usage(("--profile=%s names no cell of this table%s (--list-cells lists them)")
+    :format(o.profile, self.shard_spec and (" in shard " .. shard.text(self.shard_spec)) or ""))
 end
 
 function Table:close()
@@ -193,14 +225,15 @@ function Table:close()
 end
 Table.__close = Table.close
 
--- run{cells =, measure =, ... (as table), order =, rounds =, scale =, sink =, ...}
---   -> rows, ran: a table run once and closed.
+-- run{cells =, measure =, ... (as table), order =, rounds =, scale =, sink =,
+--     shard = "I/N" | nil, ...} -> rows, ran: a table run once and closed.
 function cells.run(o)
   if type(o) ~= "table" or type(o.cells) ~= "table" then
     error("cells.run: cells (a list) is required", 2)
   end
   if type(o.measure) ~= "function" then error("cells.run: measure must be a function", 2) end
   local tb <close> = cells.table(o)
+  tb:shard(o.shard)
   return tb:run(o)
 end
 

@@ -424,6 +424,7 @@ function options.parse(spec, argv, popts)
   end
   local opts = {}
   local meta = { source = {}, raw = {}, argv = list, values = opts }
+  meta.decls = decls -- the declarations, so a worker's command line can be rebuilt (gpubench.devices)
   for _, d in ipairs(decls) do
     local v = res[d.name]
     if d.type == "flag" and v then
@@ -495,6 +496,25 @@ function options.table_options()
       help = "Instead of the table, one call of this cell between profiler start and stop "
         .. "(ncu --profile-from-start off), after warm-up and a flush." },
     { "list_cells", type = "flag", help = "Print the names of the table's cells (for --profile) and exit." },
+  }
+end
+
+-- --shard, --devices and --devices-mode: one table over several processes.
+-- cells' Table:special applies --shard (gpubench.shard has the rule); an
+-- experiment calls gpubench.devices.dispatch(opts, meta) before it opens a
+-- device, which runs the workers of --devices and merges their outputs.
+function options.shard_options()
+  return {
+    { "shard", type = "string", argname = "<I/N>", check = function(v) return require("gpubench.shard").check(v) end,
+      help = "Run shard I of N only (0 <= I < N): the cells at 0-based positions p of the declared table with "
+        .. "p mod N = I, whatever --order." },
+    { "devices", type = "string", argname = "<all|LIST>",
+      check = function(v) return require("gpubench.devices").check(v) end,
+      help = "One worker process per device (all: every GPU of the backend; or indices 0,1,..., a device may "
+        .. "repeat), run concurrently, their rows merged into one table and --json with device columns." },
+    { "devices_mode", type = "enum", choices = { "same", "split" }, default = "same",
+      help = "With --devices: same: every worker runs the whole table (or shard), for the device spread "
+        .. "(tools/device_spread.lua); split: the cells are dealt among the workers." },
   }
 end
 

@@ -35,6 +35,7 @@ doc.module = {
   max_launches = { "gpu.max_launches -> integer", "distinct launches one batch may cycle through" },
   version = { "gpu.version -> string", "the gpubench release" },
   git = { "gpu.git -> string", "the git revision the binary was built from" },
+  executable = { "gpu.executable -> path", "the running gpubench binary (from /proc/self/exe), to start workers of a script" },
 }
 
 local INFO_FIELDS = {
