@@ -18,6 +18,7 @@
 #   scripts/gpu-session.sh linear [cuda|vulkan]   # linear_suite --suite all, a T sweep, the ncu crosscheck of one point
 #   scripts/gpu-session.sh moe [cuda|vulkan]      # moe_scaling, every config, both regimes
 #   scripts/gpu-session.sh swiglu [cuda|vulkan]   # swiglu_ab, every shape, both modes and regimes
+#   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
 set -uo pipefail
 phase=${1:-check}
 arg2=${2:-}
@@ -187,6 +188,15 @@ swiglu)
     run "swiglu_$b" timeout 580 $G --backend $b experiments/swiglu_ab.lua --rounds 1 \
       --output "$LOGS/swiglu_$b.json" --markdown-output "$LOGS/swiglu_$b.md"
   done
+  ;;
+devices)
+  for mode in same split; do
+    run "devices_$mode" env M=14336 K=5120 $G --backend cuda experiments/gemv_table.lua --kernels q4_k,q8_0,bf16 \
+      --rotate --devices 0,0 --devices-mode $mode --json "$LOGS/devices_$mode.jsonl"
+    cat "$LOGS/devices_$mode.log"
+  done
+  run devices_spread $G tools/device_spread.lua "$LOGS/devices_same.jsonl"
+  cat "$LOGS/devices_spread.log"
   ;;
 *) echo "unknown phase $phase"; exit 2 ;;
 esac
