@@ -210,17 +210,23 @@ local sink <close> = report.open {
   columns = columns, csv = opts.csv, json = opts.json, markdown = opts.markdown,
   csv_extra = { "weight_bytes", "x_bytes", "y_bytes", "model_bytes", "useful_flops", "warmup", "n_samples", "noise",
                 "fixed_us", "memory_floor_us", "route", "check_rows", "check_failures", "check_worst",
-                "vendor_tflops", "vendor_note", "note" },
+                "vendor_tflops", "vendor_note", "note", "prepare_s", "check_s", "time_s", "vendor_s" },
   env = report.environment(dev, meta, { ceilings = ceil, header = header, vendor = vendor and vendor.describe(dev) or nil,
                                         shard = shard.record(opts.shard, total) }),
 }
 
 local started = gpu.clock()
 local prev
+local spent = { prepare_s = 0, check_s = 0, time_s = 0, vendor_s = 0 }
 for _, g in ipairs(groups) do
+  local t0 = gpu.clock()
   local grp = lb.prepare_group(dev, g, po)
-  for _, p in ipairs(g.points) do
+  local prepare_s = gpu.clock() - t0
+  spent.prepare_s = spent.prepare_s + prepare_s
+  for i, p in ipairs(g.points) do
     local row = lb.measure(dev, grp, p, po)
+    if i == 1 then row.prepare_s = prepare_s end
+    for k in pairs(spent) do if k ~= "prepare_s" then spent[k] = spent[k] + (row[k] or 0) end end
     row.label = point_label(p)
     row.cell_index, row.shard = p.cell_index, opts.shard and shard.text(shard.of(opts.shard)) or nil
     -- delta_% against the previous T of the sweep, which a shard may not hold
@@ -241,5 +247,7 @@ sink:note("* model bytes = weight bytes + 2KT + 2NT; useful FLOPs = 2NKT; DRAM_%
   .. "the measured read ceiling; memory_floor_pct = (model bytes / spec) / median")
 sink:note("* every point checked against the FP64 reference before it is timed (docs/LINEAR.md, Accuracy)")
 if vendor then sink:note("* vendor: " .. vendor.note(dev)) end
-sink:note(("* wall time of the run %.1f s (weights made on the host, checks, timings)"):format(gpu.clock() - started))
+sink:note(("* wall time of the run %.1f s: weights made and uploaded %.1f s, reference checks %.1f s, "
+  .. "our timings %.1f s, the vendor's %.1f s"):format(gpu.clock() - started, spent.prepare_s, spent.check_s,
+  spent.time_s, spent.vendor_s))
 sink:close()

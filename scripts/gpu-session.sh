@@ -18,6 +18,7 @@
 #   scripts/gpu-session.sh linear [cuda|vulkan]   # linear_suite --suite all, a T sweep, the ncu crosscheck of one point
 #   scripts/gpu-session.sh moe [cuda|vulkan]      # moe_scaling, every config, both regimes
 #   scripts/gpu-session.sh swiglu [cuda|vulkan]   # swiglu_ab, every shape, both modes and regimes
+#   scripts/gpu-session.sh tune        # linear_variants sweeps of the CUDA Linear routes; ncu sections of three points
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
 set -uo pipefail
 phase=${1:-check}
@@ -188,6 +189,27 @@ swiglu)
     run "swiglu_$b" timeout 580 $G --backend $b experiments/swiglu_ab.lua --rounds 1 \
       --output "$LOGS/swiglu_$b.json" --markdown-output "$LOGS/swiglu_$b.md"
   done
+  ;;
+tune)
+  V="$G --backend cuda experiments/linear_variants.lua"
+  run tune_q4_gemv timeout 150 $V --qtype q4 --n 131072 --k 5120 --t 1,8 --grid "LN_NW=2,4,8;LN_U=2,4,8" \
+    --json "$LOGS/tune_q4_gemv.jsonl"
+  run tune_bf16_gemv timeout 100 $V --qtype bf16 --n 14336 --k 5120 --t 1 --grid "LN_NW=2,4,8;LN_RT=1,2;LN_U=2,4" \
+    --json "$LOGS/tune_bf16_gemv.jsonl"
+  run tune_q6_gemv timeout 80 $V --qtype q6 --n 248320 --k 5120 --t 1 --grid "LN_NW=4,8;LN_U=2,4" \
+    --json "$LOGS/tune_q6_gemv.jsonl"
+  run tune_w8_mma timeout 80 $V --qtype w8 --n 6144 --k 5120 --t 128 --route mma --grid "LN_NW=2,4,8;LN_STAGES=2,4" \
+    --json "$LOGS/tune_w8_mma.jsonl"
+  run tune_q4_mma timeout 100 $V --qtype q4 --n 131072 --k 5120 --t 1024 --route mma \
+    --grid "LN_NW=4,8;LN_BN=64,128;LN_STAGES=2,3" --json "$LOGS/tune_q4_mma.jsonl"
+  for pt in "q4 131072 1" "bf16 14336 1" "q4 131072 1024"; do
+    set -- $pt
+    run "ncu_$1_$2_$3" timeout 90 "$NCU" --profile-from-start off --cache-control none --clock-control none \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
+      --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis \
+      $G --backend cuda experiments/linear_suite.lua --qtype $1 --n $2 --k 5120 --t $3 --profile
+  done
+  for f in "$LOGS"/tune_*.log; do cat "$f"; done
   ;;
 devices)
   for mode in same split; do

@@ -167,14 +167,16 @@ local function buffers_of(w, x, y)
     (type(y) == "table" and y.buffer or y)
 end
 
--- launches(dev, spec, w, x, y, t) -> the launches of one call, each
+-- launches(dev, spec, w, x, y, t [, route]) -> the launches of one call, each
 -- {kernel, grid, block, args...}: what a bench cell times.
 -- spec = {qtype, policy = "a16", n, k, gscale}; w, x, y: buffers (or the
--- tables linear.weights / linear.activations return).
-function linear.launches(dev, spec, w, x, y, t)
+-- tables linear.weights / linear.activations return). route: a route of
+-- the backend's table's shape, for a geometry sweep (experiments/linear_variants.lua)
+-- only; an experiment of the contract leaves it out and gets linear.route's.
+function linear.launches(dev, spec, w, x, y, t, route)
   check_shape(spec, t, "linear.launches")
   local gpu = require "gpu"
-  local r = linear.route(dev, spec, t)
+  local r = route or linear.route(dev, spec, t)
   local wb, xb, yb = buffers_of(w, x, y)
   check_buffer(wb, linear.weight_bytes(spec.qtype, spec.n, spec.k), "weight", "linear.launches")
   check_buffer(xb, 2 * t * spec.k, "x", "linear.launches")
@@ -280,10 +282,10 @@ function linear.run_and_download(dev, launches, ybuf, bytes)
   return ybuf:download(0, bytes)
 end
 
--- check(dev, spec, w, x, y, t [, {max_rows = 256}]) -> {failures, worst, first, rows, route}
+-- check(dev, spec, w, x, y, t [, {max_rows = 256, route}]) -> {failures, worst, first, rows, route}
 -- One call through the public entry, compared with the FP64 reference.
 function linear.check(dev, spec, w, x, y, t, o)
-  local launches, route = linear.launches(dev, spec, w, x, y, t)
+  local launches, route = linear.launches(dev, spec, w, x, y, t, (o or {}).route)
   local yb = select(3, buffers_of(w, x, y))
   local ystr = linear.run_and_download(dev, launches, yb, 2 * t * spec.n)
   local res = linear.compare(spec, w, x, ystr, t, (o or {}).max_rows)

@@ -96,9 +96,12 @@ end
 -- one public call (and of the vendor GEMM), or the row of a point that failed.
 -- o = {rule, flush, warmup, ceil, max_rows}
 function lb.measure(dev, grp, p, o)
+  local clock = require("gpu").clock
   local row = lb.describe(p)
   row.warmup = o.warmup
-  local chk = linear.check(dev, grp.spec, grp.w, grp.x, grp.y, p.t, { max_rows = lb.check_rows(p.n, p.k, p.t, o.max_rows) })
+  local t0 = clock()
+  local chk = linear.check(dev, grp.spec, grp.w, grp.x, grp.y, p.t,
+    { max_rows = lb.check_rows(p.n, p.k, p.t, o.max_rows), route = o.route })
   row.route = chk.route
   row.check_rows, row.check_failures, row.check_worst = chk.rows, chk.failures, chk.worst
   if chk.failures > 0 then
@@ -108,15 +111,20 @@ function lb.measure(dev, grp, p, o)
       :format(chk.failures, chk.rows * p.t, f.t, f.n, f.y, f.ref, f.bound)
     return row
   end
-  local launches = linear.launches(dev, grp.spec, grp.w, grp.x, grp.y, p.t)
+  local t1 = clock()
+  row.check_s = t1 - t0 -- where a run's wall time goes: the check, our timing, the vendor's
+  local launches = linear.launches(dev, grp.spec, grp.w, grp.x, grp.y, p.t, o.route)
   local cell <close> = bench.cell(dev, { launches = launches })
   local res = cell:cold { rule = o.rule, flush = o.flush, warmup = o.warmup }
+  row.time_s = clock() - t1
   local c = cold_stats(res)
   for k, v in pairs(c) do row[k] = v end
   row.status = res.converged == false and "not_converged" or "ok"
   lb.metrics(row, c.median_us, o.ceil)
   if grp.vendor then
+    local t2 = clock()
     local ok, v = pcall(grp.vendor.measure, p, o)
+    row.vendor_s = clock() - t2
     if ok then
       row.vendor_us, row.vendor_check = v.median_us, v.check
       if not v.median_us then

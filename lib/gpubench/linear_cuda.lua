@@ -53,6 +53,22 @@ local function mma(q, min_t, max_t, d)
   }
 end
 
+-- variant(qtype, route, changes) -> a copy of a route of qtype's list with
+-- other defines ({LN_NW = 2}), block and grid to match: a geometry sweep's
+-- (experiments/linear_variants.lua); the table itself is unchanged.
+function M.variant(qtype, route, changes)
+  local d = {}
+  for k, v in pairs(route.defines) do d[k] = v end
+  for k, v in pairs(changes) do
+    if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
+    if math.type(v) ~= "integer" or v < 1 then
+      error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
+    end
+    d[k] = v
+  end
+  return (route.name == "gemv" and gemv or mma)(qtype, route.min_t, route.max_t, d)
+end
+
 M.qtypes = { "q4", "q5", "q6", "w8", "nvfp4", "bf16" }
 
 -- w8 and bf16 keep tiles of 64 rows of x for every T >= 17: at 128 their

@@ -174,4 +174,21 @@ end
 
 for _, q in ipairs(M.qtypes) do M[q] = routes(q) end
 
+-- variant(qtype, route, changes) -> a copy of a gemv route of qtype's list
+-- with other LIN_LANES / LIN_NR / LIN_UNROLL, for a geometry sweep
+-- (experiments/linear_variants.lua); the tiled and coopmat routes are not swept.
+function M.variant(qtype, route, changes)
+  if route.name ~= "gemv" then error(("linear_vulkan.variant: only the gemv route is swept, not %s"):format(route.name), 2) end
+  local d = { LIN_LANES = route.defines.LIN_LANES, LIN_NR = route.defines.LIN_NR, LIN_UNROLL = route.defines.LIN_UNROLL }
+  for k, v in pairs(changes) do
+    if d[k] == nil then error(("linear_vulkan.variant: the gemv route varies LIN_LANES, LIN_NR and LIN_UNROLL, not %s"):format(tostring(k)), 2) end
+    if math.type(v) ~= "integer" or v < 1 then
+      error(("linear_vulkan.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
+    end
+    d[k] = v
+  end
+  if WG % d.LIN_LANES ~= 0 then error(("linear_vulkan.variant: LIN_LANES=%d does not divide %d"):format(d.LIN_LANES, WG), 2) end
+  return M.gemv(qtype, route.min_t, route.max_t, d.LIN_LANES, d.LIN_NR, route.defines.LIN_Y16 == 1, d.LIN_UNROLL)
+end
+
 return M

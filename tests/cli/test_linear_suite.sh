@@ -76,5 +76,21 @@ for q in q4 q5 q6 w8 nvfp4 bf16; do
   check "$q 37x200 T=17 passes the reference check and is timed (rc=$rc: $(tail -n 3 <<<"$out"))" \
     '[[ $rc -eq 0 ]] && grep -q "\"check_failures\":0" "$tmp/$q.jsonl" && grep -q "\"status\":\"ok\"" "$tmp/$q.jsonl"'
 done
+check "the wall time is broken down" 'grep -q "reference checks .* s, our timings .* s" <<<"$out"'
+
+# experiments/linear_variants.lua: the table's geometry and the swept ones, each checked, ABBA
+V=experiments/linear_variants.lua
+out=$("$G" --backend vulkan $V --qtype q5 --n 96 --k 256 --t 1,2 --grid "LIN_NR=1,2" --samples 3 --json "$tmp/var.jsonl" 2>&1); rc=$?
+check "linear_variants runs (rc=$rc: $(tail -n 3 <<<"$out"))" '[[ $rc -eq 0 ]]'
+check "linear_variants: per T one table row and the other NR, all ok, both rounds timed" \
+  '[[ $(grep -c "\"variant\":\"table \*\"" "$tmp/var.jsonl") -eq 2 ]] && [[ $(grep -c "\"variant\":\"NR=" "$tmp/var.jsonl") -eq 2 ]] \
+   && [[ $(grep -c "\"status\":\"ok\"" "$tmp/var.jsonl") -eq $(grep -c "\"type\":\"cell\"" "$tmp/var.jsonl") ]] \
+   && [[ $(grep -c "\"us_b\":" "$tmp/var.jsonl") -eq $(grep -c "\"type\":\"cell\"" "$tmp/var.jsonl") ]]'
+out=$("$G" --backend vulkan $V --qtype q4 --n 96 --k 256 --grid "LN_BOGUS=1" 2>&1); rc=$?
+check "linear_variants refuses a define the route lacks (rc=$rc: $out)" \
+  '[[ $rc -eq 2 ]] && grep -q "linear_variants: the gemv route has no define LN_BOGUS" <<<"$out"'
+out=$("$G" --backend vulkan $V --qtype q4 --n 96 --k 256 --route mma 2>&1); rc=$?
+check "linear_variants: --route mma is CUDA's (rc=$rc: $out)" '[[ $rc -eq 2 ]] && grep -q "route mma is CUDA" <<<"$out"'
+
 echo "$pass passed, $fail failed"
 ((fail == 0))
