@@ -294,9 +294,12 @@ struct LnNvfp4 {
 
 // ------------------------------------------------------------ BF16
 // Not padded: a run's two 16-byte words are loaded only below K (K % 8 == 0).
+// Chunks t and 4 + t, as W8's: a quarter-warp's 16-byte loads of a row are
+// then 64 contiguous bytes (two whole sectors); with chunks 2t and 2t + 1 each
+// load took half of four sectors and the L2 served every sector twice.
 struct LnBf16 {
-    enum { E = 16, MODE = LN_PRESCALED, GSCALE = 0, KG = 4, NG = 1, SWZ = 1, CB = 128, HB = 0, SB = 0 };
-    GB_HD static gb_u32 chunk(gb_u32 t, int h) { return 2 * t + h; }
+    enum { E = 16, MODE = LN_PRESCALED, GSCALE = 0, KG = 4, NG = 1, SWZ = 4, CB = 128, HB = 0, SB = 0 };
+    GB_HD static gb_u32 chunk(gb_u32 t, int h) { return t + 4 * h; }
     struct Raw { gb_u32 c[8]; };
     GB_HD static LnGeo geo(const unsigned char* W, gb_u32, gb_u32 K)
     {
@@ -305,18 +308,18 @@ struct LnBf16 {
     }
     GB_HD static LnPtr ptr(const LnGeo& g, gb_u32 row, gb_u32 t)
     {
-        LnPtr p{g.p0 + row * g.r0 + 32 * t, g.p0, g.p0};
+        LnPtr p{g.p0 + row * g.r0 + 16 * t, g.p0, g.p0};
         return p;
     }
     #pragma nv_exec_check_disable
     template <bool TAIL, class Ctx>
     GB_HD static void load(const Ctx& ctx, const LnPtr& p, gb_u32 du, int kleft, Raw& r)
     {
-        // TAIL: only the words below K; kleft = K minus the k of this lane's run
+        // TAIL: only the words below K; kleft = K minus the k of this lane's chunk 0
 #pragma unroll
         for (int c = 0; c < 2; c++) {
-            if (!TAIL || 8 * c < kleft)
-                ctx.ld_w128(p.c + 128 * du + 16 * c, r.c + 4 * c);
+            if (!TAIL || 32 * c < kleft)
+                ctx.ld_w128(p.c + 128 * du + 64 * c, r.c + 4 * c);
             else r.c[4 * c] = r.c[4 * c + 1] = r.c[4 * c + 2] = r.c[4 * c + 3] = 0;
         }
     }

@@ -3,9 +3,11 @@
 // rows of x. docs/kernels/cuda-linear.md, "Memory-bound route".
 //
 // A block owns ROWS = 16 * RT consecutive rows of W and all T <= 8 * NJ
-// columns; its NW warps split K: warp w takes units w, w + NW, w + 2 NW, ...
-// (a unit is 64 elements of k), U of them per round, all of a round's loads
-// issued before any is decoded. Per unit a lane loads its run of 16 elements
+// columns; its NW warps split K into rounds of NW U units (a unit is 64
+// elements of k): with KC = 1 warp w takes U consecutive units of a round
+// (w U .. w U + U - 1, so its scales and a row's bytes are contiguous), with
+// KC = 0 units w, w + NW, ...; all of a round's loads issued before any is
+// decoded. Per unit a lane loads its run of 16 elements
 // of each of its 2 RT rows (one 8-byte load of codes for the 4-, 5-, 6-bit
 // formats, two for W8, two 16-byte loads for BF16, and the scales and high
 // bits) and of the x rows t = 8j + g (16-byte loads, zero past K), and
@@ -22,7 +24,7 @@
 // offsets; only the last round (TAIL) checks units past the matrix and x
 // words past K.
 #pragma nv_exec_check_disable
-template <bool TAIL, class F, int NW, int RT, int NJ, int U, class Ctx>
+template <bool TAIL, class F, int NW, int RT, int NJ, int U, int KC, class Ctx>
 GB_HD void ln_gemv_round(Ctx& ctx, const LnPtr (*P)[RT][2], const unsigned short* const (*XP)[NJ][2], gb_u32 K,
                          gb_u32 nunits, gb_u32 rd, const gb_u32* warp, const gb_u32* t, float (*acc)[RT][NJ][4])
 {
@@ -33,7 +35,8 @@ GB_HD void ln_gemv_round(Ctx& ctx, const LnPtr (*P)[RT][2], const unsigned short
     bool live[U][NT];
     LN_EACH
     {
-        const gb_u32 ub = rd * U * NW + warp[q]; // this warp's unit v = 0
+        enum { STEP = KC ? 1 : NW }; // units between a warp's loads v and v + 1
+        const gb_u32 ub = KC ? (rd * NW + warp[q]) * U : rd * U * NW + warp[q]; // this warp's unit v = 0
 #pragma unroll
         for (int i = 0; i < RT; i++)
 #pragma unroll
@@ -41,9 +44,11 @@ GB_HD void ln_gemv_round(Ctx& ctx, const LnPtr (*P)[RT][2], const unsigned short
                 const LnPtr pr = ln_at<F>(P[q][i][h], ub);
 #pragma unroll
                 for (int v = 0; v < U; v++) {
-                    const gb_u32 u = ub + v * NW;
+                    const gb_u32 u = ub + v * STEP;
                     live[v][q] = !TAIL || u < nunits;
-                    if (live[v][q]) F::template load<TAIL>(ctx, pr, v * NW, (int)K - 64 * (int)u - 16 * (int)t[q], raw[v][q][i][h]);
+                    if (live[v][q])
+                        F::template load<TAIL>(ctx, pr, v * STEP, (int)K - 64 * (int)u - 8 * (int)F::chunk(t[q], 0),
+                                               raw[v][q][i][h]);
                     else raw[v][q][i][h] = Raw{};
                 }
             }
@@ -55,8 +60,8 @@ GB_HD void ln_gemv_round(Ctx& ctx, const LnPtr (*P)[RT][2], const unsigned short
 #pragma unroll
                 for (int v = 0; v < U; v++) {
                     gb_u32* o = &X[v][q][j][4 * c];
-                    const gb_u32 k = 64 * (ub + v * NW) + 8 * F::chunk(t[q], c);
-                    if (!TAIL || (live[v][q] && k < K)) ctx.ld_x(xr + 64 * v * NW, o);
+                    const gb_u32 k = 64 * (ub + v * STEP) + 8 * F::chunk(t[q], c);
+                    if (!TAIL || (live[v][q] && k < K)) ctx.ld_x(xr + 64 * v * STEP, o);
                     else o[0] = o[1] = o[2] = o[3] = 0;
                 }
             }
@@ -79,7 +84,7 @@ GB_HD void ln_gemv_round(Ctx& ctx, const LnPtr (*P)[RT][2], const unsigned short
 }
 
 #pragma nv_exec_check_disable
-template <class F, int NW, int RT, int NJ, int U, class Ctx>
+template <class F, int NW, int RT, int NJ, int U, int KC = 1, class Ctx>
 GB_HD void ln_gemv_block(Ctx& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                          gb_u32 K, gb_u32 T, float gscale, gb_u32 blk, float* red)
 {
@@ -122,8 +127,8 @@ GB_HD void ln_gemv_block(Ctx& ctx, const unsigned char* W, const unsigned short*
     // below K (a unit reaches past K only if it is the last).
     const gb_u32 full = nunits * 64 <= K ? nunits / (NW * U) : (nunits - 1) / (NW * U);
     const gb_u32 rounds = (nunits + NW * U - 1) / (NW * U);
-    for (gb_u32 rd = 0; rd < full; rd++) ln_gemv_round<false, F, NW, RT, NJ, U>(ctx, P, XP, K, nunits, rd, warp, t, acc);
-    for (gb_u32 rd = full; rd < rounds; rd++) ln_gemv_round<true, F, NW, RT, NJ, U>(ctx, P, XP, K, nunits, rd, warp, t, acc);
+    for (gb_u32 rd = 0; rd < full; rd++) ln_gemv_round<false, F, NW, RT, NJ, U, KC>(ctx, P, XP, K, nunits, rd, warp, t, acc);
+    for (gb_u32 rd = full; rd < rounds; rd++) ln_gemv_round<true, F, NW, RT, NJ, U, KC>(ctx, P, XP, K, nunits, rd, warp, t, acc);
     // The warps' partial sums of C fragment (i, j): c0 = (row g, column 2t),
     // c1 = (g, 2t + 1), c2 = (g + 8, 2t), c3 = (g + 8, 2t + 1).
     LN_EACH
@@ -152,7 +157,7 @@ GB_HD void ln_gemv_block(Ctx& ctx, const unsigned char* W, const unsigned short*
 }
 
 #ifdef __CUDACC__
-template <class F, int NW, int RT, int NJ, int U>
+template <class F, int NW, int RT, int NJ, int U, int KC>
 __device__ __forceinline__ void ln_gemv(const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                                         gb_u32 K, gb_u32 T, float gscale)
 {
@@ -161,7 +166,7 @@ __device__ __forceinline__ void ln_gemv(const unsigned char* W, const unsigned s
                   "the reduction of LN_NW warps x 16 LN_RT rows x 8 LN_NJ columns exceeds 48 KiB of shared memory");
     __shared__ float red[NW * 16 * RT * 8 * NJ];
     LnDevCtx ctx;
-    ln_gemv_block<F, NW, RT, NJ, U>(ctx, W, x, y, N, K, T, gscale, blockIdx.x, red);
+    ln_gemv_block<F, NW, RT, NJ, U, KC>(ctx, W, x, y, N, K, T, gscale, blockIdx.x, red);
 }
 #endif
 

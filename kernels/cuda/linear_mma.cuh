@@ -82,7 +82,7 @@ GB_HD void ln_mma_block(Ctx& ctx, const unsigned char* W, const unsigned short* 
         for (int h = 0; h < 2; h++) {
             const gb_u32 row = rowb[q] + 16 * i + 8 * h;
             P[q][i][h] = F::ptr(geo, row < N ? row : N - 1, t[q]);
-            if (nunits == 1) F::template load<true>(ctx, P[q][i][h], 0, (int)K - 16 * (int)t[q], cur[q][i][h]);
+            if (nunits == 1) F::template load<true>(ctx, P[q][i][h], 0, (int)K - 8 * (int)F::chunk(t[q], 0), cur[q][i][h]);
             else F::template load<false>(ctx, P[q][i][h], 0, 0, cur[q][i][h]);
         }
 #pragma unroll
@@ -107,7 +107,7 @@ GB_HD void ln_mma_block(Ctx& ctx, const unsigned char* W, const unsigned short* 
 #pragma unroll
                 for (int h = 0; h < 2; h++) {
                     const LnPtr pr = ln_at<F>(P[q][i][h], u + 1);
-                    if (last) F::template load<true>(ctx, pr, 0, (int)K - 64 * (int)(u + 1) - 16 * (int)t[q], cur[q][i][h]);
+                    if (last) F::template load<true>(ctx, pr, 0, (int)K - 64 * (int)(u + 1) - 8 * (int)F::chunk(t[q], 0), cur[q][i][h]);
                     else F::template load<false>(ctx, pr, 0, 0, cur[q][i][h]);
                 }
         }

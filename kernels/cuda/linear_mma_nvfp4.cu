@@ -1,3 +1,4 @@
+// gpubench-compile: entry=linear_mma_nvfp4 defines=LN_NW=4,LN_BN=64,LN_STAGES=4
 // gpubench-compile: entry=linear_mma_nvfp4 defines=LN_NW=8,LN_BN=64,LN_STAGES=4
 // gpubench-compile: entry=linear_mma_nvfp4 defines=LN_NW=8,LN_BN=128,LN_STAGES=3
 // gpubench-compile: entry=linear_mma_nvfp4 defines=LN_NW=2,LN_BN=32,LN_STAGES=2

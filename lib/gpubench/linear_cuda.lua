@@ -17,7 +17,8 @@
 --   LN_NW  warps per block, splitting K (block = 32 LN_NW threads);
 --   LN_RT  m16 row tiles per block: 16 LN_RT rows (grid = ceil(N / (16 LN_RT)));
 --   LN_NJ  n8 column tiles: the route covers T <= 8 LN_NJ;
---   LN_U   units (a group of 64, 32 for w8) each warp loads before decoding.
+--   LN_U   units (a group of 64, 32 for w8) each warp loads before decoding;
+--   LN_KC  1: a warp's LN_U units of a round are consecutive; 0: interleaved.
 -- Tensor-core route "mma" (linear_mma_<q>.cu; "Tensor-core route"):
 --   LN_NW      warps per block, 32 rows each (block tile 32 LN_NW rows);
 --   LN_BN      rows of x per block tile (grid.y = ceil(T / LN_BN));
@@ -26,8 +27,9 @@
 -- The crossover at T = 16 | 17: up to 16 rows of x the memory-bound route
 -- decodes each weight once for two n8 tiles and stays at the cost of reading
 -- W; from 17 on the tensor-core route's tiles of 64 or 128 rows of x reuse a
--- decoded weight 8 or 16 times. The defaults were chosen without timing
--- every T; docs/kernels/cuda-linear.md says what is measured.
+-- decoded weight 8 or 16 times. The geometries are the fastest of the
+-- experiments/linear_variants.lua sweeps in docs/kernels/cuda-linear.md
+-- ("Geometry sweeps"); not every T and shape was timed.
 
 local M = {}
 
@@ -61,7 +63,7 @@ function M.variant(qtype, route, changes)
   for k, v in pairs(route.defines) do d[k] = v end
   for k, v in pairs(changes) do
     if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < 1 then
+    if math.type(v) ~= "integer" or v < (k == "LN_KC" and 0 or 1) then
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
@@ -78,13 +80,13 @@ M.qtypes = { "q4", "q5", "q6", "w8", "nvfp4", "bf16" }
 local BN64_ONLY = { w8 = true, bf16 = true }
 for _, q in ipairs(M.qtypes) do
   local list = {
-    gemv(q, 1, 8, { LN_NW = 4, LN_RT = 2, LN_NJ = 1, LN_U = 4 }),
-    gemv(q, 9, 16, { LN_NW = 4, LN_RT = 2, LN_NJ = 2, LN_U = 2 }),
+    gemv(q, 1, 8, { LN_NW = 4, LN_RT = 2, LN_NJ = 1, LN_U = 2, LN_KC = 1 }),
+    gemv(q, 9, 16, { LN_NW = 4, LN_RT = 2, LN_NJ = 2, LN_U = 2, LN_KC = 1 }),
   }
   if BN64_ONLY[q] then
-    list[3] = mma(q, 17, 65535, { LN_NW = 8, LN_BN = 64, LN_STAGES = 4 })
+    list[3] = mma(q, 17, 65535, { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 })
   else
-    list[3] = mma(q, 17, 64, { LN_NW = 8, LN_BN = 64, LN_STAGES = 4 })
+    list[3] = mma(q, 17, 64, { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 })
     list[4] = mma(q, 65, 65535, { LN_NW = 8, LN_BN = 128, LN_STAGES = 3 })
   end
   M[q] = list

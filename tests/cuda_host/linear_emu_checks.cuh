@@ -8,8 +8,10 @@ static gb_u64 seed_counter = 7000;
 static double worst_seen = 0; // worst |y - r| / bound over the random checks
 
 // The routes: the geometries of lib/gpubench/linear_cuda.lua's table and a few
-// others (more or fewer warps, row tiles, units in flight, stages).
+// others (more or fewer warps, row tiles, units in flight, stages, the
+// interleaved walk KC = 0).
 #define GV(F, q, NW, RT, NJ, U) Route{q, "gemv " #F " NW=" #NW " RT=" #RT " NJ=" #NJ " U=" #U, run_gemv<F, NW, RT, NJ, U>, 8 * NJ}
+#define GV0(F, q, NW, RT, NJ, U) Route{q, "gemv " #F " NW=" #NW " RT=" #RT " NJ=" #NJ " U=" #U " KC=0", run_gemv<F, NW, RT, NJ, U, 0>, 8 * NJ}
 #define MV(F, q, NW, BN, S) Route{q, "mma " #F " NW=" #NW " BN=" #BN " S=" #S, run_mma<F, NW, BN, S>, 65535}
 static const std::vector<Route>& routes()
 {
@@ -20,6 +22,9 @@ static const std::vector<Route>& routes()
         GV(LnW8, "w8", 4, 2, 1, 4), GV(LnW8, "w8", 4, 2, 2, 2), GV(LnW8, "w8", 2, 2, 1, 5),
         GV(LnNvfp4, "nvfp4", 4, 2, 1, 4), GV(LnNvfp4, "nvfp4", 4, 2, 2, 2), GV(LnNvfp4, "nvfp4", 1, 1, 1, 1),
         GV(LnBf16, "bf16", 4, 2, 1, 4), GV(LnBf16, "bf16", 4, 2, 2, 2), GV(LnBf16, "bf16", 2, 3, 1, 2),
+        GV0(LnQ4, "q4", 4, 2, 1, 4), GV0(LnQ6, "q6", 3, 1, 2, 1), GV0(LnW8, "w8", 2, 2, 1, 5), GV0(LnBf16, "bf16", 2, 3, 1, 2),
+        GV(LnQ4, "q4", 4, 2, 1, 2), GV(LnQ6, "q6", 4, 2, 1, 2), GV(LnBf16, "bf16", 4, 2, 1, 2), GV(LnBf16, "bf16", 4, 1, 1, 2),
+        MV(LnQ4, "q4", 4, 64, 4), MV(LnW8, "w8", 4, 64, 4), MV(LnBf16, "bf16", 4, 64, 4),
         MV(LnQ4, "q4", 8, 128, 3), MV(LnQ4, "q4", 8, 64, 4), MV(LnQ4, "q4", 2, 32, 2),
         MV(LnQ5, "q5", 8, 128, 3), MV(LnQ5, "q5", 8, 64, 4),
         MV(LnQ6, "q6", 8, 128, 3), MV(LnQ6, "q6", 8, 64, 4),

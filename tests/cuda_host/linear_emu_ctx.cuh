@@ -98,7 +98,7 @@ struct HostLnCtx {
 };
 
 // Every block of the memory-bound route: grid ceil(N / (16 RT)).
-template <class F, int NW, int RT, int NJ, int U>
+template <class F, int NW, int RT, int NJ, int U, int KC = 1>
 static void run_gemv(LnCall& c, float gscale)
 {
     const gb_u32 blocks = (c.N + 16 * RT - 1) / (16 * RT);
@@ -106,7 +106,7 @@ static void run_gemv(LnCall& c, float gscale)
     for (gb_u32 blk = 0; blk < blocks; blk++) {
         std::fill(red.begin(), red.end(), NAN); // poison: a sum over an unwritten slot is NaN
         HostLnCtx<NW> ctx{&c};
-        ln_gemv_block<F, NW, RT, NJ, U>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk, red.data());
+        ln_gemv_block<F, NW, RT, NJ, U, KC>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk, red.data());
     }
 }
 
