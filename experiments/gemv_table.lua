@@ -5,6 +5,7 @@
 --   ITERS=1000 gpubench experiments/gemv_table.lua --order reverse
 --   M=14336 K=5120 gpubench experiments/gemv_table.lua --rotate --csv out.csv
 --   gpubench experiments/gemv_table.lua --validate
+--   gpubench experiments/gemv_table.lua --tokens 4     -- y[4,m] = x[4,k] . W^T per launch
 --
 -- cera's contract: two-point timing with the `noise` rule, the whole table
 -- twice with only the second round reported, the f32 control kept, ITERS /
@@ -12,6 +13,9 @@
 -- kernel matches the FP64 oracle on the table's own weights before it is
 -- timed; --rotate cycles weight copies totalling >= 4x L2; cells that fit in
 -- L2 say so; the footer names the peak and the measured read ceiling.
+-- --tokens T (env T) times the kernels that multiply T rows of x by each
+-- weight read once (prefill-like batches of decode); GB/s stays weight bytes
+-- per time, and the table gains a T column only when T > 1.
 
 local gpu = require "gpu"
 local options = require "gpubench.options"
@@ -46,6 +50,8 @@ local opts, meta = options.parse({
       help = "Bandwidth for the % peak column in GB/s (default: the device's spec bandwidth)." },
     { "kernels", type = "list", of = "enum", choices = KERNELS, default = table.concat(KERNELS, ","),
       help = "Formats to time, in table order." },
+    { "tokens", type = "int", env = "T", default = 1, max = gemv.MAX_TOKENS,
+      help = ("Rows of x (tokens) each launch multiplies by the weights, read once: 1..%d."):format(gemv.MAX_TOKENS) },
     options.rotate_option(),
     { "clock", type = "enum", choices = { "device", "host" }, default = "device",
       help = "Time each submission with device timestamps or the host clock (cera's)." },
@@ -75,12 +81,14 @@ end
 -- any timing, and kept for both rounds and --validate.
 local tb <close> = cells.table {
   cells = table_cells, iters = opts.iters, timing = timing_opts, monitor = dev,
-  prepare = function(c) return gemv_bench.prepare_or_skip(dev, c.fmt, c.m, c.k, { rotate = opts.rotate }) end,
+  prepare = function(c)
+    return gemv_bench.prepare_or_skip(dev, c.fmt, c.m, c.k, { rotate = opts.rotate, tokens = opts.tokens })
+  end,
   ready = function() bench.ready(dev) end,
   measure = function(p, ctx)
     local row = gemv_bench.measure(p, ctx.iters, timing_opts, { peak_gbs = peak, read_gbs = ceil.read_gbs,
                                                                rotate = opts.rotate, l2_bytes = dev.l2_bytes })
-    row.shape = ctx.cell.shape
+    row.shape, row.tokens = ctx.cell.shape, opts.tokens
     return row
   end,
 }
@@ -88,17 +96,24 @@ if tb:special(opts) then return end
 ceil = ceilings.get(dev, { spec_gbs = opts.peak_gbs, read_gbs = opts.read_gbs })
 peak = opts.peak_gbs or ceil.spec_gbs
 
-local sink <close> = report.open {
-  title = ("gemv_table on %s (%s, driver %s)%s"):format(dev.name, dev.backend, dev.driver_version,
-    opts.rotate and ", weights rotated out of L2" or ""),
-  columns = {
-    { key = "kernel", width = 6 }, { key = "shape", width = 12 },
-    { key = "m", format = "%d", width = 6 }, { key = "k", format = "%d", width = 6 },
+-- T > 1 only: with one token the table keeps the single-vector columns.
+local columns = {
+  { key = "kernel", width = 6 }, { key = "shape", width = 12 },
+  { key = "m", format = "%d", width = 6 }, { key = "k", format = "%d", width = 6 },
+}
+if opts.tokens > 1 then columns[#columns + 1] = { key = "tokens", title = "T", format = "%d", width = 2 } end
+for _, c in ipairs {
     { key = "ms", format = "%.4f", width = 10 }, { key = "gbs", title = "GB/s", format = "%.1f", width = 9 },
     { key = "pct_peak", title = "% peak*", format = "%.1f", width = 8 },
     { key = "pct_read", title = "% read", format = "%.1f", width = 7 },
     { key = "fits", width = 8, align = "right" },
-  },
+  } do columns[#columns + 1] = c end
+
+local sink <close> = report.open {
+  title = ("gemv_table on %s (%s, driver %s)%s%s"):format(dev.name, dev.backend, dev.driver_version,
+    opts.tokens > 1 and (", T=%d tokens per launch"):format(opts.tokens) or "",
+    opts.rotate and ", weights rotated out of L2" or ""),
+  columns = columns,
   csv = opts.csv, json = opts.json, markdown = opts.markdown,
   env = report.environment(dev, meta, { ceilings = ceil, shard = tb:shard_record() }),
 }
@@ -107,7 +122,8 @@ local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.r
 sink:note(ceilings.note(ceil, peak, opts.peak_gbs and "PEAK_GBS"))
 sink:note(bench.describe { iters = opts.iters, rotate = opts.rotate, clock = opts.clock, graph = timing_opts.graph,
                            method = opts.method, flush = opts.flush, rule = timing_opts.rule })
-sink:note("* GB/s = weight bytes / time (1 GB = 1e9 B)")
+sink:note("* GB/s = weight bytes / time (1 GB = 1e9 B)" .. (opts.tokens > 1
+  and (", the weights read once for all %d tokens (x and y not counted)"):format(opts.tokens) or ""))
 sink:note(gemv_bench.check_note())
 for _, note in ipairs(gemv_bench.variant_notes(dev.backend, tb.cells)) do sink:note(note) end
 sink:note(opts.rotate and "* fits: DRAM xN = launches cycle through N weight copies totalling >= 4x L2"

@@ -98,7 +98,7 @@ end
 
 function v.calibrate()
   local d = data("bf16")
-  local kern <close> = dev:kernel { file = "kernels/vulkan/gemv_bf16.comp", defines = { GEMV_T = 32, GEMV_NR = 1 } }
+  local kern <close> = dev:kernel { file = "kernels/vulkan/gemv_bf16.comp", defines = { GEMV_T = 32, GEMV_NR = 1, GEMV_TOKENS = 1 } }
   local xb <close> = dev:buffer(4 * K)
   local yb <close> = dev:buffer(4 * N)
   xb:fill("\0")

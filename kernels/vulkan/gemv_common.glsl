@@ -1,8 +1,9 @@
 // gemv_common.glsl: what every Vulkan GEMV kernel shares (kernels/vulkan/gemv_*.comp).
 //
-// y[m] = W[m,k] . x[k]. Bindings 0 (W, declared by each kernel because its word type
-// differs), 1 (x, f32) and 2 (y, f32) of set 0, then the push constants {m, k}: the
-// Vulkan backend reflects exactly that order as the kernel's parameters.
+// y[t,m] = x[t,k] . W[m,k]^T for GEMV_TOKENS token rows t of x (x[t*k + i], y[t*m + r]).
+// Bindings 0 (W, declared by each kernel because its word type differs), 1 (x, f32) and
+// 2 (y, f32) of set 0, then the push constants {m, k}: the Vulkan backend reflects
+// exactly that order as the kernel's parameters.
 //
 // Work split (docs/kernels/vulkan-gemv.md): a workgroup of GEMV_WG invocations is cut
 // into lane groups of GEMV_T lanes; a lane group owns GEMV_NR consecutive rows and its
@@ -10,8 +11,13 @@
 // GEMV_NR rows. Rows per workgroup: GEMV_ROWS = (GEMV_WG / GEMV_T) * GEMV_NR, which
 // lib/gpubench/gemv_vulkan.lua repeats as rows_per_group.
 //
+// Tokens: a lane decodes each weight chunk of its GEMV_NR rows once, then loads each
+// token's x chunk once and multiplies it into that token's GEMV_NR accumulators, so
+// the weights are read once for all tokens. With GEMV_TOKENS = 1 the dataflow (loads,
+// arithmetic, work split) is the single-vector kernel's.
+//
 // Required defines (from gemv_vulkan.lua, so the Lua table and the shader cannot
-// disagree): GEMV_T (a power of two, 1..256) and GEMV_NR (1..8).
+// disagree): GEMV_T (a power of two, 1..256), GEMV_NR (1..8) and GEMV_TOKENS (1..8).
 #ifndef GEMV_COMMON_GLSL
 #define GEMV_COMMON_GLSL
 
@@ -26,16 +32,25 @@
 #ifndef GEMV_NR
 #error "GEMV_NR (rows per lane group) must be defined, e.g. -DGEMV_NR=2"
 #endif
+#ifndef GEMV_TOKENS
+#error "GEMV_TOKENS (token rows of x and y) must be defined, e.g. -DGEMV_TOKENS=1"
+#endif
 #if GEMV_T < 1 || GEMV_T > 256 || (GEMV_T & (GEMV_T - 1)) != 0
 #error "GEMV_T must be a power of two in 1..256"
 #endif
 #if GEMV_NR < 1 || GEMV_NR > 8
 #error "GEMV_NR must be in 1..8"
 #endif
+#if GEMV_TOKENS < 1 || GEMV_TOKENS > 8
+#error "GEMV_TOKENS must be in 1..8"
+#endif
 
 #define GEMV_WG 256
 #define GEMV_GROUPS (GEMV_WG / GEMV_T)
 #define GEMV_ROWS (GEMV_GROUPS * GEMV_NR)
+// Accumulators per lane, token-major: acc[GEMV_AT(t, r)] is token t's sum for row r.
+#define GEMV_ACC (GEMV_NR * GEMV_TOKENS)
+#define GEMV_AT(t, r) ((t) * GEMV_NR + (r))
 
 layout(local_size_x = GEMV_WG, local_size_y = 1, local_size_z = 1) in;
 
@@ -65,53 +80,100 @@ uint gemv_row0(uint tid) {
     return gl_WorkGroupID.x * uint(GEMV_ROWS) + (tid / uint(GEMV_T)) * uint(GEMV_NR);
 }
 
+// First vec4 of token t's row of x (k floats, k a multiple of 4 for every format).
+uint gemv_xrow(int t) {
+    return uint(t) * (P.k >> 2u);
+}
+
 // Rows past the end are clamped onto the last row: their lanes then load valid memory
 // with no branch in the inner loop, and gemv_finish never stores their sums.
 uint gemv_clamp_row(uint row) {
     return min(row, P.m - 1u);
 }
 
-// Sums acc[r] over the GEMV_T lanes of each lane group and stores Y[row0 + r] for the
-// rows that exist. Every invocation of the workgroup must call it (it holds a barrier
-// on one path); the branches below depend only on gl_SubgroupSize, which is uniform.
-void gemv_finish(float acc[GEMV_NR], uint tid, uint row0) {
+// The shared-memory step of gemv_finish for token t: part[r] is the subgroup's sum
+// for row r; one invocation per row adds the GEMV_T / sg subgroups of its lane group.
+void gemv_red_token(float part[GEMV_NR], uint tid, uint per_group, uint t) {
+    if (gl_SubgroupInvocationID == 0u) {
+        [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+            gemv_red[gl_SubgroupID * uint(GEMV_NR) + uint(r)] = part[r];
+    }
+    barrier();
+    if (tid < uint(GEMV_ROWS)) {
+        uint g = tid / uint(GEMV_NR), r = tid % uint(GEMV_NR);
+        float s = 0.0;
+        for (uint j = 0u; j < per_group; j++)
+            s += gemv_red[(g * per_group + j) * uint(GEMV_NR) + r];
+        uint row = gl_WorkGroupID.x * uint(GEMV_ROWS) + tid;
+        if (row < P.m) Y[t * P.m + row] = s;
+    }
+}
+
+// Token t's sums through gemv_red_token. Spelled out per token below rather than as a
+// loop: the loop's inner dynamic loop keeps the compiler from unrolling it, and acc
+// would then be indexed dynamically (spilled to memory). The barrier before a later
+// token lets every invocation finish reading the previous token's sums.
+#define GEMV_RED_TOKEN(t) { \
+        float part[GEMV_NR]; \
+        [[unroll]] for (int r = 0; r < GEMV_NR; r++) part[r] = acc[GEMV_AT(t, r)]; \
+        if ((t) > 0) barrier(); \
+        gemv_red_token(part, tid, per_group, uint(t)); \
+    }
+
+// Sums every accumulator over the GEMV_T lanes of each lane group and stores
+// Y[t * m + row0 + r] for the rows that exist. Every invocation of the workgroup must
+// call it (it holds barriers on one path); the branches below depend only on
+// gl_SubgroupSize, which is uniform.
+void gemv_finish(float acc[GEMV_ACC], uint tid, uint row0) {
     uint sg = gl_SubgroupSize;
     if (sg >= uint(GEMV_T)) {
-        // A subgroup holds whole lane groups. Equal sizes: one subgroupAdd per row.
+        // A subgroup holds whole lane groups. Equal sizes: one subgroupAdd per sum.
         // Larger subgroups (AMD wave64 with GEMV_T = 32, ...): a butterfly over the
         // lane group's own lanes, since a subgroupAdd would mix lane groups.
         if (sg == uint(GEMV_T)) {
-            [[unroll]] for (int r = 0; r < GEMV_NR; r++) acc[r] = subgroupAdd(acc[r]);
+            [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = subgroupAdd(acc[i]);
         } else {
             [[unroll]] for (uint mask = 1u; mask < uint(GEMV_T); mask <<= 1u) {
-                [[unroll]] for (int r = 0; r < GEMV_NR; r++)
-                    acc[r] += subgroupShuffleXor(acc[r], mask);
+                [[unroll]] for (int i = 0; i < GEMV_ACC; i++)
+                    acc[i] += subgroupShuffleXor(acc[i], mask);
             }
         }
         if (tid % uint(GEMV_T) == 0u) {
-            [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
-                uint row = row0 + uint(r);
-                if (row < P.m) Y[row] = acc[r];
+            [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
+                [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+                    uint row = row0 + uint(r);
+                    if (row < P.m) Y[uint(t) * P.m + row] = acc[GEMV_AT(t, r)];
+                }
             }
         }
     } else {
         // A lane group spans GEMV_T / sg subgroups: reduce inside each subgroup, then
-        // one invocation per row adds the subgroups' sums from shared memory.
-        [[unroll]] for (int r = 0; r < GEMV_NR; r++) acc[r] = subgroupAdd(acc[r]);
-        if (gl_SubgroupInvocationID == 0u) {
-            [[unroll]] for (int r = 0; r < GEMV_NR; r++)
-                gemv_red[gl_SubgroupID * uint(GEMV_NR) + uint(r)] = acc[r];
-        }
-        barrier();
-        if (tid < uint(GEMV_ROWS)) {
-            uint per_group = uint(GEMV_T) / sg; // subgroups per lane group
-            uint g = tid / uint(GEMV_NR), r = tid % uint(GEMV_NR);
-            float s = 0.0;
-            for (uint j = 0u; j < per_group; j++)
-                s += gemv_red[(g * per_group + j) * uint(GEMV_NR) + r];
-            uint row = gl_WorkGroupID.x * uint(GEMV_ROWS) + tid;
-            if (row < P.m) Y[row] = s;
-        }
+        // add the subgroups' sums from shared memory, one token at a time so the shared
+        // array stays the single-token size.
+        [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = subgroupAdd(acc[i]);
+        uint per_group = uint(GEMV_T) / sg; // subgroups per lane group
+        GEMV_RED_TOKEN(0)
+#if GEMV_TOKENS > 1
+        GEMV_RED_TOKEN(1)
+#endif
+#if GEMV_TOKENS > 2
+        GEMV_RED_TOKEN(2)
+#endif
+#if GEMV_TOKENS > 3
+        GEMV_RED_TOKEN(3)
+#endif
+#if GEMV_TOKENS > 4
+        GEMV_RED_TOKEN(4)
+#endif
+#if GEMV_TOKENS > 5
+        GEMV_RED_TOKEN(5)
+#endif
+#if GEMV_TOKENS > 6
+        GEMV_RED_TOKEN(6)
+#endif
+#if GEMV_TOKENS > 7
+        GEMV_RED_TOKEN(7)
+#endif
     }
 }
 

@@ -4,6 +4,7 @@
 // e = 128h + 32k + l (h < 2, k < 4, l < 32): low 4 bits from ql[64h + 32(k&1) + l]
 // (low nibble for k < 2, high for k >= 2), high 2 bits (qh[32h + l] >> 2k) & 3,
 // q = (low | high << 4) - 32, value (d * scales[e/16]) * q. k is a multiple of 256.
+// y[t] = W x[t] for each of the GEMV_TOKENS rows t of x (gemv_common.glsl, "Tokens").
 //
 // A chunk is 1/8 of a super-block, v = 0..7, h = v/4, j = v%4: the 32 weights with
 // l = 8j..8j+7 and k = 0..3. They need 8 bytes of ql at 64h+8j, 8 at 64h+32+8j, 8 of
@@ -11,7 +12,7 @@
 // starts at an even byte offset only; W is read as 32-bit words and every field is
 // funnel-shifted out of them (one shift per super-block). The last word read may be
 // the 4 bytes past the super-block: the weight buffer carries 16 bytes of slack
-// (gemv.buffer_bytes).
+// (gemv.buffer_bytes). Each row's chunk is decoded once and used for every token.
 #extension GL_GOOGLE_include_directive : require
 #include "gemv_common.glsl"
 
@@ -36,22 +37,19 @@ void main() {
     uint nchunks = nsb * 8u;
     uint row_bytes = nsb * 210u;
     uint base[GEMV_NR];
-    float acc[GEMV_NR];
-    [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+    float acc[GEMV_ACC];
+    [[unroll]] for (int r = 0; r < GEMV_NR; r++)
         base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
-        acc[r] = 0.0;
-    }
+    [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
     const uint T = uint(GEMV_T);
     for (uint ch = tid % T; ch < nchunks; ch += T) {
         uint sb = ch >> 3u, v = ch & 7u, h = v >> 2u, j = v & 3u;
-        // x of the chunk: for each k, the 8 weights at 128h + 32k + 8j.
-        uint xb = sb * 64u + 32u * h + 2u * j;
-        vec4 xs[8];
-        [[unroll]] for (int kk = 0; kk < 4; kk++) {
-            xs[2 * kk] = X[xb + 8u * uint(kk)];
-            xs[2 * kk + 1] = X[xb + 8u * uint(kk) + 1u];
-        }
         uint sbyte0 = j >> 1u; // scale byte of k = 0 inside the 8-byte scale window
+        // Each row's chunk decoded: q - 32 as floats (two vec4 per k), the scale of each
+        // k, and d.
+        vec4 wq[GEMV_NR][8];
+        float scl[GEMV_NR][4];
+        float d[GEMV_NR];
         [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
             uint o = base[r] + sb * 210u;
             uint s = gemv_half_shift(o);
@@ -59,18 +57,34 @@ void main() {
             uvec2 ql1 = load8(o + 64u * h + 32u + 8u * j, s);  // k = 1, 3
             uvec2 qh = load8(o + 128u + 32u * h + 8u * j, s);
             uvec2 sc = load8(o + 192u + 8u * h, s);
-            float d = GEMV_F16_AT(W, o + 208u);
-            float sum = 0.0;
+            d[r] = GEMV_F16_AT(W, o + 208u);
             [[unroll]] for (int kk = 0; kk < 4; kk++) {
                 uvec2 src = (kk & 1) != 0 ? ql1 : ql0;
                 uvec2 low = (kk >= 2 ? (src >> 4u) : src) & 0x0F0F0F0Fu;
                 uvec2 q = low | (((qh >> (2u * uint(kk))) & 0x03030303u) << 4u);
-                float part = dot(gemv_bytes(q.x, 32.0), xs[2 * kk]) +
-                             dot(gemv_bytes(q.y, 32.0), xs[2 * kk + 1]);
+                wq[r][2 * kk] = gemv_bytes(q.x, 32.0);
+                wq[r][2 * kk + 1] = gemv_bytes(q.y, 32.0);
                 uint scw = kk >= 2 ? sc.y : sc.x;
-                sum += sbyte(scw, 2u * uint(kk & 1) + sbyte0) * part;
+                scl[r][kk] = sbyte(scw, 2u * uint(kk & 1) + sbyte0);
             }
-            acc[r] += d * sum;
+        }
+        [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
+            // x of the chunk: for each k, the 8 weights at 128h + 32k + 8j.
+            uint xb = gemv_xrow(t) + sb * 64u + 32u * h + 2u * j;
+            vec4 xs[8];
+            [[unroll]] for (int kk = 0; kk < 4; kk++) {
+                xs[2 * kk] = X[xb + 8u * uint(kk)];
+                xs[2 * kk + 1] = X[xb + 8u * uint(kk) + 1u];
+            }
+            [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+                float sum = 0.0;
+                [[unroll]] for (int kk = 0; kk < 4; kk++) {
+                    float part = dot(wq[r][2 * kk], xs[2 * kk]) +
+                                 dot(wq[r][2 * kk + 1], xs[2 * kk + 1]);
+                    sum += scl[r][kk] * part;
+                }
+                acc[GEMV_AT(t, r)] += d[r] * sum;
+            }
         }
     }
     gemv_finish(acc, tid, row0);

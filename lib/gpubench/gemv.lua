@@ -1,7 +1,9 @@
 -- gpubench.gemv: the GEMV kernels of every backend behind one Lua interface.
 --
--- y[m] = W[m,k] . x[k], W in a GGML format (FORMATS.md), x and y f32. Every
--- GEMV kernel takes (W buffer, x buffer, y buffer, u32 m, u32 k) in that order;
+-- y[m] = W[m,k] . x[k], W in a GGML format (FORMATS.md), x and y f32; with
+-- tokens T (1..8), y[T,m] = x[T,k] . W^T: T rows of x (x[t*k + i]) against
+-- every weight, read once, into T rows of y (y[t*m + r]). Every GEMV kernel
+-- takes (W buffer, x buffer, y buffer, u32 m, u32 k) in that order;
 -- its launch geometry lives in gpubench.gemv_<backend> (file, entry, block,
 -- rows_per_group, defines, optionally grid = function(m, k), k_multiple and
 -- max_weight_bytes, the largest weight buffer the kernel can address):
@@ -11,6 +13,12 @@
 --   local k, grid, block, ... = gemv.launch_args(dev, "q4_k", w, x, y, m, k)
 --   k:launch(grid, block, ...)                        -- or dev:record(n, k, grid, block, ...)
 --   local y, ystr = gemv.run(dev, "q4_k", weight_bytes, m, k, x)
+--   gemv.spec("vulkan", "q4_k", 4)                    --> the 4-token kernel
+--   local y4 = gemv.run(dev, "q4_k", weight_bytes, m, k, x4, 4) -- x4: 4*k values
+--
+-- tokens is an optional trailing argument (nil: 1, today's kernels). Where
+-- launch_args and run took a spec table in that place they still do; its
+-- GEMV_TOKENS define then gives the tokens (a spec after tokens must agree).
 --
 -- Weight buffers are sized by gemv.buffer_bytes (the weight bytes rounded up to
 -- 16 plus 16 bytes of slack): the Vulkan kernels of the 2-byte-aligned block
@@ -45,6 +53,9 @@ gemv.K_MULTIPLE_WHY = "the q4_k/q5_k/q6_k super-block"
 local U32_MAX = 0xFFFFFFFF
 local SLACK = 16
 
+-- Token rows per launch: the kernels' GEMV_TOKENS define (1..8, compiled per T).
+gemv.MAX_TOKENS = 8
+
 -- level: error level of the caller's caller, as error() counts it from here.
 local function format_of(fmt, fn, level)
   local f = type(fmt) == "string" and FORMATS[fmt] or nil
@@ -67,6 +78,33 @@ local function check_dim(v, name, fn, level)
     error(("gemv.%s: %s must be in 1..%d, got %d"):format(fn, name, U32_MAX, v), level)
   end
   return v
+end
+
+-- tokens as an integer (nil: 1); level as in format_of.
+local function check_tokens(v, fn, level)
+  if v == nil then return 1 end
+  local n = math.type(v) == "float" and v == math.floor(v) and math.tointeger(v) or v
+  if math.type(n) ~= "integer" or n < 1 or n > gemv.MAX_TOKENS then
+    error(("gemv.%s: tokens must be an integer in 1..%d, got %s"):format(fn, gemv.MAX_TOKENS, tostring(v)), level)
+  end
+  return n
+end
+
+-- The tokens a spec's kernel computes (its GEMV_TOKENS define; 1 without one).
+local function spec_tokens(spec)
+  return spec.defines and spec.defines.GEMV_TOKENS or 1
+end
+
+-- The trailing (tokens, spec) of launch_args and run: a table in the tokens
+-- place is a spec (the older call form); tokens and a spec must agree.
+local function tokens_and_spec(a, b, fn)
+  if type(a) == "table" then return spec_tokens(a), a end
+  local tokens = check_tokens(a, fn, 4)
+  if b ~= nil and spec_tokens(b) ~= tokens then
+    error(("gemv.%s: tokens=%d, but the given spec's kernel computes GEMV_TOKENS=%s"):format(
+      fn, tokens, tostring(spec_tokens(b))), 3)
+  end
+  return tokens, b
 end
 
 -- The geometry of a format: {qk, block_bytes, k_multiple}.
@@ -104,10 +142,35 @@ function gemv.buffer_bytes(fmt, m, k)
   return (bytes + 15) // 16 * 16 + SLACK
 end
 
+-- Multi-token specs, one table per backend, format and defines (gemv.kernel
+-- caches compiled kernels by spec table, so a spec asked for twice must be
+-- the same table).
+local token_specs = {}
+
+local function token_spec(specs, backend, fmt, changes)
+  local names = {}
+  for name in pairs(changes) do names[#names + 1] = name end
+  table.sort(names)
+  local key = { backend, fmt }
+  for _, name in ipairs(names) do key[#key + 1] = ("%s=%s"):format(name, tostring(changes[name])) end
+  key = table.concat(key, ":")
+  local s = token_specs[key]
+  if not s then
+    s = specs.variant(fmt, changes)
+    token_specs[key] = s
+  end
+  return s
+end
+
 -- The launch geometry of fmt on a backend ("cuda", "vulkan"). With a shape
 -- (m and k), the one the backend picks for it (its for_shape, where it has
 -- one: a variant that measured faster at such shapes), else the default.
-function gemv.spec(backend, fmt, m, k)
+-- gemv.spec(backend, fmt, tokens) or gemv.spec(backend, fmt, m, k, tokens):
+-- for tokens > 1, the backend's variant with GEMV_TOKENS = tokens on top of
+-- the shape's changes (its shape_changes, where it has them).
+function gemv.spec(backend, fmt, m, k, tokens)
+  if m ~= nil and k == nil and tokens == nil then m, tokens = nil, m end
+  tokens = check_tokens(tokens, "spec", 3)
   if type(backend) ~= "string" then
     error(("gemv.spec: backend must be a string, got %s"):format(type(backend)), 2)
   end
@@ -120,7 +183,13 @@ function gemv.spec(backend, fmt, m, k)
   if not s then
     error(("gemv.spec: backend %s has no %s GEMV kernel"):format(backend, fmt), 2)
   end
-  if m ~= nil and k ~= nil and specs.for_shape then return specs.for_shape(fmt, m, k) end
+  local shaped = m ~= nil and k ~= nil
+  if tokens > 1 then
+    local changes = shaped and specs.shape_changes and specs.shape_changes(fmt, m, k) or {}
+    changes.GEMV_TOKENS = tokens
+    return token_spec(specs, backend, fmt, changes)
+  end
+  if shaped and specs.for_shape then return specs.for_shape(fmt, m, k) end
   return s
 end
 
@@ -161,29 +230,32 @@ end
 -- Frees the kernels cached for dev (all devices when dev is nil).
 gemv.release = cache.release
 
-local function check_buffer(buf, need, what, fmt, m, k)
+local function check_buffer(buf, need, what, fmt, m, k, tokens)
   if buf.size < need then
-    error(("gemv.launch_args: %s buffer is %d bytes, %s m=%d k=%d needs %d"):format(
-      what, buf.size, fmt, m, k, need), 3)
+    error(("gemv.launch_args: %s buffer is %d bytes, %s m=%d k=%d%s needs %d"):format(
+      what, buf.size, fmt, m, k, tokens > 1 and (" tokens=%d"):format(tokens) or "", need), 3)
   end
 end
 
 -- The arguments of one launch: kernel, grid, block, W, x, y, u32 m, u32 k.
--- Checks the shape and the buffer sizes first, so a bad call fails here with
--- the format and sizes in the message rather than as an out-of-bounds read.
-function gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k, spec)
+-- Checks the shape and the buffer sizes first (x: tokens * k floats, y:
+-- tokens * m), so a bad call fails here with the format and sizes in the
+-- message rather than as an out-of-bounds read.
+-- gemv.launch_args(dev, fmt, w, x, y, m, k [, tokens [, spec]]) or (..., m, k, spec).
+function gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec)
   format_of(fmt, "launch_args", 3)
-  m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt), "launch_args")
-  spec = spec or gemv.spec(dev.backend, fmt, m, k)
+  tokens, spec = tokens_and_spec(tokens, spec, "launch_args")
+  m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt, nil, nil, tokens), "launch_args")
+  spec = spec or gemv.spec(dev.backend, fmt, m, k, tokens)
   local need = gemv.buffer_bytes(fmt, m, k)
   if spec.max_weight_bytes and need > spec.max_weight_bytes then
     error(("gemv.launch_args: %s m=%d k=%d needs a %d-byte weight buffer, more than the %d "
       .. "bytes the %s kernel can address"):format(fmt, m, k, need, spec.max_weight_bytes,
       spec.file or fmt), 2)
   end
-  check_buffer(wbuf, need, "weight", fmt, m, k)
-  check_buffer(xbuf, 4 * k, "x", fmt, m, k)
-  check_buffer(ybuf, 4 * m, "y", fmt, m, k)
+  check_buffer(wbuf, need, "weight", fmt, m, k, tokens)
+  check_buffer(xbuf, 4 * k * tokens, "x", fmt, m, k, tokens)
+  check_buffer(ybuf, 4 * m * tokens, "y", fmt, m, k, tokens)
   local gpu = require "gpu"
   local kern = gemv.kernel(dev, fmt, spec)
   return kern, gemv.grid(spec, m, k), spec.block, wbuf, xbuf, ybuf, gpu.u32(m), gpu.u32(k)
@@ -202,18 +274,22 @@ local function unpack_f32(s, n)
   return out
 end
 
-local function x_string(x, k)
+-- x of tokens rows of k values as an f32 string; the messages of one token
+-- are the single-vector ones.
+local function x_string(x, k, tokens)
+  local n = k * tokens
+  local what = tokens == 1 and ("k=%d"):format(k) or ("tokens*k=%d*%d=%d"):format(tokens, k, n)
   if type(x) == "string" then
-    if #x ~= 4 * k then
-      error(("gemv.run: x is %d bytes, expected k=%d f32 values (%d bytes)"):format(#x, k, 4 * k), 3)
+    if #x ~= 4 * n then
+      error(("gemv.run: x is %d bytes, expected %s f32 values (%d bytes)"):format(#x, what, 4 * n), 3)
     end
     return x
   elseif type(x) == "table" then
-    if #x ~= k then
-      error(("gemv.run: x has %d entries, expected k=%d"):format(#x, k), 3)
+    if #x ~= n then
+      error(("gemv.run: x has %d entries, expected %s"):format(#x, what), 3)
     end
     local parts = {}
-    for i = 1, k do
+    for i = 1, n do
       local v = x[i]
       if type(v) ~= "number" then
         error(("gemv.run: x[%d] is a %s, expected a number"):format(i, type(v)), 3)
@@ -225,12 +301,15 @@ local function x_string(x, k)
   error(("gemv.run: x must be an f32 string or a table of numbers, got %s"):format(type(x)), 3)
 end
 
--- Uploads W and x, launches once, downloads y. Returns y as a table of m
--- numbers and as the raw f32 string (what ref.check_rows takes).
-function gemv.run(dev, fmt, weights, m, k, x, spec)
+-- Uploads W and x, launches once, downloads y. Returns y as a table of
+-- tokens * m numbers (token-major) and as the raw f32 string (what
+-- ref.check_rows takes, one token's m values at a time).
+-- gemv.run(dev, fmt, weights, m, k, x [, tokens [, spec]]) or (..., x, spec).
+function gemv.run(dev, fmt, weights, m, k, x, tokens, spec)
   format_of(fmt, "run", 3)
-  m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt), "run")
-  spec = spec or gemv.spec(dev.backend, fmt, m, k)
+  tokens, spec = tokens_and_spec(tokens, spec, "run")
+  m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt, nil, nil, tokens), "run")
+  spec = spec or gemv.spec(dev.backend, fmt, m, k, tokens)
   if type(weights) ~= "string" then
     error(("gemv.run: weights must be a string of %s blocks, got %s"):format(fmt, type(weights)), 2)
   end
@@ -239,17 +318,17 @@ function gemv.run(dev, fmt, weights, m, k, x, spec)
     error(("gemv.run: %s weights for m=%d k=%d are %d bytes, got %d"):format(
       fmt, m, k, need, #weights), 2)
   end
-  local xs = x_string(x, k)
+  local xs = x_string(x, k, tokens)
   local w <close> = dev:buffer(gemv.buffer_bytes(fmt, m, k))
-  local xb <close> = dev:buffer(4 * k)
-  local yb <close> = dev:buffer(4 * m)
+  local xb <close> = dev:buffer(4 * k * tokens)
+  local yb <close> = dev:buffer(4 * m * tokens)
   w:fill(0) -- the slack past the weights is read (and shifted out): keep it defined
   w:upload(weights)
   xb:upload(xs)
   local kern, grid, block = gemv.launch_args(dev, fmt, w, xb, yb, m, k, spec)
   kern:launch(grid, block, w, xb, yb, m, k)
-  local ys = yb:download(0, 4 * m)
-  return unpack_f32(ys, m), ys
+  local ys = yb:download(0, 4 * m * tokens)
+  return unpack_f32(ys, m * tokens), ys
 end
 
 return gemv

@@ -12,6 +12,7 @@
 --   local cell <close> = gemv_bench.prepare(dev, "q4_k", 14336, 5120, {rotate = true})
 --   cell:arm(200); local d = cell:time(200)      -- gpubench.bench's Cell
 --   cell.weight_bytes, cell.copies, cell.working_set, cell.check (the oracle's verdict)
+--   gemv_bench.prepare(dev, "q4_k", 2816, 1024, {tokens = 4})  -- y[4,m] = x[4,k] . W^T
 
 local bench = require "gpubench.bench"
 local gemv = require "gpubench.gemv"
@@ -22,20 +23,49 @@ local gemv_bench = {}
 -- The per-row criterion of the correctness check: |y - y_ref| <= TOL * sum |w x|.
 gemv_bench.TOL = 1e-4
 
+-- check(fmt, weights, m, k, xs, ys, tokens) -> {ok, worst_row, worst_rel,
+-- failures, worst_token}: ys (tokens * m f32, token-major) against the FP64
+-- oracle on each token's row of xs (tokens * k f32), per row |y - y_ref| <=
+-- TOL * sum |w x|. failures counts over every token; worst_row and worst_rel
+-- are those of the worst token (worst_token, 1-based).
+function gemv_bench.check(fmt, weights, m, k, xs, ys, tokens)
+  tokens = tokens or 1
+  if #xs ~= 4 * k * tokens or #ys ~= 4 * m * tokens then
+    error(("gemv_bench.check: %d tokens of m=%d k=%d need %d bytes of x and %d of y, got %d and %d")
+      :format(tokens, m, k, 4 * k * tokens, 4 * m * tokens, #xs, #ys), 2)
+  end
+  local c = { ok = true, failures = 0, worst_rel = -1 }
+  for t = 0, tokens - 1 do
+    local xt = tokens == 1 and xs or xs:sub(4 * k * t + 1, 4 * k * (t + 1))
+    local yt = tokens == 1 and ys or ys:sub(4 * m * t + 1, 4 * m * (t + 1))
+    local y, absdot = ref.gemv(fmt, weights, m, k, xt)
+    local ok, worst_row, worst_rel, failures = ref.check_rows(yt, y, absdot, gemv_bench.TOL)
+    c.ok = c.ok and ok
+    c.failures = c.failures + failures
+    -- not (a <= b) rather than a > b: a NaN relative error must win
+    if t == 0 or not (worst_rel <= c.worst_rel) then
+      c.worst_row, c.worst_rel, c.worst_token = worst_row, worst_rel, t + 1
+    end
+  end
+  return c
+end
+
 -- Fails with the format, shape and worst row when the kernel's output on
--- these weights is not the oracle's.
-local function verify(dev, fmt, m, k, weights, xs, wbuf, xbuf, ybuf, spec)
-  local kern, grid, block = gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k, spec)
+-- these weights is not the oracle's (for every token).
+local function verify(dev, fmt, m, k, tokens, weights, xs, wbuf, xbuf, ybuf, spec)
+  local kern, grid, block = gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec)
   ybuf:fill("\xff") -- NaN: an unwritten row cannot pass
   kern:launch(grid, block, wbuf, xbuf, ybuf, m, k)
-  local ys = ybuf:download(0, 4 * m)
-  local y, absdot = ref.gemv(fmt, weights, m, k, xs)
-  local ok, worst_row, worst_rel, failures = ref.check_rows(ys, y, absdot, gemv_bench.TOL)
-  local check = { ok = ok, worst_row = worst_row, worst_rel = worst_rel, failures = failures }
-  if not ok then
-    error(("gemv_bench: the %s %s kernel is wrong at m=%d k=%d: %d row(s) beyond %g of sum|w*x|, "
-      .. "worst row %d (relative error %g); nothing was timed")
-      :format(dev.backend, fmt, m, k, failures, gemv_bench.TOL, worst_row, worst_rel), 0)
+  local ys = ybuf:download(0, 4 * m * tokens)
+  local c = gemv_bench.check(fmt, weights, m, k, xs, ys, tokens)
+  local check = { ok = c.ok, worst_row = c.worst_row, worst_rel = c.worst_rel, failures = c.failures }
+  if tokens > 1 then check.worst_token = c.worst_token end
+  if not c.ok then
+    local where = tokens > 1 and (" tokens=%d"):format(tokens) or ""
+    local row = tokens > 1 and ("token %d row %d"):format(c.worst_token, c.worst_row) or ("row %d"):format(c.worst_row)
+    error(("gemv_bench: the %s %s kernel is wrong at m=%d k=%d%s: %d row(s) beyond %g of sum|w*x|, "
+      .. "worst %s (relative error %g); nothing was timed")
+      :format(dev.backend, fmt, m, k, where, c.failures, gemv_bench.TOL, row, c.worst_rel), 0)
   end
   return check
 end
@@ -45,11 +75,19 @@ end
 -- opts.rotate: cycle through weight copies totalling >= opts.factor (4) x L2.
 -- opts.l2_bytes: overrides dev.l2_bytes (rotation needs a known L2).
 -- opts.spec: a kernel variant's launch geometry (default: the backend's table).
+-- opts.tokens (1..8, default the spec's GEMV_TOKENS, else 1): rows of x and y;
+-- the weights are the same, x is tokens * k random values (seed + 1).
 -- opts.round_bytes: every weight buffer's size rounded up to a multiple of
 -- this (tools/placement_probe.lua: does a 2 MiB-sized buffer run differently?).
 function gemv_bench.prepare(dev, fmt, m, k, opts)
   opts = opts or {}
   local seed = opts.seed or 1
+  local tokens = opts.tokens
+  if tokens == nil and opts.spec then tokens = opts.spec.defines and opts.spec.defines.GEMV_TOKENS end
+  tokens = tokens or 1
+  if math.type(tokens) ~= "integer" or tokens < 1 or tokens > gemv.MAX_TOKENS then
+    error(("gemv_bench.prepare: tokens must be an integer in 1..%d, got %s"):format(gemv.MAX_TOKENS, tostring(tokens)), 2)
+  end
   local weight_bytes = gemv.weight_bytes(fmt, m, k)
   local buf_bytes = gemv.buffer_bytes(fmt, m, k)
   if opts.round_bytes then buf_bytes = (buf_bytes + opts.round_bytes - 1) // opts.round_bytes * opts.round_bytes end
@@ -62,13 +100,13 @@ function gemv_bench.prepare(dev, fmt, m, k, opts)
   end
   local ok, cell = pcall(function()
     local weights = ref.random_blocks(fmt, nblocks, seed)
-    local xs = ref.random_f32(k, seed + 1)
-    local w, x, y = buffer(buf_bytes), buffer(4 * k), buffer(4 * m)
+    local xs = ref.random_f32(k * tokens, seed + 1)
+    local w, x, y = buffer(buf_bytes), buffer(4 * k * tokens), buffer(4 * m * tokens)
     w:fill(0) -- defined slack past the last block (word-reading kernels touch it)
     w:upload(weights)
     x:upload(xs)
-    local check = verify(dev, fmt, m, k, weights, xs, w, x, y, opts.spec)
-    local function call(wi) return { { gemv.launch_args(dev, fmt, wi, x, y, m, k, opts.spec) } } end
+    local check = verify(dev, fmt, m, k, tokens, weights, xs, w, x, y, opts.spec)
+    local function call(wi) return { { gemv.launch_args(dev, fmt, wi, x, y, m, k, tokens, opts.spec) } } end
     local first = call(w)
     local sets = { first }
     if opts.rotate then
@@ -83,9 +121,9 @@ function gemv_bench.prepare(dev, fmt, m, k, opts)
       sets = sets, set_bytes = buf_bytes, buffers = buffers,
       rotation = opts.rotate and { l2_bytes = opts.l2_bytes or dev.l2_bytes, factor = opts.factor } or nil,
       -- what stays resident between calls: every weight copy, x and y
-      working_set = #sets * buf_bytes + 4 * k + 4 * m,
+      working_set = #sets * buf_bytes + 4 * k * tokens + 4 * m * tokens,
     })
-    c.fmt, c.m, c.k, c.weight_bytes, c.check = fmt, m, k, weight_bytes, check
+    c.fmt, c.m, c.k, c.weight_bytes, c.check, c.tokens = fmt, m, k, weight_bytes, check, tokens
     return c
   end)
   if not ok then
@@ -106,7 +144,9 @@ function gemv_bench.row(p, d, iters, o)
     kernel = p.fmt, m = p.m, k = p.k, status = d.ms and "ok" or "noise",
     ms = d.ms, gbs = gbs, pct_peak = ceilings.pct(gbs, o.peak_gbs), pct_read = ceilings.pct(gbs, o.read_gbs),
     fits = o.rotate and ("DRAM x" .. p.copies) or ceilings.regime(p.working_set, o.l2_bytes),
-    weight_bytes = p.weight_bytes, model_bytes = p.weight_bytes + 4 * p.k + 4 * p.m, -- W, x and y once
+    tokens = p.tokens,
+    weight_bytes = p.weight_bytes, -- W, every token's x and y once:
+    model_bytes = p.weight_bytes + (4 * p.k + 4 * p.m) * (p.tokens or 1),
     iters = iters, copies = p.copies,
     t_n = d.t_n, t_2n = d.t_2n, samples = { d.t_n, d.t_2n }, -- the fastest runner's median repeat
     repeats = d.repeats, runners = d.runners,

@@ -9,7 +9,10 @@
 -- below are the only copy of the geometry.
 --
 -- GEMV_T = 32 is one subgroup per lane group on NVIDIA (subgroup 32); 64
--- spreads a row over two. GEMV_NR rows share each chunk of x.
+-- spreads a row over two. GEMV_NR rows share each chunk of x. GEMV_TOKENS
+-- (1..8) is how many rows of x (tokens) each launch multiplies, every weight
+-- decoded once for all of them: 1 in the table (y = W x), others through
+-- variant (gemv.spec with tokens).
 
 local WG = 256
 
@@ -17,13 +20,15 @@ local WG = 256
 -- bytes past the last block), so one matrix stays below 4 GiB.
 local MAX_WEIGHT_BYTES = (1 << 32) - 64
 
-local function entry(fmt, t, nr)
+local MAX_TOKENS = 8
+
+local function entry(fmt, t, nr, tokens)
   return {
     file = "kernels/vulkan/gemv_" .. fmt .. ".comp",
     entry = "main",
     block = { WG, 1, 1 },
     rows_per_group = (WG // t) * nr,
-    defines = { GEMV_T = t, GEMV_NR = nr },
+    defines = { GEMV_T = t, GEMV_NR = nr, GEMV_TOKENS = tokens or 1 },
     max_weight_bytes = MAX_WEIGHT_BYTES,
   }
 end
@@ -43,27 +48,38 @@ local M = {
   q6_k = entry("q6_k", 32, 2),
 }
 
--- A spec for fmt with other defines ({GEMV_T = 64, GEMV_NR = 4}), with
--- rows_per_group to match; for tuning runs (experiments/gemv_variants.lua).
--- Not stored in this table, so gemv.spec keeps returning the defaults.
+-- A spec for fmt with other defines ({GEMV_T = 64, GEMV_NR = 4},
+-- {GEMV_TOKENS = 2}), with rows_per_group to match; for tuning runs
+-- (experiments/gemv_variants.lua) and the multi-token kernels (gemv.spec with
+-- tokens). Not stored in this table, so gemv.spec keeps returning the defaults.
 function M.variant(fmt, changes)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
   if type(base) ~= "table" then
     error(("gemv_vulkan.variant: unknown format %s"):format(tostring(fmt)), 2)
   end
-  local t, nr = base.defines.GEMV_T, base.defines.GEMV_NR
+  local t, nr, tokens = base.defines.GEMV_T, base.defines.GEMV_NR, base.defines.GEMV_TOKENS
   for k, v in pairs(changes) do
-    if math.type(v) ~= "integer" or v < 1 then
-      error(("gemv_vulkan.variant: %s=%s is not a positive integer"):format(tostring(k), tostring(v)), 2)
+    if k == "GEMV_TOKENS" then
+      -- the shared message of both backends (gemv_cuda.variant says the same)
+      if math.type(v) ~= "integer" or v < 1 or v > MAX_TOKENS then
+        error(("gemv_vulkan.variant: GEMV_TOKENS=%s must be an integer in 1..%d"):format(tostring(v), MAX_TOKENS), 2)
+      end
+      tokens = v
+    else
+      if math.type(v) ~= "integer" or v < 1 then
+        error(("gemv_vulkan.variant: %s=%s is not a positive integer"):format(tostring(k), tostring(v)), 2)
+      end
+      if k == "GEMV_T" then t = v
+      elseif k == "GEMV_NR" then nr = v
+      else
+        error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_TOKENS)"):format(fmt, tostring(k)), 2)
+      end
     end
-    if k == "GEMV_T" then t = v
-    elseif k == "GEMV_NR" then nr = v
-    else error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR)"):format(fmt, tostring(k)), 2) end
   end
   if WG % t ~= 0 then
     error(("gemv_vulkan.variant: GEMV_T=%d does not divide the workgroup of %d"):format(t, WG), 2)
   end
-  return entry(fmt, t, nr)
+  return entry(fmt, t, nr, tokens)
 end
 
 return M

@@ -114,4 +114,24 @@ t.test("variant_notes: a note for every cell whose shape runs another variant", 
   t.truthy(notes[1]:find("q6_k big: the kernel with BULK=1", 1, true), notes[1])
 end)
 
+t.test("check: every token row against the oracle; the x and y sizes must fit the tokens", function()
+  local ref = require "gpubench.ref"
+  local m, k = 6, 64
+  local w = ref.random_blocks("q8_0", m * k // 32, 5)
+  local xs = ref.random_f32(2 * k, 6)
+  local parts = {}
+  for tk = 0, 1 do
+    local y = ref.gemv("q8_0", w, m, k, xs:sub(4 * k * tk + 1, 4 * k * (tk + 1)))
+    for _, v in ipairs(y) do parts[#parts + 1] = string.pack("<f", v) end
+  end
+  local ys = table.concat(parts)
+  local c = gemv_bench.check("q8_0", w, m, k, xs, ys, 2)
+  t.eq({ c.ok, c.failures }, { true, 0 }, "the oracle's own y (rounded to f32) passes")
+  local bad = ys:sub(1, 4 * (m + 2)) .. string.pack("<f", 1e6) .. ys:sub(4 * (m + 3) + 1)
+  local c2 = gemv_bench.check("q8_0", w, m, k, xs, bad, 2)
+  t.eq({ c2.ok, c2.failures, c2.worst_token, c2.worst_row }, { false, 1, 2, 3 }, "token 2, row 3 is named")
+  t.errors(function() gemv_bench.check("q8_0", w, m, k, xs, ys:sub(5), 2) end,
+    "gemv_bench.check: 2 tokens of m=6 k=64 need 512 bytes of x and 48 of y, got 512 and 44", true)
+end)
+
 t.run()

@@ -80,7 +80,7 @@ t.test("reduction paths: lane groups narrower than, equal to and wider than a su
           local base = specs[fmt]
           local spec = {
             file = base.file, entry = base.entry, block = base.block,
-            rows_per_group = (256 // T) * NR, defines = { GEMV_T = T, GEMV_NR = NR },
+            rows_per_group = (256 // T) * NR, defines = { GEMV_T = T, GEMV_NR = NR, GEMV_TOKENS = 1 },
           }
           check(dev, fmt, 29, 512, 31 + T + NR, spec)
         end
