@@ -1,9 +1,7 @@
-// gpubench-compile: entry=linear_gemv_nvfp4 defines=LN_NW=4,LN_RT=2,LN_NJ=1,LN_U=2,LN_KC=1
-// gpubench-compile: entry=linear_gemv_nvfp4 defines=LN_NW=4,LN_RT=2,LN_NJ=2,LN_U=2,LN_KC=1
-// gpubench-compile: entry=linear_gemv_nvfp4 defines=LN_NW=2,LN_RT=1,LN_NJ=1,LN_U=3,LN_KC=1
-// gpubench-compile: entry=linear_gemv_nvfp4 defines=LN_NW=8,LN_RT=4,LN_NJ=1,LN_U=1,LN_KC=1
-// gpubench-compile: entry=linear_gemv_nvfp4 defines=LN_NW=4,LN_RT=2,LN_NJ=1,LN_U=4,LN_KC=1
 // gpubench-compile: entry=linear_gemv_nvfp4 defines=LN_NW=4,LN_RT=2,LN_NJ=1,LN_U=4,LN_KC=0
+// gpubench-compile: entry=linear_gemv_nvfp4 defines=LN_NW=4,LN_RT=2,LN_NJ=2,LN_U=2,LN_KC=0
+// gpubench-compile: entry=linear_gemv_nvfp4 defines=LN_NW=2,LN_RT=1,LN_NJ=1,LN_U=3,LN_KC=1
+// gpubench-compile: entry=linear_gemv_nvfp4 defines=LN_NW=8,LN_RT=4,LN_NJ=1,LN_U=1,LN_KC=0
 // The memory-bound Linear route for nvfp4 weights (docs/kernels/cuda-linear.md):
 // y[T, N] = x[T, K] . W[N, K]^T for T <= 8 LN_NJ, every weight read once.
 // Launch: block (32 LN_NW), grid ceil(N / (16 LN_RT)).
