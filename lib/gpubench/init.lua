@@ -9,7 +9,7 @@
 local MODULES = {
   timing = true, order = true, stats = true, options = true, report = true,
   ceilings = true, validate = true, progress = true, cells = true, kernels = true, bench = true,
-  errors = true, rng = true,
+  errors = true, rng = true, shard = true, devices = true, merge = true, spread = true,
 }
 
 return setmetatable({}, {

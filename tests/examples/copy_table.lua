@@ -5,8 +5,9 @@ local opts, meta = gb.options.parse({
   options = gb.options.concat(gb.options.device_options(), {
     { "sizes", type = "list", of = "bytes", default = "1M,4M", check = gb.options.multiple_of(16, "16-byte loads") },
     { "iters", type = "int", default = 20, env = "ITERS", max = gb.options.MAX_ITERS, help = "Calls n at t(n)." },
-  }, gb.options.table_options()),
+  }, gb.options.table_options(), gb.options.shard_options()),
 }, arg)
+if gb.devices.dispatch(opts, meta) then return end -- --devices: one worker process per device, merged
 local dev = gpu.open { backend = opts.backend, index = opts.device }
 local ceil = gb.ceilings.get(dev)
 local copy, grid = gb.kernels.load(dev, "copy"), gb.kernels.grid(dev)
@@ -29,7 +30,9 @@ local tb <close> = gb.cells.table { cells = list, iters = opts.iters, monitor = 
              samples = { d.t_n, d.t_2n }, repeats = d.repeats, runners = d.runners,
              pct_read = gb.ceilings.pct(gbs, ceil.read_gbs), fits = gb.ceilings.regime(p.working_set, dev.l2_bytes) }
   end }
-local sink <close> = gb.report.open { title = "copy_table on " .. dev.name, env = gb.report.environment(dev, meta),
+tb:shard(opts.shard) -- --shard I/N: only the cells at positions p with p mod N = I
+local sink <close> = gb.report.open { title = "copy_table on " .. dev.name,
+  env = gb.report.environment(dev, meta, { shard = tb:shard_record() }),
   csv = opts.csv, json = opts.json, markdown = opts.markdown, columns = {
     { key = "size", format = gb.report.format_bytes }, { key = "ms", format = "%.5f" },
     { key = "gbs", title = "GB/s", format = "%.1f" }, { key = "pct_read", title = "% read", format = "%.1f" },
