@@ -29,7 +29,7 @@
 -- W; from 17 on the tensor-core route's tiles of 64 or 128 rows of x reuse a
 -- decoded weight 8 or 16 times. The geometries are the fastest of the
 -- experiments/linear_variants.lua sweeps in docs/kernels/cuda-linear.md
--- ("Geometry sweeps"); not every T and shape was timed.
+-- ("Measured on the H200"); not every T and shape was timed.
 
 local M = {}
 
