@@ -19,6 +19,7 @@
 #   scripts/gpu-session.sh moe [cuda|vulkan]      # moe_scaling, every config, both regimes
 #   scripts/gpu-session.sh swiglu [cuda|vulkan]   # swiglu_ab, every shape, both modes and regimes
 #   scripts/gpu-session.sh tune        # linear_variants sweeps of the CUDA Linear routes; ncu sections of three points
+#   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
 set -uo pipefail
 phase=${1:-check}
@@ -210,6 +211,17 @@ tune)
       $G --backend cuda experiments/linear_suite.lua --qtype $1 --n $2 --k 5120 --t $3 --profile
   done
   for f in "$LOGS"/tune_*.log; do cat "$f"; done
+  ;;
+tokens)
+  run lua_test_gemv_cuda timeout 200 $G tests/lua/test_gemv_cuda.lua
+  run lua_test_gemv_tokens_nv timeout 100 $G tests/lua/test_gemv_tokens.lua
+  for b in ${arg2:-cuda vulkan}; do
+    for mt in 14336:1 14336:2 14336:4 14336:8 131072:1 131072:8; do
+      m=${mt%:*} tk=${mt#*:}
+      run "gemv_tok_${b}_${m}_T$tk" timeout 100 env M=$m K=5120 $G --backend $b experiments/gemv_table.lua --rotate \
+        --tokens $tk --rounds 1 --json "$LOGS/gemv_tok_${b}_${m}_T$tk.jsonl" --markdown "$LOGS/gemv_tok_${b}_${m}_T$tk.md"
+    done
+  done
   ;;
 devices)
   for mode in same split; do

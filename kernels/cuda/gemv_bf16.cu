@@ -1,5 +1,9 @@
-// gpubench-compile: entry=gemv_bf16 defines=ROWS=4,WARPS=2,UNROLL=2
-// gpubench-compile: entry=gemv_bf16 defines=ROWS=3,WARPS=8,UNROLL=3
+// gpubench-compile: entry=gemv_bf16 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_bf16 defines=ROWS=3,WARPS=8,UNROLL=3,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_bf16 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_bf16 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_bf16 defines=ROWS=3,WARPS=8,UNROLL=3,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_bf16 defines=ROWS=3,WARPS=8,UNROLL=3,GEMV_TOKENS=3
 // GEMV y = W x for bf16 weights (the upper 16 bits of an f32: converted by a
 // shift or a mask, one integer operation per weight). k a multiple of 8 (a row
 // is read as 16-byte words of 8 weights), any m.
@@ -24,5 +28,5 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS)
     gemv_bf16(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
-    gb_gemv_dense<GbBF16, ROWS, UNROLL, WARPS>(w, x, y, m, k);
+    gb_gemv_dense<GbBF16, ROWS, UNROLL, WARPS, GEMV_TOKENS>(w, x, y, m, k);
 }

@@ -1,7 +1,8 @@
 // Shared code of the CUDA GEMV kernels (kernels/cuda/gemv_<fmt>.cu):
 // y[m] = W[m,k] . x[k], W in a GGML format (docs/FORMATS.md), x and y f32,
-// fp32 accumulation. Design, measurements and instruction budgets:
-// docs/kernels/cuda-gemv.md.
+// fp32 accumulation; with GEMV_TOKENS = T > 1, y[T,m] = x[T,k] . W^T, every
+// weight read and decoded once for the T rows of x. Design, measurements and
+// instruction budgets: docs/kernels/cuda-gemv.md.
 //
 // The code is split by job into parts, included below in the order the
 // compiler sees them (each part also includes the one it builds on):
@@ -13,7 +14,8 @@
 //   gemv_device.cuh  cp.async and mbarrier primitives, the GPU context, the
 //                    quantized kernel body
 //   gemv_dense.cuh   the dense GEMV (f32, f16, bf16)
-// The tensor-core path, gemv_mma.cuh, builds on all of them.
+// The tensor-core path, gemv_mma.cuh (and its T > 1 block,
+// gemv_mma_tokens.cuh), builds on all of them.
 //
 // The parts include nothing but each other, so NVRTC compiles them without
 // host headers. The decode helpers and the per-warp main loop are

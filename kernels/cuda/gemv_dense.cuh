@@ -36,8 +36,12 @@ GB_HD void gb_ld_w16(const unsigned char* p, gb_u32* out) // p 16-byte aligned, 
 #endif
 }
 
-// One lane's partial dot products of rows row0 .. row0+R-1 (acc, added to).
-template <class D, int R, int U>
+// One lane's partial dot products of rows row0 .. row0+R-1 with the T rows of
+// x (acc[t * R + r], added to). T = 1 is the GEMV; for T > 1 each weight word
+// is loaded and expanded once and meets the T x words in turn (x row t at
+// x + t * k), the x words loaded where they are used rather than all U steps
+// ahead, so the registers held grow by the T * R accumulators only.
+template <class D, int R, int U, int T = 1>
 GB_HD void gb_dense_lane(gb_u32 lane, const unsigned char* W, const float* x, gb_u32 m, gb_u32 k,
                          gb_u32 row0, float* acc)
 {
@@ -46,58 +50,119 @@ GB_HD void gb_dense_lane(gb_u32 lane, const unsigned char* W, const float* x, gb
 #pragma unroll
     for (int r = 0; r < R; r++) base[r] = (gb_u64)(row0 + r < m ? row0 + r : m - 1) * words * 16;
     gb_u32 i = lane;
-    for (; i + 32 * (U - 1) < words; i += 32 * U) {
-        gb_u32 w[U][R][4];
-        float xv[U][D::EPW];
+    if constexpr (T == 1) {
+        for (; i + 32 * (U - 1) < words; i += 32 * U) {
+            gb_u32 w[U][R][4];
+            float xv[U][D::EPW];
 #pragma unroll
-        for (int u = 0; u < U; u++) {
+            for (int u = 0; u < U; u++) {
 #pragma unroll
-            for (int r = 0; r < R; r++) gb_ld_w16(W + base[r] + 16ull * (i + 32 * u), w[u][r]);
-            gb_load_x<D::EPW>(x + (gb_u64)(i + 32 * u) * D::EPW, xv[u]);
-        }
+                for (int r = 0; r < R; r++) gb_ld_w16(W + base[r] + 16ull * (i + 32 * u), w[u][r]);
+                gb_load_x<D::EPW>(x + (gb_u64)(i + 32 * u) * D::EPW, xv[u]);
+            }
 #pragma unroll
-        for (int u = 0; u < U; u++) {
+            for (int u = 0; u < U; u++) {
 #pragma unroll
-            for (int r = 0; r < R; r++) {
-                float v[D::EPW];
-                D::expand(w[u][r], v);
+                for (int r = 0; r < R; r++) {
+                    float v[D::EPW];
+                    D::expand(w[u][r], v);
 #pragma unroll
-                for (int e = 0; e < D::EPW; e++) acc[r] = fmaf(v[e], xv[u][e], acc[r]);
+                    for (int e = 0; e < D::EPW; e++) acc[r] = fmaf(v[e], xv[u][e], acc[r]);
+                }
             }
         }
-    }
-    for (; i < words; i += 32) { // the last < U steps
-        float xv[D::EPW];
-        gb_load_x<D::EPW>(x + (gb_u64)i * D::EPW, xv);
+        for (; i < words; i += 32) { // the last < U steps
+            float xv[D::EPW];
+            gb_load_x<D::EPW>(x + (gb_u64)i * D::EPW, xv);
 #pragma unroll
-        for (int r = 0; r < R; r++) {
-            gb_u32 w[4];
-            gb_ld_w16(W + base[r] + 16ull * i, w);
-            float v[D::EPW];
-            D::expand(w, v);
+            for (int r = 0; r < R; r++) {
+                gb_u32 w[4];
+                gb_ld_w16(W + base[r] + 16ull * i, w);
+                float v[D::EPW];
+                D::expand(w, v);
 #pragma unroll
-            for (int e = 0; e < D::EPW; e++) acc[r] = fmaf(v[e], xv[e], acc[r]);
+                for (int e = 0; e < D::EPW; e++) acc[r] = fmaf(v[e], xv[e], acc[r]);
+            }
+        }
+    } else {
+        for (; i + 32 * (U - 1) < words; i += 32 * U) {
+            gb_u32 w[U][R][4];
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int r = 0; r < R; r++) gb_ld_w16(W + base[r] + 16ull * (i + 32 * u), w[u][r]);
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                float v[R][D::EPW];
+#pragma unroll
+                for (int r = 0; r < R; r++) D::expand(w[u][r], v[r]);
+#pragma unroll
+                for (int t = 0; t < T; t++) {
+                    float xv[D::EPW];
+                    gb_load_x<D::EPW>(x + (gb_u64)t * k + (gb_u64)(i + 32 * u) * D::EPW, xv);
+#pragma unroll
+                    for (int r = 0; r < R; r++)
+#pragma unroll
+                        for (int e = 0; e < D::EPW; e++) acc[t * R + r] = fmaf(v[r][e], xv[e], acc[t * R + r]);
+                }
+            }
+        }
+        for (; i < words; i += 32) { // the last < U steps
+            float v[R][D::EPW];
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                gb_u32 w[4];
+                gb_ld_w16(W + base[r] + 16ull * i, w);
+                D::expand(w, v[r]);
+            }
+#pragma unroll
+            for (int t = 0; t < T; t++) {
+                float xv[D::EPW];
+                gb_load_x<D::EPW>(x + (gb_u64)t * k + (gb_u64)i * D::EPW, xv);
+#pragma unroll
+                for (int r = 0; r < R; r++)
+#pragma unroll
+                    for (int e = 0; e < D::EPW; e++) acc[t * R + r] = fmaf(v[r][e], xv[e], acc[t * R + r]);
+            }
         }
     }
 }
 
-template <class D, int R, int U, int NWARP>
+// Lane r of a warp holds row r of x row t after the reduction: one store per
+// lane and x row.
+template <class D, int R, int U, int NWARP, int T = 1>
 __device__ __forceinline__ void gb_gemv_dense(const unsigned char* W, const float* x, float* y,
                                               gb_u32 m, gb_u32 k)
 {
     const gb_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const gb_u32 row0 = (blockIdx.x * NWARP + warp) * R;
     if (row0 >= m) return;
-    float acc[R];
+    if constexpr (T == 1) {
+        float acc[R];
 #pragma unroll
-    for (int r = 0; r < R; r++) acc[r] = 0.0f;
-    gb_dense_lane<D, R, U>(lane, W, x, m, k, row0, acc);
+        for (int r = 0; r < R; r++) acc[r] = 0.0f;
+        gb_dense_lane<D, R, U>(lane, W, x, m, k, row0, acc);
 #pragma unroll
-    for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);
-    float mine = acc[0];
+        for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);
+        float mine = acc[0];
 #pragma unroll
-    for (int r = 1; r < R; r++) mine = lane == (gb_u32)r ? acc[r] : mine;
-    if (lane < (gb_u32)R && row0 + lane < m) y[row0 + lane] = mine;
+        for (int r = 1; r < R; r++) mine = lane == (gb_u32)r ? acc[r] : mine;
+        if (lane < (gb_u32)R && row0 + lane < m) y[row0 + lane] = mine;
+    } else {
+        float acc[T * R];
+#pragma unroll
+        for (int r = 0; r < T * R; r++) acc[r] = 0.0f;
+        gb_dense_lane<D, R, U, T>(lane, W, x, m, k, row0, acc);
+#pragma unroll
+        for (int r = 0; r < T * R; r++) acc[r] = gb_warp_sum(acc[r]);
+#pragma unroll
+        for (int t = 0; t < T; t++) {
+            float mine = acc[t * R];
+#pragma unroll
+            for (int r = 1; r < R; r++) mine = lane == (gb_u32)r ? acc[t * R + r] : mine;
+            if (lane < (gb_u32)R && row0 + lane < m) (y + (gb_u64)t * m)[row0 + lane] = mine;
+        }
+    }
 }
 
 #endif

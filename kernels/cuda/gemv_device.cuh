@@ -101,8 +101,8 @@ struct GbWarpCtx {
 // The kernel body of every quantized format: NWARP row groups of R rows per
 // block (rows_per_group = NWARP * R), KS warps (k-slices) per group, so
 // 32 * NWARP * KS threads; S staging slots per warp, each of R/P rows (P parts
-// per tile, gb_quant_warp).
-template <class F, int R, int S, int NWARP, int KS, int P>
+// per tile, gb_quant_warp), for T rows of x: row r of x row t is y[t * m + r].
+template <class F, int R, int S, int NWARP, int KS, int P, int T = 1>
 __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const float* x, float* y,
                                               gb_u32 m, gb_u32 k)
 {
@@ -112,9 +112,9 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
     static_assert(S >= 2 || (S == 1 && KS > 1), "STAGES must be at least 2 (1 only with KSPLIT > 1)");
     // (prep is counted only where used: the compiler drops the unused array)
     static_assert(P >= 1 && R % P == 0, "PARTS must divide ROWS");
-    typedef GbQuantSmem<F, R, S, NWARP, KS, P, GB_BULK> Smem;
+    typedef GbQuantSmem<F, R, S, NWARP, KS, P, GB_BULK, T> Smem;
     constexpr bool XSM = Smem::XSM;
-    constexpr int XS = XSM ? (int)GbXSlots<S, P>::N : 1; // x tiles (gb_quant_warp); 1: unused
+    constexpr int XS = XSM ? (int)GbXSlots<S, P, T>::N * T : 1; // x tiles (gb_quant_warp); 1: unused
     static_assert(Smem::BASE <= Smem::LIMIT,
                   "WARPS * KSPLIT * STAGES * ROWS / PARTS staging slots exceed the 48 KiB of static shared memory");
     __shared__ __align__(16) unsigned char slots[NWARP * KS][S][R / P][GbTile<F>::SLOT];
@@ -131,11 +131,13 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
     // Without the split no barrier spans warps, so a warp without rows leaves
     // now; with it, every warp must reach the block barrier below.
     if (KS == 1 && !live) return;
-    float mine = 0.0f;
-    if (live) {
-        float acc[R];
+    float mine[T];
 #pragma unroll
-        for (int r = 0; r < R; r++) acc[r] = 0.0f;
+    for (int t = 0; t < T; t++) mine[t] = 0.0f;
+    if (live) {
+        float acc[T * R];
+#pragma unroll
+        for (int r = 0; r < T * R; r++) acc[r] = 0.0f;
         GbWarpCtx ctx{lane, (gb_u32)__cvta_generic_to_shared(&slots[warp][0][0][0]),
                       &slots[warp][0][0][0]};
         if constexpr (GB_BULK) {
@@ -147,23 +149,32 @@ __device__ __forceinline__ void gb_gemv_quant(const unsigned char* W, const floa
             }
             __syncwarp();
         }
-        gb_quant_warp<F, R, S, KS, P, XSM, GB_BULK>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp],
+        gb_quant_warp<F, R, S, KS, P, XSM, GB_BULK, T>(ctx, lane, W, x, m, k, row0, slice, slots[warp], prep[warp],
                                            XSM ? reinterpret_cast<unsigned char(*)[GB_XSLOT]>(xslots[warp * XS]) : nullptr, acc);
 #pragma unroll
-        for (int r = 0; r < R; r++) acc[r] = gb_warp_sum(acc[r]);
-        // Lane r keeps row r: one store instruction per warp instead of R.
-        mine = acc[0];
+        for (int r = 0; r < T * R; r++) acc[r] = gb_warp_sum(acc[r]);
+        // Lane r keeps row r: one store instruction per warp and x row instead of R.
 #pragma unroll
-        for (int r = 1; r < R; r++) mine = lane == (gb_u32)r ? acc[r] : mine;
+        for (int t = 0; t < T; t++) {
+            mine[t] = acc[t * R];
+#pragma unroll
+            for (int r = 1; r < R; r++) mine[t] = lane == (gb_u32)r ? acc[t * R + r] : mine[t];
+        }
     }
     if constexpr (KS > 1) {
-        __shared__ float red[NWARP * KS * R];
-        if (live) gb_ksplit_put<R, KS>(red, group, slice, lane, mine);
+        // x row t's partials in their own NWARP * KS * R floats
+        __shared__ float red[T * NWARP * KS * R];
+#pragma unroll
+        for (int t = 0; t < T; t++)
+            if (live) gb_ksplit_put<R, KS>(red + t * NWARP * KS * R, group, slice, lane, mine[t]);
         __syncthreads(); // every slice's partials are in red
         if (!live || slice != 0 || lane >= (gb_u32)R) return;
-        mine = gb_ksplit_sum<R, KS>(red, group, lane);
+#pragma unroll
+        for (int t = 0; t < T; t++) mine[t] = gb_ksplit_sum<R, KS>(red + t * NWARP * KS * R, group, lane);
     }
-    if (lane < (gb_u32)R && row0 + lane < m) y[row0 + lane] = mine;
+#pragma unroll
+    for (int t = 0; t < T; t++)
+        if (lane < (gb_u32)R && row0 + lane < m) (y + (gb_u64)t * m)[row0 + lane] = mine[t];
 }
 
 #endif

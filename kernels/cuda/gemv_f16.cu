@@ -1,5 +1,9 @@
-// gpubench-compile: entry=gemv_f16 defines=ROWS=4,WARPS=2,UNROLL=2
-// gpubench-compile: entry=gemv_f16 defines=ROWS=8,WARPS=1,UNROLL=1
+// gpubench-compile: entry=gemv_f16 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_f16 defines=ROWS=8,WARPS=1,UNROLL=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_f16 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_f16 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_f16 defines=ROWS=8,WARPS=1,UNROLL=1,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_f16 defines=ROWS=8,WARPS=1,UNROLL=1,GEMV_TOKENS=3
 // GEMV y = W x for f16 weights (IEEE binary16, converted to f32 exactly). k a
 // multiple of 8 (a row is read as 16-byte words of 8 weights), any m.
 // Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
@@ -23,5 +27,5 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS)
     gemv_f16(const unsigned char* __restrict__ w, const float* __restrict__ x,
              float* __restrict__ y, unsigned m, unsigned k)
 {
-    gb_gemv_dense<GbF16, ROWS, UNROLL, WARPS>(w, x, y, m, k);
+    gb_gemv_dense<GbF16, ROWS, UNROLL, WARPS, GEMV_TOKENS>(w, x, y, m, k);
 }

@@ -1,5 +1,9 @@
-// gpubench-compile: entry=gemv_f32 defines=ROWS=4,WARPS=2,UNROLL=2
-// gpubench-compile: entry=gemv_f32 defines=ROWS=1,WARPS=4,UNROLL=4
+// gpubench-compile: entry=gemv_f32 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_f32 defines=ROWS=1,WARPS=4,UNROLL=4,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_f32 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_f32 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_f32 defines=ROWS=1,WARPS=4,UNROLL=4,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_f32 defines=ROWS=1,WARPS=4,UNROLL=4,GEMV_TOKENS=3
 // GEMV y = W x for f32 weights; the control of every GEMV table: no decode
 // at all, so when it moves together with a quantized kernel the cause is the
 // harness, not the kernel (how cera's wgpu_gemv_bench caught its positional
@@ -27,5 +31,5 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS)
     gemv_f32(const unsigned char* __restrict__ w, const float* __restrict__ x,
              float* __restrict__ y, unsigned m, unsigned k)
 {
-    gb_gemv_dense<GbF32, ROWS, UNROLL, WARPS>(w, x, y, m, k);
+    gb_gemv_dense<GbF32, ROWS, UNROLL, WARPS, GEMV_TOKENS>(w, x, y, m, k);
 }

@@ -10,6 +10,8 @@
 // KSPLIT (warps per row group splitting k; scalar path only, 1 = no split),
 // PARTS (row parts per tile, each staged in its own slot; scalar path only).
 // Dense kernels (GB_GEMV_DENSE): ROWS, WARPS, UNROLL.
+// Every kernel: GEMV_TOKENS (1..8), the T rows of x (and of y) each launch
+// multiplies, every weight read once for all of them; T = 1 is the GEMV.
 #ifndef GPUBENCH_GEMV_GEOMETRY_CUH
 #define GPUBENCH_GEMV_GEOMETRY_CUH
 
@@ -18,6 +20,11 @@
 #endif
 #if defined(GB_GEMV_QUANTIZED) && (!defined(MMA) || !defined(XQ) || !defined(SUBN) || !defined(STAGES) || !defined(KSPLIT) || !defined(PARTS))
 #error "quantized GEMV kernels also need -DMMA, -DXQ, -DSUBN, -DSTAGES, -DKSPLIT and -DPARTS (defaults: lib/gpubench/gemv_cuda.lua)"
+#endif
+#if !defined(GEMV_TOKENS)
+#error "GEMV kernels take the number of x rows from -DGEMV_TOKENS (1..8; defaults: lib/gpubench/gemv_cuda.lua)"
+#elif GEMV_TOKENS < 1 || GEMV_TOKENS > 8
+#error "GEMV_TOKENS must be 1..8"
 #endif
 #if defined(GB_GEMV_DENSE) && !defined(UNROLL)
 #error "dense GEMV kernels also need -DUNROLL (defaults: lib/gpubench/gemv_cuda.lua)"

@@ -160,7 +160,24 @@ struct GbMmaX {
     };
 };
 
-template <class F, int NW, int S>
+// T > 1 x rows (gemv_mma_tokens.cuh): unit u of x row t, part p, lane quad
+// position tq at (t * UNITS + u) * UB + p * 2U + tq * LB, the J mmas' two B
+// registers each; then LB zero bytes for the columns past the T rows.
+template <class F, int T>
+struct GbMmaXT {
+    enum {
+        J = F::U / 16,            // mmas per unit
+        UNITS = GB_MT / F::U,     // units per tile
+        LB = F::U / 2,            // bytes per (unit, part, quad position)
+        UB = 4 * F::U,            // bytes of one unit of one x row
+        ZERO = T * UNITS * UB,
+        BYTES = ZERO + 16,
+        NB = (T + 3) / 4,         // B fragments per unit: 4 x rows (x_hi, x_lo columns) each
+        ITEMS = T * (GB_MT / 2),  // B registers per part per tile, all x rows
+    };
+};
+
+template <class F, int NW, int S, int T = 1>
 struct GbMmaShared {
     enum {
         TB = GB_MT / F::QK * F::BPB,        // bytes of one row's tile
@@ -168,8 +185,8 @@ struct GbMmaShared {
         SLOT = (WORDS + 1) * 16,            // + one word for the decoders' over-read
     };
     unsigned char slots[NW][S][16][SLOT];
-    unsigned char xb[2][GbMmaX<F>::BYTES];
-    gb_u32 xmax;
+    unsigned char xb[2][T == 1 ? (int)GbMmaX<F>::BYTES : (int)GbMmaXT<F, T>::BYTES];
+    gb_u32 xmax[T]; // max |x| bits of each x row
 };
 
 // ------------------------------------------------------------ the block
@@ -219,11 +236,11 @@ GB_HD void gb_lds_n(const unsigned char* p, gb_u32* out)
 // (row offset + tt * TB) & 15 of the slot row. coff holds the row offset of
 // each of the thread's words.
 #pragma nv_exec_check_disable
-template <class F, int NW, int S, class Ctx, int ITERS>
+template <class F, int NW, int S, class Ctx, int ITERS, int T>
 GB_HD void gb_mma_stage(Ctx& ctx, const unsigned char* const* Wb, const gb_u32 (*coff)[ITERS], const gb_u32* warp,
-                        gb_u32 row_bytes, gb_u32 tt, gb_u32 slot, GbMmaShared<F, NW, S>& sm)
+                        gb_u32 row_bytes, gb_u32 tt, gb_u32 slot, GbMmaShared<F, NW, S, T>& sm)
 {
-    typedef GbMmaShared<F, NW, S> SM;
+    typedef GbMmaShared<F, NW, S, T> SM;
     const gb_u32 TB = SM::TB, left = row_bytes - tt * TB, tb = left < TB ? left : TB;
     GB_EACH
     {
@@ -241,7 +258,7 @@ GB_HD void gb_mma_stage(Ctx& ctx, const unsigned char* const* Wb, const gb_u32 (
 #pragma nv_exec_check_disable
 template <class F, int NW, int S, class Ctx>
 GB_HD void gb_mma_block(Ctx& ctx, const unsigned char* W, const float* x, float* y, gb_u32 m, gb_u32 k,
-                        gb_u32 blk, GbMmaShared<F, NW, S>& sm)
+                        gb_u32 blk, GbMmaShared<F, NW, S, 1>& sm)
 {
     typedef GbMmaShared<F, NW, S> SM;
     typedef GbMmaX<F> X;
@@ -284,7 +301,7 @@ GB_HD void gb_mma_block(Ctx& ctx, const unsigned char* W, const float* x, float*
     // ---- x scale: 2^s with max|x| * 2^s in [2^14, 2^15)
     GB_EACH
     {
-        if (ctx.tid(q) == 0) sm.xmax = 0;
+        if (ctx.tid(q) == 0) sm.xmax[0] = 0;
         // zero chunks of both x buffers (never written again)
         for (gb_u32 i = ctx.tid(q); i < 2 * X::GROUPS * (X::LB / 4); i += 32 * NW) {
             const gb_u32 buf = i / (X::GROUPS * (X::LB / 4)), r = i % (X::GROUPS * (X::LB / 4));
@@ -303,10 +320,10 @@ GB_HD void gb_mma_block(Ctx& ctx, const unsigned char* W, const float* x, float*
                 mx = mx > b ? mx : b;
             }
         }
-        ctx.atomic_max(&sm.xmax, mx);
+        ctx.atomic_max(&sm.xmax[0], mx);
     }
     ctx.barrier();
-    const int ex = (int)(sm.xmax >> 23) - 127;
+    const int ex = (int)(sm.xmax[0] >> 23) - 127;
     int s = 14 - ex;
     s = s < -100 ? -100 : s > 100 ? 100 : s;
     const float xs = gb_as_float((gb_u32)(127 + s) << 23);
@@ -423,6 +440,8 @@ GB_HD void gb_mma_block(Ctx& ctx, const unsigned char* W, const float* x, float*
 
 #undef GB_EACH
 
+#include "gemv_mma_tokens.cuh"
+
 // ------------------------------------------------------------ the GPU context
 
 #ifdef __CUDACC__
@@ -466,16 +485,17 @@ struct GbMmaDevCtx {
     }
 };
 
-template <class F, int NW, int S>
+template <class F, int NW, int S, int T = 1>
 __device__ __forceinline__ void gb_gemv_mma(const unsigned char* W, const float* x, float* y, gb_u32 m,
                                             gb_u32 k)
 {
     static_assert(S >= 2, "STAGES must be at least 2");
-    static_assert(sizeof(GbMmaShared<F, NW, S>) <= 48 * 1024,
-                  "WARPS * STAGES staging slots of 16 rows exceed the 48 KiB of static shared memory");
-    __shared__ __align__(16) GbMmaShared<F, NW, S> sm;
+    static_assert(sizeof(GbMmaShared<F, NW, S, T>) <= 48 * 1024,
+                  "WARPS * STAGES staging slots of 16 rows (and the x tiles of GEMV_TOKENS rows) exceed the 48 KiB of static shared memory");
+    __shared__ __align__(16) GbMmaShared<F, NW, S, T> sm;
     GbMmaDevCtx ctx{(gb_u32)__cvta_generic_to_shared(&sm), reinterpret_cast<const unsigned char*>(&sm)};
-    gb_mma_block<F, NW, S>(ctx, W, x, y, m, k, blockIdx.x, sm);
+    if constexpr (T == 1) gb_mma_block<F, NW, S>(ctx, W, x, y, m, k, blockIdx.x, sm);
+    else gb_mma_block_tokens<F, NW, S, T>(ctx, W, x, y, m, k, blockIdx.x, sm);
 }
 
 // The body of every quantized kernel (kernels/cuda/gemv_<fmt>.cu): the decode
@@ -490,11 +510,11 @@ __device__ __forceinline__ void gb_gemv_quant_kernel(const unsigned char* w, con
     static_assert(ROWS == 16, "MMA=1 computes 16 rows per warp: ROWS must be 16");
     static_assert(KSPLIT == 1, "MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1");
     static_assert(PARTS == 1, "MMA=1 (the tensor-core path) stages whole tiles: PARTS must be 1");
-    gb_gemv_mma<FM, WARPS, STAGES>(w, x, y, m, k);
+    gb_gemv_mma<FM, WARPS, STAGES, GEMV_TOKENS>(w, x, y, m, k);
 #elif XQ
-    gb_gemv_quant<FI, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
+    gb_gemv_quant<FI, ROWS, STAGES, WARPS, KSPLIT, PARTS, GEMV_TOKENS>(w, x, y, m, k);
 #else
-    gb_gemv_quant<FS, ROWS, STAGES, WARPS, KSPLIT, PARTS>(w, x, y, m, k);
+    gb_gemv_quant<FS, ROWS, STAGES, WARPS, KSPLIT, PARTS, GEMV_TOKENS>(w, x, y, m, k);
 #endif
 }
 #endif

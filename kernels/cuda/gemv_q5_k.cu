@@ -1,14 +1,19 @@
-// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0
-// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1
-// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2
-// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1
-// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=2
-// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=1,KSPLIT=2,PARTS=4
-// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2,KSPLIT=1,PARTS=1
-// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2,PARTS=1
-// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=0,SUBN=1,ROWS=4,WARPS=1,STAGES=2,KSPLIT=5,PARTS=1
-// gpubench-compile: entry=gemv_q5_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=2,STAGES=4,KSPLIT=1,PARTS=1
-// gpubench-compile: entry=gemv_q5_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1,PARTS=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=2,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=1,KSPLIT=2,PARTS=4,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2,KSPLIT=1,PARTS=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2,PARTS=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=0,SUBN=1,ROWS=4,WARPS=1,STAGES=2,KSPLIT=5,PARTS=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=2,STAGES=4,KSPLIT=1,PARTS=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1,PARTS=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q5_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=2,STAGES=2,KSPLIT=1,PARTS=1,GEMV_TOKENS=3
+// gpubench-compile: entry=gemv_q5_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=1,STAGES=3,KSPLIT=1,PARTS=1,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q5_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2,PARTS=1,GEMV_TOKENS=8
 // GEMV y = W x for q5_k weights (docs/FORMATS.md: 176-byte super-blocks of
 // 256 weights: fp16 d, fp16 dmin, 12 bytes of packed scales and mins as q4_k,
 // 32 bytes qh, 128 bytes qs; q = low nibble as q4_k

@@ -1,17 +1,19 @@
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=1,BULK=1
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=1,KSPLIT=2,PARTS=4,BULK=1
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=2
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=1,KSPLIT=2,PARTS=4
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2,PARTS=1
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=0,SUBN=1,ROWS=4,WARPS=2,STAGES=2,KSPLIT=2,PARTS=1
-// gpubench-compile: entry=gemv_q6_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1,PARTS=1
-// gpubench-compile: entry=gemv_q6_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=2,STAGES=4,KSPLIT=1,PARTS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=1,BULK=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=1,KSPLIT=2,PARTS=4,BULK=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=2,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=1,KSPLIT=2,PARTS=4,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2,PARTS=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=0,SUBN=1,ROWS=4,WARPS=2,STAGES=2,KSPLIT=2,PARTS=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=4,STAGES=2,KSPLIT=1,PARTS=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=2,STAGES=4,KSPLIT=1,PARTS=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,GEMV_TOKENS=8
 // GEMV y = W x for q6_k weights (docs/FORMATS.md: 210-byte super-blocks of 256
 // weights: 128 bytes ql, 64 bytes qh, 16 signed 8-bit scales, fp16 d last;
 // element e = 128h + 32k + l has low bits from ql[64h + 32(k&1) + l] (low

@@ -80,21 +80,23 @@ struct GbTile {
 // x slots of an XQ warp with S unit slots of P parts per tile: x tile j is
 // staged at the refill of unit (j - 1) P - (S - 1) and read at unit j P, so
 // tile j + N, staged at unit (j + N - 1) P - (S - 1), must come after it:
-// (N - 1) P > S - 1.
-template <int S, int P>
+// (N - 1) P > S - 1. With T > 1 x rows the tile's x is read at each of its
+// units, the last jP + P - 1, so (N - 2) P >= S - 1; each slot then holds the
+// T rows' tiles (T * GB_XSLOT bytes).
+template <int S, int P, int T = 1>
 struct GbXSlots {
-    enum { N = 2 + (S - 1) / P };
+    enum { N = T == 1 ? 2 + (S - 1) / P : 2 + (S - 1 + P - 1) / P };
 };
 
 // Static shared memory of a block of gb_gemv_quant (NWARP row groups of KS
 // warps): BASE without the x slots; XSM when the x slots (XQ formats) fit
 // with it in the 48 KiB, in which case x goes through shared memory.
-template <class F, int R, int S, int NWARP, int KS, int P, bool BLK>
+template <class F, int R, int S, int NWARP, int KS, int P, bool BLK, int T = 1>
 struct GbQuantSmem {
     enum : unsigned long long {
         BASE = (gb_u64)NWARP * KS * (S * (R / P) * GbTile<F>::SLOT + (F::PREP > 0 ? 4 * (R / P) * GbTile<F>::PREP_ROW : 0)) +
-               (KS > 1 ? 4 * NWARP * KS * R : 0) + (BLK ? 8 * NWARP * KS * S : 0), // BLK: the mbarriers
-        X = (gb_u64)NWARP * KS * GbXSlots<S, P>::N * GB_XSLOT,
+               (KS > 1 ? 4 * NWARP * KS * R * T : 0) + (BLK ? 8 * NWARP * KS * S : 0), // BLK: the mbarriers
+        X = (gb_u64)NWARP * KS * GbXSlots<S, P, T>::N * T * GB_XSLOT,
         LIMIT = 48 * 1024,
     };
     static constexpr bool XSM = F::XQI && BASE + X <= LIMIT;
@@ -180,8 +182,54 @@ GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F>::SLOT], gb_u32
     }
 }
 
+// One unit of the T > 1 main loop (gb_quant_warp): the RP rows staged in
+// slot, whose tile bytes start at off[r] + tb0 of the row, against the T x
+// rows of tile t (from the x slots xsl[0..T-1] with XSM, else from global
+// memory); row r of x row tk adds to acc[tk * stride + r].
+#pragma nv_exec_check_disable
+template <class F, int RP, bool XSM, int T>
+GB_HD void gb_quant_unit_tokens(gb_u32 lane, const float* x, gb_u32 k, gb_u32 t, unsigned char (*slot)[GbTile<F>::SLOT],
+                                const gb_u32* off, gb_u32 tb0, const float* prep, unsigned char (*xsl)[GB_XSLOT],
+                                float* acc, int stride)
+{
+    const float* xt = x + (gb_u64)t * GB_TILE; // x row 0's tile
+    if constexpr (F::XQI) {
+        typename F::Wd wd[RP]; // every row's bytes once, for all x rows
+#pragma unroll
+        for (int r = 0; r < RP; r++)
+            F::fetch(slot[r], (off[r] + tb0) & 15, lane, prep + r * GbTile<F>::PREP_ROW, wd[r]);
+        gb_u32 ca, cb;
+        F::x_chunks(lane, ca, cb);
+#pragma unroll
+        for (int tk = 0; tk < T; tk++) {
+            GbXRaw xr;
+            if constexpr (XSM) gb_xq_read(xsl[tk], ca, cb, xr);
+            else gb_xq_fetch(xt + (gb_u64)tk * k + 4 * ca, xt + (gb_u64)tk * k + 4 * cb, xr);
+            typename F::X xs;
+            F::make_x(xr, xs);
+#pragma unroll
+            for (int r = 0; r < RP; r++) acc[tk * stride + r] += F::dot(wd[r], xs);
+        }
+    } else {
+#pragma unroll
+        for (int tk = 0; tk < T; tk++) {
+            typename F::X xs;
+            F::load_x(xt + (gb_u64)tk * k, lane, xs);
+#pragma unroll
+            for (int r = 0; r < RP; r++)
+                acc[tk * stride + r] += F::dot(slot[r], (off[r] + tb0) & 15, lane, xs, prep + r * GbTile<F>::PREP_ROW);
+        }
+    }
+}
+
 // The per-warp main loop: adds lane `lane`'s partial dot products of rows
-// row0 .. row0+R-1 to acc[0..R-1] (the caller reduces them over the warp).
+// row0 .. row0+R-1 with x row t (at x + t * k) to acc[t * R .. t * R + R-1]
+// (the caller reduces them over the warp). T = 1 is the GEMV; with T > 1 a
+// unit's bytes are fetched once (XQ: into registers, F::fetch) and each x
+// row's runs are read and quantized in turn (one X live at a time) and meet
+// every row of the unit; the weight decode inside F::dot is the same pure
+// expression of the fetched words for each x row, computed once by the
+// compiler (docs/kernels/cuda-gemv.md, "Multi-token kernels").
 // With split-K (KS > 1) the warp is slice `slice` of KS and walks only tiles
 // slice, slice + KS, slice + 2 KS, ... (KS = 1, slice = 0: every tile). A
 // slice with no tile (fewer tiles than slices) adds nothing.
@@ -196,7 +244,7 @@ GB_HD void gb_prep_tile(Ctx& ctx, unsigned char (*slot)[GbTile<F>::SLOT], gb_u32
 // tile. x is converted once per tile and shared by its P parts.
 // docs/kernels/cuda-gemv.md, "Row parts", has the sweeps that chose P.
 #pragma nv_exec_check_disable
-template <class F, int R, int S, int KS, int P, bool XSM, bool BLK, class Ctx>
+template <class F, int R, int S, int KS, int P, bool XSM, bool BLK, int T = 1, class Ctx>
 GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const float* x, gb_u32 m,
                          gb_u32 k, gb_u32 row0, gb_u32 slice,
                          unsigned char (*slots)[R / P][GbTile<F>::SLOT], float* prep,
@@ -225,12 +273,14 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
     // the unit that read it (GbXSlots). Without XSM (geometries whose x slots
     // would not fit the 48 KiB) each lane loads its runs from global memory
     // a tile ahead, into registers.
-    constexpr int XS = GbXSlots<S, P>::N;
+    constexpr int XS = GbXSlots<S, P, T>::N;
     auto stage_x = [&](gb_u32 j) {
         if constexpr (XSM) {
             if (j < n) {
                 const gb_u32 t = slice + j * KS;
-                gb_stage_x(ctx, x + (gb_u64)t * GB_TILE, k - t * GB_TILE, xslots[j % XS]);
+#pragma unroll
+                for (int tk = 0; tk < T; tk++) // x row tk's tile into slot tile (j % XS) * T + tk
+                    gb_stage_x(ctx, x + (gb_u64)tk * k + (gb_u64)t * GB_TILE, k - t * GB_TILE, xslots[(j % XS) * T + tk]);
             }
         }
     };
@@ -266,8 +316,8 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
     stage_x(0); // committed with the first unit
 #pragma unroll
     for (int s = 0; s < S - 1; s++) stage_unit((gb_u32)(s / P), s % P, (gb_u32)s);
-    GbXRaw xr; // no XSM: x a tile ahead
-    if constexpr (F::XQI && !XSM)
+    GbXRaw xr; // no XSM: x a tile ahead (T > 1: loaded where used)
+    if constexpr (F::XQI && !XSM && T == 1)
         if (n > 0 && F::active(lane, k - slice * GB_TILE)) fetch_x(0, xr);
     for (gb_u32 i = 0; i < n; i++) {
         const gb_u32 t = slice + i * KS;
@@ -282,7 +332,7 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
             // unit u + S - 1: part (p + S - 1) % P of the slice's tile
             // i + (p + S - 1) / P.
             stage_unit(i + (gb_u32)((p + S - 1) / P), (p + S - 1) % P, (u + S - 1) % S);
-            if (p == 0) {
+            if (T == 1 && p == 0) {
                 // x first: it does not need the tile, so its conversion
                 // overlaps the copies still in flight (but for tile 0, whose
                 // x came with unit 0).
@@ -324,7 +374,10 @@ GB_HD void gb_quant_warp(Ctx& ctx, gb_u32 lane, const unsigned char* W, const fl
                                     row0 + p * RP, m, row_bytes, t, left, prep);
                 ctx.sync(); // every lane's prep values are written
             }
-            if constexpr (F::XQI) {
+            if constexpr (T > 1) {
+                if (active) gb_quant_unit_tokens<F, RP, XSM, T>(lane, x, k, t, slots[slot], off + p * RP, t * TB, prep,
+                                                               XSM ? xslots + (i % XS) * T : nullptr, acc + p * RP, R);
+            } else if constexpr (F::XQI) {
                 // Every row's bytes first, then the arithmetic: the shared-memory
                 // latency is paid once per unit, not once per row.
                 if (active) {

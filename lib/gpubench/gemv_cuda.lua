@@ -20,6 +20,13 @@
 --           shared memory where they fit; XQ=0 the f32 "magic" decode;
 --   MMA=1   the tensor-core path (16 rows, whole tiles; SUBN picks its decode);
 --   BULK=1  each row of a unit staged by one Hopper bulk copy (scalar path).
+-- Every kernel: GEMV_TOKENS, the T rows of x (1..8) multiplied by each
+-- weight read once (y[T, m] = x[T, k] . W^T; 1 in every entry, the GEMV).
+-- A T > 1 variant keeps the entry's geometry: every entry compiles without
+-- spills at T = 2 and 8 (ptxas figures in docs/kernels/cuda-gemv.md,
+-- "Multi-token kernels"; the tensor-core path's x tiles grow with T, so
+-- WARPS = 4 no longer fits its 48 KiB at T = 8), and which geometry is
+-- fastest for T > 1 is not measured yet.
 -- WARPS * KSPLIT * STAGES * ROWS / PARTS slots (plus the x ring) must fit the
 -- 48 KiB of static shared memory, or the kernel does not compile. The
 -- defaults are the fastest of the sweeps in docs/kernels/cuda-gemv.md
@@ -40,20 +47,20 @@ local function make(fmt, defines)
   }
 end
 
-M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2 })
-M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
-M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2 })
-M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0 })
-M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, BULK = 0 })
-M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0 })
-M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0 })
-M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0 })
+M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2, GEMV_TOKENS = 1 })
+M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2, GEMV_TOKENS = 1 })
+M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2, GEMV_TOKENS = 1 })
+M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
+M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, BULK = 0, GEMV_TOKENS = 1 })
+M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
+M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
+M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
 
 -- A spec for fmt with some defines changed (e.g. {ROWS = 4, STAGES = 3}), with
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in
 -- this table, so gemv.spec keeps returning the defaults.
 local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true, MMA = true, XQ = true, SUBN = true, KSPLIT = true,
-  PARTS = true, BULK = true }
+  PARTS = true, BULK = true, GEMV_TOKENS = true }
 local SWITCH = { MMA = true, XQ = true, SUBN = true, BULK = true } -- 0 or 1
 function M.variant(fmt, changes)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
@@ -69,7 +76,11 @@ function M.variant(fmt, changes)
     if not KNOWN[k] or base.defines[k] == nil then
       error(("gemv_cuda.variant: %s has no define %s"):format(fmt, tostring(k)), 2)
     end
-    if SWITCH[k] then
+    if k == "GEMV_TOKENS" then
+      if math.type(v) ~= "integer" or v < 1 or v > 8 then
+        error(("gemv_cuda.variant: GEMV_TOKENS=%s must be an integer in 1..8"):format(tostring(v)), 2)
+      end
+    elseif SWITCH[k] then
       if v ~= 0 and v ~= 1 then
         error(("gemv_cuda.variant: %s=%s is not 0 or 1"):format(k, tostring(v)), 2)
       end

@@ -52,6 +52,7 @@
 #define STAGES 2
 #define KSPLIT 1
 #define PARTS 1
+#define GEMV_TOKENS 1
 #include "gemv_q4_0.cu"
 #include "gemv_q8_0.cu"
 #include "gemv_q4_k.cu"

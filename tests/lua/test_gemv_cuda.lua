@@ -46,7 +46,7 @@ t.test("the first gpubench-compile line of each kernel repeats the table's defau
     local first = src:match("^// gpubench%-compile: entry=(%S+) defines=(%S+)\n")
     t.eq(first, s.entry, s.file .. ": first gpubench-compile line names the entry")
     local listed = {}
-    for name, value in src:match("^// gpubench%-compile: %S+ defines=(%S+)"):gmatch("(%w+)=(%d+)") do
+    for name, value in src:match("^// gpubench%-compile: %S+ defines=(%S+)"):gmatch("([%w_]+)=(%d+)") do
       listed[name] = tonumber(value)
     end
     t.eq(listed, s.defines, s.file .. ": first gpubench-compile line has the table's defines")
@@ -91,7 +91,7 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   local v = specs.variant("q4_k", { ROWS = 2, WARPS = 4, STAGES = 3 })
   t.eq(v.block, { 128, 1, 1 })
   t.eq(v.rows_per_group, 8)
-  t.eq(v.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1, PARTS = 2, BULK = 0 })
+  t.eq(v.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
   t.eq(v.file, specs.q4_k.file)
   t.eq(specs.q4_k.defines.ROWS, 14, "the default is unchanged")
   for _, fmt in ipairs { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" } do
@@ -105,7 +105,7 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   t.errors(function() specs.variant("q4_k", { XQ = 3 }) end, "gemv_cuda.variant: XQ=3 is not 0 or 1", true)
   t.errors(function() specs.variant("q4_0", { MMA = 2 }) end, "gemv_cuda.variant: MMA=2 is not 0 or 1", true)
   t.errors(function() specs.variant("f16", { MMA = 1 }) end, "gemv_cuda.variant: f16 has no define MMA", true)
-  t.eq(specs.variant("f16", { UNROLL = 4 }).defines, { ROWS = 4, WARPS = 2, UNROLL = 4 })
+  t.eq(specs.variant("f16", { UNROLL = 4 }).defines, { ROWS = 4, WARPS = 2, UNROLL = 4, GEMV_TOKENS = 1 })
   t.errors(function() specs.variant("q3_k", {}) end, "gemv_cuda.variant: unknown format q3_k", true)
   t.errors(function() specs.variant("q4_0", { UNROLL = 2 }) end, "gemv_cuda.variant: q4_0 has no define UNROLL", true)
   t.errors(function() specs.variant("f32", { STAGES = 2 }) end, "gemv_cuda.variant: f32 has no define STAGES", true)
@@ -126,7 +126,7 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   local sk = specs.variant("q4_k", { ROWS = 4, WARPS = 2, KSPLIT = 5, STAGES = 1 })
   t.eq(sk.block, { 320, 1, 1 })
   t.eq(sk.rows_per_group, 8)
-  t.eq(sk.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 4, WARPS = 2, STAGES = 1, KSPLIT = 5, PARTS = 2, BULK = 0 })
+  t.eq(sk.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 4, WARPS = 2, STAGES = 1, KSPLIT = 5, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
   t.eq(specs.variant("q4_0", { ROWS = 8, WARPS = 1, KSPLIT = 3 }).block, { 96, 1, 1 })
   t.errors(function() specs.variant("q4_0", { MMA = 1, XQ = 0, KSPLIT = 2 }) end,
     "gemv_cuda.variant: q4_0 with MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1 (KSPLIT=2 given", true)
@@ -327,6 +327,154 @@ t.test("the benchmark shape 14336 x 5120 matches the FP64 reference (q4_0, q4_k,
   local dev = t.device("cuda")
   releasing(dev, function()
     for _, fmt in ipairs { "q4_0", "q4_k", "q6_k" } do check(dev, fmt, 14336, 5120, 71) end
+  end)
+end)
+
+-- ---------------------------------------------------------------- multi-token kernels
+-- GEMV_TOKENS = T: y[T, m] = x[T, k] . W^T, each weight read once for the T
+-- rows of x (docs/kernels/cuda-gemv.md, "Multi-token kernels").
+
+t.test("GEMV_TOKENS: 1 in every entry; variant takes 1..8 with the entry's geometry and refuses others", function()
+  for _, fmt in ipairs(gemv.formats) do
+    local s = specs[fmt]
+    t.eq(s.defines.GEMV_TOKENS, 1, fmt)
+    for _, T in ipairs { 1, 2, 3, 8 } do
+      local v = specs.variant(fmt, { GEMV_TOKENS = T })
+      t.eq(v.defines.GEMV_TOKENS, T, fmt)
+      t.eq({ v.block, v.rows_per_group, v.file, v.entry }, { s.block, s.rows_per_group, s.file, s.entry }, fmt .. " T=" .. T)
+      t.eq(gemv.grid(v, 37, 256), gemv.grid(s, 37, 256), fmt .. ": the grid is still ceil(m / rows_per_group)")
+    end
+    for _, bad in ipairs { 0, 9, -1, 2.5, "2", true } do
+      t.errors(function() specs.variant(fmt, { GEMV_TOKENS = bad }) end,
+        ("gemv_cuda.variant: GEMV_TOKENS=%s must be an integer in 1..8"):format(tostring(bad)), true)
+    end
+  end
+  t.eq(specs.variant("q4_k", { MMA = 1, XQ = 0, GEMV_TOKENS = 8 }).defines.GEMV_TOKENS, 8, "with the tensor-core path")
+  t.eq(specs.q4_k.defines.GEMV_TOKENS, 1, "the default is unchanged")
+end)
+
+t.test("every kernel has gpubench-compile lines at GEMV_TOKENS = 2 and 8, and every line names GEMV_TOKENS", function()
+  for _, fmt in ipairs(gemv.formats) do
+    local src = assert(io.open(specs[fmt].file)):read("a")
+    local seen, lines = {}, 0
+    for defs in src:gmatch("// gpubench%-compile: %S+ defines=(%S+)") do
+      lines = lines + 1
+      local T = defs:match("GEMV_TOKENS=(%d+)")
+      t.truthy(T, specs[fmt].file .. ": a line without GEMV_TOKENS: " .. defs)
+      if T then seen[tonumber(T)] = true end
+    end
+    t.truthy(lines >= 4, fmt)
+    t.truthy(seen[1] and seen[2] and seen[8], specs[fmt].file .. ": lines at GEMV_TOKENS = 1, 2 and 8")
+  end
+end)
+
+t.test("a kernel compiled without GEMV_TOKENS, or with 9, is refused", function()
+  local gpu = t.gpu
+  if not gpu or not gpu.compile then t.skip("no gpu module") end
+  for _, fmt in ipairs { "q4_0", "f16" } do
+    local s = specs[fmt]
+    local d = {}
+    for name, v in pairs(s.defines) do d[name] = v end
+    d.GEMV_TOKENS = nil
+    local ok, err = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry, defines = d, target = "sm_90" })
+    if not ok and nvrtc_missing(t.error_text(err)) then t.skip("NVRTC not available") end
+    t.eq(ok, false, fmt .. " compiled without GEMV_TOKENS")
+    t.truthy(t.error_text(err):find("take the number of x rows from -DGEMV_TOKENS", 1, true), t.error_text(err))
+    d.GEMV_TOKENS = 9
+    t.errors(function()
+      gpu.compile { backend = "cuda", file = s.file, entry = s.entry, defines = d, target = "sm_90" }
+    end, "GEMV_TOKENS must be 1..8", true)
+  end
+end)
+
+-- Through the Lua table: the defaults at T = 8, the tensor-core path at T = 3
+-- (one partial B fragment) and 8 (two), the magic decode with split-K at 8
+-- and q6_k's bulk copies at 8 (test_nvrtc_compile compiles the T > 1
+-- gpubench-compile lines; a file holds at most 16, so q6_k has only two).
+t.test("every kernel compiles for sm_90 at GEMV_TOKENS = 8 (and the tensor-core path at 3)", function()
+  local gpu = t.gpu
+  if not gpu or not gpu.compile then t.skip("no gpu module") end
+  for _, fmt in ipairs(gemv.formats) do
+    local list = { { GEMV_TOKENS = 8 } }
+    if QUANT[fmt] then
+      list[#list + 1] = { MMA = 1, XQ = 0, GEMV_TOKENS = 3 }
+      list[#list + 1] = { MMA = 1, XQ = 0, GEMV_TOKENS = 8 }
+      list[#list + 1] = { XQ = 0, ROWS = 8, PARTS = 1, KSPLIT = 2, GEMV_TOKENS = 8 }
+    end
+    if fmt == "q6_k" then list[#list + 1] = { BULK = 1, GEMV_TOKENS = 8 } end
+    for _, changes in ipairs(list) do
+      local s = specs.variant(fmt, changes)
+      local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry,
+        defines = s.defines, target = "sm_90" })
+      if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
+      t.truthy(ok, fmt .. ": " .. t.error_text(r))
+      if ok then t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt) end
+    end
+  end
+end)
+
+-- T distinct rows of x (each its own seed, row t scaled by 4^t so that the
+-- rows' magnitudes differ), through gemv.run with tokens (or a spec whose
+-- GEMV_TOKENS gives them): every row of y against the FP64 reference of its
+-- own x row, per row |y - y_ref| <= 1e-4 * sum |w x|.
+local function check_tokens(dev, fmt, m, k, T, seed, spec)
+  local ref = require "gpubench.ref"
+  local f = gemv.format(fmt)
+  local w = ref.random_blocks(fmt, m * k // f.qk, seed)
+  local rows = {}
+  for r = 1, T do
+    local xr = { string.unpack(("<" .. ("f"):rep(k)), ref.random_f32(k, seed + r)) }
+    local parts = {}
+    for i = 1, k do parts[i] = string.pack("<f", xr[i] * 4.0 ^ (r - 1)) end
+    rows[r] = table.concat(parts)
+  end
+  local y, ys
+  if spec then y, ys = gemv.run(dev, fmt, w, m, k, table.concat(rows), spec)
+  else y, ys = gemv.run(dev, fmt, w, m, k, table.concat(rows), T) end
+  t.eq(#y, T * m, fmt .. " result count")
+  t.eq(#ys, 4 * T * m, fmt .. " result bytes")
+  for r = 1, T do
+    local yref, absdot = ref.gemv(fmt, w, m, k, rows[r])
+    local ok, worst_row, worst_rel, failures = ref.check_rows(ys:sub(4 * m * (r - 1) + 1, 4 * m * r), yref, absdot, 1e-4)
+    t.truthy(ok, ("%s m=%d k=%d T=%d %s x row %d: %d rows off, worst row %d (|dy| / sum|w x| = %.3g, y=%.9g ref=%.9g)")
+      :format(fmt, m, k, T, spec and "variant" or "default", r, failures, worst_row, worst_rel,
+        y[m * (r - 1) + worst_row], yref[worst_row]))
+  end
+end
+
+for _, fmt in ipairs(gemv.formats) do
+  t.test(fmt .. ": T = 1, 2, 3 and 8 x rows match the FP64 reference row by row", function()
+    local dev = t.device("cuda")
+    releasing(dev, function()
+      for _, T in ipairs { 1, 2, 3, 8 } do
+        check_tokens(dev, fmt, 37, 256, T, 81 + T)
+        check_tokens(dev, fmt, 70, 4096, T, 91 + T)
+        check_tokens(dev, fmt, 19, 5120, T, 101 + T)
+      end
+    end)
+  end)
+end
+
+-- The T > 1 variants of the other paths: the tensor-core path (SUBN 1 and 0),
+-- the magic decode, split-K (whose reduction holds T arrays), x through
+-- shared memory (4 rows per warp: the x slots of T tiles fit).
+t.test("multi-token variants (tensor-core path, magic decode, split-K, x in shared memory) match the FP64 reference", function()
+  local dev = t.device("cuda")
+  releasing(dev, function()
+    for _, fmt in ipairs { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" } do
+      for _, T in ipairs { 2, 3, 8 } do
+        for _, changes in ipairs {
+          { MMA = 1, XQ = 0, WARPS = 2, STAGES = 2 }, { MMA = 1, XQ = 0, SUBN = 0, STAGES = 3 },
+          { XQ = 0, ROWS = 8, PARTS = 1 }, { ROWS = 8, STAGES = 1, KSPLIT = 3, PARTS = 1 }, { ROWS = 4, PARTS = 1 },
+        } do
+          local c = { GEMV_TOKENS = T }
+          for name, v in pairs(changes) do c[name] = v end
+          local spec = specs.variant(fmt, c)
+          check_tokens(dev, fmt, 29, 3072, T, 111 + T, spec)
+          check_tokens(dev, fmt, 5, 256, T, 121 + T, spec)
+        end
+      end
+    end
   end)
 end)
 
