@@ -273,10 +273,11 @@ function linear.compare(spec, w, x, ystr, t, max_rows)
 end
 
 -- run_and_download(dev, launches, ybuf, bytes) -> y string: the output
--- poisoned with NaN (0x7FFF, so an output never written fails any check),
--- the launches run once, y read back.
+-- poisoned with NaN (0x7FFF, so an output never written fails any check;
+-- filled on the device: y can be hundreds of MB), the launches run once, y
+-- read back.
 function linear.run_and_download(dev, launches, ybuf, bytes)
-  ybuf:upload(string.rep("\255\127", bytes // 2))
+  ybuf:fill("\255\127", 0, bytes)
   for _, l in ipairs(launches) do l[1]:launch(table.unpack(l, 2)) end
   dev:sync()
   return ybuf:download(0, bytes)

@@ -217,4 +217,21 @@ t.test("the device reports its cooperative-matrix and storage capabilities", fun
   end
 end)
 
+t.test("linear.check: outputs a kernel never writes are NaN (the poison) and fail, every one", function()
+  local dev = t.device("vulkan")
+  local spec = { qtype = "q4", n = 40, k = 128 }
+  local w = linear.weights(dev, "q4", 40, 128, 5)
+  local x, y = linear.activations(dev, 128, 40, 3, 6)
+  spec.gscale = w.gscale
+  y.buffer:fill("\0", 0, y.buffer.size) -- zeros first: a poison that is not applied would pass as zeros
+  local ystr = linear.run_and_download(dev, {}, y.buffer, 2 * 3 * 40)
+  t.eq(ystr, string.rep("\255\127", 3 * 40))
+  local res = linear.compare(spec, w, x, ystr, 3)
+  t.eq(res.failures, 3 * 40)
+  local ok = linear.check(dev, spec, w, x, y, 3) -- the real kernel then passes on the same buffers
+  t.eq(ok.failures, 0)
+  for _, b in ipairs { w.buffer, x.buffer, y.buffer } do b:free() end
+  linear.release(dev)
+end)
+
 t.run()
