@@ -1,4 +1,4 @@
--- tools/linear_variants.lua [PLAN.lua]: cold timings of Vulkan Linear route variants
+-- tools/linear_vulkan_routes.lua [PLAN.lua]: cold timings of Vulkan Linear route variants
 -- (lib/gpubench/linear_vulkan.lua's makers, other geometry than the table's), for
 -- tuning the table; gpubench.linear and experiments/linear_suite.lua never force a
 -- route, this tool does. Each variant is first checked against the FP64 reference on
@@ -12,7 +12,7 @@
 -- cold timing of a well-understood memory-bound kernel is in the same call. Without a
 -- plan the default below (the H200 table of docs/kernels/vulkan-linear.md) runs.
 --
---   N=14336 K=5120 SAMPLES=10 gpubench tools/linear_variants.lua [plan.lua]
+--   N=14336 K=5120 SAMPLES=10 gpubench tools/linear_vulkan_routes.lua [plan.lua]
 local gpu = require "gpu"
 local routes = require "gpubench.linear_vulkan"
 local linear = require "gpubench.linear"
