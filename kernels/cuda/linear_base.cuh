@@ -191,6 +191,50 @@ struct LnDevCtx {
     {
         asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
     }
+    // weights of the staged memory-bound route: a B-byte cp.async (16: .cg,
+    // not allocating in L1; 4 or 8, the small planes: .ca), zero-filled when !pred
+    template <int B>
+    __device__ __forceinline__ void cp_w(unsigned char* dst, const unsigned char* src, bool pred) const
+    {
+        static_assert(B == 4 || B == 8 || B == 16, "cp.async copies 4, 8 or 16 bytes");
+        const gb_u32 s = (gb_u32)__cvta_generic_to_shared(dst);
+        if (B == 16)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(pred ? 16 : 0)
+                         : "memory");
+        else
+            asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(B), "r"(pred ? B : 0)
+                         : "memory");
+    }
+    // The staged weights read back: code loads at the shared address XOR key
+    // (the stage's swizzle), the small planes as they lie.
+    __device__ __forceinline__ void lds_w64(const unsigned char* p, gb_u32 key, gb_u32* o) const
+    {
+        const gb_u32 s = (gb_u32)__cvta_generic_to_shared(p) ^ key;
+        asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(o[0]), "=r"(o[1]) : "r"(s));
+    }
+    __device__ __forceinline__ void lds_w128(const unsigned char* p, gb_u32 key, gb_u32* o) const
+    {
+        const gb_u32 s = (gb_u32)__cvta_generic_to_shared(p) ^ key;
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(o[0]), "=r"(o[1]), "=r"(o[2]), "=r"(o[3]) : "r"(s));
+    }
+    __device__ __forceinline__ gb_u32 lds_c8(const unsigned char* p) const
+    {
+        unsigned short v;
+        asm volatile("ld.shared.u8 %0, [%1];" : "=h"(v) : "r"((gb_u32)__cvta_generic_to_shared(p)));
+        return v;
+    }
+    __device__ __forceinline__ gb_u32 lds_c16(const unsigned char* p) const
+    {
+        unsigned short v;
+        asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"((gb_u32)__cvta_generic_to_shared(p)));
+        return v;
+    }
+    __device__ __forceinline__ gb_u32 lds_c32(const unsigned char* p) const
+    {
+        gb_u32 v;
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"((gb_u32)__cvta_generic_to_shared(p)));
+        return v;
+    }
     __device__ __forceinline__ void barrier() const { __syncthreads(); }
     __device__ __forceinline__ void lds128(const unsigned char* p, gb_u32* o) const
     {

@@ -81,6 +81,7 @@ GB_HD void ln_nibbles(gb_u32 w, const gb_u32* hm, gb_u32 neg, gb_u32* a)
 // ------------------------------------------------------------ Q4G64_F16S
 struct LnQ4 {
     enum { E = 16, MODE = LN_SCALE_AFTER, GSCALE = 0, KG = 4, NG = 1, SWZ = 1, CB = 32, HB = 0, SB = 2 };
+    enum { LW = 8 }; // bytes of each code load of a lane (the staged route's swizzle)
     GB_HD static gb_u32 chunk(gb_u32 t, int h) { return 2 * t + h; }
     struct Raw { gb_u32 c[2], s; };
     GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K)
@@ -114,6 +115,7 @@ struct LnQ4 {
 // Bit 4 of the code of run element i is bit i of the run's 16 high bits.
 struct LnQ5 {
     enum { E = 16, MODE = LN_SCALE_AFTER, GSCALE = 0, KG = 4, NG = 1, SWZ = 1, CB = 32, HB = 8, SB = 2 };
+    enum { LW = 8 }; // bytes of each code load of a lane (the staged route's swizzle)
     GB_HD static gb_u32 chunk(gb_u32 t, int h) { return 2 * t + h; }
     struct Raw { gb_u32 c[2], h, s; };
     GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K)
@@ -155,6 +157,7 @@ struct LnQ5 {
 // Bits 4-5 of the code of run element i are bits 2i, 2i+1 of the run's 32 high bits.
 struct LnQ6 {
     enum { E = 16, MODE = LN_SCALE_AFTER, GSCALE = 0, KG = 4, NG = 1, SWZ = 1, CB = 32, HB = 16, SB = 2 };
+    enum { LW = 8 }; // bytes of each code load of a lane (the staged route's swizzle)
     GB_HD static gb_u32 chunk(gb_u32 t, int h) { return 2 * t + h; }
     struct Raw { gb_u32 c[2], h, s; };
     GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K)
@@ -202,6 +205,7 @@ GB_HD float ln_w8_magic(gb_u32 u, int i) { return gb_as_float(ln_prmt(u, 0x47000
 // 4 + t), so that k-steps 0-1 lie in the first group and 2-3 in the second.
 struct LnW8 {
     enum { E = 16, MODE = LN_SCALE_AFTER, GSCALE = 0, KG = 2, NG = 2, SWZ = 4, CB = 64, HB = 0, SB = 4 };
+    enum { LW = 8 }; // bytes of each code load of a lane (the staged route's swizzle)
     GB_HD static gb_u32 chunk(gb_u32 t, int h) { return t + 4 * h; }
     struct Raw { gb_u32 c[4], s; };
     GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K)
@@ -243,6 +247,7 @@ struct LnW8 {
 // 2688). A run of 16 is one group.
 struct LnNvfp4 {
     enum { E = 16, MODE = LN_PRESCALED, GSCALE = 1, KG = 4, NG = 1, SWZ = 1, CB = 32, HB = 0, SB = 4 };
+    enum { LW = 8 }; // bytes of each code load of a lane (the staged route's swizzle)
     GB_HD static gb_u32 chunk(gb_u32 t, int h) { return 2 * t + h; }
     struct Raw { gb_u32 c[2], s; };
     GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K)
@@ -299,6 +304,7 @@ struct LnNvfp4 {
 // load took half of four sectors and the L2 served every sector twice.
 struct LnBf16 {
     enum { E = 16, MODE = LN_PRESCALED, GSCALE = 0, KG = 4, NG = 1, SWZ = 4, CB = 128, HB = 0, SB = 0 };
+    enum { LW = 16 }; // bytes of each code load of a lane (the staged route's swizzle)
     GB_HD static gb_u32 chunk(gb_u32 t, int h) { return t + 4 * h; }
     struct Raw { gb_u32 c[8]; };
     GB_HD static LnGeo geo(const unsigned char* W, gb_u32, gb_u32 K)

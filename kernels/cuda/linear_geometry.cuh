@@ -7,14 +7,15 @@
 // Memory-bound route (LN_ROUTE_GEMV): LN_NW warps per block splitting K,
 // LN_RT m16 row tiles per block (16 LN_RT rows), LN_NJ n8 column tiles
 // (T <= 8 LN_NJ), LN_U units in flight per warp, LN_KC = 1 a warp's units
-// of a round consecutive (0: interleaved with the other warps').
+// of a round consecutive (0: interleaved with the other warps'), LN_STAGE = 0
+// weights straight into registers, S >= 2: through S shared-memory stages.
 // Tensor-core route (LN_ROUTE_MMA): LN_NW warps per block (32 LN_NW rows),
 // LN_BN rows of x per block, LN_STAGES shared-memory stages of x.
 #ifndef GPUBENCH_LINEAR_GEOMETRY_CUH
 #define GPUBENCH_LINEAR_GEOMETRY_CUH
 
-#if defined(LN_ROUTE_GEMV) && (!defined(LN_NW) || !defined(LN_RT) || !defined(LN_NJ) || !defined(LN_U) || !defined(LN_KC))
-#error "memory-bound Linear kernels take their geometry from -DLN_NW, -DLN_RT, -DLN_NJ, -DLN_U and -DLN_KC (defaults: lib/gpubench/linear_cuda.lua)"
+#if defined(LN_ROUTE_GEMV) && (!defined(LN_NW) || !defined(LN_RT) || !defined(LN_NJ) || !defined(LN_U) || !defined(LN_KC) || !defined(LN_STAGE))
+#error "memory-bound Linear kernels take their geometry from -DLN_NW, -DLN_RT, -DLN_NJ, -DLN_U, -DLN_KC and -DLN_STAGE (defaults: lib/gpubench/linear_cuda.lua)"
 #endif
 #if defined(LN_ROUTE_MMA) && (!defined(LN_NW) || !defined(LN_BN) || !defined(LN_STAGES))
 #error "tensor-core Linear kernels take their geometry from -DLN_NW, -DLN_BN and -DLN_STAGES (defaults: lib/gpubench/linear_cuda.lua)"

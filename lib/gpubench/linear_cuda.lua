@@ -18,7 +18,10 @@
 --   LN_RT  m16 row tiles per block: 16 LN_RT rows (grid = ceil(N / (16 LN_RT)));
 --   LN_NJ  n8 column tiles: the route covers T <= 8 LN_NJ;
 --   LN_U   units (a group of 64, 32 for w8) each warp loads before decoding;
---   LN_KC  1: a warp's LN_U units of a round are consecutive; 0: interleaved.
+--   LN_KC  1: a warp's LN_U units of a round are consecutive; 0: interleaved;
+--   LN_STAGE  0: weights straight into registers; S >= 2: a round's weights
+--             copied into S shared-memory stages, S - 1 rounds ahead
+--             ("Staged memory-bound route"; S x the stage must fit 48 KiB).
 -- Tensor-core route "mma" (linear_mma_<q>.cu; "Tensor-core route"):
 --   LN_NW      warps per block, 32 rows each (block tile 32 LN_NW rows);
 --   LN_BN      rows of x per block tile (grid.y = ceil(T / LN_BN));
@@ -63,7 +66,7 @@ function M.variant(qtype, route, changes)
   for k, v in pairs(route.defines) do d[k] = v end
   for k, v in pairs(changes) do
     if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < (k == "LN_KC" and 0 or 1) then
+    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE") and 0 or 1) then
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
@@ -84,8 +87,8 @@ local BN64_ONLY = { w8 = true, bf16 = true }
 local GEMV_U = { q4 = 2, q5 = 4, q6 = 2, w8 = 4, nvfp4 = 4, bf16 = 2 }
 for _, q in ipairs(M.qtypes) do
   local list = {
-    gemv(q, 1, 8, { LN_NW = 4, LN_RT = 2, LN_NJ = 1, LN_U = GEMV_U[q], LN_KC = 0 }),
-    gemv(q, 9, 16, { LN_NW = 4, LN_RT = 2, LN_NJ = 2, LN_U = 2, LN_KC = 0 }),
+    gemv(q, 1, 8, { LN_NW = 4, LN_RT = 2, LN_NJ = 1, LN_U = GEMV_U[q], LN_KC = 0, LN_STAGE = 0 }),
+    gemv(q, 9, 16, { LN_NW = 4, LN_RT = 2, LN_NJ = 2, LN_U = 2, LN_KC = 0, LN_STAGE = 0 }),
   }
   if BN64_ONLY[q] then
     list[3] = mma(q, 17, 65535, { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 })

@@ -12,6 +12,10 @@ static double worst_seen = 0; // worst |y - r| / bound over the random checks
 // interleaved walk KC = 0).
 #define GV(F, q, NW, RT, NJ, U) Route{q, "gemv " #F " NW=" #NW " RT=" #RT " NJ=" #NJ " U=" #U, run_gemv<F, NW, RT, NJ, U>, 8 * NJ}
 #define GV0(F, q, NW, RT, NJ, U) Route{q, "gemv " #F " NW=" #NW " RT=" #RT " NJ=" #NJ " U=" #U " KC=0", run_gemv<F, NW, RT, NJ, U, 0>, 8 * NJ}
+// Staged (LN_STAGE = S): the runner, and the unstaged runner of the same geometry.
+#define GS(F, q, NW, RT, NJ, U, KC, S)                                                                             \
+    Route{q, "gemv " #F " NW=" #NW " RT=" #RT " NJ=" #NJ " U=" #U " KC=" #KC " STAGE=" #S,                        \
+          run_gemv<F, NW, RT, NJ, U, KC, S>, 8 * NJ, run_gemv<F, NW, RT, NJ, U, KC, 0>}
 #define MV(F, q, NW, BN, S) Route{q, "mma " #F " NW=" #NW " BN=" #BN " S=" #S, run_mma<F, NW, BN, S>, 65535}
 static const std::vector<Route>& routes()
 {
@@ -24,6 +28,19 @@ static const std::vector<Route>& routes()
         GV(LnBf16, "bf16", 4, 2, 1, 4), GV(LnBf16, "bf16", 4, 2, 2, 2), GV(LnBf16, "bf16", 2, 3, 1, 2),
         GV0(LnQ4, "q4", 4, 2, 1, 4), GV0(LnQ6, "q6", 3, 1, 2, 1), GV0(LnW8, "w8", 2, 2, 1, 5), GV0(LnBf16, "bf16", 2, 3, 1, 2),
         GV(LnQ4, "q4", 4, 2, 1, 2), GV(LnQ6, "q6", 4, 2, 1, 2), GV(LnBf16, "bf16", 4, 2, 1, 2), GV(LnBf16, "bf16", 4, 1, 1, 2),
+        // staged: the kernels' gpubench-compile geometries (w8 and bf16 at U = 1, bf16 S = 4 at RT = 1: the
+        // larger spans exceed 48 KiB of stages), then odd ones (3 warps and row tiles, KC = 1, 1 warp, 5 stages)
+        GS(LnQ4, "q4", 4, 2, 1, 2, 0, 3), GS(LnQ4, "q4", 4, 2, 2, 2, 0, 3), GS(LnQ4, "q4", 4, 2, 1, 2, 0, 4),
+        GS(LnQ5, "q5", 4, 2, 1, 2, 0, 3), GS(LnQ5, "q5", 4, 2, 2, 2, 0, 3), GS(LnQ5, "q5", 4, 2, 2, 2, 0, 4),
+        GS(LnQ6, "q6", 4, 2, 1, 2, 0, 3), GS(LnQ6, "q6", 4, 2, 2, 2, 0, 3), GS(LnQ6, "q6", 4, 2, 1, 1, 0, 4),
+        GS(LnW8, "w8", 4, 2, 1, 1, 0, 3), GS(LnW8, "w8", 4, 2, 2, 1, 0, 3), GS(LnW8, "w8", 4, 2, 2, 1, 0, 4),
+        GS(LnNvfp4, "nvfp4", 4, 2, 1, 2, 0, 3), GS(LnNvfp4, "nvfp4", 4, 2, 2, 2, 0, 3), GS(LnNvfp4, "nvfp4", 4, 2, 1, 2, 0, 4),
+        GS(LnBf16, "bf16", 4, 2, 1, 1, 0, 3), GS(LnBf16, "bf16", 4, 2, 2, 1, 0, 3), GS(LnBf16, "bf16", 4, 1, 1, 1, 0, 4),
+        GS(LnQ5, "q5", 3, 3, 1, 2, 1, 2), GS(LnW8, "w8", 2, 1, 2, 3, 1, 5), GS(LnNvfp4, "nvfp4", 1, 1, 1, 4, 1, 3),
+        GS(LnBf16, "bf16", 3, 1, 1, 1, 0, 2),
+        // host only (stages over 48 KiB on the device): the larger w8 and bf16 spans
+        GS(LnW8, "w8", 4, 2, 1, 2, 0, 3), GS(LnW8, "w8", 4, 2, 2, 2, 0, 3),
+        GS(LnBf16, "bf16", 4, 2, 1, 2, 0, 3), GS(LnBf16, "bf16", 4, 2, 2, 2, 0, 3),
         MV(LnQ4, "q4", 4, 64, 4), MV(LnW8, "w8", 4, 64, 4), MV(LnBf16, "bf16", 4, 64, 4),
         MV(LnQ4, "q4", 8, 128, 3), MV(LnQ4, "q4", 8, 64, 4), MV(LnQ4, "q4", 2, 32, 2),
         MV(LnQ5, "q5", 8, 128, 3), MV(LnQ5, "q5", 8, 64, 4),
@@ -122,6 +139,23 @@ static void check_exact(const Route& r, gb_u32 n, gb_u32 k, gb_u32 t)
             }
     }
     if (bad) failures++;
+}
+
+// A staged route's y against its unstaged geometry's on the same weights and
+// x: the same units in the same order through the same decode and mma
+// sequence, so every output is the same bits.
+static void check_identical(const Route& r, gb_u32 n, gb_u32 k, gb_u32 t)
+{
+    Problem p(r, n, k, t);
+    p.run(r, GSCALE);
+    const std::vector<unsigned short> staged(p.y, p.y + (size_t)t * n);
+    const Route base{r.qtype, "unstaged", r.unstaged, r.max_t};
+    p.run(base, GSCALE);
+    size_t off = 0, first = 0;
+    for (size_t i = 0; i < staged.size(); i++)
+        if (staged[i] != p.y[i] && off++ == 0) first = i;
+    CHECK(off == 0, "%s %s N=%u K=%u T=%u: %zu outputs differ from the unstaged route's, first (t=%zu, n=%zu) %04x vs %04x",
+          r.qtype, r.label, n, k, t, off, first / n, first % n, off ? staged[first] : 0, off ? p.y[first] : 0);
 }
 
 // A NaN, then an infinity, in x row t - 1: that row of y is non-finite, the others finite.

@@ -8,8 +8,9 @@
 // guarantee on the GPU) and checks each access against the Linear contract
 // (docs/LINEAR.md): weight loads inside the weight bytes and aligned, x
 // loads of whole 16-byte words inside row t < T's first K elements, every
-// output written once and nothing else, shared-memory reads inside the x
-// stages. cp.async copies land when issued, or (land_at_wait) only at the
+// output written once and nothing else, shared-memory accesses inside the
+// stages (x of the tensor-core route, weights of the staged memory-bound
+// route). cp.async copies land when issued, or (land_at_wait) only at the
 // cp.async.wait_group that covers their commit group.
 #ifndef GPUBENCH_LINEAR_EMU_CTX_CUH
 #define GPUBENCH_LINEAR_EMU_CTX_CUH
@@ -34,8 +35,8 @@ template <int NW>
 struct HostLnCtx {
     enum { NT = 32 * NW };
     LnCall* c;
-    unsigned char *slo = nullptr, *shi = nullptr; // the x stages (tensor-core route)
-    struct Copy { unsigned char* dst; unsigned char data[16]; };
+    unsigned char *slo = nullptr, *shi = nullptr; // the stages (128-byte aligned)
+    struct Copy { unsigned char* dst; unsigned char data[16]; int n = 16; };
     std::vector<Copy> open;
     std::vector<std::vector<Copy>> groups;
 
@@ -81,10 +82,36 @@ struct HostLnCtx {
     void wait()
     {
         while (groups.size() > (size_t)N) {
-            for (const Copy& cp : groups.front()) memcpy(cp.dst, cp.data, 16);
+            for (const Copy& cp : groups.front()) memcpy(cp.dst, cp.data, cp.n);
             groups.erase(groups.begin());
         }
     }
+    // ---- the staged memory-bound route's weight stages
+    bool s_ok(const unsigned char* p, int n, const char* what) const
+    {
+        if (p < slo || p + n > shi || ((uintptr_t)(p - slo) % n)) {
+            EMU_BAD(c, "%s of %d bytes at shared offset %td", what, n, p - slo);
+            return false;
+        }
+        return true;
+    }
+    template <int B>
+    void cp_w(unsigned char* dst, const unsigned char* src, bool pred)
+    {
+        static_assert(B == 4 || B == 8 || B == 16, "cp.async copies 4, 8 or 16 bytes");
+        if (!s_ok(dst, B, "weight cp.async")) return;
+        Copy cp{dst, {0}, B};
+        if (pred) { w_ok(src, B); memcpy(cp.data, src, B); }
+        if (land_at_wait) open.push_back(cp);
+        else memcpy(dst, cp.data, B);
+    }
+    // the code plane read through the stage's swizzle: stage byte offset XOR key
+    const unsigned char* swz(const unsigned char* p, gb_u32 key) const { return slo + ((size_t)(p - slo) ^ key); }
+    void lds_w64(const unsigned char* p, gb_u32 key, gb_u32* o) const { p = swz(p, key); if (s_ok(p, 8, "weight shared load")) memcpy(o, p, 8); }
+    void lds_w128(const unsigned char* p, gb_u32 key, gb_u32* o) const { p = swz(p, key); if (s_ok(p, 16, "weight shared load")) memcpy(o, p, 16); }
+    gb_u32 lds_c8(const unsigned char* p) const { return s_ok(p, 1, "shared load") ? *p : 0; }
+    gb_u32 lds_c16(const unsigned char* p) const { gb_u32 v = 0; if (s_ok(p, 2, "shared load")) memcpy(&v, p, 2); return v; }
+    gb_u32 lds_c32(const unsigned char* p) const { gb_u32 v = 0; if (s_ok(p, 4, "shared load")) memcpy(&v, p, 4); return v; }
     void barrier() {}
     void lds128(const unsigned char* p, gb_u32* o) const
     {
@@ -97,16 +124,29 @@ struct HostLnCtx {
     }
 };
 
-// Every block of the memory-bound route: grid ceil(N / (16 RT)).
-template <class F, int NW, int RT, int NJ, int U, int KC = 1>
+// Every block of the memory-bound route: grid ceil(N / (16 RT)). Staged
+// (STG >= 2): the stages and then the reduction in one 128-byte aligned
+// buffer, as the kernel's shared memory.
+template <class F, int NW, int RT, int NJ, int U, int KC = 1, int STG = 0>
 static void run_gemv(LnCall& c, float gscale)
 {
     const gb_u32 blocks = (c.N + 16 * RT - 1) / (16 * RT);
-    std::vector<float> red((size_t)NW * 16 * RT * 8 * NJ);
+    const size_t rbytes = sizeof(float) * NW * 16 * RT * 8 * NJ;
+    size_t sbytes = 0;
+    if constexpr (STG != 0) sbytes = (size_t)STG * LnStage<F, NW, RT, U>::BYTES;
+    std::vector<unsigned char> mem(std::max(rbytes, sbytes) + 128);
+    unsigned char* p = mem.data();
+    while ((uintptr_t)p & 127) p++;
     for (gb_u32 blk = 0; blk < blocks; blk++) {
-        std::fill(red.begin(), red.end(), NAN); // poison: a sum over an unwritten slot is NaN
+        memset(p, 0xFF, std::max(rbytes, sbytes)); // poison: NaN as f32 (red), as bf16 and as scales
         HostLnCtx<NW> ctx{&c};
-        ln_gemv_block<F, NW, RT, NJ, U, KC>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk, red.data());
+        if constexpr (STG != 0) {
+            ctx.slo = p, ctx.shi = p + sbytes;
+            ln_gemv_block<F, NW, RT, NJ, U, KC, STG>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk, (float*)p, p);
+            CHECK(ctx.open.empty() && ctx.groups.empty(), "staged gemv block %u: cp.async copies not waited for", blk);
+        } else {
+            ln_gemv_block<F, NW, RT, NJ, U, KC>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk, (float*)p);
+        }
     }
 }
 
@@ -132,12 +172,14 @@ typedef void (*runner)(LnCall&, float);
 
 // A route as the emulation runs it: the format (a planar qtype), a label, the
 // runner (one template instance of the kernel body) and the largest T the
-// route's geometry covers (the memory-bound route: 8 LN_NJ).
+// route's geometry covers (the memory-bound route: 8 LN_NJ); a staged route
+// also names the unstaged runner of its geometry, whose y it must equal.
 struct Route {
     const char* qtype;
     const char* label;
     runner fn;
     gb_u32 max_t;
+    runner unstaged = nullptr;
 };
 
 #endif

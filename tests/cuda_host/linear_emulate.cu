@@ -14,9 +14,13 @@
 //   - every output written exactly once and nothing else; every weight load
 //     inside the planes, every x load inside a row's first K elements and a
 //     row t < T;
-//   - the tensor-core route's x stages under two cp.async models: copies land
-//     when issued, and copies land only at the wait that covers them (a
-//     stage read before its wait reads poison).
+//   - the tensor-core route's x stages and the staged memory-bound route's
+//     weight stages under two cp.async models: copies land when issued, and
+//     copies land only at the wait that covers them (a stage read before its
+//     wait reads poison);
+//   - every staged memory-bound route (LN_STAGE >= 2) gives y bit-identical
+//     to the unstaged route of its geometry, at K not a multiple of 64 and N
+//     not a multiple of the block's rows among others.
 // What it cannot check (the real mma.sync, cp.async and barrier timing,
 // shuffles) is tests/lua/test_linear_cuda.lua's, on a GPU.
 //
@@ -27,6 +31,7 @@
 //     -Ihost/core -Ikernels/cuda -Itests/cuda_host tests/cuda_host/linear_emulate.cu *.o
 #include <sys/mman.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstdarg>
@@ -88,12 +93,24 @@ int main()
         }
         check_linear(r, 300, 1152, r.max_t <= 16 ? r.max_t : 64 + 5);
     }
+    printf("staged memory-bound routes: y bit-identical to the unstaged geometry's\n");
+    for (const Route& r : routes())
+        if (r.unstaged)
+            for (gb_u32 t : {1u, 3u, r.max_t}) {
+                check_identical(r, 37, 200, t);   // K % 64 = 8, N % rows != 0
+                check_identical(r, 100, 4304, t); // K % 64 = 16
+                check_identical(r, 33, 136, t);
+                check_identical(r, 1, 8, t);
+                check_identical(r, 64, 1024, t);  // whole blocks and units
+                check_identical(r, 70, 2568, t);  // a tail round past several full ones
+            }
     printf("non-finite x\n");
     for (const Route& r : routes()) check_nonfinite(r, 21, 264, r.max_t <= 16 ? (r.max_t > 8 ? 10 : 2) : 19);
-    printf("tensor-core route, copies landing only at their wait\n");
+    printf("tensor-core and staged routes, copies landing only at their wait\n");
     land_at_wait = true;
     for (const Route& r : routes())
         if (r.max_t > 16) { check_linear(r, 37, 200, 69); check_linear(r, 20, 4304, 17); }
+        else if (r.unstaged) { check_linear(r, 37, 4304, r.max_t); check_identical(r, 70, 2568, 3); }
     land_at_wait = false;
     printf("one-rounding model of the tensor cores' sums\n");
     mma_round_nearest = true;
