@@ -6,9 +6,7 @@
 # ASan+UBSan build), and that it ended within its time bound.
 set -u
 G=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
+. "$(dirname "$0")/lib.sh"
 export GPUBENCH_CACHE_DIR=${GPUBENCH_CACHE_DIR:-$tmp/cache}
 
 # case NAME SECONDS STATUS "FIRST-LINE SUBSTRING" [env VAR=...] -- ARGS...
@@ -97,5 +95,4 @@ case_ "a GLSL entry other than main" 30 1 "enters at main; entry 'copy' was give
 case_ "a shader without #version: nothing on stdout" 30 1 "failed: SHADERC_COMPILATION_ERROR" -- -e "$vk; d:kernel{file = 'tests/bad_inputs/no_version.comp'}"
 if [[ -s "$tmp/out" ]]; then fail=$((fail + 1)); echo "FAIL: the shader without #version printed to stdout"; else pass=$((pass + 1)); fi
 
-echo "$pass passed, $fail failed"
-((fail == 0))
+summary

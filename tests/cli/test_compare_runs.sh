@@ -6,10 +6,7 @@
 # by ratio, unmatched cells named, and bad input as usage errors (2).
 set -u
 G=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 
 # Synthetic runs: cold rows with `samples` (ms), two-point rows with
 # `timings`; each sample is base * (1 + noise * u), u uniform in [-1, 1].
@@ -103,5 +100,4 @@ check "a cell twice is an error naming it (rc=$rc)" '[[ $rc -ne 0 ]] && grep -q 
 printf '{"type":"cell",\n' > "$tmp/bad.jsonl"
 out=$("$G" experiments/compare_runs.lua "$tmp/bad.jsonl" "$tmp/a.jsonl" 2>&1); rc=$?
 check "a line that is not JSON is a usage error naming the line (rc=$rc)" '[[ $rc -eq 2 ]] && grep -q "line 1 is not JSON" <<<"$out"'
-echo "$pass passed, $fail failed"
-((fail == 0))
+summary

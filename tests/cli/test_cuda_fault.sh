@@ -6,10 +6,7 @@
 set -u
 G=$1
 if ! "$G" -e 'require "gpu".open{backend = "cuda"}' >/dev/null 2>&1; then echo "skipped: no CUDA device"; exit 77; fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 timeout -s KILL 60 "$G" -e '
 local gpu = require "gpu"
 local d = gpu.open{backend = "cuda"}
@@ -26,5 +23,4 @@ check "exit status 1, no signal (rc=$rc)" '[[ $rc -eq 1 ]]'
 check "the fault is named" 'grep -q "CUDA_ERROR_ILLEGAL_ADDRESS" "$tmp/out"'
 check "the kernel is named" 'grep -q "the kernel launched last was fault" "$tmp/out"'
 check "later calls say the device cannot be used" 'grep -q "after:.*can no longer be used" "$tmp/out"'
-echo "$pass passed, $fail failed"
-((fail == 0))
+summary

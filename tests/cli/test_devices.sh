@@ -9,11 +9,8 @@
 # synthetic file and passes a clean one.
 set -u
 G=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 export TMPDIR=$tmp # the workers' folder of a failed run stays there
-pass=0 fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
 usage() { # usage NAME MESSAGE ARGS...: exit 2 with the message, no worker started
   local name=$1 msg=$2; shift 2
   out=$("$G" "$@" 2>&1); rc=$?
@@ -127,5 +124,4 @@ usage "--devices-mode alone" "--devices-mode applies with --devices" "${small[@]
 usage "a per-run output file" "--plot writes one file per run: with --devices, write --json and make it from the merged file" \
   --backend vulkan experiments/moe_scaling.lua --devices 0 --plot "$tmp/p.svg"
 
-echo "$pass passed, $fail failed"
-((fail == 0))
+summary

@@ -5,10 +5,7 @@
 # seed's columns; and bad knobs must stop the run before any GPU work.
 set -u
 G=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 
 if ! "$G" -e 'require "gpu".open{backend = "vulkan"}' >/dev/null 2>&1; then
   if [[ "${CI:-}" == true ]]; then echo "FAIL: no Vulkan device in CI"; exit 1; fi
@@ -53,5 +50,4 @@ mkdir -p "$tmp/cache"
 out=$(GPUBENCH_CACHE_DIR="$tmp/cache" M=64 K=256 "$G" --backend vulkan experiments/gemv_table.lua --rotate 2>&1); rc=$?
 check "--rotate is refused before the read-ceiling probe (rc=$rc)" \
   '[[ $rc -eq 2 ]] && ! grep -q "measuring the read ceiling" <<<"$out" && [[ ! -e "$tmp/cache/ceilings.json" ]]'
-echo "$pass passed, $fail failed"
-((fail == 0))
+summary

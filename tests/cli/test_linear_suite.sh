@@ -6,10 +6,7 @@
 # check and write the documented columns.
 set -u
 G=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 E=experiments/linear_suite.lua
 
 for s in "qwen3_6_27b 49 14" "qwen3_6_35b_a3b 37 11" "all 68 19" "nvfp4 15 5"; do
@@ -92,5 +89,4 @@ check "linear_variants refuses a define the route lacks (rc=$rc: $out)" \
 out=$("$G" --backend vulkan $V --qtype q4 --n 96 --k 256 --route mma 2>&1); rc=$?
 check "linear_variants: --route mma is CUDA's (rc=$rc: $out)" '[[ $rc -eq 2 ]] && grep -q "route mma is CUDA" <<<"$out"'
 
-echo "$pass passed, $fail failed"
-((fail == 0))
+summary

@@ -7,10 +7,7 @@
 # documented columns, and the plot.
 set -u
 G=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 E=experiments/moe_scaling.lua
 
 # --list: no device is opened (a CUDA list on this machine works without a GPU) and no ceiling is probed
@@ -87,5 +84,4 @@ check "CSV: header + 8 rows" '[[ $(grep -vc "^#" "$tmp/m.csv") -eq 9 ]]'
 if ((${#plot[@]})); then
   check "the plot of us per step against m" '[[ -s "$tmp/moe.svg" ]] && grep -q "grouped l2" "$tmp/moe.svg" && grep -q "fused_gate_up l2" "$tmp/moe.svg"'
 fi
-echo "$pass passed, $fail failed"
-((fail == 0))
+summary

@@ -5,10 +5,7 @@
 # place of the old ones, while the old files stay untouched until then.
 set -u
 G=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 
 if ! "$G" -e 'require "gpu".open{backend = "vulkan"}' >/dev/null 2>&1; then
   if [[ "${CI:-}" == true ]]; then echo "FAIL: no Vulkan device in CI"; exit 1; fi
@@ -40,5 +37,4 @@ check "the JSON file says interrupted, and parses" \
   '"$G" -e "local r = require \"gpubench.report\".read_jsonl(\"$tmp/r.jsonl\"); assert(r[#r].type == \"end\" and r[#r].interrupted == true and r[#r].cells >= 1)"'
 check "the CSV file says interrupted" 'tail -1 "$tmp/r.csv" | grep -q "^# interrupted: true"'
 check "no .partial file is left" '[[ ! -e "$tmp/r.jsonl.partial" && ! -e "$tmp/r.csv.partial" ]]'
-echo "$pass passed, $fail failed"
-((fail == 0))
+summary

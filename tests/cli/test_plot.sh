@@ -4,10 +4,7 @@
 # out and counted, and clear usage errors (a missing gnuplot included).
 set -u
 G=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 
 "$G" experiments/gemv_table.lua --backend vulkan --m 256 --k 256 --kernels q4_0,f32 --iters 5 --rounds 1 \
   --json "$tmp/run.jsonl" >/dev/null 2>&1
@@ -44,5 +41,4 @@ usage "missing file" "cannot read $tmp/none.jsonl" "$G" tools/plot.lua "$tmp/non
 out=$(PATH=/nonexistent "$G" tools/plot.lua "$tmp/run.jsonl" --x k --y gbs -o "$tmp/e.svg" 2>&1); rc=$?
 check "without gnuplot: a clear message (rc=$rc: $out)" \
   '[[ $rc -ne 0 ]] && grep -q "gnuplot is not installed (Debian: apt-get install gnuplot-nox" <<<"$out" && ! [[ -e "$tmp/e.svg" ]]'
-echo "$pass passed, $fail failed"
-((fail == 0))
+summary

@@ -9,10 +9,7 @@
 # missing, repeated, foreign and unfinished shards with exit status 2.
 set -u
 G=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 
 # partition NAME N CMD...: CMD prints the full list; CMD --shard I/N each shard.
 # Each shard must be the lines at positions p (0-based) with p mod N = I.
@@ -136,5 +133,4 @@ check "merge.sbatch over no shard file: exit 2 (rc=$rc)" '[[ $rc -eq 2 ]] && gre
 out=$(bash scripts/slurm/shard_array.sbatch experiments/bandwidth.lua 2>&1); rc=$?
 check "shard_array.sbatch outside an array says so (rc=$rc)" '[[ $rc -ne 0 ]] && grep -q "not an array task" <<<"$out"'
 
-echo "$pass passed, $fail failed"
-((fail == 0))
+summary

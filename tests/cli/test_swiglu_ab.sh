@@ -9,10 +9,7 @@
 # device work, exit 2.
 set -u
 G=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 E=experiments/swiglu_ab.lua
 
 usage() { # name, expected message, args...
@@ -118,5 +115,4 @@ check "Markdown: rotated rows name their copies" '[[ $(grep -c "| DRAM: 8 rotate
 check "Markdown: the notes name the trials, the bytes and the vendor's absence" \
   'grep -q "^\* µs: the p50 of 4 samples per path (2 trials in A-B-C-C-B-A order)" <<<"$md" &&
    grep -q "^\* fused GB/s = (weights + x + y bytes)" <<<"$md" && grep -q "^\* vendor: n/a on vulkan" <<<"$md"'
-echo "$pass passed, $fail failed"
-((fail == 0))
+summary

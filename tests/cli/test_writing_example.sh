@@ -4,10 +4,7 @@
 # on the Vulkan device CI has (lavapipe) with the safeguards it claims.
 set -u
 G=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); else echo "FAIL: $1"; fail=$((fail + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 
 # The page's first lua block is the file, byte for byte.
 awk '/^```lua$/ && !done {on = 1; next} on && /^```$/ {on = 0; done = 1} on' docs/WRITING_EXPERIMENTS.md > "$tmp/page.lua"
@@ -29,5 +26,4 @@ check "the footer names the method" 'grep -q "fastest of 5 runners" <<<"$out" &&
 check "the footer names the read ceiling" 'grep -q "% read: of" <<<"$out"'
 check "--validate ran reversed at 5x" 'grep -q "validation: reversed order, 5x iterations" <<<"$out"'
 check "JSON: environment, 2 cells, end" '[[ $(grep -c "\"type\":\"cell\"" "$tmp/c.jsonl") -eq 2 && $(grep -c "\"type\":\"end\"" "$tmp/c.jsonl") -eq 1 ]]'
-echo "$pass passed, $fail failed"
-((fail == 0))
+summary

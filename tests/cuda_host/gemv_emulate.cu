@@ -16,11 +16,12 @@
 // mma.sync m16n8k16 built from the PTX ISA fragment tables (mma_model in
 // emu_host.cuh), a whole block of threads at a time, in two accumulation models.
 //
-// Three files: this one (the kernels compiled as host code, the reference, the
-// variant lists and main), emu_host.cuh (guarded buffers, the host copy and
-// mma contexts, the runners) and emu_checks.cuh (the checks), included in
-// that order; docs/kernels/cuda-gemv.md, "How this was verified without a
-// GPU", says what the checks cover and which injected bugs they caught.
+// Three files: this one (the variant lists and main), gemv_emu_common.cuh
+// (the kernels compiled as host code, the reference, and through emu_host.cuh
+// guarded buffers, the host copy and mma contexts, the runners) and
+// emu_checks.cuh (the checks), included in that order;
+// docs/kernels/cuda-gemv.md, "How this was verified without a GPU", says what
+// the checks cover and which injected bugs they caught.
 //
 // Build (from the repository root, as test_gemv_emulate.sh does; SUBN=0 builds
 // the HSUB2-decode variant):
@@ -30,71 +31,7 @@
 //     -Ihost/ref -Ihost/core -Ikernels/cuda tests/cuda_host/gemv_emulate.cu *.o
 // (-fno-strict-aliasing: the kernels read shared-memory bytes through wider
 // types, which the GPU compiler allows and GCC's optimizer does not.)
-#include <sys/mman.h>
-#include <algorithm>
-#include <unistd.h>
-#include <cassert>
-#include <cstdarg>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
-
-// The kernels take their geometry from defines (lib/gpubench/gemv_cuda.lua
-// holds the defaults). The entries compiled here get one valid geometry; the
-// emulation runs its own template instances (QV, MV, DV below). SUBN comes
-// from the command line.
-#define MMA 1
-#define XQ 0
-#define ROWS 16
-#define WARPS 1
-#define STAGES 2
-#define KSPLIT 1
-#define PARTS 1
-#define GEMV_TOKENS 1
-#include "gemv_q4_0.cu"
-#include "gemv_q8_0.cu"
-#include "gemv_q4_k.cu"
-#include "gemv_q5_k.cu"
-#include "gemv_q6_k.cu"
-#undef ROWS
-#undef WARPS
-#define ROWS 4
-#define WARPS 2
-#define UNROLL 2
-#include "gemv_f32.cu"
-#include "gemv_f16.cu"
-#include "gemv_bf16.cu"
-
-extern "C" {
-#include "formats.h"
-#include "ref_blocks.h"
-#include "ref_dequant.h"
-#include "ref_gemv.h"
-#include "random.h"
-}
-
-
-// The reference code reports errors through gb_fail_at (host/core/backend.c, which
-// would pull in the backends): a minimal version that prints.
-extern "C" int gb_fail_at(gb_err* e, const char* file, int line, const char* fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "ref error: %s [%s:%d]\n", buf, file, line);
-    if (e) { free(e->msg); e->msg = NULL; }
-    return -1;
-}
-extern "C" void gb_err_clear(gb_err* e) { if (e) { free(e->msg); e->msg = NULL; } }
-
-static int failures = 0;
-#define CHECK(c, ...) do { if (!(c)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
-
-#include "emu_host.cuh"
+#include "gemv_emu_common.cuh"
 #include "emu_checks.cuh"
 
 #define QV(F, fmt, R, S) Variant{fmt, #F " R=" #R " S=" #S, run_quant<F, R, S>}

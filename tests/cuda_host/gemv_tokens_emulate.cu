@@ -1,6 +1,7 @@
 // Host emulation of the multi-token CUDA GEMV kernels (GEMV_TOKENS = T > 1:
 // y[T, m] = x[T, k] . W^T), run by tests/cli/test_gemv_tokens_emulate.sh. As
-// gemv_emulate.cu (whose contexts and runners, emu_host.cuh, it reuses), the
+// gemv_emulate.cu (whose kernels, contexts and runners, gemv_emu_common.cuh
+// and emu_host.cuh, it shares: the runners take T), the
 // kernels' own __host__ __device__ code runs on the CPU for every lane of
 // every warp: the scalar path's gb_quant_warp with T x rows (XQ integer dot,
 // with x through shared memory and from global memory, split-K, row parts;
@@ -14,171 +15,7 @@
 //   - the scalar and dense paths: x row t's results equal a T = 1 run on x
 //     row t bit for bit (the same arithmetic, only shared weight reads).
 // Build: as test_gemv_emulate.sh, with this file.
-#include <sys/mman.h>
-#include <algorithm>
-#include <unistd.h>
-#include <cassert>
-#include <cstdarg>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
-
-// One valid geometry for the kernels' own entries (never run here); the
-// runners below instantiate their own templates with T > 1.
-#define MMA 1
-#define XQ 0
-#define ROWS 16
-#define WARPS 1
-#define STAGES 2
-#define KSPLIT 1
-#define PARTS 1
-#define GEMV_TOKENS 1
-#include "gemv_q4_0.cu"
-#include "gemv_q8_0.cu"
-#include "gemv_q4_k.cu"
-#include "gemv_q5_k.cu"
-#include "gemv_q6_k.cu"
-#undef ROWS
-#undef WARPS
-#define ROWS 4
-#define WARPS 2
-#define UNROLL 2
-#include "gemv_f32.cu"
-#include "gemv_f16.cu"
-#include "gemv_bf16.cu"
-
-extern "C" {
-#include "formats.h"
-#include "ref_blocks.h"
-#include "ref_dequant.h"
-#include "ref_gemv.h"
-#include "random.h"
-}
-
-extern "C" int gb_fail_at(gb_err* e, const char* file, int line, const char* fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "ref error: %s [%s:%d]\n", buf, file, line);
-    if (e) { free(e->msg); e->msg = NULL; }
-    return -1;
-}
-extern "C" void gb_err_clear(gb_err* e) { if (e) { free(e->msg); e->msg = NULL; } }
-
-static int failures = 0;
-#define CHECK(c, ...) do { if (!(c)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
-
-#include "emu_host.cuh"
-
-// ------------------------------------------------------------ runners: x is T rows of k, y T rows of m
-
-// One warp of gb_gemv_quant with T x rows: sums[t * R + r].
-template <class F, int R, int S, int KS, int P, bool XSM, bool B, int T>
-static void emu_quant_warp_t(const unsigned char* W, size_t wbuf_bytes, const float* x, gb_u32 m, gb_u32 k,
-                             gb_u32 row0, gb_u32 slice, unsigned char* sp, float* sums)
-{
-    typedef unsigned char SlotRow[GbTile<F>::SLOT];
-    const size_t slots_bytes = (size_t)S * (R / P) * GbTile<F>::SLOT;
-    const size_t xs_bytes = XSM ? (size_t)GbXSlots<S, P, T>::N * T * GB_XSLOT : 0;
-    for (int r = 0; r < T * R; r++) sums[r] = 0.0f;
-    for (gb_u32 lane = 0; lane < 32; lane++) {
-        memset(sp, 0xFF, slots_bytes + xs_bytes + 64); // poison: stale bytes must not matter
-        HostCtx ctx; ctx.wlo = W; ctx.whi = W + wbuf_bytes; ctx.slo = sp; ctx.shi = sp + slots_bytes + xs_bytes;
-        ctx.xlo = reinterpret_cast<const unsigned char*>(x), ctx.xhi = ctx.xlo + 4ull * T * k;
-        float acc[T * R];
-        for (int r = 0; r < T * R; r++) acc[r] = 0.0f;
-        std::vector<float> prep((size_t)(R / P) * GbTile<F>::PREP_ROW + 4, NAN); // poisoned
-        gb_quant_warp<F, R, S, KS, P, XSM, B, T>(ctx, lane, W, x, m, k, row0, slice, (SlotRow(*)[R / P])sp, prep.data(),
-                                                 XSM ? (unsigned char(*)[GB_XSLOT])(sp + slots_bytes) : nullptr, acc);
-        for (int r = 0; r < T * R; r++) sums[r] += acc[r];
-    }
-}
-
-// Every block of gb_gemv_quant with T x rows, split-K through the kernel's
-// gb_ksplit_put / gb_ksplit_sum on x row t's part of the reduction array
-// (poisoned with NaN per block), as the kernel lays it out.
-template <class F, int R, int S, int NW, int KS, int P, int T, bool B = false>
-static void emu_quant_t(const unsigned char* W, size_t wbuf_bytes, const float* x, gb_u32 m, gb_u32 k, float* y)
-{
-    constexpr bool XSM = GbQuantSmem<F, R, S, NW, KS, P, B, T>::XSM;
-    const size_t bytes = (size_t)S * (R / P) * GbTile<F>::SLOT + (size_t)GbXSlots<S, P, T>::N * T * GB_XSLOT;
-    std::vector<unsigned char> mem(bytes + 64 + 16);
-    unsigned char* sp = mem.data();
-    while ((uintptr_t)sp & 15) sp++;
-    const gb_u32 blocks = (m + R * NW - 1) / (R * NW);
-    std::vector<float> red((size_t)T * NW * KS * R);
-    for (gb_u32 blk = 0; blk < blocks; blk++) {
-        std::fill(red.begin(), red.end(), NAN);
-        for (gb_u32 warp = 0; warp < NW * KS; warp++) {
-            gb_u32 group, slice;
-            gb_ksplit_warp<KS>(warp, group, slice);
-            const gb_u32 row0 = (blk * NW + group) * R;
-            if (row0 >= m) continue;
-            float sums[T * R];
-            emu_quant_warp_t<F, R, S, KS, P, XSM, B, T>(W, wbuf_bytes, x, m, k, row0, slice, sp, sums);
-            for (int t = 0; t < T; t++) {
-                if constexpr (KS == 1) {
-                    for (int r = 0; r < R; r++) if (row0 + r < m) y[(size_t)t * m + row0 + r] = sums[t * R + r];
-                } else {
-                    for (gb_u32 lane = 0; lane < 32; lane++)
-                        gb_ksplit_put<R, KS>(red.data() + (size_t)t * NW * KS * R, group, slice, lane,
-                                             lane < (gb_u32)R ? sums[t * R + lane] : NAN);
-                }
-            }
-        }
-        if constexpr (KS > 1) {
-            for (gb_u32 warp = 0; warp < NW * KS; warp++) {
-                gb_u32 group, slice;
-                gb_ksplit_warp<KS>(warp, group, slice);
-                const gb_u32 row0 = (blk * NW + group) * R;
-                if (row0 >= m || slice != 0) continue;
-                for (int t = 0; t < T; t++)
-                    for (gb_u32 lane = 0; lane < (gb_u32)R; lane++)
-                        if (row0 + lane < m)
-                            y[(size_t)t * m + row0 + lane] = gb_ksplit_sum<R, KS>(red.data() + (size_t)t * NW * KS * R, group, lane);
-            }
-        }
-    }
-}
-
-template <class D, int R, int U, int T>
-static void emu_dense_t(const unsigned char* W, size_t, const float* x, gb_u32 m, gb_u32 k, float* y)
-{
-    for (gb_u32 row0 = 0; row0 < m; row0 += R) {
-        float sums[T * R] = {0};
-        for (gb_u32 lane = 0; lane < 32; lane++) {
-            float acc[T * R];
-            for (int r = 0; r < T * R; r++) acc[r] = 0.0f;
-            gb_dense_lane<D, R, U, T>(lane, W, x, m, k, row0, acc);
-            for (int r = 0; r < T * R; r++) sums[r] += acc[r];
-        }
-        for (int t = 0; t < T; t++)
-            for (int r = 0; r < R; r++) if (row0 + r < m) y[(size_t)t * m + row0 + r] = sums[t * R + r];
-    }
-}
-
-template <class F, int NW, int S, int T>
-static void emu_mma_t(const unsigned char* W, size_t wbuf_bytes, const float* x, gb_u32 m, gb_u32 k, float* y)
-{
-    typedef GbMmaShared<F, NW, S, T> SM;
-    std::vector<unsigned char> mem(sizeof(SM) + 16);
-    unsigned char* p = mem.data();
-    while ((uintptr_t)p & 15) p++;
-    SM* sm = reinterpret_cast<SM*>(p);
-    const gb_u32 blocks = (m + 16 * NW - 1) / (16 * NW);
-    for (gb_u32 blk = 0; blk < blocks; blk++) {
-        memset(p, 0xFF, sizeof(SM)); // poison: stale bytes must not matter
-        HostMmaCtx<NW> ctx;
-        ctx.wlo = W, ctx.whi = W + wbuf_bytes;
-        ctx.slo = &sm->slots[0][0][0][0], ctx.shi = ctx.slo + sizeof sm->slots;
-        gb_mma_block_tokens<F, NW, S, T>(ctx, W, x, y, m, k, blk, *sm);
-    }
-}
+#include "gemv_emu_common.cuh"
 
 // ------------------------------------------------------------ variants
 
@@ -267,9 +104,9 @@ static void check_exact_t(const TVariant& v, gb_u32 m, gb_u32 k)
 }
 
 #define QT(F, fmt, R, S, NW, KS, P, T) \
-    TVariant{fmt, #F " R=" #R " S=" #S " W=" #NW " KSPLIT=" #KS " PARTS=" #P, T, emu_quant_t<F, R, S, NW, KS, P, T>, emu_quant_t<F, R, S, NW, KS, P, 1>}
-#define MT(F, fmt, NW, S, T) TVariant{fmt, #F " NW=" #NW " S=" #S, T, emu_mma_t<F, NW, S, T>, nullptr}
-#define DT(D, fmt, R, U, T) TVariant{fmt, #D " R=" #R " U=" #U, T, emu_dense_t<D, R, U, T>, emu_dense_t<D, R, U, 1>}
+    TVariant{fmt, #F " R=" #R " S=" #S " W=" #NW " KSPLIT=" #KS " PARTS=" #P, T, run_quant<F, R, S, NW, KS, P, false, T>, run_quant<F, R, S, NW, KS, P>}
+#define MT(F, fmt, NW, S, T) TVariant{fmt, #F " NW=" #NW " S=" #S, T, run_mma<F, NW, S, T>, nullptr}
+#define DT(D, fmt, R, U, T) TVariant{fmt, #D " R=" #R " U=" #U, T, run_dense<D, R, U, T>, run_dense<D, R, U>}
 
 int main()
 {

@@ -48,24 +48,7 @@ extern "C" {
 #include "ref_planar.h"
 }
 
-// The reference reports errors through gb_fail_at (host/core/backend.c, which
-// would pull in the backends): a minimal version that prints.
-extern "C" int gb_fail_at(gb_err* e, const char* file, int line, const char* fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "ref error: %s [%s:%d]\n", buf, file, line);
-    if (e) { free(e->msg); e->msg = NULL; }
-    return -1;
-}
-extern "C" void gb_err_clear(gb_err* e) { if (e) { free(e->msg); e->msg = NULL; } }
-
-static int failures = 0;
-#define CHECK(c, ...) do { if (!(c)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
-
+#include "emu_report.cuh"
 #include "emu_guard.cuh"
 #include "emu_mma.cuh"
 #include "linear_emu_ctx.cuh"

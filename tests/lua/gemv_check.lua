@@ -1,5 +1,6 @@
 -- tests/lua/gemv_check.lua: the oracle check shared by the GEMV tests of
--- every backend (test_gemv_cuda.lua, test_gemv_vulkan.lua).
+-- every backend (test_gemv_cuda.lua, test_gemv_vulkan.lua,
+-- test_gemv_tokens.lua).
 --
 --   local gc = dofile("tests/lua/gemv_check.lua")(t)
 --   gc.releasing(dev, function() gc.check(dev, "q4_k", 37, 256, seed) end)
@@ -16,22 +17,60 @@ return function(t)
     if not ok then error(e, 0) end
   end
 
-  -- Random valid weights and x for fmt at m x k: the GPU result against the
-  -- FP64 oracle, per row |y - y_ref| <= TOL * sum |w x|. Returns y, y_ref.
-  function gc.check(dev, fmt, m, k, seed, spec)
+  -- T distinct rows of x (each its own seed, seed + r, and row r scaled by
+  -- 4^(r-1) so that the rows' magnitudes differ; T = 1 is ref.random_f32(k,
+  -- seed + 1)): random valid weights for fmt at m x k through gemv.run, every
+  -- row of y against the FP64 reference of its own x row, per row
+  -- |y - y_ref| <= TOL * sum |w x|. T nil is gemv.run's default of one row
+  -- (or the spec's GEMV_TOKENS, the spec then given in the tokens place).
+  -- Returns y's f32 string, the weights and x.
+  function gc.check_tokens(dev, fmt, m, k, T, seed, spec)
     local ref = require "gpubench.ref"
     local f = gemv.format(fmt)
+    local rows = T or 1
     local w = ref.random_blocks(fmt, m * k // f.qk, seed)
-    local x = ref.random_f32(k, seed + 1)
-    local y, ys = gemv.run(dev, fmt, w, m, k, x, spec)
-    t.eq(#y, m, fmt .. " result count")
-    t.eq(#ys, 4 * m, fmt .. " result bytes")
-    local yref, absdot = ref.gemv(fmt, w, m, k, x)
-    local ok, worst_row, worst_rel, failures = ref.check_rows(ys, yref, absdot, gc.TOL)
-    t.truthy(ok, ("%s m=%d k=%d %s: %d rows off, worst row %d (|dy| / sum|w x| = %.3g, y=%.9g ref=%.9g)")
-      :format(fmt, m, k, spec and "variant" or "default", failures, worst_row, worst_rel,
-        y[worst_row], yref[worst_row]))
-    return y, yref
+    local xr = {}
+    for r = 1, rows do
+      local x = ref.random_f32(k, seed + r)
+      if r > 1 then
+        local v = { string.unpack(("<" .. ("f"):rep(k)), x) }
+        local parts = {}
+        for i = 1, k do parts[i] = string.pack("<f", v[i] * 4.0 ^ (r - 1)) end
+        x = table.concat(parts)
+      end
+      xr[r] = x
+    end
+    local xs = table.concat(xr)
+    local y, ys = gemv.run(dev, fmt, w, m, k, xs, T or spec, T and spec)
+    t.eq(#y, rows * m, fmt .. " result count")
+    t.eq(#ys, 4 * rows * m, fmt .. " result bytes")
+    for r = 1, rows do
+      local yref, absdot = ref.gemv(fmt, w, m, k, xr[r])
+      local ok, worst_row, worst_rel, failures = ref.check_rows(ys:sub(4 * m * (r - 1) + 1, 4 * m * r), yref, absdot, gc.TOL)
+      t.truthy(ok, ("%s m=%d k=%d T=%d %s x row %d: %d rows off, worst row %d (|dy| / sum|w x| = %.3g, y=%.9g ref=%.9g)")
+        :format(fmt, m, k, rows, spec and "variant" or "default", r, failures, worst_row, worst_rel,
+          y[m * (r - 1) + worst_row], yref[worst_row]))
+    end
+    return ys, w, xs
+  end
+
+  -- One row of x: gc.check_tokens with T nil.
+  function gc.check(dev, fmt, m, k, seed, spec)
+    return gc.check_tokens(dev, fmt, m, k, nil, seed, spec)
+  end
+
+  -- Lane-group widths for the reduction paths of the Vulkan kernels on a
+  -- device of subgroup size sg: narrower than, equal to and wider than a
+  -- subgroup, and the whole workgroup (256), each once and within 1..256.
+  function gc.lane_widths(sg)
+    local widths, seen = {}, {}
+    for _, w in ipairs { sg // 2, sg, sg * 2, 256 } do
+      if w >= 1 and w <= 256 and not seen[w] then
+        seen[w] = true
+        widths[#widths + 1] = w
+      end
+    end
+    return widths
   end
 
   return gc

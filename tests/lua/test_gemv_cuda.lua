@@ -413,43 +413,17 @@ t.test("every kernel compiles for sm_90 at GEMV_TOKENS = 8 (and the tensor-core 
   end
 end)
 
--- T distinct rows of x (each its own seed, row t scaled by 4^t so that the
--- rows' magnitudes differ), through gemv.run with tokens (or a spec whose
--- GEMV_TOKENS gives them): every row of y against the FP64 reference of its
--- own x row, per row |y - y_ref| <= 1e-4 * sum |w x|.
-local function check_tokens(dev, fmt, m, k, T, seed, spec)
-  local ref = require "gpubench.ref"
-  local f = gemv.format(fmt)
-  local w = ref.random_blocks(fmt, m * k // f.qk, seed)
-  local rows = {}
-  for r = 1, T do
-    local xr = { string.unpack(("<" .. ("f"):rep(k)), ref.random_f32(k, seed + r)) }
-    local parts = {}
-    for i = 1, k do parts[i] = string.pack("<f", xr[i] * 4.0 ^ (r - 1)) end
-    rows[r] = table.concat(parts)
-  end
-  local y, ys
-  if spec then y, ys = gemv.run(dev, fmt, w, m, k, table.concat(rows), spec)
-  else y, ys = gemv.run(dev, fmt, w, m, k, table.concat(rows), T) end
-  t.eq(#y, T * m, fmt .. " result count")
-  t.eq(#ys, 4 * T * m, fmt .. " result bytes")
-  for r = 1, T do
-    local yref, absdot = ref.gemv(fmt, w, m, k, rows[r])
-    local ok, worst_row, worst_rel, failures = ref.check_rows(ys:sub(4 * m * (r - 1) + 1, 4 * m * r), yref, absdot, 1e-4)
-    t.truthy(ok, ("%s m=%d k=%d T=%d %s x row %d: %d rows off, worst row %d (|dy| / sum|w x| = %.3g, y=%.9g ref=%.9g)")
-      :format(fmt, m, k, T, spec and "variant" or "default", r, failures, worst_row, worst_rel,
-        y[m * (r - 1) + worst_row], yref[worst_row]))
-  end
-end
-
+-- gc.check_tokens: T distinct rows of x (each its own seed, row t scaled by
+-- 4^t so that the rows' magnitudes differ), every row of y against the FP64
+-- reference of its own x row.
 for _, fmt in ipairs(gemv.formats) do
   t.test(fmt .. ": T = 1, 2, 3 and 8 x rows match the FP64 reference row by row", function()
     local dev = t.device("cuda")
     releasing(dev, function()
       for _, T in ipairs { 1, 2, 3, 8 } do
-        check_tokens(dev, fmt, 37, 256, T, 81 + T)
-        check_tokens(dev, fmt, 70, 4096, T, 91 + T)
-        check_tokens(dev, fmt, 19, 5120, T, 101 + T)
+        gc.check_tokens(dev, fmt, 37, 256, T, 81 + T)
+        gc.check_tokens(dev, fmt, 70, 4096, T, 91 + T)
+        gc.check_tokens(dev, fmt, 19, 5120, T, 101 + T)
       end
     end)
   end)
@@ -470,8 +444,8 @@ t.test("multi-token variants (tensor-core path, magic decode, split-K, x in shar
           local c = { GEMV_TOKENS = T }
           for name, v in pairs(changes) do c[name] = v end
           local spec = specs.variant(fmt, c)
-          check_tokens(dev, fmt, 29, 3072, T, 111 + T, spec)
-          check_tokens(dev, fmt, 5, 256, T, 121 + T, spec)
+          gc.check_tokens(dev, fmt, 29, 3072, T, 111 + T, spec)
+          gc.check_tokens(dev, fmt, 5, 256, T, 121 + T, spec)
         end
       end
     end

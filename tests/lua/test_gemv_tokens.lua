@@ -10,7 +10,8 @@ local gemv = require "gpubench.gemv"
 local gemv_bench = require "gpubench.gemv_bench"
 local specs = require "gpubench.gemv_vulkan"
 
-local releasing = dofile("tests/lua/gemv_check.lua")(t).releasing -- frees the compiled kernels
+local gc = dofile("tests/lua/gemv_check.lua")(t)
+local releasing = gc.releasing -- frees the compiled kernels
 
 -- fn's error text without its "file:line: " prefix must be exactly msg.
 local function refused(fn, msg)
@@ -60,21 +61,6 @@ t.test("the kernels refuse to compile without GEMV_TOKENS or with it out of rang
   end
 end)
 
--- x of T distinct rows (one random stream: row t is not row 0), the kernel's
--- y checked per token row; returns y's f32 string and the inputs.
-local function run_checked(dev, fmt, m, k, tokens, seed, spec)
-  local ref = require "gpubench.ref"
-  local w = ref.random_blocks(fmt, m * k // gemv.format(fmt).qk, seed)
-  local xs = ref.random_f32(tokens * k, seed + 1)
-  local y, ys = gemv.run(dev, fmt, w, m, k, xs, tokens, spec)
-  t.eq(#y, tokens * m, fmt .. " result count")
-  t.eq(#ys, 4 * tokens * m, fmt .. " result bytes")
-  local c = gemv_bench.check(fmt, w, m, k, xs, ys, tokens)
-  t.truthy(c.ok, ("%s m=%d k=%d T=%d: %d rows off, worst token %d row %d (|dy| / sum|w x| = %.3g)")
-    :format(fmt, m, k, tokens, c.failures, c.worst_token, c.worst_row, c.worst_rel))
-  return ys, w, xs
-end
-
 -- m = 300 is not a multiple of any rows_per_group (the last workgroup has rows
 -- past the end); k = 512 and 1024.
 for _, fmt in ipairs(gemv.formats) do
@@ -83,7 +69,7 @@ for _, fmt in ipairs(gemv.formats) do
     releasing(dev, function()
       for _, tokens in ipairs { 1, 2, 3, 8 } do
         local k = tokens == 3 and 1024 or 512
-        local ys = run_checked(dev, fmt, 300, k, tokens, 100 + tokens)
+        local ys = gc.check_tokens(dev, fmt, 300, k, tokens, 100 + tokens)
         if tokens > 1 then
           t.truthy(ys:sub(1, 4 * 300) ~= ys:sub(4 * 300 + 1, 8 * 300), fmt .. ": token rows 0 and 1 differ")
         end
@@ -97,7 +83,7 @@ t.test("the check looks at every token row: token 0's y copied into token 1 fail
   releasing(dev, function()
     local m, k = 300, 512
     for _, fmt in ipairs { "q4_k", "bf16" } do
-      local ys, w, xs = run_checked(dev, fmt, m, k, 3, 7)
+      local ys, w, xs = gc.check_tokens(dev, fmt, m, k, 3, 7)
       t.truthy(xs:sub(1, 4 * k) ~= xs:sub(4 * k + 1, 8 * k), "x rows differ")
       local row0 = ys:sub(1, 4 * m)
       local wrong = row0 .. row0 .. ys:sub(8 * m + 1)
@@ -119,19 +105,13 @@ end)
 t.test("reduction paths with tokens: lane groups narrower than, equal to and wider than a subgroup", function()
   local dev = t.device("vulkan")
   local sg = dev.subgroup_size
-  local widths, seen = {}, {}
-  for _, w in ipairs { sg // 2, sg, sg * 2, 256 } do
-    if w >= 1 and w <= 256 and not seen[w] then
-      seen[w] = true
-      widths[#widths + 1] = w
-    end
-  end
+  local widths = gc.lane_widths(sg)
   releasing(dev, function()
     for _, fmt in ipairs { "f32", "q4_k", "q6_k" } do
       for _, T in ipairs(widths) do
         for _, tokens in ipairs { 3, 8 } do
           local spec = specs.variant(fmt, { GEMV_T = T, GEMV_NR = 3, GEMV_TOKENS = tokens })
-          run_checked(dev, fmt, 29, 512, tokens, 200 + T + tokens, spec)
+          gc.check_tokens(dev, fmt, 29, 512, tokens, 200 + T + tokens, spec)
         end
       end
     end

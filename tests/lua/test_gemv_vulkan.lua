@@ -66,13 +66,7 @@ t.test("reduction paths: lane groups narrower than, equal to and wider than a su
   local dev = t.device("vulkan")
   local sg = dev.subgroup_size
   t.truthy(sg >= 1, "device reports its subgroup size")
-  local widths, seen = {}, {}
-  for _, w in ipairs { sg // 2, sg, sg * 2, 256 } do
-    if w >= 1 and w <= 256 and not seen[w] then
-      seen[w] = true
-      widths[#widths + 1] = w
-    end
-  end
+  local widths = gc.lane_widths(sg)
   releasing(dev, function()
     for _, fmt in ipairs { "f32", "q4_k", "q6_k" } do
       for _, T in ipairs(widths) do
