@@ -81,9 +81,9 @@ M.qtypes = { "q4", "q5", "q6", "w8", "nvfp4", "bf16" }
 -- bytes per run) spill (ptxas: 272 and 180 bytes); the others spill 16-24
 -- bytes at 128, outside the mma loop.
 local BN64_ONLY = { w8 = true, bf16 = true }
--- Units in flight per warp at T <= 8: 2 where the H200 sweeps timed it faster
--- at large N (q4, q6, bf16); 4 for w8 (32-element units: 2 left too few bytes
--- in flight, up to 2x slower), q5 and nvfp4 (docs/kernels/cuda-linear.md).
+-- Units in flight per warp at T <= 8: 2 where the sweeps timed it faster at
+-- large N (q4, q6, bf16); 4 for w8 (32-element units: 2 leave too few bytes in
+-- flight), q5 and nvfp4. The timings: docs/kernels/cuda-linear.md.
 local GEMV_U = { q4 = 2, q5 = 4, q6 = 2, w8 = 4, nvfp4 = 4, bf16 = 2 }
 for _, q in ipairs(M.qtypes) do
   local list = {
