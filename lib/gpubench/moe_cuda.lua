@@ -56,41 +56,13 @@ function M.variant(name, changes)
   return gemv_like(base.file:match("[^/]+$"), base.entry, d)
 end
 
-local function ceil_div(a, b) return (a + b - 1) // b end
-
+-- The launch builders (gpubench.moe_launch): the expert stride is a u64 (a
+-- stack may pass 4 GiB); the grouped kernel also takes the row stride.
 local function u32(v) return require("gpu").u32(v) end
 local function u64(v) return require("gpu").u64(v) end
-
--- Each builder: (kernel_of, shape, m, bufs [, specs]) -> launches of one step.
-M.launches = {}
-
-local function pair_launch(kernel_of, s, sh, b, pair0, count)
-  return { kernel_of(s), { ceil_div(sh.n, s.rows_per_group), count, 1 }, s.block, b.w, b.x, b.ids, b.y,
-           u32(sh.n), u32(sh.k), u32(sh.experts), u64(sh.nb02), u32(sh.top_k), u32(pair0), u32(sh.outer), u32(sh.inner) }
-end
-
-function M.launches.batched(kernel_of, sh, m, b, specs)
-  return { pair_launch(kernel_of, (specs or M).pairs, sh, b, 0, m * sh.top_k) }
-end
-
-function M.launches.per_token(kernel_of, sh, m, b, specs)
-  local l = {}
-  for t = 0, m - 1 do l[t + 1] = pair_launch(kernel_of, (specs or M).pairs, sh, b, t * sh.top_k, sh.top_k) end
-  return l
-end
-
-function M.launches.fused_gate_up(kernel_of, sh, m, b, specs)
-  local s = (specs or M).fused
-  return { { kernel_of(s), { ceil_div(sh.n, s.rows_per_group), m * sh.top_k, 1 }, s.block, b.w, b.up, b.x, b.ids, b.y,
-             u32(sh.n), u32(sh.k), u32(sh.experts), u64(sh.nb02), u32(sh.top_k), u32(sh.outer), u32(sh.inner) } }
-end
-
-function M.launches.grouped(kernel_of, sh, m, b, specs)
-  local g = (specs or M).grouped
-  local pairs_ = m * sh.top_k
-  return { { kernel_of(g), { ceil_div(sh.n, g.rows_per_group), math.min(sh.experts, pairs_), 1 }, g.block, b.w, b.x,
-             b.ids, b.y, u32(sh.n), u32(sh.k), u32(sh.experts), u32(sh.nb01), u64(sh.nb02), u32(sh.top_k),
-             u32(pairs_), u32(sh.outer), u32(sh.inner) } }
-end
+M.launches = require("gpubench.moe_launch")(M, {
+  stride = u64,
+  grouped_strides = function(sh) return { u32(sh.nb01), u64(sh.nb02) } end,
+})
 
 return M

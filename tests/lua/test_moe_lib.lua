@@ -249,4 +249,41 @@ t.test("each CUDA kernel's first gpubench-compile line repeats moe_cuda.lua's de
   t.errors(function() mv.variant("pairs", { MOE_T = 3 }) end, "MOE_T=3 does not divide 256", true)
 end)
 
+t.test("the launch builders of both backends: the kernels' parameter lists, strides u64 on CUDA, u32 on Vulkan", function()
+  local sh = { n = 768, k = 2048, experts = 128, nb01 = 1152, nb02 = 884736, top_k = 8, outer = 2048, inner = 0 }
+  local bufs = { w = "W", x = "X", ids = "I", y = "Y", up = "U" }
+  local function args(l)
+    local a = {}
+    for j = 4, #l do a[#a + 1] = type(l[j]) == "userdata" and tostring(l[j]) or l[j] end
+    return table.concat(a, " ")
+  end
+  local want = {
+    cuda = {
+      batched = "W X I Y gpu.u32(768) gpu.u32(2048) gpu.u32(128) gpu.u64(884736) gpu.u32(8) gpu.u32(0) gpu.u32(2048) gpu.u32(0)",
+      fused_gate_up = "W U X I Y gpu.u32(768) gpu.u32(2048) gpu.u32(128) gpu.u64(884736) gpu.u32(8) gpu.u32(2048) gpu.u32(0)",
+      grouped = "W X I Y gpu.u32(768) gpu.u32(2048) gpu.u32(128) gpu.u32(1152) gpu.u64(884736) gpu.u32(8) gpu.u32(24) gpu.u32(2048) gpu.u32(0)",
+    },
+    vulkan = {
+      batched = "W X I Y gpu.u32(768) gpu.u32(2048) gpu.u32(128) gpu.u32(884736) gpu.u32(8) gpu.u32(0) gpu.u32(2048) gpu.u32(0)",
+      fused_gate_up = "W U X I Y gpu.u32(768) gpu.u32(2048) gpu.u32(128) gpu.u32(884736) gpu.u32(8) gpu.u32(2048) gpu.u32(0)",
+      grouped = "W X I Y gpu.u32(768) gpu.u32(2048) gpu.u32(128) gpu.u32(884736) gpu.u32(8) gpu.u32(24) gpu.u32(2048) gpu.u32(0)",
+    },
+  }
+  for b, w in pairs(want) do
+    local M = require("gpubench.moe_" .. b)
+    local kof = function(s) return s end
+    for v, text in pairs(w) do
+      local ls = M.launches[v](kof, sh, 3, bufs)
+      t.eq(#ls, 1, b .. " " .. v)
+      t.eq(args(ls[1]), text, b .. " " .. v)
+    end
+    local per = M.launches.per_token(kof, sh, 3, bufs)
+    t.eq(#per, 3, b .. " per_token: a dispatch per token")
+    t.eq(tostring(per[3][13]), "gpu.u32(16)", b .. " per_token: token 2 starts at pair 16")
+    t.eq(per[3][2][2], 8, b .. " per_token: top_k pairs per dispatch")
+    local g = M.launches.grouped(kof, sh, 64, bufs)[1]
+    t.eq(g[2][2], 128, b .. " grouped: one block row per expert at most")
+  end
+end)
+
 t.run()
