@@ -47,8 +47,9 @@ static const char *check_bytes(lua_State *L, int i, size_t *len, const char *fn,
     return lua_tolstring(L, i, len);
 }
 
-/* A format argument: its name, or one of the ref.formats tables. */
-static const gb_format *check_format(lua_State *L, int i, const char *fn) {
+/* The name of a format argument: a string, or the name field of one of the
+ * format tables (kind: "format" or "planar format", for the message). */
+static const char *format_name(lua_State *L, int i, const char *fn, const char *kind) {
     const char *name = NULL;
     if (lua_type(L, i) == LUA_TSTRING) {
         name = lua_tostring(L, i);
@@ -57,8 +58,13 @@ static const gb_format *check_format(lua_State *L, int i, const char *fn) {
         name = lua_tostring(L, -1);
     }
     if (!name)
-        ref_error(L, "ref.%s: fmt must be a format name (a string), got %s", fn,
-                  luaL_typename(L, i));
+        ref_error(L, "ref.%s: fmt must be a %s name (a string), got %s", fn, kind, luaL_typename(L, i));
+    return name;
+}
+
+/* A format argument: its name, or one of the ref.formats tables. */
+static const gb_format *check_format(lua_State *L, int i, const char *fn) {
+    const char *name = format_name(L, i, fn, "format");
     const gb_format *f;
     gb_err e = {0};
     if (gb_format_lookup(name, &f, &e) != 0) lb_raise(L, &e);
@@ -274,16 +280,7 @@ static int l_check_rows(lua_State *L) {
  * ref.planar_formats tables. */
 
 static const gb_planar_format *check_planar(lua_State *L, int i, const char *fn) {
-    const char *name = NULL;
-    if (lua_type(L, i) == LUA_TSTRING) {
-        name = lua_tostring(L, i);
-    } else if (lua_type(L, i) == LUA_TTABLE) {
-        lua_getfield(L, i, "name"); /* left on the stack: name stays valid */
-        name = lua_tostring(L, -1);
-    }
-    if (!name)
-        ref_error(L, "ref.%s: fmt must be a planar format name (a string), got %s", fn,
-                  luaL_typename(L, i));
+    const char *name = format_name(L, i, fn, "planar format");
     const gb_planar_format *f;
     gb_err e = {0};
     if (gb_planar_lookup(name, &f, &e) != 0) lb_raise(L, &e);
