@@ -341,6 +341,16 @@ static uint64_t outputs(lua_State *L, uint64_t t, uint64_t n, const char *fn) {
     return t * n;
 }
 
+/* The format (argument 1) and the n and k (arguments n_arg, n_arg + 1) a
+ * planar call is given, checked in that order. */
+static const gb_planar_format *check_planar_nk(lua_State *L, int n_arg, const char *fn, uint64_t *n,
+                                               uint64_t *k) {
+    const gb_planar_format *f = check_planar(L, 1, fn);
+    *n = check_positive(L, n_arg, fn, "n");
+    *k = check_positive(L, n_arg + 1, fn, "k");
+    return f;
+}
+
 /* ref.k_pad(fmt, k) -> K padded to the format's multiple (k itself for BF16) */
 static int l_k_pad(lua_State *L) {
     const gb_planar_format *f = check_planar(L, 1, "k_pad");
@@ -353,9 +363,8 @@ static int l_k_pad(lua_State *L) {
 
 /* ref.planar_weight_bytes(fmt, n, k) */
 static int l_planar_weight_bytes(lua_State *L) {
-    const gb_planar_format *f = check_planar(L, 1, "planar_weight_bytes");
-    uint64_t n = check_positive(L, 2, "planar_weight_bytes", "n");
-    uint64_t k = check_positive(L, 3, "planar_weight_bytes", "k");
+    uint64_t n, k;
+    const gb_planar_format *f = check_planar_nk(L, 2, "planar_weight_bytes", &n, &k);
     gb_planar_layout l;
     planar_layout(L, f, n, k, &l, "planar_weight_bytes");
     lua_pushinteger(L, (lua_Integer)l.bytes);
@@ -364,9 +373,8 @@ static int l_planar_weight_bytes(lua_State *L) {
 
 /* ref.planar_planes(fmt, n, k) -> {{name=, offset=, row_bytes=, bytes=}, ...} in plane order */
 static int l_planar_planes(lua_State *L) {
-    const gb_planar_format *f = check_planar(L, 1, "planar_planes");
-    uint64_t n = check_positive(L, 2, "planar_planes", "n");
-    uint64_t k = check_positive(L, 3, "planar_planes", "k");
+    uint64_t n, k;
+    const gb_planar_format *f = check_planar_nk(L, 2, "planar_planes", &n, &k);
     gb_planar_layout l;
     planar_layout(L, f, n, k, &l, "planar_planes");
     lua_createtable(L, l.nplanes, 0);
@@ -387,9 +395,8 @@ static int l_planar_planes(lua_State *L) {
 
 /* ref.planar_random(fmt, n, k, seed) -> exactly the weight bytes */
 static int l_planar_random(lua_State *L) {
-    const gb_planar_format *f = check_planar(L, 1, "planar_random");
-    uint64_t n = check_positive(L, 2, "planar_random", "n");
-    uint64_t k = check_positive(L, 3, "planar_random", "k");
+    uint64_t n, k;
+    const gb_planar_format *f = check_planar_nk(L, 2, "planar_random", &n, &k);
     uint64_t seed = check_seed(L, 4, "planar_random");
     gb_planar_layout l;
     planar_layout(L, f, n, k, &l, "planar_random");
@@ -404,9 +411,8 @@ static int l_planar_random(lua_State *L) {
 /* ref.planar_dequantize(fmt, bytes, n, k [, gscale]) -> f32 string [N, K] */
 static int l_planar_dequantize(lua_State *L) {
     const char *fn = "planar_dequantize";
-    const gb_planar_format *f = check_planar(L, 1, fn);
-    uint64_t n = check_positive(L, 3, fn, "n");
-    uint64_t k = check_positive(L, 4, fn, "k");
+    uint64_t n, k;
+    const gb_planar_format *f = check_planar_nk(L, 3, fn, &n, &k);
     gb_planar_layout l;
     planar_layout(L, f, n, k, &l, fn);
     const char *w = check_weights(L, 2, f, &l, fn);
@@ -427,9 +433,8 @@ static int l_random_bf16(lua_State *L) { return push_random(L, "random_bf16", GB
 /* ref.linear(fmt, weights, n, k, x_bf16, t [, gscale]) -> r, s (f64 strings [T, N]) */
 static int l_linear(lua_State *L) {
     const char *fn = "linear";
-    const gb_planar_format *f = check_planar(L, 1, fn);
-    uint64_t n = check_positive(L, 3, fn, "n");
-    uint64_t k = check_positive(L, 4, fn, "k");
+    uint64_t n, k;
+    const gb_planar_format *f = check_planar_nk(L, 3, fn, &n, &k);
     uint64_t t = check_positive(L, 6, fn, "t");
     gb_planar_layout l;
     planar_layout(L, f, n, k, &l, fn);

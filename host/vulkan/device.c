@@ -111,6 +111,14 @@ static int coopmat_shapes(VkPhysicalDevice p, gb_device_info *out, gb_err *e)
     return 0;
 }
 
+/* Links s, a Vulkan output struct (sType, then pNext, as VkBaseOutStructure),
+ * after the last link *tail of a pNext chain; returns s's pNext, the new tail. */
+static void **chain(void **tail, void *s)
+{
+    *tail = s;
+    return (void **)&((VkBaseOutStructure *)s)->pNext;
+}
+
 /* The storage and cooperative-matrix features a kernel may need, as info
  * fields; x->coopmat_feature tells create_device to enable the extension. */
 static void fill_features(VkPhysicalDevice p, uint32_t api, gb_device_info *out, dev_exts *x,
@@ -129,14 +137,11 @@ static void fill_features(VkPhysicalDevice p, uint32_t api, gb_device_info *out,
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
-    void **next = &f2.pNext;
-#define CHAIN(s) do { *next = &(s); next = &(s).pNext; } while (0)
-    CHAIN(s16);
+    void **next = chain(&f2.pNext, &s16);
     if (api >= VK_API_VERSION_1_2)
-        CHAIN(f12);
+        next = chain(next, &f12);
     if (x->coopmat_nv)
-        CHAIN(cm);
-#undef CHAIN
+        next = chain(next, &cm);
     gb_vk.vkGetPhysicalDeviceFeatures2(p, &f2);
     out->storage_buffer_16bit = s16.storageBuffer16BitAccess != 0;
     out->storage_buffer_8bit = api >= VK_API_VERSION_1_2 && f12.storageBuffer8BitAccess;
@@ -179,19 +184,17 @@ static int fill_info(VkPhysicalDevice p, gb_device_info *out, vk_device *vd, dev
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_2_AMD};
     /* Chain only what this device's version or extensions define. */
     void **next = &props.pNext;
-#define CHAIN(s) do { *next = &(s); next = &(s).pNext; } while (0)
     if (v11) {
-        CHAIN(id);
-        CHAIN(sg);
-        CHAIN(m3);
+        next = chain(next, &id);
+        next = chain(next, &sg);
+        next = chain(next, &m3);
     }
     if (v12 || x->driver_props)
-        CHAIN(drv);
+        next = chain(next, &drv);
     if (x->sm_builtins)
-        CHAIN(sm);
+        next = chain(next, &sm);
     if (x->amd_core2)
-        CHAIN(amd);
-#undef CHAIN
+        next = chain(next, &amd);
     gb_vk.vkGetPhysicalDeviceProperties2(p, &props);
     const VkPhysicalDeviceLimits *lim = &props.properties.limits;
 

@@ -8,28 +8,14 @@
 -- |y - y_ref| <= 1e-4 sum |w x| per output (fused: the SwiGLU bound).
 
 local t = dofile("tests/lua/harness.lua")
+local mc = dofile("tests/lua/moe_cases.lua")(t)
 local moe = require "gpubench.moe"
 local mb = require "gpubench.moe_bench"
 local BACKEND = "cuda"
 
--- n = 40 and 24: the last block has rows past the end (14-row warps, 64-row
--- grouped blocks); k = 256: one super-block, fewer than the grouped stages.
-local SMALL = { experts = 6, top_k = 3, gate_up = { n = 40, k = 512 }, down = { n = 24, k = 256 } }
+local SMALL, check_all = mc.SMALL, mc.check_all
 -- 70 experts: the grouped kernel's presence mask spans three words.
 local WIDE = { experts = 70, top_k = 4, gate_up = { n = 72, k = 1024 }, down = { n = 136, k = 768 } }
-
-local function check_all(dev, shape, ids, m, what, ms)
-  local F <close>, g = mb.case(dev, shape, ids, m)
-  for _, mm in ipairs(ms or { m }) do
-    for _, v in ipairs(moe.VARIANTS) do
-      if moe.applies(v, shape.projection) then
-        local c = mb.check(dev, g, v, mm) -- raises on a wrong output or a write past them
-        t.truthy(c.worst_rel <= mb.TOL, ("%s %s %s m=%d"):format(what, v, shape.projection, mm))
-        if v == "batched" then t.eq(c.bit_exact, true, what .. ": batched == per_token") end
-      end
-    end
-  end
-end
 
 for _, proj in ipairs(moe.PROJECTIONS) do
   t.test(("every variant against the reference, uniform routing, m = 1, 2, 5, %s"):format(proj), function()
@@ -41,14 +27,7 @@ for _, proj in ipairs(moe.PROJECTIONS) do
 end
 
 t.test("routing edge cases: every pair on one expert, all experts distinct, more pairs than experts", function()
-  local dev = t.device(BACKEND)
-  for _, proj in ipairs(moe.PROJECTIONS) do
-    local sh = moe.shape(SMALL, proj)
-    -- 12 pairs on one expert: three grouped passes of 4 tokens
-    check_all(dev, sh, moe.edge("one_expert", 4, sh.experts, sh.top_k), 4, "one_expert")
-    check_all(dev, sh, moe.edge("distinct", 2, sh.experts, sh.top_k), 2, "distinct")
-    check_all(dev, sh, moe.edge("overflow", 3, sh.experts, sh.top_k), 3, "overflow")
-  end
+  mc.edge_cases(t.device(BACKEND))
 end)
 
 t.test("70 experts, 48 tokens of top-4 (192 ids: the grouped scan's windows of 32), zipf and modulo", function()
@@ -71,13 +50,7 @@ t.test("the model geometries: qwen3_30b_a3b at m = 4, ferrum_subset at m = 2, mi
 end)
 
 t.test("the checks catch a wrong kernel: weights changed after the reference fail it", function()
-  local dev = t.device(BACKEND)
-  local sh = moe.shape(SMALL, "gate_up")
-  local F <close>, g = mb.case(dev, sh, moe.routing("uniform", 2, sh.experts, sh.top_k, { seed = 6 }), 2)
-  g.stacks.w[1]:upload(require("gpubench.ref").random_blocks("q4_k", sh.stack_bytes // 144, 99))
-  for _, v in ipairs { "batched", "grouped", "fused_gate_up" } do
-    t.errors(function() mb.check(dev, g, v, 2) end, ("the cuda %s kernel is wrong at m=2 (gate_up)"):format(v), true)
-  end
+  mc.wrong_kernel_fails(t.device(BACKEND), { "batched", "grouped", "fused_gate_up" })
 end)
 
 t.test("grouped geometries of the compile lines: GWARPS 1, 2, 4, GSTAGES 2 to 4, GTOK 4 and 8", function()

@@ -7,42 +7,24 @@
 -- outputs.
 
 local t = dofile("tests/lua/harness.lua")
+local mc = dofile("tests/lua/moe_cases.lua")(t)
 local moe = require "gpubench.moe"
 local mb = require "gpubench.moe_bench"
 local BACKEND = "vulkan"
 
--- n = 40 and 24 leave rows past the end in the last workgroup; k = 256 is one
--- super-block; 6 experts, top-3.
-local SMALL = { experts = 6, top_k = 3, gate_up = { n = 40, k = 512 }, down = { n = 24, k = 256 } }
-
-local function check_all(dev, shape, ids, m, what)
-  local F <close>, g = mb.case(dev, shape, ids, m)
-  for _, v in ipairs(moe.VARIANTS) do
-    if moe.applies(v, shape.projection) then
-      local c = mb.check(dev, g, v, m) -- raises on a wrong output
-      t.truthy(c.worst_rel <= mb.TOL, ("%s %s %s"):format(what, v, shape.projection))
-      if v == "batched" then t.eq(c.bit_exact, true, what .. ": batched == per_token") end
-    end
-  end
-end
+local SMALL, check_all = mc.SMALL, mc.check_all
 
 for _, proj in ipairs(moe.PROJECTIONS) do
   t.test(("every variant against the reference, uniform routing, m = 1 and 5, %s"):format(proj), function()
     local dev = t.device(BACKEND)
     local sh = moe.shape(SMALL, proj)
-    check_all(dev, sh, moe.routing("uniform", 5, sh.experts, sh.top_k, { seed = 2 }), 5, "m=5")
-    check_all(dev, sh, moe.routing("uniform", 1, sh.experts, sh.top_k, { seed = 3 }), 1, "m=1")
+    check_all(dev, sh, moe.routing("uniform", 5, sh.experts, sh.top_k, { seed = 2 }), 5, "uniform seed 2")
+    check_all(dev, sh, moe.routing("uniform", 1, sh.experts, sh.top_k, { seed = 3 }), 1, "uniform seed 3")
   end)
 end
 
 t.test("routing edge cases: every pair on one expert, all experts distinct, more pairs than experts", function()
-  local dev = t.device(BACKEND)
-  for _, proj in ipairs(moe.PROJECTIONS) do
-    local sh = moe.shape(SMALL, proj)
-    check_all(dev, sh, moe.edge("one_expert", 4, sh.experts, sh.top_k), 4, "one_expert")
-    check_all(dev, sh, moe.edge("distinct", 2, sh.experts, sh.top_k), 2, "distinct")
-    check_all(dev, sh, moe.edge("overflow", 3, sh.experts, sh.top_k), 3, "overflow")
-  end
+  mc.edge_cases(t.device(BACKEND))
 end)
 
 t.test("grouped over more than one window of 256 ids (90 tokens of top-3)", function()
@@ -61,14 +43,7 @@ t.test("ferrum_subset (8 experts, top-8, 768 x 2048 / 2048 x 768) at m = 1 and 2
 end)
 
 t.test("the checks catch a wrong kernel: weights changed after the reference fail it", function()
-  local dev = t.device(BACKEND)
-  local sh = moe.shape(SMALL, "gate_up")
-  local F <close>, g = mb.case(dev, sh, moe.routing("uniform", 2, sh.experts, sh.top_k, { seed = 6 }), 2)
-  local ref = require "gpubench.ref"
-  g.stacks.w[1]:upload(ref.random_blocks("q4_k", sh.stack_bytes // 144, 99))
-  for _, v in ipairs { "batched", "grouped" } do
-    t.errors(function() mb.check(dev, g, v, 2) end, ("the vulkan %s kernel is wrong at m=2 (gate_up)"):format(v), true)
-  end
+  mc.wrong_kernel_fails(t.device(BACKEND), { "batched", "grouped" })
 end)
 
 t.test("bit-exact equality is a real check: another lane split changes the bits", function()
