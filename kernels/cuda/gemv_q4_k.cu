@@ -29,6 +29,7 @@
 #define GB_GEMV_QUANTIZED 1
 #include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
+#include "gemv_q4k_xq.cuh"
 
 // Three decodes, one struct each (below; gb_gemv_quant_kernel in gemv_mma.cuh
 // picks one by the defines): the integer dot (GbQ4KI, XQ=1) is the default;
@@ -62,26 +63,8 @@ struct GbQ4K {
 };
 
 
-// XQ=1 (integer dot, gemv_decode.cuh): the same bytes and prep as GbQ4K; run a
-// is the low nibbles (sub-block 2c), run b the high nibbles (2c+1).
-struct GbQ4KI : GbKQI<144> {
-    struct Wd { gb_u32 q[4]; float4 s; };
-    GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float* prep, Wd& wd)
-    {
-        gb_ld_u32x4(slot + delta + 144 * (lane >> 3) + 16 + 16 * (lane & 7), wd.q); // qs[32c + 16h ..]
-        wd.s = gb_kq_scales(prep, lane);
-    }
-    GB_HD static float dot(const Wd& wd, const X& xs)
-    {
-        int ia = 0, ib = 0;
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            ia = gb_dot4i(wd.q[i] & 0x0F0F0F0Fu, xs.a, i, ia);
-            ib = gb_dot4u(wd.q[i] & 0xF0F0F0F0u, xs.b, i, ib); // 16 * sum q c: no shift
-        }
-        return gb_kq_finish(wd.s, ia, ib >> 4, xs); // exact: ib is a multiple of 16
-    }
-};
+// XQ=1 (integer dot): GbQ4KI, the same bytes and prep as GbQ4K, is in
+// gemv_q4k_xq.cuh, since the MoE kernels run it too.
 
 // Tensor-core path (gemv_mma.cuh). A tile is one super-block; unit = sub-block
 // s (32 columns), c = s/2. Lane t of a quad takes qs[32c + 8t .. +7] (one

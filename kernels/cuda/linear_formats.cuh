@@ -78,122 +78,88 @@ GB_HD void ln_nibbles(gb_u32 w, const gb_u32* hm, gb_u32 neg, gb_u32* a)
     a[3] = ln_prmt(A[2], A[3], 0x7632); // (e6, e7)
 }
 
-// ------------------------------------------------------------ Q4G64_F16S
-struct LnQ4 {
-    enum { E = 16, MODE = LN_SCALE_AFTER, GSCALE = 0, KG = 4, NG = 1, SWZ = 1, CB = 32, HB = 0, SB = 2 };
-    enum { LW = 8 }; // bytes of each code load of a lane (the staged route's swizzle)
-    GB_HD static gb_u32 chunk(gb_u32 t, int h) { return 2 * t + h; }
-    struct Raw { gb_u32 c[2], s; };
-    GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K)
-    {
-        const gb_u64 kp = ln_kpad(K);
-        LnGeo g{W, W, W + (gb_u64)N * (kp / 2), kp / 2, 0, kp / 32};
-        return g;
-    }
-    GB_HD static LnPtr ptr(const LnGeo& g, gb_u32 row, gb_u32 t)
-    {
-        LnPtr p{g.p0 + row * g.r0 + 8 * t, g.p0, g.ps + row * g.rs};
-        return p;
-    }
-    #pragma nv_exec_check_disable
-    template <bool TAIL, class Ctx>
-    GB_HD static void load(const Ctx& ctx, const LnPtr& p, gb_u32 du, int kleft, Raw& r)
-    {
-        ctx.ld_w64(p.c + 32 * du, r.c);
-        r.s = ctx.ld_c16(p.s + 2 * du);
-    }
-    GB_HD static float scale(const Raw& r, int) { return gb_half_to_float(r.s); }
-    GB_HD static void decode(const Raw& r, gb_u32* a)
-    {
-        const gb_u32 hm[4] = {LN_MAGIC2, LN_MAGIC2, LN_MAGIC2, LN_MAGIC2};
-        ln_nibbles(r.c[0], hm, LN_NEG136, a);
-        ln_nibbles(r.c[1], hm, LN_NEG136, a + 4);
-    }
-};
+// The planes of a padded format from its bytes per unit of 64 elements
+// (F::CB codes, F::HB high bits, F::SB scales), one after another, N rows of
+// kp / 64 units each; without high bits that plane is empty (r1 = 0, never read).
+// The offset p1 first and the row sizes written out again, as the formats had
+// them: naming r0 and r1 first changes nvcc's schedule of Q5 and Q6.
+template <int B>
+GB_HD gb_u64 ln_plane_row(gb_u64 kp)
+{
+    if constexpr (B == 0) return 0;
+    else return kp / (64 / B);
+}
+template <class F>
+GB_HD LnGeo ln_planar_geo(const unsigned char* W, gb_u32 N, gb_u32 K)
+{
+    const gb_u64 kp = ln_kpad(K), p1 = (gb_u64)N * ln_plane_row<F::CB>(kp);
+    LnGeo g{W, W + p1, W + p1 + (gb_u64)N * ln_plane_row<F::HB>(kp), ln_plane_row<F::CB>(kp),
+            ln_plane_row<F::HB>(kp), ln_plane_row<F::SB>(kp)};
+    return g;
+}
 
-// ------------------------------------------------------------ Q5G64_F16S
-// Bit 4 of the code of run element i is bit i of the run's 16 high bits.
-struct LnQ5 {
-    enum { E = 16, MODE = LN_SCALE_AFTER, GSCALE = 0, KG = 4, NG = 1, SWZ = 1, CB = 32, HB = 8, SB = 2 };
+// Lane t's pointers at unit 0 of a row: its codes from chunk(t, 0) (CB / 8
+// bytes a chunk), its run's HB / 4 bytes of high bits, the row's scales plus
+// st (the lane's own group's scale, where groups are runs).
+template <class F>
+GB_HD LnPtr ln_planar_ptr(const LnGeo& g, gb_u32 row, gb_u32 t, gb_u32 st)
+{
+    LnPtr p{g.p0 + row * g.r0 + F::chunk(t, 0) * (F::CB / 8), g.p1 + row * g.r1 + (F::HB / 4) * t,
+            g.ps + row * g.rs + st};
+    return p;
+}
+
+// ------------------------------------------------------------ Q4, Q5, Q6 G64_F16S
+// 4-bit low codes and B = 0, 1, 2 high bits a code (those of run element i
+// are bits B i .. B i + B - 1 of the run's 16 B high bits), one fp16 scale a
+// unit; the codes are offset by 2^(3 + B). Raw has the high bits (h) only
+// where there are some.
+template <int B> struct LnQkRaw { gb_u32 c[2], h, s; };
+template <> struct LnQkRaw<0> { gb_u32 c[2], s; };
+
+template <int B>
+struct LnQk {
+    enum { E = 16, MODE = LN_SCALE_AFTER, GSCALE = 0, KG = 4, NG = 1, SWZ = 1, CB = 32, HB = 8 * B, SB = 2 };
     enum { LW = 8 }; // bytes of each code load of a lane (the staged route's swizzle)
     GB_HD static gb_u32 chunk(gb_u32 t, int h) { return 2 * t + h; }
-    struct Raw { gb_u32 c[2], h, s; };
-    GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K)
-    {
-        const gb_u64 kp = ln_kpad(K), p1 = (gb_u64)N * (kp / 2);
-        LnGeo g{W, W + p1, W + p1 + (gb_u64)N * (kp / 8), kp / 2, kp / 8, kp / 32};
-        return g;
-    }
-    GB_HD static LnPtr ptr(const LnGeo& g, gb_u32 row, gb_u32 t)
-    {
-        LnPtr p{g.p0 + row * g.r0 + 8 * t, g.p1 + row * g.r1 + 2 * t, g.ps + row * g.rs};
-        return p;
-    }
+    typedef LnQkRaw<B> Raw;
+    GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K) { return ln_planar_geo<LnQk>(W, N, K); }
+    GB_HD static LnPtr ptr(const LnGeo& g, gb_u32 row, gb_u32 t) { return ln_planar_ptr<LnQk>(g, row, t, 0); }
     #pragma nv_exec_check_disable
     template <bool TAIL, class Ctx>
     GB_HD static void load(const Ctx& ctx, const LnPtr& p, gb_u32 du, int kleft, Raw& r)
     {
         ctx.ld_w64(p.c + 32 * du, r.c);
-        r.h = ctx.ld_c16(p.h + 8 * du);
+        if constexpr (B == 1) r.h = ctx.ld_c16(p.h + 8 * du);
+        if constexpr (B == 2) r.h = ctx.ld_c32(p.h + 16 * du);
         r.s = ctx.ld_c16(p.s + 2 * du);
     }
     GB_HD static float scale(const Raw& r, int) { return gb_half_to_float(r.s); }
     GB_HD static void decode(const Raw& r, gb_u32* a)
     {
+        const gb_u32 neg = B == 0 ? LN_NEG136 : B == 1 ? LN_NEG144 : LN_NEG160;
+        if constexpr (B == 0) {
+            const gb_u32 hm[4] = {LN_MAGIC2, LN_MAGIC2, LN_MAGIC2, LN_MAGIC2};
+            ln_nibbles(r.c[0], hm, neg, a);
+            ln_nibbles(r.c[1], hm, neg, a + 4);
+        } else {
+            const gb_u32 lo = (1u << (4 * B)) - 1, all = (1u << (8 * B)) - 1;
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const gb_u32 H = r.h >> (8 * h); // bits 0..7: elements 8h .. 8h+7
-            // element s at bit 4 + s, element s + 4 at bit 20 + s
-            const gb_u32 G = ((H & 0x0Fu) << 4) | ((H & 0xF0u) << 16);
-            gb_u32 hs[4];
+            for (int h = 0; h < 2; h++) {
+                const gb_u32 H = r.h >> (8 * B * h); // bits 0 .. 8B-1: elements 8h .. 8h+7
+                // element s at bits 4 + B s .., element s + 4 at bits 20 + B s ..
+                const gb_u32 G = ((H & lo) << 4) | ((H & (all & ~lo)) << (20 - 4 * B));
+                gb_u32 hs[4];
 #pragma unroll
-            for (int s = 0; s < 4; s++) hs[s] = ln_andor(G >> s, 0x00100010u, LN_MAGIC2);
-            ln_nibbles(r.c[h], hs, LN_NEG144, a + 4 * h);
+                for (int s = 0; s < 4; s++) hs[s] = ln_andor(G >> (B * s), ((1u << B) - 1) * 0x00100010u, LN_MAGIC2);
+                ln_nibbles(r.c[h], hs, neg, a + 4 * h);
+            }
         }
     }
 };
-
-// ------------------------------------------------------------ Q6G64_F16S
-// Bits 4-5 of the code of run element i are bits 2i, 2i+1 of the run's 32 high bits.
-struct LnQ6 {
-    enum { E = 16, MODE = LN_SCALE_AFTER, GSCALE = 0, KG = 4, NG = 1, SWZ = 1, CB = 32, HB = 16, SB = 2 };
-    enum { LW = 8 }; // bytes of each code load of a lane (the staged route's swizzle)
-    GB_HD static gb_u32 chunk(gb_u32 t, int h) { return 2 * t + h; }
-    struct Raw { gb_u32 c[2], h, s; };
-    GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K)
-    {
-        const gb_u64 kp = ln_kpad(K), p1 = (gb_u64)N * (kp / 2);
-        LnGeo g{W, W + p1, W + p1 + (gb_u64)N * (kp / 4), kp / 2, kp / 4, kp / 32};
-        return g;
-    }
-    GB_HD static LnPtr ptr(const LnGeo& g, gb_u32 row, gb_u32 t)
-    {
-        LnPtr p{g.p0 + row * g.r0 + 8 * t, g.p1 + row * g.r1 + 4 * t, g.ps + row * g.rs};
-        return p;
-    }
-    #pragma nv_exec_check_disable
-    template <bool TAIL, class Ctx>
-    GB_HD static void load(const Ctx& ctx, const LnPtr& p, gb_u32 du, int kleft, Raw& r)
-    {
-        ctx.ld_w64(p.c + 32 * du, r.c);
-        r.h = ctx.ld_c32(p.h + 16 * du);
-        r.s = ctx.ld_c16(p.s + 2 * du);
-    }
-    GB_HD static float scale(const Raw& r, int) { return gb_half_to_float(r.s); }
-    GB_HD static void decode(const Raw& r, gb_u32* a)
-    {
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const gb_u32 H = r.h >> (16 * h); // bits 0..15: elements 8h .. 8h+7
-            // element s at bits 4 + 2s, element s + 4 at bits 20 + 2s
-            const gb_u32 G = ((H & 0xFFu) << 4) | ((H & 0xFF00u) << 12);
-            gb_u32 hs[4];
-#pragma unroll
-            for (int s = 0; s < 4; s++) hs[s] = ln_andor(G >> (2 * s), 0x00300030u, LN_MAGIC2);
-            ln_nibbles(r.c[h], hs, LN_NEG160, a + 4 * h);
-        }
-    }
-};
+struct LnQ4 : LnQk<0> {};
+struct LnQ5 : LnQk<1> {};
+struct LnQ6 : LnQk<2> {};
 
 // ------------------------------------------------------------ W8G32_F16S
 // A signed code byte c becomes the f32 2^15 + (c + 128) by one byte permute
@@ -208,17 +174,8 @@ struct LnW8 {
     enum { LW = 8 }; // bytes of each code load of a lane (the staged route's swizzle)
     GB_HD static gb_u32 chunk(gb_u32 t, int h) { return t + 4 * h; }
     struct Raw { gb_u32 c[4], s; };
-    GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K)
-    {
-        const gb_u64 kp = ln_kpad(K);
-        LnGeo g{W, W, W + (gb_u64)N * kp, kp, 0, kp / 16};
-        return g;
-    }
-    GB_HD static LnPtr ptr(const LnGeo& g, gb_u32 row, gb_u32 t)
-    {
-        LnPtr p{g.p0 + row * g.r0 + 8 * t, g.p0, g.ps + row * g.rs};
-        return p;
-    }
+    GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K) { return ln_planar_geo<LnW8>(W, N, K); }
+    GB_HD static LnPtr ptr(const LnGeo& g, gb_u32 row, gb_u32 t) { return ln_planar_ptr<LnW8>(g, row, t, 0); }
     #pragma nv_exec_check_disable
     template <bool TAIL, class Ctx>
     GB_HD static void load(const Ctx& ctx, const LnPtr& p, gb_u32 du, int kleft, Raw& r)
@@ -250,17 +207,8 @@ struct LnNvfp4 {
     enum { LW = 8 }; // bytes of each code load of a lane (the staged route's swizzle)
     GB_HD static gb_u32 chunk(gb_u32 t, int h) { return 2 * t + h; }
     struct Raw { gb_u32 c[2], s; };
-    GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K)
-    {
-        const gb_u64 kp = ln_kpad(K);
-        LnGeo g{W, W, W + (gb_u64)N * (kp / 2), kp / 2, 0, kp / 16};
-        return g;
-    }
-    GB_HD static LnPtr ptr(const LnGeo& g, gb_u32 row, gb_u32 t)
-    {
-        LnPtr p{g.p0 + row * g.r0 + 8 * t, g.p0, g.ps + row * g.rs + t};
-        return p;
-    }
+    GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K) { return ln_planar_geo<LnNvfp4>(W, N, K); }
+    GB_HD static LnPtr ptr(const LnGeo& g, gb_u32 row, gb_u32 t) { return ln_planar_ptr<LnNvfp4>(g, row, t, t); }
     #pragma nv_exec_check_disable
     template <bool TAIL, class Ctx>
     GB_HD static void load(const Ctx& ctx, const LnPtr& p, gb_u32 du, int kleft, Raw& r)
@@ -312,11 +260,7 @@ struct LnBf16 {
         LnGeo g{W, W, W, 2 * (gb_u64)K, 0, 0};
         return g;
     }
-    GB_HD static LnPtr ptr(const LnGeo& g, gb_u32 row, gb_u32 t)
-    {
-        LnPtr p{g.p0 + row * g.r0 + 16 * t, g.p0, g.p0};
-        return p;
-    }
+    GB_HD static LnPtr ptr(const LnGeo& g, gb_u32 row, gb_u32 t) { return ln_planar_ptr<LnBf16>(g, row, t, 0); }
     #pragma nv_exec_check_disable
     template <bool TAIL, class Ctx>
     GB_HD static void load(const Ctx& ctx, const LnPtr& p, gb_u32 du, int kleft, Raw& r)

@@ -13,28 +13,11 @@
 #define GPUBENCH_MOE_Q4K_CUH
 
 #include "gemv_common.cuh"
+#include "gemv_q4k_xq.cuh"
 
-// The integer-dot q4_k decode of kernels/cuda/gemv_q4_k.cu (GbQ4KI: x
-// quantized per tile to int16, dp2a on the nibbles, the k-quant prep step),
-// repeated here because that struct lives in the .cu file, not a header.
-struct MoeQ4KI : GbKQI<144> {
-    struct Wd { gb_u32 q[4]; float4 s; };
-    GB_HD static void fetch(const unsigned char* slot, gb_u32 delta, gb_u32 lane, const float* prep, Wd& wd)
-    {
-        gb_ld_u32x4(slot + delta + 144 * (lane >> 3) + 16 + 16 * (lane & 7), wd.q); // qs[32c + 16h ..]
-        wd.s = gb_kq_scales(prep, lane);
-    }
-    GB_HD static float dot(const Wd& wd, const X& xs)
-    {
-        int ia = 0, ib = 0;
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            ia = gb_dot4i(wd.q[i] & 0x0F0F0F0Fu, xs.a, i, ia);
-            ib = gb_dot4u(wd.q[i] & 0xF0F0F0F0u, xs.b, i, ib); // 16 * sum q c: no shift
-        }
-        return gb_kq_finish(wd.s, ia, ib >> 4, xs); // exact: ib is a multiple of 16
-    }
-};
+// The decode: the q4_k GEMV's integer dot (x quantized per tile to int16,
+// dp2a on the nibbles, the k-quant prep step).
+typedef GbQ4KI MoeQ4KI;
 
 // The expert of pair p, clamped into 0 .. experts-1 so that a bad id cannot
 // read outside the stack (gpubench.moe refuses such ids before any launch).
