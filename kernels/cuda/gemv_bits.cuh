@@ -57,6 +57,17 @@ GB_HD float gb_as_float(gb_u32 u)
 #endif
 }
 
+GB_HD gb_u32 gb_bits(float f)
+{
+#ifdef __CUDA_ARCH__
+    return __float_as_uint(f);
+#else
+    union { float f; gb_u32 u; } c;
+    c.f = f;
+    return c.u;
+#endif
+}
+
 // fp16 bits (low 16 bits of h) to f32, exact (subnormals kept).
 GB_HD float gb_half_to_float(gb_u32 h)
 {

@@ -133,17 +133,6 @@ GB_HD float gb_k_finish(const float* prep_row, gb_u32 lane, float lo, float hi, 
 // Integer sums cannot overflow: |c * q| <= 32767 * 255 per element, 32
 // elements per sum.
 
-GB_HD gb_u32 gb_bits(float f)
-{
-#ifdef __CUDA_ARCH__
-    return __float_as_uint(f);
-#else
-    union { float f; gb_u32 u; } c;
-    c.f = f;
-    return c.u;
-#endif
-}
-
 // max(|a|, b) for b >= 0 that is NaN when a or b is: a NaN in x must reach y
 // (fmaxf would drop it).
 GB_HD float gb_absmax_nan(float a, float b)

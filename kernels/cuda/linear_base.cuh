@@ -15,20 +15,9 @@
 #ifndef GPUBENCH_LINEAR_BASE_CUH
 #define GPUBENCH_LINEAR_BASE_CUH
 
-#include "gemv_bits.cuh" // GB_HD, gb_u32, gb_u64, gb_as_float, gb_half_to_float
+#include "gemv_bits.cuh" // GB_HD, gb_u32, gb_u64, gb_bits, gb_as_float, gb_half_to_float
 
 #define LN_EACH for (int q = 0; q < Ctx::NT; q++)
-
-GB_HD gb_u32 ln_bits(float f)
-{
-#ifdef __CUDA_ARCH__
-    return __float_as_uint(f);
-#else
-    union { float f; gb_u32 u; } c;
-    c.f = f;
-    return c.u;
-#endif
-}
 
 // PRMT with its full default mode: result byte n is byte (s >> 4n) & 7 of the
 // 8 bytes {b:a}, or, when bit 3 of that selector nibble is set, 0xFF or 0x00
@@ -83,7 +72,7 @@ static inline gb_u32 ln_bf16_of_double(double v)
     if (qe < -133) qe = -133;      // subnormal: the quantum stays 2^-133
     const double out = __builtin_ldexp(__builtin_nearbyint(__builtin_ldexp(a, -qe)), qe);
     if (out >= 0x1p128) return sign | 0x7F80u;
-    return sign | (ln_bits((float)out) >> 16); // (float)out is exact
+    return sign | (gb_bits((float)out) >> 16); // (float)out is exact
 }
 #endif
 
@@ -95,7 +84,7 @@ GB_HD gb_u32 ln_bf16(float f)
     asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
     return h;
 #else
-    const gb_u32 u = ln_bits(f);
+    const gb_u32 u = gb_bits(f);
     if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (u >> 16) | 0x40u; // NaN stays NaN
     return (u + 0x7FFFu + ((u >> 16) & 1)) >> 16;
 #endif
