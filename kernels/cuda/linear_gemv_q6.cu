@@ -1,3 +1,4 @@
+// gpubench-compile: entry=linear_gemv_q6 defines=LN_NW=4,LN_RT=2,LN_NJ=1,LN_U=1,LN_KC=0,LN_STAGE=3
 // gpubench-compile: entry=linear_gemv_q6 defines=LN_NW=4,LN_RT=2,LN_NJ=1,LN_U=2,LN_KC=0,LN_STAGE=0
 // gpubench-compile: entry=linear_gemv_q6 defines=LN_NW=4,LN_RT=2,LN_NJ=2,LN_U=2,LN_KC=0,LN_STAGE=0
 // gpubench-compile: entry=linear_gemv_q6 defines=LN_NW=2,LN_RT=1,LN_NJ=1,LN_U=3,LN_KC=1,LN_STAGE=0
