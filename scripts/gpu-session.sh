@@ -189,16 +189,21 @@ linear)
   ;;
 moe)
   for b in ${arg2:-cuda vulkan}; do
-    for c in qwen3_30b_a3b mixtral_8x7b ferrum_subset; do
-      run "moe_${c}_$b" timeout 500 $G --backend $b experiments/moe_scaling.lua --config $c --regime both \
+    for c in ${MOE_CONFIGS:-qwen3_30b_a3b mixtral_8x7b ferrum_subset}; do
+      run "moe_${c}_$b" timeout ${MOE_LIMIT:-500} $G --backend $b experiments/moe_scaling.lua --config $c --regime both \
         --projection both --json "$LOGS/moe_${c}_$b.jsonl"
+      grep -E 'grouped' "$LOGS/moe_${c}_$b.log" | head -30
     done
   done
   ;;
 swiglu)
+  # SHARD=i/n runs one shard (merge the JSON lines with tools/merge_results.lua); SWIGLU_LIMIT caps each run
   for b in ${arg2:-cuda vulkan}; do
-    run "swiglu_$b" timeout 580 $G --backend $b experiments/swiglu_ab.lua --rounds 1 \
-      --output "$LOGS/swiglu_$b.json" --markdown-output "$LOGS/swiglu_$b.md"
+    tag=$b${SHARD:+_${SHARD%/*}of${SHARD#*/}}
+    run "swiglu_$tag" timeout ${SWIGLU_LIMIT:-580} $G --backend $b experiments/swiglu_ab.lua --rounds 1 \
+      ${SHARD:+--shard $SHARD} --output "$LOGS/swiglu_$tag.json" --markdown-output "$LOGS/swiglu_$tag.md" \
+      --json "$LOGS/swiglu_$tag.jsonl"
+    tail -40 "$LOGS/swiglu_$tag.log"
   done
   ;;
 tune)

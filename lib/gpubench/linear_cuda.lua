@@ -84,10 +84,11 @@ local BN64_ONLY = { w8 = true, bf16 = true }
 -- Units in flight per warp at T <= 8: 2 where the sweeps timed it faster at
 -- large N (q4, q6, bf16); 4 for w8 (32-element units: 2 leave too few bytes in
 -- flight), q5 and nvfp4. The timings: docs/kernels/cuda-linear.md.
--- Staged (LN_STAGE = 3) where the ABBA sweep timed it faster at T = 1: q4
--- (with U = 2) and q6 (with U = 1, the staged route's best there).
-local GEMV_U = { q4 = 2, q5 = 4, q6 = 1, w8 = 4, nvfp4 = 4, bf16 = 2 }
-local GEMV_STAGE = { q4 = 3, q6 = 3 }
+-- Staged (LN_STAGE = 3) where the ABBA sweeps timed it faster at T = 1 and 8:
+-- q4 and q5 with U = 2, q6 and bf16 with U = 1 (their staged bests); nvfp4
+-- ran slower staged and w8's stages do not fit.
+local GEMV_U = { q4 = 2, q5 = 2, q6 = 1, w8 = 4, nvfp4 = 4, bf16 = 1 }
+local GEMV_STAGE = { q4 = 3, q5 = 3, q6 = 3, bf16 = 3 }
 for _, q in ipairs(M.qtypes) do
   local list = {
     gemv(q, 1, 8, { LN_NW = 4, LN_RT = 2, LN_NJ = 1, LN_U = GEMV_U[q], LN_KC = 0, LN_STAGE = GEMV_STAGE[q] or 0 }),
