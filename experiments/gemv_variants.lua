@@ -109,8 +109,8 @@ for _, fmt in ipairs(opts.kernels) do
   -- the shape's own default (gemv.spec with the shape: a backend may pick a
   -- variant that measured faster there), and the variants over it
   local base = gemv.spec(dev.backend, fmt, opts.m, opts.k)
-  local shape = specs.shape_changes and specs.shape_changes(fmt, opts.m, opts.k) or {}
   for _, grid_changes in ipairs(combinations()) do
+    local shape = specs.shape_changes and specs.shape_changes(fmt, opts.m, opts.k, grid_changes) or {}
     local is_default = true
     local changes = {}
     for name, v in pairs(shape) do changes[name] = v end

@@ -151,12 +151,16 @@ local function rule_for(fmt, k, who)
   end
 end
 
--- shape_changes(fmt, m, k) -> the defines a rule changes for that shape (a
--- fresh table; empty when none applies): a sweep's base (gemv_variants).
-function M.shape_changes(fmt, m, k)
+-- shape_changes(fmt, m, k [, over]) -> the defines a rule changes for that
+-- shape (a fresh table; empty when none applies): a sweep's base
+-- (gemv_variants). over: the sweep's own changes; a rule's define that is a
+-- scalar-path switch (BULK) is left out where over asks for the tensor-core
+-- path (MMA=1), so that the rule does not make the sweep's variant invalid.
+function M.shape_changes(fmt, m, k, over)
   local rule = rule_for(fmt, k, "shape_changes")
   local c = {}
   for name, v in pairs(rule and rule.changes or {}) do c[name] = v end
+  if over and over.MMA == 1 and over.BULK == nil then c.BULK = nil end
   return c
 end
 

@@ -66,6 +66,12 @@ t.test("for_shape: the variant a shape measured faster with, one spec table per 
   t.truthy(specs.for_shape("q4_k", 14336, 5120) == specs.q4_k, "no rule for q4_k")
   t.eq(specs.shape_changes("q6_k", 1, 8192), { BULK = 1 })
   t.eq(specs.shape_changes("q6_k", 1, 1024), {})
+  t.eq(specs.shape_changes("q6_k", 1, 8192, { MMA = 1 }), {}, "a tensor-core sweep leaves the scalar-path rule out")
+  t.eq(specs.shape_changes("q6_k", 1, 8192, { MMA = 1, BULK = 1 }), { BULK = 1 }, "... unless it names BULK itself")
+  t.eq(specs.shape_changes("q6_k", 1, 8192, { MMA = 0 }), { BULK = 1 })
+  local mma = specs.shape_changes("q6_k", 1, 8192, { MMA = 1, XQ = 0 })
+  mma.MMA, mma.XQ = 1, 0
+  t.eq(specs.variant("q6_k", mma).defines.BULK, 0, "and the variant it gives with MMA=1 is valid")
   t.truthy(gemv.spec("cuda", "q6_k", 14336, 5120) == big, "gemv.spec with a shape asks for_shape")
   t.truthy(gemv.spec("cuda", "q6_k") == specs.q6_k, "... and without one gives the table")
   t.eq(gemv.shape_variant("cuda", "q6_k", 14336, 5120), "BULK=1", "what gemv_table notes for such a cell")
