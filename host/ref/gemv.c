@@ -3,7 +3,37 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "parallel.h"
 #include "ref_dequant.h"
+
+typedef struct {
+    const gb_format *f;
+    const void *w;
+    uint64_t m, k;
+    const float *x;
+    double *y, *absdot;
+} gemv_ctx;
+
+/* Rows [lo, hi) of y and absdot (gb_ref_parallel_rows). */
+static int gemv_rows(void *ctx, uint64_t lo, uint64_t hi, float *row, gb_err *e) {
+    const gemv_ctx *c = ctx;
+    for (uint64_t i = lo; i < hi; i++) {
+        if (gb_ref_dequant_row(c->f, c->w, c->m, c->k, i, row, e) != 0) return -1;
+        /* Each product of two floats is exact in double; Neumaier summation
+         * keeps the sum's own rounding error out of the reference. */
+        double sum = 0.0, comp = 0.0, abs_sum = 0.0;
+        for (uint64_t j = 0; j < c->k; j++) {
+            double p = (double)row[j] * (double)c->x[j];
+            double t = sum + p;
+            comp += fabs(sum) >= fabs(p) ? (sum - t) + p : (p - t) + sum;
+            sum = t;
+            abs_sum += fabs(p);
+        }
+        c->y[i] = sum + comp;
+        c->absdot[i] = abs_sum;
+    }
+    return 0;
+}
 
 int gb_ref_gemv(const gb_format *f, const void *w, size_t wbytes, uint64_t m, uint64_t k,
                 const float *x, double *y, double *absdot, gb_err *e) {
@@ -17,30 +47,9 @@ int gb_ref_gemv(const gb_format *f, const void *w, size_t wbytes, uint64_t m, ui
                        (unsigned long long)need, wbytes);
     if (k > SIZE_MAX / sizeof(float))
         return GB_FAIL(e, "gemv failed: OVERFLOW (k=%llu is too large)", (unsigned long long)k);
-    float *row = malloc((size_t)k * sizeof(float));
-    if (!row)
-        return GB_FAIL(e, "gemv failed: OUT_OF_MEMORY (a row of %llu floats)",
-                       (unsigned long long)k);
-    for (uint64_t i = 0; i < m; i++) {
-        if (gb_ref_dequant_row(f, w, m, k, i, row, e) != 0) {
-            free(row);
-            return -1;
-        }
-        /* Each product of two floats is exact in double; Neumaier summation
-         * keeps the sum's own rounding error out of the reference. */
-        double sum = 0.0, comp = 0.0, abs_sum = 0.0;
-        for (uint64_t j = 0; j < k; j++) {
-            double p = (double)row[j] * (double)x[j];
-            double t = sum + p;
-            comp += fabs(sum) >= fabs(p) ? (sum - t) + p : (p - t) + sum;
-            sum = t;
-            abs_sum += fabs(p);
-        }
-        y[i] = sum + comp;
-        absdot[i] = abs_sum;
-    }
-    free(row);
-    return 0;
+    gemv_ctx c = {f, w, m, k, x, y, absdot};
+    /* at least ~1M multiply-adds per thread: smaller calls stay on one */
+    return gb_ref_parallel_rows("gemv", m, 1 + (1u << 20) / k, (size_t)k, gemv_rows, &c, e);
 }
 
 void gb_ref_check_rows(const float *y, const double *ref, const double *absdot, uint64_t m,

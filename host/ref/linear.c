@@ -3,7 +3,45 @@
 #include <stdlib.h>
 
 #include "random.h"
+#include "parallel.h"
 #include "ref_planar.h"
+
+typedef struct {
+    const gb_planar_format *f;
+    const void *w;
+    size_t wbytes;
+    uint64_t n, k;
+    float gscale;
+    const uint16_t *x;
+    uint64_t t;
+    double *r, *s;
+} linear_ctx;
+
+/* Rows [lo, hi) of r and s (gb_ref_parallel_rows). */
+static int linear_rows(void *ctx, uint64_t lo, uint64_t hi, float *row, gb_err *e) {
+    const linear_ctx *c = ctx;
+    const uint64_t n = c->n, k = c->k;
+    for (uint64_t i = lo; i < hi; i++) {
+        if (gb_ref_planar_dequant_row(c->f, c->w, c->wbytes, n, k, c->gscale, i, row, e) != 0) return -1;
+        for (uint64_t tt = 0; tt < c->t; tt++) {
+            const uint16_t *xr = c->x + tt * k;
+            /* An fp32 weight times a bf16 x has at most 24 + 8 significant
+             * bits: exact in double. Neumaier summation keeps the sum's own
+             * rounding out of the reference, as gemv.c does. */
+            double sum = 0.0, comp = 0.0, sq = 0.0;
+            for (uint64_t j = 0; j < k; j++) {
+                double p = (double)row[j] * (double)gb_bf16_to_f32(xr[j]);
+                double u = sum + p;
+                comp += fabs(sum) >= fabs(p) ? (sum - u) + p : (p - u) + sum;
+                sum = u;
+                sq += p * p;
+            }
+            c->r[tt * n + i] = sum + comp;
+            c->s[tt * n + i] = sqrt(sq);
+        }
+    }
+    return 0;
+}
 
 int gb_ref_linear(const gb_planar_format *f, const void *w, size_t wbytes, uint64_t n, uint64_t k,
                   float gscale, const uint16_t *x, size_t x_elems, uint64_t t, double *r, double *s,
@@ -23,34 +61,10 @@ int gb_ref_linear(const gb_planar_format *f, const void *w, size_t wbytes, uint6
                        (unsigned long long)n);
     if (k > SIZE_MAX / sizeof(float))
         return GB_FAIL(e, "linear failed: OVERFLOW (k=%llu is too large)", (unsigned long long)k);
-    float *row = malloc((size_t)k * sizeof(float));
-    if (!row)
-        return GB_FAIL(e, "linear failed: OUT_OF_MEMORY (a row of %llu floats)",
-                       (unsigned long long)k);
-    for (uint64_t i = 0; i < n; i++) {
-        if (gb_ref_planar_dequant_row(f, w, wbytes, n, k, gscale, i, row, e) != 0) {
-            free(row);
-            return -1;
-        }
-        for (uint64_t tt = 0; tt < t; tt++) {
-            const uint16_t *xr = x + tt * k;
-            /* An fp32 weight times a bf16 x has at most 24 + 8 significant
-             * bits: exact in double. Neumaier summation keeps the sum's own
-             * rounding out of the reference, as gemv.c does. */
-            double sum = 0.0, comp = 0.0, sq = 0.0;
-            for (uint64_t j = 0; j < k; j++) {
-                double p = (double)row[j] * (double)gb_bf16_to_f32(xr[j]);
-                double u = sum + p;
-                comp += fabs(sum) >= fabs(p) ? (sum - u) + p : (p - u) + sum;
-                sum = u;
-                sq += p * p;
-            }
-            r[tt * n + i] = sum + comp;
-            s[tt * n + i] = sqrt(sq);
-        }
-    }
-    free(row);
-    return 0;
+    linear_ctx c = {f, w, wbytes, n, k, gscale, x, t, r, s};
+    /* at least ~1M multiply-adds per thread: smaller calls stay on one */
+    const uint64_t min_rows = 1 + (1u << 20) / (k * t);
+    return gb_ref_parallel_rows("linear", n, min_rows, (size_t)k, linear_rows, &c, e);
 }
 
 double gb_ref_linear_bound(double r, double s) { return 0x1p-8 * fabs(r) + 0x1p-7 * s; }

@@ -2,7 +2,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "parallel.h"
 #include "ref_dequant.h"
 
 /* sum and sum of |.| of w[j] * x[j], j < k (see ref_moe.h for the method). */
@@ -31,6 +33,32 @@ static void dot_ref(const float *w, const float *x, uint64_t k, double *dot, dou
     }
     *dot = sum + comp;
     *absdot = abs_sum;
+}
+
+typedef struct {
+    const gb_format *f;
+    const unsigned char *stack;
+    uint64_t nb02;
+    const gb_moe_shape *s;
+    const float *x;
+    double *y, *absdot;
+    const uint64_t *list, *start, *active; /* pairs by expert; the experts with pairs */
+} moe_ctx;
+
+/* Rows [lo, hi) of the active experts' rows (expert active[r / n], row r % n)
+ * for every pair of that expert (gb_ref_parallel_rows). */
+static int moe_rows(void *ctx, uint64_t lo, uint64_t hi, float *row, gb_err *e) {
+    const moe_ctx *c = ctx;
+    const gb_moe_shape *s = c->s;
+    for (uint64_t r = lo; r < hi; r++) {
+        const uint64_t ex = c->active[r / s->n], i = r % s->n;
+        if (gb_ref_dequant_row(c->f, c->stack + ex * c->nb02, s->n, s->k, i, row, e) != 0) return -1;
+        for (uint64_t q = c->start[ex]; q < c->start[ex + 1]; q++) {
+            const uint64_t p = c->list[q], t = p / s->top_k, sl = p % s->top_k;
+            dot_ref(row, c->x + t * s->outer + sl * s->inner, s->k, &c->y[p * s->n + i], &c->absdot[p * s->n + i]);
+        }
+    }
+    return 0;
 }
 
 int gb_ref_moe_gemv(const gb_format *f, const void *stack, size_t stack_bytes, const gb_moe_shape *s,
@@ -62,34 +90,43 @@ int gb_ref_moe_gemv(const gb_format *f, const void *stack, size_t stack_bytes, c
     }
     if (s->k > SIZE_MAX / sizeof(float))
         return GB_FAIL(e, "moe_gemv failed: OVERFLOW (k=%llu is too large)", (unsigned long long)s->k);
-    float *row = malloc((size_t)s->k * sizeof(float));
+    /* the pairs grouped by expert (pair order kept within an expert) and
+     * the experts that have pairs: rows of those experts are the work */
     uint64_t *list = malloc((size_t)(s->pairs ? s->pairs : 1) * sizeof(uint64_t));
-    if (!row || !list) {
-        free(row);
+    uint64_t *start = calloc((size_t)s->experts + 1, sizeof(uint64_t));
+    uint64_t *active = malloc((size_t)s->experts * sizeof(uint64_t));
+    if (!list || !start || !active) {
         free(list);
-        return GB_FAIL(e, "moe_gemv failed: OUT_OF_MEMORY (a row of %llu floats, %llu pairs)",
-                       (unsigned long long)s->k, (unsigned long long)s->pairs);
+        free(start);
+        free(active);
+        return GB_FAIL(e, "moe_gemv failed: OUT_OF_MEMORY (%llu pairs, %llu experts)",
+                       (unsigned long long)s->pairs, (unsigned long long)s->experts);
     }
-    const unsigned char *base = stack;
-    int rc = 0;
-    for (uint64_t ex = 0; ex < s->experts && rc == 0; ex++) {
-        uint64_t cnt = 0;
-        for (uint64_t p = 0; p < s->pairs; p++)
-            if ((uint64_t)ids[p] == ex) list[cnt++] = p;
-        for (uint64_t i = 0; i < s->n && cnt > 0; i++) {
-            if (gb_ref_dequant_row(f, base + ex * nb02, s->n, s->k, i, row, e) != 0) {
-                rc = -1;
-                break;
-            }
-            for (uint64_t c = 0; c < cnt; c++) {
-                const uint64_t p = list[c], t = p / s->top_k, sl = p % s->top_k;
-                dot_ref(row, x + t * s->outer + sl * s->inner, s->k, &y[p * s->n + i],
-                        &absdot[p * s->n + i]);
-            }
+    for (uint64_t p = 0; p < s->pairs; p++) start[ids[p] + 1]++;
+    for (uint64_t ex = 0; ex < s->experts; ex++) start[ex + 1] += start[ex];
+    uint64_t n_active = 0;
+    for (uint64_t ex = 0; ex < s->experts; ex++)
+        if (start[ex + 1] > start[ex]) active[n_active++] = ex;
+    {
+        uint64_t *fill = malloc((size_t)s->experts * sizeof(uint64_t));
+        if (!fill) {
+            free(list);
+            free(start);
+            free(active);
+            return GB_FAIL(e, "moe_gemv failed: OUT_OF_MEMORY (%llu experts)", (unsigned long long)s->experts);
         }
+        memcpy(fill, start, (size_t)s->experts * sizeof(uint64_t));
+        for (uint64_t p = 0; p < s->pairs; p++) list[fill[ids[p]]++] = p;
+        free(fill);
     }
-    free(row);
+    moe_ctx c = {f, stack, nb02, s, x, y, absdot, list, start, active};
+    /* rows of active experts; at least ~1M multiply-adds per thread */
+    const uint64_t per_row = s->k * (s->pairs / (n_active ? n_active : 1) + 1);
+    const int rc = gb_ref_parallel_rows("moe_gemv", n_active * s->n, 1 + (1u << 20) / per_row, (size_t)s->k,
+                                        moe_rows, &c, e);
     free(list);
+    free(start);
+    free(active);
     return rc;
 }
 

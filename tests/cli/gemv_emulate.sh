@@ -10,12 +10,12 @@ gemv_emulate() {
   if [ -z "$NVCC" ]; then echo "skipped: no nvcc"; exit 77; fi
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  for c in ref/formats ref/blocks ref/dequant ref/gemv core/random; do
+  for c in ref/formats ref/blocks ref/dequant ref/gemv ref/parallel core/random; do
     gcc -O2 -c -Ihost/ref -Ihost/core "host/$c.c" -o "$tmp/$(basename $c).o" || exit 1
   done
   for subn in 1 0; do
     "$NVCC" -O2 -Xcompiler -fno-strict-aliasing -std=c++17 -arch=sm_90 -DSUBN=$subn -Ihost/ref -Ihost/core -Ikernels/cuda -o "$tmp/emu$subn" \
-      "$src" "$tmp"/*.o || exit 1
+      "$src" "$tmp"/*.o -lpthread || exit 1
   done
   "$tmp/emu1" || exit 1
   "$tmp/emu0"
