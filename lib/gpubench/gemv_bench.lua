@@ -27,8 +27,10 @@ gemv_bench.TOL = 1e-4
 -- failures, worst_token}: ys (tokens * m f32, token-major) against the FP64
 -- oracle on each token's row of xs (tokens * k f32), per row |y - y_ref| <=
 -- TOL * sum |w x|. failures counts over every token; worst_row and worst_rel
--- are those of the worst token (worst_token, 1-based).
-function gemv_bench.check(fmt, weights, m, k, xs, ys, tokens)
+-- are those of the worst token (worst_token, 1-based). refs (optional): a
+-- table that keeps each token's oracle (refs[t] = {y, absdot}) for the next
+-- check of the same weights and x.
+function gemv_bench.check(fmt, weights, m, k, xs, ys, tokens, refs)
   tokens = tokens or 1
   if #xs ~= 4 * k * tokens or #ys ~= 4 * m * tokens then
     error(("gemv_bench.check: %d tokens of m=%d k=%d need %d bytes of x and %d of y, got %d and %d")
@@ -38,7 +40,12 @@ function gemv_bench.check(fmt, weights, m, k, xs, ys, tokens)
   for t = 0, tokens - 1 do
     local xt = tokens == 1 and xs or xs:sub(4 * k * t + 1, 4 * k * (t + 1))
     local yt = tokens == 1 and ys or ys:sub(4 * m * t + 1, 4 * m * (t + 1))
-    local y, absdot = ref.gemv(fmt, weights, m, k, xt)
+    local r = refs and refs[t + 1]
+    if not r then
+      r = { ref.gemv(fmt, weights, m, k, xt) }
+      if refs then refs[t + 1] = r end
+    end
+    local y, absdot = r[1], r[2]
     local ok, worst_row, worst_rel, failures = ref.check_rows(yt, y, absdot, gemv_bench.TOL)
     c.ok = c.ok and ok
     c.failures = c.failures + failures
@@ -52,12 +59,12 @@ end
 
 -- Fails with the format, shape and worst row when the kernel's output on
 -- these weights is not the oracle's (for every token).
-local function verify(dev, fmt, m, k, tokens, weights, xs, wbuf, xbuf, ybuf, spec)
+local function verify(dev, fmt, m, k, tokens, weights, xs, wbuf, xbuf, ybuf, spec, refs)
   local kern, grid, block = gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec)
   ybuf:fill("\xff") -- NaN: an unwritten row cannot pass
   kern:launch(grid, block, wbuf, xbuf, ybuf, m, k)
   local ys = ybuf:download(0, 4 * m * tokens)
-  local c = gemv_bench.check(fmt, weights, m, k, xs, ys, tokens)
+  local c = gemv_bench.check(fmt, weights, m, k, xs, ys, tokens, refs)
   local check = { ok = c.ok, worst_row = c.worst_row, worst_rel = c.worst_rel, failures = c.failures }
   if tokens > 1 then check.worst_token = c.worst_token end
   if not c.ok then
@@ -68,6 +75,20 @@ local function verify(dev, fmt, m, k, tokens, weights, xs, wbuf, xbuf, ybuf, spe
       :format(dev.backend, fmt, m, k, where, c.failures, gemv_bench.TOL, row, c.worst_rel), 0)
   end
   return check
+end
+
+-- The data and oracle of the last prepare: a sweep (gemv_variants) prepares
+-- many variants of one format and shape in a row, and generating the
+-- weights and their FP64 oracle is most of a large cell's preparation.
+local last = {}
+
+local function data_of(fmt, m, k, tokens, seed, nblocks)
+  if not (last.fmt == fmt and last.m == m and last.k == k and last.tokens == tokens and last.seed == seed) then
+    last = {} -- the old strings are garbage before the new ones are made
+    last = { fmt = fmt, m = m, k = k, tokens = tokens, seed = seed, refs = {},
+             weights = ref.random_blocks(fmt, nblocks, seed), xs = ref.random_f32(k * tokens, seed + 1) }
+  end
+  return last.weights, last.xs, last.refs
 end
 
 -- prepare(dev, fmt, m, k, opts) -> a bench cell with the GEMV's fields
@@ -99,13 +120,12 @@ function gemv_bench.prepare(dev, fmt, m, k, opts)
     return b
   end
   local ok, cell = pcall(function()
-    local weights = ref.random_blocks(fmt, nblocks, seed)
-    local xs = ref.random_f32(k * tokens, seed + 1)
+    local weights, xs, refs = data_of(fmt, m, k, tokens, seed, nblocks)
     local w, x, y = buffer(buf_bytes), buffer(4 * k * tokens), buffer(4 * m * tokens)
     w:fill(0) -- defined slack past the last block (word-reading kernels touch it)
     w:upload(weights)
     x:upload(xs)
-    local check = verify(dev, fmt, m, k, tokens, weights, xs, w, x, y, opts.spec)
+    local check = verify(dev, fmt, m, k, tokens, weights, xs, w, x, y, opts.spec, refs)
     local function call(wi) return { { gemv.launch_args(dev, fmt, wi, x, y, m, k, tokens, opts.spec) } } end
     local first = call(w)
     local sets = { first }

@@ -132,6 +132,14 @@ t.test("check: every token row against the oracle; the x and y sizes must fit th
   t.eq({ c2.ok, c2.failures, c2.worst_token, c2.worst_row }, { false, 1, 2, 3 }, "token 2, row 3 is named")
   t.errors(function() gemv_bench.check("q8_0", w, m, k, xs, ys:sub(5), 2) end,
     "gemv_bench.check: 2 tokens of m=6 k=64 need 512 bytes of x and 48 of y, got 512 and 44", true)
+  -- refs: the first check keeps each token's oracle, a later one uses it
+  local refs = {}
+  t.truthy(gemv_bench.check("q8_0", w, m, k, xs, ys, 2, refs).ok)
+  t.eq(#refs, 2, "both tokens' oracles kept")
+  t.eq(#refs[1][1], m)
+  for i = 1, m do refs[2][1][i] = refs[2][1][i] + 1e3 end -- a kept oracle that disagrees with y
+  local c3 = gemv_bench.check("q8_0", w, m, k, xs, ys, 2, refs)
+  t.eq({ c3.ok, c3.failures, c3.worst_token }, { false, m, 2 }, "the kept oracle is the one compared against")
 end)
 
 t.run()
