@@ -24,6 +24,7 @@
 #   scripts/gpu-session.sh tokens_tune [T]  # gemv_variants at T tokens (default 8): scalar vs tensor-core path, geometry
 #   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
+#   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL) at two shapes, rotated graph, M = 1 and 8
 set -uo pipefail
 phase=${1:-check}
 arg2=${2:-}
@@ -275,6 +276,16 @@ tokens)
       m=${mt%:*} tk=${mt#*:}
       run "gemv_tok_${b}_${m}_T$tk" timeout 100 env M=$m K=5120 $G --backend $b experiments/gemv_table.lua --rotate \
         --tokens $tk --rounds 1 --json "$LOGS/gemv_tok_${b}_${m}_T$tk.jsonl" --markdown "$LOGS/gemv_tok_${b}_${m}_T$tk.md"
+    done
+  done
+  ;;
+swiglu_geo)
+  for geo in WARPS=4,UNROLL=8,TILES=1 WARPS=8,UNROLL=4,TILES=1 WARPS=4,UNROLL=4,TILES=2 WARPS=2,UNROLL=8,TILES=1; do
+    for nk in 13824,5120 24576,6144; do
+      run "swgeo_${nk%,*}_${geo//[=,]/_}" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $nk \
+        --m-values 1,8 --mode graph --regime rotated --trials 4 --rounds 1 --geometry $geo \
+        --json "$LOGS/swgeo_${nk%,*}_${geo//[=,]/_}.jsonl"
+      grep -E '^custom' "$LOGS/swgeo_${nk%,*}_${geo//[=,]/_}.log"
     done
   done
   ;;
