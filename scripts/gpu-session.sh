@@ -280,7 +280,8 @@ tokens)
   done
   ;;
 swiglu_geo)
-  for geo in WARPS=4,UNROLL=8,TILES=1 WARPS=8,UNROLL=4,TILES=1 WARPS=4,UNROLL=4,TILES=2 WARPS=2,UNROLL=8,TILES=1; do
+  for geo in WARPS=4,UNROLL=8,TILES=1 WARPS=1,UNROLL=8,TILES=1 WARPS=2,UNROLL=8,TILES=1 WARPS=2,UNROLL=16,TILES=1 \
+    WARPS=8,UNROLL=4,TILES=1 WARPS=4,UNROLL=4,TILES=2; do
     for nk in 13824,5120 24576,6144; do
       run "swgeo_${nk%,*}_${geo//[=,]/_}" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $nk \
         --m-values 1,8 --mode graph --regime rotated --trials 4 --rounds 1 --geometry $geo \
