@@ -4,15 +4,10 @@
 # codes (SUBN=1) and with the HSUB2 decode (SUBN=0), and runs both; its
 # status is the first failing run's. Needs nvcc and gcc; exits 77 (skipped)
 # without nvcc. Run from the repository root.
+. "$(dirname "${BASH_SOURCE[0]}")/emulate_lib.sh"
 gemv_emulate() {
   local src=tests/cuda_host/$1
-  NVCC=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
-  if [ -z "$NVCC" ]; then echo "skipped: no nvcc"; exit 77; fi
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  for c in ref/formats ref/blocks ref/dequant ref/gemv ref/parallel core/random; do
-    gcc -O2 -c -Ihost/ref -Ihost/core "host/$c.c" -o "$tmp/$(basename $c).o" || exit 1
-  done
+  emu_setup ref/formats ref/blocks ref/dequant ref/gemv ref/parallel core/random
   for subn in 1 0; do
     "$NVCC" -O2 -Xcompiler -fno-strict-aliasing -std=c++17 -arch=sm_90 -DSUBN=$subn -Ihost/ref -Ihost/core -Ikernels/cuda -o "$tmp/emu$subn" \
       "$src" "$tmp"/*.o -lpthread || exit 1

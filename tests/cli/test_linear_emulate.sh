@@ -5,13 +5,8 @@
 # two cp.async models. Needs nvcc and gcc; skipped (77) without nvcc. Run
 # from the repository root; $1 (the gpubench binary) is not used.
 set -u
-NVCC=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
-if [ -z "$NVCC" ]; then echo "skipped: no nvcc"; exit 77; fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-for c in ref/formats ref/blocks ref/planar ref/linear ref/parallel core/random; do
-  gcc -O2 -c -Ihost/ref -Ihost/core "host/$c.c" -o "$tmp/$(basename $c).o" || exit 1
-done
+. "$(dirname "$0")/emulate_lib.sh"
+emu_setup ref/formats ref/blocks ref/planar ref/linear ref/parallel core/random
 "$NVCC" -O2 -Xcompiler -fno-strict-aliasing -std=c++17 -arch=sm_90 -Ihost/ref -Ihost/core -Ikernels/cuda \
   -Itests/cuda_host -o "$tmp/emu" tests/cuda_host/linear_emulate.cu "$tmp"/*.o -lm -lpthread || exit 1
 "$tmp/emu"

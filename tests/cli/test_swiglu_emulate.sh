@@ -4,10 +4,8 @@
 # reference, with a host model of the mma fragments. Needs nvcc; skipped (77)
 # without it. Run from the repository root; $1 (the gpubench binary) is not used.
 set -u
-NVCC=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
-if [ -z "$NVCC" ]; then echo "skipped: no nvcc"; exit 77; fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/emulate_lib.sh"
+emu_setup
 # 20011/20014: the kernels' __host__ __device__ loop calls the host context's
 # __host__ loads; it is instantiated for the host only, which is the point.
 "$NVCC" -O2 -std=c++17 -arch=sm_90 -diag-suppress 20011,20014 -Ikernels/cuda -o "$tmp/emu" tests/cuda_host/swiglu_emulate.cu || exit 1
