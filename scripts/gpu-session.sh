@@ -21,7 +21,7 @@
 #   scripts/gpu-session.sh tune        # linear_variants sweeps of the CUDA Linear routes; ncu sections of three points
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
 #   scripts/gpu-session.sh data        # the same bytes read as zeros, random bytes and normal bf16; swiglu_ab's paths
-#   scripts/gpu-session.sh tokens_tune [T]  # gemv_variants at T tokens (default 8): scalar vs tensor-core path, geometry
+#   scripts/gpu-session.sh tokens_tune [T]  # gemv_variants at T tokens (default 8): scalar vs tensor-core paths (f16, int8), geometry
 #   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL) at two shapes, rotated graph, M = 1 and 8
@@ -264,6 +264,11 @@ tokens_tune)
   V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1"
   run "ttune_quant_T$tk" timeout 240 env M=14336 K=5120 $V --kernels q4_0,q8_0,q4_k,q5_k,q6_k \
     --grid "GEMV_TOKENS=$tk;MMA=0,1;XQ=0,1;STAGES=2,3" --json "$LOGS/ttune_quant_T$tk.jsonl"
+  # the int8 tensor-core q4_k kernel (I8=1) against the integer dot, both orders
+  for o in forward reverse; do
+    run "ttune_i8_T${tk}_$o" timeout 120 env M=14336 K=5120 $V --kernels q4_k --order $o \
+      --grid "GEMV_TOKENS=$tk;I8=0,1;WARPS=1,2,4" --json "$LOGS/ttune_i8_T${tk}_$o.jsonl"
+  done
   run "ttune_dense_T$tk" timeout 120 env M=14336 K=5120 $V --kernels bf16,f32 \
     --grid "GEMV_TOKENS=$tk;ROWS=1,2,4;WARPS=2,4;UNROLL=1,2" --json "$LOGS/ttune_dense_T$tk.jsonl"
   for f in "$LOGS"/ttune_*.log; do grep -vE '^gemv_variants: ' "$f"; done

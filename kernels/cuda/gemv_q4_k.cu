@@ -1,19 +1,19 @@
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=2,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=1,KSPLIT=2,PARTS=4,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2,KSPLIT=1,PARTS=1,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2,PARTS=1,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=1,KSPLIT=5,PARTS=1,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q4_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=2,STAGES=2,KSPLIT=1,PARTS=1,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q4_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=4,KSPLIT=1,PARTS=1,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,GEMV_TOKENS=2
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,GEMV_TOKENS=8
-// gpubench-compile: entry=gemv_q4_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=2,STAGES=2,KSPLIT=1,PARTS=1,GEMV_TOKENS=3
-// gpubench-compile: entry=gemv_q4_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=1,STAGES=3,KSPLIT=1,PARTS=1,GEMV_TOKENS=8
-// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2,PARTS=1,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,I8=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1,I8=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,I8=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1,I8=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=2,I8=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=1,KSPLIT=2,PARTS=4,I8=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=2,STAGES=2,KSPLIT=1,PARTS=1,I8=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2,PARTS=1,I8=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=1,KSPLIT=5,PARTS=1,I8=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=2,STAGES=2,KSPLIT=1,PARTS=1,I8=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=4,STAGES=4,KSPLIT=1,PARTS=1,I8=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,I8=0,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,I8=0,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q4_k defines=MMA=1,XQ=0,SUBN=1,ROWS=16,WARPS=2,STAGES=2,KSPLIT=1,PARTS=1,I8=0,GEMV_TOKENS=3
+// gpubench-compile: entry=gemv_q4_k defines=MMA=1,XQ=0,SUBN=0,ROWS=16,WARPS=1,STAGES=3,KSPLIT=1,PARTS=1,I8=0,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=2,KSPLIT=2,PARTS=1,I8=0,GEMV_TOKENS=8
 // GEMV y = W x for q4_k weights (docs/FORMATS.md: 144-byte super-blocks of
 // 256 weights: fp16 d, fp16 dmin, 12 bytes of packed 6-bit sub-block scales
 // and mins, 128 bytes of nibbles; value (d*sc)*q - dmin*m). k a multiple of
@@ -27,6 +27,9 @@
 // one 16-byte load per row: unpacking them in every lane cost more than the
 // decode (docs/kernels/cuda-gemv.md, "Common structure", k-quant prep step).
 #define GB_GEMV_QUANTIZED 1
+#if defined(I8) && I8 != 0
+#error "I8=1 is the int8 tensor-core kernel, kernels/cuda/gemv_q4_k_i8.cu (gemv_cuda.variant switches the file)"
+#endif
 #include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
 #include "gemv_q4k_xq.cuh"

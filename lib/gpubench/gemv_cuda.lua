@@ -20,6 +20,9 @@
 --           shared memory where they fit; XQ=0 the f32 "magic" decode;
 --   MMA=1   the tensor-core path (16 rows, whole tiles; SUBN picks its decode);
 --   BULK=1  each row of a unit staged by one Hopper bulk copy (scalar path).
+--   I8=1    (q4_k) the int8 tensor-core kernel for T rows of x
+--           (kernels/cuda/gemv_q4_k_i8.cu): WARPS warps of 16 rows per block,
+--           the scalar path's other defines unused. Not timed yet: a variant.
 -- Every kernel: GEMV_TOKENS, the T rows of x (1..8) multiplied by each
 -- weight read once (y[T, m] = x[T, k] . W^T; 1 in every entry, the GEMV).
 -- A T > 1 variant keeps the entry's geometry: every entry compiles without
@@ -52,7 +55,7 @@ M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2, GEMV_TOKENS = 1 })
 M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2, GEMV_TOKENS = 1 })
 M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
 M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, BULK = 0, GEMV_TOKENS = 1 })
-M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
+M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
 M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
 M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
 
@@ -60,8 +63,25 @@ M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES 
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in
 -- this table, so gemv.spec keeps returning the defaults.
 local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true, MMA = true, XQ = true, SUBN = true, KSPLIT = true,
-  PARTS = true, BULK = true, GEMV_TOKENS = true }
-local SWITCH = { MMA = true, XQ = true, SUBN = true, BULK = true } -- 0 or 1
+  PARTS = true, BULK = true, I8 = true, GEMV_TOKENS = true }
+local SWITCH = { MMA = true, XQ = true, SUBN = true, BULK = true, I8 = true } -- 0 or 1
+
+-- The int8 tensor-core kernel's spec: its own file and entry, 16 rows a warp.
+local function i8_spec(fmt, d)
+  if d.MMA == 1 or d.BULK == 1 then
+    error(("gemv_cuda.variant: %s I8=1 is its own kernel: MMA and BULK must stay 0"):format(fmt), 3)
+  end
+  if 32 * d.WARPS > 1024 then
+    error(("gemv_cuda.variant: WARPS=%d is more than a block's 1024 threads"):format(d.WARPS), 3)
+  end
+  return {
+    file = "kernels/cuda/gemv_" .. fmt .. "_i8.cu",
+    entry = "gemv_" .. fmt .. "_i8",
+    block = { 32 * d.WARPS, 1, 1 },
+    rows_per_group = 16 * d.WARPS,
+    defines = { I8 = 1, WARPS = d.WARPS, GEMV_TOKENS = d.GEMV_TOKENS },
+  }
+end
 function M.variant(fmt, changes)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
   if type(base) ~= "table" then
@@ -89,6 +109,7 @@ function M.variant(fmt, changes)
     end
     d[k] = v
   end
+  if d.I8 == 1 then return i8_spec(fmt, d) end
   -- The tensor-core path has a fixed geometry (16 rows, whole tiles): asking
   -- for it without naming ROWS or PARTS gets that rather than an error.
   if changes.MMA == 1 then

@@ -97,7 +97,7 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   local v = specs.variant("q4_k", { ROWS = 2, WARPS = 4, STAGES = 3 })
   t.eq(v.block, { 128, 1, 1 })
   t.eq(v.rows_per_group, 8)
-  t.eq(v.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
+  t.eq(v.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 2, WARPS = 4, STAGES = 3, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
   t.eq(v.file, specs.q4_k.file)
   t.eq(specs.q4_k.defines.ROWS, 14, "the default is unchanged")
   for _, fmt in ipairs { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" } do
@@ -132,7 +132,7 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
   local sk = specs.variant("q4_k", { ROWS = 4, WARPS = 2, KSPLIT = 5, STAGES = 1 })
   t.eq(sk.block, { 320, 1, 1 })
   t.eq(sk.rows_per_group, 8)
-  t.eq(sk.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 4, WARPS = 2, STAGES = 1, KSPLIT = 5, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
+  t.eq(sk.defines, { XQ = 1, MMA = 0, SUBN = 1, ROWS = 4, WARPS = 2, STAGES = 1, KSPLIT = 5, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
   t.eq(specs.variant("q4_0", { ROWS = 8, WARPS = 1, KSPLIT = 3 }).block, { 96, 1, 1 })
   t.errors(function() specs.variant("q4_0", { MMA = 1, XQ = 0, KSPLIT = 2 }) end,
     "gemv_cuda.variant: q4_0 with MMA=1 (the tensor-core path) has no split-K: KSPLIT must be 1 (KSPLIT=2 given", true)
@@ -453,6 +453,38 @@ t.test("multi-token variants (tensor-core path, magic decode, split-K, x in shar
           gc.check_tokens(dev, fmt, 29, 3072, T, 111 + T, spec)
           gc.check_tokens(dev, fmt, 5, 256, T, 121 + T, spec)
         end
+      end
+    end
+  end)
+end)
+
+t.test("the int8 tensor-core q4_k kernel (I8=1): its own file, entry and geometry; refused elsewhere", function()
+  local s = specs.variant("q4_k", { I8 = 1, WARPS = 4, GEMV_TOKENS = 8 })
+  t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] }, { "kernels/cuda/gemv_q4_k_i8.cu", "gemv_q4_k_i8", 64, 128 })
+  t.eq(s.defines, { I8 = 1, WARPS = 4, GEMV_TOKENS = 8 })
+  t.eq(gemv.grid(s, 129, 256), { 3, 1, 1 }, "ceil(129 / 64) blocks")
+  t.errors(function() specs.variant("q4_0", { I8 = 1 }) end, "gemv_cuda.variant: q4_0 has no define I8", true)
+  t.errors(function() specs.variant("q4_k", { I8 = 1, MMA = 1, XQ = 0 }) end,
+    "gemv_cuda.variant: q4_k I8=1 is its own kernel: MMA and BULK must stay 0", true)
+  t.errors(function() specs.variant("q4_k", { I8 = 2 }) end, "gemv_cuda.variant: I8=2 is not 0 or 1", true)
+  t.eq(specs.variant("q4_k", { I8 = 0 }).file, "kernels/cuda/gemv_q4_k.cu")
+  local src = assert(io.open(s.file)):read("a")
+  local seen = {}
+  for defs in src:gmatch("// gpubench%-compile: entry=gemv_q4_k_i8 defines=(%S+)") do
+    t.truthy(defs:find("I8=1", 1, true), "every line names I8=1: " .. defs)
+    seen[tonumber(defs:match("GEMV_TOKENS=(%d+)"))] = true
+  end
+  t.truthy(seen[1] and seen[2] and seen[8], "lines at GEMV_TOKENS = 1, 2 and 8")
+end)
+
+t.test("the int8 tensor-core q4_k kernel matches the FP64 reference at every T", function()
+  local dev = t.device("cuda")
+  releasing(dev, function()
+    for T = 1, 8 do
+      for _, w in ipairs { 1, 4 } do
+        local spec = specs.variant("q4_k", { I8 = 1, WARPS = w, GEMV_TOKENS = T })
+        gc.check_tokens(dev, "q4_k", 29, 3072, T, 131 + T, spec)
+        gc.check_tokens(dev, "q4_k", 5, 256, T, 141 + T, spec)
       end
     end
   end)

@@ -1,0 +1,206 @@
+// Multi-token q4_k GEMV on the int8 tensor cores: y[T, m] = x[T, k] . W^T for
+// T = 1..8 rows of x, each weight read once (gemv_q4_k_i8.cu; the design and
+// its instruction budget: docs/kernels/cuda-gemv.md, "T = 8 on the H200").
+//
+// mma.sync m16n8k32 .s8.s8.s32: A = 16 weight rows x 32 columns of one
+// sub-block as their 4-bit codes (one mask per 4 codes), B = the same 32
+// columns of the T x rows (columns of the mma; zero past T), as 16-bit
+// integers split into two int8 digits, x ~ dx (256 h + l): two mmas (h, l),
+// whose sum 256 C_h + C_l is exactly sum q * round(x / dx), so x keeps 16 bits
+// like the scalar path's integer dot. Per (row, sub-block) the result is
+// scaled by d sc dx; the mins subtract dmin m sum(x) with sum(x) exact.
+//
+// Which column sits in which k slot is free as long as A and B agree: lane
+// (g, t) = (lane / 4, lane % 4) takes bytes 8t .. 8t + 7 of a 32-byte run of
+// its rows g and g + 8 (low nibbles: sub-block 2c, high: 2c + 1), so its
+// k slots 4t .. 4t + 3 hold columns 8t .. 8t + 3 and slots 16 + 4t .. those of
+// 8t + 4 .. 8t + 7, and B's lane reads x row g at the same 8 columns: one
+// 8-byte load each.
+//
+// A block is NW warps of 16 rows; per super-block of 256 columns its threads
+// first quantize the T x rows' 8 sub-blocks into shared memory (one thread per
+// (row of x, sub-block)), then each warp runs its 8 sub-blocks: two barriers
+// per super-block. Every per-thread value is an array over Ctx::NT threads:
+// NT = 1 on the GPU, a whole block in the host emulation
+// (tests/cuda_host/gemv_i8_emulate.cu), where each phase runs for every thread
+// before the next, which is what the barriers enforce here.
+#ifndef GPUBENCH_GEMV_Q4K_I8_CUH
+#define GPUBENCH_GEMV_Q4K_I8_CUH
+
+#include "gemv_bits.cuh"
+
+#define GB_I8_EACH for (int q = 0; q < Ctx::NT; q++)
+
+enum {
+    GB_I8_SB = 144,      // bytes of a q4_k super-block: d, dmin, 12 scale bytes, 128 code bytes
+    GB_I8_XROW = 256 + 32, // bytes of one x row's digits per super-block: 32 of padding put the
+                           // 8 rows of a half-warp's 8-byte B loads on distinct banks
+    GB_I8_QMAX = 32639   // |round(x / dx)| <= QMAX keeps both digits in [-128, 127]
+};
+
+template <int T>
+struct GbI8Smem {
+    signed char xh[T][GB_I8_XROW], xl[T][GB_I8_XROW]; // the digits of x' = round(x / dx)
+    float dx[T][8], sx[T][8];                         // per (row of x, sub-block): dx and sum(x)
+};
+
+// The two digits of q in [-QMAX, QMAX]: q = 256 h + l, h and l in [-128, 127].
+GB_HD void gb_i8_digits(int q, int& h, int& l)
+{
+    h = (q + 128) >> 8; // arithmetic shift: floor
+    l = q - 256 * h;
+}
+
+// round to nearest even, as cvt.rni.s32.f32
+GB_HD int gb_i8_round(float v)
+{
+#ifdef __CUDA_ARCH__
+    return __float2int_rn(v);
+#else
+    return (int)nearbyintf(v);
+#endif
+}
+
+// Sub-block j's 6-bit scale and min of a q4_k super-block (ggml's
+// get_scale_min_k4, the reference's k_scale_min) from its 16-byte header as
+// words: hw[0] = d, dmin; hw[1..3] = the 12 scale bytes.
+GB_HD int gb_i8_sbyte(const gb_u32* hw, int i) { return (int)((hw[1 + i / 4] >> (8 * (i % 4))) & 0xFF); }
+GB_HD void gb_i8_scale_min(const gb_u32* hw, int j, int& sc, int& mn)
+{
+    if (j < 4) {
+        sc = gb_i8_sbyte(hw, j) & 63, mn = gb_i8_sbyte(hw, j + 4) & 63;
+    } else {
+        sc = (gb_i8_sbyte(hw, j + 4) & 0xF) | ((gb_i8_sbyte(hw, j - 4) >> 6) << 4);
+        mn = (gb_i8_sbyte(hw, j + 4) >> 4) | ((gb_i8_sbyte(hw, j) >> 6) << 4);
+    }
+}
+
+// Quantizes (row of x t, sub-block j) of super-block sb into the shared digits.
+template <int T>
+GB_HD void gb_i8_quantize(const float* x, gb_u32 k, gb_u32 sb, gb_u32 t, gb_u32 j, GbI8Smem<T>& sm)
+{
+    const float* v = x + (gb_u64)t * k + 256u * sb + 32u * j;
+    float mx = 0.0f, sum = 0.0f;
+    for (int i = 0; i < 32; i++) {
+        mx = fmaxf(mx, fabsf(v[i]));
+        sum += v[i];
+    }
+    const float inv = mx > 0.0f ? (float)GB_I8_QMAX / mx : 0.0f;
+    for (int i = 0; i < 32; i++) {
+        int h, l;
+        gb_i8_digits(gb_i8_round(v[i] * inv), h, l);
+        sm.xh[t][32 * j + i] = (signed char)h;
+        sm.xl[t][32 * j + i] = (signed char)l;
+    }
+    sm.dx[t][j] = mx / (float)GB_I8_QMAX;
+    sm.sx[t][j] = sum;
+}
+
+template <int NW, int T, class Ctx>
+GB_HD void gb_i8_q4k_block(Ctx& ctx, const unsigned char* W, const float* x, float* y, gb_u32 m, gb_u32 k,
+                           gb_u32 blk, GbI8Smem<T>& sm)
+{
+    static_assert(T >= 1 && T <= 8, "GEMV_TOKENS must be 1..8: the mma has 8 columns");
+    enum { NT = Ctx::NT };
+    const gb_u32 nsb = k / 256, row_bytes = nsb * GB_I8_SB;
+    gb_u32 g[NT], tq[NT], r0[NT];
+    const unsigned char *pa[NT], *pb[NT]; // rows g and g + 8 (the last row where those are past m)
+    float acc[NT][4];
+    GB_I8_EACH
+    {
+        const gb_u32 tid = ctx.tid(q), lane = tid & 31;
+        g[q] = lane >> 2, tq[q] = lane & 3;
+        r0[q] = (blk * NW + (tid >> 5)) * 16;
+        const gb_u32 ra = r0[q] + g[q], rb = ra + 8;
+        pa[q] = W + (gb_u64)(ra < m ? ra : m - 1) * row_bytes;
+        pb[q] = W + (gb_u64)(rb < m ? rb : m - 1) * row_bytes;
+        for (int i = 0; i < 4; i++) acc[q][i] = 0.0f;
+    }
+    for (gb_u32 sb = 0; sb < nsb; sb++) {
+        GB_I8_EACH for (gb_u32 u = ctx.tid(q); u < 8u * T; u += 32u * NW) gb_i8_quantize<T>(x, k, sb, u >> 3, u & 7, sm);
+        ctx.barrier();
+        // the lane's two rows of this super-block: header (d, dmin, scales) and its 4 code words
+        float da[NT], db[NT], ma[NT], mb[NT];
+        gb_u32 ha[NT][4], hb[NT][4], wa[NT][4][2], wb[NT][4][2];
+        GB_I8_EACH
+        {
+            const bool live = r0[q] < m; // a warp past m computes nothing (its loads stay in bounds)
+            const unsigned char* a = pa[q] + (gb_u64)sb * GB_I8_SB;
+            const unsigned char* b = pb[q] + (gb_u64)sb * GB_I8_SB;
+            const uint4 xa = ctx.ld16(a), xb = ctx.ld16(b);
+            ha[q][0] = xa.x, ha[q][1] = xa.y, ha[q][2] = xa.z, ha[q][3] = xa.w;
+            hb[q][0] = xb.x, hb[q][1] = xb.y, hb[q][2] = xb.z, hb[q][3] = xb.w;
+            da[q] = gb_half_to_float(xa.x & 0xFFFF), ma[q] = gb_half_to_float(xa.x >> 16);
+            db[q] = gb_half_to_float(xb.x & 0xFFFF), mb[q] = gb_half_to_float(xb.x >> 16);
+            for (int c = 0; c < 4; c++) {
+                const uint2 va = ctx.ld8(a + 16 + 32 * c + 8 * tq[q]), vb = ctx.ld8(b + 16 + 32 * c + 8 * tq[q]);
+                wa[q][c][0] = live ? va.x : 0, wa[q][c][1] = live ? va.y : 0;
+                wb[q][c][0] = live ? vb.x : 0, wb[q][c][1] = live ? vb.y : 0;
+            }
+        }
+        for (int c = 0; c < 4; c++) {
+            for (int h = 0; h < 2; h++) {
+                const int j = 2 * c + h;
+                gb_u32 A[NT][4], Bh[NT][2], Bl[NT][2];
+                int Ch[NT][4], Cl[NT][4];
+                GB_I8_EACH
+                {
+                    const gb_u32 M = 0x0F0F0F0Fu, s = 4u * h;
+                    A[q][0] = (wa[q][c][0] >> s) & M, A[q][1] = (wb[q][c][0] >> s) & M;
+                    A[q][2] = (wa[q][c][1] >> s) & M, A[q][3] = (wb[q][c][1] >> s) & M;
+                    const bool has = g[q] < (gb_u32)T;
+                    const gb_u32 o = 32u * j + 8u * tq[q], r = has ? g[q] : 0;
+                    const uint2 vh = ctx.ld8s(&sm.xh[r][o]), vl = ctx.ld8s(&sm.xl[r][o]);
+                    Bh[q][0] = has ? vh.x : 0, Bh[q][1] = has ? vh.y : 0;
+                    Bl[q][0] = has ? vl.x : 0, Bl[q][1] = has ? vl.y : 0;
+                }
+                ctx.mma_s8(Ch, A, Bh);
+                ctx.mma_s8(Cl, A, Bl);
+                GB_I8_EACH
+                {
+                    int sca, mna, scb, mnb;
+                    gb_i8_scale_min(ha[q], j, sca, mna);
+                    gb_i8_scale_min(hb[q], j, scb, mnb);
+                    for (int i = 0; i < 4; i++) {
+                        const gb_u32 t = 2u * tq[q] + (i & 1);
+                        if (t >= (gb_u32)T) continue;
+                        const float ds = i < 2 ? da[q] * (float)sca : db[q] * (float)scb;
+                        const float dm = i < 2 ? ma[q] * (float)mna : mb[q] * (float)mnb;
+                        const float v = (float)(256 * Ch[q][i] + Cl[q][i]);
+                        acc[q][i] = fmaf(ds * sm.dx[t][j], v, fmaf(-dm, sm.sx[t][j], acc[q][i]));
+                    }
+                }
+            }
+        }
+        ctx.barrier(); // every warp done with this super-block's digits before the next overwrite them
+    }
+    GB_I8_EACH
+    {
+        for (int i = 0; i < 4; i++) {
+            const gb_u32 row = r0[q] + g[q] + 8u * (i >> 1), t = 2u * tq[q] + (i & 1);
+            if (row < m && t < (gb_u32)T) y[(gb_u64)t * m + row] = acc[q][i];
+        }
+    }
+}
+
+#ifdef __CUDA_ARCH__
+// The GPU context: the calling thread (NT = 1), its loads, the block barrier
+// and the warp's mma.
+struct GbI8DevCtx {
+    enum { NT = 1 };
+    __device__ __forceinline__ gb_u32 tid(int) const { return threadIdx.x; }
+    __device__ __forceinline__ void barrier() { __syncthreads(); }
+    __device__ __forceinline__ uint4 ld16(const unsigned char* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+    __device__ __forceinline__ uint2 ld8(const unsigned char* p) { return __ldg(reinterpret_cast<const uint2*>(p)); }
+    __device__ __forceinline__ uint2 ld8s(const signed char* p) { return *reinterpret_cast<const uint2*>(p); }
+    __device__ __forceinline__ void mma_s8(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2])
+    {
+        asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%10,%10,%10,%10};"
+                     : "=r"(C[0][0]), "=r"(C[0][1]), "=r"(C[0][2]), "=r"(C[0][3])
+                     : "r"(A[0][0]), "r"(A[0][1]), "r"(A[0][2]), "r"(A[0][3]), "r"(B[0][0]), "r"(B[0][1]), "r"(0));
+    }
+};
+#endif
+
+#endif

@@ -1,0 +1,222 @@
+// Host emulation of the int8 tensor-core q4_k GEMV (kernels/cuda/
+// gemv_q4k_i8.cuh) against the FP64 reference: the kernel's own block code
+// runs on the CPU for every thread of every block (a phase for all threads
+// before the next, as the barriers enforce), with a CPU model of
+// mma.sync.m16n8k32.row.col.s32.s8.s8.s32 from the PTX ISA's fragment tables
+// (groupID g = lane >> 2, threadID_in_group t = lane % 4):
+//   A (16 x 32, four .b32 of four s8): reg 0 row g, reg 1 row g + 8, cols 4t + i;
+//     reg 2 row g, reg 3 row g + 8, cols 16 + 4t + i (i = byte 0..3)
+//   B (32 x 8, two .b32 of four s8): reg 0 rows (k) 4t + i, reg 1 rows 16 + 4t + i; col g
+//   C (16 x 8 s32): c0, c1 row g, cols 2t, 2t + 1; c2, c3 row g + 8
+// Checks: random weights and x, every T from 1 to 8, ragged m, several
+// block sizes, against ref.gemv per row of x (|y - r| <= 1e-4 sum |w x|);
+// one-hot x rows, which pin every column's k slot and every row of x's mma
+// column; every load inside the weights; the digits of every x' in range.
+// Run by tests/cli/test_gemv_i8_emulate.sh.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "gemv_q4k_i8.cuh"
+
+extern "C" {
+#include "formats.h"
+#include "ref_blocks.h"
+#include "ref_dequant.h"
+#include "ref_gemv.h"
+}
+#include "emu_report.cuh"
+
+static int checks = 0;
+#define EXPECT(cond, ...)            \
+    do {                             \
+        checks++;                    \
+        CHECK(cond, __VA_ARGS__);    \
+    } while (0)
+
+static int s8(gb_u32 w, int i) { return (int)(signed char)((w >> (8 * i)) & 0xFF); }
+
+// One warp's mma: C = A B (the kernel's C input is zero)
+static void mma_s8_model(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2])
+{
+    int a[16][32], b[32][8];
+    for (int lane = 0; lane < 32; lane++) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int i = 0; i < 4; i++) {
+            a[g][4 * t + i] = s8(A[lane][0], i);
+            a[g + 8][4 * t + i] = s8(A[lane][1], i);
+            a[g][16 + 4 * t + i] = s8(A[lane][2], i);
+            a[g + 8][16 + 4 * t + i] = s8(A[lane][3], i);
+            b[4 * t + i][g] = s8(B[lane][0], i);
+            b[16 + 4 * t + i][g] = s8(B[lane][1], i);
+        }
+    }
+    for (int lane = 0; lane < 32; lane++) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int i = 0; i < 4; i++) {
+            const int r = g + 8 * (i >> 1), n = 2 * t + (i & 1);
+            long long s = 0;
+            for (int kk = 0; kk < 32; kk++) s += (long long)a[r][kk] * b[kk][n];
+            C[lane][i] = (int)s;
+        }
+    }
+}
+
+template <int NW>
+struct HostI8Ctx {
+    enum { NT = 32 * NW };
+    const unsigned char *wlo, *whi;
+    const signed char *slo, *shi;
+    gb_u32 tid(int q) const { return (gb_u32)q; }
+    void barrier() {}
+    void in_w(const unsigned char* p, int n)
+    {
+        EXPECT(p >= wlo && p + n <= whi && ((uintptr_t)(p - wlo) % n) == 0, "weight load of %d bytes at %td", n, p - wlo);
+    }
+    uint4 ld16(const unsigned char* p)
+    {
+        in_w(p, 16);
+        uint4 v;
+        memcpy(&v, p, 16);
+        return v;
+    }
+    uint2 ld8(const unsigned char* p)
+    {
+        in_w(p, 8);
+        uint2 v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    uint2 ld8s(const signed char* p)
+    {
+        EXPECT(p >= slo && p + 8 <= shi && ((uintptr_t)(p - slo) % 8) == 0, "shared load at %td", p - slo);
+        uint2 v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    void mma_s8(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2])
+    {
+        for (int w = 0; w < NW; w++) mma_s8_model(C + 32 * w, A + 32 * w, B + 32 * w);
+    }
+};
+
+// y (T rows of m) for x (T rows of k) through the kernel's block code.
+template <int NW, int T>
+static std::vector<float> run(const std::vector<unsigned char>& W, const std::vector<float>& x, gb_u32 m, gb_u32 k)
+{
+    std::vector<float> y((size_t)T * m, NAN);
+    const gb_u32 blocks = (m + 16 * NW - 1) / (16 * NW);
+    auto* sm = new GbI8Smem<T>;
+    HostI8Ctx<NW> ctx;
+    ctx.wlo = W.data(), ctx.whi = W.data() + W.size();
+    ctx.slo = &sm->xh[0][0], ctx.shi = ctx.slo + sizeof sm->xh + sizeof sm->xl;
+    for (gb_u32 b = 0; b < blocks; b++) {
+        memset(sm, 0x5A, sizeof *sm); // stale shared memory
+        gb_i8_q4k_block<NW, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
+    }
+    delete sm;
+    return y;
+}
+
+static unsigned rnd_state = 12345;
+static float rnd()
+{
+    rnd_state = rnd_state * 1664525u + 1013904223u;
+    return (float)((rnd_state >> 8) & 0xFFFF) / 32768.0f - 1.0f;
+}
+
+template <int NW, int T>
+static void random_case(gb_u32 m, gb_u32 k, int seed, bool outliers)
+{
+    const gb_format* f = gb_format_find("q4_k");
+    const uint64_t nb = (uint64_t)m * k / 256;
+    std::vector<unsigned char> W(nb * 144);
+    gb_err e = {0};
+    EXPECT(gb_ref_random_blocks(f, nb, seed, W.data(), &e) == 0, "random blocks: %s", e.msg ? e.msg : "");
+    std::vector<float> x((size_t)T * k);
+    for (auto& v : x) v = rnd();
+    if (outliers)
+        for (size_t i = 0; i < x.size(); i += 97) x[i] *= 20.0f; // a large value in most sub-blocks
+    const std::vector<float> y = run<NW, T>(W, x, m, k);
+    std::vector<double> r(m), a(m);
+    double worst = 0;
+    int bad = 0;
+    for (int t = 0; t < T; t++) {
+        EXPECT(gb_ref_gemv(f, W.data(), W.size(), m, k, x.data() + (size_t)t * k, r.data(), a.data(), &e) == 0, "ref");
+        for (gb_u32 i = 0; i < m; i++) {
+            const double yv = y[(size_t)t * m + i], rel = std::fabs(yv - r[i]) / (a[i] > 0 ? a[i] : 1);
+            if (!(rel <= 1e-4)) bad++;
+            if (!(rel <= worst)) worst = rel;
+        }
+    }
+    EXPECT(bad == 0, "NW=%d T=%d m=%u k=%u%s: %d row(s) beyond 1e-4 of sum|w x|, worst %g", NW, T, m, k,
+           outliers ? " (outliers)" : "", bad, worst);
+    printf("%s NW=%d T=%d m=%u k=%u%s: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ", NW, T, m, k,
+           outliers ? " outliers" : "", worst);
+    gb_err_clear(&e);
+}
+
+// x rows one-hot at columns c_t (value 1): y[t][i] = W[i][c_t] dequantized, to
+// 2e-6 of the row's largest value, so a wrong k slot or a wrong x row in an
+// mma column shows.
+template <int NW, int T>
+static void one_hot_case(gb_u32 m, gb_u32 k)
+{
+    const gb_format* f = gb_format_find("q4_k");
+    const uint64_t nb = (uint64_t)m * k / 256;
+    std::vector<unsigned char> W(nb * 144);
+    gb_err e = {0};
+    EXPECT(gb_ref_random_blocks(f, nb, 77, W.data(), &e) == 0, "random blocks");
+    std::vector<float> deq((size_t)m * k);
+    EXPECT(gb_ref_dequantize(f, W.data(), W.size(), deq.data(), &e) == 0, "dequantize: %s",
+           e.msg ? e.msg : "");
+    // the scale of each row's values: d sc q and dmin m cancel where an
+    // output is near zero, so its rounding is relative to them, not to it
+    std::vector<double> rowmax(m, 0.0);
+    for (gb_u32 i = 0; i < m; i++)
+        for (gb_u32 j = 0; j < k; j++) rowmax[i] = std::fmax(rowmax[i], std::fabs(deq[(size_t)i * k + j]));
+    int bad = 0;
+    for (gb_u32 c0 = 0; c0 < k; c0 += T) {
+        std::vector<float> x((size_t)T * k, 0.0f);
+        for (int t = 0; t < T; t++) x[(size_t)t * k + (c0 + t) % k] = 1.0f;
+        const std::vector<float> y = run<NW, T>(W, x, m, k);
+        for (int t = 0; t < T; t++)
+            for (gb_u32 i = 0; i < m; i++) {
+                const double want = deq[(size_t)i * k + (c0 + t) % k], got = y[(size_t)t * m + i];
+                if (!(std::fabs(got - want) <= 2e-6 * (std::fabs(want) + rowmax[i]))) bad++;
+            }
+    }
+    EXPECT(bad == 0, "one-hot NW=%d T=%d m=%u k=%u: %d outputs off", NW, T, m, k, bad);
+    printf("%s one-hot NW=%d T=%d m=%u k=%u: every column of every row\n", bad ? "not ok" : "ok  ", NW, T, m, k);
+    gb_err_clear(&e);
+}
+
+int main()
+{
+    // digits: q = 256 h + l with both in [-128, 127] over the whole range
+    int bad = 0;
+    for (int q = -GB_I8_QMAX; q <= GB_I8_QMAX; q++) {
+        int h, l;
+        gb_i8_digits(q, h, l);
+        if (256 * h + l != q || h < -128 || h > 127 || l < -128 || l > 127) bad++;
+    }
+    EXPECT(bad == 0, "%d values of q have digits out of range", bad);
+    one_hot_case<1, 1>(16, 256);
+    one_hot_case<2, 8>(40, 512);
+    one_hot_case<4, 3>(23, 256);
+    random_case<1, 1>(16, 256, 1, false);
+    random_case<4, 1>(100, 1024, 2, false);
+    random_case<2, 2>(37, 512, 3, false);
+    random_case<4, 3>(64, 768, 4, false);
+    random_case<1, 4>(5, 256, 5, false);
+    random_case<4, 5>(130, 512, 6, false);
+    random_case<8, 6>(129, 256, 7, false);
+    random_case<2, 7>(48, 1280, 8, false);
+    random_case<4, 8>(200, 2048, 9, false);
+    random_case<4, 8>(96, 1024, 10, true);
+    printf("gemv_i8_emulate: %d checks, %d failures\n", checks, failures);
+    return failures ? 1 : 0;
+}
