@@ -39,7 +39,7 @@ enum {
 };
 
 template <int T>
-struct GbI8Smem {
+struct alignas(16) GbI8Smem { // the digit rows are read 8 bytes at a time
     signed char xh[T][GB_I8_XROW], xl[T][GB_I8_XROW]; // the digits of x' = round(x / dx)
     float dx[T][8], sx[T][8];                         // per (row of x, sub-block): dx and sum(x)
 };

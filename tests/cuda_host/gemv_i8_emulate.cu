@@ -92,7 +92,7 @@ struct HostI8Ctx {
     }
     uint2 ld8s(const signed char* p)
     {
-        EXPECT(p >= slo && p + 8 <= shi && ((uintptr_t)(p - slo) % 8) == 0, "shared load at %td", p - slo);
+        EXPECT(p >= slo && p + 8 <= shi && ((uintptr_t)p % 8) == 0, "shared load at %td", p - slo);
         uint2 v;
         memcpy(&v, p, 8);
         return v;
