@@ -75,24 +75,60 @@ GB_HD void gb_i8_scale_min(const gb_u32* hw, int j, int& sc, int& mn)
     }
 }
 
-// Quantizes (row of x t, sub-block j) of super-block sb into the shared digits.
+// QMAX / mx for mx > 0, a little low: the fast reciprocal on the GPU errs by
+// a few ulp, and 1 - 2^-20 keeps |x| inv below QMAX + 1/2, so |q| <= QMAX.
+GB_HD float gb_i8_scale(float mx)
+{
+#ifdef __CUDA_ARCH__
+    return __fdividef((float)GB_I8_QMAX * (1.0f - 0x1p-20f), mx);
+#else
+    return (float)GB_I8_QMAX * (1.0f - 0x1p-20f) / mx;
+#endif
+}
+
+// The digits of four q as two words of four bytes: l = q's low byte (signed,
+// q - 256 h), h = byte 1 of q + 128 (gb_i8_digits' h, which fits a byte).
+GB_HD void gb_i8_pack(const int* qv, gb_u32& hw, gb_u32& lw)
+{
+    const gb_u32 l01 = gb_prmt((gb_u32)qv[0], (gb_u32)qv[1], 0x0040u), l23 = gb_prmt((gb_u32)qv[2], (gb_u32)qv[3], 0x0040u);
+    const gb_u32 h0 = (gb_u32)(qv[0] + 128), h1 = (gb_u32)(qv[1] + 128), h2 = (gb_u32)(qv[2] + 128),
+                 h3 = (gb_u32)(qv[3] + 128);
+    const gb_u32 h01 = gb_prmt(h0, h1, 0x0051u), h23 = gb_prmt(h2, h3, 0x0051u);
+    lw = gb_prmt(l01, l23, 0x5410u);
+    hw = gb_prmt(h01, h23, 0x5410u);
+}
+
+// Quantizes (row of x t, sub-block j) of super-block sb into the shared
+// digits: 32 values by 8 16-byte loads, their digits stored 4 to a word.
 template <int T>
 GB_HD void gb_i8_quantize(const float* x, gb_u32 k, gb_u32 sb, gb_u32 t, gb_u32 j, GbI8Smem<T>& sm)
 {
-    const float* v = x + (gb_u64)t * k + 256u * sb + 32u * j;
+    const float4* v4 = reinterpret_cast<const float4*>(x + (gb_u64)t * k + 256u * sb + 32u * j);
+    float v[32];
+    #pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const float4 f = v4[i];
+        v[4 * i] = f.x, v[4 * i + 1] = f.y, v[4 * i + 2] = f.z, v[4 * i + 3] = f.w;
+    }
     float mx = 0.0f, sum = 0.0f;
+    #pragma unroll
     for (int i = 0; i < 32; i++) {
         mx = fmaxf(mx, fabsf(v[i]));
         sum += v[i];
     }
-    const float inv = mx > 0.0f ? (float)GB_I8_QMAX / mx : 0.0f;
-    for (int i = 0; i < 32; i++) {
-        int h, l;
-        gb_i8_digits(gb_i8_round(v[i] * inv), h, l);
-        sm.xh[t][32 * j + i] = (signed char)h;
-        sm.xl[t][32 * j + i] = (signed char)l;
+    const float inv = mx > 0.0f ? gb_i8_scale(mx) : 0.0f;
+    #pragma unroll
+    for (int w = 0; w < 8; w++) {
+        int qv[4];
+        #pragma unroll
+        for (int b = 0; b < 4; b++) qv[b] = gb_i8_round(v[4 * w + b] * inv);
+        gb_u32 hw, lw;
+        gb_i8_pack(qv, hw, lw);
+        *reinterpret_cast<gb_u32*>(&sm.xh[t][32 * j + 4 * w]) = hw;
+        *reinterpret_cast<gb_u32*>(&sm.xl[t][32 * j + 4 * w]) = lw;
     }
-    sm.dx[t][j] = mx / (float)GB_I8_QMAX;
+    // dx = 1 / inv (the product's constant folded): q dx = x to within x's step
+    sm.dx[t][j] = mx * (1.0f / ((float)GB_I8_QMAX * (1.0f - 0x1p-20f)));
     sm.sx[t][j] = sum;
 }
 
@@ -114,6 +150,7 @@ GB_HD void gb_i8_q4k_block(Ctx& ctx, const unsigned char* W, const float* x, flo
         const gb_u32 ra = r0[q] + g[q], rb = ra + 8;
         pa[q] = W + (gb_u64)(ra < m ? ra : m - 1) * row_bytes;
         pb[q] = W + (gb_u64)(rb < m ? rb : m - 1) * row_bytes;
+        #pragma unroll
         for (int i = 0; i < 4; i++) acc[q][i] = 0.0f;
     }
     for (gb_u32 sb = 0; sb < nsb; sb++) {
@@ -132,13 +169,16 @@ GB_HD void gb_i8_q4k_block(Ctx& ctx, const unsigned char* W, const float* x, flo
             hb[q][0] = xb.x, hb[q][1] = xb.y, hb[q][2] = xb.z, hb[q][3] = xb.w;
             da[q] = gb_half_to_float(xa.x & 0xFFFF), ma[q] = gb_half_to_float(xa.x >> 16);
             db[q] = gb_half_to_float(xb.x & 0xFFFF), mb[q] = gb_half_to_float(xb.x >> 16);
+            #pragma unroll
             for (int c = 0; c < 4; c++) {
                 const uint2 va = ctx.ld8(a + 16 + 32 * c + 8 * tq[q]), vb = ctx.ld8(b + 16 + 32 * c + 8 * tq[q]);
                 wa[q][c][0] = live ? va.x : 0, wa[q][c][1] = live ? va.y : 0;
                 wb[q][c][0] = live ? vb.x : 0, wb[q][c][1] = live ? vb.y : 0;
             }
         }
+        #pragma unroll
         for (int c = 0; c < 4; c++) {
+            #pragma unroll
             for (int h = 0; h < 2; h++) {
                 const int j = 2 * c + h;
                 gb_u32 A[NT][4], Bh[NT][2], Bl[NT][2];
@@ -161,6 +201,7 @@ GB_HD void gb_i8_q4k_block(Ctx& ctx, const unsigned char* W, const float* x, flo
                     int sca, mna, scb, mnb;
                     gb_i8_scale_min(ha[q], j, sca, mna);
                     gb_i8_scale_min(hb[q], j, scb, mnb);
+                    #pragma unroll
                     for (int i = 0; i < 4; i++) {
                         const gb_u32 t = 2u * tq[q] + (i & 1);
                         if (t >= (gb_u32)T) continue;
@@ -176,6 +217,7 @@ GB_HD void gb_i8_q4k_block(Ctx& ctx, const unsigned char* W, const float* x, flo
     }
     GB_I8_EACH
     {
+        #pragma unroll
         for (int i = 0; i < 4; i++) {
             const gb_u32 row = r0[q] + g[q] + 8u * (i >> 1), t = 2u * tq[q] + (i & 1);
             if (row < m && t < (gb_u32)T) y[(gb_u64)t * m + row] = acc[q][i];

@@ -204,6 +204,19 @@ int main()
         if (256 * h + l != q || h < -128 || h > 127 || l < -128 || l > 127) bad++;
     }
     EXPECT(bad == 0, "%d values of q have digits out of range", bad);
+    // the packed digits are gb_i8_digits' (four q at a time, mixed signs)
+    bad = 0;
+    for (int q = -GB_I8_QMAX; q <= GB_I8_QMAX; q += 7) {
+        const int qv[4] = { q, -q, q / 3, GB_I8_QMAX - (q & 1023) };
+        gb_u32 hw, lw;
+        gb_i8_pack(qv, hw, lw);
+        for (int b = 0; b < 4; b++) {
+            int h, l;
+            gb_i8_digits(qv[b], h, l);
+            if (s8(hw, b) != h || s8(lw, b) != l) bad++;
+        }
+    }
+    EXPECT(bad == 0, "%d packed digits differ from gb_i8_digits", bad);
     one_hot_case<1, 1>(16, 256);
     one_hot_case<2, 8>(40, 512);
     one_hot_case<4, 3>(23, 256);
