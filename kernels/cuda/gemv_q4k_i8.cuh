@@ -27,7 +27,7 @@
 #ifndef GPUBENCH_GEMV_Q4K_I8_CUH
 #define GPUBENCH_GEMV_Q4K_I8_CUH
 
-#include "gemv_bits.cuh"
+#include "gemv_decode.cuh" // gb_k_scales: the 6-bit scales and mins, four per word
 
 #define GB_I8_EACH for (int q = 0; q < Ctx::NT; q++)
 
@@ -59,20 +59,6 @@ GB_HD int gb_i8_round(float v)
 #else
     return (int)nearbyintf(v);
 #endif
-}
-
-// Sub-block j's 6-bit scale and min of a q4_k super-block (ggml's
-// get_scale_min_k4, the reference's k_scale_min) from its 16-byte header as
-// words: hw[0] = d, dmin; hw[1..3] = the 12 scale bytes.
-GB_HD int gb_i8_sbyte(const gb_u32* hw, int i) { return (int)((hw[1 + i / 4] >> (8 * (i % 4))) & 0xFF); }
-GB_HD void gb_i8_scale_min(const gb_u32* hw, int j, int& sc, int& mn)
-{
-    if (j < 4) {
-        sc = gb_i8_sbyte(hw, j) & 63, mn = gb_i8_sbyte(hw, j + 4) & 63;
-    } else {
-        sc = (gb_i8_sbyte(hw, j + 4) & 0xF) | ((gb_i8_sbyte(hw, j - 4) >> 6) << 4);
-        mn = (gb_i8_sbyte(hw, j + 4) >> 4) | ((gb_i8_sbyte(hw, j) >> 6) << 4);
-    }
 }
 
 // QMAX / mx for mx > 0, a little low: the fast reciprocal on the GPU errs by
@@ -158,15 +144,18 @@ GB_HD void gb_i8_q4k_block(Ctx& ctx, const unsigned char* W, const float* x, flo
         ctx.barrier();
         // the lane's two rows of this super-block: header (d, dmin, scales) and its 4 code words
         float da[NT], db[NT], ma[NT], mb[NT];
-        gb_u32 ha[NT][4], hb[NT][4], wa[NT][4][2], wb[NT][4][2];
+        gb_u32 sca[NT][2], mna[NT][2], scb[NT][2], mnb[NT][2], wa[NT][4][2], wb[NT][4][2]; // [j / 4]: byte j % 4
         GB_I8_EACH
         {
             const bool live = r0[q] < m; // a warp past m computes nothing (its loads stay in bounds)
             const unsigned char* a = pa[q] + (gb_u64)sb * GB_I8_SB;
             const unsigned char* b = pb[q] + (gb_u64)sb * GB_I8_SB;
             const uint4 xa = ctx.ld16(a), xb = ctx.ld16(b);
-            ha[q][0] = xa.x, ha[q][1] = xa.y, ha[q][2] = xa.z, ha[q][3] = xa.w;
-            hb[q][0] = xb.x, hb[q][1] = xb.y, hb[q][2] = xb.z, hb[q][3] = xb.w;
+#pragma unroll
+            for (int u = 0; u < 2; u++) {
+                gb_k_scales(xa.y, xa.z, xa.w, u == 1, sca[q][u], mna[q][u]);
+                gb_k_scales(xb.y, xb.z, xb.w, u == 1, scb[q][u], mnb[q][u]);
+            }
             da[q] = gb_half_to_float(xa.x & 0xFFFF), ma[q] = gb_half_to_float(xa.x >> 16);
             db[q] = gb_half_to_float(xb.x & 0xFFFF), mb[q] = gb_half_to_float(xb.x >> 16);
             #pragma unroll
@@ -198,15 +187,15 @@ GB_HD void gb_i8_q4k_block(Ctx& ctx, const unsigned char* W, const float* x, flo
                 ctx.mma_s8(Cl, A, Bl);
                 GB_I8_EACH
                 {
-                    int sca, mna, scb, mnb;
-                    gb_i8_scale_min(ha[q], j, sca, mna);
-                    gb_i8_scale_min(hb[q], j, scb, mnb);
+                    const gb_u32 sh = 8u * (j & 3);
+                    const float ka = (float)((sca[q][j >> 2] >> sh) & 0xFF), kma = (float)((mna[q][j >> 2] >> sh) & 0xFF);
+                    const float kb = (float)((scb[q][j >> 2] >> sh) & 0xFF), kmb = (float)((mnb[q][j >> 2] >> sh) & 0xFF);
                     #pragma unroll
                     for (int i = 0; i < 4; i++) {
                         const gb_u32 t = 2u * tq[q] + (i & 1);
                         if (t >= (gb_u32)T) continue;
-                        const float ds = i < 2 ? da[q] * (float)sca : db[q] * (float)scb;
-                        const float dm = i < 2 ? ma[q] * (float)mna : mb[q] * (float)mnb;
+                        const float ds = i < 2 ? da[q] * ka : db[q] * kb;
+                        const float dm = i < 2 ? ma[q] * kma : mb[q] * kmb;
                         const float v = (float)(256 * Ch[q][i] + Cl[q][i]);
                         acc[q][i] = fmaf(ds * sm.dx[t][j], v, fmaf(-dm, sm.sx[t][j], acc[q][i]));
                     }
