@@ -209,15 +209,7 @@ swiglu)
   ;;
 tune)
   V="$G --backend cuda experiments/linear_variants.lua"
-  # the staged memory-bound route (LN_STAGE) against the direct one, first
-  run tune_q4_stage timeout 120 $V --qtype q4 --n 131072 --k 5120 --t 1,8 --grid "LN_STAGE=0,3,4;LN_U=1,2" \
-    --json "$LOGS/tune_q4_stage.jsonl"
-  run tune_bf16_stage timeout 60 $V --qtype bf16 --n 14336 --k 5120 --t 1 --grid "LN_STAGE=0,3;LN_U=1;LN_RT=1,2" \
-    --json "$LOGS/tune_bf16_stage.jsonl"
-  run tune_w8_stage timeout 60 $V --qtype w8 --n 34816 --k 5120 --t 1 --grid "LN_STAGE=0,3,4;LN_U=1,4" \
-    --json "$LOGS/tune_w8_stage.jsonl"
-  run tune_q6_stage timeout 60 $V --qtype q6 --n 248320 --k 5120 --t 1 --grid "LN_STAGE=0,3;LN_U=1,2" \
-    --json "$LOGS/tune_q6_stage.jsonl"
+  # (the staged route against the direct one: the stage phase)
   run tune_q4_gemv timeout 150 $V --qtype q4 --n 131072 --k 5120 --t 1,8 --grid "LN_NW=2,4,8;LN_U=2,4,8" \
     --json "$LOGS/tune_q4_gemv.jsonl"
   run tune_bf16_gemv timeout 100 $V --qtype bf16 --n 14336 --k 5120 --t 1 --grid "LN_NW=2,4,8;LN_RT=1,2;LN_U=2,4" \
