@@ -22,6 +22,8 @@
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
 #   scripts/gpu-session.sh data        # the same bytes read as zeros, random bytes and normal bf16; swiglu_ab's paths
 #   scripts/gpu-session.sh tokens_tune [T]  # gemv_variants at T tokens (default 8): scalar vs tensor-core paths (f16, int8), geometry
+#   scripts/gpu-session.sh i8          # the int8 tensor-core q4_k kernel: its GPU test, the default at T = 2, 4, 8, then I8 geometries, both orders, two ITERS
+#   scripts/gpu-session.sh limits      # ncu sections of one call each: q4_k T=8 (integer dot, int8), Linear q4 T=1, SwiGLU fused and cuBLAS, MoE grouped
 #   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL) at two shapes, rotated graph, M = 1 and 8
@@ -264,6 +266,42 @@ tokens_tune)
   run "ttune_dense_T$tk" timeout 120 env M=14336 K=5120 $V --kernels bf16,f32 \
     --grid "GEMV_TOKENS=$tk;ROWS=1,2,4;WARPS=2,4;UNROLL=1,2" --json "$LOGS/ttune_dense_T$tk.jsonl"
   for f in "$LOGS"/ttune_*.log; do grep -vE '^gemv_variants: ' "$f"; done
+  ;;
+i8)
+  GPUBENCH_TEST_ONLY="int8 tensor-core" run lua_test_gemv_i8 timeout 200 $G tests/lua/test_gemv_cuda.lua
+  V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --kernels q4_k"
+  run i8_default timeout 60 env M=14336 K=5120 $V --grid "GEMV_TOKENS=2,4,8" --json "$LOGS/i8_default.jsonl"
+  grep -E '^q4_k' "$LOGS/i8_default.log"
+  # k slices and prefetch at T = 8 in both orders and a second ITERS, then T = 4
+  for oi in forward:200:8 reverse:200:8 forward:600:8 forward:200:4; do
+    IFS=: read -r o it tk <<< "$oi"
+    run "i8_${o}_${it}_T$tk" timeout 150 env M=14336 K=5120 ITERS=$it $V --order $o \
+      --grid "GEMV_TOKENS=$tk;I8=1;WARPS=2,4;KSPLIT=1,2,4,8;PREFETCH=0,1" --json "$LOGS/i8_${o}_${it}_T$tk.jsonl"
+    grep -E '^q4_k' "$LOGS/i8_${o}_${it}_T$tk.log"
+  done
+  ;;
+limits)
+  # ncu sections of one call of each issue's slowest kernel: what limits it (docs/kernels)
+  S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy
+     --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis"
+  NC="$NCU --cache-control none --clock-control none $S"
+  V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --kernels q4_k"
+  for cell in "GEMV_TOKENS=8" "GEMV_TOKENS=8 I8=1 WARPS=4 KSPLIT=4 PREFETCH=1"; do
+    run "ncu_q4k_${cell//[= ]/_}" timeout 90 $NC --profile-from-start off env M=14336 K=5120 $V \
+      --grid "${cell// /;}" --profile "q4_k $cell"
+  done
+  run ncu_linear_q4_t1 timeout 90 $NC --profile-from-start off \
+    $G --backend cuda experiments/linear_suite.lua --qtype q4 --n 131072 --k 5120 --t 1 --profile
+  SW="$G --backend cuda experiments/swiglu_ab.lua --shape 13824,5120 --mode eager --regime rotated --trials 1 --rounds 1"
+  for mm in 1 8; do
+    run "ncu_swiglu_fused_m$mm" timeout 90 $NC -k regex:swiglu_fused -s 30 -c 1 $SW --m-values $mm
+    run "ncu_swiglu_vendor_m$mm" timeout 90 $NC -k regex:'gemv|gemm|xmma|cutlass|sm90' -s 30 -c 1 $SW --m-values $mm
+  done
+  run ncu_moe_grouped_m64 timeout 120 $NC -k regex:grouped -s 30 -c 1 $G --backend cuda experiments/moe_scaling.lua \
+    --config qwen3_30b_a3b --m 64 --variants grouped --projection gate_up --regime cold --rounds 1
+  for f in "$LOGS"/ncu_*.log; do
+    echo "== $f"; grep -E 'Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|Block Size|Grid Size|Waves Per SM|Eligible Warps|L2 Hit|L1/TEX Hit|Executed Ipc A' "$f" | head -30
+  done
   ;;
 tokens)
   run lua_test_gemv_cuda timeout 200 $G tests/lua/test_gemv_cuda.lua

@@ -1,24 +1,25 @@
-// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=4,GEMV_TOKENS=8
-// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=4,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=2,GEMV_TOKENS=3
-// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=1,GEMV_TOKENS=2
-// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=8,GEMV_TOKENS=5
+// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=4,KSPLIT=1,PREFETCH=0,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=4,KSPLIT=4,PREFETCH=1,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=4,KSPLIT=2,PREFETCH=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=2,KSPLIT=8,PREFETCH=1,GEMV_TOKENS=3
+// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=1,KSPLIT=1,PREFETCH=1,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=8,KSPLIT=2,PREFETCH=0,GEMV_TOKENS=5
 // q4_k GEMV for T = GEMV_TOKENS rows of x on the int8 tensor cores
 // (gemv_q4k_i8.cuh): a variant of the q4_k kernel (gemv_cuda.variant with
-// I8=1), not a default until an H200 A/B says so. Launch: block 32 * WARPS,
-// grid ceil(m / (16 * WARPS)); k a multiple of 256; the weights 16-byte
+// I8=1), not a default until an H200 A/B says so. Launch: block
+// 32 * WARPS * KSPLIT, grid ceil(m / (16 * WARPS)); k a multiple of 256; the weights 16-byte
 // aligned.
 #include "gemv_q4k_i8.cuh"
 
-#if !defined(WARPS) || !defined(GEMV_TOKENS) || !defined(I8) || I8 != 1
-#error "gemv_q4_k_i8 takes -DI8=1, -DWARPS and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
+#if !defined(WARPS) || !defined(KSPLIT) || !defined(PREFETCH) || !defined(GEMV_TOKENS) || !defined(I8) || I8 != 1
+#error "gemv_q4_k_i8 takes -DI8=1, -DWARPS, -DKSPLIT, -DPREFETCH and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
 #endif
 
-extern "C" __global__ void __launch_bounds__(32 * WARPS)
+extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q4_k_i8(const unsigned char* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
                  unsigned m, unsigned k)
 {
-    __shared__ GbI8Smem<GEMV_TOKENS> sm;
+    __shared__ GbI8Block<GEMV_TOKENS, WARPS, KSPLIT> sm;
     GbI8DevCtx ctx;
-    gb_i8_q4k_block<WARPS, GEMV_TOKENS>(ctx, w, x, y, m, k, blockIdx.x, sm);
+    gb_i8_q4k_block<WARPS, KSPLIT, PREFETCH, GEMV_TOKENS>(ctx, w, x, y, m, k, blockIdx.x, sm);
 }

@@ -17,10 +17,12 @@
 // 8t + 4 .. 8t + 7, and B's lane reads x row g at the same 8 columns: one
 // 8-byte load each.
 //
-// A block is NW warps of 16 rows; per super-block of 256 columns its threads
-// first quantize the T x rows' 8 sub-blocks into shared memory (one thread per
-// (row of x, sub-block)), then each warp runs its 8 sub-blocks: two barriers
-// per super-block. Every per-thread value is an array over Ctx::NT threads:
+// A block is NW warps of 16 rows times KS slices of k; per step of KS
+// super-blocks of 256 columns its threads first quantize the T x rows' 8
+// sub-blocks of each into shared memory (one thread per (slice, row of x,
+// sub-block)), then each warp runs its slice's 8 sub-blocks: two barriers per
+// step. More slices put more warps on the same rows (14336 rows are only 896
+// warps of 16) while x's quantization stays shared by the block's 16 NW rows. Every per-thread value is an array over Ctx::NT threads:
 // NT = 1 on the GPU, a whole block in the host emulation
 // (tests/cuda_host/gemv_i8_emulate.cu), where each phase runs for every thread
 // before the next, which is what the barriers enforce here.
@@ -118,98 +120,164 @@ GB_HD void gb_i8_quantize(const float* x, gb_u32 k, gb_u32 sb, gb_u32 t, gb_u32 
     sm.sx[t][j] = sum;
 }
 
-template <int NW, int T, class Ctx>
+// A block's shared memory: the digits of KS super-blocks (one per k slice),
+// and after the last super-block the slices' partial sums in the same bytes.
+template <int T, int NW, int KS>
+struct alignas(16) GbI8Block {
+    union {
+        GbI8Smem<T> s[KS];
+        float red[KS > 1 ? KS - 1 : 1][NW][32][4];
+    };
+};
+
+// A lane's loads of one super-block of its rows g and g + 8: the 16-byte
+// headers (d, dmin, scales) and 4 code words of 8 bytes each.
+struct GbI8Raw {
+    uint4 xa, xb;
+    uint2 va[4], vb[4];
+};
+
+template <class Ctx>
+GB_HD void gb_i8_load(Ctx& ctx, const unsigned char* a, const unsigned char* b, gb_u32 tq, GbI8Raw& r)
+{
+    r.xa = ctx.ld16(a), r.xb = ctx.ld16(b);
+    #pragma unroll
+    for (int c = 0; c < 4; c++) r.va[c] = ctx.ld8(a + 16 + 32 * c + 8 * tq), r.vb[c] = ctx.ld8(b + 16 + 32 * c + 8 * tq);
+}
+
+// Block blk: NW row warps x KS k slices (warp w: rows of w % NW, slice w / NW).
+// Step i takes super-blocks i KS .. i KS + KS - 1, one per slice: the block
+// quantizes their x digits, each warp runs its own; the slices' sums meet in
+// shared memory at the end. A step's weights are loaded before its
+// quantization (PF = 0), or during the previous step's mmas (PF = 1).
+template <int NW, int KS, int PF, int T, class Ctx>
 GB_HD void gb_i8_q4k_block(Ctx& ctx, const unsigned char* W, const float* x, float* y, gb_u32 m, gb_u32 k,
-                           gb_u32 blk, GbI8Smem<T>& sm)
+                           gb_u32 blk, GbI8Block<T, NW, KS>& sm)
 {
     static_assert(T >= 1 && T <= 8, "GEMV_TOKENS must be 1..8: the mma has 8 columns");
-    enum { NT = Ctx::NT };
-    const gb_u32 nsb = k / 256, row_bytes = nsb * GB_I8_SB;
-    gb_u32 g[NT], tq[NT], r0[NT];
+    enum { NT = Ctx::NT, UNITS = 8 * T * KS, THREADS = 32 * NW * KS };
+    const gb_u32 nsb = k / 256, row_bytes = nsb * GB_I8_SB, steps = (nsb + KS - 1) / KS;
+    gb_u32 g[NT], tq[NT], r0[NT], sl[NT], rw[NT];
     const unsigned char *pa[NT], *pb[NT]; // rows g and g + 8 (the last row where those are past m)
     float acc[NT][4];
+    GbI8Raw cur[NT];
     GB_I8_EACH
     {
-        const gb_u32 tid = ctx.tid(q), lane = tid & 31;
-        g[q] = lane >> 2, tq[q] = lane & 3;
-        r0[q] = (blk * NW + (tid >> 5)) * 16;
+        const gb_u32 tid = ctx.tid(q), lane = tid & 31, w = tid >> 5;
+        g[q] = lane >> 2, tq[q] = lane & 3, rw[q] = w % NW, sl[q] = w / NW;
+        r0[q] = (blk * NW + rw[q]) * 16;
         const gb_u32 ra = r0[q] + g[q], rb = ra + 8;
         pa[q] = W + (gb_u64)(ra < m ? ra : m - 1) * row_bytes;
         pb[q] = W + (gb_u64)(rb < m ? rb : m - 1) * row_bytes;
         #pragma unroll
         for (int i = 0; i < 4; i++) acc[q][i] = 0.0f;
+        if (sl[q] < nsb) gb_i8_load(ctx, pa[q] + (gb_u64)sl[q] * GB_I8_SB, pb[q] + (gb_u64)sl[q] * GB_I8_SB, tq[q], cur[q]);
     }
-    for (gb_u32 sb = 0; sb < nsb; sb++) {
-        GB_I8_EACH for (gb_u32 u = ctx.tid(q); u < 8u * T; u += 32u * NW) gb_i8_quantize<T>(x, k, sb, u >> 3, u & 7, sm);
+    for (gb_u32 st = 0; st < steps; st++) {
+        GB_I8_EACH for (gb_u32 u = ctx.tid(q); u < (gb_u32)UNITS; u += THREADS)
+        {
+            const gb_u32 ss = u / (8 * T), r = u % (8 * T), sbq = st * KS + ss;
+            if (sbq < nsb) gb_i8_quantize<T>(x, k, sbq, r >> 3, r & 7, sm.s[ss]);
+        }
         ctx.barrier();
-        // the lane's two rows of this super-block: header (d, dmin, scales) and its 4 code words
-        float da[NT], db[NT], ma[NT], mb[NT];
-        gb_u32 sca[NT][2], mna[NT][2], scb[NT][2], mnb[NT][2], wa[NT][4][2], wb[NT][4][2]; // [j / 4]: byte j % 4
+        GbI8Raw nxt[NT];
+        bool go[NT], any = false; // go: the warp's super-block of this step exists (warp-uniform on the GPU)
         GB_I8_EACH
         {
-            const bool live = r0[q] < m; // a warp past m computes nothing (its loads stay in bounds)
-            const unsigned char* a = pa[q] + (gb_u64)sb * GB_I8_SB;
-            const unsigned char* b = pb[q] + (gb_u64)sb * GB_I8_SB;
-            const uint4 xa = ctx.ld16(a), xb = ctx.ld16(b);
+            const gb_u32 sn = (st + 1) * KS + sl[q];
+            if (PF && sn < nsb) gb_i8_load(ctx, pa[q] + (gb_u64)sn * GB_I8_SB, pb[q] + (gb_u64)sn * GB_I8_SB, tq[q], nxt[q]);
+            go[q] = st * KS + sl[q] < nsb;
+            any = any || go[q];
+        }
+        if (any) {
+            // the scales of the lane's two rows and its code words (zero for a warp past m or a missing super-block)
+            float da[NT], db[NT], ma[NT], mb[NT];
+            gb_u32 sca[NT][2], mna[NT][2], scb[NT][2], mnb[NT][2], wa[NT][4][2], wb[NT][4][2]; // [j / 4]: byte j % 4
+            GB_I8_EACH
+            {
+                const bool live = r0[q] < m && go[q];
+                const uint4 xa = cur[q].xa, xb = cur[q].xb;
 #pragma unroll
-            for (int u = 0; u < 2; u++) {
-                gb_k_scales(xa.y, xa.z, xa.w, u == 1, sca[q][u], mna[q][u]);
-                gb_k_scales(xb.y, xb.z, xb.w, u == 1, scb[q][u], mnb[q][u]);
+                for (int u = 0; u < 2; u++) {
+                    gb_k_scales(xa.y, xa.z, xa.w, u == 1, sca[q][u], mna[q][u]);
+                    gb_k_scales(xb.y, xb.z, xb.w, u == 1, scb[q][u], mnb[q][u]);
+                }
+                da[q] = gb_half_to_float(xa.x & 0xFFFF), ma[q] = gb_half_to_float(xa.x >> 16);
+                db[q] = gb_half_to_float(xb.x & 0xFFFF), mb[q] = gb_half_to_float(xb.x >> 16);
+                #pragma unroll
+                for (int c = 0; c < 4; c++) {
+                    wa[q][c][0] = live ? cur[q].va[c].x : 0, wa[q][c][1] = live ? cur[q].va[c].y : 0;
+                    wb[q][c][0] = live ? cur[q].vb[c].x : 0, wb[q][c][1] = live ? cur[q].vb[c].y : 0;
+                }
             }
-            da[q] = gb_half_to_float(xa.x & 0xFFFF), ma[q] = gb_half_to_float(xa.x >> 16);
-            db[q] = gb_half_to_float(xb.x & 0xFFFF), mb[q] = gb_half_to_float(xb.x >> 16);
             #pragma unroll
             for (int c = 0; c < 4; c++) {
-                const uint2 va = ctx.ld8(a + 16 + 32 * c + 8 * tq[q]), vb = ctx.ld8(b + 16 + 32 * c + 8 * tq[q]);
-                wa[q][c][0] = live ? va.x : 0, wa[q][c][1] = live ? va.y : 0;
-                wb[q][c][0] = live ? vb.x : 0, wb[q][c][1] = live ? vb.y : 0;
-            }
-        }
-        #pragma unroll
-        for (int c = 0; c < 4; c++) {
-            #pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const int j = 2 * c + h;
-                gb_u32 A[NT][4], Bh[NT][2], Bl[NT][2];
-                int Ch[NT][4], Cl[NT][4];
-                GB_I8_EACH
-                {
-                    const gb_u32 M = 0x0F0F0F0Fu, s = 4u * h;
-                    A[q][0] = (wa[q][c][0] >> s) & M, A[q][1] = (wb[q][c][0] >> s) & M;
-                    A[q][2] = (wa[q][c][1] >> s) & M, A[q][3] = (wb[q][c][1] >> s) & M;
-                    const bool has = g[q] < (gb_u32)T;
-                    const gb_u32 o = 32u * j + 8u * tq[q], r = has ? g[q] : 0;
-                    const uint2 vh = ctx.ld8s(&sm.xh[r][o]), vl = ctx.ld8s(&sm.xl[r][o]);
-                    Bh[q][0] = has ? vh.x : 0, Bh[q][1] = has ? vh.y : 0;
-                    Bl[q][0] = has ? vl.x : 0, Bl[q][1] = has ? vl.y : 0;
-                }
-                ctx.mma_s8(Ch, A, Bh);
-                ctx.mma_s8(Cl, A, Bl);
-                GB_I8_EACH
-                {
-                    const gb_u32 sh = 8u * (j & 3);
-                    const float ka = (float)((sca[q][j >> 2] >> sh) & 0xFF), kma = (float)((mna[q][j >> 2] >> sh) & 0xFF);
-                    const float kb = (float)((scb[q][j >> 2] >> sh) & 0xFF), kmb = (float)((mnb[q][j >> 2] >> sh) & 0xFF);
-                    #pragma unroll
-                    for (int i = 0; i < 4; i++) {
-                        const gb_u32 t = 2u * tq[q] + (i & 1);
-                        if (t >= (gb_u32)T) continue;
-                        const float ds = i < 2 ? da[q] * ka : db[q] * kb;
-                        const float dm = i < 2 ? ma[q] * kma : mb[q] * kmb;
-                        const float v = (float)(256 * Ch[q][i] + Cl[q][i]);
-                        acc[q][i] = fmaf(ds * sm.dx[t][j], v, fmaf(-dm, sm.sx[t][j], acc[q][i]));
+                #pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const int j = 2 * c + h;
+                    gb_u32 A[NT][4], Bh[NT][2], Bl[NT][2];
+                    int Ch[NT][4], Cl[NT][4];
+                    GB_I8_EACH
+                    {
+                        const gb_u32 M = 0x0F0F0F0Fu, s = 4u * h;
+                        A[q][0] = (wa[q][c][0] >> s) & M, A[q][1] = (wb[q][c][0] >> s) & M;
+                        A[q][2] = (wa[q][c][1] >> s) & M, A[q][3] = (wb[q][c][1] >> s) & M;
+                        const bool has = g[q] < (gb_u32)T;
+                        const gb_u32 o = 32u * j + 8u * tq[q], r = has ? g[q] : 0;
+                        const GbI8Smem<T>& d = sm.s[sl[q]];
+                        const uint2 vh = ctx.ld8s(&d.xh[r][o]), vl = ctx.ld8s(&d.xl[r][o]);
+                        Bh[q][0] = has ? vh.x : 0, Bh[q][1] = has ? vh.y : 0;
+                        Bl[q][0] = has ? vl.x : 0, Bl[q][1] = has ? vl.y : 0;
+                    }
+                    ctx.mma_s8(Ch, A, Bh);
+                    ctx.mma_s8(Cl, A, Bl);
+                    GB_I8_EACH
+                    {
+                        if (!go[q]) continue;
+                        const GbI8Smem<T>& d = sm.s[sl[q]];
+                        const gb_u32 sh = 8u * (j & 3);
+                        const float ka = (float)((sca[q][j >> 2] >> sh) & 0xFF), kma = (float)((mna[q][j >> 2] >> sh) & 0xFF);
+                        const float kb = (float)((scb[q][j >> 2] >> sh) & 0xFF), kmb = (float)((mnb[q][j >> 2] >> sh) & 0xFF);
+                        #pragma unroll
+                        for (int i = 0; i < 4; i++) {
+                            const gb_u32 t = 2u * tq[q] + (i & 1);
+                            if (t >= (gb_u32)T) continue;
+                            const float ds = i < 2 ? da[q] * ka : db[q] * kb;
+                            const float dm = i < 2 ? ma[q] * kma : mb[q] * kmb;
+                            const float v = (float)(256 * Ch[q][i] + Cl[q][i]);
+                            acc[q][i] = fmaf(ds * d.dx[t][j], v, fmaf(-dm, d.sx[t][j], acc[q][i]));
+                        }
                     }
                 }
             }
         }
-        ctx.barrier(); // every warp done with this super-block's digits before the next overwrite them
+        ctx.barrier(); // every warp done with this step's digits before the next overwrite them
+        GB_I8_EACH
+        {
+            const gb_u32 sn = (st + 1) * KS + sl[q];
+            if (PF) cur[q] = nxt[q];
+            else if (sn < nsb) gb_i8_load(ctx, pa[q] + (gb_u64)sn * GB_I8_SB, pb[q] + (gb_u64)sn * GB_I8_SB, tq[q], cur[q]);
+        }
     }
-    GB_I8_EACH
+    if (KS > 1) { // the last barrier above freed the digits: slices 1.. leave their sums there
+        GB_I8_EACH if (sl[q] > 0)
+        {
+            const gb_u32 lane = ctx.tid(q) & 31;
+            #pragma unroll
+            for (int i = 0; i < 4; i++) sm.red[sl[q] - 1][rw[q]][lane][i] = acc[q][i];
+        }
+        ctx.barrier();
+    }
+    GB_I8_EACH if (sl[q] == 0)
     {
+        const gb_u32 lane = ctx.tid(q) & 31;
         #pragma unroll
         for (int i = 0; i < 4; i++) {
+            float v = acc[q][i];
+            #pragma unroll
+            for (int s = 1; s < KS; s++) v += sm.red[s - 1][rw[q]][lane][i];
             const gb_u32 row = r0[q] + g[q] + 8u * (i >> 1), t = 2u * tq[q] + (i & 1);
-            if (row < m && t < (gb_u32)T) y[(gb_u64)t * m + row] = acc[q][i];
+            if (row < m && t < (gb_u32)T) y[(gb_u64)t * m + row] = v;
         }
     }
 }

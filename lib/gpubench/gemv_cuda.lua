@@ -21,8 +21,10 @@
 --   MMA=1   the tensor-core path (16 rows, whole tiles; SUBN picks its decode);
 --   BULK=1  each row of a unit staged by one Hopper bulk copy (scalar path).
 --   I8=1    (q4_k) the int8 tensor-core kernel for T rows of x
---           (kernels/cuda/gemv_q4_k_i8.cu): WARPS warps of 16 rows per block,
---           the scalar path's other defines unused. Not timed yet: a variant.
+--           (kernels/cuda/gemv_q4_k_i8.cu): WARPS warps of 16 rows per block
+--           times KSPLIT slices of k; PREFETCH=1 (its own define, I8=1 only)
+--           loads a step's weights during the previous step's mmas; the
+--           scalar path's other defines unused. A variant.
 -- Every kernel: GEMV_TOKENS, the T rows of x (1..8) multiplied by each
 -- weight read once (y[T, m] = x[T, k] . W^T; 1 in every entry, the GEMV).
 -- A T > 1 variant keeps the entry's geometry: every entry compiles without
@@ -67,19 +69,19 @@ local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true, MMA = t
 local SWITCH = { MMA = true, XQ = true, SUBN = true, BULK = true, I8 = true } -- 0 or 1
 
 -- The int8 tensor-core kernel's spec: its own file and entry, 16 rows a warp.
-local function i8_spec(fmt, d)
+local function i8_spec(fmt, d, prefetch)
   if d.MMA == 1 or d.BULK == 1 then
     error(("gemv_cuda.variant: %s I8=1 is its own kernel: MMA and BULK must stay 0"):format(fmt), 3)
   end
-  if 32 * d.WARPS > 1024 then
-    error(("gemv_cuda.variant: WARPS=%d is more than a block's 1024 threads"):format(d.WARPS), 3)
+  if 32 * d.WARPS * d.KSPLIT > 1024 then
+    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d is more than a block's 1024 threads"):format(d.WARPS, d.KSPLIT), 3)
   end
   return {
     file = "kernels/cuda/gemv_" .. fmt .. "_i8.cu",
     entry = "gemv_" .. fmt .. "_i8",
-    block = { 32 * d.WARPS, 1, 1 },
+    block = { 32 * d.WARPS * d.KSPLIT, 1, 1 },
     rows_per_group = 16 * d.WARPS,
-    defines = { I8 = 1, WARPS = d.WARPS, GEMV_TOKENS = d.GEMV_TOKENS },
+    defines = { I8 = 1, WARPS = d.WARPS, KSPLIT = d.KSPLIT, PREFETCH = prefetch, GEMV_TOKENS = d.GEMV_TOKENS },
   }
 end
 function M.variant(fmt, changes)
@@ -92,24 +94,31 @@ function M.variant(fmt, changes)
   end
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
+  local prefetch = 0 -- the int8 kernel's own switch, not a define of the entry
   for k, v in pairs(changes) do
-    if not KNOWN[k] or base.defines[k] == nil then
-      error(("gemv_cuda.variant: %s has no define %s"):format(fmt, tostring(k)), 2)
-    end
-    if k == "GEMV_TOKENS" then
-      if math.type(v) ~= "integer" or v < 1 or v > 8 then
-        error(("gemv_cuda.variant: GEMV_TOKENS=%s must be an integer in 1..8"):format(tostring(v)), 2)
+    if k == "PREFETCH" and base.defines.I8 ~= nil then
+      if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s PREFETCH is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
+      if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: PREFETCH=%s is not 0 or 1"):format(tostring(v)), 2) end
+      prefetch = v
+    else
+      if not KNOWN[k] or base.defines[k] == nil then
+        error(("gemv_cuda.variant: %s has no define %s"):format(fmt, tostring(k)), 2)
       end
-    elseif SWITCH[k] then
-      if v ~= 0 and v ~= 1 then
-        error(("gemv_cuda.variant: %s=%s is not 0 or 1"):format(k, tostring(v)), 2)
+      if k == "GEMV_TOKENS" then
+        if math.type(v) ~= "integer" or v < 1 or v > 8 then
+          error(("gemv_cuda.variant: GEMV_TOKENS=%s must be an integer in 1..8"):format(tostring(v)), 2)
+        end
+      elseif SWITCH[k] then
+        if v ~= 0 and v ~= 1 then
+          error(("gemv_cuda.variant: %s=%s is not 0 or 1"):format(k, tostring(v)), 2)
+        end
+      elseif math.type(v) ~= "integer" or v < 1 then
+        error(("gemv_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
       end
-    elseif math.type(v) ~= "integer" or v < 1 then
-      error(("gemv_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
+      d[k] = v
     end
-    d[k] = v
   end
-  if d.I8 == 1 then return i8_spec(fmt, d) end
+  if d.I8 == 1 then return i8_spec(fmt, d, prefetch) end
   -- The tensor-core path has a fixed geometry (16 rows, whole tiles): asking
   -- for it without naming ROWS or PARTS gets that rather than an error.
   if changes.MMA == 1 then

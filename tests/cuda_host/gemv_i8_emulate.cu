@@ -65,9 +65,9 @@ static void mma_s8_model(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2]
     }
 }
 
-template <int NW>
+template <int NWARPS>
 struct HostI8Ctx {
-    enum { NT = 32 * NW };
+    enum { NT = 32 * NWARPS };
     const unsigned char *wlo, *whi;
     const signed char *slo, *shi;
     gb_u32 tid(int q) const { return (gb_u32)q; }
@@ -99,23 +99,24 @@ struct HostI8Ctx {
     }
     void mma_s8(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2])
     {
-        for (int w = 0; w < NW; w++) mma_s8_model(C + 32 * w, A + 32 * w, B + 32 * w);
+        for (int w = 0; w < NWARPS; w++) mma_s8_model(C + 32 * w, A + 32 * w, B + 32 * w);
     }
 };
 
-// y (T rows of m) for x (T rows of k) through the kernel's block code.
-template <int NW, int T>
+// y (T rows of m) for x (T rows of k) through the kernel's block code, with
+// KS slices of k and prefetch PF.
+template <int NW, int T, int KS = 1, int PF = 0>
 static std::vector<float> run(const std::vector<unsigned char>& W, const std::vector<float>& x, gb_u32 m, gb_u32 k)
 {
     std::vector<float> y((size_t)T * m, NAN);
     const gb_u32 blocks = (m + 16 * NW - 1) / (16 * NW);
-    auto* sm = new GbI8Smem<T>;
-    HostI8Ctx<NW> ctx;
+    auto* sm = new GbI8Block<T, NW, KS>;
+    HostI8Ctx<NW * KS> ctx;
     ctx.wlo = W.data(), ctx.whi = W.data() + W.size();
-    ctx.slo = &sm->xh[0][0], ctx.shi = ctx.slo + sizeof sm->xh + sizeof sm->xl;
+    ctx.slo = reinterpret_cast<const signed char*>(sm), ctx.shi = ctx.slo + sizeof *sm;
     for (gb_u32 b = 0; b < blocks; b++) {
         memset(sm, 0x5A, sizeof *sm); // stale shared memory
-        gb_i8_q4k_block<NW, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
+        gb_i8_q4k_block<NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
     }
     delete sm;
     return y;
@@ -128,7 +129,7 @@ static float rnd()
     return (float)((rnd_state >> 8) & 0xFFFF) / 32768.0f - 1.0f;
 }
 
-template <int NW, int T>
+template <int NW, int T, int KS = 1, int PF = 0>
 static void random_case(gb_u32 m, gb_u32 k, int seed, bool outliers)
 {
     const gb_format* f = gb_format_find("q4_k");
@@ -140,7 +141,7 @@ static void random_case(gb_u32 m, gb_u32 k, int seed, bool outliers)
     for (auto& v : x) v = rnd();
     if (outliers)
         for (size_t i = 0; i < x.size(); i += 97) x[i] *= 20.0f; // a large value in most sub-blocks
-    const std::vector<float> y = run<NW, T>(W, x, m, k);
+    const std::vector<float> y = run<NW, T, KS, PF>(W, x, m, k);
     std::vector<double> r(m), a(m);
     double worst = 0;
     int bad = 0;
@@ -152,17 +153,17 @@ static void random_case(gb_u32 m, gb_u32 k, int seed, bool outliers)
             if (!(rel <= worst)) worst = rel;
         }
     }
-    EXPECT(bad == 0, "NW=%d T=%d m=%u k=%u%s: %d row(s) beyond 1e-4 of sum|w x|, worst %g", NW, T, m, k,
-           outliers ? " (outliers)" : "", bad, worst);
-    printf("%s NW=%d T=%d m=%u k=%u%s: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ", NW, T, m, k,
-           outliers ? " outliers" : "", worst);
+    EXPECT(bad == 0, "NW=%d KS=%d PF=%d T=%d m=%u k=%u%s: %d row(s) beyond 1e-4 of sum|w x|, worst %g", NW, KS, PF,
+           T, m, k, outliers ? " (outliers)" : "", bad, worst);
+    printf("%s NW=%d KS=%d PF=%d T=%d m=%u k=%u%s: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ", NW, KS, PF, T,
+           m, k, outliers ? " outliers" : "", worst);
     gb_err_clear(&e);
 }
 
 // x rows one-hot at columns c_t (value 1): y[t][i] = W[i][c_t] dequantized, to
 // 2e-6 of the row's largest value, so a wrong k slot or a wrong x row in an
 // mma column shows.
-template <int NW, int T>
+template <int NW, int T, int KS = 1, int PF = 0>
 static void one_hot_case(gb_u32 m, gb_u32 k)
 {
     const gb_format* f = gb_format_find("q4_k");
@@ -182,15 +183,16 @@ static void one_hot_case(gb_u32 m, gb_u32 k)
     for (gb_u32 c0 = 0; c0 < k; c0 += T) {
         std::vector<float> x((size_t)T * k, 0.0f);
         for (int t = 0; t < T; t++) x[(size_t)t * k + (c0 + t) % k] = 1.0f;
-        const std::vector<float> y = run<NW, T>(W, x, m, k);
+        const std::vector<float> y = run<NW, T, KS, PF>(W, x, m, k);
         for (int t = 0; t < T; t++)
             for (gb_u32 i = 0; i < m; i++) {
                 const double want = deq[(size_t)i * k + (c0 + t) % k], got = y[(size_t)t * m + i];
                 if (!(std::fabs(got - want) <= 2e-6 * (std::fabs(want) + rowmax[i]))) bad++;
             }
     }
-    EXPECT(bad == 0, "one-hot NW=%d T=%d m=%u k=%u: %d outputs off", NW, T, m, k, bad);
-    printf("%s one-hot NW=%d T=%d m=%u k=%u: every column of every row\n", bad ? "not ok" : "ok  ", NW, T, m, k);
+    EXPECT(bad == 0, "one-hot NW=%d KS=%d PF=%d T=%d m=%u k=%u: %d outputs off", NW, KS, PF, T, m, k, bad);
+    printf("%s one-hot NW=%d KS=%d PF=%d T=%d m=%u k=%u: every column of every row\n", bad ? "not ok" : "ok  ", NW, KS,
+           PF, T, m, k);
     gb_err_clear(&e);
 }
 
@@ -230,6 +232,14 @@ int main()
     random_case<2, 7>(48, 1280, 8, false);
     random_case<4, 8>(200, 2048, 9, false);
     random_case<4, 8>(96, 1024, 10, true);
+    // k slices: steps with missing super-blocks (k / 256 not a multiple of KS), prefetch on and off
+    one_hot_case<2, 8, 4, 1>(40, 1280);
+    one_hot_case<1, 3, 3, 0>(23, 512);
+    random_case<4, 8, 4, 1>(200, 2048, 11, false);
+    random_case<4, 8, 4, 0>(70, 1280, 12, true);
+    random_case<2, 5, 8, 1>(33, 768, 13, false);
+    random_case<1, 1, 2, 1>(16, 256, 14, false);
+    random_case<4, 2, 3, 0>(129, 2560, 15, false);
     printf("gemv_i8_emulate: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -12,6 +12,10 @@
 --   local t = dofile("tests/lua/harness.lua")
 --   t.test("name", function() t.eq(1 + 1, 2) end)
 --   t.run()
+--
+-- GPUBENCH_TEST_ONLY=TEXT runs only the tests whose names contain TEXT (a
+-- plain substring; the others count as skipped): one test on a GPU machine
+-- without the rest of its file.
 
 local t = {}
 
@@ -161,7 +165,14 @@ end
 
 function t.run()
   local passed, failed, skipped = 0, 0, 0
+  local only = os.getenv("GPUBENCH_TEST_ONLY")
+  if only == "" then only = nil end
   for _, case in ipairs(tests) do
+    if only and not case.name:find(only, 1, true) then
+      skipped = skipped + 1
+      print(("SKIP %s: GPUBENCH_TEST_ONLY=%s"):format(case.name, only))
+      goto next
+    end
     local before = live()
     local devs_before = device_count
     local ok, e = xpcall(case.fn, function(err)
@@ -184,6 +195,7 @@ function t.run()
         print(("ok   %s"):format(case.name))
       end
     end
+    ::next::
   end
   print(("%d passed, %d failed, %d skipped"):format(passed, failed, skipped))
   io.stdout:flush()

@@ -461,8 +461,17 @@ end)
 t.test("the int8 tensor-core q4_k kernel (I8=1): its own file, entry and geometry; refused elsewhere", function()
   local s = specs.variant("q4_k", { I8 = 1, WARPS = 4, GEMV_TOKENS = 8 })
   t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] }, { "kernels/cuda/gemv_q4_k_i8.cu", "gemv_q4_k_i8", 64, 128 })
-  t.eq(s.defines, { I8 = 1, WARPS = 4, GEMV_TOKENS = 8 })
+  t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 1, PREFETCH = 0, GEMV_TOKENS = 8 })
   t.eq(gemv.grid(s, 129, 256), { 3, 1, 1 }, "ceil(129 / 64) blocks")
+  local ks = specs.variant("q4_k", { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, GEMV_TOKENS = 3 })
+  t.eq({ ks.rows_per_group, ks.block[1] }, { 32, 256 }, "KSPLIT slices share the rows: 4 x 2 warps of 16 rows")
+  t.eq(ks.defines, { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, GEMV_TOKENS = 3 })
+  t.errors(function() specs.variant("q4_k", { PREFETCH = 1 }) end,
+    "gemv_cuda.variant: q4_k PREFETCH is the int8 kernel's: it needs I8=1", true)
+  t.errors(function() specs.variant("q4_k", { I8 = 1, PREFETCH = 2 }) end, "gemv_cuda.variant: PREFETCH=2 is not 0 or 1", true)
+  t.errors(function() specs.variant("q4_0", { PREFETCH = 1 }) end, "gemv_cuda.variant: q4_0 has no define PREFETCH", true)
+  t.errors(function() specs.variant("q4_k", { I8 = 1, WARPS = 8, KSPLIT = 8 }) end,
+    "gemv_cuda.variant: WARPS=8 KSPLIT=8 is more than a block's 1024 threads", true)
   t.errors(function() specs.variant("q4_0", { I8 = 1 }) end, "gemv_cuda.variant: q4_0 has no define I8", true)
   t.errors(function() specs.variant("q4_k", { I8 = 1, MMA = 1, XQ = 0 }) end,
     "gemv_cuda.variant: q4_k I8=1 is its own kernel: MMA and BULK must stay 0", true)
@@ -480,11 +489,13 @@ end)
 t.test("the int8 tensor-core q4_k kernel matches the FP64 reference at every T", function()
   local dev = t.device("cuda")
   releasing(dev, function()
+    -- (WARPS, KSPLIT, PREFETCH): 3072 columns are 12 super-blocks, 1280 are 5 (steps with missing ones)
     for T = 1, 8 do
-      for _, w in ipairs { 1, 4 } do
-        local spec = specs.variant("q4_k", { I8 = 1, WARPS = w, GEMV_TOKENS = T })
+      for _, g in ipairs { { 1, 1, 0 }, { 4, 1, 0 }, { 4, 4, 1 }, { 2, 8, 0 } } do
+        local spec = specs.variant("q4_k", { I8 = 1, WARPS = g[1], KSPLIT = g[2], PREFETCH = g[3], GEMV_TOKENS = T })
         gc.check_tokens(dev, "q4_k", 29, 3072, T, 131 + T, spec)
         gc.check_tokens(dev, "q4_k", 5, 256, T, 141 + T, spec)
+        gc.check_tokens(dev, "q4_k", 70, 1280, T, 151 + T, spec)
       end
     end
   end)
