@@ -109,16 +109,17 @@ for _, fmt in ipairs(opts.kernels) do
   -- the shape's own default (gemv.spec with the shape: a backend may pick a
   -- variant that measured faster there), and the variants over it
   local base = gemv.spec(dev.backend, fmt, opts.m, opts.k)
+  local known = specs.variant_defines and specs.variant_defines(fmt) or base.defines -- names a variant takes
   for _, grid_changes in ipairs(combinations()) do
     local shape = specs.shape_changes and specs.shape_changes(fmt, opts.m, opts.k, grid_changes) or {}
     local is_default = true
     local changes = {}
     for name, v in pairs(shape) do changes[name] = v end
     for name, v in pairs(grid_changes) do
-      if base.defines[name] == nil then
+      if known[name] == nil then
         options.fail(("--grid: the %s %s kernel has no define %s"):format(dev.backend, fmt, name))
       end
-      if base.defines[name] ~= v then is_default = false end
+      if (base.defines[name] or known[name]) ~= v then is_default = false end
       changes[name] = v
     end
     table_cells[#table_cells + 1] = { label = fmt .. " " .. describe(changes), fmt = fmt,

@@ -84,6 +84,17 @@ local function i8_spec(fmt, d, prefetch)
     defines = { I8 = 1, WARPS = d.WARPS, KSPLIT = d.KSPLIT, PREFETCH = prefetch, GEMV_TOKENS = d.GEMV_TOKENS },
   }
 end
+-- The defines variant(fmt, ...) takes and their defaults: the entry's, and
+-- PREFETCH = 0 where the entry has the int8 kernel (I8) behind it.
+function M.variant_defines(fmt)
+  local base = type(fmt) == "string" and rawget(M, fmt) or nil
+  if type(base) ~= "table" or type(base.defines) ~= "table" then return nil end
+  local d = {}
+  for k, v in pairs(base.defines) do d[k] = v end
+  if d.I8 ~= nil then d.PREFETCH = 0 end
+  return d
+end
+
 function M.variant(fmt, changes)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
   if type(base) ~= "table" then

@@ -470,6 +470,10 @@ t.test("the int8 tensor-core q4_k kernel (I8=1): its own file, entry and geometr
     "gemv_cuda.variant: q4_k PREFETCH is the int8 kernel's: it needs I8=1", true)
   t.errors(function() specs.variant("q4_k", { I8 = 1, PREFETCH = 2 }) end, "gemv_cuda.variant: PREFETCH=2 is not 0 or 1", true)
   t.errors(function() specs.variant("q4_0", { PREFETCH = 1 }) end, "gemv_cuda.variant: q4_0 has no define PREFETCH", true)
+  t.eq(specs.variant_defines("q4_k").PREFETCH, 0, "a grid may name PREFETCH for q4_k")
+  t.eq(specs.variant_defines("q4_0").PREFETCH, nil)
+  t.eq(specs.variant_defines("q4_k").ROWS, 14)
+  t.eq(specs.variant_defines("nope"), nil)
   t.errors(function() specs.variant("q4_k", { I8 = 1, WARPS = 8, KSPLIT = 8 }) end,
     "gemv_cuda.variant: WARPS=8 KSPLIT=8 is more than a block's 1024 threads", true)
   t.errors(function() specs.variant("q4_0", { I8 = 1 }) end, "gemv_cuda.variant: q4_0 has no define I8", true)
