@@ -48,7 +48,7 @@ local opts, meta = options.parse({
       help = "Run the whole table this many times; only the last round is reported." },
     { "seed", type = "int", min = 0, default = 1, help = "Seed of the random weights (x uses seed + 1)." },
     { "geometry", type = "string", argname = "<NAME=V,...>",
-      help = "Kernel defines instead of the defaults: CUDA TILES, UNROLL, WARPS; Vulkan SW_WG." },
+      help = "Kernel defines instead of the defaults: CUDA TILES, UNROLL, WARPS, KSPLIT (fused); Vulkan SW_WG." },
     { "l2_bytes", type = "bytes",
       help = "L2 size for a device that does not report it (lavapipe); never below a reported one." },
     { "read_gbs", type = "float", help = "Read ceiling in GB/s (default: measured once, cached)." },

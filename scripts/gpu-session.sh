@@ -26,7 +26,7 @@
 #   scripts/gpu-session.sh limits      # ncu sections of one call each: q4_k T=8 (integer dot, int8), Linear q4 T=1, SwiGLU fused and cuBLAS, MoE grouped
 #   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
-#   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL) at two shapes, rotated graph, M = 1 and 8
+#   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT) at two shapes, rotated graph, M = 1 and 8
 set -uo pipefail
 phase=${1:-check}
 arg2=${2:-}
@@ -272,6 +272,15 @@ i8)
   V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --kernels q4_k"
   run i8_default timeout 60 env M=14336 K=5120 $V --grid "GEMV_TOKENS=2,4,8" --json "$LOGS/i8_default.jsonl"
   grep -E '^q4_k' "$LOGS/i8_default.log"
+  # where the int8 kernel starts to win (gemv_cuda's TOKEN_RULES): T = 4..8, the entry's kernel (A) and the
+  # int8 one (B) in the order A B B A, each run in the order its position says
+  for ab in xq:forward i8:forward i8:reverse xq:reverse; do
+    IFS=: read -r kind o <<< "$ab"
+    grid="GEMV_TOKENS=4,5,6,7,8"; [[ $kind == i8 ]] && grid="$grid;I8=1;WARPS=4;KSPLIT=2"
+    run "i8_cross_${kind}_$o" timeout 90 env M=14336 K=5120 $V --order $o --grid "$grid" --json "$LOGS/i8_cross_${kind}_$o.jsonl"
+    grep -E '^q4_k' "$LOGS/i8_cross_${kind}_$o.log"
+  done
+  [[ ${I8_CROSS_ONLY:-0} == 1 ]] && exit $status
   # k slices and prefetch at T = 8 in both orders and a second ITERS, then T = 4
   for oi in forward:200:8 reverse:200:8 forward:600:8 forward:200:4; do
     IFS=: read -r o it tk <<< "$oi"
@@ -315,13 +324,16 @@ tokens)
   done
   ;;
 swiglu_geo)
-  for geo in WARPS=4,UNROLL=8,TILES=1 WARPS=1,UNROLL=8,TILES=1 WARPS=2,UNROLL=8,TILES=1 WARPS=2,UNROLL=16,TILES=1 \
-    WARPS=8,UNROLL=4,TILES=1 WARPS=4,UNROLL=4,TILES=2; do
-    for nk in 13824,5120 24576,6144; do
-      run "swgeo_${nk%,*}_${geo//[=,]/_}" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $nk \
-        --m-values 1,8 --mode graph --regime rotated --trials 4 --rounds 1 --geometry $geo \
-        --json "$LOGS/swgeo_${nk%,*}_${geo//[=,]/_}.jsonl"
-      grep -E '^custom' "$LOGS/swgeo_${nk%,*}_${geo//[=,]/_}.log"
+  # GEO13 at 13824x5120, GEO24 at 24576x6144 (space-separated NAME=V,... lists; defaults below)
+  for nk in 13824,5120 24576,6144; do
+    if [[ $nk == 13824,5120 ]]; then geos=${GEO13:-WARPS=4 WARPS=1 WARPS=1,KSPLIT=2 WARPS=1,KSPLIT=4 WARPS=2,KSPLIT=2 \
+      WARPS=1,UNROLL=4,KSPLIT=2 WARPS=1,UNROLL=4,KSPLIT=4 WARPS=4,UNROLL=4,KSPLIT=2}
+    else geos=${GEO24:-WARPS=4 WARPS=1 WARPS=1,KSPLIT=2 WARPS=1,UNROLL=4,KSPLIT=4}; fi
+    for geo in $geos; do
+      n="swgeo_${nk%,*}_${geo//[=,]/_}"
+      run "$n" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $nk \
+        --m-values 1,8 --mode graph --regime rotated --trials 4 --rounds 1 --geometry $geo --json "$LOGS/$n.jsonl"
+      grep -E '^custom' "$LOGS/$n.log"
     done
   done
   ;;

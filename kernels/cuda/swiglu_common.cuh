@@ -140,15 +140,17 @@ SW_HD void sw_chunk(Cx& cx, float (&c)[4], int tile, const uint4& wa, const uint
 // and lane, U * 2 * NTILE KiB of weights in flight per warp (the memory bound
 // needs bytes in flight, docs/kernels/swiglu.md). Lanes whose token g does not
 // exist (g >= NT) pass zeros for B and load no x.
+// sw_warp_dot_range walks kl of the k columns (W and X already advanced to
+// the first, rows still k long): a slice of k for the fused kernel's KSPLIT.
 template <int NT, int NTILE, int U, class Cx>
-SW_HD void sw_warp_dot(Cx& cx, sw_u32 lane, const unsigned char* W, const unsigned char* X, sw_u32 k,
-                       const sw_u64 (&ra)[NTILE], const sw_u64 (&rb)[NTILE], float (&acc)[NTILE][4])
+SW_HD void sw_warp_dot_range(Cx& cx, sw_u32 lane, const unsigned char* W, const unsigned char* X, sw_u32 k,
+                             sw_u32 kl, const sw_u64 (&ra)[NTILE], const sw_u64 (&rb)[NTILE], float (&acc)[NTILE][4])
 {
     const sw_u32 g = sw_g(lane), t = sw_t(lane);
     const bool has_x = g < (sw_u32)NT;
     const unsigned char* xr = X + (sw_u64)(has_x ? g : 0) * k * 2ull;
     const uint4 zero = make_uint4(0, 0, 0, 0);
-    const sw_u32 full = k / 32; // chunks whose four words all exist
+    const sw_u32 full = kl / 32; // chunks whose four words all exist
     sw_u32 c = 0;
     for (; c + U <= full; c += U) {
         uint4 wa[U][NTILE], wb[U][NTILE], xv[U];
@@ -171,7 +173,7 @@ SW_HD void sw_warp_dot(Cx& cx, sw_u32 lane, const unsigned char* W, const unsign
     // The last < U chunks, the final one perhaps partial (k % 32 != 0): a
     // lane whose word is past k passes zeros. The loop condition is the same
     // for every lane, so the mma sees a converged warp.
-    const sw_u32 words = k / 8;
+    const sw_u32 words = kl / 8;
     for (; 4 * c < words; c++) {
         const bool in = 4 * c + t < words;
         const sw_u64 off = sw_word_off(c, t);
@@ -185,6 +187,22 @@ SW_HD void sw_warp_dot(Cx& cx, sw_u32 lane, const unsigned char* W, const unsign
     }
 }
 
+template <int NT, int NTILE, int U, class Cx>
+SW_HD void sw_warp_dot(Cx& cx, sw_u32 lane, const unsigned char* W, const unsigned char* X, sw_u32 k,
+                       const sw_u64 (&ra)[NTILE], const sw_u64 (&rb)[NTILE], float (&acc)[NTILE][4])
+{
+    sw_warp_dot_range<NT, NTILE, U>(cx, lane, W, X, k, k, ra, rb, acc);
+}
+// Slice s of ks of k (the fused kernel's KSPLIT): whole chunks of 32 k,
+// ceil(ceil(k / 32) / ks) of them per slice; k0 its first column, kl its
+// length (0 for a slice past k). k0 is a multiple of 32, so the slice's
+// 16-byte loads stay aligned.
+SW_HD void sw_slice(sw_u32 k, sw_u32 ks, sw_u32 s, sw_u32& k0, sw_u32& kl)
+{
+    const sw_u32 per = 32u * (((k + 31u) / 32u + ks - 1u) / ks);
+    k0 = per * s < k ? per * s : k;
+    kl = (k - k0 < per ? k - k0 : per);
+}
 // The fused kernel's warp whose first output is n0: A row offsets of its tiles,
 // then its stores y[t, n] = bf16(silu(g) u) (c[i] gate, c[i + 2] up of token 2t + i).
 template <int NTILE>

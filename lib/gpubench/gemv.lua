@@ -167,7 +167,8 @@ end
 -- one: a variant that measured faster at such shapes), else the default.
 -- gemv.spec(backend, fmt, tokens) or gemv.spec(backend, fmt, m, k, tokens):
 -- for tokens > 1, the backend's variant with GEMV_TOKENS = tokens on top of
--- the shape's changes (its shape_changes, where it has them).
+-- the shape's changes (its shape_changes, where it has them) and the T-row
+-- rule's (its token_changes: another kernel that measured faster at that T).
 function gemv.spec(backend, fmt, m, k, tokens)
   if m ~= nil and k == nil and tokens == nil then m, tokens = nil, m end
   tokens = check_tokens(tokens, "spec", 3)
@@ -186,6 +187,7 @@ function gemv.spec(backend, fmt, m, k, tokens)
   local shaped = m ~= nil and k ~= nil
   if tokens > 1 then
     local changes = shaped and specs.shape_changes and specs.shape_changes(fmt, m, k) or {}
+    for name, v in pairs(specs.token_changes and specs.token_changes(fmt, tokens) or {}) do changes[name] = v end
     changes.GEMV_TOKENS = tokens
     return token_spec(specs, backend, fmt, changes)
   end

@@ -182,6 +182,26 @@ local SHAPE_RULES = {
 }
 local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by spec
 
+-- Variants that measured faster than the entry's at T > 1 rows of x
+-- (docs/kernels/cuda-gemv.md, "The int8 tensor-core q4_k kernel"): q4_k from
+-- min_tokens on runs the int8 kernel, whose time hardly grows with T.
+local TOKEN_RULES = {
+  q4_k = { min_tokens = 6, changes = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 } },
+}
+
+-- token_changes(fmt, tokens) -> the defines fmt's T-row kernel changes
+-- besides GEMV_TOKENS (a fresh table; empty when no rule applies).
+function M.token_changes(fmt, tokens)
+  if type(fmt) ~= "string" or type(rawget(M, fmt)) ~= "table" then
+    error(("gemv_cuda.token_changes: unknown format %s"):format(tostring(fmt)), 2)
+  end
+  local rule, c = TOKEN_RULES[fmt], {}
+  if rule and tokens >= rule.min_tokens then
+    for name, v in pairs(rule.changes) do c[name] = v end
+  end
+  return c
+end
+
 local function rule_for(fmt, k, who)
   if type(fmt) ~= "string" or type(rawget(M, fmt)) ~= "table" then
     error(("gemv_cuda.%s: unknown format %s"):format(who, tostring(fmt)), 3)

@@ -4,16 +4,18 @@
 -- A warp of the fused kernel owns TILES tiles of 8 outputs (one mma tile: their
 -- 8 gate and 8 up rows); a warp of the GEMV owns TILES tiles of 16 rows. Both
 -- load UNROLL chunks of 32 k (2 x TILES 16-byte weight words per lane each)
--- before using any, and run WARPS warps per block. The defines go to the
+-- before using any, and run WARPS warps per block; the fused kernel's KSPLIT
+-- warps share each warp's outputs, one slice of k each (KSPLIT x WARPS warps
+-- a block; the GEMV ignores it). The defines go to the
 -- compiler, which refuses to build the kernels without them, so this table is
 -- their one copy; the kernels' `// gpubench-compile:` lines repeat it for the
 -- NVRTC test. Why these values: docs/kernels/swiglu.md ("Geometry").
 
 local S = {}
 
-S.DEFAULT = { TILES = 1, UNROLL = 8, WARPS = 4 }
-S.KEYS = { "TILES", "UNROLL", "WARPS" }
-local LIMIT = { TILES = 4, UNROLL = 16, WARPS = 32 }
+S.DEFAULT = { TILES = 1, UNROLL = 8, WARPS = 4, KSPLIT = 1 }
+S.KEYS = { "TILES", "UNROLL", "WARPS", "KSPLIT" }
+local LIMIT = { TILES = 4, UNROLL = 16, WARPS = 32, KSPLIT = 8 }
 
 local function ceil_div(a, b) return (a + b - 1) // b end
 
@@ -31,21 +33,26 @@ function S.geometry(changes)
     end
     g[k] = math.tointeger(v)
   end
+  if g.WARPS * g.KSPLIT > 32 then
+    return nil, ("WARPS=%d x KSPLIT=%d warps is more than a block's 1024 threads"):format(g.WARPS, g.KSPLIT)
+  end
   return g
 end
 
-local function spec(name, g, m, per_warp)
+local function spec(name, g, m, per_warp, ksplit)
+  local defines = { MT = m, TILES = g.TILES, UNROLL = g.UNROLL, WARPS = g.WARPS }
+  if ksplit then defines.KSPLIT = g.KSPLIT or 1 end
   return {
     file = "kernels/cuda/" .. name .. ".cu", entry = name,
-    defines = { MT = m, TILES = g.TILES, UNROLL = g.UNROLL, WARPS = g.WARPS },
-    block = 32 * g.WARPS,
+    defines = defines,
+    block = 32 * g.WARPS * (ksplit and defines.KSPLIT or 1),
     grid = function(rows) return ceil_div(rows, per_warp * g.TILES * g.WARPS) end,
   }
 end
 
 -- fused(g, m): grid(N) blocks for N outputs. gemv(g, m): grid(R) for R rows.
-function S.fused(g, m) return spec("swiglu_fused", g, m, 8) end
-function S.gemv(g, m) return spec("swiglu_gemv", g, m, 16) end
+function S.fused(g, m) return spec("swiglu_fused", g, m, 8, true) end
+function S.gemv(g, m) return spec("swiglu_gemv", g, m, 16, false) end
 
 -- mul(): the elementwise kernel; grid(n, m) covers m x n outputs, 8 per
 -- thread when n % 8 == 0.

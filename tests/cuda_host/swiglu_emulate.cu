@@ -105,10 +105,13 @@ struct EmuCx {
 };
 
 // One warp: every lane's loop recorded, then the mmas in order on the model.
+// k0, kl: the slice of k the warp walks (the fused kernel's KSPLIT; all of k by default).
 template <int NT, int NTILE, int U>
 static void warp_dot(const std::vector<unsigned short>& W, const std::vector<unsigned short>& X, sw_u32 k,
-                     sw_u64 ra[32][NTILE], sw_u64 rb[32][NTILE], float acc[32][NTILE][4], bool swap)
+                     sw_u64 ra[32][NTILE], sw_u64 rb[32][NTILE], float acc[32][NTILE][4], bool swap,
+                     sw_u32 k0 = 0, sw_u32 kl = ~0u)
 {
+    if (kl == ~0u) kl = k;
     std::vector<Rec> rec[32][NTILE];
     for (int lane = 0; lane < 32; lane++) {
         EmuCx cx{(const unsigned char*)W.data(), (const unsigned char*)X.data(), W.size() * 2, X.size() * 2,
@@ -116,11 +119,11 @@ static void warp_dot(const std::vector<unsigned short>& W, const std::vector<uns
         sw_u64 a[NTILE], b[NTILE];
         float c[NTILE][4];
         for (int j = 0; j < NTILE; j++) a[j] = ra[lane][j], b[j] = rb[lane][j];
-        sw_warp_dot<NT, NTILE, U>(cx, (sw_u32)lane, cx.w, cx.x, k, a, b, c);
+        sw_warp_dot_range<NT, NTILE, U>(cx, (sw_u32)lane, cx.w + 2ull * k0, cx.x + 2ull * k0, k, kl, a, b, c);
     }
     for (int j = 0; j < NTILE; j++) {
         const size_t calls = rec[0][j].size();
-        EXPECT(calls == 2 * ((k / 8 + 3) / 4), "tile %d: %zu mma calls for k = %u", j, calls, k);
+        EXPECT(calls == 2 * ((kl / 8 + 3) / 4), "tile %d: %zu mma calls for %u of k = %u", j, calls, kl, k);
         float c[32][4] = {};
         for (size_t i = 0; i < calls; i++) {
             sw_u32 a[32][4], b[32][2];
@@ -177,7 +180,8 @@ static bool within(double y, const Ref& R, sw_u32 n, int t, sw_u32 j, bool round
 
 // ------------------------------------------------------------ the cases
 
-template <int NT, int NTILE, int U>
+// KS: the fused kernel's KSPLIT, slices of k summed in slice order as it does.
+template <int NT, int NTILE, int U, int KS = 1>
 static int fused_case(sw_u32 n, sw_u32 k, bool swap)
 {
     std::vector<unsigned short> W((size_t)2 * n * k), X((size_t)NT * k), Y((size_t)NT * n, 0xFFFF);
@@ -188,8 +192,24 @@ static int fused_case(sw_u32 n, sw_u32 k, bool swap)
         const sw_u32 n0 = w * 8 * NTILE;
         static sw_u64 ra[32][NTILE], rb[32][NTILE];
         static float acc[32][NTILE][4];
-        for (int lane = 0; lane < 32; lane++) sw_fused_setup<NTILE>(lane, n0, n, k, ra[lane], rb[lane], acc[lane]);
-        warp_dot<NT, NTILE, U>(W, X, k, ra, rb, acc, swap);
+        static float part[32][NTILE][4];
+        sw_u32 covered = 0;
+        for (int s = 0; s < KS; s++) {
+            sw_u32 k0, kl;
+            sw_slice(k, KS, (sw_u32)s, k0, kl);
+            EXPECT(k0 == covered || kl == 0, "slice %d of %d starts at %u, the one before ended at %u (k = %u)", s, KS, k0,
+                   covered, k);
+            EXPECT((kl == 0 || k0 % 32 == 0) && kl % 8 == 0, "slice %d of %d: k0 = %u, kl = %u", s, KS, k0, kl);
+            covered = k0 + kl;
+            for (int lane = 0; lane < 32; lane++)
+                sw_fused_setup<NTILE>(lane, n0, n, k, ra[lane], rb[lane], s == 0 ? acc[lane] : part[lane]);
+            if (kl > 0) warp_dot<NT, NTILE, U>(W, X, k, ra, rb, s == 0 ? acc : part, swap, k0, kl);
+            if (s > 0)
+                for (int lane = 0; lane < 32; lane++)
+                    for (int j = 0; j < NTILE; j++)
+                        for (int i = 0; i < 4; i++) acc[lane][j][i] += part[lane][j][i];
+        }
+        EXPECT(covered == k, "KS=%d slices cover %u of k = %u", KS, covered, k);
         for (int lane = 0; lane < 32; lane++) sw_fused_store<NT, NTILE>(lane, n0, n, acc[lane], Y.data());
     }
     const Ref R = reference(W, X, n, k, NT);
@@ -272,6 +292,14 @@ int main()
     shapes<5, 1, 8>(), shapes<6, 1, 8>(), shapes<7, 1, 8>(), shapes<8, 1, 8>();
     // other tiles and unrolls
     shapes<8, 2, 4>(), shapes<3, 3, 3>(), shapes<1, 1, 1>(), shapes<6, 4, 2>();
+    // k slices (KSPLIT): ragged k, k shorter than the slices (empty ones), one chunk each
+    for (sw_u32 n : {5u, 37u})
+        for (sw_u32 k : {8u, 40u, 136u, 1000u, 1024u, 5120u}) {
+            fused_case<8, 1, 8, 2>(n, k, false);
+            fused_case<1, 1, 8, 4>(n, k, false);
+            fused_case<3, 2, 4, 3>(n, k, false);
+            fused_case<8, 1, 8, 8>(n, k, false);
+        }
     // a wrong fragment model must show: many outputs outside the bound
     const int bad = fused_case<8, 1, 8>(37, 1024, true);
     EXPECT(bad > 37 * 8 / 2, "the swapped model left only %d of %d outputs outside the bound", bad, 37 * 8);

@@ -490,6 +490,22 @@ t.test("the int8 tensor-core q4_k kernel (I8=1): its own file, entry and geometr
   t.truthy(seen[1] and seen[2] and seen[8], "lines at GEMV_TOKENS = 1, 2 and 8")
 end)
 
+t.test("q4_k from 6 rows of x runs the int8 kernel by default; other formats and fewer rows keep theirs", function()
+  for T = 1, 8 do
+    local s = gemv.spec("cuda", "q4_k", 14336, 5120, T)
+    if T >= 6 then
+      t.eq(s.file, "kernels/cuda/gemv_q4_k_i8.cu", "T=" .. T)
+      t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, GEMV_TOKENS = T })
+      t.truthy(gemv.spec("cuda", "q4_k", T) == s, "the same spec without a shape (the kernel cache's key)")
+    else
+      t.eq(s.file, "kernels/cuda/gemv_q4_k.cu", "T=" .. T)
+    end
+  end
+  t.eq(gemv.spec("cuda", "q5_k", 8).file, "kernels/cuda/gemv_q5_k.cu")
+  t.eq(specs.token_changes("q4_0", 8), {})
+  t.errors(function() specs.token_changes("q9", 8) end, "gemv_cuda.token_changes: unknown format q9", true)
+end)
+
 t.test("the int8 tensor-core q4_k kernel matches the FP64 reference at every T", function()
   local dev = t.device("cuda")
   releasing(dev, function()

@@ -23,9 +23,25 @@ t.test("chain and fused match the reference: ragged shapes, every M", function()
   }, { "chain", "fused" })
 end)
 
-t.test("other geometries: tiles, unroll and warps", function()
+t.test("KSPLIT: the fused kernel's warps x slices per block, the GEMV unchanged; limits", function()
+  local S = require "gpubench.swiglu_cuda"
+  local g = assert(S.geometry { WARPS = 2, KSPLIT = 4 })
+  local f, v = S.fused(g, 8), S.gemv(g, 8)
+  t.eq({ f.block, f.grid(13824), f.defines.KSPLIT }, { 256, 864, 4 }, "8 warps a block, 16 outputs a block")
+  t.eq({ v.block, v.defines.KSPLIT }, { 64, nil })
+  t.eq(S.fused(assert(S.geometry {}), 1).defines.KSPLIT, 1)
+  local no, why = S.geometry { WARPS = 8, KSPLIT = 8 }
+  t.eq({ no, why }, { nil, "WARPS=8 x KSPLIT=8 warps is more than a block's 1024 threads" })
+  local no2, why2 = S.geometry { KSPLIT = 9 }
+  t.eq({ no2, why2 }, { nil, "KSPLIT=9 is not an integer from 1 to 8" })
+end)
+
+t.test("other geometries: tiles, unroll, warps and k slices", function()
   local dev = t.device("cuda")
   sc.check_paths(dev, {
+    { n = 131, k = 776, m = { 1, 5, 8 }, geometry = { TILES = 2, UNROLL = 4, WARPS = 2, KSPLIT = 3 } },
+    { n = 300, k = 5120, m = { 1, 8 }, geometry = { WARPS = 1, KSPLIT = 4 } },
+    { n = 37, k = 40, m = { 2, 8 }, geometry = { KSPLIT = 8 } }, -- slices past k: their warps add zeros
     { n = 131, k = 776, m = { 1, 5, 8 }, geometry = { TILES = 2, UNROLL = 4, WARPS = 2 } },
     { n = 77, k = 328, m = { 3, 8 }, geometry = { TILES = 1, UNROLL = 1, WARPS = 1 } },
     { n = 300, k = 2056, m = { 2, 8 }, geometry = { TILES = 3, UNROLL = 3, WARPS = 8 } },
