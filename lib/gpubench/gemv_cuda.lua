@@ -186,7 +186,7 @@ local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by 
 -- (docs/kernels/cuda-gemv.md, "The int8 tensor-core q4_k kernel"): q4_k from
 -- min_tokens on runs the int8 kernel, whose time hardly grows with T.
 local TOKEN_RULES = {
-  q4_k = { min_tokens = 6, changes = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 } },
+  q4_k = { min_tokens = 5, changes = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 } },
 }
 
 -- token_changes(fmt, tokens) -> the defines fmt's T-row kernel changes

@@ -13,7 +13,7 @@
 
 local S = {}
 
-S.DEFAULT = { TILES = 1, UNROLL = 8, WARPS = 4, KSPLIT = 1 }
+S.DEFAULT = { TILES = 1, UNROLL = 8, WARPS = 1, KSPLIT = 2 }
 S.KEYS = { "TILES", "UNROLL", "WARPS", "KSPLIT" }
 local LIMIT = { TILES = 4, UNROLL = 16, WARPS = 32, KSPLIT = 8 }
 

@@ -490,10 +490,10 @@ t.test("the int8 tensor-core q4_k kernel (I8=1): its own file, entry and geometr
   t.truthy(seen[1] and seen[2] and seen[8], "lines at GEMV_TOKENS = 1, 2 and 8")
 end)
 
-t.test("q4_k from 6 rows of x runs the int8 kernel by default; other formats and fewer rows keep theirs", function()
+t.test("q4_k from 5 rows of x runs the int8 kernel by default; other formats and fewer rows keep theirs", function()
   for T = 1, 8 do
     local s = gemv.spec("cuda", "q4_k", 14336, 5120, T)
-    if T >= 6 then
+    if T >= 5 then
       t.eq(s.file, "kernels/cuda/gemv_q4_k_i8.cu", "T=" .. T)
       t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, GEMV_TOKENS = T })
       t.truthy(gemv.spec("cuda", "q4_k", T) == s, "the same spec without a shape (the kernel cache's key)")

@@ -29,7 +29,8 @@ t.test("KSPLIT: the fused kernel's warps x slices per block, the GEMV unchanged;
   local f, v = S.fused(g, 8), S.gemv(g, 8)
   t.eq({ f.block, f.grid(13824), f.defines.KSPLIT }, { 256, 864, 4 }, "8 warps a block, 16 outputs a block")
   t.eq({ v.block, v.defines.KSPLIT }, { 64, nil })
-  t.eq(S.fused(assert(S.geometry {}), 1).defines.KSPLIT, 1)
+  t.eq(S.fused(assert(S.geometry {}), 1).defines.KSPLIT, S.DEFAULT.KSPLIT)
+  t.eq(S.fused(assert(S.geometry { KSPLIT = 1 }), 1).block, 32 * S.DEFAULT.WARPS)
   local no, why = S.geometry { WARPS = 8, KSPLIT = 8 }
   t.eq({ no, why }, { nil, "WARPS=8 x KSPLIT=8 warps is more than a block's 1024 threads" })
   local no2, why2 = S.geometry { KSPLIT = 9 }
