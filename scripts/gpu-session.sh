@@ -8,6 +8,7 @@
 #
 #   scripts/gpu-session.sh check       # device list, backend and Lua tests on both backends, the CUDA fault test
 #   scripts/gpu-session.sh sanitize    # compute-sanitizer memcheck and racecheck over every CUDA kernel's test
+#   scripts/gpu-session.sh sanitize_new  # the same over the int8 q4_k GEMV's and the SwiGLU fused kernel's tests only
 #   scripts/gpu-session.sh flush       # 14336x5120 cold cells with both flushes; ncu crosscheck; DRAM writes after each flush
 #   scripts/gpu-session.sh probe       # DRAM writes of a cold call after each flush (tools/flush_probe.lua under ncu)
 #   scripts/gpu-session.sh stopping    # two stopping-rule cells, three runs
@@ -82,6 +83,16 @@ check)
   run lua_test_gemv_vulkan_nv $G --backend vulkan tests/lua/test_gemv_vulkan.lua
   run cli_cuda_fault bash tests/cli/test_cuda_fault.sh $G
   run cli_bad_inputs_nv env GPUBENCH_BACKEND=vulkan bash tests/cli/test_bad_inputs.sh $G
+  ;;
+sanitize_new)
+  # the sanitizers over the kernels with new shared-memory reductions only (the int8 q4_k GEMV's k slices,
+  # the SwiGLU fused kernel's KSPLIT): their GPU tests, filtered
+  for tool in racecheck memcheck; do
+    GPUBENCH_TEST_ONLY="int8 tensor-core q4_k kernel matches" run "san_${tool}_i8" timeout ${SAN_LIMIT:-60} "$SAN" \
+      --tool $tool --report-api-errors no --error-exitcode 9 $G tests/lua/test_gemv_cuda.lua
+    GPUBENCH_TEST_ONLY="other geometries" run "san_${tool}_swiglu" timeout ${SAN_LIMIT:-60} "$SAN" \
+      --tool $tool --report-api-errors no --error-exitcode 9 $G tests/lua/test_swiglu_cuda.lua
+  done
   ;;
 sanitize)
   for tool in memcheck racecheck; do
