@@ -24,7 +24,8 @@
 --           (kernels/cuda/gemv_q4_k_i8.cu): WARPS warps of 16 rows per block
 --           times KSPLIT slices of k; PREFETCH=1 (its own define, I8=1 only)
 --           loads a step's weights during the previous step's mmas; the
---           scalar path's other defines unused. A variant.
+--           scalar path's other defines unused. q4_k's default from T = 5
+--           (TOKEN_RULES below).
 -- Every kernel: GEMV_TOKENS, the T rows of x (1..8) multiplied by each
 -- weight read once (y[T, m] = x[T, k] . W^T; 1 in every entry, the GEMV).
 -- A T > 1 variant keeps the entry's geometry: every entry compiles without
