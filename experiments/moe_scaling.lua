@@ -60,6 +60,9 @@ local opts, meta = options.parse({
     { "read_gbs", type = "float", help = "Read ceiling in GB/s (default: measured once, cached)." },
     { "list", type = "flag", help = "Print the cells with their pairs, dispatches, experts and bytes and exit "
       .. "(no device work; the dispatches of --backend, or of each backend when it is not given)." },
+    { "grouped_geometry", type = "string", argname = "<NAME=V,...>",
+      help = "Defines of the grouped kernel instead of its defaults (CUDA: GWARPS, GSTAGES, GTOK; Vulkan: "
+        .. "gpubench.moe_vulkan's grouped defines); recorded in the environment." },
     { "plot", type = "path", output = true,
       help = "Also write a plot of us per step against m, one line per variant (.svg or .png, gnuplot)." },
   }, options.measure_options(), options.table_options(), options.shard_options()),
@@ -127,6 +130,17 @@ local cold_method = opts.method == "cold"
 options.require_l2(dev, opts.regime ~= "l2" and not cold_method, "--regime cold")
 local list = plan(dev.backend)
 if #list == 0 then options.fail("no cells: fused_gate_up is the only variant and runs for gate_up only") end
+local specs, grouped_defines -- --grouped-geometry: the backend's table with another grouped kernel
+if opts.grouped_geometry then
+  local changes, why = options.parse_defines(opts.grouped_geometry)
+  if not changes then options.fail(("--grouped-geometry=%s: %s"):format(opts.grouped_geometry, why)) end
+  local S = require("gpubench.moe_" .. dev.backend)
+  local ok, v = pcall(S.variant, "grouped", changes)
+  if not ok then
+    options.fail(("--grouped-geometry=%s: %s"):format(opts.grouped_geometry, (tostring(v):gsub("^[^:]*:%d+: ", ""))))
+  end
+  specs, grouped_defines = setmetatable({ grouped = v }, { __index = S }), v.defines
+end
 local timing_opts = { method = opts.method, flush = opts.flush, rule = options.rule_of(opts, meta) }
 local fixture <close> = mb.fixture(dev, { l2_bytes = dev.l2_bytes, copies = function(c)
   return cold_method and 1 or mb.copies(c.unique_bytes, dev.l2_bytes)
@@ -135,7 +149,7 @@ local ceil -- measured after the cells are declared (--list-cells and --profile 
 
 local tb <close> = cells.table {
   cells = list, iters = opts.iters, timing = timing_opts, monitor = dev,
-  prepare = function(c) return fixture:prepare(c, list) end,
+  prepare = function(c) return fixture:prepare(c, list, specs) end,
   ready = function() bench.ready(dev) end,
   measure = function(p, ctx)
     local c = ctx.cell
@@ -180,7 +194,7 @@ local sink <close> = report.open {
     cfg.experts, cfg.top_k, opts.routing, opts.routing == "zipf" and (" s=" .. opts.zipf_s) or "", dev.name,
     dev.backend, dev.driver_version),
   columns = columns, csv = opts.csv, json = opts.json, markdown = opts.markdown,
-  env = report.environment(dev, meta, { ceilings = ceil, shard = tb:shard_record() }),
+  env = report.environment(dev, meta, { ceilings = ceil, shard = tb:shard_record(), grouped_geometry = grouped_defines }),
 }
 local scaled = mb.scaling_sink(sink)
 local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = scaled }
@@ -207,6 +221,12 @@ if #peers > 0 then
   sink:note("* llama.cpp*: its MUL_MAT_ID with q4_K weights, measured on an H200 outside gpubench (issue 15), perf "
     .. "mode (the same ids every call: its experts stay in L2), same geometry; not measured by this run; x peer = "
     .. "our us/step over it")
+end
+if grouped_defines then
+  local names = {}
+  for k, v in pairs(grouped_defines) do names[#names + 1] = ("%s=%s"):format(k, tostring(v)) end
+  table.sort(names)
+  sink:note("* grouped kernel geometry (--grouped-geometry): " .. table.concat(names, " "))
 end
 sink:note(("* table run %d times in %s order, only the last round reported"):format(opts.rounds, opts.order))
 if opts.validate then

@@ -592,6 +592,19 @@ function options.require_l2(dev, set, flag)
 end
 
 -- concat(list, list, ...) -> one list of declarations.
+-- parse_defines(text) -> {NAME = value}, or nil and why: "TILES=2,UNROLL=4",
+-- a kernel's defines as an experiment's --geometry-style option gives them.
+function options.parse_defines(text)
+  local g = {}
+  for part in (text .. ","):gmatch("(.-),") do
+    local k, v = part:match("^%s*([%a_][%w_]*)%s*=%s*(%d+)%s*$")
+    if not k then return nil, ("%q is not NAME=integer"):format(part) end
+    if g[k] then return nil, ("%s is given twice"):format(k) end
+    g[k] = math.tointeger(tonumber(v))
+  end
+  return g
+end
+
 function options.concat(...)
   local out = {}
   for i = 1, select("#", ...) do

@@ -66,17 +66,9 @@ end
 -- kernels write whole 32-bit words).
 function swiglu.alloc(bytes) return (bytes + 255) // 256 * 256 end
 
--- parse_geometry(text) -> {NAME = value}, or nil and why: "TILES=2,UNROLL=4".
-function swiglu.parse_geometry(text)
-  local g = {}
-  for part in (text .. ","):gmatch("(.-),") do
-    local k, v = part:match("^%s*([%a_][%w_]*)%s*=%s*(%d+)%s*$")
-    if not k then return nil, ("%q is not NAME=integer"):format(part) end
-    if g[k] then return nil, ("%s is given twice"):format(k) end
-    g[k] = math.tointeger(tonumber(v))
-  end
-  return g
-end
+-- parse_geometry(text) -> {NAME = value}, or nil and why: "TILES=2,UNROLL=4"
+-- (gpubench.options.parse_defines).
+swiglu.parse_geometry = require("gpubench.options").parse_defines
 
 -- specs(backend) -> the backend's geometry module.
 function swiglu.specs(backend)
