@@ -26,6 +26,7 @@
 #   scripts/gpu-session.sh i8          # the int8 tensor-core q4_k kernel: its GPU test, the default at T = 2, 4, 8, then I8 geometries, both orders, two ITERS
 #   scripts/gpu-session.sh limits      # ncu sections of one call each: q4_k T=8 (integer dot, int8), Linear q4 T=1, SwiGLU fused and cuBLAS, MoE grouped
 #   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
+#   scripts/gpu-session.sh moe_geo     # moe_scaling grouped kernel geometries (--grouped-geometry), qwen3 gate_up, m = 8, 32, 64
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT) at two shapes, rotated graph, M = 1 and 8
 set -uo pipefail
@@ -338,17 +339,30 @@ tokens)
   done
   ;;
 swiglu_geo)
-  # GEO13 at 13824x5120, GEO24 at 24576x6144 (space-separated NAME=V,... lists; defaults below)
-  for nk in 13824,5120 24576,6144; do
-    if [[ $nk == 13824,5120 ]]; then geos=${GEO13:-WARPS=4 WARPS=1 WARPS=1,KSPLIT=2 WARPS=1,KSPLIT=4 WARPS=2,KSPLIT=2 \
+  # SWGEO_SHAPES (N,K ...; default the two below); GEOS (space-separated NAME=V,... lists) for every shape,
+  # else GEO13 at 13824x5120 and GEO24 at 24576x6144 (defaults below) and the default geometry elsewhere
+  for nk in ${SWGEO_SHAPES:-13824,5120 24576,6144}; do
+    if [[ -n ${GEOS:-} ]]; then geos=$GEOS
+    elif [[ $nk == 13824,5120 ]]; then geos=${GEO13:-WARPS=4 WARPS=1 WARPS=1,KSPLIT=2 WARPS=1,KSPLIT=4 WARPS=2,KSPLIT=2 \
       WARPS=1,UNROLL=4,KSPLIT=2 WARPS=1,UNROLL=4,KSPLIT=4 WARPS=4,UNROLL=4,KSPLIT=2}
-    else geos=${GEO24:-WARPS=4 WARPS=1 WARPS=1,KSPLIT=2 WARPS=1,UNROLL=4,KSPLIT=4}; fi
+    elif [[ $nk == 24576,6144 ]]; then geos=${GEO24:-WARPS=4 WARPS=1 WARPS=1,KSPLIT=2 WARPS=1,UNROLL=4,KSPLIT=4}
+    else geos=KSPLIT=2; fi
     for geo in $geos; do
       n="swgeo_${nk%,*}_${geo//[=,]/_}"
       run "$n" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $nk \
         --m-values 1,8 --mode graph --regime rotated --trials 4 --rounds 1 --geometry $geo --json "$LOGS/$n.jsonl"
       grep -E '^custom' "$LOGS/$n.log"
     done
+  done
+  ;;
+moe_geo)
+  # grouped kernel geometries (MOE_GEOS: space-separated NAME=V,... lists), qwen3 gate_up, m = 8, 32, 64, both regimes
+  for geo in ${MOE_GEOS:-GWARPS=4,GSTAGES=3,GTOK=4 GWARPS=2,GTOK=8 GSTAGES=2,GTOK=8 GWARPS=2 GWARPS=1,GTOK=8}; do
+    n="moegeo_${geo//[=,]/_}"
+    run "$n" timeout ${MOE_GEO_LIMIT:-45} $G --backend cuda experiments/moe_scaling.lua --config qwen3_30b_a3b \
+      --projection gate_up --variants grouped --m 8,32,64 --regime both --rounds 1 --grouped-geometry $geo \
+      --json "$LOGS/$n.jsonl"
+    grep -E '^grouped' "$LOGS/$n.log"
   done
   ;;
 devices)
