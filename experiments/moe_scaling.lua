@@ -199,6 +199,15 @@ local sink <close> = report.open {
 local scaled = mb.scaling_sink(sink)
 local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = scaled }
 scaled:finish()
+-- a skipped row says why (the same reason once, with how many rows it skipped)
+local why_order, why_count = {}, {}
+for _, r in ipairs(rows or {}) do
+  if r.status == "skipped" and r.note then
+    if not why_count[r.note] then why_order[#why_order + 1] = r.note; why_count[r.note] = 0 end
+    why_count[r.note] = why_count[r.note] + 1
+  end
+end
+for _, why in ipairs(why_order) do sink:note(("* skipped (%d rows): %s"):format(why_count[why], why)) end
 local peers = mb.peer_rows(tb.cells) -- the shard's cells: each shard adds the peers of its own rows
 for _, r in ipairs(peers) do sink:add(r) end
 

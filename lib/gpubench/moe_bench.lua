@@ -121,7 +121,8 @@ local function build(F, sh, ids, max_m, need)
   local dev = F.dev
   local max_bytes = dev.max_buffer_bytes or 0
   if max_bytes > 0 and sh.buffer_bytes > max_bytes then
-    return { skip = ("its %d-byte stack is more than the device's largest buffer"):format(sh.buffer_bytes) }
+    return { skip = ("its %d-byte stack is more than the device's largest buffer (%d bytes)"):format(sh.buffer_bytes,
+      max_bytes) }
   end
   local total = (need.w + need.up) * sh.buffer_bytes
   local mem = dev.memory_bytes or 0

@@ -48,6 +48,14 @@ usage "an unknown config" "--config=llama is not one of qwen3_30b_a3b, mixtral_8
 usage "an unknown variant" "--variants=batched,fast has an element fast that is not one of" "$G" $E --variants batched,fast --list
 usage "a plot that is not svg or png" "--plot=$tmp/p.pdf must name a .svg or .png file" "$G" $E --plot "$tmp/p.pdf" --list
 usage "ITERS=0" "ITERS=0 is out of range: must be at least 1" env ITERS=0 "$G" $E --list
+# a row that cannot run says why: mixtral's 252 MiB stacks pass lavapipe's largest buffer
+out=$("$G" --backend vulkan $E --config mixtral_8x7b --m 1 --regime l2 --variants per_token --iters 3 --rounds 1 2>&1); rc=$?
+if grep -Eq "^per_token +1 .* skipped" <<<"$out"; then
+  check "a skipped row's reason is a note (rc=$rc)" \
+    '[[ $rc -eq 0 ]] && grep -Eq "^\* skipped \(1 rows\): its 264241168-byte stack is more than the device.s largest buffer \([0-9]+ bytes\)" <<<"$out"'
+else
+  check "mixtral per_token m=1 runs where its stack fits (rc=$rc)" '[[ $rc -eq 0 ]]'
+fi
 usage "a grouped geometry that is not NAME=V" '--grouped-geometry=MOE_TC: "MOE_TC" is not NAME=integer' \
   "$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --grouped-geometry MOE_TC
 usage "a grouped define the backend lacks" "--grouped-geometry=GTOK=4: moe_vulkan.variant: grouped has no define GTOK" \
