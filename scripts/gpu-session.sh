@@ -307,7 +307,7 @@ limits)
      --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis"
   NC="$NCU --cache-control none --clock-control none $S"
   V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --kernels q4_k"
-  for cell in "GEMV_TOKENS=8" "GEMV_TOKENS=8 I8=1 WARPS=4 KSPLIT=4 PREFETCH=1"; do
+  for cell in "GEMV_TOKENS=8" "GEMV_TOKENS=8 I8=1 WARPS=4 KSPLIT=2 PREFETCH=0"; do
     run "ncu_q4k_${cell//[= ]/_}" timeout 90 $NC --profile-from-start off env M=14336 K=5120 $V \
       --grid "${cell// /;}" --profile "q4_k $cell"
   done
