@@ -212,6 +212,19 @@ function gemv.shape_variant(backend, fmt, m, k)
   return table.concat(diff, ",")
 end
 
+-- token_variant(backend, fmt, tokens) -> "NAME=v,..." (sorted) of the defines
+-- the backend's T-row rule changes for fmt at tokens (its token_changes: another
+-- kernel than the entry's); nil when none does.
+function gemv.token_variant(backend, fmt, tokens)
+  local ok, specs = pcall(require, "gpubench.gemv_" .. tostring(backend))
+  if not ok or not specs.token_changes or (tokens or 1) <= 1 then return nil end
+  local parts = {}
+  for name, v in pairs(specs.token_changes(fmt, tokens)) do parts[#parts + 1] = ("%s=%s"):format(name, tostring(v)) end
+  if #parts == 0 then return nil end
+  table.sort(parts)
+  return table.concat(parts, ",")
+end
+
 -- Workgroups for m rows: the spec's grid function, else ceil(m / rows_per_group).
 function gemv.grid(spec, m, k)
   if type(spec.grid) == "function" then return spec.grid(m, k) end

@@ -209,16 +209,24 @@ function gemv_bench.measure(p, iters, timing_opts, o)
   return row
 end
 
--- variant_notes(backend, cells) -> a footnote for every cell ({fmt, m, k,
--- label}) whose shape runs another variant of its kernel than the default
--- (gemv.shape_variant), so the table says which kernel each number is.
-function gemv_bench.variant_notes(backend, list)
-  local notes = {}
+-- variant_notes(backend, cells [, tokens]) -> a footnote for every cell
+-- ({fmt, m, k, label}) whose shape runs another variant of its kernel than the
+-- default (gemv.shape_variant), and at tokens > 1 for every format whose T-row
+-- rule picks another kernel (gemv.token_variant), so the table says which
+-- kernel each number is.
+function gemv_bench.variant_notes(backend, list, tokens)
+  local notes, said = {}, {}
   for _, c in ipairs(list) do
     local changed = gemv.shape_variant(backend, c.fmt, c.m, c.k)
     if changed then
       notes[#notes + 1] = ("* %s: the kernel with %s, the variant this shape measured faster with (gemv_%s.for_shape)")
         :format(c.label, changed, backend)
+    end
+    local by_t = gemv.token_variant(backend, c.fmt, tokens)
+    if by_t and not said[c.fmt] then
+      said[c.fmt] = true
+      notes[#notes + 1] = ("* %s at T=%d: the kernel with %s, the variant that measured faster at this T (gemv_%s.token_changes)")
+        :format(c.fmt, tokens, by_t, backend)
     end
   end
   return notes

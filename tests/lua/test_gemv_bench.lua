@@ -114,6 +114,22 @@ t.test("variant_notes: a note for every cell whose shape runs another variant", 
   t.truthy(notes[1]:find("q6_k big: the kernel with BULK=1", 1, true), notes[1])
 end)
 
+t.test("variant_notes at T > 1: the T-row rule's kernel named once per format", function()
+  local cells = {
+    { label = "q4_k a", fmt = "q4_k", m = 64, k = 5120 },
+    { label = "q4_k b", fmt = "q4_k", m = 128, k = 5120 },
+    { label = "q5_k a", fmt = "q5_k", m = 64, k = 5120 },
+  }
+  local notes = gemv_bench.variant_notes("cuda", cells, 8)
+  t.eq(notes, { "* q4_k at T=8: the kernel with I8=1,KSPLIT=2,PREFETCH=0,WARPS=4, the variant that measured faster "
+    .. "at this T (gemv_cuda.token_changes)" })
+  t.eq(gemv_bench.variant_notes("cuda", cells, 4), {}, "below the rule's T")
+  t.eq(gemv_bench.variant_notes("vulkan", cells, 8), {}, "Vulkan has no T-row rule")
+  local q6 = gemv_bench.variant_notes("cuda", { { label = "q6_k big", fmt = "q6_k", m = 64, k = 5120 } }, 8)
+  t.eq(#q6, 1, "the shape rule still applies at T > 1 (gemv.spec adds its changes)")
+  t.truthy(q6[1]:find("q6_k big: the kernel with BULK=1", 1, true), q6[1])
+end)
+
 t.test("check: every token row against the oracle; the x and y sizes must fit the tokens", function()
   local ref = require "gpubench.ref"
   local m, k = 6, 64
