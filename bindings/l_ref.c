@@ -19,6 +19,7 @@
 
 #include "formats.h"
 #include "lbind.h"
+#include "random_fill.h"
 #include "lgpu.h"
 #include "random.h"
 #include "ref_blocks.h"
@@ -174,7 +175,8 @@ static int push_random(lua_State *L, const char *fn, gb_dtype dt, size_t elem) {
     gb_rng_seed(&r, seed);
     luaL_Buffer buf;
     char *p = luaL_buffinitsize(L, &buf, (size_t)n * elem);
-    gb_random_fill(p, (size_t)n, dt, d, a, b, &r);
+    gb_err e = {0};
+    if (gb_ref_random_fill(p, (size_t)n, dt, d, a, b, &r, &e) != 0) lb_raise(L, &e);
     luaL_pushresultsize(&buf, (size_t)n * elem);
     return 1;
 }

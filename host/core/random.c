@@ -1,6 +1,7 @@
 #include "random.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint64_t splitmix64(uint64_t *x) {
@@ -30,6 +31,48 @@ uint64_t gb_rng_next(gb_rng *r) {
     s[2] ^= t;
     s[3] = rotl(s[3], 45);
     return result;
+}
+
+/* The state transition of gb_rng_next is linear over GF(2): s' = T s with s
+ * the 256 state bits. Advancing k draws applies T^k, by squaring: m holds
+ * T^(2^i) as the images of the 256 unit vectors. */
+typedef struct { uint64_t col[256][4]; } gb_gf2_256;
+
+static void gf2_apply(const gb_gf2_256 *m, const uint64_t v[4], uint64_t out[4]) {
+    uint64_t o[4] = {0, 0, 0, 0};
+    for (int w = 0; w < 4; w++)
+        for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
+            const uint64_t *c = m->col[64 * w + __builtin_ctzll(bits)];
+            o[0] ^= c[0], o[1] ^= c[1], o[2] ^= c[2], o[3] ^= c[3];
+        }
+    memcpy(out, o, sizeof o);
+}
+
+void gb_rng_advance(gb_rng *r, uint64_t k) {
+    if (k < 512) { /* cheaper to step */
+        while (k--) gb_rng_next(r);
+        return;
+    }
+    gb_gf2_256 *m = malloc(2 * sizeof *m);
+    if (!m) { /* no memory for the matrices: step (slow, same result) */
+        while (k--) gb_rng_next(r);
+        return;
+    }
+    gb_gf2_256 *sq = m + 1;
+    for (int j = 0; j < 256; j++) { /* T's columns: one step from each unit vector */
+        gb_rng u = {{0, 0, 0, 0}, 0, 0.0};
+        u.s[j / 64] = 1ULL << (j % 64);
+        gb_rng_next(&u);
+        memcpy(m->col[j], u.s, sizeof u.s);
+    }
+    for (; k; k >>= 1) {
+        if (k & 1) gf2_apply(m, r->s, r->s);
+        if (k > 1) {
+            for (int j = 0; j < 256; j++) gf2_apply(m, m->col[j], sq->col[j]); /* T^(2^(i+1)) */
+            memcpy(m, sq, sizeof *m);
+        }
+    }
+    free(m);
 }
 
 double gb_rng_uniform(gb_rng *r) { return (double)(gb_rng_next(r) >> 11) * 0x1.0p-53; }

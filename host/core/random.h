@@ -16,6 +16,10 @@ typedef struct gb_rng {
 
 void gb_rng_seed(gb_rng *r, uint64_t seed);
 uint64_t gb_rng_next(gb_rng *r);
+/* The state after k more gb_rng_next calls, in O(log k) (the Box-Muller
+ * spare is left as it is): how a fill is split over threads with the same
+ * bytes as one thread's (gb_ref_random_fill). */
+void gb_rng_advance(gb_rng *r, uint64_t k);
 double gb_rng_uniform(gb_rng *r); /* [0, 1) with 53 random bits */
 double gb_rng_normal(gb_rng *r);  /* mean 0, standard deviation 1 */
 

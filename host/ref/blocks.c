@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "random_fill.h"
+
 uint16_t gb_ref_random_scale_f16(gb_rng *r) {
     uint64_t v = gb_rng_next(r);
     /* fp16 exponent fields 3..11 are the binades 2^-12 .. 2^-4 (bias 15). */
@@ -42,6 +44,15 @@ int gb_ref_random_blocks(const gb_format *f, uint64_t nblocks, uint64_t seed, vo
     gb_rng r;
     gb_rng_seed(&r, seed);
     uint8_t *p = out;
+    /* A dense format (one value field per block) is one fill of nblocks
+     * values: the same draws in the same order as block by block, over the
+     * cores (gb_ref_random_fill). */
+    if (f->nfields == 1 && f->fields[0].offset == 0 && f->fields[0].size == f->block_bytes) {
+        const gb_field_kind k = f->fields[0].kind;
+        const int dense = k == GB_FIELD_F32 || k == GB_FIELD_F16 || k == GB_FIELD_BF16;
+        const gb_dtype dt = k == GB_FIELD_F32 ? GB_DT_F32 : k == GB_FIELD_F16 ? GB_DT_F16 : GB_DT_BF16;
+        if (dense) return gb_ref_random_fill(out, (size_t)nblocks, dt, GB_DIST_NORMAL, 0.0, 1.0, &r, e);
+    }
     /* Blocks are filled in order, fields in table order: the bytes depend on
      * the seed alone. */
     for (uint64_t b = 0; b < nblocks; b++, p += f->block_bytes)

@@ -7,7 +7,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/emulate_lib.sh"
 gemv_emulate() {
   local src=tests/cuda_host/$1
-  emu_setup ref/formats ref/blocks ref/dequant ref/gemv ref/parallel core/random
+  emu_setup ref/formats ref/blocks ref/dequant ref/gemv ref/parallel ref/random_fill core/random
   for subn in 1 0; do
     "$NVCC" -O2 -Xcompiler -fno-strict-aliasing -std=c++17 -arch=sm_90 -DSUBN=$subn -Ihost/ref -Ihost/core -Ikernels/cuda -o "$tmp/emu$subn" \
       "$src" "$tmp"/*.o -lpthread || exit 1
