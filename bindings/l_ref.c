@@ -246,6 +246,44 @@ static int l_gemv(lua_State *L) {
     return 2;
 }
 
+/* ref.gemv_tokens(fmt, bytes, m, k, xs, tokens) -> { {y, absdot}, ... }: one
+ * {y, absdot} per row of xs (an f32 string of tokens * k values), each the
+ * bits ref.gemv gives for that row; the weights decoded once for all. */
+static int l_gemv_tokens(lua_State *L) {
+    const gb_format *f = check_format(L, 1, "gemv_tokens");
+    size_t wbytes, xbytes;
+    const char *w = check_bytes(L, 2, &wbytes, "gemv_tokens", "weights");
+    uint64_t m = check_positive(L, 3, "gemv_tokens", "m");
+    uint64_t k = check_positive(L, 4, "gemv_tokens", "k");
+    const char *xs = check_bytes(L, 5, &xbytes, "gemv_tokens", "xs");
+    uint64_t tokens = check_positive(L, 6, "gemv_tokens", "tokens");
+    uint64_t need;
+    gb_err e = {0};
+    if (gb_format_matrix_bytes(f, m, k, &need, &e) != 0) lb_raise(L, &e);
+    if (need != wbytes)
+        ref_error(L, "ref.gemv_tokens: weights are %zu bytes, but %s m=%llu k=%llu takes %llu bytes", wbytes,
+                  f->name, (unsigned long long)m, (unsigned long long)k, (unsigned long long)need);
+    if (tokens > UINT64_MAX / 4 / k || (uint64_t)xbytes != 4 * k * tokens)
+        ref_error(L, "ref.gemv_tokens: xs is %zu bytes, expected tokens*k=%llu*%llu f32 values", xbytes,
+                  (unsigned long long)tokens, (unsigned long long)k);
+    if (tokens > UINT64_MAX / m) ref_error(L, "ref.gemv_tokens: tokens*m is too large");
+    float *x = scratch(L, k * tokens, sizeof(float), "gemv_tokens", "xs");
+    memcpy(x, xs, xbytes);
+    double *y = scratch(L, m * tokens, sizeof(double), "gemv_tokens", "y");
+    double *absdot = scratch(L, m * tokens, sizeof(double), "gemv_tokens", "absdot");
+    if (gb_ref_gemv_tokens(f, w, wbytes, m, k, x, tokens, y, absdot, &e) != 0) lb_raise(L, &e);
+    lua_createtable(L, tokens > INT32_MAX ? 0 : (int)tokens, 0);
+    for (uint64_t t = 0; t < tokens; t++) {
+        lua_createtable(L, 2, 0);
+        push_doubles(L, y + t * m, m);
+        lua_rawseti(L, -2, 1);
+        push_doubles(L, absdot + t * m, m);
+        lua_rawseti(L, -2, 2);
+        lua_rawseti(L, -2, (lua_Integer)(t + 1));
+    }
+    return 1;
+}
+
 /* ref.check_rows(y_f32_string, y_ref, absdot, tol) -> ok, worst_row, worst_rel, failures */
 static int l_check_rows(lua_State *L) {
     size_t len;
@@ -651,6 +689,7 @@ int luaopen_gpubench_ref(lua_State *L) {
                                    {"random_f32", l_random_f32},
                                    {"dequantize", l_dequantize},
                                    {"gemv", l_gemv},
+                                   {"gemv_tokens", l_gemv_tokens},
                                    {"check_rows", l_check_rows},
                                    {"k_pad", l_k_pad},
                                    {"planar_weight_bytes", l_planar_weight_bytes},

@@ -9,34 +9,42 @@
 typedef struct {
     const gb_format *f;
     const void *w;
-    uint64_t m, k;
+    uint64_t m, k, tokens;
     const float *x;
     double *y, *absdot;
 } gemv_ctx;
 
-/* Rows [lo, hi) of y and absdot (gb_ref_parallel_rows). */
+/* Rows [lo, hi) of y and absdot for every token (gb_ref_parallel_rows). */
 static int gemv_rows(void *ctx, uint64_t lo, uint64_t hi, float *row, gb_err *e) {
     const gemv_ctx *c = ctx;
     for (uint64_t i = lo; i < hi; i++) {
         if (gb_ref_dequant_row(c->f, c->w, c->m, c->k, i, row, e) != 0) return -1;
-        /* Each product of two floats is exact in double; Neumaier summation
-         * keeps the sum's own rounding error out of the reference. */
-        double sum = 0.0, comp = 0.0, abs_sum = 0.0;
-        for (uint64_t j = 0; j < c->k; j++) {
-            double p = (double)row[j] * (double)c->x[j];
-            double t = sum + p;
-            comp += fabs(sum) >= fabs(p) ? (sum - t) + p : (p - t) + sum;
-            sum = t;
-            abs_sum += fabs(p);
+        for (uint64_t tk = 0; tk < c->tokens; tk++) {
+            const float *x = c->x + tk * c->k;
+            /* Each product of two floats is exact in double; Neumaier summation
+             * keeps the sum's own rounding error out of the reference. */
+            double sum = 0.0, comp = 0.0, abs_sum = 0.0;
+            for (uint64_t j = 0; j < c->k; j++) {
+                double p = (double)row[j] * (double)x[j];
+                double t = sum + p;
+                comp += fabs(sum) >= fabs(p) ? (sum - t) + p : (p - t) + sum;
+                sum = t;
+                abs_sum += fabs(p);
+            }
+            c->y[tk * c->m + i] = sum + comp;
+            c->absdot[tk * c->m + i] = abs_sum;
         }
-        c->y[i] = sum + comp;
-        c->absdot[i] = abs_sum;
     }
     return 0;
 }
 
 int gb_ref_gemv(const gb_format *f, const void *w, size_t wbytes, uint64_t m, uint64_t k,
                 const float *x, double *y, double *absdot, gb_err *e) {
+    return gb_ref_gemv_tokens(f, w, wbytes, m, k, x, 1, y, absdot, e);
+}
+
+int gb_ref_gemv_tokens(const gb_format *f, const void *w, size_t wbytes, uint64_t m, uint64_t k,
+                       const float *x, uint64_t tokens, double *y, double *absdot, gb_err *e) {
     uint64_t need;
     if (gb_format_matrix_bytes(f, m, k, &need, e) != 0) return -1;
     if ((uint64_t)wbytes != need)
@@ -47,7 +55,8 @@ int gb_ref_gemv(const gb_format *f, const void *w, size_t wbytes, uint64_t m, ui
                        (unsigned long long)need, wbytes);
     if (k > SIZE_MAX / sizeof(float))
         return GB_FAIL(e, "gemv failed: OVERFLOW (k=%llu is too large)", (unsigned long long)k);
-    gemv_ctx c = {f, w, m, k, x, y, absdot};
+    if (tokens < 1) return GB_FAIL(e, "gemv failed: BAD_SIZE (tokens must be at least 1)");
+    gemv_ctx c = {f, w, m, k, tokens, x, y, absdot};
     /* at least ~1M multiply-adds per thread: smaller calls stay on one */
     return gb_ref_parallel_rows("gemv", m, 1 + (1u << 20) / k, (size_t)k, gemv_rows, &c, e);
 }

@@ -19,6 +19,12 @@
 int gb_ref_gemv(const gb_format *f, const void *w, size_t wbytes, uint64_t m, uint64_t k,
                 const float *x, double *y, double *absdot, gb_err *e);
 
+/* The same for tokens rows of x (x: tokens x k floats, y and absdot: tokens x
+ * m doubles, token-major): each weight row is decoded once for all of them,
+ * and every output is the bits gb_ref_gemv gives for its row of x. */
+int gb_ref_gemv_tokens(const gb_format *f, const void *w, size_t wbytes, uint64_t m, uint64_t k,
+                       const float *x, uint64_t tokens, double *y, double *absdot, gb_err *e);
+
 typedef struct gb_row_check {
     uint64_t failures;  /* rows whose error is above tol, NaN/Inf rows included */
     uint64_t worst_row; /* 0-based row with the largest error */

@@ -98,6 +98,28 @@ t.test("dequantize hand-built blocks", function()
   t.errors(function() ref.dequantize("q4_0", 5) end, "ref.dequantize: bytes must be a string of bytes, got number", true)
 end)
 
+t.test("gemv_tokens: every row of x is ref.gemv's bits for that row; its errors", function()
+  for _, fmt in ipairs { "q4_k", "q6_k", "f16", "q8_0" } do
+    local m, k, T = 37, 512, 5
+    local w = ref.random_blocks(fmt, m * k // ref.formats[fmt].qk, 3)
+    local xs = ref.random_f32(T * k, 4)
+    local all = ref.gemv_tokens(fmt, w, m, k, xs, T)
+    t.eq(#all, T, fmt)
+    for tk = 1, T do
+      local y, a = ref.gemv(fmt, w, m, k, xs:sub(4 * k * (tk - 1) + 1, 4 * k * tk))
+      t.eq(all[tk][1], y, fmt .. " token " .. tk .. " y")
+      t.eq(all[tk][2], a, fmt .. " token " .. tk .. " absdot")
+    end
+  end
+  local W = f32s(1, 2, 3, -4, 5, -6)
+  t.eq(ref.gemv_tokens("f32", W, 2, 3, f32s(0.5, -1, 2, 1, 1, 1), 2), { { { 4.5, -19.0 }, { 8.5, 19.0 } }, { { 6.0, -5.0 }, { 6.0, 15.0 } } })
+  t.errors(function() ref.gemv_tokens("f32", W, 2, 3, f32s(1, 2, 3), 2) end,
+    "ref.gemv_tokens: xs is 12 bytes, expected tokens*k=2*3 f32 values", true)
+  t.errors(function() ref.gemv_tokens("f32", W .. "\0\0\0\0", 2, 3, f32s(1, 2, 3), 1) end,
+    "ref.gemv_tokens: weights are 28 bytes, but f32 m=2 k=3 takes 24 bytes", true)
+  t.errors(function() ref.gemv_tokens("f32", W, 2, 3, f32s(1, 2, 3), 0) end, "tokens", true)
+end)
+
 t.test("gemv by hand and its errors", function()
   -- W = [[1, 2, 3], [-4, 5, -6]], x = [0.5, -1, 2]: y = [4.5, -19], absdot = [8.5, 19].
   local W = f32s(1, 2, 3, -4, 5, -6)
