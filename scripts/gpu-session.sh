@@ -325,15 +325,17 @@ limits)
   done
   ;;
 tokens)
-  # TOKENS_TESTS=0: the tables only (the tests ran in an earlier call)
+  # TOKENS_TESTS=0: the tables only (the tests ran in an earlier call); TOKENS_SHAPES="131072:1 131072:8" picks the runs
   if [[ ${TOKENS_TESTS:-1} == 1 ]]; then
     run lua_test_gemv_cuda timeout 200 $G tests/lua/test_gemv_cuda.lua
     run lua_test_gemv_tokens_nv timeout 100 $G tests/lua/test_gemv_tokens.lua
   fi
   for b in ${arg2:-cuda vulkan}; do
-    for mt in 14336:1 14336:2 14336:4 14336:8 131072:1 131072:8; do
+    for mt in ${TOKENS_SHAPES:-14336:1 14336:2 14336:4 14336:8 131072:1 131072:8}; do
       m=${mt%:*} tk=${mt#*:}
-      run "gemv_tok_${b}_${m}_T$tk" timeout 100 env M=$m K=5120 $G --backend $b experiments/gemv_table.lua --rotate \
+      # 131072 rows: 7.9 GB of weights drawn and checked on the host first (TOKENS_LIMIT_BIG, default 240 s)
+      lim=100; [[ $m == 131072 ]] && lim=${TOKENS_LIMIT_BIG:-240}
+      run "gemv_tok_${b}_${m}_T$tk" timeout $lim env M=$m K=5120 $G --backend $b experiments/gemv_table.lua --rotate \
         --tokens $tk --rounds 1 --json "$LOGS/gemv_tok_${b}_${m}_T$tk.jsonl" --markdown "$LOGS/gemv_tok_${b}_${m}_T$tk.md"
     done
   done
