@@ -223,20 +223,30 @@ static float *check_x(lua_State *L, int i, uint64_t k) {
     return x;
 }
 
-/* ref.gemv(fmt, bytes, m, k, x) -> y, absdot */
-static int l_gemv(lua_State *L) {
-    const gb_format *f = check_format(L, 1, "gemv");
-    size_t wbytes;
-    const char *w = check_bytes(L, 2, &wbytes, "gemv", "weights");
-    uint64_t m = check_positive(L, 3, "gemv", "m");
-    uint64_t k = check_positive(L, 4, "gemv", "k");
+/* Arguments 1..4 of ref.gemv and ref.gemv_tokens: the format, weights of
+ * exactly the m x k matrix's bytes, m and k. */
+static const char *check_matrix(lua_State *L, const char *fn, const gb_format **f, size_t *wbytes, uint64_t *m,
+                                uint64_t *k) {
+    *f = check_format(L, 1, fn);
+    const char *w = check_bytes(L, 2, wbytes, fn, "weights");
+    *m = check_positive(L, 3, fn, "m");
+    *k = check_positive(L, 4, fn, "k");
     uint64_t need;
     gb_err e = {0};
-    if (gb_format_matrix_bytes(f, m, k, &need, &e) != 0) lb_raise(L, &e);
-    if (need != wbytes)
-        ref_error(L, "ref.gemv: weights are %zu bytes, but %s m=%llu k=%llu takes %llu bytes",
-                  wbytes, f->name, (unsigned long long)m, (unsigned long long)k,
-                  (unsigned long long)need);
+    if (gb_format_matrix_bytes(*f, *m, *k, &need, &e) != 0) lb_raise(L, &e);
+    if (need != *wbytes)
+        ref_error(L, "ref.%s: weights are %zu bytes, but %s m=%llu k=%llu takes %llu bytes", fn, *wbytes,
+                  (*f)->name, (unsigned long long)*m, (unsigned long long)*k, (unsigned long long)need);
+    return w;
+}
+
+/* ref.gemv(fmt, bytes, m, k, x) -> y, absdot */
+static int l_gemv(lua_State *L) {
+    const gb_format *f;
+    size_t wbytes;
+    uint64_t m, k;
+    const char *w = check_matrix(L, "gemv", &f, &wbytes, &m, &k);
+    gb_err e = {0};
     const float *x = check_x(L, 5, k);
     double *y = scratch(L, m, sizeof(double), "gemv", "y");
     double *absdot = scratch(L, m, sizeof(double), "gemv", "absdot");
@@ -250,19 +260,13 @@ static int l_gemv(lua_State *L) {
  * {y, absdot} per row of xs (an f32 string of tokens * k values), each the
  * bits ref.gemv gives for that row; the weights decoded once for all. */
 static int l_gemv_tokens(lua_State *L) {
-    const gb_format *f = check_format(L, 1, "gemv_tokens");
+    const gb_format *f;
     size_t wbytes, xbytes;
-    const char *w = check_bytes(L, 2, &wbytes, "gemv_tokens", "weights");
-    uint64_t m = check_positive(L, 3, "gemv_tokens", "m");
-    uint64_t k = check_positive(L, 4, "gemv_tokens", "k");
+    uint64_t m, k;
+    const char *w = check_matrix(L, "gemv_tokens", &f, &wbytes, &m, &k);
     const char *xs = check_bytes(L, 5, &xbytes, "gemv_tokens", "xs");
     uint64_t tokens = check_positive(L, 6, "gemv_tokens", "tokens");
-    uint64_t need;
     gb_err e = {0};
-    if (gb_format_matrix_bytes(f, m, k, &need, &e) != 0) lb_raise(L, &e);
-    if (need != wbytes)
-        ref_error(L, "ref.gemv_tokens: weights are %zu bytes, but %s m=%llu k=%llu takes %llu bytes", wbytes,
-                  f->name, (unsigned long long)m, (unsigned long long)k, (unsigned long long)need);
     if (tokens > UINT64_MAX / 4 / k || (uint64_t)xbytes != 4 * k * tokens)
         ref_error(L, "ref.gemv_tokens: xs is %zu bytes, expected tokens*k=%llu*%llu f32 values", xbytes,
                   (unsigned long long)tokens, (unsigned long long)k);
