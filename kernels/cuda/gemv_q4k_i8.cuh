@@ -137,9 +137,14 @@ struct GbI8Raw {
     uint2 va[4], vb[4];
 };
 
+// Super-block sb of the rows starting at ra and rb into r; nothing where sb
+// is past the last (nsb), r then keeps what it held.
 template <class Ctx>
-GB_HD void gb_i8_load(Ctx& ctx, const unsigned char* a, const unsigned char* b, gb_u32 tq, GbI8Raw& r)
+GB_HD void gb_i8_load(Ctx& ctx, const unsigned char* ra, const unsigned char* rb, gb_u32 sb, gb_u32 nsb, gb_u32 tq,
+                      GbI8Raw& r)
 {
+    if (sb >= nsb) return;
+    const unsigned char *a = ra + (gb_u64)sb * GB_I8_SB, *b = rb + (gb_u64)sb * GB_I8_SB;
     r.xa = ctx.ld16(a), r.xb = ctx.ld16(b);
     #pragma unroll
     for (int c = 0; c < 4; c++) r.va[c] = ctx.ld8(a + 16 + 32 * c + 8 * tq), r.vb[c] = ctx.ld8(b + 16 + 32 * c + 8 * tq);
@@ -171,7 +176,7 @@ GB_HD void gb_i8_q4k_block(Ctx& ctx, const unsigned char* W, const float* x, flo
         pb[q] = W + (gb_u64)(rb < m ? rb : m - 1) * row_bytes;
         #pragma unroll
         for (int i = 0; i < 4; i++) acc[q][i] = 0.0f;
-        if (sl[q] < nsb) gb_i8_load(ctx, pa[q] + (gb_u64)sl[q] * GB_I8_SB, pb[q] + (gb_u64)sl[q] * GB_I8_SB, tq[q], cur[q]);
+        gb_i8_load(ctx, pa[q], pb[q], sl[q], nsb, tq[q], cur[q]);
     }
     for (gb_u32 st = 0; st < steps; st++) {
         GB_I8_EACH for (gb_u32 u = ctx.tid(q); u < (gb_u32)UNITS; u += THREADS)
@@ -184,8 +189,7 @@ GB_HD void gb_i8_q4k_block(Ctx& ctx, const unsigned char* W, const float* x, flo
         bool go[NT], any = false; // go: the warp's super-block of this step exists (warp-uniform on the GPU)
         GB_I8_EACH
         {
-            const gb_u32 sn = (st + 1) * KS + sl[q];
-            if (PF && sn < nsb) gb_i8_load(ctx, pa[q] + (gb_u64)sn * GB_I8_SB, pb[q] + (gb_u64)sn * GB_I8_SB, tq[q], nxt[q]);
+            if (PF) gb_i8_load(ctx, pa[q], pb[q], (st + 1) * KS + sl[q], nsb, tq[q], nxt[q]);
             go[q] = st * KS + sl[q] < nsb;
             any = any || go[q];
         }
@@ -254,9 +258,8 @@ GB_HD void gb_i8_q4k_block(Ctx& ctx, const unsigned char* W, const float* x, flo
         ctx.barrier(); // every warp done with this step's digits before the next overwrite them
         GB_I8_EACH
         {
-            const gb_u32 sn = (st + 1) * KS + sl[q];
             if (PF) cur[q] = nxt[q];
-            else if (sn < nsb) gb_i8_load(ctx, pa[q] + (gb_u64)sn * GB_I8_SB, pb[q] + (gb_u64)sn * GB_I8_SB, tq[q], cur[q]);
+            else gb_i8_load(ctx, pa[q], pb[q], (st + 1) * KS + sl[q], nsb, tq[q], cur[q]);
         }
     }
     if (KS > 1) { // the last barrier above freed the digits: slices 1.. leave their sums there
