@@ -48,7 +48,7 @@ local opts, meta = options.parse({
       help = "Run the whole table this many times; only the last round is reported." },
     { "seed", type = "int", min = 0, default = 1, help = "Seed of the random weights (x uses seed + 1)." },
     { "geometry", type = "string", argname = "<NAME=V,...>",
-      help = "Kernel defines instead of the defaults: CUDA TILES, UNROLL, WARPS, KSPLIT (fused); Vulkan SW_WG." },
+      help = "Kernel defines for every shape instead of the table's (its shape rules included): CUDA TILES, UNROLL, WARPS, KSPLIT (fused); Vulkan SW_WG." },
     { "l2_bytes", type = "bytes",
       help = "L2 size for a device that does not report it (lavapipe); never below a reported one." },
     { "read_gbs", type = "float", help = "Read ceiling in GB/s (default: measured once, cached)." },
@@ -97,11 +97,21 @@ if opts.regime ~= "l2" and not l2 then
   options.fail(("--regime %s: the L2 size of %s is unknown, so a rotation cannot be checked to exceed it "
     .. "(give --l2-bytes)"):format(opts.regime, dev.name))
 end
-local geometry, gwhy = swiglu.specs(dev.backend).geometry(geometry_changes)
-if not geometry then options.fail(("--geometry=%s: %s"):format(opts.geometry, gwhy)) end
+-- --geometry: one geometry for every shape; else the table's, with its shape rules.
+local SG = swiglu.specs(dev.backend)
+local geometry, gwhy
+if opts.geometry then
+  geometry, gwhy = SG.geometry(geometry_changes)
+  if not geometry then options.fail(("--geometry=%s: %s"):format(opts.geometry, gwhy)) end
+end
+local function geometry_for(s) return geometry or (SG.for_shape(s.n, s.k)) end
+local shape_geometries = {}
 for _, s in ipairs(shapes) do
+  local g, rule = geometry, nil
+  if not g then g, rule = SG.for_shape(s.n, s.k) end
+  shape_geometries[#shape_geometries + 1] = { name = s.name, n = s.n, k = s.k, geometry = g, rule = rule and true or nil }
   for _, m in ipairs(opts.m_values) do
-    local why = swiglu.check_launch(dev.backend, s.n, m, geometry)
+    local why = swiglu.check_launch(dev.backend, s.n, m, g)
     if why then options.fail(("%s (N=%d, K=%d): %s"):format(s.name, s.n, s.k, why)) end
   end
   -- a batch cycles through at most gpu.max_launches launches: copies x 2 per call
@@ -138,12 +148,13 @@ local ceil = ceilings.get(dev, { read_gbs = opts.read_gbs })
 local settings = {
   warmup = opts.warmup, iterations = opts.iterations, trials = opts.trials, rounds = opts.rounds,
   m_values = opts.m_values, modes = modes, regimes = regimes, seed = opts.seed, geometry = geometry,
+  shape_geometries = shape_geometries,
   l2_bytes = l2, l2_source = l2_source, read_gbs = ceil.read_gbs, read_source = ceil.read_source,
   shapes = shapes, tolerance = require("gpubench.swiglu_check").TOLERANCE,
 }
 
 local ctx <close> = sb.context(dev, { m_values = opts.m_values, warmup = opts.warmup, iterations = opts.iterations,
-                                      trials = opts.trials, seed = opts.seed, l2_bytes = l2, geometry = geometry,
+                                      trials = opts.trials, seed = opts.seed, l2_bytes = l2, geometry_for = geometry_for,
                                       read_gbs = ceil.read_gbs })
 
 local tb <close> = cells.table {

@@ -56,12 +56,37 @@ function M.variant(name, changes)
   return gemv_like(base.file:match("[^/]+$"), base.entry, d)
 end
 
+-- Steps where the in-process sweeps timed another grouped geometry faster
+-- (docs/kernels/moe.md, "Geometry per step"): with two or more pairs per
+-- expert on average (pairs / min(E, pairs), uniform routing), eight tokens
+-- per pass and two stages read each expert's tiles for more of its tokens.
+-- The first rule whose min_pairs_per_expert the step reaches applies.
+M.GROUPED_RULES = {
+  { min_pairs_per_expert = 2, changes = { GTOK = 8, GSTAGES = 2 } },
+}
+local ruled = {} -- one spec per rule: gpubench.moe's kernel cache is keyed by spec
+
+-- grouped_for(shape, m) -> the grouped spec a step of m tokens runs, and
+-- the rule that picked it (nil: the table's M.grouped).
+function M.grouped_for(sh, m)
+  local pairs_ = m * sh.top_k
+  local per_expert = pairs_ / math.min(sh.experts, pairs_)
+  for i, rule in ipairs(M.GROUPED_RULES) do
+    if per_expert >= rule.min_pairs_per_expert then
+      ruled[i] = ruled[i] or M.variant("grouped", rule.changes)
+      return ruled[i], rule
+    end
+  end
+  return M.grouped, nil
+end
+
 -- The launch builders (gpubench.moe_launch): the expert stride is a u64 (a
 -- stack may pass 4 GiB); the grouped kernel also takes the row stride.
 local function u32(v) return require("gpu").u32(v) end
 local function u64(v) return require("gpu").u64(v) end
 M.launches = require("gpubench.moe_launch")(M, {
   stride = u64,
+  grouped_for = M.grouped_for,
   grouped_strides = function(sh) return { u32(sh.nb01), u64(sh.nb02) } end,
 })
 

@@ -4,7 +4,8 @@
 -- on CUDA (a stack may pass 4 GiB), a u32 on Vulkan, and CUDA's grouped
 -- kernel also takes the row stride nb01.
 --
---   M.launches = require("gpubench.moe_launch")(M, { stride = gpu.u64, grouped_strides = function(sh) ... end })
+--   M.launches = require("gpubench.moe_launch")(M, { stride = gpu.u64, grouped_strides = function(sh) ... end,
+--                                                     grouped_for = function(sh, m) ... end (optional) })
 --
 -- Each builder: (kernel_of, shape, m, bufs [, specs]) -> the launches of one
 -- step, {kernel, grid, block, args...} each; specs replaces M's geometries.
@@ -40,7 +41,8 @@ return function(M, o)
   end
 
   function L.grouped(kernel_of, sh, m, b, specs)
-    local g = (specs or M).grouped
+    -- specs (a sweep's geometry) replace the table; else o.grouped_for's rule per step, if any
+    local g = specs and specs.grouped or (o.grouped_for and o.grouped_for(sh, m)) or M.grouped
     local pairs_ = m * sh.top_k
     local l = { kernel_of(g), { ceil_div(sh.n, g.rows_per_group), math.min(sh.experts, pairs_), 1 }, g.block,
                 b.w, b.x, b.ids, b.y, u32(sh.n), u32(sh.k), u32(sh.experts) }

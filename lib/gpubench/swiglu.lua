@@ -70,6 +70,16 @@ function swiglu.alloc(bytes) return (bytes + 255) // 256 * 256 end
 -- (gpubench.options.parse_defines).
 swiglu.parse_geometry = require("gpubench.options").parse_defines
 
+-- geometry_text(g) -> "KSPLIT=4,TILES=1,...": a geometry's defines, sorted
+-- (a cache key and the notes' text).
+function swiglu.geometry_text(g, sep)
+  local names = {}
+  for k in pairs(g) do names[#names + 1] = k end
+  table.sort(names)
+  for i, k in ipairs(names) do names[i] = k .. "=" .. tostring(g[k]) end
+  return table.concat(names, sep or ",")
+end
+
 -- specs(backend) -> the backend's geometry module.
 function swiglu.specs(backend)
   if backend == "cuda" then return require "gpubench.swiglu_cuda" end

@@ -46,7 +46,8 @@ Ctx.__index = Ctx
 
 -- context(dev, o) -> ctx. o: m_values, warmup, iterations, trials, seed,
 -- l2_bytes (the L2 the rotation is checked against), geometry (the
--- backend's, from swiglu_cuda/swiglu_vulkan.geometry), read_gbs (for % read).
+-- backend's, from swiglu_cuda/swiglu_vulkan.geometry) or geometry_for(shape)
+-- (a geometry per shape: the table's shape rules), read_gbs (for % read).
 function SB.context(dev, o)
   local mmax = 0
   for _, m in ipairs(o.m_values) do mmax = math.max(mmax, m) end
@@ -58,15 +59,22 @@ function Ctx:own(obj)
   return obj
 end
 
--- The kernels for m tokens, compiled once (the mul kernel is shared).
-function Ctx:kernels(m)
-  local ks = self.kernel_sets[m]
+-- The geometry of a shape's kernels.
+function Ctx:geometry(st)
+  if self.o.geometry_for then return self.o.geometry_for(st) end
+  return self.o.geometry
+end
+
+-- The kernels for m tokens and geometry g, compiled once (the mul kernel is shared).
+function Ctx:kernels(m, g)
+  local key = m .. "|" .. swiglu.geometry_text(g)
+  local ks = self.kernel_sets[key]
   if ks then return ks end
   local any = next(self.kernel_sets)
-  ks = swiglu.kernels(self.dev, m, self.o.geometry, any and self.kernel_sets[any].mul)
+  ks = swiglu.kernels(self.dev, m, g, any and self.kernel_sets[any].mul)
   self:own(ks.fused.kernel); self:own(ks.gemv.kernel)
   if not any then self:own(ks.mul.kernel) end
-  self.kernel_sets[m] = ks
+  self.kernel_sets[key] = ks
   return ks
 end
 
@@ -137,7 +145,7 @@ function Ctx:check(st, path, m)
     res.status, res.why = "n/a", why
   else
     if g then res.vendor = g.vendor end
-    local ks = self:kernels(m)
+    local ks = self:kernels(m, self:geometry(st))
     local launches = swiglu.launches(path, ks, { W = st.W, x = st.x, h = st.h, y = st.y }, st.n, st.k, m, g)
     st.h:fill("\255"); st.y:fill("\255") -- bf16 0xFFFF is a NaN: an output never written fails
     for _, l in ipairs(launches) do l[1]:launch(table.unpack(l, 2)) end
@@ -180,7 +188,8 @@ function Ctx:group(c)
   -- resident between calls: every weight copy, x, y, and h (the unfused paths')
   G.working_set = #copies * b.weights + b.x + b.y + b.h
   G.fits = rotated and ("DRAM x%d"):format(#copies) or ceilings.regime(G.working_set, self.o.l2_bytes)
-  local ks = self:kernels(m)
+  G.geometry = self:geometry(st)
+  local ks = self:kernels(m, G.geometry)
   for _, path in ipairs(swiglu.PATHS) do
     local chk = self:check(st, path, m)
     local P = { status = chk.status, why = chk.why, error = chk.error, vendor = chk.vendor,
@@ -243,7 +252,7 @@ function Group:measure()
     label = ("%s M=%d %s %s"):format(c.shape.name, c.m, c.mode, c.regime),
     shape = c.shape.name, n = self.st.n, k = self.st.k, m = c.m, mode = c.mode, regime = c.regime,
     fits = self.fits, copies = self.copies, working_set = self.working_set, weight_bytes = self.bytes.weights,
-    bytes_moved = self.bytes.moved, l2_bytes = o.l2_bytes, paths = {},
+    bytes_moved = self.bytes.moved, l2_bytes = o.l2_bytes, geometry = self.geometry, paths = {},
   }
   local ran
   if #self.names > 0 then

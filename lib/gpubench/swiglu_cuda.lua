@@ -39,6 +39,24 @@ function S.geometry(changes)
   return g
 end
 
+-- Shapes where the in-process sweeps timed another geometry faster
+-- (docs/kernels/swiglu.md, "Geometry"): with few outputs (N) the fused
+-- kernel's 8-output warps are too few to keep DRAM busy, and more k slices
+-- per output put more warps on the same rows. The first rule with n <= max_n
+-- applies.
+S.SHAPE_RULES = {
+  { max_n = 12288, changes = { KSPLIT = 4 } },
+}
+
+-- for_shape(n, k) -> the geometry for that shape: the defaults with the
+-- first matching rule's changes (a fresh table), and that rule (or nil).
+function S.for_shape(n, k)
+  for _, rule in ipairs(S.SHAPE_RULES) do
+    if n <= rule.max_n then return assert(S.geometry(rule.changes)), rule end
+  end
+  return assert(S.geometry {}), nil
+end
+
 local function spec(name, g, m, per_warp, ksplit)
   local defines = { MT = m, TILES = g.TILES, UNROLL = g.UNROLL, WARPS = g.WARPS }
   if ksplit then defines.KSPLIT = g.KSPLIT or 1 end

@@ -181,6 +181,18 @@ function R.notes(rows, s)
     "* vs best unfused: the faster of vendor and chain over fused (p50s); > 1 means fused is faster",
     "* correctness (before timing, per path and M): " .. require("gpubench.swiglu_check").TOLERANCE,
   }
+  -- which geometry each shape's kernels ran (a shape rule or --geometry)
+  local function text(g) return swiglu.geometry_text(g, " ") end
+  if s.geometry then
+    notes[#notes + 1] = ("* kernel geometry (--geometry), every shape: %s"):format(text(s.geometry))
+  else
+    for _, sg in ipairs(s.shape_geometries or {}) do
+      if sg.rule then
+        notes[#notes + 1] = ("* kernel geometry of %s (N=%d): %s, the table's shape rule (docs/kernels/swiglu.md)")
+          :format(sg.name, sg.n, text(sg.geometry))
+      end
+    end
+  end
   local seen = {}
   for _, row in ipairs(rows) do
     for _, p in ipairs(swiglu.PATHS) do

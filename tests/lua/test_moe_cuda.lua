@@ -26,6 +26,27 @@ for _, proj in ipairs(moe.PROJECTIONS) do
   end)
 end
 
+t.test("grouped rule: GTOK=8 GSTAGES=2 from 2 pairs per expert, the launch takes it, a sweep's geometry wins", function()
+  local S = require "gpubench.moe_cuda"
+  local q3, mx = moe.shape("qwen3_30b_a3b", "gate_up"), moe.shape("mixtral_8x7b", "gate_up")
+  local function pick(sh, m)
+    local s, rule = S.grouped_for(sh, m)
+    return { s.defines.GWARPS, s.defines.GSTAGES, s.defines.GTOK, rule ~= nil }
+  end
+  t.eq(pick(q3, 8), { 4, 3, 4, false }, "qwen3 m=8: 64 pairs on up to 64 experts")
+  t.eq(pick(q3, 16), { 4, 3, 4, false }, "qwen3 m=16: 128 pairs, 128 experts")
+  t.eq(pick(q3, 32), { 4, 2, 8, true }, "qwen3 m=32: 256 pairs over 128 experts")
+  t.eq(pick(mx, 1), { 4, 3, 4, false }, "mixtral m=1: 2 pairs, 2 experts")
+  t.eq(pick(mx, 8), { 4, 2, 8, true }, "mixtral m=8: 16 pairs over 8 experts")
+  t.truthy(S.grouped_for(q3, 32) == S.grouped_for(q3, 64), "one spec per rule (the kernel cache's key)")
+  local b = { w = "w", x = "x", ids = "ids", y = "y" }
+  local spec_of = function(spec) return spec end
+  t.eq(S.launches.grouped(spec_of, q3, 64, b)[1][1].defines.GTOK, 8)
+  t.eq(S.launches.grouped(spec_of, q3, 8, b)[1][1].defines.GTOK, 4)
+  local sweep = { grouped = S.variant("grouped", { GWARPS = 2, GSTAGES = 4 }) }
+  t.eq(S.launches.grouped(spec_of, q3, 64, b, sweep)[1][1].defines.GSTAGES, 4, "--grouped-geometry replaces the rule")
+end)
+
 t.test("routing edge cases: every pair on one expert, all experts distinct, more pairs than experts", function()
   mc.edge_cases(t.device(BACKEND))
 end)

@@ -37,6 +37,19 @@ t.test("KSPLIT: the fused kernel's warps x slices per block, the GEMV unchanged;
   t.eq({ no2, why2 }, { nil, "KSPLIT=9 is not an integer from 1 to 8" })
 end)
 
+t.test("shape rules: KSPLIT=4 up to N = 12288, the defaults above; Vulkan has none", function()
+  local S = require "gpubench.swiglu_cuda"
+  local g, rule = S.for_shape(6912, 1536)
+  t.eq({ g.KSPLIT, g.WARPS, g.UNROLL, g.TILES }, { 4, S.DEFAULT.WARPS, S.DEFAULT.UNROLL, S.DEFAULT.TILES })
+  t.truthy(rule, "6912 rows: a rule applies")
+  t.eq((S.for_shape(12288, 4096)).KSPLIT, 4)
+  local d, none = S.for_shape(12289, 4096)
+  t.eq({ d.KSPLIT, none }, { S.DEFAULT.KSPLIT, nil })
+  t.eq((S.for_shape(24576, 6144)).KSPLIT, S.DEFAULT.KSPLIT)
+  local V = require "gpubench.swiglu_vulkan"
+  t.eq({ V.for_shape(6912, 1536) }, { V.geometry {} })
+end)
+
 t.test("other geometries: tiles, unroll, warps and k slices", function()
   local dev = t.device("cuda")
   sc.check_paths(dev, {
