@@ -25,6 +25,8 @@
 #   scripts/gpu-session.sh tokens_tune [T]  # gemv_variants at T tokens (default 8): scalar vs tensor-core paths (f16, int8), geometry
 #   scripts/gpu-session.sh i8          # the int8 tensor-core q4_k kernel: its GPU test, the default at T = 2, 4, 8, then I8 geometries, both orders, two ITERS
 #   scripts/gpu-session.sh limits      # ncu sections of one call each: q4_k T=8 (integer dot, int8), Linear q4 T=1, SwiGLU fused and cuBLAS, MoE grouped
+#   scripts/gpu-session.sh gemv_sweep  # gemv_variants sweeps at M=GSWEEP_M (131072), both orders (GSWEEP="FORMAT:GRID ...")
+#   scripts/gpu-session.sh gemv_ncu    # ncu sections of rotated GEMV calls (GEMV_NCU="FORMAT:M:DEFINES ...")
 #   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
 #   scripts/gpu-session.sh moe_geo     # moe_scaling grouped kernel geometries (--grouped-geometry), qwen3 gate_up, m = 8, 32, 64
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
@@ -322,6 +324,31 @@ limits)
     --config qwen3_30b_a3b --m 64 --variants grouped --projection gate_up --regime cold --rounds 1
   for f in "$LOGS"/ncu_*.log; do
     echo "== $f"; grep -E 'Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|Block Size|Grid Size|Waves Per SM|Eligible Warps|L2 Hit|L1/TEX Hit|Executed Ipc A' "$f" | head -30
+  done
+  ;;
+gemv_sweep)
+  # gemv_variants geometry sweeps, rotated, both orders: GSWEEP="FORMAT:GRID ..." (grid ';'-separated) at M=GSWEEP_M
+  for cell in ${GSWEEP:-q6_k:ROWS=8,14,16;PARTS=1,2;STAGES=2,3;BULK=0,1 q4_k:ROWS=8,14,16;PARTS=1,2;STAGES=2,3}; do
+    f=${cell%%:*} grid=${cell#*:}
+    for o in forward reverse; do
+      n="gsweep_${f}_${GSWEEP_M:-131072}_$o"
+      run "$n" timeout 200 env M=${GSWEEP_M:-131072} K=5120 $G --backend cuda experiments/gemv_variants.lua --rotate \
+        --rounds 1 --order $o --kernels $f --grid "$grid" --json "$LOGS/$n.jsonl"
+      grep -E "^$f" "$LOGS/$n.log"
+    done
+  done
+  ;;
+gemv_ncu)
+  # ncu sections of one rotated GEMV call per GEMV_NCU cell (FORMAT:M:DEFINES, defines ';'-separated; k 5120)
+  S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy
+     --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis --section SourceCounters"
+  for cell in ${GEMV_NCU:-q6_k:131072:GEMV_TOKENS=1 q4_k:131072:GEMV_TOKENS=1}; do
+    IFS=: read -r f m d <<< "$cell"
+    run "ncu_gemv_${f}_${m}_${d//[=;]/_}" timeout 150 "$NCU" --cache-control none --clock-control none $S \
+      --profile-from-start off env M=$m K=5120 $G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 \
+      --kernels $f --grid "$d" --profile "$f ${d//;/ }"
+    grep -E 'Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|Waves Per SM|Eligible Warps|L2 Hit|Executed Ipc A|Warp Cycles Per Issued' \
+      "$LOGS/ncu_gemv_${f}_${m}_${d//[=;]/_}.log" | head -24
   done
   ;;
 tokens)

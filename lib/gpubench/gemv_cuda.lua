@@ -176,10 +176,13 @@ function M.variant(fmt, changes)
 end
 
 -- Variants that measured faster than a format's default at some shapes
--- (docs/kernels/cuda-gemv.md, "Bulk copies": BULK=1 helps q6_k only where a
--- warp has many tiles): the first rule whose min_k k reaches applies.
+-- (docs/kernels/cuda-gemv.md, "Bulk copies": BULK=1 helps q6_k where a warp
+-- has many tiles, at 14336 rows but not at 131072; "Large m": q4_k's 16-row
+-- warps at 131072 rows): the first rule whose min_k and min_m the shape
+-- reaches, and whose max_m it does not pass, applies.
 local SHAPE_RULES = {
-  q6_k = { { min_k = 4096, changes = { BULK = 1 } } },
+  q4_k = { { min_m = 65536, changes = { ROWS = 16 } } },
+  q6_k = { { min_k = 4096, max_m = 65535, changes = { BULK = 1 } } },
 }
 local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by spec
 
@@ -203,13 +206,14 @@ function M.token_changes(fmt, tokens)
   return c
 end
 
-local function rule_for(fmt, k, who)
+local function rule_for(fmt, m, k, who)
   if type(fmt) ~= "string" or type(rawget(M, fmt)) ~= "table" then
     error(("gemv_cuda.%s: unknown format %s"):format(who, tostring(fmt)), 3)
   end
+  if math.type(m) ~= "integer" then error(("gemv_cuda.%s: m must be an integer, got %s"):format(who, tostring(m)), 3) end
   if math.type(k) ~= "integer" then error(("gemv_cuda.%s: k must be an integer, got %s"):format(who, tostring(k)), 3) end
   for i, rule in ipairs(SHAPE_RULES[fmt] or {}) do
-    if k >= rule.min_k then return rule, i end
+    if k >= (rule.min_k or 0) and m >= (rule.min_m or 0) and m <= (rule.max_m or math.maxinteger) then return rule, i end
   end
 end
 
@@ -219,7 +223,7 @@ end
 -- scalar-path switch (BULK) is left out where over asks for the tensor-core
 -- path (MMA=1), so that the rule does not make the sweep's variant invalid.
 function M.shape_changes(fmt, m, k, over)
-  local rule = rule_for(fmt, k, "shape_changes")
+  local rule = rule_for(fmt, m, k, "shape_changes")
   local c = {}
   for name, v in pairs(rule and rule.changes or {}) do c[name] = v end
   if over and over.MMA == 1 and over.BULK == nil then c.BULK = nil end
@@ -229,7 +233,7 @@ end
 -- for_shape(fmt, m, k) -> the spec gemv uses for that shape by default (the
 -- table's entry unless a rule picks a variant).
 function M.for_shape(fmt, m, k)
-  local rule, i = rule_for(fmt, k, "for_shape")
+  local rule, i = rule_for(fmt, m, k, "for_shape")
   if not rule then return M[fmt] end
   local key = fmt .. "#" .. i
   shaped[key] = shaped[key] or M.variant(fmt, rule.changes)

@@ -54,8 +54,8 @@ t.test("the first gpubench-compile line of each kernel repeats the table's defau
   end
 end)
 
--- for_shape: q6_k with bulk copies at k >= 4096 (measured faster at 14336 x
--- 5120, slower at every LFM2 shape, k = 1024 and 2816); the table elsewhere.
+-- for_shape: q6_k with bulk copies at k >= 4096 up to 65535 rows (measured faster at 14336 x
+-- 5120, slower at 131072 x 5120 and every LFM2 shape); q4_k with 16-row warps from 65536 rows.
 t.test("for_shape: the variant a shape measured faster with, one spec table per rule; gemv.spec with a shape", function()
   local big = specs.for_shape("q6_k", 14336, 5120)
   t.eq(big.defines.BULK, 1)
@@ -63,7 +63,14 @@ t.test("for_shape: the variant a shape measured faster with, one spec table per 
   t.truthy(specs.for_shape("q6_k", 7, 4096) == big, "the same table again (the compiled-kernel cache's key)")
   t.truthy(specs.for_shape("q6_k", 14336, 2816) == specs.q6_k, "k = 2816: the table's entry")
   t.truthy(specs.for_shape("q6_k", 65536, 1024) == specs.q6_k)
-  t.truthy(specs.for_shape("q4_k", 14336, 5120) == specs.q4_k, "no rule for q4_k")
+  t.truthy(specs.for_shape("q4_k", 14336, 5120) == specs.q4_k, "no rule for q4_k at 14336 rows")
+  local tall = specs.for_shape("q4_k", 131072, 5120)
+  t.eq({ tall.defines.ROWS, tall.rows_per_group, tall.defines.PARTS }, { 16, 16, specs.q4_k.defines.PARTS },
+    "q4_k from 65536 rows: 16-row warps")
+  t.truthy(specs.for_shape("q4_k", 65536, 256) == tall and specs.for_shape("q4_k", 65535, 5120) == specs.q4_k)
+  t.truthy(specs.for_shape("q6_k", 131072, 5120) == specs.q6_k, "q6_k from 65536 rows: the entry (BULK=0)")
+  t.truthy(specs.for_shape("q6_k", 65535, 5120) == big)
+  t.eq(specs.shape_changes("q4_k", 131072, 5120), { ROWS = 16 })
   t.eq(specs.shape_changes("q6_k", 1, 8192), { BULK = 1 })
   t.eq(specs.shape_changes("q6_k", 1, 1024), {})
   t.eq(specs.shape_changes("q6_k", 1, 8192, { MMA = 1 }), {}, "a tensor-core sweep leaves the scalar-path rule out")
