@@ -5,6 +5,8 @@
 --   gpubench experiments/linear_variants.lua --qtype q4 --n 131072 --k 5120 --t 1,8 \
 --     --route gemv --grid "LN_NW=2,4,8;LN_RT=1,2;LN_U=2,4"
 --   gpubench experiments/linear_variants.lua --qtype w8 --n 6144 --k 5120 --t 128 --route mma --grid "LN_NW=2,4,8"
+--   gpubench experiments/linear_variants.lua --qtype q4 --n 131072 --k 5120 --t 1 \
+--     --route dot --grid "LN_R=8,16;LN_U=1,2"
 --
 -- Each variant is checked against the FP64 reference before it is timed (a
 -- variant outside docs/LINEAR.md's bound is reported as wrong, not fast) and
@@ -29,8 +31,8 @@ local opts, meta = options.parse({
     { "n", type = "int", default = 14336, help = "Output features N." },
     { "k", type = "int", default = 5120, help = "Input features K (a multiple of 8)." },
     { "t", type = "list", of = "int", default = "1", help = "Tokens T, one table per T." },
-    { "route", type = "enum", choices = { "gemv", "mma" }, default = "gemv",
-      help = "The route whose geometry varies (Vulkan: gemv only)." },
+    { "route", type = "enum", choices = { "gemv", "mma", "dot" }, default = "gemv",
+      help = "The route whose geometry varies (Vulkan: gemv only; dot: CUDA q4, q5, q6, w8)." },
     { "grid", type = "string", help = "Defines to vary, \"NAME=v1,v2;NAME2=...\" (the others: the route table's)." },
     { "samples", type = "int", min = 3, default = 20, help = "Cold samples per variant and round." },
     { "csv", type = "path", output = true, help = "Write a CSV file (- for standard output)." },
@@ -60,14 +62,29 @@ end
 
 local dev = gpu.open { backend = opts.backend, index = opts.device }
 local lc = linear.route_table(dev.backend)
-if opts.route ~= "gemv" and dev.backend ~= "cuda" then options.fail("linear_variants: --route mma is CUDA's") end
+if opts.route ~= "gemv" and dev.backend ~= "cuda" then
+  options.fail(("linear_variants: --route %s is CUDA's"):format(opts.route))
+end
 local ceil = ceilings.get(dev, {})
 
 -- The route table's route for (qtype, t) when it is of the swept kind: the base.
+-- Else the table's first route of that kind; an integer-dot route whose
+-- LN_TT is below t is widened to LN_TT = t (it takes T <= LN_TT in one pass).
 local function base_route(t)
   local r = linear.route(dev, { qtype = opts.qtype, n = opts.n, k = opts.k }, t)
   if r.name == opts.route then return r end
-  for _, x in ipairs(lc[opts.qtype]) do if x.name == opts.route then return x end end
+  local first
+  for _, x in ipairs(lc[opts.qtype]) do
+    if x.name == opts.route then
+      if x.max_t >= t then return x end
+      first = first or x
+    end
+  end
+  if not first then
+    options.fail(("linear_variants: %s has no %s route in the CUDA route table"):format(opts.qtype, opts.route))
+  end
+  if first.name == "dot" then return lc.variant(opts.qtype, first, { LN_TT = t }) end
+  return first
 end
 
 local function variants_for(t)

@@ -4,7 +4,7 @@
 -- For each qtype (q4 q5 q6 w8 nvfp4 bf16) an ordered list of routes; the
 -- T ranges of a qtype's routes tile 1 .. 65535 without overlap, and
 -- gpubench.linear takes the first route whose range holds T. A route is
---   { name = "gemv" | "mma", min_t =, max_t =, file =, entry =, defines =,
+--   { name = "dot" | "gemv" | "mma", min_t =, max_t =, file =, entry =, defines =,
 --     block = {x, y, z}, grid = function(N, K, T) -> {gx, gy, gz} }
 -- and every kernel takes (W, x, y, u32 N, u32 K, u32 T, f32 gscale).
 -- The defines go to the compiler and this table is their only copy: the
@@ -22,11 +22,24 @@
 --   LN_STAGE  0: weights straight into registers; S >= 2: a round's weights
 --             copied into S shared-memory stages, S - 1 rounds ahead
 --             ("Staged memory-bound route"; S x the stage must fit 48 KiB).
+-- Integer-dot route "dot" (linear_dot_<q>.cu, q4 q5 q6 w8 only; "Integer-dot
+-- route"): every weight byte read once, x quantized to int16 per lane and
+-- tile, dp2a on the weight codes, scales after the integer sums.
+--   LN_NW  warps per block, each owning LN_R rows (grid = ceil(N / (LN_NW LN_R)));
+--   LN_R   rows per warp (every lane holds a partial sum of each);
+--   LN_TT  rows of x per pass: the route covers T <= LN_TT (a larger T is
+--          still correct, the weights read once per LN_TT rows of x);
+--   LN_U   tiles (32 lanes x 32 elements, 16 for w8) loaded per round.
 -- Tensor-core route "mma" (linear_mma_<q>.cu; "Tensor-core route"):
 --   LN_NW      warps per block, 32 rows each (block tile 32 LN_NW rows);
 --   LN_BN      rows of x per block tile (grid.y = ceil(T / LN_BN));
 --   LN_STAGES  shared-memory stages of the x tile, LN_STAGES - 1 in flight
 --              (LN_STAGES x LN_BN x 128 bytes must fit 48 KiB).
+-- The integer-dot route takes T = 1 (q4) and T = 1, 2 (q5, q6, w8): there
+-- its main loop has fewer SASS instructions per weight than the memory-bound
+-- route's (docs/kernels/cuda-linear.md, "Integer-dot route", the table);
+-- its dp2a count grows with T and passes the mma route's at T = 2 (q4) and
+-- 3 (q5, q6, w8). Not yet timed on a GPU.
 -- The crossover at T = 16 | 17: up to 16 rows of x the memory-bound route
 -- decodes each weight once for two n8 tiles and stays at the cost of reading
 -- W; from 17 on the tensor-core route's tiles of 64 or 128 rows of x reuse a
@@ -58,6 +71,16 @@ local function mma(q, min_t, max_t, d)
   }
 end
 
+local function dot(q, min_t, max_t, d)
+  local rows = d.LN_NW * d.LN_R
+  return {
+    name = "dot", min_t = min_t, max_t = max_t,
+    file = "kernels/cuda/linear_dot_" .. q .. ".cu", entry = "linear_dot_" .. q,
+    defines = d, block = { 32 * d.LN_NW, 1, 1 },
+    grid = function(N, K, T) return { ceil_div(N, rows), 1, 1 } end,
+  }
+end
+
 -- variant(qtype, route, changes) -> a copy of a route of qtype's list with
 -- other defines ({LN_NW = 2}), block and grid to match: a geometry sweep's
 -- (experiments/linear_variants.lua); the table itself is unchanged.
@@ -70,6 +93,10 @@ function M.variant(qtype, route, changes)
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
+  end
+  if route.name == "dot" then
+    -- the T range follows LN_TT (a sweep's T must lie in it)
+    return dot(qtype, math.min(route.min_t, d.LN_TT), d.LN_TT, d)
   end
   return (route.name == "gemv" and gemv or mma)(qtype, route.min_t, route.max_t, d)
 end
@@ -89,16 +116,23 @@ local BN64_ONLY = { w8 = true, bf16 = true }
 -- ran slower staged and w8's stages do not fit.
 local GEMV_U = { q4 = 2, q5 = 2, q6 = 1, w8 = 4, nvfp4 = 4, bf16 = 1 }
 local GEMV_STAGE = { q4 = 3, q5 = 3, q6 = 3, bf16 = 3 }
+-- The integer-dot route's largest T per format (absent: no such route). Its
+-- geometry (8 rows a warp, two tiles a round at T = 1) is chosen from the
+-- SASS and ptxas (128-198 registers), not yet from timings.
+local DOT_MAX_T = { q4 = 1, q5 = 2, q6 = 2, w8 = 2 }
 for _, q in ipairs(M.qtypes) do
-  local list = {
-    gemv(q, 1, 8, { LN_NW = 4, LN_RT = 2, LN_NJ = 1, LN_U = GEMV_U[q], LN_KC = 0, LN_STAGE = GEMV_STAGE[q] or 0 }),
-    gemv(q, 9, 16, { LN_NW = 4, LN_RT = 2, LN_NJ = 2, LN_U = 2, LN_KC = 0, LN_STAGE = 0 }),
-  }
+  local list = {}
+  local dmax = DOT_MAX_T[q] or 0
+  if dmax >= 1 then list[#list + 1] = dot(q, 1, 1, { LN_NW = 4, LN_R = 8, LN_TT = 1, LN_U = 2 }) end
+  if dmax >= 2 then list[#list + 1] = dot(q, 2, 2, { LN_NW = 4, LN_R = 8, LN_TT = 2, LN_U = 1 }) end
+  list[#list + 1] = gemv(q, dmax + 1, 8,
+    { LN_NW = 4, LN_RT = 2, LN_NJ = 1, LN_U = GEMV_U[q], LN_KC = 0, LN_STAGE = GEMV_STAGE[q] or 0 })
+  list[#list + 1] = gemv(q, 9, 16, { LN_NW = 4, LN_RT = 2, LN_NJ = 2, LN_U = 2, LN_KC = 0, LN_STAGE = 0 })
   if BN64_ONLY[q] then
-    list[3] = mma(q, 17, 65535, { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 })
+    list[#list + 1] = mma(q, 17, 65535, { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 })
   else
-    list[3] = mma(q, 17, 64, { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 })
-    list[4] = mma(q, 65, 65535, { LN_NW = 8, LN_BN = 128, LN_STAGES = 3 })
+    list[#list + 1] = mma(q, 17, 64, { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 })
+    list[#list + 1] = mma(q, 65, 65535, { LN_NW = 8, LN_BN = 128, LN_STAGES = 3 })
   end
   M[q] = list
 end

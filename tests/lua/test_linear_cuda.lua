@@ -8,8 +8,9 @@
 -- K = 200 and 4304 are not multiples of 128 (padded planes, x masked past
 -- K), T covers each route's range at its ends and inside (1, 3, 8 | 9, 16 |
 -- 17, 64 | 69, 1024); the tensor-core routes also run T = 1 and 3, below
--- their range (any T must be correct), and the memory-bound route the
--- benchmark shape 14336 x 5120 at T = 1.
+-- their range, and the integer-dot routes (q4, q5, q6, w8 at T <= 2) T = 3,
+-- above theirs (any T must be correct); the T = 1 route the benchmark shape
+-- 14336 x 5120.
 
 local t = dofile("tests/lua/harness.lua")
 local routes = require "gpubench.linear_cuda"
@@ -23,6 +24,9 @@ local function nvrtc_missing(msg)
 end
 
 local function round256(n) return (n + 255) // 256 * 256 end
+
+-- The formats with an integer-dot route (kernels/cuda/linear_dot_<q>.cu).
+local DOT = { q4 = true, q5 = true, q6 = true, w8 = true }
 
 t.test("route table: every qtype, T ranges tiling 1 .. 65535 in order, block and grid from the defines", function()
   t.eq(routes.qtypes, { "q4", "q5", "q6", "w8", "nvfp4", "bf16" })
@@ -38,7 +42,14 @@ t.test("route table: every qtype, T ranges tiling 1 .. 65535 in order, block and
       t.eq(r.file, ("kernels/cuda/linear_%s_%s.cu"):format(r.name, q), where)
       t.eq(r.entry, ("linear_%s_%s"):format(r.name, q), where)
       t.eq(r.block, { 32 * r.defines.LN_NW, 1, 1 }, where)
-      if r.name == "gemv" then
+      if r.name == "dot" then
+        t.truthy(DOT[q], where .. ": the integer-dot route is for q4, q5, q6, w8 only")
+        t.eq(r.max_t, r.defines.LN_TT, where .. ": the route covers T <= LN_TT")
+        t.eq(r.grid(37, 200, 3), { (37 + r.defines.LN_NW * r.defines.LN_R - 1) // (r.defines.LN_NW * r.defines.LN_R),
+          1, 1 }, where)
+        t.eq(r.grid(100, 4304, 1)[1], (100 + r.defines.LN_NW * r.defines.LN_R - 1) // (r.defines.LN_NW * r.defines.LN_R),
+          where)
+      elseif r.name == "gemv" then
         t.eq(r.max_t, 8 * r.defines.LN_NJ, where .. ": the route covers T <= 8 LN_NJ")
         t.eq(r.grid(37, 200, 3), { (37 + 16 * r.defines.LN_RT - 1) // (16 * r.defines.LN_RT), 1, 1 }, where)
       else
@@ -49,8 +60,13 @@ t.test("route table: every qtype, T ranges tiling 1 .. 65535 in order, block and
       end
     end
     t.eq(next_t, 65536, q .. ": the last route ends at T = 65535")
-    t.eq(list[1].name, "gemv", q)
+    -- the integer formats start with the integer-dot route at T = 1, the others with the memory-bound one
+    t.eq(list[1].name, DOT[q] and "dot" or "gemv", q)
     t.eq(list[#list].name, "mma", q)
+    local names = {}
+    for _, r in ipairs(list) do names[#names + 1] = r.name end
+    local order = table.concat(names, " ")
+    t.truthy(order:match("^[dot ]*gemv gemv mma") or order:match("^dot[dot ]* gemv gemv mma"), q .. ": " .. order)
   end
 end)
 
@@ -145,12 +161,17 @@ local function releasing(kernels, fn)
 end
 
 -- The T values each route is checked at: its ends and one inside, and for
--- the tensor-core routes also T = 1 and 3.
+-- the tensor-core and integer-dot routes also T = 1 and 3 (the integer-dot
+-- routes end below 3: past LN_TT the kernel takes x LN_TT rows at a time,
+-- which must be correct too).
 local function ts_of(r)
   local ts = { r.min_t }
   if r.max_t > r.min_t then ts[#ts + 1] = math.min(r.max_t, r.min_t < 64 and r.max_t or 1024) end
-  if r.name == "mma" then ts[#ts + 1] = 1; ts[#ts + 1] = 3 end
-  if r.min_t == 1 then ts[#ts + 1] = 3 end
+  if r.name == "mma" or r.name == "dot" then
+    if r.min_t ~= 1 then ts[#ts + 1] = 1 end
+    if r.max_t < 3 then ts[#ts + 1] = 3 end
+  end
+  if r.min_t == 1 and r.name ~= "dot" then ts[#ts + 1] = 3 end
   if r.min_t == 65 then ts[#ts + 1] = 69 end
   return ts
 end
@@ -171,11 +192,29 @@ for _, q in ipairs(routes.qtypes) do
   end)
 end
 
-t.test("memory-bound route at the benchmark shape 14336 x 5120, T = 1, every format", function()
+t.test("the T = 1 route (integer-dot or memory-bound) at the benchmark shape 14336 x 5120, every format", function()
   local dev = t.device("cuda")
   local kernels = {}
   releasing(kernels, function()
     for _, q in ipairs(routes.qtypes) do check(dev, kernels, q, routes[q][1], 14336, 5120, 1, 900) end
+  end)
+end)
+
+t.test("integer-dot routes: T = 1, 3 and the largest T at K with a partial last tile and whole tiles only", function()
+  local dev = t.device("cuda")
+  local kernels = {}
+  releasing(kernels, function()
+    for _, q in ipairs(routes.qtypes) do
+      for i, r in ipairs(routes[q]) do
+        if r.name == "dot" then
+          for _, tt in ipairs { 1, 3, r.max_t } do
+            check(dev, kernels, q, r, 65, 3080, tt, 920 + 10 * i + tt) -- K % 1024 = 8: a last lane run of 8
+            check(dev, kernels, q, r, 1, 2048, tt, 940 + 10 * i + tt)  -- N = 1, whole tiles
+            check(dev, kernels, q, r, 4096, 5120, tt, 960 + 10 * i + tt)
+          end
+        end
+      end
+    end
   end)
 end)
 
