@@ -26,6 +26,7 @@
 #   scripts/gpu-session.sh i8          # the int8 tensor-core q4_k kernel: its GPU test, the default at T = 2, 4, 8, then I8 geometries, both orders, two ITERS
 #   scripts/gpu-session.sh limits      # ncu sections of one call each: q4_k T=8 (integer dot, int8), Linear q4 T=1, SwiGLU fused and cuBLAS, MoE grouped
 #   scripts/gpu-session.sh gemv_sweep  # gemv_variants sweeps at M=GSWEEP_M (131072), both orders (GSWEEP="FORMAT:GRID ...")
+#   scripts/gpu-session.sh dot         # the Linear integer-dot route: GPU test, dot vs gemv ABBA (DOT_POINTS), the suite
 #   scripts/gpu-session.sh gemv_ncu    # ncu sections of rotated GEMV calls (GEMV_NCU="FORMAT:M:DEFINES ...")
 #   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
 #   scripts/gpu-session.sh moe_geo     # moe_scaling grouped kernel geometries (--grouped-geometry), qwen3 gate_up, m = 8, 32, 64
@@ -337,6 +338,23 @@ gemv_sweep)
       grep -E "^$f" "$LOGS/$n.log"
     done
   done
+  ;;
+dot)
+  # the Linear integer-dot route: its GPU test, then dot against the memory-bound route (gemv) in one
+  # linear_variants run each, A B B A, at the suite's T=1 shapes larger than L2; then the suite
+  GPUBENCH_TEST_ONLY=${DOT_TEST_ONLY:-} run lua_test_linear_cuda timeout 200 $G tests/lua/test_linear_cuda.lua
+  tail -3 "$LOGS/lua_test_linear_cuda.log"
+  V="$G --backend cuda experiments/linear_variants.lua"
+  for pt in ${DOT_POINTS:-q4:131072:1 q6:248320:1,2 w8:34816:1,2 q5:131072:1,2}; do
+    IFS=: read -r q n ts <<< "$pt"
+    for r in dot gemv gemv dot; do
+      i=$(( ${i:-0} + 1 ))
+      run "dot_${q}_${n}_${i}_$r" timeout 100 $V --qtype $q --n $n --k 5120 --t $ts --route $r --json "$LOGS/dot_${q}_${n}_${i}_$r.jsonl"
+      grep -vE '^(linear_variants|gpubench):' "$LOGS/dot_${q}_${n}_${i}_$r.log" | head -8
+    done
+  done
+  run dot_suite timeout 200 $G --backend cuda experiments/linear_suite.lua --suite all --vendor off --json "$LOGS/dot_suite.jsonl"
+  grep -E ' 1 +[0-9]' "$LOGS/dot_suite.log" | head -20; tail -4 "$LOGS/dot_suite.log"
   ;;
 gemv_ncu)
   # ncu sections of one rotated GEMV call per GEMV_NCU cell (FORMAT:M:DEFINES, defines ';'-separated; k 5120)
