@@ -1,3 +1,4 @@
+// gpubench-compile: entry=linear_dot_q4 defines=LN_NW=8,LN_R=8,LN_TT=1,LN_U=1
 // gpubench-compile: entry=linear_dot_q4 defines=LN_NW=4,LN_R=8,LN_TT=1,LN_U=2
 // gpubench-compile: entry=linear_dot_q4 defines=LN_NW=4,LN_R=8,LN_TT=2,LN_U=1
 // gpubench-compile: entry=linear_dot_q4 defines=LN_NW=4,LN_R=16,LN_TT=1,LN_U=1

@@ -1,6 +1,6 @@
+// gpubench-compile: entry=linear_dot_w8 defines=LN_NW=4,LN_R=16,LN_TT=1,LN_U=1
 // gpubench-compile: entry=linear_dot_w8 defines=LN_NW=4,LN_R=8,LN_TT=1,LN_U=2
 // gpubench-compile: entry=linear_dot_w8 defines=LN_NW=4,LN_R=8,LN_TT=2,LN_U=1
-// gpubench-compile: entry=linear_dot_w8 defines=LN_NW=4,LN_R=16,LN_TT=1,LN_U=1
 // gpubench-compile: entry=linear_dot_w8 defines=LN_NW=4,LN_R=16,LN_TT=2,LN_U=1
 // gpubench-compile: entry=linear_dot_w8 defines=LN_NW=2,LN_R=8,LN_TT=4,LN_U=1
 // gpubench-compile: entry=linear_dot_w8 defines=LN_NW=1,LN_R=3,LN_TT=3,LN_U=3

@@ -35,11 +35,9 @@
 --   LN_BN      rows of x per block tile (grid.y = ceil(T / LN_BN));
 --   LN_STAGES  shared-memory stages of the x tile, LN_STAGES - 1 in flight
 --              (LN_STAGES x LN_BN x 128 bytes must fit 48 KiB).
--- The integer-dot route takes T = 1 (q4) and T = 1, 2 (q5, q6, w8): there
--- its main loop has fewer SASS instructions per weight than the memory-bound
--- route's (docs/kernels/cuda-linear.md, "Integer-dot route", the table);
--- its dp2a count grows with T and passes the mma route's at T = 2 (q4) and
--- 3 (q5, q6, w8). Not yet timed on a GPU.
+-- The integer-dot route takes T = 1 (q6) and T = 1, 2 (q4, q5, w8): there it
+-- measured faster than the memory-bound route (DOT below); its dp2a count
+-- grows with T and passes the mma route's instruction count at T = 3.
 -- The crossover at T = 16 | 17: up to 16 rows of x the memory-bound route
 -- decodes each weight once for two n8 tiles and stays at the cost of reading
 -- W; from 17 on the tensor-core route's tiles of 64 or 128 rows of x reuse a
@@ -116,15 +114,23 @@ local BN64_ONLY = { w8 = true, bf16 = true }
 -- ran slower staged and w8's stages do not fit.
 local GEMV_U = { q4 = 2, q5 = 2, q6 = 1, w8 = 4, nvfp4 = 4, bf16 = 1 }
 local GEMV_STAGE = { q4 = 3, q5 = 3, q6 = 3, bf16 = 3 }
--- The integer-dot route's largest T per format (absent: no such route). Its
--- geometry (8 rows a warp, two tiles a round at T = 1) is chosen from the
--- SASS and ptxas (128-198 registers), not yet from timings.
-local DOT_MAX_T = { q4 = 1, q5 = 2, q6 = 2, w8 = 2 }
+-- The integer-dot route per format: its geometry at T = 1 and, where it has
+-- one, at T = 2 (absent: no such route). The fastest of the linear_variants
+-- sweeps on the H200 (docs/kernels/cuda-linear.md, "Integer-dot route on the
+-- H200"); q6 at T = 2 tied with the memory-bound route, so it has no entry.
+local DOT = {
+  q4 = { { LN_NW = 8, LN_R = 8, LN_U = 1 }, { LN_NW = 4, LN_R = 8, LN_U = 1 } },
+  q5 = { { LN_NW = 4, LN_R = 16, LN_U = 1 }, { LN_NW = 4, LN_R = 8, LN_U = 1 } },
+  q6 = { { LN_NW = 4, LN_R = 4, LN_U = 1 } },
+  w8 = { { LN_NW = 4, LN_R = 16, LN_U = 1 }, { LN_NW = 4, LN_R = 8, LN_U = 1 } },
+}
 for _, q in ipairs(M.qtypes) do
   local list = {}
-  local dmax = DOT_MAX_T[q] or 0
-  if dmax >= 1 then list[#list + 1] = dot(q, 1, 1, { LN_NW = 4, LN_R = 8, LN_TT = 1, LN_U = 2 }) end
-  if dmax >= 2 then list[#list + 1] = dot(q, 2, 2, { LN_NW = 4, LN_R = 8, LN_TT = 2, LN_U = 1 }) end
+  local geo = DOT[q] or {}
+  for t, g in ipairs(geo) do
+    list[#list + 1] = dot(q, t, t, { LN_NW = g.LN_NW, LN_R = g.LN_R, LN_TT = t, LN_U = g.LN_U })
+  end
+  local dmax = #geo
   list[#list + 1] = gemv(q, dmax + 1, 8,
     { LN_NW = 4, LN_RT = 2, LN_NJ = 1, LN_U = GEMV_U[q], LN_KC = 0, LN_STAGE = GEMV_STAGE[q] or 0 })
   list[#list + 1] = gemv(q, 9, 16, { LN_NW = 4, LN_RT = 2, LN_NJ = 2, LN_U = 2, LN_KC = 0, LN_STAGE = 0 })

@@ -66,16 +66,19 @@ static const std::vector<Route>& dot_routes()
 {
     static const std::vector<Route> r = {
         // the route table's geometries (lib/gpubench/linear_cuda.lua)
-        DV(LnDotQ4, "q4", 4, 8, 1, 2),
-        DV(LnDotQ5, "q5", 4, 8, 1, 2), DV(LnDotQ5, "q5", 4, 8, 2, 1),
-        DV(LnDotQ6, "q6", 4, 8, 1, 2), DV(LnDotQ6, "q6", 4, 8, 2, 1),
-        DV(LnDotW8, "w8", 4, 8, 1, 2), DV(LnDotW8, "w8", 4, 8, 2, 1),
-        // others: more and fewer warps and rows, one tile or three a round, more x rows
-        DV(LnDotQ4, "q4", 4, 16, 1, 1), DV(LnDotQ4, "q4", 4, 8, 2, 1), DV(LnDotQ4, "q4", 1, 3, 3, 3),
+        DV(LnDotQ4, "q4", 8, 8, 1, 1), DV(LnDotQ4, "q4", 4, 8, 2, 1),
+        DV(LnDotQ5, "q5", 4, 16, 1, 1), DV(LnDotQ5, "q5", 4, 8, 2, 1),
+        DV(LnDotQ6, "q6", 4, 4, 1, 1),
+        DV(LnDotW8, "w8", 4, 16, 1, 1), DV(LnDotW8, "w8", 4, 8, 2, 1),
+        // others: the first untimed defaults (two tiles a round), more and fewer warps and rows,
+        // one tile or three a round, more x rows
+        DV(LnDotQ4, "q4", 4, 8, 1, 2), DV(LnDotQ5, "q5", 4, 8, 1, 2), DV(LnDotQ6, "q6", 4, 8, 1, 2),
+        DV(LnDotQ6, "q6", 4, 8, 2, 1), DV(LnDotW8, "w8", 4, 8, 1, 2),
+        DV(LnDotQ4, "q4", 4, 16, 1, 1), DV(LnDotQ4, "q4", 1, 3, 3, 3),
         DV(LnDotQ4, "q4", 2, 8, 4, 1), DV(LnDotQ4, "q4", 8, 32, 1, 1),
-        DV(LnDotQ5, "q5", 4, 16, 1, 1), DV(LnDotQ5, "q5", 1, 3, 3, 3), DV(LnDotQ5, "q5", 2, 8, 4, 1),
+        DV(LnDotQ5, "q5", 1, 3, 3, 3), DV(LnDotQ5, "q5", 2, 8, 4, 1),
         DV(LnDotQ6, "q6", 4, 16, 1, 1), DV(LnDotQ6, "q6", 1, 3, 3, 3),
-        DV(LnDotW8, "w8", 4, 16, 1, 1), DV(LnDotW8, "w8", 1, 3, 3, 3), DV(LnDotW8, "w8", 2, 8, 4, 1),
+        DV(LnDotW8, "w8", 1, 3, 3, 3), DV(LnDotW8, "w8", 2, 8, 4, 1),
     };
     return r;
 }
