@@ -4,8 +4,9 @@
 // integer codes of x with dp2a, each group's fp16 scale applied after the
 // integer sum. docs/kernels/cuda-linear.md, "Integer-dot route".
 //
-// A block of NW warps owns NW R consecutive rows of W, warp w rows
-// (blk NW + w) R .. + R - 1, and all T <= TT rows of x. K is cut into tiles of
+// A block of NW row warps owns NW R consecutive rows of W, warp w rows
+// (blk NW + w) R .. + R - 1, and all T <= TT rows of x; with KS > 1 slices
+// the block has KS NW warps, KS on each row group, one slice of K each. K is cut into tiles of
 // 32 E elements (E = 32 for q4, q5, q6, E = 16 for w8): lane l of the warp
 // owns elements E l .. E l + E - 1 of every tile, which are 16 contiguous
 // code bytes of each of its R rows (one 16-byte load; a warp's load of one
@@ -28,8 +29,8 @@
 #ifndef GPUBENCH_LINEAR_DOT_CUH
 #define GPUBENCH_LINEAR_DOT_CUH
 
-#if defined(LN_ROUTE_DOT) && (!defined(LN_NW) || !defined(LN_R) || !defined(LN_TT) || !defined(LN_U))
-#error "integer-dot Linear kernels take their geometry from -DLN_NW, -DLN_R, -DLN_TT and -DLN_U (defaults: lib/gpubench/linear_cuda.lua)"
+#if defined(LN_ROUTE_DOT) && (!defined(LN_NW) || !defined(LN_R) || !defined(LN_TT) || !defined(LN_U) || !defined(LN_KS))
+#error "integer-dot Linear kernels take their geometry from -DLN_NW, -DLN_R, -DLN_TT, -DLN_U and -DLN_KS (defaults: lib/gpubench/linear_cuda.lua)"
 #endif
 
 #include "linear_formats.cuh"
@@ -343,25 +344,32 @@ GB_HD void ln_dot_round(const Ctx& ctx, const LnGeo& g, const gb_u32* rows, cons
     }
 }
 
-// One block (blk) of the route: NW warps of R rows. The x rows go TT at a
-// time (T <= TT: once; a larger T, outside the route table's range for it,
-// is still computed, the weights read again for each group of TT rows).
-// red: shared memory of NW * 32 * (R TT + 1) floats (a lane's R TT partial
-// sums at a stride of R TT + 1: the writes fall in 32 different banks).
+// One block (blk) of the route: NW row warps of R rows times KS slices of K
+// (warp w: rows of w % NW, slice w / NW; slice s takes tiles s P .. s P + P - 1,
+// P = ceil(tiles / KS), so more warps share the rows where N is small). The
+// x rows go TT at a time (T <= TT: once; a larger T, outside the route
+// table's range for it, is still computed, the weights read again for each
+// group of TT rows). red: shared memory of KS * NW * 32 * (R TT + 1) floats
+// (a lane's R TT partial sums at a stride of R TT + 1: the writes fall in 32
+// different banks).
 #pragma nv_exec_check_disable
-template <class F, int NW, int R, int TT, int U, class Ctx>
+template <class F, int NW, int R, int TT, int U, int KS, class Ctx>
 GB_HD void ln_dot_block(Ctx& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                         gb_u32 K, gb_u32 T, gb_u32 blk, float* red)
 {
     enum { NT = Ctx::NT, V = R * TT, VS = V + 1, KT = 32 * F::E };
-    static_assert(R >= 1 && TT >= 1 && U >= 1 && NW >= 1, "LN_NW, LN_R, LN_TT and LN_U must be positive");
+    static_assert(R >= 1 && TT >= 1 && U >= 1 && NW >= 1 && KS >= 1, "LN_NW, LN_R, LN_TT, LN_U and LN_KS must be positive");
     const LnGeo g = F::P::geo(W, N, K);
-    const gb_u32 full = K / KT, tiles = (K + KT - 1) / KT;
+    const gb_u32 full = K / KT, tiles = (K + KT - 1) / KT, per = (tiles + KS - 1) / KS;
     for (gb_u32 t0 = 0; t0 < T; t0 += TT) {
         if (t0 > 0) ctx.barrier(); // every lane has read the previous group's sums
         LN_EACH
         {
-            const gb_u32 tid = ctx.tid(q), warp = tid >> 5, lane = tid & 31, row0 = (blk * NW + warp) * R;
+            const gb_u32 tid = ctx.tid(q), warp = tid >> 5, lane = tid & 31, rw = warp % NW, sl = warp / NW;
+            const gb_u32 row0 = (blk * NW + rw) * R;
+            // this slice's tiles [s0, s1), its full ones [s0, f1), and the partial last tile if it holds it
+            const gb_u32 s0 = sl * per < tiles ? sl * per : tiles, s1 = s0 + per < tiles ? s0 + per : tiles;
+            const gb_u32 f1 = s1 < full ? s1 : full;
             float acc[V];
 #pragma unroll
             for (int v = 0; v < V; v++) acc[v] = 0.0f;
@@ -372,43 +380,48 @@ GB_HD void ln_dot_block(Ctx& ctx, const unsigned char* W, const unsigned short* 
                 for (int r = 0; r < R; r++) rows[r] = row0 + r < N ? row0 + r : N - 1;
 #pragma unroll
                 for (int t = 0; t < TT; t++) xr[t] = x + (gb_u64)(t0 + t < T ? t0 + t : T - 1) * K;
-                gb_u32 i = 0;
-                for (; i + U <= full; i += U) ln_dot_round<false, U, F, R, TT>(ctx, g, rows, xr, K, lane, i, acc);
+                gb_u32 i = s0;
+                for (; i + U <= f1; i += U) ln_dot_round<false, U, F, R, TT>(ctx, g, rows, xr, K, lane, i, acc);
                 if constexpr (U > 1)
-                    for (; i < full; i++) ln_dot_round<false, 1, F, R, TT>(ctx, g, rows, xr, K, lane, i, acc);
-                if (full < tiles) ln_dot_round<true, 1, F, R, TT>(ctx, g, rows, xr, K, lane, full, acc);
+                    for (; i < f1; i++) ln_dot_round<false, 1, F, R, TT>(ctx, g, rows, xr, K, lane, i, acc);
+                if (full < tiles && full >= s0 && full < s1)
+                    ln_dot_round<true, 1, F, R, TT>(ctx, g, rows, xr, K, lane, full, acc);
             }
 #pragma unroll
             for (int v = 0; v < V; v++) red[(warp * 32 + lane) * VS + v] = acc[v];
         }
         ctx.barrier();
-        // Output v = t R + r of warp w: lane v (v + 32, ...) adds the 32 lanes' sums in order.
+        // Output v = t R + r of row warp w: lane v (v + 32, ...) of slice 0's warp adds the 32 lanes' sums of
+        // each slice in order, slice by slice.
         LN_EACH
         {
             const gb_u32 tid = ctx.tid(q), warp = tid >> 5, lane = tid & 31, row0 = (blk * NW + warp) * R;
-            for (gb_u32 v = lane; v < (gb_u32)V; v += 32) {
-                const gb_u32 t = t0 + v / R, n = row0 + v % R;
-                if (n < N && t < T) {
-                    float s = red[warp * 32 * VS + v];
-                    for (int j = 1; j < 32; j++) s += red[(warp * 32 + j) * VS + v];
-                    ctx.st_y(y + (gb_u64)t * N + n, ln_bf16(s));
+            if (warp < (gb_u32)NW)
+                for (gb_u32 v = lane; v < (gb_u32)V; v += 32) {
+                    const gb_u32 t = t0 + v / R, n = row0 + v % R;
+                    if (n < N && t < T) {
+                        float s = red[warp * 32 * VS + v];
+                        for (int j = 1; j < 32; j++) s += red[(warp * 32 + j) * VS + v];
+                        for (int sl = 1; sl < KS; sl++)
+                            for (int j = 0; j < 32; j++) s += red[((sl * NW + warp) * 32 + j) * VS + v];
+                        ctx.st_y(y + (gb_u64)t * N + n, ln_bf16(s));
+                    }
                 }
-            }
         }
     }
 }
 
 #ifdef __CUDACC__
-template <class F, int NW, int R, int TT, int U>
+template <class F, int NW, int R, int TT, int U, int KS>
 __device__ __forceinline__ void ln_dot(const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                                        gb_u32 K, gb_u32 T)
 {
-    enum { RED = NW * 32 * (R * TT + 1) * 4 };
-    static_assert(RED <= 48 * 1024, "the reduction of LN_NW warps x 32 lanes x LN_R LN_TT sums exceeds 48 KiB of "
-                                    "shared memory (fewer LN_NW, LN_R or LN_TT)");
-    __shared__ float red[NW * 32 * (R * TT + 1)];
+    enum { RED = KS * NW * 32 * (R * TT + 1) * 4 };
+    static_assert(RED <= 48 * 1024, "the reduction of LN_KS x LN_NW warps x 32 lanes x LN_R LN_TT sums exceeds 48 KiB "
+                                    "of shared memory (fewer LN_KS, LN_NW, LN_R or LN_TT)");
+    __shared__ float red[KS * NW * 32 * (R * TT + 1)];
     LnDevCtx ctx;
-    ln_dot_block<F, NW, R, TT, U>(ctx, W, x, y, N, K, T, blockIdx.x, red);
+    ln_dot_block<F, NW, R, TT, U, KS>(ctx, W, x, y, N, K, T, blockIdx.x, red);
 }
 #endif
 

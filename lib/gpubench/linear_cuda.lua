@@ -25,11 +25,13 @@
 -- Integer-dot route "dot" (linear_dot_<q>.cu, q4 q5 q6 w8 only; "Integer-dot
 -- route"): every weight byte read once, x quantized to int16 per lane and
 -- tile, dp2a on the weight codes, scales after the integer sums.
---   LN_NW  warps per block, each owning LN_R rows (grid = ceil(N / (LN_NW LN_R)));
+--   LN_NW  row warps per block, each owning LN_R rows (grid = ceil(N / (LN_NW LN_R)));
 --   LN_R   rows per warp (every lane holds a partial sum of each);
 --   LN_TT  rows of x per pass: the route covers T <= LN_TT (a larger T is
 --          still correct, the weights read once per LN_TT rows of x);
---   LN_U   tiles (32 lanes x 32 elements, 16 for w8) loaded per round.
+--   LN_U   tiles (32 lanes x 32 elements, 16 for w8) loaded per round;
+--   LN_KS  slices of K: LN_KS warps on each warp's rows, one slice each, their
+--          sums added in shared memory (block = 32 LN_NW LN_KS).
 -- Tensor-core route "mma" (linear_mma_<q>.cu; "Tensor-core route"):
 --   LN_NW      warps per block, 32 rows each (block tile 32 LN_NW rows);
 --   LN_BN      rows of x per block tile (grid.y = ceil(T / LN_BN));
@@ -74,7 +76,7 @@ local function dot(q, min_t, max_t, d)
   return {
     name = "dot", min_t = min_t, max_t = max_t,
     file = "kernels/cuda/linear_dot_" .. q .. ".cu", entry = "linear_dot_" .. q,
-    defines = d, block = { 32 * d.LN_NW, 1, 1 },
+    defines = d, block = { 32 * d.LN_NW * d.LN_KS, 1, 1 },
     grid = function(N, K, T) return { ceil_div(N, rows), 1, 1 } end,
   }
 end
@@ -128,7 +130,7 @@ for _, q in ipairs(M.qtypes) do
   local list = {}
   local geo = DOT[q] or {}
   for t, g in ipairs(geo) do
-    list[#list + 1] = dot(q, t, t, { LN_NW = g.LN_NW, LN_R = g.LN_R, LN_TT = t, LN_U = g.LN_U })
+    list[#list + 1] = dot(q, t, t, { LN_NW = g.LN_NW, LN_R = g.LN_R, LN_TT = t, LN_U = g.LN_U, LN_KS = g.LN_KS or 1 })
   end
   local dmax = #geo
   list[#list + 1] = gemv(q, dmax + 1, 8,

@@ -48,20 +48,21 @@ extern "C" {
 
 // Every block of the integer-dot route: grid ceil(N / (NW R)); the
 // reduction buffer poisoned with NaN before each block.
-template <class F, int NW, int R, int TT, int U>
+template <class F, int NW, int R, int TT, int U, int KS>
 static void run_dot(LnCall& c, float)
 {
     const gb_u32 rows = NW * R, blocks = (c.N + rows - 1) / rows;
-    std::vector<float> red((size_t)NW * 32 * (R * TT + 1));
+    std::vector<float> red((size_t)KS * NW * 32 * (R * TT + 1));
     for (gb_u32 blk = 0; blk < blocks; blk++) {
         std::fill(red.begin(), red.end(), NAN);
-        HostLnCtx<NW> ctx{&c};
-        ln_dot_block<F, NW, R, TT, U>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, blk, red.data());
+        HostLnCtx<NW * KS> ctx{&c};
+        ln_dot_block<F, NW, R, TT, U, KS>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, blk, red.data());
     }
 }
 
-#define DV(F, q, NW, R, TT, U) \
-    Route{q, "dot " #F " NW=" #NW " R=" #R " TT=" #TT " U=" #U, run_dot<F, NW, R, TT, U>, TT}
+#define DVK(F, q, NW, R, TT, U, KS) \
+    Route{q, "dot " #F " NW=" #NW " R=" #R " TT=" #TT " U=" #U " KS=" #KS, run_dot<F, NW, R, TT, U, KS>, TT}
+#define DV(F, q, NW, R, TT, U) DVK(F, q, NW, R, TT, U, 1)
 static const std::vector<Route>& dot_routes()
 {
     static const std::vector<Route> r = {
@@ -79,6 +80,9 @@ static const std::vector<Route>& dot_routes()
         DV(LnDotQ5, "q5", 1, 3, 3, 3), DV(LnDotQ5, "q5", 2, 8, 4, 1),
         DV(LnDotQ6, "q6", 4, 16, 1, 1), DV(LnDotQ6, "q6", 1, 3, 3, 3),
         DV(LnDotW8, "w8", 1, 3, 3, 3), DV(LnDotW8, "w8", 2, 8, 4, 1),
+        // slices of K: 2 to 5 warps on each row group (K of 1 to 100+ tiles: slices past the last tile add zeros)
+        DVK(LnDotQ4, "q4", 2, 4, 1, 2, 3), DVK(LnDotQ4, "q4", 4, 8, 2, 1, 2), DVK(LnDotQ5, "q5", 4, 16, 1, 1, 4),
+        DVK(LnDotQ6, "q6", 4, 4, 1, 1, 2), DVK(LnDotW8, "w8", 4, 16, 1, 1, 4), DVK(LnDotW8, "w8", 1, 3, 3, 3, 5),
     };
     return r;
 }

@@ -41,7 +41,7 @@ t.test("route table: every qtype, T ranges tiling 1 .. 65535 in order, block and
       next_t = r.max_t + 1
       t.eq(r.file, ("kernels/cuda/linear_%s_%s.cu"):format(r.name, q), where)
       t.eq(r.entry, ("linear_%s_%s"):format(r.name, q), where)
-      t.eq(r.block, { 32 * r.defines.LN_NW, 1, 1 }, where)
+      t.eq(r.block, { 32 * r.defines.LN_NW * (r.name == "dot" and r.defines.LN_KS or 1), 1, 1 }, where)
       if r.name == "dot" then
         t.truthy(DOT[q], where .. ": the integer-dot route is for q4, q5, q6, w8 only")
         t.eq(r.max_t, r.defines.LN_TT, where .. ": the route covers T <= LN_TT")
