@@ -139,7 +139,11 @@ function linear.route(dev, spec, t)
     if t >= (r.min_t or 1) and t <= (r.max_t or linear.MAX_T) then
       local ok, reason = true, nil
       if r.requires then ok, reason = r.requires(dev) end
-      if ok then return r end
+      if ok then
+        -- a route may pick its own variant for the shape (the CUDA dot route's slices of K)
+        if r.for_shape then return r.for_shape(spec.n, spec.k) end
+        return r
+      end
       why[#why + 1] = ("%s: %s"):format(r.name, tostring(reason or "not available"))
     end
   end

@@ -71,14 +71,31 @@ local function mma(q, min_t, max_t, d)
   }
 end
 
-local function dot(q, min_t, max_t, d)
+-- rules: {max_row_warps =, ks =} in order; the route's for_shape(N, K) then
+-- gives its variant with LN_KS = ks for the first rule whose max_row_warps
+-- ceil(N / LN_R) does not pass (one spec table per rule: the kernel cache's key).
+local function dot(q, min_t, max_t, d, rules)
   local rows = d.LN_NW * d.LN_R
-  return {
+  local r = {
     name = "dot", min_t = min_t, max_t = max_t,
     file = "kernels/cuda/linear_dot_" .. q .. ".cu", entry = "linear_dot_" .. q,
     defines = d, block = { 32 * d.LN_NW * d.LN_KS, 1, 1 },
     grid = function(N, K, T) return { ceil_div(N, rows), 1, 1 } end,
   }
+  if rules then
+    local by = {}
+    r.for_shape = function(N, K)
+      local warps = ceil_div(N, d.LN_R)
+      for i, rule in ipairs(rules) do
+        if warps <= rule.max_row_warps then
+          by[i] = by[i] or M.variant(q, r, { LN_KS = rule.ks })
+          return by[i]
+        end
+      end
+      return r
+    end
+  end
+  return r
 end
 
 -- variant(qtype, route, changes) -> a copy of a route of qtype's list with
@@ -126,11 +143,17 @@ local DOT = {
   q6 = { { LN_NW = 4, LN_R = 4, LN_U = 1 } },
   w8 = { { LN_NW = 4, LN_R = 16, LN_U = 1 }, { LN_NW = 4, LN_R = 8, LN_U = 1 } },
 }
+-- Slices of K at T = 1 where the rows give few warps (ceil(N / LN_R) row
+-- warps on the H200's 132 SMs): the w8 and q5 points of 5120-14336 rows
+-- measured 1.1-1.9x faster with them, the q4 and q6 heads slower
+-- (docs/kernels/cuda-linear.md, "Slices of K"). Not timed at T = 2.
+local DOT_KS = { { max_row_warps = 340, ks = 4 }, { max_row_warps = 2200, ks = 2 } }
 for _, q in ipairs(M.qtypes) do
   local list = {}
   local geo = DOT[q] or {}
   for t, g in ipairs(geo) do
-    list[#list + 1] = dot(q, t, t, { LN_NW = g.LN_NW, LN_R = g.LN_R, LN_TT = t, LN_U = g.LN_U, LN_KS = g.LN_KS or 1 })
+    list[#list + 1] = dot(q, t, t, { LN_NW = g.LN_NW, LN_R = g.LN_R, LN_TT = t, LN_U = g.LN_U, LN_KS = 1 },
+      t == 1 and DOT_KS or nil)
   end
   local dmax = #geo
   list[#list + 1] = gemv(q, dmax + 1, 8,

@@ -70,10 +70,42 @@ t.test("route table: every qtype, T ranges tiling 1 .. 65535 in order, block and
   end
 end)
 
+-- The variants a dot route picks for short shapes (for_shape: slices of K).
+local function shape_variants(r)
+  local out = {}
+  if r.for_shape then
+    for _, n in ipairs { 1, 5120, 14336, 34816, 131072, 248320 } do out[#out + 1] = r.for_shape(n, 5120) end
+  end
+  return out
+end
+
+t.test("dot routes at T = 1: LN_KS = 4 up to 340 row warps, 2 up to 2200, 1 above; one spec per rule", function()
+  for _, q in ipairs { "q4", "q5", "q6", "w8" } do
+    local r = routes[q][1]
+    t.eq({ r.name, r.min_t, r.defines.LN_KS }, { "dot", 1, 1 }, q)
+    local R = r.defines.LN_R
+    local function ks(n) return r.for_shape(n, 5120).defines.LN_KS end
+    t.eq({ ks(1), ks(340 * R), ks(340 * R + 1), ks(2200 * R), ks(2200 * R + 1) }, { 4, 4, 2, 2, 1 }, q)
+    t.truthy(r.for_shape(2200 * R + 1, 5120) == r, q .. ": above the rules, the route itself")
+    t.truthy(r.for_shape(5, 8) == r.for_shape(7, 8), q .. ": the same table again")
+    local v = r.for_shape(1, 8)
+    t.eq({ v.block[1], v.grid(1000, 8, 1)[1], v.min_t, v.max_t }, { 32 * r.defines.LN_NW * 4, r.grid(1000, 8, 1)[1], 1, 1 }, q)
+    if routes[q][2].name == "dot" then t.eq(routes[q][2].for_shape, nil, q .. ": no rule at T = 2") end
+  end
+  t.eq(routes.w8[1].for_shape(5120, 17408).defines.LN_KS, 4, "w8 5120 rows: 320 row warps")
+  t.eq(routes.w8[1].for_shape(14336, 5120).defines.LN_KS, 2)
+  t.eq(routes.q4[1].for_shape(131072, 2048).defines.LN_KS, 1)
+end)
+
 t.test("every route's defines are a gpubench-compile line of its file; the first line is its first route", function()
   for _, q in ipairs(routes.qtypes) do
     local seen = {}
+    local all = {}
     for _, r in ipairs(routes[q]) do
+      all[#all + 1] = r
+      for _, v in ipairs(shape_variants(r)) do all[#all + 1] = v end
+    end
+    for _, r in ipairs(all) do
       local src = assert(io.open(r.file)):read("a")
       local lines = {}
       for entry, defs in src:gmatch("// gpubench%-compile: entry=(%S+) defines=(%S+)") do
