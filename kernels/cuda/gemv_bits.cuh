@@ -21,6 +21,28 @@ typedef unsigned long long gb_u64;
 // ------------------------------------------------------------ bit helpers
 // Each has the device intrinsic's exact semantics in its host version.
 
+// dp2a: acc + x2.lo * w.byte(2H) + x2.hi * w.byte(2H+1), x2 two signed 16-bit
+// values, w's bytes signed (U = false; codes < 128 read the same signed or
+// not) or unsigned (U = true: the high nibbles of a code word masked in
+// place, 16 q, go in without a shift). Used by the GEMV and Linear kernels.
+template <bool H, bool U>
+GB_HD int gb_dp2a(gb_u32 x2, gb_u32 w, int acc)
+{
+#ifdef __CUDA_ARCH__
+    int r;
+    if constexpr (H && U) asm("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
+    else if constexpr (H) asm("dp2a.hi.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
+    else if constexpr (U) asm("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
+    else asm("dp2a.lo.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
+    return r;
+#else
+    const gb_u32 b0 = (w >> (H ? 16 : 0)) & 0xFF, b1 = (w >> (H ? 24 : 8)) & 0xFF;
+    const int w0 = U ? (int)b0 : (int)(signed char)b0, w1 = U ? (int)b1 : (int)(signed char)b1;
+    // in unsigned arithmetic: the device's sum wraps, and signed overflow is undefined in C++
+    return (int)((gb_u32)acc + (gb_u32)((int)(short)(x2 & 0xFFFF) * w0) + (gb_u32)((int)(short)(x2 >> 16) * w1));
+#endif
+}
+
 // Byte permute: result byte n is byte ((s >> 4n) & 7) of the 8 bytes {b:a}.
 GB_HD gb_u32 gb_prmt(gb_u32 a, gb_u32 b, gb_u32 s)
 {

@@ -149,27 +149,6 @@ GB_HD float gb_absmax_nan(float a, float b)
 #endif
 }
 
-// dp2a: acc + x2.lo * w.byte(2H) + x2.hi * w.byte(2H+1), x2 two signed 16-bit
-// values, w's bytes signed (U = false; codes < 128 read the same signed or
-// not) or unsigned (U = true: the high nibbles of a code word masked in
-// place, 16 q, go in without a shift).
-template <bool H, bool U>
-GB_HD int gb_dp2a(gb_u32 x2, gb_u32 w, int acc)
-{
-#ifdef __CUDA_ARCH__
-    int r;
-    if constexpr (H && U) asm("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
-    else if constexpr (H) asm("dp2a.hi.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
-    else if constexpr (U) asm("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
-    else asm("dp2a.lo.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
-    return r;
-#else
-    const gb_u32 b0 = (w >> (H ? 16 : 0)) & 0xFF, b1 = (w >> (H ? 24 : 8)) & 0xFF;
-    const int w0 = U ? (int)b0 : (int)(signed char)b0, w1 = U ? (int)b1 : (int)(signed char)b1;
-    return acc + (int)(short)(x2 & 0xFFFF) * w0 + (int)(short)(x2 >> 16) * w1;
-#endif
-}
-
 // acc + sum_{b<4} byte_b(w) * c[4i + b] for the word of elements 4i..4i+3 of
 // a run whose codes are the pairs x2 (x2[2i], x2[2i+1]); bytes signed
 // (gb_dot4i) or unsigned (gb_dot4u).

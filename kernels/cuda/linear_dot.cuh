@@ -35,30 +35,11 @@
 
 #include "linear_formats.cuh"
 
-// dp2a: acc + x2.lo * w.byte(2H) + x2.hi * w.byte(2H + 1), x2 two signed
-// 16-bit codes, w's bytes signed (U = false) or unsigned (U = true).
-template <bool H, bool U>
-GB_HD int ln_dp2a(gb_u32 x2, gb_u32 w, int acc)
-{
-#ifdef __CUDA_ARCH__
-    int r;
-    if constexpr (H && U) asm("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
-    else if constexpr (H) asm("dp2a.hi.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
-    else if constexpr (U) asm("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
-    else asm("dp2a.lo.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x2), "r"(w), "r"(acc));
-    return r;
-#else
-    const gb_u32 b0 = (w >> (H ? 16 : 0)) & 0xFF, b1 = (w >> (H ? 24 : 8)) & 0xFF;
-    const int w0 = U ? (int)b0 : (int)(signed char)b0, w1 = U ? (int)b1 : (int)(signed char)b1;
-    return (int)((gb_u32)acc + (gb_u32)((int)(short)(x2 & 0xFFFF) * w0) + (gb_u32)((int)(short)(x2 >> 16) * w1));
-#endif
-}
-
 // The 4 bytes of w against the x code pairs x2[0] (bytes 0, 1) and x2[1] (bytes 2, 3).
 template <bool U>
 GB_HD int ln_dot4(gb_u32 w, const gb_u32* x2, int acc)
 {
-    return ln_dp2a<true, U>(x2[1], w, ln_dp2a<false, U>(x2[0], w, acc));
+    return gb_dp2a<true, U>(x2[1], w, gb_dp2a<false, U>(x2[0], w, acc));
 }
 
 // max(|a|, |b|) per bf16 half, NaN when either is NaN (max.NaN.xorsign.abs:
@@ -139,8 +120,8 @@ GB_HD LnXq ln_dot_xq(const gb_u32* xw, gb_u32* xq)
         const gb_u32 c1 = gb_bits(fmaf(ln_dot_xelem<F>(xw, F::pe(p, 1)), inv, 12582912.0f));
         xq[p] = ln_prmt(c0, c1, 0x5410u);
         if constexpr (F::OFF != 0) {
-            if (p & 1) s1 = ln_dp2a<false, false>(xq[p], 0x0101u, s1);
-            else s0 = ln_dp2a<false, false>(xq[p], 0x0101u, s0);
+            if (p & 1) s1 = gb_dp2a<false, false>(xq[p], 0x0101u, s1);
+            else s0 = gb_dp2a<false, false>(xq[p], 0x0101u, s0);
         }
     }
     r.init = -(int)F::OFF * (s0 + s1);
@@ -167,6 +148,16 @@ GB_HD LnDotPtr ln_dot_ptr(const LnGeo& g, gb_u32 row, gb_u32 lane, gb_u32 tile)
     return p;
 }
 
+// The lane's 16 code bytes and its group's fp16 scale (q4, w8: no high bits).
+#pragma nv_exec_check_disable
+template <class Ctx, class Raw>
+GB_HD void ln_dot_load_codes(const Ctx& ctx, const LnGeo& g, gb_u32 row, gb_u32 lane, gb_u32 tile, Raw& r)
+{
+    const LnDotPtr p = ln_dot_ptr<0>(g, row, lane, tile);
+    ctx.ld_w128(p.c, r.c);
+    r.s = ctx.ld_c16(p.s);
+}
+
 // Q4G64_F16S. Code word w (bytes 4w .. 4w + 3 of the lane's 16) holds
 // elements 8w .. 8w + 7, element 8w + 2b + s in nibble s of byte b: masked in
 // place, A_w = w & 0x0F0F0F0F has bytes c(8w + 2b) and B_w = w & 0xF0F0F0F0
@@ -182,9 +173,7 @@ struct LnDotQ4 {
     template <class Ctx>
     GB_HD static void load(const Ctx& ctx, const LnGeo& g, gb_u32 row, gb_u32 lane, gb_u32 tile, Raw& r)
     {
-        const LnDotPtr p = ln_dot_ptr<0>(g, row, lane, tile);
-        ctx.ld_w128(p.c, r.c);
-        r.s = ctx.ld_c16(p.s);
+        ln_dot_load_codes(ctx, g, row, lane, tile, r);
     }
     GB_HD static void decode(const Raw& r, gb_u32* b)
     {
@@ -214,9 +203,7 @@ struct LnDotW8 {
     template <class Ctx>
     GB_HD static void load(const Ctx& ctx, const LnGeo& g, gb_u32 row, gb_u32 lane, gb_u32 tile, Raw& r)
     {
-        const LnDotPtr p = ln_dot_ptr<0>(g, row, lane, tile);
-        ctx.ld_w128(p.c, r.c);
-        r.s = ctx.ld_c16(p.s);
+        ln_dot_load_codes(ctx, g, row, lane, tile, r);
     }
     GB_HD static void decode(const Raw& r, gb_u32* b)
     {
