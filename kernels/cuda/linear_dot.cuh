@@ -148,33 +148,30 @@ GB_HD LnDotPtr ln_dot_ptr(const LnGeo& g, gb_u32 row, gb_u32 lane, gb_u32 tile)
     return p;
 }
 
-// The lane's 16 code bytes and its group's fp16 scale (q4, w8: no high bits).
+// The formats without high bits (q4, w8): a lane's 16 code bytes and its
+// group's fp16 scale.
+struct LnDotCodes {
+    struct Raw { gb_u32 c[4], s; };
 #pragma nv_exec_check_disable
-template <class Ctx, class Raw>
-GB_HD void ln_dot_load_codes(const Ctx& ctx, const LnGeo& g, gb_u32 row, gb_u32 lane, gb_u32 tile, Raw& r)
-{
-    const LnDotPtr p = ln_dot_ptr<0>(g, row, lane, tile);
-    ctx.ld_w128(p.c, r.c);
-    r.s = ctx.ld_c16(p.s);
-}
+    template <class Ctx>
+    GB_HD static void load(const Ctx& ctx, const LnGeo& g, gb_u32 row, gb_u32 lane, gb_u32 tile, Raw& r)
+    {
+        const LnDotPtr p = ln_dot_ptr<0>(g, row, lane, tile);
+        ctx.ld_w128(p.c, r.c);
+        r.s = ctx.ld_c16(p.s);
+    }
+};
 
 // Q4G64_F16S. Code word w (bytes 4w .. 4w + 3 of the lane's 16) holds
 // elements 8w .. 8w + 7, element 8w + 2b + s in nibble s of byte b: masked in
 // place, A_w = w & 0x0F0F0F0F has bytes c(8w + 2b) and B_w = w & 0xF0F0F0F0
 // bytes 16 c(8w + 2b + 1) (unsigned), so sum c x = ia + ib / 16 exactly:
 // 2 LOP3 and 4 dp2a per 8 weights, no shift.
-struct LnDotQ4 {
+struct LnDotQ4 : LnDotCodes {
     typedef LnQ4 P;
     enum { E = 32, OFF = 8, NB = 8 };
-    struct Raw { gb_u32 c[4], s; };
     // byte word i = 2w + s, pair half h: elements 8w + s + 4h + {0, 2}
     GB_HD static constexpr int pe(int p, int j) { return 8 * (p >> 2) + ((p >> 1) & 1) + 4 * (p & 1) + 2 * j; }
-#pragma nv_exec_check_disable
-    template <class Ctx>
-    GB_HD static void load(const Ctx& ctx, const LnGeo& g, gb_u32 row, gb_u32 lane, gb_u32 tile, Raw& r)
-    {
-        ln_dot_load_codes(ctx, g, row, lane, tile, r);
-    }
     GB_HD static void decode(const Raw& r, gb_u32* b)
     {
 #pragma unroll
@@ -194,17 +191,10 @@ struct LnDotQ4 {
 
 // W8G32_F16S: the 16 code bytes are 16 consecutive signed codes, byte b of
 // word w element 4w + b; no offset. 4 dp2a per 8 weights, no decode.
-struct LnDotW8 {
+struct LnDotW8 : LnDotCodes {
     typedef LnW8 P;
     enum { E = 16, OFF = 0, NB = 4 };
-    struct Raw { gb_u32 c[4], s; };
     GB_HD static constexpr int pe(int p, int j) { return 2 * p + j; }
-#pragma nv_exec_check_disable
-    template <class Ctx>
-    GB_HD static void load(const Ctx& ctx, const LnGeo& g, gb_u32 row, gb_u32 lane, gb_u32 tile, Raw& r)
-    {
-        ln_dot_load_codes(ctx, g, row, lane, tile, r);
-    }
     GB_HD static void decode(const Raw& r, gb_u32* b)
     {
 #pragma unroll

@@ -13,3 +13,12 @@ emu_setup() {
     gcc -O2 -c -Ihost/ref -Ihost/core "host/$c.c" -o "$tmp/$(basename "$c").o" || exit 1
   done
 }
+
+# emu_linear SOURCE: builds tests/cuda_host/SOURCE (a Linear emulation, with
+# the planar reference it links) and runs it; its status is the test's.
+emu_linear() {
+  emu_setup ref/formats ref/blocks ref/planar ref/linear ref/parallel ref/random_fill core/random
+  "$NVCC" -O2 -Xcompiler -fno-strict-aliasing -std=c++17 -arch=sm_90 -Ihost/ref -Ihost/core -Ikernels/cuda \
+    -Itests/cuda_host -o "$tmp/emu" "tests/cuda_host/$1" "$tmp"/*.o -lm -lpthread || exit 1
+  "$tmp/emu"
+}

@@ -6,7 +6,4 @@
 # without nvcc. Run from the repository root; $1 (the gpubench binary) is not used.
 set -u
 . "$(dirname "$0")/emulate_lib.sh"
-emu_setup ref/formats ref/blocks ref/planar ref/linear ref/parallel ref/random_fill core/random
-"$NVCC" -O2 -Xcompiler -fno-strict-aliasing -std=c++17 -arch=sm_90 -Ihost/ref -Ihost/core -Ikernels/cuda \
-  -Itests/cuda_host -o "$tmp/emu" tests/cuda_host/linear_dot_emulate.cu "$tmp"/*.o -lm -lpthread || exit 1
-"$tmp/emu"
+emu_linear linear_dot_emulate.cu
