@@ -134,9 +134,9 @@ local BN64_ONLY = { w8 = true, bf16 = true }
 local GEMV_U = { q4 = 2, q5 = 2, q6 = 1, w8 = 4, nvfp4 = 4, bf16 = 1 }
 local GEMV_STAGE = { q4 = 3, q5 = 3, q6 = 3, bf16 = 3 }
 -- The integer-dot route per format: its geometry at T = 1 and, where it has
--- one, at T = 2 (absent: no such route). The fastest of the linear_variants
--- sweeps on the H200 (docs/kernels/cuda-linear.md, "Integer-dot route on the
--- H200"); q6 at T = 2 tied with the memory-bound route, so it has no entry.
+-- one, at T = 2 (absent: no such route): the fastest of the linear_variants
+-- sweeps (docs/kernels/cuda-linear.md, "Integer-dot route on the H200"); q6
+-- at T = 2 tied with the memory-bound route, so it has no entry.
 local DOT = {
   q4 = { { LN_NW = 8, LN_R = 8, LN_U = 1 }, { LN_NW = 4, LN_R = 8, LN_U = 1 } },
   q5 = { { LN_NW = 4, LN_R = 16, LN_U = 1 }, { LN_NW = 4, LN_R = 8, LN_U = 1 } },
@@ -144,9 +144,9 @@ local DOT = {
   w8 = { { LN_NW = 4, LN_R = 16, LN_U = 1 }, { LN_NW = 4, LN_R = 8, LN_U = 1 } },
 }
 -- Slices of K at T = 1 where the rows give few warps (ceil(N / LN_R) row
--- warps on the H200's 132 SMs): the w8 and q5 points of 5120-14336 rows
--- measured 1.1-1.9x faster with them, the q4 and q6 heads slower
--- (docs/kernels/cuda-linear.md, "Slices of K"). Not timed at T = 2.
+-- warps; thresholds set for 132 SMs): faster on the short w8 and q5 points,
+-- slower on the q4 and q6 heads (docs/kernels/cuda-linear.md, "Slices of
+-- K"). Not timed at T = 2.
 local DOT_KS = { { max_row_warps = 340, ks = 4 }, { max_row_warps = 2200, ks = 2 } }
 for _, q in ipairs(M.qtypes) do
   local list = {}
