@@ -29,7 +29,10 @@ command -v tmux >/dev/null 2>&1 || missing "tmux is missing"
 unset TMUX # a test run inside tmux still starts its own server
 T=$(mktemp -d)
 SOCK=$T/tmux.sock
-printf 'set -g remain-on-exit on\nset -g history-limit 5000\n' >"$T/tmux.conf"
+# exit-empty off: the server outlives the first library's session (killed at
+# exit), so the next new-session cannot meet a server that is shutting down
+# ("server exited unexpectedly", seen once in CI).
+printf 'set -s exit-empty off\nset -g remain-on-exit on\nset -g history-limit 5000\n' >"$T/tmux.conf"
 tm() { tmux -S "$SOCK" -f "$T/tmux.conf" "$@"; }
 trap 'tmux -S "$SOCK" kill-server 2>/dev/null; rm -rf "$T"' EXIT
 
