@@ -232,17 +232,12 @@ if #peers > 0 then
     .. "our us/step over it")
 end
 if grouped_defines then
-  local names = {}
-  for k, v in pairs(grouped_defines) do names[#names + 1] = ("%s=%s"):format(k, tostring(v)) end
-  table.sort(names)
-  sink:note("* grouped kernel geometry (--grouped-geometry): " .. table.concat(names, " "))
+  sink:note("* grouped kernel geometry (--grouped-geometry): " .. options.format_defines(grouped_defines, " "))
 else
   for _, rule in ipairs(require("gpubench.moe_" .. dev.backend).GROUPED_RULES or {}) do
-    local names = {}
-    for k, v in pairs(rule.changes) do names[#names + 1] = ("%s=%s"):format(k, tostring(v)) end
-    table.sort(names)
     sink:note(("* grouped: %s where a step has >= %g pairs per expert (m top_k / min(E, m top_k)), the %s table's "
-      .. "rule (docs/kernels/moe.md)"):format(table.concat(names, " "), rule.min_pairs_per_expert, dev.backend))
+      .. "rule (docs/kernels/moe.md)"):format(options.format_defines(rule.changes, " "), rule.min_pairs_per_expert,
+      dev.backend))
   end
 end
 sink:note(("* table run %d times in %s order, only the last round reported"):format(opts.rounds, opts.order))

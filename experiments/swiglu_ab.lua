@@ -104,12 +104,12 @@ if opts.geometry then
   geometry, gwhy = SG.geometry(geometry_changes)
   if not geometry then options.fail(("--geometry=%s: %s"):format(opts.geometry, gwhy)) end
 end
-local function geometry_for(s) return geometry or (SG.for_shape(s.n, s.k)) end
-local shape_geometries = {}
+local shape_geometries, by_shape = {}, {}
 for _, s in ipairs(shapes) do
   local g, rule = geometry, nil
   if not g then g, rule = SG.for_shape(s.n, s.k) end
   shape_geometries[#shape_geometries + 1] = { name = s.name, n = s.n, k = s.k, geometry = g, rule = rule and true or nil }
+  by_shape[s.n .. "x" .. s.k] = g
   for _, m in ipairs(opts.m_values) do
     local why = swiglu.check_launch(dev.backend, s.n, m, g)
     if why then options.fail(("%s (N=%d, K=%d): %s"):format(s.name, s.n, s.k, why)) end
@@ -154,7 +154,8 @@ local settings = {
 }
 
 local ctx <close> = sb.context(dev, { m_values = opts.m_values, warmup = opts.warmup, iterations = opts.iterations,
-                                      trials = opts.trials, seed = opts.seed, l2_bytes = l2, geometry_for = geometry_for,
+                                      trials = opts.trials, seed = opts.seed, l2_bytes = l2,
+                                      geometry_for = function(st) return by_shape[st.n .. "x" .. st.k] end,
                                       read_gbs = ceil.read_gbs })
 
 local tb <close> = cells.table {

@@ -218,11 +218,8 @@ end
 function gemv.token_variant(backend, fmt, tokens)
   local ok, specs = pcall(require, "gpubench.gemv_" .. tostring(backend))
   if not ok or not specs.token_changes or (tokens or 1) <= 1 then return nil end
-  local parts = {}
-  for name, v in pairs(specs.token_changes(fmt, tokens)) do parts[#parts + 1] = ("%s=%s"):format(name, tostring(v)) end
-  if #parts == 0 then return nil end
-  table.sort(parts)
-  return table.concat(parts, ",")
+  local text = require("gpubench.options").format_defines(specs.token_changes(fmt, tokens))
+  return text ~= "" and text or nil
 end
 
 -- Workgroups for m rows: the spec's grid function, else ceil(m / rows_per_group).

@@ -605,6 +605,15 @@ function options.parse_defines(text)
   return g
 end
 
+-- format_defines(d [, sep = ","]) -> "NAME=v" for each define of d, sorted
+-- by name (parse_defines' inverse with sep ","; "" for none).
+function options.format_defines(d, sep)
+  local parts = {}
+  for k, v in pairs(d) do parts[#parts + 1] = ("%s=%s"):format(k, tostring(v)) end
+  table.sort(parts)
+  return table.concat(parts, sep or ",")
+end
+
 function options.concat(...)
   local out = {}
   for i = 1, select("#", ...) do

@@ -70,15 +70,9 @@ function swiglu.alloc(bytes) return (bytes + 255) // 256 * 256 end
 -- (gpubench.options.parse_defines).
 swiglu.parse_geometry = require("gpubench.options").parse_defines
 
--- geometry_text(g) -> "KSPLIT=4,TILES=1,...": a geometry's defines, sorted
--- (a cache key and the notes' text).
-function swiglu.geometry_text(g, sep)
-  local names = {}
-  for k in pairs(g) do names[#names + 1] = k end
-  table.sort(names)
-  for i, k in ipairs(names) do names[i] = k .. "=" .. tostring(g[k]) end
-  return table.concat(names, sep or ",")
-end
+-- geometry_text(g [, sep]) -> "KSPLIT=4,TILES=1,...": a geometry's defines,
+-- sorted (a cache key and the notes' text; gpubench.options.format_defines).
+swiglu.geometry_text = require("gpubench.options").format_defines
 
 -- specs(backend) -> the backend's geometry module.
 function swiglu.specs(backend)
