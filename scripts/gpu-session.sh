@@ -26,6 +26,7 @@
 #   scripts/gpu-session.sh i8          # the int8 tensor-core q4_k kernel: its GPU test, the default at T = 2, 4, 8, then I8 geometries, both orders, two ITERS
 #   scripts/gpu-session.sh limits      # ncu sections of one call each: q4_k T=8 (integer dot, int8), Linear q4 T=1, SwiGLU fused and cuBLAS, MoE grouped
 #   scripts/gpu-session.sh gemv_sweep  # gemv_variants sweeps at M=GSWEEP_M (131072), both orders (GSWEEP="FORMAT:GRID ...")
+#   scripts/gpu-session.sh ks          # slices of K (LN_KS=1,2,4) at T=KS_T (2) on the dot route's short points (KS_POINTS="q:N:K ..."), the Linear GPU test
 #   scripts/gpu-session.sh dot         # the Linear integer-dot route: GPU test, dot vs gemv ABBA (DOT_POINTS), the suite
 #   scripts/gpu-session.sh gemv_ncu    # ncu sections of rotated GEMV calls (GEMV_NCU="FORMAT:M:DEFINES ...")
 #   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
@@ -337,6 +338,17 @@ gemv_sweep)
         --rounds 1 --order $o --kernels $f --grid "$grid" --json "$LOGS/$n.jsonl"
       grep -E "^$f" "$LOGS/$n.log"
     done
+  done
+  ;;
+ks)
+  # slices of K (LN_KS) at T = 2 on the dot route's short points; the Linear GPU test first
+  run lua_test_linear_cuda timeout 200 $G tests/lua/test_linear_cuda.lua
+  tail -3 "$LOGS/lua_test_linear_cuda.log"
+  for pt in ${KS_POINTS:-w8:5120:17408 w8:14336:5120 w8:34816:5120 w8:5120:10240 q5:6144:5120 q4:131072:2048}; do
+    IFS=: read -r q n k <<< "$pt"
+    run "ks_${q}_${n}_$k" timeout 120 $G --backend cuda experiments/linear_variants.lua --qtype $q --n $n --k $k \
+      --t ${KS_T:-2} --route dot --grid "LN_KS=1,2,4" --json "$LOGS/ks_${q}_${n}_$k.jsonl"
+    grep -vE '^(linear_variants|gpubench):' "$LOGS/ks_${q}_${n}_$k.log" | head -8
   done
   ;;
 dot)

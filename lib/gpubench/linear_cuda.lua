@@ -146,14 +146,16 @@ local DOT = {
 -- Slices of K at T = 1 where the rows give few warps (ceil(N / LN_R) row
 -- warps; thresholds set for 132 SMs): faster on the short w8 and q5 points,
 -- slower on the q4 and q6 heads (docs/kernels/cuda-linear.md, "Slices of
--- K"). Not timed at T = 2.
+-- K"). At T = 2 (R = 8) only the w8 points with K >= 10240 gained, at 640
+-- row warps; q5 at 768 and w8 at 1792 lost (same page).
 local DOT_KS = { { max_row_warps = 340, ks = 4 }, { max_row_warps = 2200, ks = 2 } }
+local DOT_KS_T2 = { w8 = { { max_row_warps = 640, ks = 2 } } }
 for _, q in ipairs(M.qtypes) do
   local list = {}
   local geo = DOT[q] or {}
   for t, g in ipairs(geo) do
     list[#list + 1] = dot(q, t, t, { LN_NW = g.LN_NW, LN_R = g.LN_R, LN_TT = t, LN_U = g.LN_U, LN_KS = 1 },
-      t == 1 and DOT_KS or nil)
+      t == 1 and DOT_KS or t == 2 and DOT_KS_T2[q] or nil)
   end
   local dmax = #geo
   list[#list + 1] = gemv(q, dmax + 1, 8,

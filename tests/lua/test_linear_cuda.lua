@@ -79,7 +79,7 @@ local function shape_variants(r)
   return out
 end
 
-t.test("dot routes at T = 1: LN_KS = 4 up to 340 row warps, 2 up to 2200, 1 above; one spec per rule", function()
+t.test("dot routes at T = 1: LN_KS = 4 up to 340 row warps, 2 up to 2200, 1 above; w8 at T = 2: 2 up to 640; one spec per rule", function()
   for _, q in ipairs { "q4", "q5", "q6", "w8" } do
     local r = routes[q][1]
     t.eq({ r.name, r.min_t, r.defines.LN_KS }, { "dot", 1, 1 }, q)
@@ -90,8 +90,13 @@ t.test("dot routes at T = 1: LN_KS = 4 up to 340 row warps, 2 up to 2200, 1 abov
     t.truthy(r.for_shape(5, 8) == r.for_shape(7, 8), q .. ": the same table again")
     local v = r.for_shape(1, 8)
     t.eq({ v.block[1], v.grid(1000, 8, 1)[1], v.min_t, v.max_t }, { 32 * r.defines.LN_NW * 4, r.grid(1000, 8, 1)[1], 1, 1 }, q)
-    if routes[q][2].name == "dot" then t.eq(routes[q][2].for_shape, nil, q .. ": no rule at T = 2") end
+    if routes[q][2].name == "dot" and q ~= "w8" then t.eq(routes[q][2].for_shape, nil, q .. ": no rule at T = 2") end
   end
+  local w2 = routes.w8[2]
+  t.eq({ w2.name, w2.min_t, w2.max_t, w2.defines.LN_R }, { "dot", 2, 2, 8 }, "w8 at T = 2")
+  local function ks2(n) return w2.for_shape(n, 17408).defines.LN_KS end
+  t.eq({ ks2(5120), ks2(640 * 8), ks2(640 * 8 + 1), ks2(14336) }, { 2, 2, 1, 1 }, "w8 T = 2: LN_KS = 2 up to 640 row warps")
+  t.truthy(w2.for_shape(14336, 5120) == w2, "w8 T = 2 at 14336 rows: the route itself")
   t.eq(routes.w8[1].for_shape(5120, 17408).defines.LN_KS, 4, "w8 5120 rows: 320 row warps")
   t.eq(routes.w8[1].for_shape(14336, 5120).defines.LN_KS, 2)
   t.eq(routes.q4[1].for_shape(131072, 2048).defines.LN_KS, 1)
