@@ -1,9 +1,13 @@
-// gpubench-compile: entry=swiglu_fused defines=MT=1,TILES=1,UNROLL=8,WARPS=4,KSPLIT=1
-// gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=8,WARPS=4,KSPLIT=1
-// gpubench-compile: entry=swiglu_fused defines=MT=3,TILES=2,UNROLL=4,WARPS=2,KSPLIT=3
-// gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=4,WARPS=8,KSPLIT=1
-// gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=8,WARPS=1,KSPLIT=4
-// gpubench-compile: entry=swiglu_fused defines=MT=1,TILES=2,UNROLL=8,WARPS=2,KSPLIT=2
+// gpubench-compile: entry=swiglu_fused defines=MT=1,TILES=1,UNROLL=8,WARPS=4,KSPLIT=1,STAGES=0
+// gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=8,WARPS=4,KSPLIT=1,STAGES=0
+// gpubench-compile: entry=swiglu_fused defines=MT=3,TILES=2,UNROLL=4,WARPS=2,KSPLIT=3,STAGES=0
+// gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=4,WARPS=8,KSPLIT=1,STAGES=0
+// gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=8,WARPS=1,KSPLIT=4,STAGES=0
+// gpubench-compile: entry=swiglu_fused defines=MT=1,TILES=2,UNROLL=8,WARPS=2,KSPLIT=2,STAGES=0
+// gpubench-compile: entry=swiglu_fused defines=MT=1,TILES=1,UNROLL=4,WARPS=1,KSPLIT=2,STAGES=4
+// gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=4,WARPS=1,KSPLIT=2,STAGES=3
+// gpubench-compile: entry=swiglu_fused defines=MT=5,TILES=2,UNROLL=2,WARPS=1,KSPLIT=3,STAGES=2
+// gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=8,WARPS=1,KSPLIT=1,STAGES=3
 // Fused SwiGLU: y[t, n] = bf16(silu(g) * u) with g = W[n] . x[t] and
 // u = W[N + n] . x[t], for the MT tokens t of x [MT, K] and the packed gate/up
 // weight W [2N, K] (bf16, fp32 accumulation; docs/kernels/swiglu.md).
@@ -14,11 +18,18 @@
 // walking one slice of k (sw_slice); their sums meet in shared memory and the
 // first slice's warp stores: more warps, so more bytes in flight, for shapes
 // whose N / 8 warps leave the SMs short of them (docs/kernels/swiglu.md).
+// STAGES >= 2: the weights go through shared memory instead (sw_staged_dot):
+// each lane copies 16-byte pieces of whole row runs with cp.async, so one
+// copy instruction reads 512 contiguous bytes of a row, and the mma operands
+// are read back from the warp's stages; STAGES = 0 is the direct loop.
 // Launch: block 32 * WARPS * KSPLIT, grid ceil(N / (8 * TILES * WARPS)); K % 8 == 0.
 #include "swiglu_common.cuh"
 
-#if !defined(MT) || !defined(TILES) || !defined(UNROLL) || !defined(WARPS) || !defined(KSPLIT)
-#error "swiglu_fused takes MT (tokens, 1..8), TILES, UNROLL, WARPS and KSPLIT as defines (lib/gpubench/swiglu_cuda.lua)"
+#if !defined(MT) || !defined(TILES) || !defined(UNROLL) || !defined(WARPS) || !defined(KSPLIT) || !defined(STAGES)
+#error "swiglu_fused takes MT (tokens, 1..8), TILES, UNROLL, WARPS, KSPLIT and STAGES as defines (lib/gpubench/swiglu_cuda.lua)"
+#endif
+#if STAGES == 1 || STAGES > 8
+#error "STAGES is 0 (direct loads) or 2..8 (shared-memory stages)"
 #endif
 #if MT < 1 || MT > 8
 #error "MT (the rows of x) must be 1..8: the mma has 8 token columns"
@@ -32,11 +43,18 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT, 1)
     const sw_u32 n0 = (blockIdx.x * WARPS + rw) * 8u * TILES;
     sw_u64 ra[TILES], rb[TILES];
     float acc[TILES][4];
-    sw_gpu cx;
     sw_fused_setup<TILES>(lane, n0, n, k, ra, rb, acc);
     sw_u32 k0, kl;
     sw_slice(k, KSPLIT, s, k0, kl);
+#if STAGES >= 2
+    // warp-private stages: no block barrier until the k-slice reduction
+    __shared__ __align__(128) unsigned char stage[WARPS * KSPLIT][SW_STAGE_BYTES(TILES, UNROLL) * STAGES];
+    if (n0 < n)
+        sw_staged_dot<MT, TILES, UNROLL, STAGES>(lane, n0, n, w + 2ull * k0, x + 2ull * k0, k, kl, acc, stage[wid]);
+#else
+    sw_gpu cx;
     if (n0 < n) sw_warp_dot_range<MT, TILES, UNROLL>(cx, lane, w + 2ull * k0, x + 2ull * k0, k, kl, ra, rb, acc);
+#endif
 #if KSPLIT > 1
     // no warp returns before the barrier: a warp past N skips its work only
     __shared__ float red[KSPLIT - 1][WARPS][4 * TILES][32];

@@ -6,16 +6,27 @@
 -- load UNROLL chunks of 32 k (2 x TILES 16-byte weight words per lane each)
 -- before using any, and run WARPS warps per block; the fused kernel's KSPLIT
 -- warps share each warp's outputs, one slice of k each (KSPLIT x WARPS warps
--- a block; the GEMV ignores it). The defines go to the
+-- a block; the GEMV ignores it); STAGES >= 2 moves its weights through
+-- shared memory in whole row runs (0: direct loads; the GEMV ignores it
+-- too). The defines go to the
 -- compiler, which refuses to build the kernels without them, so this table is
 -- their one copy; the kernels' `// gpubench-compile:` lines repeat it for the
 -- NVRTC test. Why these values: docs/kernels/swiglu.md ("Geometry").
 
 local S = {}
 
-S.DEFAULT = { TILES = 1, UNROLL = 8, WARPS = 1, KSPLIT = 2 }
-S.KEYS = { "TILES", "UNROLL", "WARPS", "KSPLIT" }
-local LIMIT = { TILES = 4, UNROLL = 16, WARPS = 32, KSPLIT = 8 }
+S.DEFAULT = { TILES = 1, UNROLL = 8, WARPS = 1, KSPLIT = 2, STAGES = 0 }
+S.KEYS = { "TILES", "UNROLL", "WARPS", "KSPLIT", "STAGES" }
+local LIMIT = { TILES = 4, UNROLL = 16, WARPS = 32, KSPLIT = 8, STAGES = 8 }
+-- The fused kernel's static shared memory: STAGES stages of 16 TILES rows x
+-- 64 UNROLL bytes per warp, the k-slice sums, within the 48 KiB a block gets
+-- without dynamic shared memory (swiglu_fused.cu).
+local SMEM_LIMIT = 48 * 1024
+function S.fused_smem_bytes(g)
+  local warps = g.WARPS * g.KSPLIT
+  local stages = g.STAGES >= 2 and warps * g.STAGES * 16 * g.TILES * 64 * g.UNROLL or 0
+  return stages + (g.KSPLIT - 1) * g.WARPS * 4 * g.TILES * 32 * 4
+end
 
 local function ceil_div(a, b) return (a + b - 1) // b end
 
@@ -28,13 +39,22 @@ function S.geometry(changes)
     if not LIMIT[k] then
       return nil, ("the CUDA SwiGLU kernels have no define %s (they take %s)"):format(tostring(k), table.concat(S.KEYS, ", "))
     end
-    if math.tointeger(v) == nil or v < 1 or v > LIMIT[k] then
+    if k == "STAGES" then
+      if math.tointeger(v) == nil or v < 0 or v == 1 or v > LIMIT[k] then
+        return nil, ("STAGES=%s is not 0 (direct loads) or an integer from 2 to %d"):format(tostring(v), LIMIT[k])
+      end
+    elseif math.tointeger(v) == nil or v < 1 or v > LIMIT[k] then
       return nil, ("%s=%s is not an integer from 1 to %d"):format(k, tostring(v), LIMIT[k])
     end
     g[k] = math.tointeger(v)
   end
   if g.WARPS * g.KSPLIT > 32 then
     return nil, ("WARPS=%d x KSPLIT=%d warps is more than a block's 1024 threads"):format(g.WARPS, g.KSPLIT)
+  end
+  local smem = S.fused_smem_bytes(g)
+  if smem > SMEM_LIMIT then
+    return nil, ("the fused kernel's shared memory, %d bytes (STAGES=%d x %d warps x 16 TILES rows x 64 UNROLL bytes, and the k-slice sums), is more than a block's %d")
+      :format(smem, g.STAGES, g.WARPS * g.KSPLIT, SMEM_LIMIT)
   end
   return g
 end
@@ -59,7 +79,7 @@ end
 
 local function spec(name, g, m, per_warp, ksplit)
   local defines = { MT = m, TILES = g.TILES, UNROLL = g.UNROLL, WARPS = g.WARPS }
-  if ksplit then defines.KSPLIT = g.KSPLIT or 1 end
+  if ksplit then defines.KSPLIT, defines.STAGES = g.KSPLIT or 1, g.STAGES or 0 end
   return {
     file = "kernels/cuda/" .. name .. ".cu", entry = name,
     defines = defines,

@@ -37,6 +37,20 @@ t.test("KSPLIT: the fused kernel's warps x slices per block, the GEMV unchanged;
   t.eq({ no2, why2 }, { nil, "KSPLIT=9 is not an integer from 1 to 8" })
 end)
 
+t.test("STAGES: 0 or 2..8, the fused kernel only, within 48 KiB of shared memory", function()
+  local S = require "gpubench.swiglu_cuda"
+  local g = assert(S.geometry { STAGES = 4, UNROLL = 4, KSPLIT = 2 })
+  t.eq({ S.fused(g, 1).defines.STAGES, S.gemv(g, 1).defines.STAGES }, { 4, nil })
+  t.eq(S.fused(assert(S.geometry {}), 1).defines.STAGES, 0)
+  -- 2 warps x 4 stages x 16 rows x 256 bytes, and one slice's sums (4 x 32 floats)
+  t.eq(S.fused_smem_bytes(g), 2 * 4 * 16 * 256 + 512)
+  t.eq({ S.geometry { STAGES = 1 } }, { nil, "STAGES=1 is not 0 (direct loads) or an integer from 2 to 8" })
+  t.eq({ S.geometry { STAGES = 9 } }, { nil, "STAGES=9 is not 0 (direct loads) or an integer from 2 to 8" })
+  local no, why = S.geometry { STAGES = 4, UNROLL = 8, KSPLIT = 2 }
+  t.eq(no, nil)
+  t.eq(why, "the fused kernel's shared memory, 66048 bytes (STAGES=4 x 2 warps x 16 TILES rows x 64 UNROLL bytes, and the k-slice sums), is more than a block's 49152")
+end)
+
 t.test("shape rules: KSPLIT=4 up to N = 12288, the defaults above; Vulkan has none", function()
   local S = require "gpubench.swiglu_cuda"
   local g, rule = S.for_shape(6912, 1536)
@@ -61,6 +75,22 @@ t.test("other geometries: tiles, unroll, warps and k slices", function()
     { n = 300, k = 2056, m = { 2, 8 }, geometry = { TILES = 3, UNROLL = 3, WARPS = 8 } },
     { n = 40, k = 4096, m = { 6 }, geometry = { TILES = 4, UNROLL = 16, WARPS = 4 } },
   }, { "chain", "fused" })
+end)
+
+-- The staged fused loop: slices shorter than one stage, a last stage cut
+-- short inside a chunk (k % 32 != 0) and between chunks, more stages than the
+-- slice has, N % 8 != 0, several tiles and warps.
+t.test("staged geometries (STAGES >= 2): whole row runs through shared memory", function()
+  local dev = t.device("cuda")
+  sc.check_paths(dev, {
+    { n = 131, k = 776, m = { 1, 5, 8 }, geometry = { STAGES = 2, UNROLL = 2, TILES = 2, KSPLIT = 3 } },
+    { n = 300, k = 5120, m = { 1, 8 }, geometry = { STAGES = 4, UNROLL = 4, KSPLIT = 2 } },
+    { n = 37, k = 40, m = { 2, 8 }, geometry = { STAGES = 3, UNROLL = 2, KSPLIT = 4 } }, -- slices 2, 3 past k
+    { n = 77, k = 328, m = { 3, 8 }, geometry = { STAGES = 8, UNROLL = 1, KSPLIT = 1 } },
+    { n = 300, k = 2056, m = { 2, 8 }, geometry = { STAGES = 3, UNROLL = 8, KSPLIT = 1, WARPS = 1 } },
+    { n = 6912, k = 1536, m = { 1, 8 }, geometry = { STAGES = 3, UNROLL = 2, KSPLIT = 4, WARPS = 1 } },
+    { n = 24, k = 6144, m = { 1, 4 }, geometry = { STAGES = 3, UNROLL = 2, KSPLIT = 2, WARPS = 2 } },
+  }, { "fused" })
 end)
 
 t.test("a token left unwritten fails the check", function()
