@@ -317,8 +317,9 @@ struct sw_gpu {
 // row runs; pieces past the slice are zero-filled and read nothing. Read:
 // lane (g, t) takes the same words as the direct loop (sw_word_off) from the
 // stage. Stage row r holds tile r / 16, A row r % 16 (gate rows 0..7, up rows
-// 8..15); its pieces are XOR-swizzled by (r & 1) << 2 so the two rows of a
-// quarter-warp's 16-byte reads fall in different bank halves.
+// 8..15); from CH = 2 (rows of 128 bytes and more) its pieces are XOR-swizzled
+// by (r & 1) << 2 so the two rows of a quarter-warp's 16-byte reads fall in
+// different bank halves (at CH = 1 two 64-byte rows already do).
 #define SW_STAGE_BYTES(NTILE, CH) (16 * (NTILE) * 64 * (CH))
 
 __device__ __forceinline__ void sw_cp16(unsigned char* dst, const unsigned char* src, bool valid)
@@ -336,7 +337,10 @@ __device__ __forceinline__ uint4 sw_lds(const unsigned char* p)
 
 // Byte offset of piece u (16 bytes) of stage row r.
 template <int CH>
-__device__ __forceinline__ sw_u32 sw_stage_off(sw_u32 r, sw_u32 u) { return r * 64u * CH + 16u * (u ^ ((r & 1u) << 2)); }
+__device__ __forceinline__ sw_u32 sw_stage_off(sw_u32 r, sw_u32 u)
+{
+    return r * 64u * CH + 16u * (CH >= 2 ? u ^ ((r & 1u) << 2) : u);
+}
 
 // Stage i (chunks CH i .. CH i + CH - 1 of the slice) of the warp's rows into buf.
 template <int NTILE, int CH>
@@ -378,17 +382,23 @@ __device__ __forceinline__ void sw_staged_dot(sw_u32 lane, sw_u32 n0, sw_u32 n, 
         if (i + S - 1 < nst) sw_stage_copy<NTILE, CH>(lane, n0, n, W, k, kl, i + S - 1, stages + ((i + S - 1) % S) * BYTES);
         sw_cp_commit();
         const unsigned char* buf = stages + (i % S) * BYTES;
+        // every x word of the stage first, then the operands: no load waits
+        // behind an mma. Chunks past the slice multiply zeros (zero-filled
+        // weights, no x).
+        uint4 xv[CH];
 #pragma unroll
         for (int c = 0; c < CH; c++) {
-            const sw_u32 kk = 32u * (CH * i + c); // the chunk's first k in the slice: the same for every lane
-            if (kk >= kl) break;
+            const sw_u32 kx = 32u * (CH * i + c) + 8u * t;
+            xv[c] = has_x && kx < kl ? cx.ld_x(xr + 2ull * kx) : zero;
+        }
+#pragma unroll
+        for (int c = 0; c < CH; c++) {
             const sw_u32 u = 4u * c + t;
-            const uint4 xv = has_x && kk + 8u * t < kl ? cx.ld_x(xr + 2ull * (kk + 8u * t)) : zero;
 #pragma unroll
             for (int j = 0; j < NTILE; j++) {
                 const uint4 wa = sw_lds(buf + sw_stage_off<CH>(16u * j + g, u));
                 const uint4 wb = sw_lds(buf + sw_stage_off<CH>(16u * j + 8u + g, u));
-                sw_chunk(cx, acc[j], j, wa, wb, xv);
+                sw_chunk(cx, acc[j], j, wa, wb, xv[c]);
             }
         }
     }
