@@ -8,7 +8,7 @@
 #
 #   scripts/gpu-session.sh check       # device list, backend and Lua tests on both backends, the CUDA fault test
 #   scripts/gpu-session.sh sanitize    # compute-sanitizer memcheck and racecheck over every CUDA kernel's test
-#   scripts/gpu-session.sh sanitize_new  # the same over the int8 q4_k GEMV's and the SwiGLU fused kernel's tests only
+#   scripts/gpu-session.sh sanitize_new  # the same over the int8 q4_k GEMV's and the SwiGLU fused kernel's tests only (SAN_SWIGLU_ONLY="test name": that SwiGLU test alone)
 #   scripts/gpu-session.sh flush       # 14336x5120 cold cells with both flushes; ncu crosscheck; DRAM writes after each flush
 #   scripts/gpu-session.sh probe       # DRAM writes of a cold call after each flush (tools/flush_probe.lua under ncu)
 #   scripts/gpu-session.sh stopping    # two stopping-rule cells, three runs
@@ -17,7 +17,7 @@
 #   scripts/gpu-session.sh compare DIR [cuda|vulkan]  # gemv_table and bandwidth, this build and DIR's, same commands
 #   scripts/gpu-session.sh kernels     # the Linear, vendor GEMM, MoE and SwiGLU tests on both backends (correctness first)
 #   scripts/gpu-session.sh linear [cuda|vulkan]   # linear_suite --suite all, a T sweep, the ncu crosscheck of one point
-#   scripts/gpu-session.sh moe [cuda|vulkan]      # moe_scaling, every config, both regimes
+#   scripts/gpu-session.sh moe [cuda|vulkan]      # moe_scaling, every config (MOE_CONFIGS), both regimes (MOE_ARGS: more options, MOE_LIMIT: seconds per run)
 #   scripts/gpu-session.sh swiglu [cuda|vulkan]   # swiglu_ab, every shape, both modes and regimes
 #   scripts/gpu-session.sh tune        # linear_variants sweeps of the CUDA Linear routes; ncu sections of three points
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
@@ -32,7 +32,7 @@
 #   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
 #   scripts/gpu-session.sh moe_geo     # moe_scaling grouped kernel geometries (--grouped-geometry), qwen3 gate_up, m = 8, 32, 64
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
-#   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT) at two shapes, rotated graph, M = 1 and 8
+#   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass)
 set -uo pipefail
 phase=${1:-check}
 arg2=${2:-}
@@ -93,9 +93,9 @@ sanitize_new)
   # the sanitizers over the kernels with new shared-memory reductions only (the int8 q4_k GEMV's k slices,
   # the SwiGLU fused kernel's KSPLIT): their GPU tests, filtered
   for tool in racecheck memcheck; do
-    GPUBENCH_TEST_ONLY="int8 tensor-core q4_k kernel matches" run "san_${tool}_i8" timeout ${SAN_LIMIT:-60} "$SAN" \
-      --tool $tool --report-api-errors no --error-exitcode 9 $G tests/lua/test_gemv_cuda.lua
-    GPUBENCH_TEST_ONLY="other geometries" run "san_${tool}_swiglu" timeout ${SAN_LIMIT:-60} "$SAN" \
+    [[ -n ${SAN_SWIGLU_ONLY:-} ]] || GPUBENCH_TEST_ONLY="int8 tensor-core q4_k kernel matches" run "san_${tool}_i8" \
+      timeout ${SAN_LIMIT:-60} "$SAN" --tool $tool --report-api-errors no --error-exitcode 9 $G tests/lua/test_gemv_cuda.lua
+    GPUBENCH_TEST_ONLY=${SAN_SWIGLU_ONLY:-other geometries} run "san_${tool}_swiglu" timeout ${SAN_LIMIT:-60} "$SAN" \
       --tool $tool --report-api-errors no --error-exitcode 9 $G tests/lua/test_swiglu_cuda.lua
   done
   ;;
@@ -210,7 +210,7 @@ moe)
   for b in ${arg2:-cuda vulkan}; do
     for c in ${MOE_CONFIGS:-qwen3_30b_a3b mixtral_8x7b ferrum_subset}; do
       run "moe_${c}_$b" timeout ${MOE_LIMIT:-500} $G --backend $b experiments/moe_scaling.lua --config $c --regime both \
-        --projection both --json "$LOGS/moe_${c}_$b.jsonl"
+        --projection both ${MOE_ARGS:-} --json "$LOGS/moe_${c}_$b.jsonl"
       grep -E 'grouped' "$LOGS/moe_${c}_$b.log" | head -30
     done
   done
@@ -407,7 +407,7 @@ swiglu_geo)
     elif [[ $nk == 24576,6144 ]]; then geos=${GEO24:-WARPS=4 WARPS=1 WARPS=1,KSPLIT=2 WARPS=1,UNROLL=4,KSPLIT=4}
     else geos=KSPLIT=2; fi
     for geo in $geos; do
-      n="swgeo_${nk%,*}_${geo//[=,]/_}"
+      n="swgeo${SWGEO_TAG:-}_${nk%,*}_${geo//[=,]/_}"
       run "$n" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $nk \
         --m-values 1,8 --mode graph --regime rotated --trials 4 --rounds 1 --geometry $geo --json "$LOGS/$n.jsonl"
       grep -E '^custom' "$LOGS/$n.log"

@@ -59,13 +59,15 @@ function S.geometry(changes)
   return g
 end
 
--- Shapes where the in-process sweeps timed another geometry faster
--- (docs/kernels/swiglu.md, "Geometry"): with few outputs (N) the fused
--- kernel's 8-output warps are too few to keep DRAM busy, and more k slices
--- per output put more warps on the same rows. The first rule with n <= max_n
--- applies.
+-- The fused kernel's geometry per shape, from the H200 sweeps
+-- (docs/kernels/swiglu.md, "Staged loads"): weights through shared-memory
+-- stages (whole row runs per copy) and 4 k slices per output everywhere;
+-- with few outputs (N) shorter stages, more of them. The first rule with
+-- n <= max_n applies; DEFAULT (direct loads) is the base that --geometry
+-- changes.
 S.SHAPE_RULES = {
-  { max_n = 12288, changes = { KSPLIT = 4 } },
+  { max_n = 12288, changes = { KSPLIT = 4, STAGES = 3, UNROLL = 2 } },
+  { max_n = math.huge, changes = { KSPLIT = 4, STAGES = 2, UNROLL = 4 } },
 }
 
 -- for_shape(n, k) -> the geometry for that shape: the defaults with the
