@@ -51,14 +51,17 @@ t.test("STAGES: 0 or 2..8, the fused kernel only, within 48 KiB of shared memory
   t.eq(why, "the fused kernel's shared memory, 66048 bytes (STAGES=4 x 2 warps x 16 TILES rows x 64 UNROLL bytes, and the k-slice sums), is more than a block's 49152")
 end)
 
-t.test("shape rules: staged, 4 k slices; 3 stages of 2 chunks up to N = 12288, 2 of 4 above; Vulkan has none", function()
+t.test("shape rules: 4 k slices; 3 short stages up to N = 8192, direct loads up to 12288, 2 stages above; Vulkan has none", function()
   local S = require "gpubench.swiglu_cuda"
   local g, rule = S.for_shape(6912, 1536)
   t.eq({ g.KSPLIT, g.STAGES, g.UNROLL, g.WARPS, g.TILES }, { 4, 3, 2, S.DEFAULT.WARPS, S.DEFAULT.TILES })
   t.truthy(rule == S.SHAPE_RULES[1], "6912 rows: the first rule")
-  t.eq((S.for_shape(12288, 4096)).STAGES, 3)
-  local big, second = S.for_shape(12289, 4096)
-  t.eq({ big.KSPLIT, big.STAGES, big.UNROLL, second == S.SHAPE_RULES[2] }, { 4, 2, 4, true })
+  t.eq((S.for_shape(8192, 4096)).STAGES, 3)
+  local mid, second = S.for_shape(11008, 4096)
+  t.eq({ mid.KSPLIT, mid.STAGES, mid.UNROLL, second == S.SHAPE_RULES[2] }, { 4, 0, S.DEFAULT.UNROLL, true })
+  t.eq((S.for_shape(12288, 4096)).STAGES, 0)
+  local big, third = S.for_shape(12289, 4096)
+  t.eq({ big.KSPLIT, big.STAGES, big.UNROLL, third == S.SHAPE_RULES[3] }, { 4, 2, 4, true })
   t.eq((S.for_shape(24576, 6144)).STAGES, 2)
   for _, r in ipairs(S.SHAPE_RULES) do
     t.truthy(S.fused_smem_bytes(assert(S.geometry(r.changes))) <= 48 * 1024, "every rule fits a block's shared memory")
