@@ -117,6 +117,10 @@ typedef struct gb_device_info {
     /* Vulkan storage features a kernel may need (1 when the device has them;
      * open enables them). 0 on CUDA, where no such switch exists. */
     int storage_buffer_16bit, storage_buffer_8bit;
+    /* Vulkan 1.3 shaderIntegerDotProduct (OpSDot/OpUDot/OpSUDot; open enables it), and
+     * whether the driver accelerates the packed 4x8-bit mixed-signedness dot (dp4a on
+     * NVIDIA). 0 on CUDA and on devices below 1.3. */
+    int integer_dot_product, integer_dot_4x8_accelerated;
     /* Cooperative matrices: "nv" when VK_NV_cooperative_matrix is offered
      * (open enables it), "" otherwise; the subgroup-scope shapes the device
      * lists (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV), in its order. */

@@ -125,6 +125,7 @@ static void fill_features(VkPhysicalDevice p, uint32_t api, gb_device_info *out,
                           gb_err *e)
 {
     out->storage_buffer_16bit = out->storage_buffer_8bit = 0;
+    out->integer_dot_product = out->integer_dot_4x8_accelerated = 0;
     out->cooperative_matrix[0] = 0;
     out->ncoopmat_shapes = 0;
     x->coopmat_feature = 0;
@@ -135,16 +136,32 @@ static void fill_features(VkPhysicalDevice p, uint32_t api, gb_device_info *out,
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
     VkPhysicalDeviceVulkan12Features f12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan13Features f13 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
     void **next = chain(&f2.pNext, &s16);
     if (api >= VK_API_VERSION_1_2)
         next = chain(next, &f12);
+    if (api >= VK_API_VERSION_1_3)
+        next = chain(next, &f13);
     if (x->coopmat_nv)
         next = chain(next, &cm);
     gb_vk.vkGetPhysicalDeviceFeatures2(p, &f2);
     out->storage_buffer_16bit = s16.storageBuffer16BitAccess != 0;
     out->storage_buffer_8bit = api >= VK_API_VERSION_1_2 && f12.storageBuffer8BitAccess;
+    /* create_device passes the 1.3 features it queries to vkCreateDevice, so a
+     * supported shaderIntegerDotProduct is enabled. */
+    out->integer_dot_product = api >= VK_API_VERSION_1_3 && f13.shaderIntegerDotProduct;
+    if (out->integer_dot_product) {
+        VkPhysicalDeviceShaderIntegerDotProductProperties dp = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
+        VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                          .pNext = &dp};
+        gb_vk.vkGetPhysicalDeviceProperties2(p, &p2);
+        out->integer_dot_4x8_accelerated =
+            dp.integerDotProduct4x8BitPackedMixedSignednessAccelerated != 0;
+    }
     x->coopmat_feature = x->coopmat_nv && cm.cooperativeMatrix;
     if (!x->coopmat_feature)
         return;

@@ -93,7 +93,9 @@ uint gemv_clamp_row(uint row) {
 
 // The shared-memory step of gemv_finish for token t: part[r] is the subgroup's sum
 // for row r; one invocation per row adds the GEMV_T / sg subgroups of its lane group.
-void gemv_red_token(float part[GEMV_NR], uint tid, uint per_group, uint t) {
+// wg_row0 is the first row of the workgroup's GEMV_ROWS (gl_WorkGroupID.x * GEMV_ROWS,
+// or the current tile's in a kernel that loops over row tiles).
+void gemv_red_token(float part[GEMV_NR], uint tid, uint per_group, uint t, uint wg_row0) {
     if (gl_SubgroupInvocationID == 0u) {
         [[unroll]] for (int r = 0; r < GEMV_NR; r++)
             gemv_red[gl_SubgroupID * uint(GEMV_NR) + uint(r)] = part[r];
@@ -104,7 +106,7 @@ void gemv_red_token(float part[GEMV_NR], uint tid, uint per_group, uint t) {
         float s = 0.0;
         for (uint j = 0u; j < per_group; j++)
             s += gemv_red[(g * per_group + j) * uint(GEMV_NR) + r];
-        uint row = gl_WorkGroupID.x * uint(GEMV_ROWS) + tid;
+        uint row = wg_row0 + tid;
         if (row < P.m) Y[t * P.m + row] = s;
     }
 }
@@ -117,13 +119,14 @@ void gemv_red_token(float part[GEMV_NR], uint tid, uint per_group, uint t) {
         float part[GEMV_NR]; \
         [[unroll]] for (int r = 0; r < GEMV_NR; r++) part[r] = acc[GEMV_AT(t, r)]; \
         if ((t) > 0) barrier(); \
-        gemv_red_token(part, tid, per_group, uint(t)); \
+        gemv_red_token(part, tid, per_group, uint(t), wg_row0); \
     }
 
 // Sums every accumulator over the GEMV_T lanes of each lane group and stores
 // Y[t * m + row0 + r] for the rows that exist. Every invocation of the workgroup must
 // call it (it holds barriers on one path); the branches below depend only on
-// gl_SubgroupSize, which is uniform.
+// gl_SubgroupSize, which is uniform. A kernel that calls it again for another row tile
+// must put a barrier between the calls (gemv_red is reused).
 void gemv_finish(float acc[GEMV_ACC], uint tid, uint row0) {
     uint sg = gl_SubgroupSize;
     if (sg >= uint(GEMV_T)) {
@@ -152,6 +155,7 @@ void gemv_finish(float acc[GEMV_ACC], uint tid, uint row0) {
         // array stays the single-token size.
         [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = subgroupAdd(acc[i]);
         uint per_group = uint(GEMV_T) / sg; // subgroups per lane group
+        uint wg_row0 = row0 - (tid / uint(GEMV_T)) * uint(GEMV_NR); // see gemv_row0
         GEMV_RED_TOKEN(0)
 #if GEMV_TOKENS > 1
         GEMV_RED_TOKEN(1)

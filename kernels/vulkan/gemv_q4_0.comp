@@ -10,10 +10,94 @@
 // each 4-byte group of qs is funnel-shifted out of two words (gemv_funnel); the shift
 // is the same for every field of a block. The last word read may be the 4 bytes past
 // the block: the weight buffer carries 16 bytes of slack (gemv.buffer_bytes).
+//
+// -DGEMV_IDOT=1 or 2 (with GEMV_XB) compiles the integer-dot-product kernel instead
+// (gemv_idot.glsl; one token; gemv_vulkan.for_device picks it on devices with
+// shaderIntegerDotProduct). Without GEMV_IDOT, or with 0, the float kernel below.
 #extension GL_GOOGLE_include_directive : require
 #include "gemv_common.glsl"
 
 layout(set = 0, binding = 0) readonly buffer WBuf { uint W[]; };
+
+#ifndef GEMV_IDOT
+#define GEMV_IDOT 0
+#endif
+
+#if GEMV_IDOT
+// The integer path (gemv_idot.glsl): x quantized to int16 per block in shared memory.
+// The unsigned nibbles u (0..15) go into the dots as they are and the -8 is taken out
+// once per block and row through the block's sum of xq:
+//   dot = 256 * SUDot(xh, u) + UDot(u, xl) - 8 * sum(xq),   y += d * s_b * dot
+// (SUDot's first operand is the signed one). |256 * SUDot| <= 256 * 32 * 128 * 15 < 2^24,
+// UDot <= 32 * 255 * 15, 8 * |sum| <= 8 * 32 * 32767 < 2^23: far inside int32.
+#define GEMV_IDOT_SUM
+#define GEMV_IDOT_SEG 16
+#include "gemv_idot.glsl"
+
+void main() {
+    uint tid = gemv_tid();
+    gemv_idot_quantize(tid);
+    uint nb = P.k >> 5u;   // blocks per row
+    uint row_bytes = nb * 18u;
+    const uint T = uint(GEMV_T);
+    uint lane = tid % T, group = tid / T;
+    uint tiles = gemv_idot_tiles();
+    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+        uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
+        uint base[GEMV_NR];
+        float acc[GEMV_NR];
+        [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+            base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
+            acc[r] = 0.0;
+        }
+        for (uint b = lane; b < nb; b += T) {
+            // The block's x words (elements 4i .. 4i+3 in word i), loaded once for all
+            // GEMV_NR rows: words 0-3 meet the low nibbles, 4-7 the high ones.
+            uint xh[GEMV_XW], xl[GEMV_XW];
+            [[unroll]] for (int i = 0; i < GEMV_XW; i++) {
+                xh[i] = gx_h[uint(i) * uint(GEMV_XB) + b];
+                xl[i] = gx_l[uint(i) * uint(GEMV_XB) + b];
+            }
+            float sx = gx_s[b];
+            int off = 8 * gx_sum[b];
+            [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+                uint o = base[r] + 18u * b;
+                float d = GEMV_F16_AT(W, o);
+                uint qo = o + 2u; // qs
+                uint s = gemv_half_shift(qo), w = qo >> 2u;
+                uint u0 = W[w], u1 = W[w + 1u], u2 = W[w + 2u], u3 = W[w + 3u], u4 = W[w + 4u];
+#if GEMV_IDOT == 2
+                // x is laid out like these 5 words, low nibbles then high (gemv_idot.glsl):
+                // the nibbles of d and of the next block meet zeros.
+                uint u[5] = uint[5](u0, u1, u2, u3, u4);
+                int dh = 0;
+                uint dl = 0u;
+                [[unroll]] for (int i = 0; i < 5; i++) {
+                    uint lo = u[i] & 0x0F0F0F0Fu, hi = (u[i] >> 4u) & 0x0F0F0F0Fu;
+                    dh += idot_su(xh[i], lo, 0) + idot_su(xh[5 + i], hi, 0);
+                    dl += idot_uu(lo, xl[i], 0) + idot_uu(hi, xl[5 + i], 0);
+                }
+#else
+                uvec4 q = uvec4(gemv_funnel(u0, u1, s), gemv_funnel(u1, u2, s),
+                                gemv_funnel(u2, u3, s), gemv_funnel(u3, u4, s));
+                uvec4 lo = q & 0x0F0F0F0Fu, hi = (q >> 4u) & 0x0F0F0F0Fu;
+                int dh = idot_su(xh[0], lo.x, 0) + idot_su(xh[1], lo.y, 0) +
+                         idot_su(xh[2], lo.z, 0) + idot_su(xh[3], lo.w, 0) +
+                         idot_su(xh[4], hi.x, 0) + idot_su(xh[5], hi.y, 0) +
+                         idot_su(xh[6], hi.z, 0) + idot_su(xh[7], hi.w, 0);
+                uint dl = idot_uu(lo.x, xl[0], 0) + idot_uu(lo.y, xl[1], 0) +
+                          idot_uu(lo.z, xl[2], 0) + idot_uu(lo.w, xl[3], 0) +
+                          idot_uu(hi.x, xl[4], 0) + idot_uu(hi.y, xl[5], 0) +
+                          idot_uu(hi.z, xl[6], 0) + idot_uu(hi.w, xl[7], 0);
+#endif
+                acc[r] += (d * sx) * float(dh * 256 + int(dl) - off);
+            }
+        }
+        gemv_finish(acc, tid, row0);
+        barrier(); // the next tile's gemv_finish reuses gemv_red
+    }
+}
+#else
 
 // The block at byte offset o decoded: its 32 weights q_j - 8 (the scale d not yet
 // applied) as eight vec4 in x's order, and d.
@@ -62,3 +146,4 @@ void main() {
     }
     gemv_finish(acc, tid, row0);
 }
+#endif

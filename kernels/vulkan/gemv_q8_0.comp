@@ -9,10 +9,81 @@
 // each 4-byte group of qs is funnel-shifted out of two words (gemv_funnel). The last
 // word read may be the 4 bytes past the block: the weight buffer carries 16 bytes of
 // slack (gemv.buffer_bytes).
+//
+// -DGEMV_IDOT=1 or 2 (with GEMV_XB) compiles the integer-dot-product kernel instead
+// (gemv_idot.glsl; one token; gemv_vulkan.for_device picks it on devices with
+// shaderIntegerDotProduct). Without GEMV_IDOT, or with 0, the float kernel below.
 #extension GL_GOOGLE_include_directive : require
 #include "gemv_common.glsl"
 
 layout(set = 0, binding = 0) readonly buffer WBuf { uint W[]; };
+
+#ifndef GEMV_IDOT
+#define GEMV_IDOT 0
+#endif
+
+#if GEMV_IDOT
+// The integer path (gemv_idot.glsl): x quantized to int16 per block in shared memory;
+// per block and row, y += d * s_b * (256 * SDot(w, xh) + SUDot(w, xl)), the 32 signed
+// weight bytes against the signed high and unsigned low bytes of xq. |dot| <= 32 * 128 *
+// 32767 < 2^27, far inside int32, and exact in the int-to-float conversion to 2^-24.
+#define GEMV_IDOT_SEG 32
+#include "gemv_idot.glsl"
+
+void main() {
+    uint tid = gemv_tid();
+    gemv_idot_quantize(tid);
+    uint nb = P.k >> 5u;   // blocks per row
+    uint row_bytes = nb * 34u;
+    const uint T = uint(GEMV_T);
+    uint lane = tid % T, group = tid / T;
+    uint tiles = gemv_idot_tiles();
+    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+        uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
+        uint base[GEMV_NR];
+        float acc[GEMV_NR];
+        [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+            base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
+            acc[r] = 0.0;
+        }
+        for (uint b = lane; b < nb; b += T) {
+            // The block's x words, loaded once for all GEMV_NR rows.
+            uint xh[GEMV_XW], xl[GEMV_XW];
+            [[unroll]] for (int i = 0; i < GEMV_XW; i++) {
+                xh[i] = gx_h[uint(i) * uint(GEMV_XB) + b];
+                xl[i] = gx_l[uint(i) * uint(GEMV_XB) + b];
+            }
+            float sx = gx_s[b];
+            [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+                uint o = base[r] + 34u * b;
+                float d = GEMV_F16_AT(W, o);
+                uint qo = o + 2u; // qs
+                uint s = gemv_half_shift(qo), w = qo >> 2u;
+                uint u[9];
+                [[unroll]] for (int i = 0; i < 9; i++) u[i] = W[w + uint(i)];
+                int dh = 0, dl = 0;
+#if GEMV_IDOT == 2
+                // x is laid out like these 9 words (gemv_idot.glsl): the bytes of d and of
+                // the next block meet zeros.
+                [[unroll]] for (int i = 0; i < 9; i++) {
+                    dh += idot_ss(u[i], xh[i], 0);
+                    dl += idot_su(u[i], xl[i], 0);
+                }
+#else
+                [[unroll]] for (int i = 0; i < 8; i++) {
+                    uint q = gemv_funnel(u[i], u[i + 1], s);
+                    dh += idot_ss(q, xh[i], 0);
+                    dl += idot_su(q, xl[i], 0);
+                }
+#endif
+                acc[r] += (d * sx) * float(dh * 256 + dl);
+            }
+        }
+        gemv_finish(acc, tid, row0);
+        barrier(); // the next tile's gemv_finish reuses gemv_red
+    }
+}
+#else
 
 // The block at byte offset o decoded: its 32 signed weights qs_j (the scale d not yet
 // applied) as eight vec4 in x's order, and d.
@@ -55,3 +126,4 @@ void main() {
     }
     gemv_finish(acc, tid, row0);
 }
+#endif

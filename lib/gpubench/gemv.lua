@@ -5,8 +5,10 @@
 -- every weight, read once, into T rows of y (y[t*m + r]). Every GEMV kernel
 -- takes (W buffer, x buffer, y buffer, u32 m, u32 k) in that order;
 -- its launch geometry lives in gpubench.gemv_<backend> (file, entry, block,
--- rows_per_group, defines, optionally grid = function(m, k), k_multiple and
--- max_weight_bytes, the largest weight buffer the kernel can address):
+-- rows_per_group, defines, optionally grid = function(m, k), k_multiple,
+-- max_weight_bytes, the largest weight buffer the kernel can address, max_k,
+-- the largest k it takes, and x_rounding, the x block a kernel that rounds x
+-- to int16 quantizes per, for the oracle check's bound):
 --
 --   local gemv = require "gpubench.gemv"
 --   gemv.spec("vulkan", "q4_k")                       --> the geometry table
@@ -14,6 +16,7 @@
 --   k:launch(grid, block, ...)                        -- or dev:record(n, k, grid, block, ...)
 --   local y, ystr = gemv.run(dev, "q4_k", weight_bytes, m, k, x)
 --   gemv.spec("vulkan", "q4_k", 4)                    --> the 4-token kernel
+--   gemv.spec_for(dev, "q8_0", m, k)                  --> what a launch on dev uses (Vulkan integer q8_0/q4_0)
 --   local y4 = gemv.run(dev, "q4_k", weight_bytes, m, k, x4, 4) -- x4: 4*k values
 --
 -- tokens is an optional trailing argument (nil: 1, today's kernels). Where
@@ -195,6 +198,23 @@ function gemv.spec(backend, fmt, m, k, tokens)
   return s
 end
 
+-- The kernel a launch on dev uses for fmt at m x k with tokens when the caller
+-- gives no spec: the backend's for_device (a kernel that needs a device
+-- feature, such as Vulkan's integer-dot-product q8_0/q4_0; its rule lives in
+-- gpubench.gemv_<backend>), else gemv.spec with the shape. dev may be a device
+-- or a table of its info fields (backend, ...).
+function gemv.spec_for(dev, fmt, m, k, tokens)
+  if type(dev) ~= "table" and type(dev) ~= "userdata" then
+    error(("gemv.spec_for: dev must be a device or a table of its fields, got %s"):format(type(dev)), 2)
+  end
+  local ok, specs = pcall(require, "gpubench.gemv_" .. tostring(dev.backend))
+  if ok and specs.for_device then
+    local s = specs.for_device(dev, fmt, m, k, tokens)
+    if s then return s end
+  end
+  return gemv.spec(dev.backend, fmt, m, k, tokens)
+end
+
 -- shape_variant(backend, fmt, m, k) -> "NAME=v,..." (sorted) when the shape
 -- runs another variant of the kernel than the default (gemv.spec with the
 -- shape), naming the defines it changes; nil when it runs the default.
@@ -222,7 +242,8 @@ function gemv.token_variant(backend, fmt, tokens)
   return text ~= "" and text or nil
 end
 
--- Workgroups for m rows: the spec's grid function, else ceil(m / rows_per_group).
+-- Workgroups for m rows: the spec's grid function (Vulkan's integer kernels: at
+-- most a cap of workgroups looping over row tiles), else ceil(m / rows_per_group).
 function gemv.grid(spec, m, k)
   if type(spec.grid) == "function" then return spec.grid(m, k) end
   return { (m + spec.rows_per_group - 1) // spec.rows_per_group, 1, 1 }
@@ -258,7 +279,12 @@ function gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec)
   format_of(fmt, "launch_args", 3)
   tokens, spec = tokens_and_spec(tokens, spec, "launch_args")
   m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt, nil, nil, tokens), "launch_args")
-  spec = spec or gemv.spec(dev.backend, fmt, m, k, tokens)
+  spec = spec or gemv.spec_for(dev, fmt, m, k, tokens)
+  if spec.max_k and k > spec.max_k then
+    -- the integer kernels hold x in shared memory sized for max_k values
+    error(("gemv.launch_args: %s k=%d is more than the %d values of x the %s kernel (GEMV_XB=%s) holds"):format(
+      fmt, k, spec.max_k, spec.file or fmt, tostring(spec.defines and spec.defines.GEMV_XB)), 2)
+  end
   local need = gemv.buffer_bytes(fmt, m, k)
   if spec.max_weight_bytes and need > spec.max_weight_bytes then
     error(("gemv.launch_args: %s m=%d k=%d needs a %d-byte weight buffer, more than the %d "
@@ -321,7 +347,7 @@ function gemv.run(dev, fmt, weights, m, k, x, tokens, spec)
   format_of(fmt, "run", 3)
   tokens, spec = tokens_and_spec(tokens, spec, "run")
   m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt, nil, nil, tokens), "run")
-  spec = spec or gemv.spec(dev.backend, fmt, m, k, tokens)
+  spec = spec or gemv.spec_for(dev, fmt, m, k, tokens)
   if type(weights) ~= "string" then
     error(("gemv.run: weights must be a string of %s blocks, got %s"):format(fmt, type(weights)), 2)
   end

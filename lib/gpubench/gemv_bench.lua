@@ -23,14 +23,37 @@ local gemv_bench = {}
 -- The per-row criterion of the correctness check: |y - y_ref| <= TOL * sum |w x|.
 gemv_bench.TOL = 1e-4
 
--- check(fmt, weights, m, k, xs, ys, tokens) -> {ok, worst_row, worst_rel,
--- failures, worst_token}: ys (tokens * m f32, token-major) against the FP64
--- oracle on each token's row of xs (tokens * k f32), per row |y - y_ref| <=
--- TOL * sum |w x|. failures counts over every token; worst_row and worst_rel
--- are those of the worst token (worst_token, 1-based). refs (optional): a
--- table that keeps each token's oracle (refs[t] = {y, absdot}) for the next
--- check of the same weights and x.
-function gemv_bench.check(fmt, weights, m, k, xs, ys, tokens, refs)
+-- x_rounding_term(fmt, w, m, k, xstr, B, tol) -> per row, the part of the
+-- bound that a kernel with spec.x_rounding = B takes (x quantized to int16
+-- per B-block: s_b = amax_b / 32767, |x_i - s_b xq_i| <= s_b / 2): the sum
+-- over blocks of sum_i |w_i| s_b / 2, with a margin of 2^-6 of s_b for the
+-- fp32 quotient x_i / s_b (its error is at most 32767 * a few ulp, about 0.01
+-- of a unit). Computed as the FP64 oracle's sum |w e| for e_i = s_b(i)
+-- (1/2 + 2^-6) >= 0, divided by tol so that it adds to absdot in
+-- ref.check_rows. docs/kernels/vulkan-gemv.md, "Integer path".
+function gemv_bench.x_rounding_term(fmt, w, m, k, xstr, B, tol)
+  local v = { string.unpack(("<" .. ("f"):rep(k)), xstr) }
+  local e = {}
+  for b0 = 1, k, B do
+    local amax = 0.0
+    for i = b0, math.min(b0 + B - 1, k) do amax = math.max(amax, math.abs(v[i])) end
+    local eb = amax / 32767 * (0.5 + 2.0 ^ -6)
+    for i = b0, math.min(b0 + B - 1, k) do e[i] = eb end
+  end
+  local _, term = ref.gemv(fmt, w, m, k, e)
+  for r = 1, m do term[r] = term[r] / tol end
+  return term
+end
+
+-- check(fmt, weights, m, k, xs, ys, tokens, refs, x_rounding) -> {ok,
+-- worst_row, worst_rel, failures, worst_token}: ys (tokens * m f32,
+-- token-major) against the FP64 oracle on each token's row of xs (tokens * k
+-- f32), per row |y - y_ref| <= TOL * sum |w x|, plus x_rounding_term where
+-- the kernel rounds x (x_rounding, its spec's). failures counts over every
+-- token; worst_row and worst_rel are those of the worst token (worst_token,
+-- 1-based). refs (optional): a table that keeps each token's oracle (refs[t]
+-- = {y, absdot}) for the next check of the same weights and x.
+function gemv_bench.check(fmt, weights, m, k, xs, ys, tokens, refs, x_rounding)
   tokens = tokens or 1
   if #xs ~= 4 * k * tokens or #ys ~= 4 * m * tokens then
     error(("gemv_bench.check: %d tokens of m=%d k=%d need %d bytes of x and %d of y, got %d and %d")
@@ -51,6 +74,11 @@ function gemv_bench.check(fmt, weights, m, k, xs, ys, tokens, refs)
       if refs then refs[t + 1] = r end
     end
     local y, absdot = r[1], r[2]
+    if x_rounding then -- a copy: refs keeps the float kernels' bound
+      local term, bound = gemv_bench.x_rounding_term(fmt, weights, m, k, xt, x_rounding, gemv_bench.TOL), {}
+      for i = 1, m do bound[i] = absdot[i] + term[i] end
+      absdot = bound
+    end
     local ok, worst_row, worst_rel, failures = ref.check_rows(yt, y, absdot, gemv_bench.TOL)
     c.ok = c.ok and ok
     c.failures = c.failures + failures
@@ -69,7 +97,8 @@ local function verify(dev, fmt, m, k, tokens, weights, xs, wbuf, xbuf, ybuf, spe
   ybuf:fill("\xff") -- NaN: an unwritten row cannot pass
   kern:launch(grid, block, wbuf, xbuf, ybuf, m, k)
   local ys = ybuf:download(0, 4 * m * tokens)
-  local c = gemv_bench.check(fmt, weights, m, k, xs, ys, tokens, refs)
+  local used = spec or gemv.spec_for(dev, fmt, m, k, tokens)
+  local c = gemv_bench.check(fmt, weights, m, k, xs, ys, tokens, refs, used.x_rounding)
   local check = { ok = c.ok, worst_row = c.worst_row, worst_rel = c.worst_rel, failures = c.failures }
   if tokens > 1 then check.worst_token = c.worst_token end
   if not c.ok then
@@ -237,10 +266,31 @@ function gemv_bench.variant_notes(backend, list, tokens)
   return notes
 end
 
+-- device_notes(dev, cells [, tokens]) -> a footnote for every cell whose
+-- kernel the device's rule picks (gemv.spec_for: Vulkan's integer-dot
+-- kernels where the device has the feature), naming its defines.
+function gemv_bench.device_notes(dev, list, tokens)
+  local notes = {}
+  local ok, specs = pcall(require, "gpubench.gemv_" .. tostring(dev.backend))
+  if not (ok and specs.for_device) then return notes end
+  for _, c in ipairs(list) do
+    local used = specs.for_device(dev, c.fmt, c.m, c.k, tokens)
+    if used then
+      local d = {}
+      for name, v in pairs(used.defines or {}) do d[#d + 1] = name .. "=" .. tostring(v) end
+      table.sort(d)
+      notes[#notes + 1] = ("* %s: the kernel with %s, which this device's features select (gemv_%s.for_device)%s")
+        :format(c.label, table.concat(d, ","), dev.backend,
+          used.x_rounding and (", x rounded to int16 per %d values"):format(used.x_rounding) or "")
+    end
+  end
+  return notes
+end
+
 -- The footnote naming the correctness check every timed cell passed.
 function gemv_bench.check_note()
   return "* every kernel matched the FP64 oracle (per row |y - y_ref| <= "
-    .. ("%g sum|w x|) on these weights before timing"):format(gemv_bench.TOL)
+    .. ("%g sum|w x|, plus the x-rounding term of a kernel that rounds x) on these weights before timing"):format(gemv_bench.TOL)
 end
 
 return gemv_bench

@@ -13,6 +13,13 @@
 -- (1..8) is how many rows of x (tokens) each launch multiplies, every weight
 -- decoded once for all of them: 1 in the table (y = W x), others through
 -- variant (gemv.spec with tokens).
+--
+-- q8_0 and q4_0 also have an integer-dot-product kernel (GEMV_IDOT = 1,
+-- kernels/vulkan/gemv_idot.glsl): x quantized to int16 per 32-block into
+-- shared memory once per workgroup, packed 4x8-bit dots, workgroups looping
+-- over row tiles. for_device(dev, fmt, m, k, tokens) is the one place that
+-- picks it (gemv.launch_args and gemv.run ask it); everything else keeps the
+-- float kernels of this table.
 
 local WG = 256
 
@@ -48,6 +55,148 @@ local M = {
   q6_k = entry("q6_k", 32, 2),
 }
 
+-- ------------------------------------------------------------ integer path
+
+-- Formats with an integer kernel, and the shared bytes one 32-block of x takes
+-- there, by GEMV_IDOT layout (gemv_idot.glsl): two byte planes and the scale,
+-- plus q4_0's sum of xq. Layout 1: planes of 8 words, the weights funnel-
+-- shifted; layout 2: x laid out like the raw weight words (q8_0 9 words, q4_0
+-- 10), no funnel, for k a multiple of 64.
+local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 } }
+-- Layout 2 needs an even number of blocks per row (rows a multiple of 4 bytes).
+local IDOT2_K_MULTIPLE = 64
+-- The integer kernels' geometry: the float defaults' (so an A/B changes the
+-- arithmetic and the grid only).
+local IDOT_T, IDOT_NR = 64, 4
+-- Blocks of x in shared memory are allotted in steps of 32 (k in steps of
+-- 1024), so a sweep over k compiles a handful of kernels, not one per k.
+local IDOT_XB_STEP = 32
+-- Grid of the integer kernels: workgroups loop over row tiles (the x
+-- quantization is paid once per workgroup). At most idot_per_sm(fmt, m)
+-- workgroups per SM, or IDOT_GRID_UNKNOWN in all where the device does not
+-- report its SMs; then evened out so that every workgroup takes the same
+-- number of tiles. 2 per SM was the fastest cap of 1, 2, 4 and 8 in both
+-- orders on the H200 (docs/kernels/vulkan-gemv.md, "Integer path"), except
+-- q8_0 from 65536 rows, where 8 was.
+local function idot_per_sm(fmt, m)
+  if fmt == "q8_0" and (m or 0) >= 65536 then return 8 end
+  return 2
+end
+local IDOT_GRID_UNKNOWN = 256
+-- The 8 invocations that load a block find its amax with subgroup shuffles.
+local IDOT_MIN_SUBGROUP = 8
+
+M.IDOT_FORMATS = { "q8_0", "q4_0" }
+
+-- Bytes of shared memory the integer kernel of fmt needs for xb blocks of x:
+-- the blocks plus gemv_common's reduction array (one float per invocation and row).
+local function idot_shared(fmt, mode, xb, nr)
+  return xb * IDOT_BLOCK_BYTES[fmt][mode] + 4 * WG * nr
+end
+
+-- The largest k the integer kernel of fmt with layout mode (default 1, which
+-- takes every k) takes on a device with max_shared bytes of shared memory per
+-- workgroup (0: none fits).
+function M.idot_max_k(fmt, max_shared, mode)
+  if not IDOT_BLOCK_BYTES[fmt] then return 0 end
+  local xb = ((max_shared or 0) - 4 * WG * IDOT_NR) // IDOT_BLOCK_BYTES[fmt][mode or 1]
+  return xb > 0 and 32 * xb or 0
+end
+
+-- Workgroups for m rows in tiles of rpg rows with at most cap workgroups
+-- (cap 0: one per tile): every workgroup takes ceil(tiles / groups) tiles.
+local function idot_grid(m, rpg, cap)
+  local tiles = (m + rpg - 1) // rpg
+  if cap == 0 or tiles <= cap then return { tiles, 1, 1 } end
+  local per = (tiles + cap - 1) // cap
+  return { (tiles + per - 1) // per, 1, 1 }
+end
+
+local function idot_entry(fmt, mode, t, nr, xb, cap)
+  local e = entry(fmt, t, nr, 1)
+  e.defines.GEMV_IDOT, e.defines.GEMV_XB = mode, xb
+  if mode == 2 then e.k_multiple = IDOT2_K_MULTIPLE end
+  local rpg = e.rows_per_group
+  e.grid = function(m) return idot_grid(m, rpg, cap) end
+  e.grid_cap = cap
+  e.max_k = 32 * xb
+  e.shared_bytes = idot_shared(fmt, mode, xb, nr)
+  -- x is rounded to int16 per 32-block: the oracle check widens its bound by
+  -- that rounding (tests/lua/gemv_check.lua).
+  e.x_rounding = 32
+  return e
+end
+
+-- The shared-memory blocks for k: k/32 rounded up to IDOT_XB_STEP, but never
+-- past what the limit max_xb allows.
+local function idot_xb(k, max_xb)
+  local nb = k // 32
+  local xb = (nb + IDOT_XB_STEP - 1) // IDOT_XB_STEP * IDOT_XB_STEP
+  if max_xb and xb > max_xb then xb = max_xb end
+  return xb
+end
+
+-- One table per (fmt, defines, cap): gemv.kernel caches compiled kernels by
+-- spec table.
+local idot_specs = {}
+local function idot_spec(fmt, mode, t, nr, xb, cap)
+  local key = ("%s:%d:%d:%d:%d:%d"):format(fmt, mode, t, nr, xb, cap)
+  local s = idot_specs[key]
+  if not s then
+    s = idot_entry(fmt, mode, t, nr, xb, cap)
+    idot_specs[key] = s
+  end
+  return s
+end
+
+-- for_device(dev, fmt, m, k [, tokens]) -> the integer spec when dev can run
+-- it for this shape, else nil (gemv.spec's float kernel). dev is a device or
+-- any table with its info fields: integer_dot_product, subgroup_size,
+-- max_shared_bytes, sm_count. The rule, in one place:
+--   * fmt is q8_0 or q4_0 and tokens is 1 (T > 1 keeps the float kernels,
+--     which read each weight once for all T tokens);
+--   * the device has shaderIntegerDotProduct and subgroups of >= 8;
+--   * k <= idot_max_k(fmt, dev.max_shared_bytes) (x of k values must fit
+--     in shared memory; larger k runs the float kernel);
+--   * layout 2 (no funnel shifts) where k is a multiple of 64 and fits its
+--     larger blocks, else layout 1.
+function M.for_device(dev, fmt, m, k, tokens)
+  if not IDOT_BLOCK_BYTES[fmt] or (tokens or 1) ~= 1 then return nil end
+  if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
+  if type(k) ~= "number" then return nil end
+  local mode = (k % IDOT2_K_MULTIPLE == 0 and k <= M.idot_max_k(fmt, dev.max_shared_bytes, 2)) and 2 or 1
+  local max_k = M.idot_max_k(fmt, dev.max_shared_bytes, mode)
+  if k > max_k then return nil end
+  local sms = dev.sm_count or 0
+  local cap = sms > 0 and sms * idot_per_sm(fmt, m) or IDOT_GRID_UNKNOWN
+  return idot_spec(fmt, mode, IDOT_T, IDOT_NR, idot_xb(k, max_k // 32), cap)
+end
+
+-- The defines a variant of fmt takes, with the default of each (what
+-- experiments/gemv_variants.lua checks --grid names against). GEMV_IDOT = 1
+-- or 2 selects the integer kernel (q8_0, q4_0; 2: the layout without funnel
+-- shifts, k a multiple of 64), GEMV_XB its shared blocks of x
+-- (shape_changes gives them for a k), GEMV_GRID its most workgroups (0: one
+-- per row tile; a launch setting, not a shader define).
+function M.variant_defines(fmt)
+  local base = rawget(M, fmt)
+  if type(base) ~= "table" then return nil end
+  local d = {}
+  for k, v in pairs(base.defines) do d[k] = v end
+  if IDOT_BLOCK_BYTES[fmt] then d.GEMV_IDOT, d.GEMV_XB, d.GEMV_GRID = 0, 0, 0 end
+  return d
+end
+
+-- shape_changes(fmt, m, k [, over]) -> the defines a shape needs on top of
+-- over: GEMV_XB for k when over selects the integer kernel (GEMV_IDOT = 1
+-- without its own GEMV_XB), nothing otherwise.
+function M.shape_changes(fmt, m, k, over)
+  if over and (over.GEMV_IDOT or 0) >= 1 and over.GEMV_XB == nil and IDOT_BLOCK_BYTES[fmt] then
+    return { GEMV_XB = idot_xb(k) }
+  end
+  return {}
+end
+
 -- A spec for fmt with other defines ({GEMV_T = 64, GEMV_NR = 4},
 -- {GEMV_TOKENS = 2}), with rows_per_group to match; for tuning runs
 -- (experiments/gemv_variants.lua) and the multi-token kernels (gemv.spec with
@@ -58,8 +207,15 @@ function M.variant(fmt, changes)
     error(("gemv_vulkan.variant: unknown format %s"):format(tostring(fmt)), 2)
   end
   local t, nr, tokens = base.defines.GEMV_T, base.defines.GEMV_NR, base.defines.GEMV_TOKENS
+  local idot, xb, cap = 0, nil, 0
   for k, v in pairs(changes) do
-    if k == "GEMV_TOKENS" then
+    if IDOT_BLOCK_BYTES[fmt] and (k == "GEMV_IDOT" or k == "GEMV_XB" or k == "GEMV_GRID") then
+      if math.type(v) ~= "integer" or v < 0 or (k == "GEMV_IDOT" and v > 2) then
+        error(("gemv_vulkan.variant: %s=%s is not %s"):format(k, tostring(v),
+          k == "GEMV_IDOT" and "0, 1 or 2" or "a non-negative integer"), 2)
+      end
+      if k == "GEMV_IDOT" then idot = v elseif k == "GEMV_XB" then xb = v else cap = v end
+    elseif k == "GEMV_TOKENS" then
       -- the shared message of both backends (gemv_cuda.variant says the same)
       if math.type(v) ~= "integer" or v < 1 or v > MAX_TOKENS then
         error(("gemv_vulkan.variant: GEMV_TOKENS=%s must be an integer in 1..%d"):format(tostring(v), MAX_TOKENS), 2)
@@ -72,12 +228,26 @@ function M.variant(fmt, changes)
       if k == "GEMV_T" then t = v
       elseif k == "GEMV_NR" then nr = v
       else
-        error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_TOKENS)"):format(fmt, tostring(k)), 2)
+        error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_TOKENS%s)"):format(fmt,
+          tostring(k), IDOT_BLOCK_BYTES[fmt] and ", GEMV_IDOT, GEMV_XB, GEMV_GRID" or ""), 2)
       end
     end
   end
   if WG % t ~= 0 then
     error(("gemv_vulkan.variant: GEMV_T=%d does not divide the workgroup of %d"):format(t, WG), 2)
+  end
+  if idot >= 1 then
+    if tokens ~= 1 then
+      error(("gemv_vulkan.variant: GEMV_IDOT=%d computes one token, got GEMV_TOKENS=%d"):format(idot, tokens), 2)
+    end
+    if not xb or xb < 1 then
+      error(("gemv_vulkan.variant: GEMV_IDOT=%d needs GEMV_XB >= 1, the blocks of x in shared memory "
+        .. "(gemv_vulkan.shape_changes gives it for a k)"):format(idot), 2)
+    end
+    return idot_spec(fmt, idot, t, nr, xb, cap)
+  end
+  if (xb and xb ~= 0) or cap ~= 0 then
+    error(("gemv_vulkan.variant: GEMV_XB and GEMV_GRID apply to the integer kernel only (GEMV_IDOT=1 or 2)"), 2)
   end
   return entry(fmt, t, nr, tokens)
 end

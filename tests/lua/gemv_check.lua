@@ -44,14 +44,46 @@ return function(t)
     local y, ys = gemv.run(dev, fmt, w, m, k, xs, T or spec, T and spec)
     t.eq(#y, rows * m, fmt .. " result count")
     t.eq(#ys, 4 * rows * m, fmt .. " result bytes")
+    -- the kernel gemv.run used, for its x_rounding (integer kernels)
+    local used = spec or gemv.spec_for(dev, fmt, m, k, rows)
     for r = 1, rows do
       local yref, absdot = ref.gemv(fmt, w, m, k, xr[r])
+      if used.x_rounding then
+        local term = gc.x_rounding_term(fmt, w, m, k, xr[r], used.x_rounding, gc.TOL)
+        for i = 1, m do absdot[i] = absdot[i] + term[i] end
+      end
       local ok, worst_row, worst_rel, failures = ref.check_rows(ys:sub(4 * m * (r - 1) + 1, 4 * m * r), yref, absdot, gc.TOL)
       t.truthy(ok, ("%s m=%d k=%d T=%d %s x row %d: %d rows off, worst row %d (|dy| / sum|w x| = %.3g, y=%.9g ref=%.9g)")
         :format(fmt, m, k, rows, spec and "variant" or "default", r, failures, worst_row, worst_rel,
           y[m * (r - 1) + worst_row], yref[worst_row]))
     end
     return ys, w, xs
+  end
+
+  -- Per row, the x-rounding part of an integer kernel's bound (gemv_bench.x_rounding_term).
+  gc.x_rounding_term = require("gpubench.gemv_bench").x_rounding_term
+
+  -- One row of x given as an f32 string (k values), random valid weights from
+  -- seed, through gemv.run with spec (nil: the kernel gemv.run picks for dev),
+  -- checked like check_tokens, the x-rounding term included where the kernel
+  -- declares one. Returns y's f32 string and the spec used.
+  function gc.check_x(dev, fmt, m, k, xs, seed, spec, what)
+    local ref = require "gpubench.ref"
+    local f = gemv.format(fmt)
+    local w = ref.random_blocks(fmt, m * k // f.qk, seed)
+    local used = spec or gemv.spec_for(dev, fmt, m, k, 1)
+    local y, ys = gemv.run(dev, fmt, w, m, k, xs, spec)
+    t.eq(#y, m, fmt .. " result count")
+    local yref, absdot = ref.gemv(fmt, w, m, k, xs)
+    if used.x_rounding then
+      local term = gc.x_rounding_term(fmt, w, m, k, xs, used.x_rounding, gc.TOL)
+      for i = 1, m do absdot[i] = absdot[i] + term[i] end
+    end
+    local ok, worst_row, worst_rel, failures = ref.check_rows(ys, yref, absdot, gc.TOL)
+    t.truthy(ok, ("%s m=%d k=%d %s (%s): %d rows off, worst row %d (|dy| / bound = %.3g, y=%.9g ref=%.9g)")
+      :format(fmt, m, k, what or "given x", used.x_rounding and "integer kernel" or "float kernel", failures,
+        worst_row, worst_rel, y[worst_row], yref[worst_row]))
+    return ys, used
   end
 
   -- One row of x: gc.check_tokens with T nil.

@@ -42,6 +42,12 @@ for _, fmt in ipairs(gemv.formats) do
     releasing(dev, function()
       check(dev, fmt, 37, 256, 11)
       check(dev, fmt, 70, 2048, 12)
+      -- q8_0/q4_0 run the integer kernel by default where the device has it: the
+      -- float kernel (the fallback) explicitly too
+      if specs.for_device(dev, fmt, 70, 2048) then
+        check(dev, fmt, 37, 256, 11, specs[fmt])
+        check(dev, fmt, 70, 2048, 12, specs[fmt])
+      end
     end)
   end)
 end
@@ -53,7 +59,10 @@ t.test("k not a multiple of 256 (f32, f16, bf16: 264; q4_0, q8_0: 288)", functio
   local dev = t.device("vulkan")
   releasing(dev, function()
     for _, fmt in ipairs { "f32", "f16", "bf16" } do check(dev, fmt, 19, 264, 21) end
-    for _, fmt in ipairs { "q4_0", "q8_0" } do check(dev, fmt, 19, 288, 22) end
+    for _, fmt in ipairs { "q4_0", "q8_0" } do
+      check(dev, fmt, 19, 288, 22)
+      check(dev, fmt, 19, 288, 22, specs[fmt]) -- the float kernel, whichever the default is
+    end
     check(dev, "q4_0", 1, 32, 23) -- the smallest shape: one block, one row
   end)
 end)
@@ -174,5 +183,222 @@ t.test("launch_args: a launch by hand equals gemv.run", function()
     t.eq(yb:download(), want)
   end)
 end)
+
+-- ------------------------------------------------------------ integer path (q8_0, q4_0)
+
+local IDOT = { "q8_0", "q4_0" }
+
+-- A device table as for_device reads it: the H200's Vulkan limits by default.
+local function fake(over)
+  local d = { backend = "vulkan", integer_dot_product = true, subgroup_size = 32,
+              max_shared_bytes = 49152, sm_count = 132 }
+  for k, v in pairs(over or {}) do d[k] = v end
+  return d
+end
+
+t.test("integer path: the selection rule (fake devices)", function()
+  t.eq(specs.idot_max_k("q8_0", 49152), 32 * ((49152 - 4096) // 68))
+  t.eq(specs.idot_max_k("q4_0", 49152), 32 * ((49152 - 4096) // 72))
+  t.eq(specs.idot_max_k("q8_0", 49152, 2), 32 * ((49152 - 4096) // 76))
+  t.eq(specs.idot_max_k("q4_0", 49152, 2), 32 * ((49152 - 4096) // 88))
+  t.eq(specs.idot_max_k("q4_0", 32768), 12736)
+  t.eq(specs.idot_max_k("q4_0", 4096), 0)
+  t.eq(specs.idot_max_k("q4_k", 49152), 0)
+  for _, fmt in ipairs(IDOT) do
+    local s = gemv.spec_for(fake(), fmt, 14336, 5120)
+    t.eq(s.defines, { GEMV_T = 64, GEMV_NR = 4, GEMV_TOKENS = 1, GEMV_IDOT = 2, GEMV_XB = 160 }, fmt)
+    t.eq(s.k_multiple, 64, fmt .. ": layout 2 needs k a multiple of 64")
+    t.eq(s.file, "kernels/vulkan/gemv_" .. fmt .. ".comp")
+    t.eq({ s.x_rounding, s.max_k, s.rows_per_group, s.grid_cap }, { 32, 5120, 16, 132 * 2 }, fmt)
+    t.truthy(s.shared_bytes <= 49152, fmt .. " shared bytes within the limit")
+    t.truthy(gemv.spec_for(fake(), fmt, 14336, 5120) == s, fmt .. ": one table per kernel (the cache key)")
+    -- 896 tiles of 16 rows over at most 264 workgroups: 4 tiles each, 224 workgroups
+    t.eq(gemv.grid(s, 14336, 5120), { 224, 1, 1 }, fmt)
+    -- from 65536 rows q8_0 takes 8 workgroups per SM (8192 tiles, 8 each); q4_0 keeps 2 (32 each)
+    local tall = gemv.spec_for(fake(), fmt, 131072, 5120)
+    t.eq({ tall.grid_cap, gemv.grid(tall, 131072, 5120) }, fmt == "q8_0" and { 1056, { 1024, 1, 1 } } or { 264, { 256, 1, 1 } }, fmt)
+    t.eq(gemv.grid(s, 37, 5120), { 3, 1, 1 }, fmt .. ": fewer tiles than the cap, one each")
+    -- k rounds up to 1024-steps of shared memory; m does not matter
+    local function pick(d, k) local x = gemv.spec_for(d, fmt, 37, k).defines return { x.GEMV_IDOT, x.GEMV_XB } end
+    t.eq(pick(fake(), 4096), { 2, 128 }, fmt)
+    t.eq(pick(fake(), 4128), { 1, 160 }, fmt .. ": an odd block count, layout 1")
+    t.eq(pick(fake(), 5152), { 1, 192 }, fmt)
+    t.eq(pick(fake(), 288), { 1, 32 }, fmt)
+    t.eq(pick(fake(), 32), { 1, 32 }, fmt)
+    t.eq(pick(fake(), 64), { 2, 32 }, fmt)
+    local k2 = specs.idot_max_k(fmt, 49152, 2) // 64 * 64
+    t.eq(pick(fake(), k2), { 2, k2 // 32 }, fmt .. ": at layout 2's limit")
+    local nb2 = (k2 + 64) // 32
+    t.eq(pick(fake(), k2 + 64), { 1, (nb2 + 31) // 32 * 32 }, fmt .. ": past layout 2's limit, layout 1")
+    t.truthy(gemv.spec_for(fake(), fmt, 37, k2).shared_bytes <= 49152, fmt)
+    -- the fallbacks: no feature, T > 1, small subgroups, k past the shared memory
+    t.truthy(gemv.spec_for(fake { integer_dot_product = false }, fmt, 14336, 5120) == specs[fmt],
+      fmt .. ": no integerDotProduct, the float kernel")
+    local silent = fake()
+    silent.integer_dot_product = nil
+    t.truthy(gemv.spec_for(silent, fmt, 14336, 5120) == specs[fmt],
+      fmt .. ": a device that does not say, the float kernel")
+    t.truthy(gemv.spec_for(fake(), fmt, 14336, 5120, 2) == gemv.spec("vulkan", fmt, 2),
+      fmt .. ": two tokens, the float two-token kernel")
+    t.truthy(gemv.spec_for(fake { subgroup_size = 4 }, fmt, 300, 5120) == specs[fmt], fmt .. ": subgroup 4")
+    local kmax = specs.idot_max_k(fmt, 49152)
+    local at = gemv.spec_for(fake(), fmt, 300, kmax)
+    t.eq({ at.defines.GEMV_IDOT, at.max_k }, { 1, kmax }, fmt .. ": at the limit (layout 1)")
+    t.truthy(at.shared_bytes <= 49152, fmt .. " at the limit fits")
+    t.truthy(gemv.spec_for(fake(), fmt, 300, kmax + 32) == specs[fmt], fmt .. ": past the limit, the float kernel")
+    t.truthy(gemv.spec_for(fake { max_shared_bytes = 32768 }, fmt, 300, kmax) == specs[fmt],
+      fmt .. ": the limit is the device's")
+    -- a device that does not report its SMs: a fixed cap of 256 workgroups
+    local cpu = gemv.spec_for(fake { sm_count = 0 }, fmt, 65536, 1024)
+    t.eq(cpu.grid_cap, 256)
+    t.eq(gemv.grid(cpu, 65536, 1024), { 256, 1, 1 }, fmt .. ": 4096 tiles, 16 each")
+    t.eq(gemv.grid(cpu, 4097 * 16, 1024), { 241, 1, 1 }, fmt .. ": 4097 tiles, 17 each")
+  end
+  for _, fmt in ipairs { "f32", "f16", "bf16", "q4_k", "q5_k", "q6_k" } do
+    t.truthy(gemv.spec_for(fake(), fmt, 300, 1024) == specs[fmt], fmt .. " has no integer kernel")
+  end
+  t.truthy(gemv.spec_for({ backend = "cuda" }, "q8_0", 300, 1024) == gemv.spec("cuda", "q8_0", 300, 1024),
+    "CUDA: its own spec")
+end)
+
+t.test("integer path: variants and their errors", function()
+  local v = specs.variant("q8_0", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_GRID = 3 })
+  t.eq(v.defines, { GEMV_T = 64, GEMV_NR = 4, GEMV_TOKENS = 1, GEMV_IDOT = 1, GEMV_XB = 8 })
+  t.eq({ v.max_k, v.grid_cap }, { 256, 3 })
+  t.eq(gemv.grid(v, 300, 256), { 3, 1, 1 }, "19 tiles over at most 3 workgroups: 7 each")
+  t.eq(gemv.grid(specs.variant("q8_0", { GEMV_IDOT = 1, GEMV_XB = 8 }), 300, 256), { 19, 1, 1 },
+    "GEMV_GRID = 0: one workgroup per tile")
+  t.eq(specs.shape_changes("q4_0", 300, 5120, { GEMV_IDOT = 1 }), { GEMV_XB = 160 })
+  t.eq(specs.shape_changes("q4_0", 300, 5120, { GEMV_IDOT = 0 }), {})
+  t.eq(specs.shape_changes("q4_0", 300, 5120), {})
+  t.eq(specs.variant_defines("q4_0").GEMV_IDOT, 0)
+  t.eq(specs.variant_defines("q4_k").GEMV_IDOT, nil)
+  t.errors(function() specs.variant("q8_0", { GEMV_IDOT = 1 }) end,
+    "gemv_vulkan.variant: GEMV_IDOT=1 needs GEMV_XB >= 1", true)
+  t.errors(function() specs.variant("q8_0", { GEMV_IDOT = 3 }) end,
+    "gemv_vulkan.variant: GEMV_IDOT=3 is not 0, 1 or 2", true)
+  t.eq(specs.variant("q4_0", { GEMV_IDOT = 2, GEMV_XB = 8 }).k_multiple, 64)
+  t.eq(specs.shape_changes("q8_0", 300, 1024, { GEMV_IDOT = 2 }), { GEMV_XB = 32 })
+  t.errors(function() specs.variant("q8_0", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 2 }) end,
+    "gemv_vulkan.variant: GEMV_IDOT=1 computes one token, got GEMV_TOKENS=2", true)
+  t.errors(function() specs.variant("q8_0", { GEMV_GRID = 4 }) end,
+    "gemv_vulkan.variant: GEMV_XB and GEMV_GRID apply to the integer kernel only (GEMV_IDOT=1 or 2)", true)
+  t.errors(function() specs.variant("q4_k", { GEMV_IDOT = 1 }) end,
+    "gemv_vulkan.variant: q4_k has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_TOKENS)", true)
+  local dev = t.device("vulkan")
+  t.truthy(type(dev.integer_dot_product) == "boolean", "integer_dot_product is a boolean")
+  t.truthy(type(dev.integer_dot_4x8_accelerated) == "boolean", "integer_dot_4x8_accelerated is a boolean")
+  local major, minor = dev.api_version:match("^(%d+)%.(%d+)")
+  if dev.name:find("llvmpipe", 1, true) and tonumber(major) == 1 and tonumber(minor) >= 3 then
+    -- lavapipe has the feature (unaccelerated): CI must run the integer path, not skip it
+    t.truthy(dev.integer_dot_product, "lavapipe 1.3 reports shaderIntegerDotProduct")
+  end
+  releasing(dev, function()
+    local wb <close> = dev:buffer(gemv.buffer_bytes("q8_0", 4, 512))
+    local xb <close> = dev:buffer(4 * 512)
+    local yb <close> = dev:buffer(4 * 4)
+    t.errors(function() gemv.launch_args(dev, "q8_0", wb, xb, yb, 4, 512, v) end,
+      "gemv.launch_args: q8_0 k=512 is more than the 256 values of x the kernels/vulkan/gemv_q8_0.comp "
+      .. "kernel (GEMV_XB=8) holds", true)
+  end)
+end)
+
+-- The device's own integer kernel, or a skip where it has none.
+local function idot_device()
+  local dev = t.device("vulkan")
+  if not dev.integer_dot_product then t.skip("the device has no shaderIntegerDotProduct") end
+  if dev.subgroup_size < 8 then t.skip("subgroups below 8 invocations") end
+  return dev
+end
+
+for _, fmt in ipairs(IDOT) do
+  t.test(fmt .. " integer path: ragged m, k = 32 .. 5120 and at the shared-memory limit", function()
+    local dev = idot_device()
+    releasing(dev, function()
+      local kmax = specs.idot_max_k(fmt, dev.max_shared_bytes)
+      local k2 = specs.idot_max_k(fmt, dev.max_shared_bytes, 2) // 64 * 64
+      t.truthy(k2 >= 5120, ("%s: the device's shared memory holds k=5120 (limit %d)"):format(fmt, k2))
+      local shapes = { { 37, 32, 1 }, { 300, 256, 2 }, { 37, 1024, 2 }, { 19, 288, 1 }, { 300, 5120, 2 },
+                       { 37, k2, 2 }, { 37, k2 + 64, 1 }, { 37, kmax, 1 } }
+      for i, shape in ipairs(shapes) do
+        local m, k, mode = shape[1], shape[2], shape[3]
+        local s = gemv.spec_for(dev, fmt, m, k)
+        t.eq(s.defines.GEMV_IDOT, mode, ("%s m=%d k=%d runs the integer kernel, layout %d"):format(fmt, m, k, mode))
+        check(dev, fmt, m, k, 100 + i)
+      end
+      t.truthy(gemv.spec_for(dev, fmt, 37, kmax + 32) == specs[fmt], fmt .. ": past the limit, the float kernel")
+      check(dev, fmt, 37, kmax + 32, 120)
+    end)
+  end)
+
+  -- Workgroups that loop over several row tiles (GEMV_GRID), through the three
+  -- reduction paths (lane groups narrower than, as wide as and wider than a subgroup):
+  -- the barrier between tiles and the tile's rows in the shared-memory reduction.
+  t.test(fmt .. " integer path: workgroups over several row tiles, every reduction path", function()
+    local dev = idot_device()
+    releasing(dev, function()
+      for mode = 1, 2 do
+        for _, T in ipairs(gc.lane_widths(dev.subgroup_size)) do
+          for _, g in ipairs { { 1, 1 }, { 3, 3 } } do
+            local NR, grid = g[1], g[2]
+            local v = specs.variant(fmt, { GEMV_T = T, GEMV_NR = NR, GEMV_IDOT = mode, GEMV_XB = 32, GEMV_GRID = grid })
+            check(dev, fmt, 300, 1024, 130 + T + NR, v)
+          end
+        end
+      end
+    end)
+  end)
+
+  -- Per-block int16 scales: blocks 2^20 apart in magnitude, and blocks of zeros. The odd
+  -- rows see only the small blocks (their large blocks' d set to 0), so a kernel that
+  -- quantized a small block with a large scale would fail them.
+  t.test(fmt .. " integer path: block magnitudes 2^20 apart, zero blocks, zero x", function()
+    local dev = idot_device()
+    local ref = require "gpubench.ref"
+    local f = gemv.format(fmt)
+    releasing(dev, function()
+      local m, k = 37, 1024
+      local nb = k // 32
+      local v = { string.unpack(("<" .. ("f"):rep(k)), ref.random_f32(k, 141)) }
+      v[k + 1] = nil
+      local parts = {}
+      for i = 1, k do
+        local b = (i - 1) // 32
+        local x = v[i] * (b % 2 == 0 and 2.0 ^ 10 or 2.0 ^ -10)
+        if b == 3 or b == 6 then x = 0.0 end -- a large and a small block of zeros
+        parts[i] = string.pack("<f", x)
+      end
+      local xs = table.concat(parts)
+      local w = ref.random_blocks(fmt, m * nb, 142)
+      local blocks = {}
+      for r = 0, m - 1 do
+        for b = 0, nb - 1 do
+          local o = (r * nb + b) * f.block_bytes
+          local blk = w:sub(o + 1, o + f.block_bytes)
+          if r % 2 == 1 and b % 2 == 0 then blk = "\0\0" .. blk:sub(3) end -- d = +0
+          blocks[#blocks + 1] = blk
+        end
+      end
+      w = table.concat(blocks)
+      for mode = 1, 2 do
+        local spec = specs.variant(fmt, { GEMV_IDOT = mode, GEMV_XB = nb })
+        local y, ys = gemv.run(dev, fmt, w, m, k, xs, spec)
+        local yref, absdot = ref.gemv(fmt, w, m, k, xs)
+        for r = 2, m, 2 do -- the odd rows (0-based) see only the small blocks
+          t.truthy(absdot[r] > 0 and absdot[r] < 1e-4 * absdot[r - 1],
+            ("row %d: sum |w x| %.3g against row %d's %.3g"):format(r - 1, absdot[r], r - 2, absdot[r - 1]))
+        end
+        local term = gc.x_rounding_term(fmt, w, m, k, xs, 32, gc.TOL)
+        for i = 1, m do absdot[i] = absdot[i] + term[i] end
+        local ok, worst, rel, failures = ref.check_rows(ys, yref, absdot, gc.TOL)
+        t.truthy(ok, ("%s layout %d: %d rows off, worst row %d (%.3g), y=%.9g ref=%.9g"):format(fmt, mode, failures,
+          worst, rel, y[worst], yref[worst]))
+        -- x all zeros: every scale 0, y exactly 0 (no NaN from 0/0)
+        local yz = gemv.run(dev, fmt, w, m, k, string.rep("\0", 4 * k), spec)
+        for i = 1, m do t.truthy(yz[i] == 0, ("%s zero x: y[%d] = %s"):format(fmt, i, tostring(yz[i]))) end
+      end
+    end)
+  end)
+end
 
 t.run()

@@ -1,0 +1,141 @@
+// gemv_idot.glsl: the integer-dot-product path of the q8_0 and q4_0 GEMV kernels
+// (-DGEMV_IDOT=1 or 2, the two x layouts below; docs/kernels/vulkan-gemv.md, "Integer path").
+//
+// x is quantized once per workgroup into shared memory, per block of 32 values, to int16:
+// s_b = amax_b / 32767, xq_i = round(x_i / s_b). Each xq is split into a signed high byte
+// and an unsigned low byte, xq = 256 * xh + xl, stored as two byte planes of 4-byte
+// words, so one weight word times one x word is two packed 4x8-bit dots (OpSDot /
+// OpSUDot / OpUDot, dp4a on NVIDIA). The workgroup then loops over row tiles of
+// GEMV_ROWS rows (grid-stride), so the quantization is paid once per workgroup, not once
+// per tile. int8 x would be one dot per word but its rounding (1/254 of a block's amax)
+// is far outside the GEMV oracle's bound; int16's is 1/65534.
+//
+// Shared memory: GEMV_XB blocks of x (16 words of bytes, the scale, and for q4_0 the
+// block's sum of xq), on top of gemv_common's reduction array. gemv_vulkan.lua sizes
+// GEMV_XB from k and refuses a k past it; the quantizer also clamps its stores to it.
+// Needs subgroups of at least 8 invocations (the amax of a block is a shuffle over the 8
+// lanes that load it); gemv_vulkan.lua only selects this path on such devices.
+#ifndef GEMV_IDOT_GLSL
+#define GEMV_IDOT_GLSL
+
+#extension GL_EXT_spirv_intrinsics : require
+
+#ifndef GEMV_XB
+#error "GEMV_XB (blocks of 32 x values in shared memory) must be defined with GEMV_IDOT"
+#endif
+#if GEMV_XB < 1
+#error "GEMV_XB must be at least 1"
+#endif
+#if GEMV_IDOT == 2 && !defined(GEMV_IDOT_SEG)
+#error "GEMV_IDOT=2 needs the kernel's GEMV_IDOT_SEG (x elements per run of weight words)"
+#endif
+#if GEMV_TOKENS != 1
+#error "the integer path computes one token: GEMV_TOKENS must be 1 with GEMV_IDOT"
+#endif
+
+// SPV_KHR_integer_dot_product on packed 4x8-bit operands (last argument 0:
+// PackedVectorFormat4x8Bit). glslang 12 has no GL_EXT_integer_dot_product, so the three
+// instructions are declared through GL_EXT_spirv_intrinsics: ids 4450 OpSDot, 4451
+// OpUDot, 4452 OpSUDot; capabilities 6019 DotProduct, 6018 DotProductInput4x8BitPacked.
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
+int idot_ss(uint a, uint b, spirv_literal int fmt);  // both operands signed bytes
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4451)
+uint idot_uu(uint a, uint b, spirv_literal int fmt); // both unsigned
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4452)
+int idot_su(uint a, uint b, spirv_literal int fmt);  // a signed, b unsigned
+
+// Two layouts of a block's x words (GEMV_IDOT):
+//   1: word j holds elements 4j .. 4j+3 (8 words); the kernel funnel-shifts each weight
+//      word into place (gemv_funnel), as the float kernels do.
+//   2: the x words are laid out like the block's raw weight words, so the kernels dot
+//      W's words as loaded, with no funnel. A block whose codes start 2 bytes into a word
+//      (s = 16) gets x shifted by 2 bytes, with zero bytes where the word holds d or the
+//      next block; an aligned block (s = 0) gets its words and a zero word for the word
+//      past it. The x bytes are split in segments of GEMV_IDOT_SEG elements that meet
+//      one run of GEMV_IDOT_SEG / 4 + 1 weight words: q8_0 one run of 32 (9 words),
+//      q4_0 two of 16 (the low and the high nibbles of the same 5 words, 10 words).
+//      Needs every block's s to follow from its index b alone: rows a multiple of 4
+//      bytes, k a multiple of 64 (an even block count); then even b is s = 16.
+#if GEMV_IDOT == 2
+#define GEMV_XW ((32 / GEMV_IDOT_SEG) * (GEMV_IDOT_SEG / 4 + 1))
+#else
+#define GEMV_XW 8
+#endif
+// Word j of block b at [j * GEMV_XB + b]: consecutive lanes take consecutive blocks, so
+// their loads hit consecutive banks.
+shared uint gx_h[GEMV_XW * GEMV_XB]; // high bytes of xq, signed
+shared uint gx_l[GEMV_XW * GEMV_XB]; // low bytes of xq, unsigned
+shared float gx_s[GEMV_XB];    // s_b
+#ifdef GEMV_IDOT_SUM
+shared int gx_sum[GEMV_XB];    // sum of the block's xq (q4_0's -8 offset)
+#endif
+
+// Quantizes x (k values) into the shared planes: 8 invocations per block, one vec4 each,
+// 32 blocks per pass of the workgroup. Every invocation runs the same number of passes
+// (the shuffles need the 8 lanes of a block active together); ends with a barrier.
+void gemv_idot_quantize(uint tid) {
+    uint nb = min(P.k >> 5u, uint(GEMV_XB));
+    uint j = tid & 7u;
+    for (uint pass = 0u; pass < nb; pass += uint(GEMV_WG / 8)) {
+        uint b = pass + (tid >> 3u);
+        bool live = b < nb;
+        vec4 v = live ? X[8u * b + j] : vec4(0.0);
+        vec4 a = abs(v);
+        float amax = max(max(a.x, a.y), max(a.z, a.w));
+        amax = max(amax, subgroupShuffleXor(amax, 1u));
+        amax = max(amax, subgroupShuffleXor(amax, 2u));
+        amax = max(amax, subgroupShuffleXor(amax, 4u));
+        // amax = 0 (a block of zeros) gives inv = 0, so q = 0 and s_b = 0: no division
+        // by zero; the cap keeps inv finite for tiny amax (0 * inv must stay 0).
+        float inv = amax > 0.0 ? min(32767.0 / amax, 3.0e38) : 0.0;
+        ivec4 q = clamp(ivec4(roundEven(v * inv)), ivec4(-32767), ivec4(32767));
+        uvec4 hb = uvec4(q >> 8) & 0xFFu, lb = uvec4(q) & 0xFFu;
+        uint h = hb.x | (hb.y << 8u) | (hb.z << 16u) | (hb.w << 24u);
+        uint l = lb.x | (lb.y << 8u) | (lb.z << 16u) | (lb.w << 24u);
+#ifdef GEMV_IDOT_SUM
+        int sum = q.x + q.y + q.z + q.w;
+        sum += subgroupShuffleXor(sum, 1u);
+        sum += subgroupShuffleXor(sum, 2u);
+        sum += subgroupShuffleXor(sum, 4u);
+#endif
+#if GEMV_IDOT == 2
+        // Invocation j holds elements 4j .. 4j+3: position c in its segment of
+        // GEMV_IDOT_SEG / 4 invocations, the segment's words starting at word0.
+        const uint per = uint(GEMV_IDOT_SEG / 4);
+        uint c = j % per, word0 = (j / per) * (per + 1u);
+        uint src = gl_SubgroupInvocationID - (c > 0u ? 1u : 0u); // the previous invocation
+        uint ph = subgroupShuffle(h, src), pl = subgroupShuffle(l, src);
+        bool shifted = (b & 1u) == 0u;
+        uint h0 = shifted ? (c > 0u ? ph >> 16u : 0u) | (h << 16u) : h;
+        uint l0 = shifted ? (c > 0u ? pl >> 16u : 0u) | (l << 16u) : l;
+        uint h1 = shifted ? h >> 16u : 0u, l1 = shifted ? l >> 16u : 0u; // the run's last word
+        if (live) {
+            gx_h[(word0 + c) * uint(GEMV_XB) + b] = h0;
+            gx_l[(word0 + c) * uint(GEMV_XB) + b] = l0;
+            if (c == per - 1u) {
+                gx_h[(word0 + per) * uint(GEMV_XB) + b] = h1;
+                gx_l[(word0 + per) * uint(GEMV_XB) + b] = l1;
+            }
+#else
+        if (live) {
+            gx_h[j * uint(GEMV_XB) + b] = h;
+            gx_l[j * uint(GEMV_XB) + b] = l;
+#endif
+            if (j == 0u) {
+                gx_s[b] = amax * (1.0 / 32767.0);
+#ifdef GEMV_IDOT_SUM
+                gx_sum[b] = sum;
+#endif
+            }
+        }
+    }
+    barrier();
+}
+
+// Row tiles of GEMV_ROWS rows; workgroup w takes tiles w, w + groups, ... (the grid,
+// gemv_vulkan.lua's, is at most one workgroup per tile).
+uint gemv_idot_tiles() {
+    return (P.m + uint(GEMV_ROWS) - 1u) / uint(GEMV_ROWS);
+}
+
+#endif
