@@ -9,6 +9,7 @@
 // gpubench-compile: entry=swiglu_fused defines=MT=5,TILES=2,UNROLL=2,WARPS=1,KSPLIT=3,STAGES=2
 // gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=1,WARPS=1,KSPLIT=1,STAGES=8
 // gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=8,WARPS=1,KSPLIT=1,STAGES=3
+// gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=2,WARPS=1,KSPLIT=8,STAGES=2
 // Fused SwiGLU: y[t, n] = bf16(silu(g) * u) with g = W[n] . x[t] and
 // u = W[N + n] . x[t], for the MT tokens t of x [MT, K] and the packed gate/up
 // weight W [2N, K] (bf16, fp32 accumulation; docs/kernels/swiglu.md).

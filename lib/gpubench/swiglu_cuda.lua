@@ -60,15 +60,15 @@ function S.geometry(changes)
 end
 
 -- The fused kernel's geometry per shape, from the H200 sweeps in both
--- orders (docs/kernels/swiglu.md, "Staged loads"): 4 k slices per output
--- everywhere; the weights through shared-memory stages (whole row runs per
--- copy) at N = 6912 (3 short stages) and from 13824 (2 stages); direct
--- loads at 11008, where neither staged geometry was faster. The thresholds
--- lie between the measured shapes. The first rule with n <= max_n applies;
--- DEFAULT (direct loads) is the base that --geometry changes.
+-- orders (docs/kernels/swiglu.md, "Staged loads"): the weights through
+-- shared-memory stages (whole row runs per copy) everywhere: 3 short stages
+-- and 4 k slices at N = 6912, 2 short stages and 8 slices at 11008, 2 stages
+-- of 4 chunks and 4 slices from 13824. The thresholds lie between the
+-- measured shapes. The first rule with n <= max_n applies; DEFAULT (direct
+-- loads) is the base that --geometry changes.
 S.SHAPE_RULES = {
   { max_n = 8192, changes = { KSPLIT = 4, STAGES = 3, UNROLL = 2 } },
-  { max_n = 12288, changes = { KSPLIT = 4 } },
+  { max_n = 12288, changes = { KSPLIT = 8, STAGES = 2, UNROLL = 2 } },
   { max_n = math.huge, changes = { KSPLIT = 4, STAGES = 2, UNROLL = 4 } },
 }
 

@@ -51,15 +51,15 @@ t.test("STAGES: 0 or 2..8, the fused kernel only, within 48 KiB of shared memory
   t.eq(why, "the fused kernel's shared memory, 66048 bytes (STAGES=4 x 2 warps x 16 TILES rows x 64 UNROLL bytes, and the k-slice sums), is more than a block's 49152")
 end)
 
-t.test("shape rules: 4 k slices; 3 short stages up to N = 8192, direct loads up to 12288, 2 stages above; Vulkan has none", function()
+t.test("shape rules: staged; 3 short stages, 4 slices up to N = 8192; 2 short, 8 slices up to 12288; 2 of 4 chunks, 4 slices above; Vulkan has none", function()
   local S = require "gpubench.swiglu_cuda"
   local g, rule = S.for_shape(6912, 1536)
   t.eq({ g.KSPLIT, g.STAGES, g.UNROLL, g.WARPS, g.TILES }, { 4, 3, 2, S.DEFAULT.WARPS, S.DEFAULT.TILES })
   t.truthy(rule == S.SHAPE_RULES[1], "6912 rows: the first rule")
   t.eq((S.for_shape(8192, 4096)).STAGES, 3)
   local mid, second = S.for_shape(11008, 4096)
-  t.eq({ mid.KSPLIT, mid.STAGES, mid.UNROLL, second == S.SHAPE_RULES[2] }, { 4, 0, S.DEFAULT.UNROLL, true })
-  t.eq((S.for_shape(12288, 4096)).STAGES, 0)
+  t.eq({ mid.KSPLIT, mid.STAGES, mid.UNROLL, second == S.SHAPE_RULES[2] }, { 8, 2, 2, true })
+  t.eq((S.for_shape(12288, 4096)).KSPLIT, 8)
   local big, third = S.for_shape(12289, 4096)
   t.eq({ big.KSPLIT, big.STAGES, big.UNROLL, third == S.SHAPE_RULES[3] }, { 4, 2, 4, true })
   t.eq((S.for_shape(24576, 6144)).STAGES, 2)
@@ -97,6 +97,7 @@ t.test("staged geometries (STAGES >= 2): whole row runs through shared memory", 
     { n = 300, k = 2056, m = { 2, 8 }, geometry = { STAGES = 3, UNROLL = 8, KSPLIT = 1, WARPS = 1 } },
     { n = 6912, k = 1536, m = { 1, 8 }, geometry = { STAGES = 3, UNROLL = 2, KSPLIT = 4, WARPS = 1 } },
     { n = 24, k = 6144, m = { 1, 4 }, geometry = { STAGES = 3, UNROLL = 2, KSPLIT = 2, WARPS = 2 } },
+    { n = 300, k = 1000, m = { 1, 8 }, geometry = { STAGES = 2, UNROLL = 2, KSPLIT = 8 } }, -- the 8193..12288 rule
   }, { "fused" })
 end)
 
