@@ -1,4 +1,4 @@
-// gpubench-compile: entry=linear_dot_q6 defines=LN_NW=4,LN_R=4,LN_TT=1,LN_U=1,LN_KS=1
+// gpubench-compile: entry=linear_dot_q6 defines=LN_NW=8,LN_R=4,LN_TT=1,LN_U=1,LN_KS=1
 // gpubench-compile: entry=linear_dot_q6 defines=LN_NW=4,LN_R=8,LN_TT=1,LN_U=2,LN_KS=1
 // gpubench-compile: entry=linear_dot_q6 defines=LN_NW=4,LN_R=8,LN_TT=2,LN_U=1,LN_KS=1
 // gpubench-compile: entry=linear_dot_q6 defines=LN_NW=4,LN_R=16,LN_TT=1,LN_U=1,LN_KS=1
@@ -10,8 +10,9 @@
 // gpubench-compile: entry=linear_dot_q6 defines=LN_NW=2,LN_R=4,LN_TT=1,LN_U=2,LN_KS=3
 // gpubench-compile: entry=linear_dot_q6 defines=LN_NW=4,LN_R=8,LN_TT=2,LN_U=1,LN_KS=2
 // gpubench-compile: entry=linear_dot_q6 defines=LN_NW=4,LN_R=16,LN_TT=1,LN_U=1,LN_KS=4
-// gpubench-compile: entry=linear_dot_q6 defines=LN_NW=4,LN_R=4,LN_TT=1,LN_U=1,LN_KS=2
-// gpubench-compile: entry=linear_dot_q6 defines=LN_NW=4,LN_R=4,LN_TT=1,LN_U=1,LN_KS=4
+// gpubench-compile: entry=linear_dot_q6 defines=LN_NW=8,LN_R=4,LN_TT=1,LN_U=1,LN_KS=2
+// gpubench-compile: entry=linear_dot_q6 defines=LN_NW=8,LN_R=4,LN_TT=1,LN_U=1,LN_KS=4
+// gpubench-compile: entry=linear_dot_q6 defines=LN_NW=4,LN_R=4,LN_TT=1,LN_U=1,LN_KS=1
 // The integer-dot Linear route for q6 weights (docs/kernels/cuda-linear.md,
 // "Integer-dot route"): y[T, N] = x[T, K] . W[N, K]^T for T <= LN_TT, every
 // weight read once, x quantized to int16 per lane and tile, dp2a.

@@ -135,12 +135,13 @@ local GEMV_U = { q4 = 2, q5 = 2, q6 = 1, w8 = 4, nvfp4 = 4, bf16 = 1 }
 local GEMV_STAGE = { q4 = 3, q5 = 3, q6 = 3, bf16 = 3 }
 -- The integer-dot route per format: its geometry at T = 1 and, where it has
 -- one, at T = 2 (absent: no such route): the fastest of the linear_variants
--- sweeps (docs/kernels/cuda-linear.md, "Integer-dot route on the H200"); q6
--- at T = 2 tied with the memory-bound route, so it has no entry.
+-- sweeps (docs/kernels/cuda-linear.md, "Integer-dot route on the H200"; q6's
+-- NW = 8 from a later sweep on another H200); q6 at T = 2 tied with the
+-- memory-bound route, so it has no entry.
 local DOT = {
   q4 = { { LN_NW = 8, LN_R = 8, LN_U = 1 }, { LN_NW = 4, LN_R = 8, LN_U = 1 } },
   q5 = { { LN_NW = 4, LN_R = 16, LN_U = 1 }, { LN_NW = 4, LN_R = 8, LN_U = 1 } },
-  q6 = { { LN_NW = 4, LN_R = 4, LN_U = 1 } },
+  q6 = { { LN_NW = 8, LN_R = 4, LN_U = 1 } },
   w8 = { { LN_NW = 4, LN_R = 16, LN_U = 1 }, { LN_NW = 4, LN_R = 8, LN_U = 1 } },
 }
 -- Slices of K at T = 1 where the rows give few warps (ceil(N / LN_R) row
