@@ -280,6 +280,93 @@ SW_HD void sw_mul_thread(sw_u64 i, sw_u64 stride, const unsigned short* h, unsig
     }
 }
 
+// ------------------------------------------------------------ the staged loop
+// STAGES >= 2 in swiglu_fused.cu: the warp's 16 * NTILE rows go through S
+// warp-private shared-memory stages of CH chunks (64 * CH bytes) per row.
+// Copy: lane l takes 16-byte pieces q = l + 32 m of the stage, row q / (4 CH),
+// piece q % (4 CH) of that row, so one cp.async instruction reads 512
+// contiguous bytes of one row (two rows of 256 at CH = 4) and DRAM sees whole
+// row runs; pieces past the slice are zero-filled and read nothing. Read:
+// lane (g, t) takes the same words as the direct loop (sw_word_off) from the
+// stage. Stage row r holds tile r / 16, A row r % 16 (gate rows 0..7, up rows
+// 8..15); from CH = 2 (rows of 128 bytes and more) its pieces are XOR-swizzled
+// by (r & 1) << 2 so the two rows of a quarter-warp's 16-byte reads fall in
+// different bank halves (at CH = 1 two 64-byte rows already do).
+// Templates over cx like the direct loop, which adds cp16 (cp.async of 16
+// bytes, zero-filled when !valid), commit, wait<N>, syncwarp and lds (a
+// 16-byte shared load): tests/cuda_host/swiglu_emulate.cu runs the 32 lanes as
+// threads with a queued model of cp.async's groups.
+#define SW_STAGE_BYTES(NTILE, CH) (16 * (NTILE) * 64 * (CH))
+
+// Byte offset of piece u (16 bytes) of stage row r.
+template <int CH>
+SW_HD sw_u32 sw_stage_off(sw_u32 r, sw_u32 u)
+{
+    return r * 64u * CH + 16u * (CH >= 2 ? u ^ ((r & 1u) << 2) : u);
+}
+
+// Stage i (chunks CH i .. CH i + CH - 1 of the slice) of the warp's rows into buf.
+template <int NTILE, int CH, class Cx>
+SW_HD void sw_stage_copy(Cx& cx, sw_u32 lane, sw_u32 n0, sw_u32 n, const unsigned char* W, sw_u32 k, sw_u32 kl,
+                         sw_u32 i, unsigned char* buf)
+{
+    enum { PIECES = 4 * CH, PER_LANE = 2 * NTILE * CH }; // 16 NTILE rows of PIECES, over 32 lanes
+#pragma unroll
+    for (int m = 0; m < PER_LANE; m++) {
+        const sw_u32 q = lane + 32u * m, r = q / PIECES, u = q % PIECES;
+        const sw_u32 j = r / 16, a = r % 16, out = sw_clamp(n0 + 8u * j + (a & 7u), n);
+        const sw_u64 row = a < 8 ? out : (sw_u64)n + out;
+        const sw_u32 kk = 32u * CH * i + 8u * u; // first k of the piece in the slice
+        const bool valid = kk < kl;
+        cx.cp16(buf + sw_stage_off<CH>(r, u), valid ? W + row * k * 2ull + 2ull * kk : W, valid);
+    }
+}
+
+template <int NT, int NTILE, int CH, int S, class Cx>
+SW_HD void sw_staged_dot(Cx& cx, sw_u32 lane, sw_u32 n0, sw_u32 n, const unsigned char* W, const unsigned char* X,
+                         sw_u32 k, sw_u32 kl, float (&acc)[NTILE][4], unsigned char* stages)
+{
+    enum { BYTES = SW_STAGE_BYTES(NTILE, CH) };
+    const sw_u32 g = sw_g(lane), t = sw_t(lane);
+    const bool has_x = g < (sw_u32)NT;
+    const unsigned char* xr = X + (sw_u64)(has_x ? g : 0) * k * 2ull;
+    const uint4 zero = make_uint4(0, 0, 0, 0);
+    const sw_u32 nst = (kl + 32u * CH - 1) / (32u * CH);
+#pragma unroll
+    for (int i = 0; i < S - 1; i++) {
+        if ((sw_u32)i < nst) sw_stage_copy<NTILE, CH>(cx, lane, n0, n, W, k, kl, i, stages + i * BYTES);
+        cx.commit();
+    }
+    for (sw_u32 i = 0; i < nst; i++) {
+        cx.template wait<S - 2>(); // this lane's pieces of stage i have landed
+        cx.syncwarp();             // ... every lane's, and every lane is done with stage i - 1's buffer
+        if (i + S - 1 < nst)
+            sw_stage_copy<NTILE, CH>(cx, lane, n0, n, W, k, kl, i + S - 1, stages + ((i + S - 1) % S) * BYTES);
+        cx.commit();
+        const unsigned char* buf = stages + (i % S) * BYTES;
+        // every x word of the stage first, then the operands: no load waits
+        // behind an mma. Chunks past the slice multiply zeros (zero-filled
+        // weights, no x).
+        uint4 xv[CH];
+#pragma unroll
+        for (int c = 0; c < CH; c++) {
+            const sw_u32 kx = 32u * (CH * i + c) + 8u * t;
+            xv[c] = has_x && kx < kl ? cx.ld_x(xr + 2ull * kx) : zero;
+        }
+#pragma unroll
+        for (int c = 0; c < CH; c++) {
+            const sw_u32 u = 4u * c + t;
+#pragma unroll
+            for (int j = 0; j < NTILE; j++) {
+                const uint4 wa = cx.lds(buf + sw_stage_off<CH>(16u * j + g, u));
+                const uint4 wb = cx.lds(buf + sw_stage_off<CH>(16u * j + 8u + g, u));
+                sw_chunk(cx, acc[j], j, wa, wb, xv[c]);
+            }
+        }
+    }
+    cx.template wait<0>();
+}
+
 // ------------------------------------------------------------ the GPU context
 
 #if defined(__CUDA_ARCH__)
@@ -306,104 +393,18 @@ struct sw_gpu {
             : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
     }
+    // The staged loop's: cp.async.cg (L1 bypassed), src-size 0 zero-fills.
+    __device__ __forceinline__ void cp16(unsigned char* dst, const unsigned char* src, bool valid)
+    {
+        const sw_u32 d = (sw_u32)__cvta_generic_to_shared(dst);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(valid ? 16 : 0));
+    }
+    __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;"); }
+    template <int N>
+    __device__ __forceinline__ void wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N)); }
+    __device__ __forceinline__ void syncwarp() { __syncwarp(); }
+    __device__ __forceinline__ uint4 lds(const unsigned char* p) { return *reinterpret_cast<const uint4*>(p); }
 };
-
-// ------------------------------------------------------------ the staged loop
-// STAGES >= 2 in swiglu_fused.cu: the warp's 16 * NTILE rows go through S
-// warp-private shared-memory stages of CH chunks (64 * CH bytes) per row.
-// Copy: lane l takes 16-byte pieces q = l + 32 m of the stage, row q / (4 CH),
-// piece q % (4 CH) of that row, so one cp.async instruction reads 512
-// contiguous bytes of one row (two rows of 256 at CH = 4) and DRAM sees whole
-// row runs; pieces past the slice are zero-filled and read nothing. Read:
-// lane (g, t) takes the same words as the direct loop (sw_word_off) from the
-// stage. Stage row r holds tile r / 16, A row r % 16 (gate rows 0..7, up rows
-// 8..15); from CH = 2 (rows of 128 bytes and more) its pieces are XOR-swizzled
-// by (r & 1) << 2 so the two rows of a quarter-warp's 16-byte reads fall in
-// different bank halves (at CH = 1 two 64-byte rows already do).
-#define SW_STAGE_BYTES(NTILE, CH) (16 * (NTILE) * 64 * (CH))
-
-__device__ __forceinline__ void sw_cp16(unsigned char* dst, const unsigned char* src, bool valid)
-{
-    const sw_u32 d = (sw_u32)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(valid ? 16 : 0));
-}
-__device__ __forceinline__ void sw_cp_commit() { asm volatile("cp.async.commit_group;"); }
-template <int N>
-__device__ __forceinline__ void sw_cp_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N)); }
-__device__ __forceinline__ uint4 sw_lds(const unsigned char* p)
-{
-    return *reinterpret_cast<const uint4*>(p);
-}
-
-// Byte offset of piece u (16 bytes) of stage row r.
-template <int CH>
-__device__ __forceinline__ sw_u32 sw_stage_off(sw_u32 r, sw_u32 u)
-{
-    return r * 64u * CH + 16u * (CH >= 2 ? u ^ ((r & 1u) << 2) : u);
-}
-
-// Stage i (chunks CH i .. CH i + CH - 1 of the slice) of the warp's rows into buf.
-template <int NTILE, int CH>
-__device__ __forceinline__ void sw_stage_copy(sw_u32 lane, sw_u32 n0, sw_u32 n, const unsigned char* W, sw_u32 k,
-                                              sw_u32 kl, sw_u32 i, unsigned char* buf)
-{
-    enum { PIECES = 4 * CH, PER_LANE = 2 * NTILE * CH }; // 16 NTILE rows of PIECES, over 32 lanes
-#pragma unroll
-    for (int m = 0; m < PER_LANE; m++) {
-        const sw_u32 q = lane + 32u * m, r = q / PIECES, u = q % PIECES;
-        const sw_u32 j = r / 16, a = r % 16, out = sw_clamp(n0 + 8u * j + (a & 7u), n);
-        const sw_u64 row = a < 8 ? out : (sw_u64)n + out;
-        const sw_u32 kk = 32u * CH * i + 8u * u; // first k of the piece in the slice
-        const bool valid = kk < kl;
-        sw_cp16(buf + sw_stage_off<CH>(r, u), valid ? W + row * k * 2ull + 2ull * kk : W, valid);
-    }
-}
-
-template <int NT, int NTILE, int CH, int S>
-__device__ __forceinline__ void sw_staged_dot(sw_u32 lane, sw_u32 n0, sw_u32 n, const unsigned char* W,
-                                              const unsigned char* X, sw_u32 k, sw_u32 kl, float (&acc)[NTILE][4],
-                                              unsigned char* stages)
-{
-    enum { BYTES = SW_STAGE_BYTES(NTILE, CH) };
-    const sw_u32 g = sw_g(lane), t = sw_t(lane);
-    const bool has_x = g < (sw_u32)NT;
-    const unsigned char* xr = X + (sw_u64)(has_x ? g : 0) * k * 2ull;
-    const uint4 zero = make_uint4(0, 0, 0, 0);
-    const sw_u32 nst = (kl + 32u * CH - 1) / (32u * CH);
-#pragma unroll
-    for (int i = 0; i < S - 1; i++) {
-        if ((sw_u32)i < nst) sw_stage_copy<NTILE, CH>(lane, n0, n, W, k, kl, i, stages + i * BYTES);
-        sw_cp_commit();
-    }
-    sw_gpu cx;
-    for (sw_u32 i = 0; i < nst; i++) {
-        sw_cp_wait<S - 2>(); // this lane's pieces of stage i have landed
-        __syncwarp();        // ... every lane's, and every lane is done with stage i - 1's buffer
-        if (i + S - 1 < nst) sw_stage_copy<NTILE, CH>(lane, n0, n, W, k, kl, i + S - 1, stages + ((i + S - 1) % S) * BYTES);
-        sw_cp_commit();
-        const unsigned char* buf = stages + (i % S) * BYTES;
-        // every x word of the stage first, then the operands: no load waits
-        // behind an mma. Chunks past the slice multiply zeros (zero-filled
-        // weights, no x).
-        uint4 xv[CH];
-#pragma unroll
-        for (int c = 0; c < CH; c++) {
-            const sw_u32 kx = 32u * (CH * i + c) + 8u * t;
-            xv[c] = has_x && kx < kl ? cx.ld_x(xr + 2ull * kx) : zero;
-        }
-#pragma unroll
-        for (int c = 0; c < CH; c++) {
-            const sw_u32 u = 4u * c + t;
-#pragma unroll
-            for (int j = 0; j < NTILE; j++) {
-                const uint4 wa = sw_lds(buf + sw_stage_off<CH>(16u * j + g, u));
-                const uint4 wb = sw_lds(buf + sw_stage_off<CH>(16u * j + 8u + g, u));
-                sw_chunk(cx, acc[j], j, wa, wb, xv[c]);
-            }
-        }
-    }
-    sw_cp_wait<0>();
-}
 #endif
 
 #endif

@@ -48,13 +48,14 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT, 1)
     sw_fused_setup<TILES>(lane, n0, n, k, ra, rb, acc);
     sw_u32 k0, kl;
     sw_slice(k, KSPLIT, s, k0, kl);
+    sw_gpu cx;
 #if STAGES >= 2
     // warp-private stages: no block barrier until the k-slice reduction
     __shared__ __align__(128) unsigned char stage[WARPS * KSPLIT][SW_STAGE_BYTES(TILES, UNROLL) * STAGES];
     if (n0 < n)
-        sw_staged_dot<MT, TILES, UNROLL, STAGES>(lane, n0, n, w + 2ull * k0, x + 2ull * k0, k, kl, acc, stage[wid]);
+        sw_staged_dot<MT, TILES, UNROLL, STAGES>(cx, lane, n0, n, w + 2ull * k0, x + 2ull * k0, k, kl, acc,
+                                                 stage[wid]);
 #else
-    sw_gpu cx;
     if (n0 < n) sw_warp_dot_range<MT, TILES, UNROLL>(cx, lane, w + 2ull * k0, x + 2ull * k0, k, kl, ra, rb, acc);
 #endif
 #if KSPLIT > 1

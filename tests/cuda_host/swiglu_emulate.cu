@@ -7,9 +7,22 @@
 // (lib/gpubench/swiglu_check.lua). Every load is checked to fall inside its
 // buffer. A model with two A registers swapped must fail: the check can see a
 // fragment mapping that disagrees with the hardware's.
+// The staged loop (sw_staged_dot) runs its 32 lanes as 32 threads, since they
+// exchange weights through the warp's shared-memory stages: syncwarp is a
+// barrier, and cp.async is queued per commit group and performed only when a
+// wait_group requires it, into stages poisoned with bf16 NaNs, so a read
+// before its group must have landed sees poison or stale data.
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include "swiglu_common.cuh"
@@ -104,6 +117,32 @@ struct EmuCx {
     }
 };
 
+// The recorded mmas of a warp, in call order on the model, into acc (every
+// lane must have made the expected calls: the mma needs a converged warp).
+template <int NTILE>
+static void replay(std::vector<Rec> (&rec)[32][NTILE], size_t expected, float acc[32][NTILE][4], bool swap, sw_u32 k,
+                   sw_u32 kl)
+{
+    for (int j = 0; j < NTILE; j++) {
+        const size_t calls = rec[0][j].size();
+        EXPECT(calls == expected, "tile %d: %zu mma calls for %u of k = %u, expected %zu", j, calls, kl, k, expected);
+        float c[32][4] = {};
+        for (size_t i = 0; i < calls; i++) {
+            sw_u32 a[32][4], b[32][2];
+            for (int lane = 0; lane < 32; lane++) {
+                EXPECT(rec[lane][j].size() == calls, "lane %d made %zu mma calls, lane 0 %zu", lane,
+                       rec[lane][j].size(), calls);
+                const Rec r = i < rec[lane][j].size() ? rec[lane][j][i] : Rec{};
+                memcpy(a[lane], r.a, sizeof a[lane]);
+                memcpy(b[lane], r.b, sizeof b[lane]);
+            }
+            mma_model(c, a, b, swap);
+        }
+        for (int lane = 0; lane < 32; lane++)
+            for (int i = 0; i < 4; i++) acc[lane][j][i] = c[lane][i];
+    }
+}
+
 // One warp: every lane's loop recorded, then the mmas in order on the model.
 // k0, kl: the slice of k the warp walks (the fused kernel's KSPLIT; all of k by default).
 template <int NT, int NTILE, int U>
@@ -121,23 +160,229 @@ static void warp_dot(const std::vector<unsigned short>& W, const std::vector<uns
         for (int j = 0; j < NTILE; j++) a[j] = ra[lane][j], b[j] = rb[lane][j];
         sw_warp_dot_range<NT, NTILE, U>(cx, (sw_u32)lane, cx.w + 2ull * k0, cx.x + 2ull * k0, k, kl, a, b, c);
     }
-    for (int j = 0; j < NTILE; j++) {
-        const size_t calls = rec[0][j].size();
-        EXPECT(calls == 2 * ((kl / 8 + 3) / 4), "tile %d: %zu mma calls for %u of k = %u", j, calls, kl, k);
-        float c[32][4] = {};
-        for (size_t i = 0; i < calls; i++) {
-            sw_u32 a[32][4], b[32][2];
-            for (int lane = 0; lane < 32; lane++) {
-                EXPECT(rec[lane][j].size() == calls, "lane %d made %zu mma calls, lane 0 %zu", lane,
-                       rec[lane][j].size(), calls);
-                memcpy(a[lane], rec[lane][j][i].a, sizeof a[lane]);
-                memcpy(b[lane], rec[lane][j][i].b, sizeof b[lane]);
-            }
-            mma_model(c, a, b, swap);
-        }
-        for (int lane = 0; lane < 32; lane++)
-            for (int i = 0; i < 4; i++) acc[lane][j][i] = c[lane][i];
+    replay<NTILE>(rec, 2 * ((kl / 8 + 3) / 4), acc, swap, k, kl);
+}
+
+// ------------------------------------------------------------ the staged loop
+
+// A reusable barrier of n threads. Every arrival names what it is (tag): a
+// lane at another syncwarp, or at a warp's end, means the lanes diverged,
+// which on the GPU is a hang or undefined; the run stops with a message, as
+// it does if a barrier is not met within a minute. spin: wait by yielding
+// (the lanes' syncwarps: about 3x faster than sleeping on a condition
+// variable on 2 cores), else sleep (the pool between jobs, not to take the
+// main thread's core).
+struct Barrier {
+    std::mutex m;
+    std::condition_variable cv;
+    const int n;
+    const bool spin;
+    int count = 0;
+    long tag0 = 0;
+    std::atomic<unsigned> gen{0};
+    Barrier(int parties, bool spinning) : n(parties), spin(spinning) {}
+    [[noreturn]] static void stop(const char* msg, const char* what, long a, long b)
+    {
+        printf(msg, what, a, b);
+        printf("\n");
+        fflush(stdout);
+        _exit(1);
     }
+    void arrive(long tag, const char* what)
+    {
+        std::unique_lock<std::mutex> l(m);
+        if (count == 0) tag0 = tag;
+        if (tag != tag0) stop("FAIL: lanes diverged at %s: tag %ld, another lane's %ld", what, tag, tag0);
+        const unsigned g = gen.load();
+        if (++count == n) {
+            count = 0;
+            gen.store(g + 1);
+            if (!spin) cv.notify_all();
+            return;
+        }
+        const auto limit = std::chrono::seconds(60);
+        if (!spin) {
+            if (!cv.wait_for(l, limit, [&] { return gen.load() != g; }))
+                stop("FAIL: %s barrier not met within 60 s (%ld of %ld there)", what, count, n);
+            return;
+        }
+        l.unlock();
+        const auto t0 = std::chrono::steady_clock::now();
+        for (unsigned i = 1; gen.load() == g; i++) {
+            std::this_thread::yield();
+            if (i % 4096 == 0 && std::chrono::steady_clock::now() - t0 > limit)
+                stop("FAIL: %s barrier not met within 60 s (%ld of %ld there)", what, count, n);
+        }
+    }
+};
+
+// 32 lane threads, kept for the whole run (a warp is about 30 stages: thread
+// creation per warp would cost more than the warp).
+struct LanePool {
+    Barrier start{33, false}, done{33, false}, warp{32, true};
+    std::function<void(int)> job;
+    bool quit = false;
+    std::vector<std::thread> th;
+    LanePool()
+    {
+        for (int l = 0; l < 32; l++)
+            th.emplace_back([this, l] {
+                for (;;) {
+                    start.arrive(0, "job start");
+                    if (quit) return;
+                    job(l);
+                    done.arrive(0, "job end");
+                }
+            });
+    }
+    void run(std::function<void(int)> f)
+    {
+        job = std::move(f);
+        start.arrive(0, "job start");
+        done.arrive(0, "job end");
+    }
+    ~LanePool()
+    {
+        quit = true;
+        start.arrive(0, "job start");
+        for (auto& t : th) t.join();
+    }
+};
+static std::mutex expect_mu; // lanes' failures, counted and printed like EXPECT's
+
+// One lane's context for sw_staged_dot: x loads as EmuCx's, the mma recorded,
+// cp16 queued into the open group, commit closes it, wait<N> performs the
+// oldest groups until N are pending, lds reads the warp's stage buffer. Those
+// called from the unrolled loop are out of line: inlined, hundreds of copies
+// of them cost more compile time than the run.
+struct StagedCx {
+    struct Copy {
+        unsigned char* dst;
+        const unsigned char* src;
+        bool valid;
+    };
+    const unsigned char *w, *x;
+    size_t wbytes, xbytes;
+    unsigned char* stage; // the warp's STAGES stages
+    size_t sbytes;
+    std::vector<Rec>* rec;
+    Barrier* bar;
+    long checks = 0, syncs = 0;
+    std::vector<Copy> open;
+    std::deque<std::vector<Copy>> groups;
+
+    template <class... A>
+    void check(bool cond, const char* fmt, A... a)
+    {
+        checks++;
+        if (cond) return;
+        std::lock_guard<std::mutex> l(expect_mu);
+        if (failures < 20) {
+            printf("FAIL (staged lane): ");
+            printf(fmt, a...);
+            printf("\n");
+        }
+        failures++;
+    }
+    bool in(const unsigned char* p, const unsigned char* base, size_t bytes)
+    {
+        return p >= base && (size_t)(p - base) + 16 <= bytes && (size_t)(p - base) % 16 == 0;
+    }
+    __noinline__ uint4 ld_x(const unsigned char* p)
+    {
+        uint4 v = make_uint4(0, 0, 0, 0);
+        const bool ok = in(p, x, xbytes);
+        check(ok, "x load at byte %lld of %zu", (long long)(p - x), xbytes);
+        if (ok) memcpy(&v, p, 16);
+        return v;
+    }
+    uint4 ld_w(const unsigned char*)
+    {
+        check(false, "the staged loop loaded a weight directly");
+        return make_uint4(0, 0, 0, 0);
+    }
+    __noinline__ void mma(float (&)[4], int tile, const sw_u32 (&a)[4], const sw_u32 (&b)[2])
+    {
+        Rec r;
+        memcpy(r.a, a, sizeof r.a);
+        memcpy(r.b, b, sizeof r.b);
+        rec[tile].push_back(r);
+    }
+    __noinline__ void cp16(unsigned char* dst, const unsigned char* src, bool valid)
+    {
+        const bool d = in(dst, stage, sbytes), s = !valid || in(src, w, wbytes);
+        check(d, "cp.async to stage byte %lld of %zu", (long long)(dst - stage), sbytes);
+        check(s, "cp.async from weight byte %lld of %zu", (long long)(src - w), wbytes);
+        if (d && s) open.push_back(Copy{dst, src, valid});
+    }
+    __noinline__ void commit()
+    {
+        groups.push_back(std::move(open));
+        open.clear();
+    }
+    template <int N>
+    __noinline__ void wait()
+    {
+        static_assert(N >= 0, "cp.async.wait_group takes N >= 0");
+        while (groups.size() > (size_t)N) {
+            for (const Copy& c : groups.front())
+                if (c.valid) memcpy(c.dst, c.src, 16);
+                else memset(c.dst, 0, 16);
+            groups.pop_front();
+        }
+    }
+    void syncwarp() { bar->arrive(++syncs, "syncwarp"); }
+    __noinline__ uint4 lds(const unsigned char* p)
+    {
+        uint4 v = make_uint4(0, 0, 0, 0);
+        const bool ok = in(p, stage, sbytes);
+        check(ok, "shared load at stage byte %lld of %zu", (long long)(p - stage), sbytes);
+        if (ok) memcpy(&v, p, 16);
+        return v;
+    }
+};
+
+// Every warp and slice of the staged fused kernel over [2N, K] in one job:
+// each lane thread walks the warps (first output 8 NTILE w) and their KS
+// slices in order, one stage buffer per warp and slice as the kernel's
+// stage[wid]. The mmas are recorded, for the caller to run on the model.
+template <int NTILE>
+struct StagedWarp {
+    std::vector<Rec> rec[32][NTILE];
+};
+template <int NT, int NTILE, int CH, int KS, int S>
+static std::vector<StagedWarp<NTILE>> staged_run(LanePool& pool, const std::vector<unsigned short>& W,
+                                                 const std::vector<unsigned short>& X, sw_u32 n, sw_u32 k, sw_u32 warps)
+{
+    // SW_STAGE_BYTES * STAGES per warp, 16-byte aligned, poisoned with bf16 NaNs
+    const size_t sbytes = (size_t)SW_STAGE_BYTES(NTILE, CH) * S;
+    std::vector<uint4> sbuf(sbytes / 16 * warps * KS, make_uint4(~0u, ~0u, ~0u, ~0u));
+    std::vector<StagedWarp<NTILE>> out(warps * KS);
+    static StagedCx cxs[32];
+    for (int l = 0; l < 32; l++)
+        cxs[l] = StagedCx{(const unsigned char*)W.data(), (const unsigned char*)X.data(), W.size() * 2, X.size() * 2,
+                          nullptr, sbytes, nullptr, &pool.warp};
+    pool.run([&](int l) {
+        StagedCx& cx = cxs[l];
+        for (sw_u32 w = 0; w < warps; w++)
+            for (int s = 0; s < KS; s++) {
+                sw_u32 k0, kl;
+                sw_slice(k, KS, (sw_u32)s, k0, kl);
+                cx.stage = (unsigned char*)sbuf.data() + (w * KS + s) * sbytes;
+                cx.rec = out[w * KS + s].rec[l];
+                float acc[NTILE][4] = {}; // the mma is recorded: replay fills the caller's
+                sw_staged_dot<NT, NTILE, CH, S>(cx, (sw_u32)l, w * 8 * NTILE, n, cx.w + 2ull * k0, cx.x + 2ull * k0,
+                                                k, kl, acc, cx.stage);
+                // trailing empty groups may stay pending (harmless); a copy may not
+                size_t pending = cx.open.size();
+                for (const auto& grp : cx.groups) pending += grp.size();
+                cx.check(pending == 0, "lane %d ended with %zu copies not landed", l, pending);
+                cx.open.clear(), cx.groups.clear();
+                pool.warp.arrive(-1 - (long)(w * KS + s), "a warp's end"); // every lane made the same syncwarps
+            }
+    });
+    for (int l = 0; l < 32; l++) checks += cxs[l].checks;
+    return out;
 }
 
 // ------------------------------------------------------------ the reference
@@ -181,13 +426,17 @@ static bool within(double y, const Ref& R, sw_u32 n, int t, sw_u32 j, bool round
 // ------------------------------------------------------------ the cases
 
 // KS: the fused kernel's KSPLIT, slices of k summed in slice order as it does.
-template <int NT, int NTILE, int U, int KS = 1>
+// S: its STAGES, 0 the direct loop, >= 2 the staged one (U its CH), on pool.
+static LanePool* pool;
+template <int NT, int NTILE, int U, int KS = 1, int S = 0>
 static int fused_case(sw_u32 n, sw_u32 k, bool swap)
 {
     std::vector<unsigned short> W((size_t)2 * n * k), X((size_t)NT * k), Y((size_t)NT * n, 0xFFFF);
     for (auto& v : W) v = random_bf16();
     for (auto& v : X) v = random_bf16();
     const sw_u32 warps = (n + 8 * NTILE - 1) / (8 * NTILE);
+    std::vector<StagedWarp<NTILE>> staged;
+    if constexpr (S >= 2) staged = staged_run<NT, NTILE, U, KS, S>(*pool, W, X, n, k, warps);
     for (sw_u32 w = 0; w < warps; w++) {
         const sw_u32 n0 = w * 8 * NTILE;
         static sw_u64 ra[32][NTILE], rb[32][NTILE];
@@ -203,7 +452,11 @@ static int fused_case(sw_u32 n, sw_u32 k, bool swap)
             covered = k0 + kl;
             for (int lane = 0; lane < 32; lane++)
                 sw_fused_setup<NTILE>(lane, n0, n, k, ra[lane], rb[lane], s == 0 ? acc[lane] : part[lane]);
-            if (kl > 0) warp_dot<NT, NTILE, U>(W, X, k, ra, rb, s == 0 ? acc : part, swap, k0, kl);
+            if (S >= 2) // an empty slice too: the kernel runs it (no stage, wait_group 0)
+                replay<NTILE>(staged[w * KS + s].rec, 2 * U * ((kl + 32 * U - 1) / (32 * U)), s == 0 ? acc : part,
+                              swap, k, kl);
+            else if (kl > 0)
+                warp_dot<NT, NTILE, U>(W, X, k, ra, rb, s == 0 ? acc : part, swap, k0, kl);
             if (s > 0)
                 for (int lane = 0; lane < 32; lane++)
                     for (int j = 0; j < NTILE; j++)
@@ -219,9 +472,10 @@ static int fused_case(sw_u32 n, sw_u32 k, bool swap)
             double bound;
             const double y = bf(Y[(size_t)t * n + j]);
             if (!within(y, R, n, t, j, false, &bound)) {
-                if (!swap) EXPECT(false, "fused NT=%d TILES=%d U=%d n=%u k=%u: y[%d, %u] = %g, ref %g (bound %g)", NT,
-                                  NTILE, U, n, k, t, j, y, silu(R.r[(size_t)t * 2 * n + j]) * R.r[(size_t)t * 2 * n + n + j],
-                                  bound);
+                if (!swap)
+                    EXPECT(false, "fused NT=%d TILES=%d U=%d KS=%d S=%d n=%u k=%u: y[%d, %u] = %g, ref %g (bound %g)",
+                           NT, NTILE, U, KS, S, n, k, t, j, y,
+                           silu(R.r[(size_t)t * 2 * n + j]) * R.r[(size_t)t * 2 * n + n + j], bound);
                 bad++;
             }
         }
@@ -285,8 +539,34 @@ static void shapes()
         }
 }
 
+// The staged loop (TILES, UNROLL = its CH, KSPLIT, STAGES) at one token count.
+template <int NT, int NTILE, int CH, int KS, int S>
+static void staged_shapes()
+{
+    for (sw_u32 n : {1u, 5u, 37u, 130u})
+        for (sw_u32 k : {8u, 40u, 136u, 1000u, 1024u}) fused_case<NT, NTILE, CH, KS, S>(n, k, false);
+}
+template <int NT>
+static void staged_geometries()
+{
+    staged_shapes<NT, 1, 4, 4, 2>(), staged_shapes<NT, 1, 2, 4, 3>(), staged_shapes<NT, 1, 2, 8, 2>();
+    staged_shapes<NT, 1, 1, 1, 8>(), staged_shapes<NT, 2, 2, 3, 2>(), staged_shapes<NT, 1, 4, 2, 4>();
+}
+
 int main()
 {
+    LanePool lanes;
+    pool = &lanes;
+    // the staged loop, its lanes as threads: the shape rules' three
+    // geometries, UNROLL = 1 (unswizzled 64-byte rows), 2 tiles, deep pipelines
+    staged_geometries<1>(), staged_geometries<3>(), staged_geometries<8>();
+    // the other token counts, one geometry each (each instantiation costs
+    // the host compiler about 0.6 s, more than its run)
+    staged_shapes<2, 1, 4, 4, 2>(), staged_shapes<4, 1, 2, 4, 3>(), staged_shapes<5, 1, 2, 8, 2>();
+    staged_shapes<6, 2, 2, 3, 2>(), staged_shapes<7, 1, 1, 1, 8>();
+    const int sbad = fused_case<8, 1, 2, 4, 3>(37, 1024, true);
+    EXPECT(sbad > 37 * 8 / 2, "staged: the swapped model left only %d of %d outputs outside the bound", sbad, 37 * 8);
+
     // the default geometry (TILES 1, UNROLL 8) at every token count
     shapes<1, 1, 8>(), shapes<2, 1, 8>(), shapes<3, 1, 8>(), shapes<4, 1, 8>();
     shapes<5, 1, 8>(), shapes<6, 1, 8>(), shapes<7, 1, 8>(), shapes<8, 1, 8>();
