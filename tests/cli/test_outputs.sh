@@ -25,10 +25,13 @@ echo previous > "$tmp/r.jsonl"; echo previous > "$tmp/r.csv"
 "$G" --backend vulkan $ex --sizes 16K,16K,16K,16K,16K,16K,16K,16K --iters 40 --rounds 2 \
   --json "$tmp/r.jsonl" --csv "$tmp/r.csv" >"$tmp/o2" 2>"$tmp/e2" &
 pid=$!
-for _ in $(seq 1 600); do
+# up to 5 minutes: on a loaded 2-core machine the first cell took over the
+# 60 s this loop used to allow, and the run was interrupted before any cell
+for _ in $(seq 1 3000); do
   grep -q '"type":"cell"' "$tmp/r.jsonl.partial" 2>/dev/null && break
   sleep 0.1
 done
+check "a finished cell reached the .partial file before the interrupt" "grep -q '\"type\":\"cell\"' \"$tmp/r.jsonl.partial\""
 check "the old file is untouched while the run goes on" '[[ $(cat "$tmp/r.jsonl") == previous ]]'
 kill -INT $pid
 wait $pid; rc=$?
