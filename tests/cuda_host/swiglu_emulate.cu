@@ -288,14 +288,16 @@ struct StagedCx {
     {
         return p >= base && (size_t)(p - base) + 16 <= bytes && (size_t)(p - base) % 16 == 0;
     }
-    __noinline__ uint4 ld_x(const unsigned char* p)
+    // A 16-byte load from [base, base + bytes), checked (zeros when outside).
+    uint4 load16(const unsigned char* p, const unsigned char* base, size_t bytes, const char* what)
     {
         uint4 v = make_uint4(0, 0, 0, 0);
-        const bool ok = in(p, x, xbytes);
-        check(ok, "x load at byte %lld of %zu", (long long)(p - x), xbytes);
+        const bool ok = in(p, base, bytes);
+        check(ok, "%s at byte %lld of %zu", what, (long long)(p - base), bytes);
         if (ok) memcpy(&v, p, 16);
         return v;
     }
+    __noinline__ uint4 ld_x(const unsigned char* p) { return load16(p, x, xbytes, "x load"); }
     uint4 ld_w(const unsigned char*)
     {
         check(false, "the staged loop loaded a weight directly");
@@ -332,14 +334,7 @@ struct StagedCx {
         }
     }
     void syncwarp() { bar->arrive(++syncs, "syncwarp"); }
-    __noinline__ uint4 lds(const unsigned char* p)
-    {
-        uint4 v = make_uint4(0, 0, 0, 0);
-        const bool ok = in(p, stage, sbytes);
-        check(ok, "shared load at stage byte %lld of %zu", (long long)(p - stage), sbytes);
-        if (ok) memcpy(&v, p, 16);
-        return v;
-    }
+    __noinline__ uint4 lds(const unsigned char* p) { return load16(p, stage, sbytes, "shared load of the stage"); }
 };
 
 // Every warp and slice of the staged fused kernel over [2N, K] in one job:
