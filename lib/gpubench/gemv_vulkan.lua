@@ -75,9 +75,9 @@ local IDOT_XB_STEP = 32
 -- quantization is paid once per workgroup). At most idot_per_sm(fmt, m)
 -- workgroups per SM, or IDOT_GRID_UNKNOWN in all where the device does not
 -- report its SMs; then evened out so that every workgroup takes the same
--- number of tiles. 2 per SM was the fastest cap of 1, 2, 4 and 8 in both
--- orders on the H200 (docs/kernels/vulkan-gemv.md, "Integer path"), except
--- q8_0 from 65536 rows, where 8 was.
+-- number of tiles. 2 per SM was the fastest of 2, 4 and 8 per SM and one
+-- workgroup per tile, in both orders (docs/kernels/vulkan-gemv.md, "Integer
+-- path"), except q8_0 from 65536 rows, where 8 was.
 local function idot_per_sm(fmt, m)
   if fmt == "q8_0" and (m or 0) >= 65536 then return 8 end
   return 2
@@ -122,7 +122,7 @@ local function idot_entry(fmt, mode, t, nr, xb, cap)
   e.max_k = 32 * xb
   e.shared_bytes = idot_shared(fmt, mode, xb, nr)
   -- x is rounded to int16 per 32-block: the oracle check widens its bound by
-  -- that rounding (tests/lua/gemv_check.lua).
+  -- that rounding (gemv_bench.x_rounding_term).
   e.x_rounding = 32
   return e
 end
