@@ -207,12 +207,16 @@ function gemv.spec_for(dev, fmt, m, k, tokens)
   if type(dev) ~= "table" and type(dev) ~= "userdata" then
     error(("gemv.spec_for: dev must be a device or a table of its fields, got %s"):format(type(dev)), 2)
   end
+  return gemv.device_spec(dev, fmt, m, k, tokens) or gemv.spec(dev.backend, fmt, m, k, tokens)
+end
+
+-- device_spec(dev, fmt, m, k, tokens) -> the spec the backend's for_device
+-- picks for this device and shape, or nil where its rule picks none (or the
+-- backend has no such rule): the part of spec_for that depends on the device.
+function gemv.device_spec(dev, fmt, m, k, tokens)
   local ok, specs = pcall(require, "gpubench.gemv_" .. tostring(dev.backend))
-  if ok and specs.for_device then
-    local s = specs.for_device(dev, fmt, m, k, tokens)
-    if s then return s end
-  end
-  return gemv.spec(dev.backend, fmt, m, k, tokens)
+  if not (ok and specs.for_device) then return nil end
+  return specs.for_device(dev, fmt, m, k, tokens)
 end
 
 -- shape_variant(backend, fmt, m, k) -> "NAME=v,..." (sorted) when the shape

@@ -45,6 +45,16 @@ function gemv_bench.x_rounding_term(fmt, w, m, k, xstr, B, tol)
   return term
 end
 
+-- rounded_bound(fmt, w, m, k, xstr, absdot, B) -> absdot itself where B is
+-- nil (a float kernel), else a new table: absdot plus x_rounding_term for a
+-- kernel with spec.x_rounding = B, at the check's TOL.
+function gemv_bench.rounded_bound(fmt, w, m, k, xstr, absdot, B)
+  if not B then return absdot end
+  local term, bound = gemv_bench.x_rounding_term(fmt, w, m, k, xstr, B, gemv_bench.TOL), {}
+  for i = 1, m do bound[i] = absdot[i] + term[i] end
+  return bound
+end
+
 -- check(fmt, weights, m, k, xs, ys, tokens, refs, x_rounding) -> {ok,
 -- worst_row, worst_rel, failures, worst_token}: ys (tokens * m f32,
 -- token-major) against the FP64 oracle on each token's row of xs (tokens * k
@@ -73,12 +83,8 @@ function gemv_bench.check(fmt, weights, m, k, xs, ys, tokens, refs, x_rounding)
       r = { ref.gemv(fmt, weights, m, k, xt) }
       if refs then refs[t + 1] = r end
     end
-    local y, absdot = r[1], r[2]
-    if x_rounding then -- a copy: refs keeps the float kernels' bound
-      local term, bound = gemv_bench.x_rounding_term(fmt, weights, m, k, xt, x_rounding, gemv_bench.TOL), {}
-      for i = 1, m do bound[i] = absdot[i] + term[i] end
-      absdot = bound
-    end
+    -- a copy where x is rounded: refs keeps the float kernels' bound
+    local y, absdot = r[1], gemv_bench.rounded_bound(fmt, weights, m, k, xt, r[2], x_rounding)
     local ok, worst_row, worst_rel, failures = ref.check_rows(yt, y, absdot, gemv_bench.TOL)
     c.ok = c.ok and ok
     c.failures = c.failures + failures
@@ -271,16 +277,12 @@ end
 -- kernels where the device has the feature), naming its defines.
 function gemv_bench.device_notes(dev, list, tokens)
   local notes = {}
-  local ok, specs = pcall(require, "gpubench.gemv_" .. tostring(dev.backend))
-  if not (ok and specs.for_device) then return notes end
+  local format_defines = require("gpubench.options").format_defines
   for _, c in ipairs(list) do
-    local used = specs.for_device(dev, c.fmt, c.m, c.k, tokens)
+    local used = gemv.device_spec(dev, c.fmt, c.m, c.k, tokens)
     if used then
-      local d = {}
-      for name, v in pairs(used.defines or {}) do d[#d + 1] = name .. "=" .. tostring(v) end
-      table.sort(d)
       notes[#notes + 1] = ("* %s: the kernel with %s, which this device's features select (gemv_%s.for_device)%s")
-        :format(c.label, table.concat(d, ","), dev.backend,
+        :format(c.label, format_defines(used.defines or {}), dev.backend,
           used.x_rounding and (", x rounded to int16 per %d values"):format(used.x_rounding) or "")
     end
   end

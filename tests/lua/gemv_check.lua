@@ -8,7 +8,8 @@
 local gemv = require "gpubench.gemv"
 
 return function(t)
-  local gc = { TOL = 1e-4 }
+  local gb = require "gpubench.gemv_bench"
+  local gc = { TOL = gb.TOL } -- the experiments' criterion
 
   -- Cached kernels would otherwise outlive the test and fail the harness's leak check.
   function gc.releasing(dev, fn)
@@ -48,10 +49,7 @@ return function(t)
     local used = spec or gemv.spec_for(dev, fmt, m, k, rows)
     for r = 1, rows do
       local yref, absdot = ref.gemv(fmt, w, m, k, xr[r])
-      if used.x_rounding then
-        local term = gc.x_rounding_term(fmt, w, m, k, xr[r], used.x_rounding, gc.TOL)
-        for i = 1, m do absdot[i] = absdot[i] + term[i] end
-      end
+      absdot = gb.rounded_bound(fmt, w, m, k, xr[r], absdot, used.x_rounding)
       local ok, worst_row, worst_rel, failures = ref.check_rows(ys:sub(4 * m * (r - 1) + 1, 4 * m * r), yref, absdot, gc.TOL)
       t.truthy(ok, ("%s m=%d k=%d T=%d %s x row %d: %d rows off, worst row %d (|dy| / sum|w x| = %.3g, y=%.9g ref=%.9g)")
         :format(fmt, m, k, rows, spec and "variant" or "default", r, failures, worst_row, worst_rel,
@@ -61,7 +59,7 @@ return function(t)
   end
 
   -- Per row, the x-rounding part of an integer kernel's bound (gemv_bench.x_rounding_term).
-  gc.x_rounding_term = require("gpubench.gemv_bench").x_rounding_term
+  gc.x_rounding_term = gb.x_rounding_term
 
   -- One row of x given as an f32 string (k values), random valid weights from
   -- seed, through gemv.run with spec (nil: the kernel gemv.run picks for dev),
@@ -75,10 +73,7 @@ return function(t)
     local y, ys = gemv.run(dev, fmt, w, m, k, xs, spec)
     t.eq(#y, m, fmt .. " result count")
     local yref, absdot = ref.gemv(fmt, w, m, k, xs)
-    if used.x_rounding then
-      local term = gc.x_rounding_term(fmt, w, m, k, xs, used.x_rounding, gc.TOL)
-      for i = 1, m do absdot[i] = absdot[i] + term[i] end
-    end
+    absdot = gb.rounded_bound(fmt, w, m, k, xs, absdot, used.x_rounding)
     local ok, worst_row, worst_rel, failures = ref.check_rows(ys, yref, absdot, gc.TOL)
     t.truthy(ok, ("%s m=%d k=%d %s (%s): %d rows off, worst row %d (|dy| / bound = %.3g, y=%.9g ref=%.9g)")
       :format(fmt, m, k, what or "given x", used.x_rounding and "integer kernel" or "float kernel", failures,
