@@ -57,6 +57,9 @@ local opts, meta = options.parse({
       help = "Variants to time, in table order." },
     { "iters", type = "int", default = 100, env = "ITERS", max = options.MAX_ITERS,
       help = "Steps n at the first timing point (the second runs 2n)." },
+    { "point_ms", type = "float", min = 0, default = 5,
+      help = "Fewer steps than --iters where that many would take longer than this many ms per timing point "
+        .. "(one step timed first; 0: always --iters). The n of each row is in its iters field." },
     { "read_gbs", type = "float", help = "Read ceiling in GB/s (default: measured once, cached)." },
     { "list", type = "flag", help = "Print the cells with their pairs, dispatches, experts and bytes and exit "
       .. "(no device work; the dispatches of --backend, or of each backend when it is not given)." },
@@ -141,7 +144,8 @@ if opts.grouped_geometry then
   end
   specs, grouped_defines = setmetatable({ grouped = v }, { __index = S }), v.defines
 end
-local timing_opts = { method = opts.method, flush = opts.flush, rule = options.rule_of(opts, meta) }
+local timing_opts = { method = opts.method, flush = opts.flush, rule = options.rule_of(opts, meta),
+                      point_ms = opts.point_ms > 0 and opts.point_ms or nil }
 local fixture <close> = mb.fixture(dev, { l2_bytes = dev.l2_bytes, copies = function(c)
   return cold_method and 1 or mb.copies(c.unique_bytes, dev.l2_bytes)
 end })
@@ -213,7 +217,7 @@ for _, r in ipairs(peers) do sink:add(r) end
 
 sink:note(ceilings.note(ceil, nil, nil, "spec"))
 sink:note(bench.describe { iters = opts.iters, rotate = opts.regime ~= "l2", method = opts.method, flush = opts.flush,
-                           rule = timing_opts.rule })
+                           rule = timing_opts.rule, point_ms = timing_opts.point_ms })
 if cold_method and opts.regime ~= "cold" then sink:note("* l2 cells: the same timing without the flush") end
 sink:note("* a step is one call: every dispatch of the variant for m tokens (disp); grouped's blocks find their "
   .. "expert's pairs in ids themselves, inside its one dispatch")

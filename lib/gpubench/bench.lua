@@ -35,6 +35,7 @@ bench.policy = {
   graph = true,     -- submit through a graph / pre-recorded command buffer
   clock = "device", -- "device" timestamps or "host" wall clock around each submission
   min_ratio = 1.2,  -- t(2n) < min_ratio t(n) is "noise"
+  point_ms = nil,   -- when set, n is lowered so that a point's n calls take about this many ms (Cell:calls)
 }
 
 local function option(opts, name)
@@ -131,10 +132,32 @@ local function per_call_fn(r, per_call)
   return function(calls) return run(calls * per_call) end
 end
 
+-- probe_ms(opts) -> ms of one call: one call per set, timed on a runner of
+-- its own (making the batch ran them once, untimed), over the set count;
+-- once per cell, then kept.
+function Cell:probe_ms(opts)
+  if not self.probed then
+    local r = timing.runner(self.dev, self.launches, { clock = option(opts, "clock"), graph = option(opts, "graph") })
+    local ok, ms = pcall(function() return per_call_fn(r, self.per_call)(self.copies) / self.copies end)
+    r:close()
+    if not ok then error(ms, 0) end
+    self.probed = ms
+  end
+  return self.probed
+end
+
 -- The calls a timing at `iters` performs: at least one per set, since every
 -- submission starts at the first set and fewer calls would rotate through
--- only some of them (perhaps inside L2).
-function Cell:calls(iters)
+-- only some of them (perhaps inside L2). With opts.point_ms, fewer than
+-- iters where iters calls would take longer than that (one call timed by
+-- probe_ms): a slow cell's points still last point_ms, far above the
+-- timestamps' resolution, without spending iters of its calls on each.
+function Cell:calls(iters, opts)
+  local point_ms = option(opts or {}, "point_ms")
+  if point_ms then
+    local one = self:probe_ms(opts)
+    if one > 0 and iters * one > point_ms then iters = math.max(1, math.ceil(point_ms / one)) end
+  end
   return math.max(iters, self.copies)
 end
 
@@ -148,7 +171,7 @@ end
 function Cell:time(iters, opts)
   opts = opts or {}
   if self.closed then error("bench: cell used after close", 2) end
-  local n = self:calls(iters)
+  local n = self:calls(iters, opts)
   local count = option(opts, "runners")
   local reps = option(opts, "repeats")
   local launches, per_call = self.launches, self.per_call
@@ -196,7 +219,7 @@ function Cell:arm(iters, opts)
   opts = opts or {}
   if self.closed then error("bench: cell used after close", 2) end
   if opts.method == "cold" then return self:arm_cold() end
-  local n = self:calls(iters)
+  local n = self:calls(iters, opts)
   local count = option(opts, "runners")
   local key = runner_key(n, count, opts)
   if self.armed and self.armed.key == key then return end
@@ -343,7 +366,10 @@ function bench.describe(opts)
   opts = opts or {}
   local parts = {}
   parts[#parts + 1] = ("time per call = (t(2n) - t(n)) / n%s"):format(
-    opts.iters and (" with n = %d%s"):format(opts.iters, opts.rotate and " (at least the cell's copy count)" or "") or "")
+    opts.iters and (" with n = %d%s%s"):format(opts.iters, option(opts, "point_ms")
+      and (", fewer where n calls would take over %g ms (one call timed first; each row's iters is its n)")
+        :format(option(opts, "point_ms")) or "",
+      opts.rotate and " (at least the cell's copy count)" or "") or "")
   parts[#parts + 1] = ("%s clock, one %s submission per point"):format(option(opts, "clock"),
     option(opts, "graph") and "graph-replay" or "stream")
   if opts.method == "cold" then

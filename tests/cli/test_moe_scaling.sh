@@ -98,6 +98,13 @@ check "JSON: 8 cells, every one checked below 1e-4, batched bit-exact" \
              if c.variant == \"batched\" then assert(c.bit_exact == true); b = b + 1 end end end
            assert(n == 8 and b == 2)"'
 check "CSV: header + 8 rows" '[[ $(grep -vc "^#" "$tmp/m.csv") -eq 9 ]]'
+# --point-ms: a step of several ms on lavapipe is timed at n = 1, not --iters 50, and the footnote says so
+out=$("$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --variants batched --point-ms 1 --iters 50 \
+        --rounds 1 --json "$tmp/p.jsonl" 2>&1); rc=$?
+check "--point-ms lowers n for a slow step and says so (rc=$rc)" \
+  '[[ $rc -eq 0 ]] && grep -q "with n = 50, fewer where n calls would take over 1 ms" <<<"$out" &&
+   "$G" -e "for _, c in ipairs(require(\"gpubench.report\").read_jsonl(\"$tmp/p.jsonl\")) do
+              if c.type == \"cell\" then assert(c.iters >= 1 and c.iters < 50 and c.us_step > 0, c.iters) end end"'
 if ((${#plot[@]})); then
   check "the plot of us per step against m" '[[ -s "$tmp/moe.svg" ]] && grep -q "grouped l2" "$tmp/moe.svg" && grep -q "fused_gate_up l2" "$tmp/moe.svg"'
 fi

@@ -128,6 +128,34 @@ t.test("arm: batches made up front, reused by time, re-armed for another count, 
   t.errors(function() cell:time(4) end, "used after close", true)
 end)
 
+t.test("point_ms: n lowered to fill about point_ms per point, one call probed once, never below the copies", function()
+  local dev = fake_device()
+  local cell <close> = bench.cell(dev, { launches = { launch "gate", launch "up", launch "silu" } })
+  -- the probe: two single-call submissions of 3 launches, the second timed: SUBMIT_MS + 3 LAUNCH_MS
+  local one = SUBMIT_MS + 3 * LAUNCH_MS
+  local opts = { point_ms = 30, settle_ms = 0 }
+  t.eq(cell:calls(100, opts), math.ceil(30 / one))
+  t.eq(dev.log.submitted, { 3, 3 }, "the probe: one call, twice")
+  t.eq(cell.probed, one)
+  cell:arm(100, opts)
+  local made = #dev.log.batches
+  local d, n = cell:time(100, opts)
+  t.eq(n, 8)
+  t.eq(#dev.log.batches, made, "time reused the batches armed at the lowered n")
+  t.near(d.ms, 3 * LAUNCH_MS, 1e-12)
+  t.eq(d.t_n, SUBMIT_MS + 8 * 3 * LAUNCH_MS)
+  t.eq(cell:calls(4, opts), 4, "iters calls within point_ms: unchanged")
+  t.eq(cell:calls(100, {}), 100, "no point_ms: iters")
+  t.eq(#dev.log.submitted, 2 + 2 * bench.policy.runners + 1 + 2 * bench.policy.runners * bench.policy.repeats,
+    "probed once: the probe, the batches' first submissions, one settle run, the timings")
+  -- a rotation: the probe runs one call per set (a runner refuses fewer) and divides
+  local rdev = fake_device()
+  local rot <close> = bench.cell(rdev, { sets = { { launch "a" }, { launch "b" }, { launch "c" } } })
+  t.eq(rot:calls(100, { point_ms = 1e-3 }), 3, "at least one call per set")
+  t.eq(rdev.log.submitted, { 3, 3 })
+  t.eq(rot.probed, (SUBMIT_MS + 3 * LAUNCH_MS) / 3)
+end)
+
 t.test("buffers given to a cell are freed by close, once", function()
   local freed = 0
   local buf = { free = function() freed = freed + 1 end }
@@ -154,6 +182,8 @@ t.test("describe: the footnote names the policy in effect", function()
   t.truthy(other:find("fastest of 2 runners", 1, true), other)
   t.truthy(other:find("stream submission", 1, true), other)
   t.truthy(other:find("at least the cell's copy count", 1, true), other)
+  local capped = bench.describe { iters = 100, point_ms = 5 }
+  t.truthy(capped:find("n = 100, fewer where n calls would take over 5 ms", 1, true), capped)
 end)
 
 -- cells.table: prepared once, armed per scale before the rounds, closed at the end.
