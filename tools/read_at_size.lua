@@ -8,7 +8,12 @@
 -- are a negligible part of its time; a 14336 x 5120 q4_0 GEMV reads 41 MB in
 -- about 14 us. This says what fraction of the ceiling a read of that size can
 -- reach at all, launched back to back as the GEMV cells are.
+--
+-- COLD=1: instead, one call per sample after a clean L2 flush (bench's cold
+-- method, the median of 20 samples), as linear_suite times its points: what
+-- a single cold read of that size reaches, start and tail included.
 local gpu = require "gpu"
+local bench = require "gpubench.bench"
 local ceilings = require "gpubench.ceilings"
 local kernels = require "gpubench.kernels"
 local timing = require "gpubench.timing"
@@ -21,6 +26,7 @@ if #sizes == 0 then sizes = { 10, 20, 41, 80, 160, 1024 } end
 local l2 = dev.l2_bytes > 0 and dev.l2_bytes or tonumber(os.getenv("L2_BYTES") or "")
   or error("the device reports no L2 size: set L2_BYTES", 0)
 local ceil = ceilings.get(dev)
+local COLD = os.getenv("COLD") == "1"
 local k = kernels.load(dev, "read")
 local block, grid = 256, kernels.grid(dev)
 local out <close> = dev:buffer(grid * block * 4)
@@ -28,17 +34,23 @@ out:fill("\0")
 print(("%8s %7s %10s %9s %7s  (of the %.0f GB/s read ceiling)"):format("MB", "copies", "us", "GB/s", "% read", ceil.read_gbs))
 for _, mb in ipairs(sizes) do
   local bytes = math.floor(mb * 1e6) // 16 * 16
-  local copies = bytes >= 4 * l2 and 1 or timing.rotation(bytes, l2)
+  local copies = (COLD or bytes >= 4 * l2) and 1 or timing.rotation(bytes, l2)
   local bufs, launches = {}, {}
   for i = 1, copies do
     bufs[i] = dev:buffer(bytes)
     bufs[i]:fill("\0")
     launches[i] = { k, grid, block, bufs[i], out, bytes // 16, 0xA5A5A5A5 }
   end
-  local n = math.max(copies, bytes >= 256e6 and 8 or 200)
-  local r <close> = timing.runner(dev, launches, { graph = true })
-  dev:flush_l2()
-  local d = timing.two_point_median(r:fn(), n, 3, { warmup = n })
+  local d
+  if COLD then
+    local cell <close> = bench.cell(dev, { launches = launches })
+    d = { ms = cell:cold { rule = { samples = 20 } }.ms }
+  else
+    local n = math.max(copies, bytes >= 256e6 and 8 or 200)
+    local r <close> = timing.runner(dev, launches, { graph = true })
+    dev:flush_l2()
+    d = timing.two_point_median(r:fn(), n, 3, { warmup = n })
+  end
   local gbs = d.ms and ceilings.gbs(bytes, d.ms)
   print(("%8.1f %7d %10s %9s %7s"):format(mb, copies, d.ms and ("%.2f"):format(d.ms * 1e3) or "noise",
     gbs and ("%.0f"):format(gbs) or "-", gbs and ("%.1f"):format(ceilings.pct(gbs, ceil.read_gbs)) or "-"))
