@@ -1,4 +1,4 @@
-// gemv_idot.glsl: the integer-dot-product path of the q8_0 and q4_0 GEMV kernels
+// gemv_idot.glsl: the integer-dot-product path of the q8_0, q4_0 and q4_k GEMV kernels
 // (-DGEMV_IDOT=1 or 2, the two x layouts below; docs/kernels/vulkan-gemv.md, "Integer path").
 //
 // x is quantized once per workgroup into shared memory, per block of 32 values, to int16:
@@ -10,11 +10,17 @@
 // per tile. int8 x would be one dot per word but its rounding (1/254 of a block's amax)
 // is far outside the GEMV oracle's bound; int16's is 1/65534.
 //
-// Shared memory: GEMV_XB blocks of x (16 words of bytes, the scale, and for q4_0 the
-// block's sum of xq), on top of gemv_common's reduction array. gemv_vulkan.lua sizes
-// GEMV_XB from k and refuses a k past it; the quantizer also clamps its stores to it.
+// Shared memory: GEMV_XB blocks of x per token (16 words of bytes, the scale, and for
+// q4_0/q4_k the block's sum of xq), on top of gemv_common's reduction array. gemv_vulkan.lua
+// sizes GEMV_XB from k; the quantizer also clamps its stores to it. A kernel whose x does
+// not fit (q4_k only: k > 32 * GEMV_XB) quantizes it in slices of GEMV_XB blocks
+// (gemv_idot_quantize's b0), once per row tile and slice.
 // Needs subgroups of at least 8 invocations (the amax of a block is a shuffle over the 8
 // lanes that load it); gemv_vulkan.lua only selects this path on such devices.
+//
+// Options a kernel defines before including: GEMV_IDOT_SUM (store each block's sum of xq),
+// GEMV_IDOT_SEG (layout 2's segment), GEMV_IDOT_TOKENS (its main loop takes GEMV_TOKENS
+// rows of x; q8_0/q4_0 compute one), GEMV_IDOT_PAIRS (it reads blocks in pairs 2i, 2i+1).
 #ifndef GEMV_IDOT_GLSL
 #define GEMV_IDOT_GLSL
 
@@ -29,8 +35,11 @@
 #if GEMV_IDOT == 2 && !defined(GEMV_IDOT_SEG)
 #error "GEMV_IDOT=2 needs the kernel's GEMV_IDOT_SEG (x elements per run of weight words)"
 #endif
-#if GEMV_TOKENS != 1
+#if GEMV_TOKENS != 1 && !defined(GEMV_IDOT_TOKENS)
 #error "the integer path computes one token: GEMV_TOKENS must be 1 with GEMV_IDOT"
+#endif
+#if defined(GEMV_IDOT_PAIRS) && (GEMV_XB % 2) != 0
+#error "GEMV_IDOT_PAIRS needs an even GEMV_XB"
 #endif
 
 // SPV_KHR_integer_dot_product on packed 4x8-bit operands (last argument 0:
@@ -61,25 +70,44 @@ int idot_su(uint a, uint b, spirv_literal int fmt);  // a signed, b unsigned
 #else
 #define GEMV_XW 8
 #endif
-// Word j of block b at [j * GEMV_XB + b]: consecutive lanes take consecutive blocks, so
-// their loads hit consecutive banks.
-shared uint gx_h[GEMV_XW * GEMV_XB]; // high bytes of xq, signed
-shared uint gx_l[GEMV_XW * GEMV_XB]; // low bytes of xq, unsigned
-shared float gx_s[GEMV_XB];    // s_b
+// Token t's block at position p of the slice: word j at gemv_idot_word(j, t, p), its scale
+// and sum at gemv_idot_blk(t, p). Consecutive positions are consecutive words, so lanes that
+// take consecutive blocks hit consecutive banks; with one token word j of block p is at
+// j * GEMV_XB + p, which the q8_0/q4_0 kernels index directly.
+uint gemv_idot_word(uint j, uint t, uint p) {
+    return (j * uint(GEMV_TOKENS) + t) * uint(GEMV_XB) + p;
+}
+uint gemv_idot_blk(uint t, uint p) {
+    return t * uint(GEMV_XB) + p;
+}
+// The position of the slice's block sl. A kernel that reads blocks in pairs (q4_k: sub-blocks
+// 2c and 2c+1 of one chunk) keeps the even blocks in the first half and the odd ones in the
+// second, so a lane's two blocks are not two words apart (a 2-way bank conflict between
+// lanes i and i + 16 when 32 lanes read).
+#ifdef GEMV_IDOT_PAIRS
+#define GEMV_IDOT_POS(sl) (((sl) >> 1u) + ((sl) & 1u) * uint(GEMV_XB / 2))
+#else
+#define GEMV_IDOT_POS(sl) (sl)
+#endif
+shared uint gx_h[GEMV_XW * GEMV_XB * GEMV_TOKENS]; // high bytes of xq, signed
+shared uint gx_l[GEMV_XW * GEMV_XB * GEMV_TOKENS]; // low bytes of xq, unsigned
+shared float gx_s[GEMV_XB * GEMV_TOKENS];    // s_b
 #ifdef GEMV_IDOT_SUM
-shared int gx_sum[GEMV_XB];    // sum of the block's xq (q4_0's -8 offset)
+shared int gx_sum[GEMV_XB * GEMV_TOKENS];    // sum of the block's xq (q4_0's -8 offset, q4_k's mins)
 #endif
 
-// Quantizes x (k values) into the shared planes: 8 invocations per block, one vec4 each,
-// 32 blocks per pass of the workgroup. Every invocation runs the same number of passes
-// (the shuffles need the 8 lanes of a block active together); ends with a barrier.
-void gemv_idot_quantize(uint tid) {
-    uint nb = min(P.k >> 5u, uint(GEMV_XB));
+// Quantizes blocks b0 .. b0 + GEMV_XB - 1 of token t's row of x (fewer at the row's end;
+// b0 even) into the shared planes: 8 invocations per block, one vec4 each, 32 blocks per
+// pass of the workgroup. Every invocation runs the same number of passes (the shuffles need
+// the 8 lanes of a block active together).
+void gemv_idot_quantize_token(uint tid, uint b0, int t) {
+    uint nb = min((P.k >> 5u) - b0, uint(GEMV_XB));
     uint j = tid & 7u;
     for (uint pass = 0u; pass < nb; pass += uint(GEMV_WG / 8)) {
-        uint b = pass + (tid >> 3u);
-        bool live = b < nb;
-        vec4 v = live ? X[8u * b + j] : vec4(0.0);
+        uint sl = pass + (tid >> 3u); // the block's place in the slice
+        uint b = b0 + sl;             // and in the row
+        bool live = sl < nb;
+        vec4 v = live ? X[gemv_xrow(t) + 8u * b + j] : vec4(0.0);
         vec4 a = abs(v);
         float amax = max(max(a.x, a.y), max(a.z, a.w));
         amax = max(amax, subgroupShuffleXor(amax, 1u));
@@ -98,6 +126,7 @@ void gemv_idot_quantize(uint tid) {
         sum += subgroupShuffleXor(sum, 2u);
         sum += subgroupShuffleXor(sum, 4u);
 #endif
+        uint p = GEMV_IDOT_POS(sl);
 #if GEMV_IDOT == 2
         // Invocation j holds elements 4j .. 4j+3: position c in its segment of
         // GEMV_IDOT_SEG / 4 invocations, the segment's words starting at word0.
@@ -110,26 +139,38 @@ void gemv_idot_quantize(uint tid) {
         uint l0 = shifted ? (c > 0u ? pl >> 16u : 0u) | (l << 16u) : l;
         uint h1 = shifted ? h >> 16u : 0u, l1 = shifted ? l >> 16u : 0u; // the run's last word
         if (live) {
-            gx_h[(word0 + c) * uint(GEMV_XB) + b] = h0;
-            gx_l[(word0 + c) * uint(GEMV_XB) + b] = l0;
+            gx_h[gemv_idot_word(word0 + c, uint(t), p)] = h0;
+            gx_l[gemv_idot_word(word0 + c, uint(t), p)] = l0;
             if (c == per - 1u) {
-                gx_h[(word0 + per) * uint(GEMV_XB) + b] = h1;
-                gx_l[(word0 + per) * uint(GEMV_XB) + b] = l1;
+                gx_h[gemv_idot_word(word0 + per, uint(t), p)] = h1;
+                gx_l[gemv_idot_word(word0 + per, uint(t), p)] = l1;
             }
 #else
         if (live) {
-            gx_h[j * uint(GEMV_XB) + b] = h;
-            gx_l[j * uint(GEMV_XB) + b] = l;
+            gx_h[gemv_idot_word(j, uint(t), p)] = h;
+            gx_l[gemv_idot_word(j, uint(t), p)] = l;
 #endif
             if (j == 0u) {
-                gx_s[b] = amax * (1.0 / 32767.0);
+                gx_s[gemv_idot_blk(uint(t), p)] = amax * (1.0 / 32767.0);
 #ifdef GEMV_IDOT_SUM
-                gx_sum[b] = sum;
+                gx_sum[gemv_idot_blk(uint(t), p)] = sum;
 #endif
             }
         }
     }
+}
+
+// The slice at block b0 of every token, then a barrier. Token 0 outside the loop, so that
+// with one token the code is the single-token quantizer's.
+void gemv_idot_quantize(uint tid, uint b0) {
+    gemv_idot_quantize_token(tid, b0, 0);
+    for (int t = 1; t < GEMV_TOKENS; t++) gemv_idot_quantize_token(tid, b0, t);
     barrier();
+}
+
+// All of x (k values, at most GEMV_XB blocks) of one token: the q8_0/q4_0 kernels' call.
+void gemv_idot_quantize(uint tid) {
+    gemv_idot_quantize(tid, 0u);
 }
 
 // Row tiles of GEMV_ROWS rows; workgroup w takes tiles w, w + groups, ... (the grid,

@@ -16,7 +16,7 @@
 --   k:launch(grid, block, ...)                        -- or dev:record(n, k, grid, block, ...)
 --   local y, ystr = gemv.run(dev, "q4_k", weight_bytes, m, k, x)
 --   gemv.spec("vulkan", "q4_k", 4)                    --> the 4-token kernel
---   gemv.spec_for(dev, "q8_0", m, k)                  --> what a launch on dev uses (Vulkan integer q8_0/q4_0)
+--   gemv.spec_for(dev, "q8_0", m, k)                  --> what a launch on dev uses (Vulkan integer q8_0/q4_0/q4_k)
 --   local y4 = gemv.run(dev, "q4_k", weight_bytes, m, k, x4, 4) -- x4: 4*k values
 --
 -- tokens is an optional trailing argument (nil: 1, today's kernels). Where

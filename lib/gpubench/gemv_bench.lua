@@ -30,7 +30,14 @@ gemv_bench.TOL = 1e-4
 -- fp32 quotient x_i / s_b (its error is at most 32767 * a few ulp, about 0.01
 -- of a unit). Computed as the FP64 oracle's sum |w e| for e_i = s_b(i)
 -- (1/2 + 2^-6) >= 0, divided by tol so that it adds to absdot in
--- ref.check_rows. docs/kernels/vulkan-gemv.md, "Integer path".
+-- ref.check_rows. It bounds every kernel that computes sum_i w_i s_b xq_i
+-- with w_i the whole dequantized weight: q8_0 (d q), q4_0 (d (q - 8), the -8
+-- through the block's sum of xq) and q4_k (d sc q - dmin m per sub-block, a
+-- 32-block of x): q4_k's kernel takes dmin m times the quantized sum s_b sum
+-- xq, not x's float sum, so the min meets the same rounded x and the term is
+-- this one (with the float sum it would be sum_i |d sc q_i| e_i, larger
+-- where the min cancels the scale term). docs/kernels/vulkan-gemv.md,
+-- "Integer path".
 function gemv_bench.x_rounding_term(fmt, w, m, k, xstr, B, tol)
   local v = { string.unpack(("<" .. ("f"):rep(k)), xstr) }
   local e = {}

@@ -14,12 +14,12 @@
 -- decoded once for all of them: 1 in the table (y = W x), others through
 -- variant (gemv.spec with tokens).
 --
--- q8_0 and q4_0 also have an integer-dot-product kernel (GEMV_IDOT = 1,
+-- q8_0, q4_0 and q4_k also have an integer-dot-product kernel (GEMV_IDOT = 1,
 -- kernels/vulkan/gemv_idot.glsl): x quantized to int16 per 32-block into
 -- shared memory once per workgroup, packed 4x8-bit dots, workgroups looping
--- over row tiles. for_device(dev, fmt, m, k, tokens) is the one place that
--- picks it (gemv.launch_args and gemv.run ask it); everything else keeps the
--- float kernels of this table.
+-- over row tiles (q4_k's for any GEMV_TOKENS). for_device(dev, fmt, m, k,
+-- tokens) is the one place that picks it (gemv.launch_args and gemv.run ask
+-- it); everything else keeps the float kernels of this table.
 
 local WG = 256
 
@@ -57,17 +57,27 @@ local M = {
 
 -- ------------------------------------------------------------ integer path
 
--- Formats with an integer kernel, and the shared bytes one 32-block of x takes
--- there, by GEMV_IDOT layout (gemv_idot.glsl): two byte planes and the scale,
--- plus q4_0's sum of xq. Layout 1: planes of 8 words, the weights funnel-
--- shifted; layout 2: x laid out like the raw weight words (q8_0 9 words, q4_0
--- 10), no funnel, for k a multiple of 64.
-local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 } }
+-- Formats with an integer kernel, and the shared bytes one 32-block of x (of
+-- one token) takes there, by GEMV_IDOT layout (gemv_idot.glsl): two byte
+-- planes and the scale, plus q4_0's and q4_k's sum of xq. Layout 1: planes of
+-- 8 words, the weights funnel-shifted (q4_k's are aligned: nothing to shift);
+-- layout 2: x laid out like the raw weight words (q8_0 9 words, q4_0 10), no
+-- funnel, for k a multiple of 64.
+local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 }, q4_k = { 72 } }
+-- Formats whose integer kernel takes GEMV_TOKENS > 1 (x of every token in
+-- shared memory), and whose GEMV_XB must be a multiple of 8 blocks (whole
+-- super-blocks per slice of x; gemv_q4_k.comp).
+local IDOT_TOKENS = { q4_k = true }
+local IDOT_XB_MULTIPLE = { q4_k = 8 }
 -- Layout 2 needs an even number of blocks per row (rows a multiple of 4 bytes).
 local IDOT2_K_MULTIPLE = 64
--- The integer kernels' geometry: the float defaults' (so an A/B changes the
--- arithmetic and the grid only).
-local IDOT_T, IDOT_NR = 64, 4
+-- The integer kernels' geometry, {GEMV_T, GEMV_NR}: q8_0 and q4_0 the float
+-- defaults' (so an A/B changes the arithmetic and the grid only). q4_k's lane
+-- takes a pair of sub-blocks (64 weights) per step, and k = 5120 is 80 pairs: 16
+-- lanes a row take 5 each, where 64 lanes would take 2 or 1 (48 idle in the
+-- second step); 4 rows keep q4_0's reduction array (not yet measured:
+-- docs/kernels/vulkan-gemv.md, "Integer path", q4_k).
+local IDOT_GEOMETRY = { q8_0 = { 64, 4 }, q4_0 = { 64, 4 }, q4_k = { 16, 4 } }
 -- Blocks of x in shared memory are allotted in steps of 32 (k in steps of
 -- 1024), so a sweep over k compiles a handful of kernels, not one per k.
 local IDOT_XB_STEP = 32
@@ -77,7 +87,12 @@ local IDOT_XB_STEP = 32
 -- report its SMs; then evened out so that every workgroup takes the same
 -- number of tiles. 2 per SM was the fastest of 2, 4 and 8 per SM and one
 -- workgroup per tile, in both orders (docs/kernels/vulkan-gemv.md, "Integer
--- path"), except q8_0 from 65536 rows, where 8 was.
+-- path"), except q8_0 from 65536 rows, where 8 was. q4_k takes q4_0's rule
+-- (the same bytes per weight, not yet swept).
+-- q4_k's workgroups are not capped (one per row tile): at 131072 x 5120 that
+-- was 2 % faster than 2 per SM and 9 % faster than 4 per SM in both orders,
+-- and equal at 14336 x 5120 (docs/kernels/vulkan-gemv.md, "q4_k").
+local IDOT_UNCAPPED = { q4_k = true }
 local function idot_per_sm(fmt, m)
   if fmt == "q8_0" and (m or 0) >= 65536 then return 8 end
   return 2
@@ -86,21 +101,32 @@ local IDOT_GRID_UNKNOWN = 256
 -- The 8 invocations that load a block find its amax with subgroup shuffles.
 local IDOT_MIN_SUBGROUP = 8
 
-M.IDOT_FORMATS = { "q8_0", "q4_0" }
+M.IDOT_FORMATS = { "q8_0", "q4_0", "q4_k" }
 
--- Bytes of shared memory the integer kernel of fmt needs for xb blocks of x:
--- the blocks plus gemv_common's reduction array (one float per invocation and row).
-local function idot_shared(fmt, mode, xb, nr)
-  return xb * IDOT_BLOCK_BYTES[fmt][mode] + 4 * WG * nr
+-- Bytes of shared memory the integer kernel of fmt needs for xb blocks of x of
+-- each of tokens rows: the blocks plus gemv_common's reduction array (one
+-- float per invocation and row).
+local function idot_shared(fmt, mode, xb, nr, tokens)
+  return xb * IDOT_BLOCK_BYTES[fmt][mode] * tokens + 4 * WG * nr
 end
 
--- The largest k the integer kernel of fmt with layout mode (default 1, which
--- takes every k) takes on a device with max_shared bytes of shared memory per
--- workgroup (0: none fits).
-function M.idot_max_k(fmt, max_shared, mode)
-  if not IDOT_BLOCK_BYTES[fmt] then return 0 end
-  local xb = ((max_shared or 0) - 4 * WG * IDOT_NR) // IDOT_BLOCK_BYTES[fmt][mode or 1]
-  return xb > 0 and 32 * xb or 0
+-- The most blocks of x per token that fit max_shared bytes beside the
+-- reduction array of nr rows (default: the integer geometry's), in fmt's
+-- multiple (0: none fits).
+local function idot_fit_xb(fmt, max_shared, mode, tokens, nr)
+  local bytes = IDOT_BLOCK_BYTES[fmt] and IDOT_BLOCK_BYTES[fmt][mode or 1]
+  if not bytes then return 0 end
+  local step = IDOT_XB_MULTIPLE[fmt] or 1
+  nr = nr or IDOT_GEOMETRY[fmt][2]
+  local xb = ((max_shared or 0) - 4 * WG * nr) // (bytes * (tokens or 1))
+  return xb > 0 and xb // step * step or 0
+end
+
+-- The largest k whose x (tokens rows, default 1) the integer kernel of fmt with
+-- layout mode (default 1, which takes every k) holds whole on a device with
+-- max_shared bytes of shared memory per workgroup (0: none fits).
+function M.idot_max_k(fmt, max_shared, mode, tokens)
+  return 32 * idot_fit_xb(fmt, max_shared, mode, tokens)
 end
 
 -- Workgroups for m rows in tiles of rpg rows with at most cap workgroups
@@ -112,15 +138,17 @@ local function idot_grid(m, rpg, cap)
   return { (tiles + per - 1) // per, 1, 1 }
 end
 
-local function idot_entry(fmt, mode, t, nr, xb, cap)
-  local e = entry(fmt, t, nr, 1)
+local function idot_entry(fmt, mode, t, nr, xb, cap, tokens)
+  local e = entry(fmt, t, nr, tokens)
   e.defines.GEMV_IDOT, e.defines.GEMV_XB = mode, xb
   if mode == 2 then e.k_multiple = IDOT2_K_MULTIPLE end
   local rpg = e.rows_per_group
   e.grid = function(m) return idot_grid(m, rpg, cap) end
   e.grid_cap = cap
-  e.max_k = 32 * xb
-  e.shared_bytes = idot_shared(fmt, mode, xb, nr)
+  -- q8_0/q4_0 hold x whole; q4_k quantizes it past 32 * xb values in slices
+  -- (per row tile), so it takes any k.
+  if not IDOT_TOKENS[fmt] then e.max_k = 32 * xb end
+  e.shared_bytes = idot_shared(fmt, mode, xb, nr, tokens)
   -- x is rounded to int16 per 32-block: the oracle check widens its bound by
   -- that rounding (gemv_bench.x_rounding_term).
   e.x_rounding = 32
@@ -128,22 +156,32 @@ local function idot_entry(fmt, mode, t, nr, xb, cap)
 end
 
 -- The shared-memory blocks for k: k/32 rounded up to IDOT_XB_STEP, but never
--- past what the limit max_xb allows.
+-- past what the limit max_xb allows. Where k/32 itself is past it (q4_k's
+-- slices), the largest multiple of IDOT_XB_STEP within it, so that every slice
+-- but the last spreads evenly over the lanes (or max_xb below one step).
 local function idot_xb(k, max_xb)
   local nb = k // 32
   local xb = (nb + IDOT_XB_STEP - 1) // IDOT_XB_STEP * IDOT_XB_STEP
+  if max_xb and nb > max_xb and max_xb >= IDOT_XB_STEP then return max_xb // IDOT_XB_STEP * IDOT_XB_STEP end
   if max_xb and xb > max_xb then xb = max_xb end
   return xb
 end
 
+-- shape_changes has no device: it sizes q4_k's x for 48 KiB of shared memory,
+-- NVIDIA's maxComputeSharedMemorySize (the H200's), so that an A/B there runs
+-- the GEMV_XB for_device picks (and slices where x does not fit). On a device
+-- with less, give GEMV_XB in the --grid.
+local SHAPE_SHARED_BYTES = 49152
+
 -- One table per (fmt, defines, cap): gemv.kernel caches compiled kernels by
 -- spec table.
 local idot_specs = {}
-local function idot_spec(fmt, mode, t, nr, xb, cap)
-  local key = ("%s:%d:%d:%d:%d:%d"):format(fmt, mode, t, nr, xb, cap)
+local function idot_spec(fmt, mode, t, nr, xb, cap, tokens)
+  tokens = tokens or 1
+  local key = ("%s:%d:%d:%d:%d:%d:%d"):format(fmt, mode, t, nr, xb, cap, tokens)
   local s = idot_specs[key]
   if not s then
-    s = idot_entry(fmt, mode, t, nr, xb, cap)
+    s = idot_entry(fmt, mode, t, nr, xb, cap, tokens)
     idot_specs[key] = s
   end
   return s
@@ -154,30 +192,39 @@ end
 -- any table with its info fields: integer_dot_product, subgroup_size,
 -- max_shared_bytes, sm_count. The rule, in one place:
 --   * fmt is q8_0 or q4_0 and tokens is 1 (T > 1 keeps the float kernels,
---     which read each weight once for all T tokens);
+--     which read each weight once for all T tokens), or fmt is q4_k, any
+--     tokens (its kernel reads each weight once for all T tokens too);
 --   * the device has shaderIntegerDotProduct and subgroups of >= 8;
---   * k <= idot_max_k(fmt, dev.max_shared_bytes) (x of k values must fit
---     in shared memory; larger k runs the float kernel);
+--   * k <= idot_max_k(fmt, dev.max_shared_bytes, mode, tokens) (x of k values
+--     of every token must fit in shared memory; larger k runs the float
+--     kernel), except q4_k, which quantizes x in slices per row tile where
+--     it does not fit: at T = 8, 14336 x 5120 sliced took 0.60x the float
+--     kernel's time (docs/kernels/vulkan-gemv.md, "q4_k");
 --   * layout 2 (no funnel shifts) where k is a multiple of 64 and fits its
---     larger blocks, else layout 1.
+--     larger blocks (q8_0, q4_0), else layout 1.
 function M.for_device(dev, fmt, m, k, tokens)
-  if not IDOT_BLOCK_BYTES[fmt] or (tokens or 1) ~= 1 then return nil end
+  tokens = tokens or 1
+  if not IDOT_BLOCK_BYTES[fmt] or (tokens ~= 1 and not IDOT_TOKENS[fmt]) then return nil end
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end
-  local mode = (k % IDOT2_K_MULTIPLE == 0 and k <= M.idot_max_k(fmt, dev.max_shared_bytes, 2)) and 2 or 1
-  local max_k = M.idot_max_k(fmt, dev.max_shared_bytes, mode)
-  if k > max_k then return nil end
+  local mode = (IDOT_BLOCK_BYTES[fmt][2] and k % IDOT2_K_MULTIPLE == 0
+    and k <= M.idot_max_k(fmt, dev.max_shared_bytes, 2, tokens)) and 2 or 1
+  local max_k = M.idot_max_k(fmt, dev.max_shared_bytes, mode, tokens)
+  if k > max_k and not (IDOT_TOKENS[fmt] and max_k >= 32 * (IDOT_XB_MULTIPLE[fmt] or 1)) then return nil end
   local sms = dev.sm_count or 0
-  local cap = sms > 0 and sms * idot_per_sm(fmt, m) or IDOT_GRID_UNKNOWN
-  return idot_spec(fmt, mode, IDOT_T, IDOT_NR, idot_xb(k, max_k // 32), cap)
+  local cap = IDOT_UNCAPPED[fmt] and 0 or sms > 0 and sms * idot_per_sm(fmt, m) or IDOT_GRID_UNKNOWN
+  local g = IDOT_GEOMETRY[fmt]
+  return idot_spec(fmt, mode, g[1], g[2], idot_xb(k, max_k // 32), cap, tokens)
 end
 
 -- The defines a variant of fmt takes, with the default of each (what
 -- experiments/gemv_variants.lua checks --grid names against). GEMV_IDOT = 1
--- or 2 selects the integer kernel (q8_0, q4_0; 2: the layout without funnel
--- shifts, k a multiple of 64), GEMV_XB its shared blocks of x
--- (shape_changes gives them for a k), GEMV_GRID its most workgroups (0: one
--- per row tile; a launch setting, not a shader define).
+-- or 2 selects the integer kernel (q8_0, q4_0, q4_k; 2: the layout without
+-- funnel shifts, k a multiple of 64, q8_0 and q4_0), GEMV_XB its shared blocks
+-- of x per token (shape_changes gives them for a k; q4_k slices x past them),
+-- GEMV_GRID its most workgroups (0: one per row tile; a launch setting, not a
+-- shader define). The integer kernel's GEMV_T and GEMV_NR default to its own
+-- geometry (IDOT_GEOMETRY), not the float entry's.
 function M.variant_defines(fmt)
   local base = rawget(M, fmt)
   if type(base) ~= "table" then return nil end
@@ -189,9 +236,15 @@ end
 
 -- shape_changes(fmt, m, k [, over]) -> the defines a shape needs on top of
 -- over: GEMV_XB for k when over selects the integer kernel (GEMV_IDOT = 1
--- without its own GEMV_XB), nothing otherwise.
+-- without its own GEMV_XB), nothing otherwise. q4_k's GEMV_XB is for_device's
+-- on a device of SHAPE_SHARED_BYTES for over's GEMV_TOKENS (and GEMV_NR): x
+-- whole where it fits, else slices.
 function M.shape_changes(fmt, m, k, over)
   if over and (over.GEMV_IDOT or 0) >= 1 and over.GEMV_XB == nil and IDOT_BLOCK_BYTES[fmt] then
+    if IDOT_TOKENS[fmt] then
+      local max_xb = idot_fit_xb(fmt, SHAPE_SHARED_BYTES, 1, over.GEMV_TOKENS, over.GEMV_NR)
+      return { GEMV_XB = idot_xb(k, math.max(max_xb, IDOT_XB_MULTIPLE[fmt] or 1)) }
+    end
     return { GEMV_XB = idot_xb(k) }
   end
   return {}
@@ -208,11 +261,12 @@ function M.variant(fmt, changes)
   end
   local t, nr, tokens = base.defines.GEMV_T, base.defines.GEMV_NR, base.defines.GEMV_TOKENS
   local idot, xb, cap = 0, nil, 0
+  local modes = IDOT_BLOCK_BYTES[fmt] and #IDOT_BLOCK_BYTES[fmt] or 0
   for k, v in pairs(changes) do
     if IDOT_BLOCK_BYTES[fmt] and (k == "GEMV_IDOT" or k == "GEMV_XB" or k == "GEMV_GRID") then
-      if math.type(v) ~= "integer" or v < 0 or (k == "GEMV_IDOT" and v > 2) then
+      if math.type(v) ~= "integer" or v < 0 or (k == "GEMV_IDOT" and v > modes) then
         error(("gemv_vulkan.variant: %s=%s is not %s"):format(k, tostring(v),
-          k == "GEMV_IDOT" and "0, 1 or 2" or "a non-negative integer"), 2)
+          k ~= "GEMV_IDOT" and "a non-negative integer" or modes == 2 and "0, 1 or 2" or "0 or 1"), 2)
       end
       if k == "GEMV_IDOT" then idot = v elseif k == "GEMV_XB" then xb = v else cap = v end
     elseif k == "GEMV_TOKENS" then
@@ -233,18 +287,25 @@ function M.variant(fmt, changes)
       end
     end
   end
+  if idot >= 1 then
+    -- the integer kernel's own geometry unless the changes name one
+    if changes.GEMV_T == nil then t = IDOT_GEOMETRY[fmt][1] end
+    if changes.GEMV_NR == nil then nr = IDOT_GEOMETRY[fmt][2] end
+  end
   if WG % t ~= 0 then
     error(("gemv_vulkan.variant: GEMV_T=%d does not divide the workgroup of %d"):format(t, WG), 2)
   end
   if idot >= 1 then
-    if tokens ~= 1 then
+    if tokens ~= 1 and not IDOT_TOKENS[fmt] then
       error(("gemv_vulkan.variant: GEMV_IDOT=%d computes one token, got GEMV_TOKENS=%d"):format(idot, tokens), 2)
     end
-    if not xb or xb < 1 then
-      error(("gemv_vulkan.variant: GEMV_IDOT=%d needs GEMV_XB >= 1, the blocks of x in shared memory "
-        .. "(gemv_vulkan.shape_changes gives it for a k)"):format(idot), 2)
+    local step = IDOT_XB_MULTIPLE[fmt] or 1
+    if not xb or xb < 1 or xb % step ~= 0 then
+      error(("gemv_vulkan.variant: GEMV_IDOT=%d needs GEMV_XB >= 1%s, the blocks of x in shared memory "
+        .. "(gemv_vulkan.shape_changes gives it for a k)"):format(idot,
+        step > 1 and (" and a multiple of %d"):format(step) or ""), 2)
     end
-    return idot_spec(fmt, idot, t, nr, xb, cap)
+    return idot_spec(fmt, idot, t, nr, xb, cap, tokens)
   end
   if (xb and xb ~= 0) or cap ~= 0 then
     error(("gemv_vulkan.variant: GEMV_XB and GEMV_GRID apply to the integer kernel only (GEMV_IDOT=1 or 2)"), 2)

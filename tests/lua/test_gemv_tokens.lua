@@ -62,7 +62,8 @@ t.test("the kernels refuse to compile without GEMV_TOKENS or with it out of rang
 end)
 
 -- m = 300 is not a multiple of any rows_per_group (the last workgroup has rows
--- past the end); k = 512 and 1024.
+-- past the end); k = 512 and 1024. Where the device's rule picks another kernel
+-- (Vulkan's integer q4_k at every T), the float T-token kernel, the fallback, too.
 for _, fmt in ipairs(gemv.formats) do
   t.test(fmt .. ": T = 1, 2, 3, 8 match the FP64 reference on every token row", function()
     local dev = t.device("vulkan")
@@ -72,6 +73,9 @@ for _, fmt in ipairs(gemv.formats) do
         local ys = gc.check_tokens(dev, fmt, 300, k, tokens, 100 + tokens)
         if tokens > 1 then
           t.truthy(ys:sub(1, 4 * 300) ~= ys:sub(4 * 300 + 1, 8 * 300), fmt .. ": token rows 0 and 1 differ")
+          if gemv.device_spec(dev, fmt, 300, k, tokens) then
+            gc.check_tokens(dev, fmt, 300, k, tokens, 100 + tokens, gemv.spec("vulkan", fmt, tokens))
+          end
         end
       end
     end)
@@ -85,15 +89,17 @@ t.test("the check looks at every token row: token 0's y copied into token 1 fail
     for _, fmt in ipairs { "q4_k", "bf16" } do
       local ys, w, xs = gc.check_tokens(dev, fmt, m, k, 3, 7)
       t.truthy(xs:sub(1, 4 * k) ~= xs:sub(4 * k + 1, 8 * k), "x rows differ")
+      local rounding = gemv.spec_for(dev, fmt, m, k, 3).x_rounding -- the integer q4_k's bound
+      t.eq(gemv_bench.check(fmt, w, m, k, xs, ys, 3, nil, rounding).ok, true, fmt .. ": the kernel's own y passes")
       local row0 = ys:sub(1, 4 * m)
       local wrong = row0 .. row0 .. ys:sub(8 * m + 1)
-      local c = gemv_bench.check(fmt, w, m, k, xs, wrong, 3)
+      local c = gemv_bench.check(fmt, w, m, k, xs, wrong, 3, nil, rounding)
       t.eq(c.ok, false, fmt .. ": a kernel that reuses token 0 fails")
       t.eq(c.worst_token, 2, fmt .. ": the failing token is named")
       t.truthy(c.failures > m // 2, fmt .. ": most of token 1's rows are off")
       -- and the last token: a kernel that writes only T - 1 rows of y
       local short = ys:sub(1, 8 * m) .. string.rep("\0", 4 * m)
-      local c3 = gemv_bench.check(fmt, w, m, k, xs, short, 3)
+      local c3 = gemv_bench.check(fmt, w, m, k, xs, short, 3, nil, rounding)
       t.eq({ c3.ok, c3.worst_token }, { false, 3 }, fmt .. ": a zero third token fails")
     end
   end)
@@ -148,13 +154,16 @@ t.test("gemv.run and launch_args: tokens checked, buffers sized for T rows of x 
       "gemv.launch_args: x buffer is 1024 bytes, q4_k m=4 k=256 tokens=2 needs 2048")
     refused(function() gemv.launch_args(dev, "q4_k", wb, xb2, yb1, m, k, 2) end,
       "gemv.launch_args: y buffer is 16 bytes, q4_k m=4 k=256 tokens=2 needs 32")
-    -- A spec in the tokens place (the older form) brings its own tokens.
-    local s2 = gemv.spec("vulkan", "q4_k", 2)
+    -- A spec in the tokens place (the older form) brings its own tokens. s2 is
+    -- the kernel a launch with tokens = 2 uses (the integer q4_k on a device with
+    -- integer dot products, else the float one).
+    local s2 = gemv.spec_for(dev, "q4_k", m, k, 2)
+    t.eq(s2.defines.GEMV_TOKENS, 2)
     refused(function() gemv.launch_args(dev, "q4_k", wb, xb1, yb2, m, k, s2) end,
       "gemv.launch_args: x buffer is 1024 bytes, q4_k m=4 k=256 tokens=2 needs 2048")
     local kern, grid = gemv.launch_args(dev, "q4_k", wb, xb2, yb2, m, k, 2)
     t.truthy(kern == gemv.kernel(dev, "q4_k", s2), "tokens = 2 launches the GEMV_TOKENS = 2 kernel")
-    t.eq(grid, gemv.grid(specs.q4_k, m, k))
+    t.eq(grid, gemv.grid(s2, m, k))
     local y_a = { gemv.run(dev, "q4_k", w, m, k, x2, 2) }
     local y_b = { gemv.run(dev, "q4_k", w, m, k, x2, s2) }
     t.eq(y_b[2], y_a[2], "a spec in the tokens place runs the same kernel")

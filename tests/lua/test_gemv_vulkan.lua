@@ -42,8 +42,8 @@ for _, fmt in ipairs(gemv.formats) do
     releasing(dev, function()
       check(dev, fmt, 37, 256, 11)
       check(dev, fmt, 70, 2048, 12)
-      -- q8_0/q4_0 run the integer kernel by default where the device has it: the
-      -- float kernel (the fallback) explicitly too
+      -- q8_0/q4_0/q4_k run the integer kernel by default where the device has it:
+      -- the float kernel (the fallback) explicitly too
       if specs.for_device(dev, fmt, 70, 2048) then
         check(dev, fmt, 37, 256, 11, specs[fmt])
         check(dev, fmt, 70, 2048, 12, specs[fmt])
@@ -184,7 +184,7 @@ t.test("launch_args: a launch by hand equals gemv.run", function()
   end)
 end)
 
--- ------------------------------------------------------------ integer path (q8_0, q4_0)
+-- ------------------------------------------------------------ integer path (q8_0, q4_0, q4_k)
 
 local IDOT = { "q8_0", "q4_0" }
 
@@ -203,7 +203,8 @@ t.test("integer path: the selection rule (fake devices)", function()
   t.eq(specs.idot_max_k("q4_0", 49152, 2), 32 * ((49152 - 4096) // 88))
   t.eq(specs.idot_max_k("q4_0", 32768), 12736)
   t.eq(specs.idot_max_k("q4_0", 4096), 0)
-  t.eq(specs.idot_max_k("q4_k", 49152), 0)
+  t.eq(specs.idot_max_k("q5_k", 49152), 0)
+  t.eq(specs.idot_max_k("q4_k", 49152, 2), 0, "q4_k has layout 1 only")
   for _, fmt in ipairs(IDOT) do
     local s = gemv.spec_for(fake(), fmt, 14336, 5120)
     t.eq(s.defines, { GEMV_T = 64, GEMV_NR = 4, GEMV_TOKENS = 1, GEMV_IDOT = 2, GEMV_XB = 160 }, fmt)
@@ -254,7 +255,7 @@ t.test("integer path: the selection rule (fake devices)", function()
     t.eq(gemv.grid(cpu, 65536, 1024), { 256, 1, 1 }, fmt .. ": 4096 tiles, 16 each")
     t.eq(gemv.grid(cpu, 4097 * 16, 1024), { 241, 1, 1 }, fmt .. ": 4097 tiles, 17 each")
   end
-  for _, fmt in ipairs { "f32", "f16", "bf16", "q4_k", "q5_k", "q6_k" } do
+  for _, fmt in ipairs { "f32", "f16", "bf16", "q5_k", "q6_k" } do
     t.truthy(gemv.spec_for(fake(), fmt, 300, 1024) == specs[fmt], fmt .. " has no integer kernel")
   end
   t.truthy(gemv.spec_for({ backend = "cuda" }, "q8_0", 300, 1024) == gemv.spec("cuda", "q8_0", 300, 1024),
@@ -272,7 +273,8 @@ t.test("integer path: variants and their errors", function()
   t.eq(specs.shape_changes("q4_0", 300, 5120, { GEMV_IDOT = 0 }), {})
   t.eq(specs.shape_changes("q4_0", 300, 5120), {})
   t.eq(specs.variant_defines("q4_0").GEMV_IDOT, 0)
-  t.eq(specs.variant_defines("q4_k").GEMV_IDOT, nil)
+  t.eq(specs.variant_defines("q5_k").GEMV_IDOT, nil)
+  t.eq(specs.variant_defines("q4_k").GEMV_IDOT, 0)
   t.errors(function() specs.variant("q8_0", { GEMV_IDOT = 1 }) end,
     "gemv_vulkan.variant: GEMV_IDOT=1 needs GEMV_XB >= 1", true)
   t.errors(function() specs.variant("q8_0", { GEMV_IDOT = 3 }) end,
@@ -283,8 +285,8 @@ t.test("integer path: variants and their errors", function()
     "gemv_vulkan.variant: GEMV_IDOT=1 computes one token, got GEMV_TOKENS=2", true)
   t.errors(function() specs.variant("q8_0", { GEMV_GRID = 4 }) end,
     "gemv_vulkan.variant: GEMV_XB and GEMV_GRID apply to the integer kernel only (GEMV_IDOT=1 or 2)", true)
-  t.errors(function() specs.variant("q4_k", { GEMV_IDOT = 1 }) end,
-    "gemv_vulkan.variant: q4_k has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_TOKENS)", true)
+  t.errors(function() specs.variant("q5_k", { GEMV_IDOT = 1 }) end,
+    "gemv_vulkan.variant: q5_k has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_TOKENS)", true)
   local dev = t.device("vulkan")
   t.truthy(type(dev.integer_dot_product) == "boolean", "integer_dot_product is a boolean")
   t.truthy(type(dev.integer_dot_4x8_accelerated) == "boolean", "integer_dot_4x8_accelerated is a boolean")
@@ -400,5 +402,221 @@ for _, fmt in ipairs(IDOT) do
     end)
   end)
 end
+
+-- ------------------------------------------------------------ q4_k's integer path
+
+-- The largest k whose x of T tokens q4_k's integer kernel holds whole in shared bytes:
+-- 72 bytes per 32-block and token beside the 4096-byte reduction array (GEMV_NR = 4),
+-- whole super-blocks.
+local function q4k_max_k(shared, T) return 32 * ((shared - 4096) // (72 * T) // 8 * 8) end
+
+t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (fake devices)", function()
+  t.eq({ specs.idot_max_k("q4_k", 49152), specs.idot_max_k("q4_k", 49152, 1, 3),
+         specs.idot_max_k("q4_k", 49152, 1, 4), specs.idot_max_k("q4_k", 49152, 1, 8) }, { 19968, 6656, 4864, 2304 })
+  for T = 1, 8 do
+    for _, shared in ipairs { 49152, 32768 } do
+      t.eq(specs.idot_max_k("q4_k", shared, 1, T), q4k_max_k(shared, T), ("T=%d, %d bytes"):format(T, shared))
+    end
+    -- k = 5120 fits whole up to T = 3 on the H200; T = 4..8 at k = 2048
+    local k = T <= 3 and 5120 or 2048
+    local s = gemv.spec_for(fake(), "q4_k", 14336, k, T)
+    local what = ("q4_k T=%d k=%d"):format(T, k)
+    t.eq(s.defines, { GEMV_T = 16, GEMV_NR = 4, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = k // 32 }, what)
+    t.eq({ s.x_rounding, s.rows_per_group, s.grid_cap, s.file }, { 32, 64, 0, "kernels/vulkan/gemv_q4_k.comp" }, what)
+    t.eq(s.max_k, nil, what .. ": no k limit (the kernel slices x past GEMV_XB)")
+    t.eq(s.shared_bytes, 72 * (k // 32) * T + 4096, what)
+    t.truthy(s.shared_bytes <= 49152, what .. ": fits")
+    t.truthy(gemv.spec_for(fake(), "q4_k", 14336, k, T) == s, what .. ": one table per kernel")
+    -- 224 tiles of 64 rows, one workgroup each (q4_k's grid is not capped)
+    t.eq(gemv.grid(s, 14336, k), { 224, 1, 1 }, what)
+    local kmax = specs.idot_max_k("q4_k", 49152, 1, T)
+    local at = gemv.spec_for(fake(), "q4_k", 300, kmax, T)
+    t.eq({ at.defines.GEMV_IDOT, at.defines.GEMV_XB }, { 1, kmax // 32 }, what .. ": at the limit, x whole")
+    t.truthy(at.shared_bytes <= 49152, what .. ": at the limit fits")
+    -- past it, x in slices of the most whole 32-block steps that fit
+    local past = gemv.spec_for(fake(), "q4_k", 300, kmax + 256, T)
+    local mxb = kmax // 32
+    t.eq({ past.defines.GEMV_IDOT, past.defines.GEMV_XB }, { 1, mxb >= 32 and mxb // 32 * 32 or mxb },
+      what .. ": past the limit, the integer kernel with x in slices")
+    t.truthy(past.shared_bytes <= 49152, what .. ": past the limit fits")
+    t.truthy(gemv.spec_for(fake { integer_dot_product = false }, "q4_k", 300, 1024, T) == gemv.spec("vulkan", "q4_k", T),
+      what .. ": no integerDotProduct, the float kernel")
+    t.truthy(gemv.spec_for(fake { subgroup_size = 4 }, "q4_k", 300, 1024, T) == gemv.spec("vulkan", "q4_k", T),
+      what .. ": subgroup 4, the float kernel")
+  end
+  t.eq(gemv.spec_for(fake(), "q4_k", 14336, 5120, 4).defines.GEMV_XB, 128,
+    "T = 4 at k = 5120: 45 KiB of x past the 44 KiB beside the reduction array, slices of 128 blocks")
+  t.eq(gemv.spec_for(fake(), "q4_k", 14336, 5120, 8).defines.GEMV_XB, 64, "T = 8 at k = 5120: slices of 64 blocks")
+  -- not capped: one workgroup per tile, whether or not the device reports its SMs
+  t.eq(gemv.grid(gemv.spec_for(fake(), "q4_k", 131072, 5120), 131072, 5120), { 2048, 1, 1 })
+  local cpu = gemv.spec_for(fake { sm_count = 0 }, "q4_k", 64 * 4097, 1024)
+  t.eq({ cpu.grid_cap, gemv.grid(cpu, 64 * 4097, 1024) }, { 0, { 4097, 1, 1 } }, "4097 tiles, one each")
+  -- shape_changes: for_device's GEMV_XB on a 48 KiB device, slices of whole
+  -- 32-block steps where x of T tokens does not fit
+  local function xb(over) return specs.shape_changes("q4_k", 14336, 5120, over).GEMV_XB end
+  t.eq({ xb { GEMV_IDOT = 1 }, xb { GEMV_IDOT = 1, GEMV_TOKENS = 3 }, xb { GEMV_IDOT = 1, GEMV_TOKENS = 4 },
+         xb { GEMV_IDOT = 1, GEMV_TOKENS = 8 }, xb { GEMV_IDOT = 1, GEMV_TOKENS = 8, GEMV_NR = 8 } }, { 160, 160, 128, 64, 64 })
+  t.eq(specs.shape_changes("q4_k", 14336, 5120, { GEMV_IDOT = 0 }), {})
+  for T = 1, 8 do
+    local over = { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_GRID = 0 }
+    over.GEMV_XB = xb(over)
+    local v = specs.variant("q4_k", over)
+    t.truthy(v.shared_bytes <= 49152, ("T=%d: the A/B's variant fits 48 KiB"):format(T))
+    t.truthy(v == gemv.spec_for(fake(), "q4_k", 14336, 5120, T), ("T=%d: the A/B runs for_device's kernel"):format(T))
+  end
+  -- variants: the integer geometry unless named, any tokens, GEMV_XB in super-blocks
+  local v = specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 3 })
+  t.eq(v.defines, { GEMV_T = 16, GEMV_NR = 4, GEMV_TOKENS = 3, GEMV_IDOT = 1, GEMV_XB = 8 })
+  t.eq(v.shared_bytes, 8 * 72 * 3 + 4096)
+  t.eq(specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_T = 64, GEMV_NR = 2 }).defines.GEMV_T, 64)
+  t.eq(specs.variant("q4_k", { GEMV_TOKENS = 3 }).defines.GEMV_T, 64, "the float kernel keeps its own")
+  t.errors(function() specs.variant("q4_k", { GEMV_IDOT = 2, GEMV_XB = 8 }) end,
+    "gemv_vulkan.variant: GEMV_IDOT=2 is not 0 or 1", true)
+  t.errors(function() specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = 12 }) end,
+    "gemv_vulkan.variant: GEMV_IDOT=1 needs GEMV_XB >= 1 and a multiple of 8", true)
+end)
+
+-- Every T, through the kernel gemv.run picks at the device's k limit for T (x whole,
+-- quantized once per workgroup) and a variant that slices x (5 super-blocks in slices of
+-- 3 and 2, quantized again per row tile: 3 tiles over 2 workgroups); m is never a
+-- multiple of the 64-row tile.
+t.test("q4_k integer path: every T = 1 .. 8, x whole at the device's limit and in slices, ragged m", function()
+  local dev = idot_device()
+  releasing(dev, function()
+    for T = 1, 8 do
+      local kmax = specs.idot_max_k("q4_k", dev.max_shared_bytes, 1, T)
+      t.eq(kmax, q4k_max_k(dev.max_shared_bytes, T), "T=" .. T)
+      t.truthy(kmax >= 1024, ("T=%d: the device holds x of k=1024 whole (limit %d)"):format(T, kmax))
+      local s = gemv.spec_for(dev, "q4_k", 37 + 30 * T, kmax, T)
+      t.eq({ s.defines.GEMV_IDOT, s.defines.GEMV_TOKENS }, { 1, T }, ("T=%d k=%d runs the integer kernel"):format(T, kmax))
+      gc.check_tokens(dev, "q4_k", 37 + 30 * T, kmax, T, 300 + T)
+      -- past it, the default slices x; checked like the others
+      local past = gemv.spec_for(dev, "q4_k", 37, kmax + 256, T)
+      t.eq({ past.defines.GEMV_IDOT, past.max_k }, { 1, nil }, ("T=%d: past the limit, x in slices"):format(T))
+      gc.check_tokens(dev, "q4_k", 37, kmax + 256, T, 340 + T)
+      local v = specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = 24, GEMV_TOKENS = T, GEMV_GRID = 2 })
+      gc.check_tokens(dev, "q4_k", 150, 1280, T, 320 + T, v)
+    end
+  end)
+end)
+
+-- Workgroups over several row tiles (GEMV_GRID) through the three reduction paths, with
+-- x whole (one token, one row per lane group) and in slices of one super-block (three
+-- tokens, three rows): the barriers between tiles and slices, the re-quantization per tile.
+t.test("q4_k integer path: workgroups over several row tiles, every reduction path, x whole and sliced", function()
+  local dev = idot_device()
+  releasing(dev, function()
+    for _, T in ipairs(gc.lane_widths(dev.subgroup_size)) do
+      local whole = specs.variant("q4_k", { GEMV_T = T, GEMV_NR = 1, GEMV_IDOT = 1, GEMV_XB = 32, GEMV_GRID = 3 })
+      gc.check_tokens(dev, "q4_k", 300, 1024, 1, 400 + T, whole)
+      local sliced = specs.variant("q4_k", { GEMV_T = T, GEMV_NR = 3, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 3,
+                                             GEMV_GRID = 3 })
+      gc.check_tokens(dev, "q4_k", 300, 1024, 3, 410 + T, sliced)
+    end
+  end)
+end)
+
+-- q4_k weights whose odd rows have scale and min 0 in sub-blocks 0, 2, 4, 6 (the even
+-- bytes of S hold all of theirs: docs/FORMATS.md, q4_k), against x whose even 32-blocks
+-- are 2^20 larger than its odd ones: a kernel that quantized a small block with a
+-- large block's scale would fail the odd rows. Blocks of zeros and an all-zero x (y
+-- exactly 0), one and two tokens, x whole and in slices.
+t.test("q4_k integer path: sub-block magnitudes 2^20 apart, zero blocks, zero x, x whole and sliced", function()
+  local dev = idot_device()
+  local ref = require "gpubench.ref"
+  releasing(dev, function()
+    local m, k = 37, 1024
+    local nsb = k // 256
+    local w = ref.random_blocks("q4_k", m * nsb, 142)
+    local blocks = {}
+    for r = 0, m - 1 do
+      for sb = 0, nsb - 1 do
+        local o = (r * nsb + sb) * 144
+        local blk = w:sub(o + 1, o + 144)
+        if r % 2 == 1 then
+          local b = { blk:byte(1, 144) }
+          for i = 0, 10, 2 do b[5 + i] = 0 end -- S[i] is byte 4 + i of the block
+          blk = string.char(table.unpack(b))
+        end
+        blocks[#blocks + 1] = blk
+      end
+    end
+    w = table.concat(blocks)
+    for _, T in ipairs { 1, 2 } do
+      local rows = {}
+      for tk = 1, T do
+        local v = { string.unpack(("<" .. ("f"):rep(k)), ref.random_f32(k, 140 + tk)) }
+        local parts = {}
+        for i = 1, k do
+          local b = (i - 1) // 32
+          local x = v[i] * (b % 2 == 0 and 2.0 ^ 10 or 2.0 ^ -10)
+          if b == 3 or b == 6 then x = 0.0 end -- a small and a large block of zeros
+          parts[i] = string.pack("<f", x)
+        end
+        rows[tk] = table.concat(parts)
+      end
+      local xs = table.concat(rows)
+      for _, xb in ipairs { 32, 8 } do
+        local spec = specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = xb, GEMV_TOKENS = T })
+        local y, ys = gemv.run(dev, "q4_k", w, m, k, xs, T, spec)
+        for tk = 1, T do
+          local yref, absdot = ref.gemv("q4_k", w, m, k, rows[tk])
+          for r = 2, m, 2 do -- the odd rows (0-based) see only the small blocks
+            t.truthy(absdot[r] > 0 and absdot[r] < 1e-4 * absdot[r - 1],
+              ("row %d: sum |w x| %.3g against row %d's %.3g"):format(r - 1, absdot[r], r - 2, absdot[r - 1]))
+          end
+          local term = gc.x_rounding_term("q4_k", w, m, k, rows[tk], 32, gc.TOL)
+          for i = 1, m do absdot[i] = absdot[i] + term[i] end
+          local ok, worst, rel, failures = ref.check_rows(ys:sub(4 * m * (tk - 1) + 1, 4 * m * tk), yref, absdot, gc.TOL)
+          t.truthy(ok, ("T=%d XB=%d token %d: %d rows off, worst row %d (%.3g), y=%.9g ref=%.9g"):format(T, xb, tk,
+            failures, worst, rel, y[m * (tk - 1) + worst], yref[worst]))
+        end
+        local yz = gemv.run(dev, "q4_k", w, m, k, string.rep("\0", 4 * k * T), T, spec)
+        for i = 1, m * T do t.truthy(yz[i] == 0, ("T=%d XB=%d zero x: y[%d] = %s"):format(T, xb, i, tostring(yz[i]))) end
+      end
+    end
+  end)
+end)
+
+-- x on its blocks' int16 grids (x_i = n_i 2^-e_b, |n_i| <= 32767, one |n_i| = 32767 per
+-- block, e_b from 4 to 24): the quantization is exact (s_b is 2^-e_b to one rounding),
+-- so the integer kernel has no x-rounding error and must meet a bound 100 times
+-- tighter than the GEMV criterion (lavapipe: 5e-8 at worst, as the float kernel).
+-- An integer dot 8 units off in every sub-block (2e-6 of sum |w x|) fails it and
+-- passes the tests above, whose bound with the x-rounding term is about 1.5e-4.
+t.test("q4_k integer path: x on the int16 grid, exact to 1e-6 of sum |w x|", function()
+  local dev = idot_device()
+  local ref = require "gpubench.ref"
+  releasing(dev, function()
+    local m, k, T = 67, 1024, 2
+    local rng = math.random
+    math.randomseed(151)
+    local rows = {}
+    for tk = 1, T do
+      local parts = {}
+      for b = 0, k // 32 - 1 do
+        local e = 4 + (b * 7 + tk) % 21
+        local top = rng(0, 31) -- the element that carries the block's amax
+        for i = 0, 31 do
+          local n = i == top and (rng(0, 1) == 0 and -32767 or 32767) or rng(-32767, 32767)
+          parts[#parts + 1] = string.pack("<f", n * 2.0 ^ -e)
+        end
+      end
+      rows[tk] = table.concat(parts)
+    end
+    local xs = table.concat(rows)
+    local w = ref.random_blocks("q4_k", m * k // 256, 152)
+    for _, xb in ipairs { 32, 8 } do
+      local spec = specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = xb, GEMV_TOKENS = T, GEMV_GRID = 1 })
+      local y, ys = gemv.run(dev, "q4_k", w, m, k, xs, T, spec)
+      for tk = 1, T do
+        local yref, absdot = ref.gemv("q4_k", w, m, k, rows[tk])
+        local ok, worst, rel, failures = ref.check_rows(ys:sub(4 * m * (tk - 1) + 1, 4 * m * tk), yref, absdot, 1e-6)
+        t.truthy(ok, ("XB=%d token %d: %d rows beyond 1e-6 sum |w x|, worst row %d (%.3g), y=%.9g ref=%.9g"):format(
+          xb, tk, failures, worst, rel, y[m * (tk - 1) + worst], yref[worst]))
+      end
+    end
+  end)
+end)
 
 t.run()
