@@ -1,4 +1,4 @@
-// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,I8=0,GEMV_TOKENS=1
 // gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1,GEMV_TOKENS=1
 // gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,GEMV_TOKENS=1
 // gpubench-compile: entry=gemv_q4_0 defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1,GEMV_TOKENS=1
@@ -28,6 +28,9 @@
 //     sum_j (q_j - 8) x_j = 64 * sum_j (2 + q_j/64) x_j - 136 * sum_j x_j;
 // the integer dot feeds the masked code words to dp2a instead.
 #define GB_GEMV_QUANTIZED 1
+#if defined(I8) && I8 != 0
+#error "I8=1 is the int8 tensor-core kernel, kernels/cuda/gemv_q4_0_i8.cu (gemv_cuda.variant switches the file)"
+#endif
 #include "gemv_geometry.cuh"
 #include "gemv_mma.cuh"
 

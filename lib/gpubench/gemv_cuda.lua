@@ -20,12 +20,12 @@
 --           shared memory where they fit; XQ=0 the f32 "magic" decode;
 --   MMA=1   the tensor-core path (16 rows, whole tiles; SUBN picks its decode);
 --   BULK=1  each row of a unit staged by one Hopper bulk copy (scalar path).
---   I8=1    (q4_k) the int8 tensor-core kernel for T rows of x
---           (kernels/cuda/gemv_q4_k_i8.cu): WARPS warps of 16 rows per block
+--   I8=1    (q4_k, q8_0, q4_0) the int8 tensor-core kernel for T rows of x
+--           (kernels/cuda/gemv_<fmt>_i8.cu): WARPS warps of 16 rows per block
 --           times KSPLIT slices of k; PREFETCH=1 (its own define, I8=1 only)
 --           loads a step's weights during the previous step's mmas; the
---           scalar path's other defines unused. q4_k's default from T = 5
---           (TOKEN_RULES below).
+--           scalar path's other defines unused. q4_k's default from T = 5,
+--           q8_0's and q4_0's from T = 4 (TOKEN_RULES below).
 -- Every kernel: GEMV_TOKENS, the T rows of x (1..8) multiplied by each
 -- weight read once (y[T, m] = x[T, k] . W^T; 1 in every entry, the GEMV).
 -- A T > 1 variant keeps the entry's geometry: every entry compiles without
@@ -56,8 +56,8 @@ end
 M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2, GEMV_TOKENS = 1 })
 M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2, GEMV_TOKENS = 1 })
 M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2, GEMV_TOKENS = 1 })
-M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
-M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, BULK = 0, GEMV_TOKENS = 1 })
+M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
+M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
 M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
 M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
 M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
@@ -187,10 +187,15 @@ local SHAPE_RULES = {
 local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by spec
 
 -- Variants that measured faster than the entry's at T > 1 rows of x
--- (docs/kernels/cuda-gemv.md, "The int8 tensor-core q4_k kernel"): q4_k from
--- min_tokens on runs the int8 kernel, whose time hardly grows with T.
+-- (docs/kernels/cuda-gemv.md, "The int8 tensor-core q4_k kernel" and "... q8_0
+-- and q4_0 kernels"): from min_tokens on, the int8 kernel, whose time hardly
+-- grows with T. q8_0 and q4_0 lost to the integer dot at T = 2 and won at T = 4
+-- and 8 (both orders, WARPS = 4 KSPLIT = 2 the fastest I8 geometry at each).
+local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
 local TOKEN_RULES = {
-  q4_k = { min_tokens = 5, changes = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 } },
+  q4_k = { min_tokens = 5, changes = I8_BEST },
+  q8_0 = { min_tokens = 4, changes = I8_BEST },
+  q4_0 = { min_tokens = 4, changes = I8_BEST },
 }
 
 -- token_changes(fmt, tokens) -> the defines fmt's T-row kernel changes

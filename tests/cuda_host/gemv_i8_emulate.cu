@@ -1,5 +1,6 @@
-// Host emulation of the int8 tensor-core q4_k GEMV (kernels/cuda/
-// gemv_q4k_i8.cuh) against the FP64 reference: the kernel's own block code
+// Host emulation of the int8 tensor-core GEMVs, q4_k (kernels/cuda/
+// gemv_q4k_i8.cuh), q8_0 and q4_0 (gemv_b32_i8.cuh), against the FP64
+// reference: the kernel's own block code
 // runs on the CPU for every thread of every block (a phase for all threads
 // before the next, as the barriers enforce), with a CPU model of
 // mma.sync.m16n8k32.row.col.s32.s8.s8.s32 from the PTX ISA's fragment tables
@@ -7,20 +8,24 @@
 //   A (16 x 32, four .b32 of four s8): reg 0 row g, reg 1 row g + 8, cols 4t + i;
 //     reg 2 row g, reg 3 row g + 8, cols 16 + 4t + i (i = byte 0..3)
 //   B (32 x 8, two .b32 of four s8): reg 0 rows (k) 4t + i, reg 1 rows 16 + 4t + i; col g
-//   C (16 x 8 s32): c0, c1 row g, cols 2t, 2t + 1; c2, c3 row g + 8
+//   C (16 x 8 s32): c0, c1 row g, cols 2t, 2t + 1; c2, c3 row g + 8 (the same
+//   layout for the C input of mma_s8c, q4_0's offset)
 // Checks: random weights and x, every T from 1 to 8, ragged m, several
 // block sizes, against ref.gemv per row of x (|y - r| <= 1e-4 sum |w x|);
 // one-hot x rows, which pin every column's k slot and every row of x's mma
-// column; every load inside the weights; the digits of every x' in range.
+// column; every load inside the weights and aligned; the digits of every x'
+// in range. Every format at every T from 1 to 8.
 // Run by tests/cli/test_gemv_i8_emulate.sh.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "gemv_q4k_i8.cuh"
+#include "gemv_b32_i8.cuh"
 
 extern "C" {
 #include "formats.h"
@@ -39,8 +44,8 @@ static int checks = 0;
 
 static int s8(gb_u32 w, int i) { return (int)(signed char)((w >> (8 * i)) & 0xFF); }
 
-// One warp's mma: C = A B (the kernel's C input is zero)
-static void mma_s8_model(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2])
+// One warp's mma: C = A B + C0 (C0 zero: mma_s8)
+static void mma_s8_model(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2], const int (*C0)[4] = nullptr)
 {
     int a[16][32], b[32][8];
     for (int lane = 0; lane < 32; lane++) {
@@ -58,7 +63,7 @@ static void mma_s8_model(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2]
         const int g = lane >> 2, t = lane & 3;
         for (int i = 0; i < 4; i++) {
             const int r = g + 8 * (i >> 1), n = 2 * t + (i & 1);
-            long long s = 0;
+            long long s = C0 ? C0[lane][i] : 0;
             for (int kk = 0; kk < 32; kk++) s += (long long)a[r][kk] * b[kk][n];
             C[lane][i] = (int)s;
         }
@@ -90,6 +95,13 @@ struct HostI8Ctx {
         memcpy(&v, p, 8);
         return v;
     }
+    gb_u32 ld4(const unsigned char* p)
+    {
+        in_w(p, 4);
+        gb_u32 v;
+        memcpy(&v, p, 4);
+        return v;
+    }
     uint2 ld8s(const signed char* p)
     {
         EXPECT(p >= slo && p + 8 <= shi && ((uintptr_t)p % 8) == 0, "shared load at %td", p - slo);
@@ -101,22 +113,44 @@ struct HostI8Ctx {
     {
         for (int w = 0; w < NWARPS; w++) mma_s8_model(C + 32 * w, A + 32 * w, B + 32 * w);
     }
+    void mma_s8c(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2], const int (*C0)[4])
+    {
+        for (int w = 0; w < NWARPS; w++) mma_s8_model(C + 32 * w, A + 32 * w, B + 32 * w, C0 + 32 * w);
+    }
+};
+
+// The formats: the kernel's block code (F) and the reference's name.
+struct FQ4K {
+    typedef GbI8Q4K F;
+    static const char* name() { return "q4_k"; }
+};
+struct FQ8_0 {
+    typedef GbI8B32<GbI8Q8_0> F;
+    static const char* name() { return "q8_0"; }
+};
+struct FQ4_0 {
+    typedef GbI8B32<GbI8Q4_0> F;
+    static const char* name() { return "q4_0"; }
 };
 
 // y (T rows of m) for x (T rows of k) through the kernel's block code, with
 // KS slices of k and prefetch PF.
-template <int NW, int T, int KS = 1, int PF = 0>
+template <class FM, int NW, int T, int KS = 1, int PF = 0>
 static std::vector<float> run(const std::vector<unsigned char>& W, const std::vector<float>& x, gb_u32 m, gb_u32 k)
 {
+    typedef typename FM::F F;
     std::vector<float> y((size_t)T * m, NAN);
     const gb_u32 blocks = (m + 16 * NW - 1) / (16 * NW);
-    auto* sm = new GbI8Block<T, NW, KS>;
+    auto* sm = new GbI8Block<T, NW, KS, typename F::S>;
     HostI8Ctx<NW * KS> ctx;
     ctx.wlo = W.data(), ctx.whi = W.data() + W.size();
     ctx.slo = reinterpret_cast<const signed char*>(sm), ctx.shi = ctx.slo + sizeof *sm;
     for (gb_u32 b = 0; b < blocks; b++) {
         memset(sm, 0x5A, sizeof *sm); // stale shared memory
-        gb_i8_q4k_block<NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
+        if constexpr (std::is_same<FM, FQ4K>::value) // q4_k through its kernel's own entry
+            gb_i8_q4k_block<NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
+        else
+            gb_i8_block<F, NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
     }
     delete sm;
     return y;
@@ -129,19 +163,19 @@ static float rnd()
     return (float)((rnd_state >> 8) & 0xFFFF) / 32768.0f - 1.0f;
 }
 
-template <int NW, int T, int KS = 1, int PF = 0>
+template <class FM, int NW, int T, int KS = 1, int PF = 0>
 static void random_case(gb_u32 m, gb_u32 k, int seed, bool outliers)
 {
-    const gb_format* f = gb_format_find("q4_k");
-    const uint64_t nb = (uint64_t)m * k / 256;
-    std::vector<unsigned char> W(nb * 144);
+    const gb_format* f = gb_format_find(FM::name());
+    const uint64_t nb = (uint64_t)m * k / f->qk;
+    std::vector<unsigned char> W(nb * f->block_bytes);
     gb_err e = {0};
     EXPECT(gb_ref_random_blocks(f, nb, seed, W.data(), &e) == 0, "random blocks: %s", e.msg ? e.msg : "");
     std::vector<float> x((size_t)T * k);
     for (auto& v : x) v = rnd();
     if (outliers)
         for (size_t i = 0; i < x.size(); i += 97) x[i] *= 20.0f; // a large value in most sub-blocks
-    const std::vector<float> y = run<NW, T, KS, PF>(W, x, m, k);
+    const std::vector<float> y = run<FM, NW, T, KS, PF>(W, x, m, k);
     std::vector<double> r(m), a(m);
     double worst = 0;
     int bad = 0;
@@ -153,22 +187,22 @@ static void random_case(gb_u32 m, gb_u32 k, int seed, bool outliers)
             if (!(rel <= worst)) worst = rel;
         }
     }
-    EXPECT(bad == 0, "NW=%d KS=%d PF=%d T=%d m=%u k=%u%s: %d row(s) beyond 1e-4 of sum|w x|, worst %g", NW, KS, PF,
-           T, m, k, outliers ? " (outliers)" : "", bad, worst);
-    printf("%s NW=%d KS=%d PF=%d T=%d m=%u k=%u%s: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ", NW, KS, PF, T,
-           m, k, outliers ? " outliers" : "", worst);
+    EXPECT(bad == 0, "%s NW=%d KS=%d PF=%d T=%d m=%u k=%u%s: %d row(s) beyond 1e-4 of sum|w x|, worst %g", FM::name(),
+           NW, KS, PF, T, m, k, outliers ? " (outliers)" : "", bad, worst);
+    printf("%s %s NW=%d KS=%d PF=%d T=%d m=%u k=%u%s: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ", FM::name(), NW,
+           KS, PF, T, m, k, outliers ? " outliers" : "", worst);
     gb_err_clear(&e);
 }
 
 // x rows one-hot at columns c_t (value 1): y[t][i] = W[i][c_t] dequantized, to
 // 2e-6 of the row's largest value, so a wrong k slot or a wrong x row in an
 // mma column shows.
-template <int NW, int T, int KS = 1, int PF = 0>
+template <class FM, int NW, int T, int KS = 1, int PF = 0>
 static void one_hot_case(gb_u32 m, gb_u32 k)
 {
-    const gb_format* f = gb_format_find("q4_k");
-    const uint64_t nb = (uint64_t)m * k / 256;
-    std::vector<unsigned char> W(nb * 144);
+    const gb_format* f = gb_format_find(FM::name());
+    const uint64_t nb = (uint64_t)m * k / f->qk;
+    std::vector<unsigned char> W(nb * f->block_bytes);
     gb_err e = {0};
     EXPECT(gb_ref_random_blocks(f, nb, 77, W.data(), &e) == 0, "random blocks");
     std::vector<float> deq((size_t)m * k);
@@ -183,17 +217,45 @@ static void one_hot_case(gb_u32 m, gb_u32 k)
     for (gb_u32 c0 = 0; c0 < k; c0 += T) {
         std::vector<float> x((size_t)T * k, 0.0f);
         for (int t = 0; t < T; t++) x[(size_t)t * k + (c0 + t) % k] = 1.0f;
-        const std::vector<float> y = run<NW, T, KS, PF>(W, x, m, k);
+        const std::vector<float> y = run<FM, NW, T, KS, PF>(W, x, m, k);
         for (int t = 0; t < T; t++)
             for (gb_u32 i = 0; i < m; i++) {
                 const double want = deq[(size_t)i * k + (c0 + t) % k], got = y[(size_t)t * m + i];
                 if (!(std::fabs(got - want) <= 2e-6 * (std::fabs(want) + rowmax[i]))) bad++;
             }
     }
-    EXPECT(bad == 0, "one-hot NW=%d KS=%d PF=%d T=%d m=%u k=%u: %d outputs off", NW, KS, PF, T, m, k, bad);
-    printf("%s one-hot NW=%d KS=%d PF=%d T=%d m=%u k=%u: every column of every row\n", bad ? "not ok" : "ok  ", NW, KS,
-           PF, T, m, k);
+    EXPECT(bad == 0, "%s one-hot NW=%d KS=%d PF=%d T=%d m=%u k=%u: %d outputs off", FM::name(), NW, KS, PF, T, m, k, bad);
+    printf("%s %s one-hot NW=%d KS=%d PF=%d T=%d m=%u k=%u: every column of every row\n", bad ? "not ok" : "ok  ",
+           FM::name(), NW, KS, PF, T, m, k);
     gb_err_clear(&e);
+}
+
+// q8_0 and q4_0: one-hot x at several T and geometries; random x at every T
+// from 1 to 8 (ragged m, k slices with missing chunks, prefetch on and off),
+// and with outliers.
+template <class FM>
+static void b32_cases(int seed)
+{
+    one_hot_case<FM, 1, 1>(16, 256);
+    one_hot_case<FM, 2, 8>(40, 512);
+    one_hot_case<FM, 4, 3>(23, 256);
+    one_hot_case<FM, 2, 8, 4, 1>(40, 1280);
+    one_hot_case<FM, 1, 5, 3, 0>(23, 512);
+    random_case<FM, 1, 1>(16, 256, seed + 1, false);
+    random_case<FM, 4, 1, 2, 0>(100, 1024, seed + 2, false);
+    random_case<FM, 2, 2>(37, 512, seed + 3, false);
+    random_case<FM, 4, 2, 2, 1>(70, 1280, seed + 4, true);
+    random_case<FM, 4, 3>(64, 768, seed + 5, false);
+    random_case<FM, 1, 4>(5, 256, seed + 6, false);
+    random_case<FM, 4, 4, 2, 0>(129, 2560, seed + 7, false);
+    random_case<FM, 4, 5>(130, 512, seed + 8, false);
+    random_case<FM, 8, 6>(129, 256, seed + 9, false);
+    random_case<FM, 2, 7, 8, 1>(33, 768, seed + 10, false);
+    random_case<FM, 2, 7>(48, 1280, seed + 11, false);
+    random_case<FM, 4, 8>(200, 2048, seed + 12, false);
+    random_case<FM, 4, 8, 2, 0>(96, 1024, seed + 13, true);
+    random_case<FM, 4, 8, 4, 1>(200, 2048, seed + 14, false);
+    random_case<FM, 1, 8, 3, 0>(19, 1280, seed + 15, true);
 }
 
 int main()
@@ -219,27 +281,29 @@ int main()
         }
     }
     EXPECT(bad == 0, "%d packed digits differ from gb_i8_digits", bad);
-    one_hot_case<1, 1>(16, 256);
-    one_hot_case<2, 8>(40, 512);
-    one_hot_case<4, 3>(23, 256);
-    random_case<1, 1>(16, 256, 1, false);
-    random_case<4, 1>(100, 1024, 2, false);
-    random_case<2, 2>(37, 512, 3, false);
-    random_case<4, 3>(64, 768, 4, false);
-    random_case<1, 4>(5, 256, 5, false);
-    random_case<4, 5>(130, 512, 6, false);
-    random_case<8, 6>(129, 256, 7, false);
-    random_case<2, 7>(48, 1280, 8, false);
-    random_case<4, 8>(200, 2048, 9, false);
-    random_case<4, 8>(96, 1024, 10, true);
+    one_hot_case<FQ4K, 1, 1>(16, 256);
+    one_hot_case<FQ4K, 2, 8>(40, 512);
+    one_hot_case<FQ4K, 4, 3>(23, 256);
+    random_case<FQ4K, 1, 1>(16, 256, 1, false);
+    random_case<FQ4K, 4, 1>(100, 1024, 2, false);
+    random_case<FQ4K, 2, 2>(37, 512, 3, false);
+    random_case<FQ4K, 4, 3>(64, 768, 4, false);
+    random_case<FQ4K, 1, 4>(5, 256, 5, false);
+    random_case<FQ4K, 4, 5>(130, 512, 6, false);
+    random_case<FQ4K, 8, 6>(129, 256, 7, false);
+    random_case<FQ4K, 2, 7>(48, 1280, 8, false);
+    random_case<FQ4K, 4, 8>(200, 2048, 9, false);
+    random_case<FQ4K, 4, 8>(96, 1024, 10, true);
     // k slices: steps with missing super-blocks (k / 256 not a multiple of KS), prefetch on and off
-    one_hot_case<2, 8, 4, 1>(40, 1280);
-    one_hot_case<1, 3, 3, 0>(23, 512);
-    random_case<4, 8, 4, 1>(200, 2048, 11, false);
-    random_case<4, 8, 4, 0>(70, 1280, 12, true);
-    random_case<2, 5, 8, 1>(33, 768, 13, false);
-    random_case<1, 1, 2, 1>(16, 256, 14, false);
-    random_case<4, 2, 3, 0>(129, 2560, 15, false);
+    one_hot_case<FQ4K, 2, 8, 4, 1>(40, 1280);
+    one_hot_case<FQ4K, 1, 3, 3, 0>(23, 512);
+    random_case<FQ4K, 4, 8, 4, 1>(200, 2048, 11, false);
+    random_case<FQ4K, 4, 8, 4, 0>(70, 1280, 12, true);
+    random_case<FQ4K, 2, 5, 8, 1>(33, 768, 13, false);
+    random_case<FQ4K, 1, 1, 2, 1>(16, 256, 14, false);
+    random_case<FQ4K, 4, 2, 3, 0>(129, 2560, 15, false);
+    b32_cases<FQ8_0>(100);
+    b32_cases<FQ4_0>(200);
     printf("gemv_i8_emulate: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -476,14 +476,14 @@ t.test("the int8 tensor-core q4_k kernel (I8=1): its own file, entry and geometr
   t.errors(function() specs.variant("q4_k", { PREFETCH = 1 }) end,
     "gemv_cuda.variant: q4_k PREFETCH is the int8 kernel's: it needs I8=1", true)
   t.errors(function() specs.variant("q4_k", { I8 = 1, PREFETCH = 2 }) end, "gemv_cuda.variant: PREFETCH=2 is not 0 or 1", true)
-  t.errors(function() specs.variant("q4_0", { PREFETCH = 1 }) end, "gemv_cuda.variant: q4_0 has no define PREFETCH", true)
+  t.errors(function() specs.variant("q5_k", { PREFETCH = 1 }) end, "gemv_cuda.variant: q5_k has no define PREFETCH", true)
   t.eq(specs.variant_defines("q4_k").PREFETCH, 0, "a grid may name PREFETCH for q4_k")
-  t.eq(specs.variant_defines("q4_0").PREFETCH, nil)
+  t.eq(specs.variant_defines("q5_k").PREFETCH, nil)
   t.eq(specs.variant_defines("q4_k").ROWS, 14)
   t.eq(specs.variant_defines("nope"), nil)
   t.errors(function() specs.variant("q4_k", { I8 = 1, WARPS = 8, KSPLIT = 8 }) end,
     "gemv_cuda.variant: WARPS=8 KSPLIT=8 is more than a block's 1024 threads", true)
-  t.errors(function() specs.variant("q4_0", { I8 = 1 }) end, "gemv_cuda.variant: q4_0 has no define I8", true)
+  t.errors(function() specs.variant("q6_k", { I8 = 1 }) end, "gemv_cuda.variant: q6_k has no define I8", true)
   t.errors(function() specs.variant("q4_k", { I8 = 1, MMA = 1, XQ = 0 }) end,
     "gemv_cuda.variant: q4_k I8=1 is its own kernel: MMA and BULK must stay 0", true)
   t.errors(function() specs.variant("q4_k", { I8 = 2 }) end, "gemv_cuda.variant: I8=2 is not 0 or 1", true)
@@ -497,20 +497,90 @@ t.test("the int8 tensor-core q4_k kernel (I8=1): its own file, entry and geometr
   t.truthy(seen[1] and seen[2] and seen[8], "lines at GEMV_TOKENS = 1, 2 and 8")
 end)
 
-t.test("q4_k from 5 rows of x runs the int8 kernel by default; other formats and fewer rows keep theirs", function()
-  for T = 1, 8 do
-    local s = gemv.spec("cuda", "q4_k", 14336, 5120, T)
-    if T >= 5 then
-      t.eq(s.file, "kernels/cuda/gemv_q4_k_i8.cu", "T=" .. T)
-      t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, GEMV_TOKENS = T })
-      t.truthy(gemv.spec("cuda", "q4_k", T) == s, "the same spec without a shape (the kernel cache's key)")
-    else
-      t.eq(s.file, "kernels/cuda/gemv_q4_k.cu", "T=" .. T)
+t.test("q4_k from 5 rows of x, q8_0 and q4_0 from 4, run the int8 kernel by default; others keep theirs", function()
+  for fmt, from in pairs { q4_k = 5, q8_0 = 4, q4_0 = 4 } do
+    for T = 1, 8 do
+      local s = gemv.spec("cuda", fmt, 14336, 5120, T)
+      if T >= from then
+        t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_i8.cu", fmt .. " T=" .. T)
+        t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, GEMV_TOKENS = T }, fmt)
+        t.truthy(gemv.spec("cuda", fmt, T) == s, "the same spec without a shape (the kernel cache's key)")
+      else
+        t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt .. " T=" .. T)
+      end
     end
   end
   t.eq(gemv.spec("cuda", "q5_k", 8).file, "kernels/cuda/gemv_q5_k.cu")
-  t.eq(specs.token_changes("q4_0", 8), {})
+  t.eq(specs.token_changes("q6_k", 8), {})
   t.errors(function() specs.token_changes("q9", 8) end, "gemv_cuda.token_changes: unknown format q9", true)
+end)
+
+-- q8_0 and q4_0 (gemv_b32_i8.cuh): the same kernel shape as q4_k's
+-- (docs/kernels/cuda-gemv.md, "The int8 tensor-core q8_0 and q4_0 kernels");
+-- the default from T = 4 (the test above), the integer dot below.
+t.test("the int8 tensor-core q8_0 and q4_0 kernels (I8=1): their own files, entries and geometry", function()
+  for _, fmt in ipairs { "q8_0", "q4_0" } do
+    local s = specs.variant(fmt, { I8 = 1, WARPS = 4, KSPLIT = 2, GEMV_TOKENS = 8 })
+    t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] },
+      { "kernels/cuda/gemv_" .. fmt .. "_i8.cu", "gemv_" .. fmt .. "_i8", 64, 256 }, fmt)
+    t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, GEMV_TOKENS = 8 }, fmt)
+    t.eq(gemv.grid(s, 129, 256), { 3, 1, 1 }, fmt .. ": ceil(129 / 64) blocks")
+    t.eq(specs.variant(fmt, { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, GEMV_TOKENS = 3 }).defines,
+      { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, GEMV_TOKENS = 3 }, fmt)
+    t.eq(specs[fmt].defines.I8, 0, fmt .. ": the entry is the integer dot")
+    t.eq(specs.variant_defines(fmt).PREFETCH, 0, fmt .. ": a grid may name PREFETCH")
+    t.errors(function() specs.variant(fmt, { PREFETCH = 1 }) end,
+      ("gemv_cuda.variant: %s PREFETCH is the int8 kernel's: it needs I8=1"):format(fmt), true)
+    t.errors(function() specs.variant(fmt, { I8 = 1, MMA = 1, XQ = 0 }) end,
+      ("gemv_cuda.variant: %s I8=1 is its own kernel: MMA and BULK must stay 0"):format(fmt), true)
+    t.eq(specs.variant(fmt, { I8 = 0 }).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt)
+    for T = 1, 3 do
+      t.eq(gemv.spec("cuda", fmt, 14336, 5120, T).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt .. " T=" .. T)
+    end
+    t.eq(specs.token_changes(fmt, 3), {}, fmt)
+    t.eq(specs.token_changes(fmt, 4), { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }, fmt)
+    local src = assert(io.open(s.file)):read("a")
+    local seen, lines = {}, 0
+    for defs in src:gmatch("// gpubench%-compile: entry=gemv_" .. fmt .. "_i8 defines=(%S+)") do
+      lines = lines + 1
+      t.truthy(defs:find("I8=1", 1, true), "every line names I8=1: " .. defs)
+      seen[tonumber(defs:match("GEMV_TOKENS=(%d+)"))] = true
+    end
+    t.truthy(lines >= 6, fmt .. ": gpubench-compile lines at several geometries")
+    t.truthy(seen[1] and seen[2] and seen[8], fmt .. ": lines at GEMV_TOKENS = 1, 2 and 8")
+  end
+end)
+
+t.test("the int8 tensor-core q8_0 and q4_0 kernels compile for sm_90 at every T", function()
+  local gpu = t.gpu
+  if not gpu or not gpu.compile then t.skip("no gpu module") end
+  for _, fmt in ipairs { "q8_0", "q4_0" } do
+    for T = 1, 8 do
+      local s = specs.variant(fmt, { I8 = 1, WARPS = 4, KSPLIT = 2, GEMV_TOKENS = T })
+      local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry, defines = s.defines, target = "sm_90" })
+      if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
+      t.truthy(ok, fmt .. " T=" .. T .. ": " .. t.error_text(r))
+      if ok then t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt) end
+    end
+  end
+end)
+
+t.test("the int8 tensor-core q8_0 and q4_0 kernels match the FP64 reference at every T", function()
+  local dev = t.device("cuda")
+  releasing(dev, function()
+    -- (WARPS, KSPLIT, PREFETCH) as for q4_k; 1280 columns are 5 chunks of 256 (steps with missing ones)
+    for _, fmt in ipairs { "q8_0", "q4_0" } do
+      for T = 1, 8 do
+        for _, g in ipairs { { 1, 1, 0 }, { 4, 2, 0 }, { 4, 4, 1 }, { 2, 8, 0 } } do
+          local spec = specs.variant(fmt, { I8 = 1, WARPS = g[1], KSPLIT = g[2], PREFETCH = g[3], GEMV_TOKENS = T })
+          gc.check_tokens(dev, fmt, 29, 3072, T, 161 + T, spec)
+          gc.check_tokens(dev, fmt, 5, 256, T, 171 + T, spec)
+          gc.check_tokens(dev, fmt, 70, 1280, T, 181 + T, spec)
+          gc.check_tokens(dev, fmt, 37, 5120, T, 191 + T, spec)
+        end
+      end
+    end
+  end)
 end)
 
 t.test("the int8 tensor-core q4_k kernel matches the FP64 reference at every T", function()

@@ -1,0 +1,259 @@
+// The shared part of the int8 tensor-core GEMV kernels for T = 1..8 rows of x
+// (y[T, m] = x[T, k] . W^T, each weight read once): gemv_q4_k_i8.cu,
+// gemv_q8_0_i8.cu, gemv_q4_0_i8.cu. Design and instruction budgets:
+// docs/kernels/cuda-gemv.md, "The int8 tensor-core q4_k kernel (I8=1)" and
+// "The int8 tensor-core q8_0 and q4_0 kernels".
+//
+// mma.sync m16n8k32 .s8.s8.s32: A = 16 weight rows x 32 columns (one block or
+// sub-block of 32 weights) as int8 codes, B = the same 32 columns of the T x
+// rows (columns of the mma; zero past T), as 16-bit integers split into two
+// int8 digits, x ~ dx (256 h + l): two mmas (h, l), whose sum 256 C_h + C_l
+// is exactly sum q * round(x / dx), so x keeps 16 bits like the scalar path's
+// integer dot. Lane (g, t) = (lane / 4, lane % 4) owns A rows g and g + 8 and
+// B column (row of x) g; its B registers are 8 digit bytes of a column run,
+// read from shared memory at 32 j + 8 t, so a format maps its A k slots to
+// those columns (a format may store x's digits permuted, PERM, to make that
+// hold).
+//
+// Here: the x digits in shared memory and their quantization, the GPU
+// context, and the block loop every format runs (gb_i8_block): a block is NW
+// warps of 16 rows times KS slices of k; per step of KS chunks of 256 columns
+// its threads first quantize the T x rows' 8 runs of 32 of each into shared
+// memory (one thread per (slice, row of x, run)), then each warp runs its
+// slice's chunk (the format's step: 8 runs x 2 mmas and the epilogue): two
+// barriers per step; at the end slices 1.. leave their sums in the digits'
+// shared memory and slice 0 adds them. Every per-thread value is an array
+// over Ctx::NT threads: NT = 1 on the GPU, a whole block in the host
+// emulation (tests/cuda_host/gemv_i8_emulate.cu), where each phase runs for
+// every thread before the next, which is what the barriers enforce here.
+#ifndef GPUBENCH_GEMV_I8_COMMON_CUH
+#define GPUBENCH_GEMV_I8_COMMON_CUH
+
+#include "gemv_decode.cuh" // gb_prmt, gb_half_to_float, gb_k_scales
+
+#define GB_I8_EACH for (int q = 0; q < Ctx::NT; q++)
+
+enum {
+    GB_I8_XROW = 256 + 32, // bytes of one x row's digits per chunk of 256 columns: 32 of padding put the
+                           // 8 rows of a half-warp's 8-byte B loads on distinct banks
+    GB_I8_QMAX = 32639     // |round(x / dx)| <= QMAX keeps both digits in [-128, 127]
+};
+
+// What the quantization stores per (row of x, run of 32) besides dx (the
+// format's SX): sum(x) as a float (q4_k's mins), nothing (q8_0), or
+// -8 sum(x') as an int, x' = round(x / dx) (q4_0's offset, the l mma's C).
+enum { GB_I8_SX_FLOAT = 0, GB_I8_SX_NONE = 1, GB_I8_SX_OFF8 = 2 };
+
+template <int T, class S = float>
+struct alignas(16) GbI8Smem { // the digit rows are read 8 bytes at a time
+    signed char xh[T][GB_I8_XROW], xl[T][GB_I8_XROW]; // the digits of x' = round(x / dx)
+    float dx[T][8];                                   // per (row of x, run): dx
+    S sx[T][8];                                       // and the format's sum (SX)
+};
+
+// The two digits of q in [-QMAX, QMAX]: q = 256 h + l, h and l in [-128, 127].
+GB_HD void gb_i8_digits(int q, int& h, int& l)
+{
+    h = (q + 128) >> 8; // arithmetic shift: floor
+    l = q - 256 * h;
+}
+
+// round to nearest even, as cvt.rni.s32.f32
+GB_HD int gb_i8_round(float v)
+{
+#ifdef __CUDA_ARCH__
+    return __float2int_rn(v);
+#else
+    return (int)nearbyintf(v);
+#endif
+}
+
+// QMAX / mx for mx > 0, a little low: the fast reciprocal on the GPU errs by
+// a few ulp, and 1 - 2^-20 keeps |x| inv below QMAX + 1/2, so |q| <= QMAX.
+GB_HD float gb_i8_scale(float mx)
+{
+#ifdef __CUDA_ARCH__
+    return __fdividef((float)GB_I8_QMAX * (1.0f - 0x1p-20f), mx);
+#else
+    return (float)GB_I8_QMAX * (1.0f - 0x1p-20f) / mx;
+#endif
+}
+
+// The digits of four q as two words of four bytes: l = q's low byte (signed,
+// q - 256 h), h = byte 1 of q + 128 (gb_i8_digits' h, which fits a byte).
+GB_HD void gb_i8_pack(const int* qv, gb_u32& hw, gb_u32& lw)
+{
+    const gb_u32 l01 = gb_prmt((gb_u32)qv[0], (gb_u32)qv[1], 0x0040u), l23 = gb_prmt((gb_u32)qv[2], (gb_u32)qv[3], 0x0040u);
+    const gb_u32 h0 = (gb_u32)(qv[0] + 128), h1 = (gb_u32)(qv[1] + 128), h2 = (gb_u32)(qv[2] + 128),
+                 h3 = (gb_u32)(qv[3] + 128);
+    const gb_u32 h01 = gb_prmt(h0, h1, 0x0051u), h23 = gb_prmt(h2, h3, 0x0051u);
+    lw = gb_prmt(l01, l23, 0x5410u);
+    hw = gb_prmt(h01, h23, 0x5410u);
+}
+
+// Where the digits of columns 4w .. 4w + 3 of a run go: in order (PERM = 0),
+// or (PERM = 1, q4_0) columns 4t .. 4t + 3 and 16 + 4t .. 16 + 4t + 3 side by
+// side at 8t, the two nibble halves of a lane's code word.
+template <int PERM>
+GB_HD gb_u32 gb_i8_xpos(int w)
+{
+    return PERM ? 8u * (w & 3) + 4u * (w >> 2) : 4u * w;
+}
+
+// Quantizes (row of x t, run j) of chunk sb (columns 256 sb + 32 j ..) into
+// the shared digits: 32 values by 8 16-byte loads, their digits stored 4 to
+// a word; dx and the format's sum (SX) beside them.
+template <int T, int SX, int PERM, class S>
+GB_HD void gb_i8_quantize(const float* x, gb_u32 k, gb_u32 sb, gb_u32 t, gb_u32 j, GbI8Smem<T, S>& sm)
+{
+    const float4* v4 = reinterpret_cast<const float4*>(x + (gb_u64)t * k + 256u * sb + 32u * j);
+    float v[32];
+    #pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const float4 f = v4[i];
+        v[4 * i] = f.x, v[4 * i + 1] = f.y, v[4 * i + 2] = f.z, v[4 * i + 3] = f.w;
+    }
+    float mx = 0.0f, sum = 0.0f;
+    #pragma unroll
+    for (int i = 0; i < 32; i++) {
+        mx = fmaxf(mx, fabsf(v[i]));
+        if (SX == GB_I8_SX_FLOAT) sum += v[i];
+    }
+    const float inv = mx > 0.0f ? gb_i8_scale(mx) : 0.0f;
+    int isum = 0;
+    #pragma unroll
+    for (int w = 0; w < 8; w++) {
+        int qv[4];
+        #pragma unroll
+        for (int b = 0; b < 4; b++) qv[b] = gb_i8_round(v[4 * w + b] * inv);
+        if (SX == GB_I8_SX_OFF8) isum += (qv[0] + qv[1]) + (qv[2] + qv[3]);
+        gb_u32 hw, lw;
+        gb_i8_pack(qv, hw, lw);
+        const gb_u32 o = 32 * j + gb_i8_xpos<PERM>(w);
+        *reinterpret_cast<gb_u32*>(&sm.xh[t][o]) = hw;
+        *reinterpret_cast<gb_u32*>(&sm.xl[t][o]) = lw;
+    }
+    // dx = 1 / inv (the product's constant folded): q dx = x to within x's step
+    sm.dx[t][j] = mx * (1.0f / ((float)GB_I8_QMAX * (1.0f - 0x1p-20f)));
+    if (SX == GB_I8_SX_FLOAT) sm.sx[t][j] = (S)sum;
+    if (SX == GB_I8_SX_OFF8) sm.sx[t][j] = (S)(-8 * isum);
+}
+
+// A block's shared memory: the digits of KS chunks (one per k slice), and
+// after the last chunk the slices' partial sums in the same bytes.
+template <int T, int NW, int KS, class S = float>
+struct alignas(16) GbI8Block {
+    union {
+        GbI8Smem<T, S> s[KS];
+        float red[KS > 1 ? KS - 1 : 1][NW][32][4];
+    };
+};
+
+// Block blk: NW row warps x KS k slices (warp w: rows of w % NW, slice w / NW)
+// of a format F (F::BPC bytes per row per chunk of 256 columns; F::Raw a
+// lane's loads of one chunk of its rows g and g + 8, F::load issues them,
+// F::step runs a chunk's mmas into acc). Step i takes chunks i KS ..
+// i KS + KS - 1, one per slice: the block quantizes their x digits, each warp
+// runs its own; the slices' sums meet in shared memory at the end. A step's
+// weights are loaded before its quantization (PF = 0), or during the
+// previous step's mmas (PF = 1).
+template <class F, int NW, int KS, int PF, int T, class Ctx>
+GB_HD void gb_i8_block(Ctx& ctx, const unsigned char* W, const float* x, float* y, gb_u32 m, gb_u32 k, gb_u32 blk,
+                       GbI8Block<T, NW, KS, typename F::S>& sm)
+{
+    static_assert(T >= 1 && T <= 8, "GEMV_TOKENS must be 1..8: the mma has 8 columns");
+    enum { NT = Ctx::NT, UNITS = 8 * T * KS, THREADS = 32 * NW * KS };
+    const gb_u32 nsb = k / 256, row_bytes = nsb * F::BPC, steps = (nsb + KS - 1) / KS;
+    gb_u32 g[NT], tq[NT], r0[NT], sl[NT], rw[NT];
+    const unsigned char *pa[NT], *pb[NT]; // rows g and g + 8 (the last row where those are past m)
+    float acc[NT][4];
+    typename F::Raw cur[NT];
+    GB_I8_EACH
+    {
+        const gb_u32 tid = ctx.tid(q), lane = tid & 31, w = tid >> 5;
+        g[q] = lane >> 2, tq[q] = lane & 3, rw[q] = w % NW, sl[q] = w / NW;
+        r0[q] = (blk * NW + rw[q]) * 16;
+        const gb_u32 ra = r0[q] + g[q], rb = ra + 8;
+        pa[q] = W + (gb_u64)(ra < m ? ra : m - 1) * row_bytes;
+        pb[q] = W + (gb_u64)(rb < m ? rb : m - 1) * row_bytes;
+        #pragma unroll
+        for (int i = 0; i < 4; i++) acc[q][i] = 0.0f;
+        F::load(ctx, pa[q], pb[q], sl[q], nsb, tq[q], cur[q]);
+    }
+    for (gb_u32 st = 0; st < steps; st++) {
+        GB_I8_EACH for (gb_u32 u = ctx.tid(q); u < (gb_u32)UNITS; u += THREADS)
+        {
+            const gb_u32 ss = u / (8 * T), r = u % (8 * T), sbq = st * KS + ss;
+            if (sbq < nsb) gb_i8_quantize<T, F::SX, F::PERM>(x, k, sbq, r >> 3, r & 7, sm.s[ss]);
+        }
+        ctx.barrier();
+        typename F::Raw nxt[NT];
+        bool go[NT], any = false; // go: the warp's chunk of this step exists (warp-uniform on the GPU)
+        GB_I8_EACH
+        {
+            if (PF) F::load(ctx, pa[q], pb[q], (st + 1) * KS + sl[q], nsb, tq[q], nxt[q]);
+            go[q] = st * KS + sl[q] < nsb;
+            any = any || go[q];
+        }
+        if (any) F::template step<T>(ctx, cur, go, r0, m, g, tq, sl, sm.s, acc);
+        ctx.barrier(); // every warp done with this step's digits before the next overwrite them
+        GB_I8_EACH
+        {
+            if (PF) cur[q] = nxt[q];
+            else F::load(ctx, pa[q], pb[q], (st + 1) * KS + sl[q], nsb, tq[q], cur[q]);
+        }
+    }
+    if (KS > 1) { // the last barrier above freed the digits: slices 1.. leave their sums there
+        GB_I8_EACH if (sl[q] > 0)
+        {
+            const gb_u32 lane = ctx.tid(q) & 31;
+            #pragma unroll
+            for (int i = 0; i < 4; i++) sm.red[sl[q] - 1][rw[q]][lane][i] = acc[q][i];
+        }
+        ctx.barrier();
+    }
+    GB_I8_EACH if (sl[q] == 0)
+    {
+        const gb_u32 lane = ctx.tid(q) & 31;
+        #pragma unroll
+        for (int i = 0; i < 4; i++) {
+            float v = acc[q][i];
+            #pragma unroll
+            for (int s = 1; s < KS; s++) v += sm.red[s - 1][rw[q]][lane][i];
+            const gb_u32 row = r0[q] + g[q] + 8u * (i >> 1), t = 2u * tq[q] + (i & 1);
+            if (row < m && t < (gb_u32)T) y[(gb_u64)t * m + row] = v;
+        }
+    }
+}
+
+#ifdef __CUDA_ARCH__
+// The GPU context: the calling thread (NT = 1), its loads, the block barrier
+// and the warp's mma (C = A B, or with mma_s8c C = A B + C0).
+struct GbI8DevCtx {
+    enum { NT = 1 };
+    __device__ __forceinline__ gb_u32 tid(int) const { return threadIdx.x; }
+    __device__ __forceinline__ void barrier() { __syncthreads(); }
+    __device__ __forceinline__ uint4 ld16(const unsigned char* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+    __device__ __forceinline__ uint2 ld8(const unsigned char* p) { return __ldg(reinterpret_cast<const uint2*>(p)); }
+    __device__ __forceinline__ gb_u32 ld4(const unsigned char* p) { return __ldg(reinterpret_cast<const unsigned*>(p)); }
+    __device__ __forceinline__ uint2 ld8s(const signed char* p) { return *reinterpret_cast<const uint2*>(p); }
+    __device__ __forceinline__ void mma_s8(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2])
+    {
+        asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%10,%10,%10,%10};"
+                     : "=r"(C[0][0]), "=r"(C[0][1]), "=r"(C[0][2]), "=r"(C[0][3])
+                     : "r"(A[0][0]), "r"(A[0][1]), "r"(A[0][2]), "r"(A[0][3]), "r"(B[0][0]), "r"(B[0][1]), "r"(0));
+    }
+    __device__ __forceinline__ void mma_s8c(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2],
+                                            const int (*C0)[4])
+    {
+        asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%10,%11,%12,%13};"
+                     : "=r"(C[0][0]), "=r"(C[0][1]), "=r"(C[0][2]), "=r"(C[0][3])
+                     : "r"(A[0][0]), "r"(A[0][1]), "r"(A[0][2]), "r"(A[0][3]), "r"(B[0][0]), "r"(B[0][1]),
+                       "r"(C0[0][0]), "r"(C0[0][1]), "r"(C0[0][2]), "r"(C0[0][3]));
+    }
+};
+#endif
+
+#endif
