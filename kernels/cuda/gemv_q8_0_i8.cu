@@ -8,8 +8,8 @@
 // gpubench-compile: entry=gemv_q8_0_i8 defines=I8=1,WARPS=8,KSPLIT=2,PREFETCH=0,GEMV_TOKENS=7
 // q8_0 GEMV for T = GEMV_TOKENS rows of x on the int8 tensor cores
 // (gemv_b32_i8.cuh, the q4_k kernel's design: docs/kernels/cuda-gemv.md,
-// "The int8 tensor-core q8_0 and q4_0 kernels"): the q8_0 kernel's variant
-// with I8=1, not a default (lib/gpubench/gemv_cuda.lua). Launch: block
+// "The int8 tensor-core q8_0 and q4_0 kernels"): q8_0's kernel from T = 4
+// (TOKEN_RULES in lib/gpubench/gemv_cuda.lua). Launch: block
 // 32 * WARPS * KSPLIT, grid ceil(m / (16 * WARPS)); k a multiple of 256; the
 // weights 4-byte aligned.
 #include "gemv_b32_i8.cuh"
