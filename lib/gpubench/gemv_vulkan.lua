@@ -89,9 +89,9 @@ local IDOT_XB_STEP = 32
 -- workgroup per tile, in both orders (docs/kernels/vulkan-gemv.md, "Integer
 -- path"), except q8_0 from 65536 rows, where 8 was. q4_k takes q4_0's rule
 -- (the same bytes per weight, not yet swept).
--- q4_k's workgroups are not capped (one per row tile): at 131072 x 5120 that
--- was 2 % faster than 2 per SM and 9 % faster than 4 per SM in both orders,
--- and equal at 14336 x 5120 (docs/kernels/vulkan-gemv.md, "q4_k").
+-- q4_k's workgroups are not capped (one per row tile): faster than 2 and 4
+-- per SM at 131072 rows in both orders, equal at 14336
+-- (docs/kernels/vulkan-gemv.md, "q4_k").
 local IDOT_UNCAPPED = { q4_k = true }
 local function idot_per_sm(fmt, m)
   if fmt == "q8_0" and (m or 0) >= 65536 then return 8 end
@@ -198,8 +198,8 @@ end
 --   * k <= idot_max_k(fmt, dev.max_shared_bytes, mode, tokens) (x of k values
 --     of every token must fit in shared memory; larger k runs the float
 --     kernel), except q4_k, which quantizes x in slices per row tile where
---     it does not fit: at T = 8, 14336 x 5120 sliced took 0.60x the float
---     kernel's time (docs/kernels/vulkan-gemv.md, "q4_k");
+--     it does not fit: faster than its float kernel at T = 8 in both orders
+--     (docs/kernels/vulkan-gemv.md, "q4_k");
 --   * layout 2 (no funnel shifts) where k is a multiple of 64 and fits its
 --     larger blocks (q8_0, q4_0), else layout 1.
 function M.for_device(dev, fmt, m, k, tokens)
