@@ -153,7 +153,8 @@ end
 -- probe_ms): a slow cell's points still last point_ms, far above the
 -- timestamps' resolution, without spending iters of its calls on each.
 function Cell:calls(iters, opts)
-  local point_ms = option(opts or {}, "point_ms")
+  opts = opts or {}
+  local point_ms = option(opts, "point_ms")
   if point_ms then
     local one = self:probe_ms(opts)
     if one > 0 and iters * one > point_ms then iters = math.max(1, math.ceil(point_ms / one)) end
