@@ -1,9 +1,9 @@
-// gpubench-compile: entry=gemv_bf16 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_bf16 defines=ROWS=3,WARPS=8,UNROLL=3,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_bf16 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=2
-// gpubench-compile: entry=gemv_bf16 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=8
-// gpubench-compile: entry=gemv_bf16 defines=ROWS=3,WARPS=8,UNROLL=3,GEMV_TOKENS=8
-// gpubench-compile: entry=gemv_bf16 defines=ROWS=3,WARPS=8,UNROLL=3,GEMV_TOKENS=3
+// gpubench-compile: entry=gemv_bf16 defines=ROWS=4,WARPS=2,UNROLL=2,MMA=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_bf16 defines=ROWS=3,WARPS=8,UNROLL=3,MMA=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_bf16 defines=ROWS=4,WARPS=2,UNROLL=2,MMA=0,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_bf16 defines=ROWS=4,WARPS=2,UNROLL=2,MMA=0,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_bf16 defines=ROWS=3,WARPS=8,UNROLL=3,MMA=0,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_bf16 defines=ROWS=3,WARPS=8,UNROLL=3,MMA=0,GEMV_TOKENS=3
 // GEMV y = W x for bf16 weights (the upper 16 bits of an f32: converted by a
 // shift or a mask, one integer operation per weight). k a multiple of 8 (a row
 // is read as 16-byte words of 8 weights), any m.
@@ -11,6 +11,9 @@
 #include "gemv_common.cuh"
 #define GB_GEMV_DENSE 1
 #include "gemv_geometry.cuh"
+#if !defined(MMA) || MMA != 0
+#error "gemv_bf16 is the FMA kernel: -DMMA=0 (MMA=1 is gemv_bf16_tc.cu; lib/gpubench/gemv_cuda.lua)"
+#endif
 
 struct GbBF16 {
     enum { EPW = 8 };

@@ -1,15 +1,18 @@
-// gpubench-compile: entry=gemv_f16 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_f16 defines=ROWS=8,WARPS=1,UNROLL=1,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_f16 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=2
-// gpubench-compile: entry=gemv_f16 defines=ROWS=4,WARPS=2,UNROLL=2,GEMV_TOKENS=8
-// gpubench-compile: entry=gemv_f16 defines=ROWS=8,WARPS=1,UNROLL=1,GEMV_TOKENS=8
-// gpubench-compile: entry=gemv_f16 defines=ROWS=8,WARPS=1,UNROLL=1,GEMV_TOKENS=3
+// gpubench-compile: entry=gemv_f16 defines=ROWS=4,WARPS=2,UNROLL=2,MMA=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_f16 defines=ROWS=8,WARPS=1,UNROLL=1,MMA=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_f16 defines=ROWS=4,WARPS=2,UNROLL=2,MMA=0,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_f16 defines=ROWS=4,WARPS=2,UNROLL=2,MMA=0,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_f16 defines=ROWS=8,WARPS=1,UNROLL=1,MMA=0,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_f16 defines=ROWS=8,WARPS=1,UNROLL=1,MMA=0,GEMV_TOKENS=3
 // GEMV y = W x for f16 weights (IEEE binary16, converted to f32 exactly). k a
 // multiple of 8 (a row is read as 16-byte words of 8 weights), any m.
 // Launch: block (32 * WARPS), grid ceil(m / (ROWS * WARPS)).
 #include "gemv_common.cuh"
 #define GB_GEMV_DENSE 1
 #include "gemv_geometry.cuh"
+#if !defined(MMA) || MMA != 0
+#error "gemv_f16 is the FMA kernel: -DMMA=0 (MMA=1 is gemv_f16_tc.cu; lib/gpubench/gemv_cuda.lua)"
+#endif
 
 struct GbF16 {
     enum { EPW = 8 };

@@ -20,6 +20,10 @@
 --           shared memory where they fit; XQ=0 the f32 "magic" decode;
 --   MMA=1   the tensor-core path (16 rows, whole tiles; SUBN picks its decode);
 --   BULK=1  each row of a unit staged by one Hopper bulk copy (scalar path).
+-- f16 and bf16: MMA=1 is the tensor-core kernel for T rows of x
+--           (kernels/cuda/gemv_<fmt>_tc.cu): WARPS warps of 16 rows per block
+--           times KSPLIT slices of k, UNROLL chunks of 32 k in flight; ROWS
+--           unused (16).
 --   I8=1    (q4_k, q8_0, q4_0) the int8 tensor-core kernel for T rows of x
 --           (kernels/cuda/gemv_<fmt>_i8.cu): WARPS warps of 16 rows per block
 --           times KSPLIT slices of k; PREFETCH=1 (its own define, I8=1 only)
@@ -54,8 +58,8 @@ local function make(fmt, defines)
 end
 
 M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2, GEMV_TOKENS = 1 })
-M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2, GEMV_TOKENS = 1 })
-M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2, GEMV_TOKENS = 1 })
+M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2, MMA = 0, GEMV_TOKENS = 1 })
+M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2, MMA = 0, GEMV_TOKENS = 1 })
 M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
 M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
 M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
@@ -85,6 +89,35 @@ local function i8_spec(fmt, d, prefetch)
     defines = { I8 = 1, WARPS = d.WARPS, KSPLIT = d.KSPLIT, PREFETCH = prefetch, GEMV_TOKENS = d.GEMV_TOKENS },
   }
 end
+-- The dense tensor-core kernel's spec (f16, bf16): its own file and entry, 16
+-- rows a warp; KSPLIT its own define (the FMA kernel has none).
+local function tc_spec(fmt, d, changes)
+  for k in pairs(changes) do
+    if k ~= "MMA" and k ~= "WARPS" and k ~= "KSPLIT" and k ~= "UNROLL" and k ~= "GEMV_TOKENS" then
+      error(("gemv_cuda.variant: %s MMA=1 (the tensor-core kernel) takes WARPS, KSPLIT, UNROLL and GEMV_TOKENS, not %s")
+        :format(fmt, tostring(k)), 3)
+    end
+  end
+  local tc = { MMA = 1, WARPS = changes.WARPS or 4, KSPLIT = changes.KSPLIT or 2, UNROLL = changes.UNROLL or 4,
+    GEMV_TOKENS = d.GEMV_TOKENS }
+  for _, name in ipairs { "WARPS", "KSPLIT", "UNROLL" } do
+    local v = tc[name]
+    if math.type(v) ~= "integer" or v < 1 then
+      error(("gemv_cuda.variant: %s=%s is not a positive integer"):format(name, tostring(v)), 3)
+    end
+  end
+  if 32 * tc.WARPS * tc.KSPLIT > 1024 then
+    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d is more than a block's 1024 threads"):format(tc.WARPS, tc.KSPLIT), 3)
+  end
+  return {
+    file = "kernels/cuda/gemv_" .. fmt .. "_tc.cu",
+    entry = "gemv_" .. fmt .. "_tc",
+    block = { 32 * tc.WARPS * tc.KSPLIT, 1, 1 },
+    rows_per_group = 16 * tc.WARPS,
+    defines = tc,
+  }
+end
+
 -- The defines variant(fmt, ...) takes and their defaults: the entry's, and
 -- PREFETCH = 0 where the entry has the int8 kernel (I8) behind it.
 function M.variant_defines(fmt)
@@ -93,6 +126,7 @@ function M.variant_defines(fmt)
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
   if d.I8 ~= nil then d.PREFETCH = 0 end
+  if d.UNROLL and d.MMA ~= nil then d.KSPLIT = 1 end -- the FMA kernel's: no split (MMA=1 takes others)
   return d
 end
 
@@ -106,12 +140,26 @@ function M.variant(fmt, changes)
   end
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
+  if base.defines.UNROLL and base.defines.MMA ~= nil and changes.MMA == 1 then
+    local t = changes.GEMV_TOKENS or d.GEMV_TOKENS
+    if math.type(t) ~= "integer" or t < 1 or t > 8 then
+      error(("gemv_cuda.variant: GEMV_TOKENS=%s must be an integer in 1..8"):format(tostring(t)), 2)
+    end
+    d.GEMV_TOKENS = t
+    return tc_spec(fmt, d, changes)
+  end
   local prefetch = 0 -- the int8 kernel's own switch, not a define of the entry
   for k, v in pairs(changes) do
     if k == "PREFETCH" and base.defines.I8 ~= nil then
       if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s PREFETCH is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
       if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: PREFETCH=%s is not 0 or 1"):format(tostring(v)), 2) end
       prefetch = v
+    elseif k == "KSPLIT" and base.defines.UNROLL and base.defines.MMA ~= nil then
+      -- MMA=1 returned above: the FMA kernel has no split, which is KSPLIT=1
+      if v ~= 1 then
+        error(("gemv_cuda.variant: %s KSPLIT=%s splits k in the tensor-core kernel only: it needs MMA=1")
+          :format(fmt, tostring(v)), 2)
+      end
     else
       if not KNOWN[k] or base.defines[k] == nil then
         error(("gemv_cuda.variant: %s has no define %s"):format(fmt, tostring(k)), 2)

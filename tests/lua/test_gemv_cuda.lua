@@ -117,8 +117,8 @@ t.test("variant: other defines, geometry to match, errors name the problem", fun
     "gemv_cuda.variant: q4_0 XQ=1 (integer dot) is a scalar-path decode: it needs MMA=0", true)
   t.errors(function() specs.variant("q4_k", { XQ = 3 }) end, "gemv_cuda.variant: XQ=3 is not 0 or 1", true)
   t.errors(function() specs.variant("q4_0", { MMA = 2 }) end, "gemv_cuda.variant: MMA=2 is not 0 or 1", true)
-  t.errors(function() specs.variant("f16", { MMA = 1 }) end, "gemv_cuda.variant: f16 has no define MMA", true)
-  t.eq(specs.variant("f16", { UNROLL = 4 }).defines, { ROWS = 4, WARPS = 2, UNROLL = 4, GEMV_TOKENS = 1 })
+  t.errors(function() specs.variant("f32", { MMA = 1 }) end, "gemv_cuda.variant: f32 has no define MMA", true)
+  t.eq(specs.variant("f16", { UNROLL = 4 }).defines, { ROWS = 4, WARPS = 2, UNROLL = 4, MMA = 0, GEMV_TOKENS = 1 })
   t.errors(function() specs.variant("q3_k", {}) end, "gemv_cuda.variant: unknown format q3_k", true)
   t.errors(function() specs.variant("q4_0", { UNROLL = 2 }) end, "gemv_cuda.variant: q4_0 has no define UNROLL", true)
   t.errors(function() specs.variant("f32", { STAGES = 2 }) end, "gemv_cuda.variant: f32 has no define STAGES", true)
@@ -593,6 +593,82 @@ t.test("the int8 tensor-core q4_k kernel matches the FP64 reference at every T",
         gc.check_tokens(dev, "q4_k", 29, 3072, T, 131 + T, spec)
         gc.check_tokens(dev, "q4_k", 5, 256, T, 141 + T, spec)
         gc.check_tokens(dev, "q4_k", 70, 1280, T, 151 + T, spec)
+      end
+    end
+  end)
+end)
+
+-- bf16 and f16 (gemv_dense_tc.cuh): the dense tensor-core kernel for T rows of x
+t.test("the dense tensor-core kernels (MMA=1): their own files, entries and geometry; refused elsewhere", function()
+  for _, fmt in ipairs { "bf16", "f16" } do
+    t.eq(specs[fmt].defines.MMA, 0, fmt .. ": the entry is the FMA kernel")
+    local s = specs.variant(fmt, { MMA = 1, GEMV_TOKENS = 8 })
+    t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] },
+      { "kernels/cuda/gemv_" .. fmt .. "_tc.cu", "gemv_" .. fmt .. "_tc", 64, 256 }, fmt)
+    t.eq(s.defines, { MMA = 1, WARPS = 4, KSPLIT = 2, UNROLL = 4, GEMV_TOKENS = 8 }, fmt)
+    local g = specs.variant(fmt, { MMA = 1, WARPS = 2, KSPLIT = 8, UNROLL = 1, GEMV_TOKENS = 3 })
+    t.eq({ g.rows_per_group, g.block[1] }, { 32, 512 }, fmt)
+    t.eq(gemv.grid(g, 37, 256), { 2, 1, 1 }, fmt)
+    t.eq(specs.variant(fmt, { MMA = 0 }).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt)
+    t.errors(function() specs.variant(fmt, { MMA = 1, ROWS = 8 }) end,
+      ("gemv_cuda.variant: %s MMA=1 (the tensor-core kernel) takes WARPS, KSPLIT, UNROLL and GEMV_TOKENS, not ROWS"):format(fmt), true)
+    t.errors(function() specs.variant(fmt, { MMA = 1, WARPS = 8, KSPLIT = 8 }) end,
+      "gemv_cuda.variant: WARPS=8 KSPLIT=8 is more than a block's 1024 threads", true)
+    t.errors(function() specs.variant(fmt, { MMA = 1, KSPLIT = 0 }) end, "gemv_cuda.variant: KSPLIT=0 is not a positive integer", true)
+    t.errors(function() specs.variant(fmt, { MMA = 1, GEMV_TOKENS = 9 }) end,
+      "gemv_cuda.variant: GEMV_TOKENS=9 must be an integer in 1..8", true)
+    t.errors(function() specs.variant(fmt, { MMA = 2 }) end, "gemv_cuda.variant: MMA=2 is not 0 or 1", true)
+    t.errors(function() specs.variant(fmt, { KSPLIT = 2 }) end,
+      "gemv_cuda.variant: " .. fmt .. " KSPLIT=2 splits k in the tensor-core kernel only: it needs MMA=1", true)
+    t.eq(specs.variant(fmt, { KSPLIT = 1, UNROLL = 4 }).defines, { ROWS = 4, WARPS = 2, UNROLL = 4, MMA = 0, GEMV_TOKENS = 1 },
+      fmt .. ": KSPLIT=1 is the FMA kernel's (a sweep over both kernels names it)")
+    t.eq(specs.variant_defines(fmt).KSPLIT, 1, fmt)
+    local src = assert(io.open(s.file)):read("a")
+    local lines, seen = 0, {}
+    for defs in src:gmatch("// gpubench%-compile: entry=gemv_" .. fmt .. "_tc defines=(%S+)") do
+      lines = lines + 1
+      t.truthy(defs:find("MMA=1", 1, true), "every line names MMA=1: " .. defs)
+      seen[tonumber(defs:match("GEMV_TOKENS=(%d+)"))] = true
+    end
+    for T = 1, 8 do t.truthy(seen[T], fmt .. ": a gpubench-compile line at GEMV_TOKENS = " .. T) end
+  end
+  t.errors(function() specs.variant("f32", { MMA = 1 }) end, "gemv_cuda.variant: f32 has no define MMA", true)
+end)
+
+t.test("the dense tensor-core kernels compile for sm_90 at every T, and the FMA kernel refuses MMA=1", function()
+  local gpu = t.gpu
+  if not gpu or not gpu.compile then t.skip("no gpu module") end
+  for _, fmt in ipairs { "bf16", "f16" } do
+    for T = 1, 8 do
+      local s = specs.variant(fmt, { MMA = 1, GEMV_TOKENS = T })
+      local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry, defines = s.defines, target = "sm_90" })
+      if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
+      t.truthy(ok, fmt .. " T=" .. T .. ": " .. t.error_text(r))
+      if ok then t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt) end
+    end
+    local d = {}
+    for name, v in pairs(specs[fmt].defines) do d[name] = v end
+    d.MMA = 1
+    t.errors(function()
+      gpu.compile { backend = "cuda", file = specs[fmt].file, entry = specs[fmt].entry, defines = d, target = "sm_90" }
+    end, "gemv_" .. fmt .. " is the FMA kernel: -DMMA=0", true)
+  end
+end)
+
+t.test("the dense tensor-core kernels match the FP64 reference at every T", function()
+  local dev = t.device("cuda")
+  releasing(dev, function()
+    -- (WARPS, KSPLIT, UNROLL); k = 1032 ends in a partial chunk of 32, 5120 is the benchmark's width
+    for _, fmt in ipairs { "bf16", "f16" } do
+      for T = 1, 8 do
+        for _, g in ipairs { { 1, 1, 1 }, { 4, 2, 4 }, { 2, 8, 8, T == 3 or T == 8 } } do
+          if g[4] == false then goto next end
+          local spec = specs.variant(fmt, { MMA = 1, WARPS = g[1], KSPLIT = g[2], UNROLL = g[3], GEMV_TOKENS = T })
+          gc.check_tokens(dev, fmt, 37, 256, T, 201 + T, spec)
+          gc.check_tokens(dev, fmt, 70, 1032, T, 211 + T, spec)
+          gc.check_tokens(dev, fmt, 29, 5120, T, 221 + T, spec)
+          ::next::
+        end
       end
     end
   end)

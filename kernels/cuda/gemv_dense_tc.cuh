@@ -1,0 +1,244 @@
+// Dense GEMV for T = 1..8 rows of x on the tensor cores: y[T, m] = x[T, k] .
+// W[m, k]^T with bf16 or f16 weights, f32 x and y (kernels/cuda/gemv_bf16_tc.cu,
+// gemv_f16_tc.cu). The FMA kernels (gemv_dense.cuh) run out of FMA issue at
+// T > 2: every weight meets T x values. Here one mma.m16n8k16 (bf16 in, fp32
+// accumulate) multiplies 16 weight rows by 8 B columns; design and
+// measurements: docs/kernels/cuda-gemv.md, "Dense tensor-core kernels".
+//
+// Precision: x is split into bf16 hi + lo (x - hi - lo within 2^-18 |x|) in
+// the B columns, so y keeps about 17 bits of x rather than bf16's 8; an f16
+// weight is split exactly into bf16 hi + lo (f16 has 11 significant bits)
+// and both parts meet B. An infinite x gives NaN (inf - inf in its lo part).
+// B columns: T <= 4, one tile, column g = token g / 2, part g % 2 (hi, lo),
+// so lane (g, t) ends with token t's hi and lo sums side by side (c0 + c1,
+// c2 + c3); T > 4, two tiles over the same A, column g = token g's hi (tile
+// 0) and lo (tile 1), summed per accumulator. Either way one x load per lane
+// and chunk, and no shuffle in the epilogue.
+//
+// The k permutation, row setup and the k slices are the SwiGLU kernels'
+// (swiglu_common.cuh): lane (g, t) loads the 16-byte word at k = 32c + 8t of
+// rows g and g + 8 and the matching 8 x values. The index helpers are
+// __host__ __device__ so that tests/cuda_host/gemv_tc_emulate.cu runs this
+// loop on the CPU against a host model of the mma.
+#ifndef GPUBENCH_GEMV_DENSE_TC_CUH
+#define GPUBENCH_GEMV_DENSE_TC_CUH
+
+#include "gemv_bits.cuh"
+#include "swiglu_common.cuh"
+
+// Two f32 to a bf16x2 word (a in the low half), round to nearest even.
+SW_HD sw_u32 gb_tc_bf16x2(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    sw_u32 r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(b), "f"(a));
+    return r;
+#else
+    return sw_bf16(a) | (sw_bf16(b) << 16);
+#endif
+}
+
+// x = hi + lo for 8 values (two 16-byte words of f32) as two uint4 of bf16x2.
+SW_HD void gb_tc_split_x(const uint4& x0, const uint4& x1, uint4& hi, uint4& lo)
+{
+    const sw_u32 v[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
+    sw_u32 h[4], l[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const float a = sw_as_float(v[2 * i]), b = sw_as_float(v[2 * i + 1]);
+        h[i] = gb_tc_bf16x2(a, b);
+        l[i] = gb_tc_bf16x2(a - sw_lo(h[i]), b - sw_hi(h[i]));
+    }
+    hi = make_uint4(h[0], h[1], h[2], h[3]);
+    lo = make_uint4(l[0], l[1], l[2], l[3]);
+}
+
+// The weight formats: AP bf16 parts per 16-byte word of 8 weights.
+struct GbTcBF16 {
+    enum { AP = 1 };
+    SW_HD static void split(const uint4& w, uint4 (&p)[1]) { p[0] = w; }
+};
+struct GbTcF16 {
+    enum { AP = 2 };
+    // w = hi + lo exactly: hi keeps 8 of an f16's 11 significant bits, lo the rest.
+    SW_HD static void split(const uint4& w, uint4 (&p)[2])
+    {
+        const sw_u32 v[4] = {w.x, w.y, w.z, w.w};
+        sw_u32 h[4], l[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const float a = gb_half_to_float(v[i] & 0xFFFFu), b = gb_half_to_float(v[i] >> 16);
+            h[i] = gb_tc_bf16x2(a, b);
+            l[i] = gb_tc_bf16x2(a - sw_lo(h[i]), b - sw_hi(h[i]));
+        }
+        p[0] = make_uint4(h[0], h[1], h[2], h[3]);
+        p[1] = make_uint4(l[0], l[1], l[2], l[3]);
+    }
+};
+
+// The B columns for T rows of x (see the header comment).
+template <int T>
+struct GbTcB {
+    enum { NB = T <= 4 ? 1 : 2 };
+    SW_HD static sw_u32 token(sw_u32 g) { return NB == 1 ? g >> 1 : g; }
+    // The lane's B words of one chunk from its x values' hi and lo.
+    SW_HD static void words(sw_u32 g, const uint4& hi, const uint4& lo, uint4 (&b)[NB])
+    {
+        if constexpr (NB == 1) {
+            b[0] = (g & 1u) ? lo : hi;
+        } else {
+            b[0] = hi;
+            b[NB - 1] = lo;
+        }
+    }
+};
+
+// One chunk (32 k) of the warp's 16 rows: every A part with every B tile,
+// accumulator ap * NB + nb (the tile index cx.mma receives).
+template <class D, int NB, class Cx>
+SW_HD void gb_tc_chunk(Cx& cx, float (&acc)[D::AP * NB][4], const uint4& wa, const uint4& wb, const uint4 (&xb)[NB])
+{
+    uint4 pa[D::AP], pb[D::AP];
+    D::split(wa, pa);
+    D::split(wb, pb);
+#pragma unroll
+    for (int ap = 0; ap < D::AP; ap++)
+#pragma unroll
+        for (int nb = 0; nb < NB; nb++) sw_chunk(cx, acc[ap * NB + nb], ap * NB + nb, pa[ap], pb[ap], xb[nb]);
+}
+
+// The warp's 16 rows (byte offsets ra: A rows 0..7, one per g; rb: rows 8..15)
+// over kl columns of k (W and X already advanced to the slice's first column,
+// rows still k long). U chunks are loaded before any is used: 4 16-byte loads
+// per chunk and lane, U KiB of weights in flight per warp. Lanes whose token
+// does not exist pass zeros for B and load no x; in the last, perhaps partial
+// chunk a lane whose word is past kl passes zeros (the loop condition is the
+// same for every lane, so the mma sees a converged warp).
+template <class D, int T, int U, class Cx>
+SW_HD void gb_tc_warp_range(Cx& cx, sw_u32 lane, const unsigned char* W, const float* X, sw_u32 k, sw_u32 kl,
+                            sw_u64 ra, sw_u64 rb, float (&acc)[D::AP * GbTcB<T>::NB][4])
+{
+    typedef GbTcB<T> B;
+    enum { NB = B::NB };
+    const sw_u32 g = sw_g(lane), t = sw_t(lane);
+    const bool has_x = B::token(g) < (sw_u32)T;
+    const float* xr = X + (sw_u64)(has_x ? B::token(g) : 0) * k;
+    const uint4 zero = make_uint4(0, 0, 0, 0);
+    const sw_u32 full = kl / 32;
+    sw_u32 c = 0;
+    for (; c + U <= full; c += U) {
+        uint4 wa[U], wb[U], x0[U], x1[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const sw_u64 off = sw_word_off(c + u, t);
+            wa[u] = cx.ld_w(W + ra + off);
+            wb[u] = cx.ld_w(W + rb + off);
+            const float* xp = xr + 32ull * (c + u) + 8u * t;
+            x0[u] = has_x ? cx.ld_x(xp) : zero;
+            x1[u] = has_x ? cx.ld_x(xp + 4) : zero;
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            uint4 hi, lo, xb[NB];
+            gb_tc_split_x(x0[u], x1[u], hi, lo);
+            B::words(g, hi, lo, xb);
+            gb_tc_chunk<D, NB>(cx, acc, wa[u], wb[u], xb);
+        }
+    }
+    const sw_u32 words = kl / 8;
+    for (; 4 * c < words; c++) {
+        const bool in = 4 * c + t < words;
+        const sw_u64 off = sw_word_off(c, t);
+        const float* xp = xr + 32ull * c + 8u * t;
+        const uint4 x0 = in && has_x ? cx.ld_x(xp) : zero, x1 = in && has_x ? cx.ld_x(xp + 4) : zero;
+        const uint4 wa = in ? cx.ld_w(W + ra + off) : zero, wb = in ? cx.ld_w(W + rb + off) : zero;
+        uint4 hi, lo, xb[NB];
+        gb_tc_split_x(x0, x1, hi, lo);
+        B::words(g, hi, lo, xb);
+        gb_tc_chunk<D, NB>(cx, acc, wa, wb, xb);
+    }
+}
+
+// The lane's outputs from its accumulators: v[i] belongs to token
+// gb_tc_token<T>(lane, i) (T: none) and row r0 + sw_c_row(lane, i).
+template <int T>
+SW_HD sw_u32 gb_tc_token(sw_u32 lane, int i)
+{
+    if (GbTcB<T>::NB == 1) return (i & 1) ? (sw_u32)T : sw_t(lane);
+    return 2u * sw_t(lane) + (sw_u32)(i & 1);
+}
+
+template <class D, int T>
+SW_HD void gb_tc_outputs(const float (&acc)[D::AP * GbTcB<T>::NB][4], float (&v)[4])
+{
+    enum { NB = GbTcB<T>::NB };
+#pragma unroll
+    for (int i = 0; i < 4; i++) v[i] = 0.0f;
+#pragma unroll
+    for (int ap = 0; ap < D::AP; ap++) {
+        const float* c = acc[ap * NB];
+        if constexpr (NB == 1) {
+            v[0] += c[0] + c[1]; // token t, row g: hi and lo columns
+            v[2] += c[2] + c[3]; // token t, row g + 8
+        } else {
+            const float* d = acc[ap * NB + 1];
+#pragma unroll
+            for (int i = 0; i < 4; i++) v[i] += c[i] + d[i];
+        }
+    }
+}
+
+template <int T>
+SW_HD void gb_tc_store(sw_u32 lane, sw_u32 r0, sw_u32 m, const float (&v)[4], float* y)
+{
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const sw_u32 tok = gb_tc_token<T>(lane, i), r = r0 + sw_c_row(lane, i);
+        if (tok < (sw_u32)T && r < m) y[(sw_u64)tok * m + r] = v[i];
+    }
+}
+
+// ------------------------------------------------------------ the kernel
+
+#if defined(__CUDA_ARCH__)
+struct gb_tc_gpu : sw_gpu {
+    using sw_gpu::ld_w;
+    // x is re-read by every warp: through L1.
+    __device__ __forceinline__ uint4 ld_x(const float* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+};
+
+// NW warps of 16 rows per block, times KS slices of k (sw_slice); the
+// slices' sums meet in shared memory in slice order and the first stores.
+// Launch: block 32 * NW * KS, grid ceil(m / (16 * NW)).
+template <class D, int T, int U, int NW, int KS>
+__device__ __forceinline__ void gb_gemv_tc(const unsigned char* W, const float* x, float* y, sw_u32 m, sw_u32 k)
+{
+    enum { NA = D::AP * GbTcB<T>::NB };
+    const sw_u32 lane = threadIdx.x & 31, wid = threadIdx.x >> 5, rw = wid % NW, s = wid / NW;
+    const sw_u32 r0 = (blockIdx.x * NW + rw) * 16u;
+    sw_u64 ra, rb;
+    sw_gemv_rows(r0, 0, sw_g(lane), m, k, ra, rb);
+    float acc[NA][4];
+#pragma unroll
+    for (int j = 0; j < NA; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+    sw_u32 k0, kl;
+    sw_slice(k, KS, s, k0, kl);
+    gb_tc_gpu cx;
+    if (r0 < m) gb_tc_warp_range<D, T, U>(cx, lane, W + 2ull * k0, x + k0, k, kl, ra, rb, acc);
+    float v[4];
+    gb_tc_outputs<D, T>(acc, v);
+    if constexpr (KS > 1) {
+        // no warp returns before the barrier
+        __shared__ float red[KS - 1][NW][4][32];
+        if (s > 0)
+            for (int i = 0; i < 4; i++) red[s - 1][rw][i][lane] = v[i];
+        __syncthreads();
+        if (s > 0) return;
+        for (int q = 1; q < KS; q++) // slice order, as tests/cuda_host/gemv_tc_emulate.cu adds them
+            for (int i = 0; i < 4; i++) v[i] += red[q - 1][rw][i][lane];
+    }
+    if (r0 < m) gb_tc_store<T>(lane, r0, m, v, y);
+}
+#endif
+
+#endif
