@@ -29,7 +29,7 @@
 #   scripts/gpu-session.sh ks          # slices of K (LN_KS=1,2,4) at T=KS_T (2) on the dot route's short points (KS_POINTS="q:N:K ..."), the Linear GPU test
 #   scripts/gpu-session.sh dot         # the Linear integer-dot route: GPU test, dot vs gemv ABBA (DOT_POINTS), the suite
 #   scripts/gpu-session.sh gemv_ncu    # ncu sections of rotated GEMV calls (GEMV_NCU="FORMAT:M:DEFINES ...")
-#   scripts/gpu-session.sh dense_tc    # the dense tensor-core GEMV (bf16, f16 MMA=1): GPU test, sweeps against the FMA kernel (DTC_ORDER, DTC_TOKENS), f32 and Vulkan dense sweeps at T = 8
+#   scripts/gpu-session.sh dense_tc    # the dense tensor-core GEMV (bf16, f16 MMA=1): GPU test, the FMA default and the staged geometries at T = 8, 4, 2 (DTC_ORDER, DTC_TOKENS), a Vulkan dense sweep at T = 8
 #   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
 #   scripts/gpu-session.sh moe_geo     # moe_scaling grouped kernel geometries (--grouped-geometry), qwen3 gate_up, m = 8, 32, 64
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
@@ -271,20 +271,23 @@ data)
   done
   ;;
 dense_tc)
+  # the dense tensor-core GEMV (MMA=1): its GPU test, the FMA kernel's default at each T, then the tensor-core
+  # geometries (DTC_GRID_T<T> overrides one T's grid) in DTC_ORDER; with DTC_ONLY=1 nothing else
   GPUBENCH_TEST_ONLY="dense tensor-core" run lua_test_gemv_tc timeout 240 $G tests/lua/test_gemv_cuda.lua
   V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --order ${DTC_ORDER:-forward}"
-  for tk in ${DTC_TOKENS:-8 4}; do
-    grid="GEMV_TOKENS=$tk;MMA=0,1;KSPLIT=1,2,4;UNROLL=2,4,8"
-    [[ $tk -lt 8 ]] && grid="GEMV_TOKENS=$tk;MMA=0,1;KSPLIT=1,2,4;UNROLL=2,4"
+  for tk in ${DTC_TOKENS:-8 4 2}; do
+    run "dtc_fma_T${tk}" timeout 60 env M=14336 K=5120 $V --kernels ${DTC_KERNELS:-bf16,f16} --grid "GEMV_TOKENS=$tk" \
+      --json "$LOGS/dtc_fma_T$tk.jsonl"
+    grid="GEMV_TOKENS=$tk;MMA=1;WARPS=1,2;KSPLIT=2,4,8;UNROLL=2,4;STAGES=2,3"
+    [[ $tk -lt 8 ]] && grid="GEMV_TOKENS=$tk;MMA=1;WARPS=1;KSPLIT=2,4,8;UNROLL=2,4;STAGES=2,3"
+    v=DTC_GRID_T$tk; grid=${!v:-$grid}
     run "dtc_T${tk}" timeout 200 env M=14336 K=5120 $V --kernels ${DTC_KERNELS:-bf16,f16} --grid "$grid" \
       --json "$LOGS/dtc_T$tk.jsonl"
   done
   [[ ${DTC_ONLY:-0} == 1 ]] && exit $status
-  run dense_f32_T8 timeout 100 env M=14336 K=5120 $V --kernels f32 --grid "GEMV_TOKENS=8;ROWS=2,4,8;WARPS=2,4;UNROLL=1,2" \
-    --json "$LOGS/dense_f32_T8.jsonl"
   run vk_dense_T8 timeout 150 env M=14336 K=5120 $G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 \
-    --kernels f32,bf16 --grid "GEMV_TOKENS=8;GEMV_T=16,32;GEMV_NR=1,2,4,8" --json "$LOGS/vk_dense_T8.jsonl"
-  for f in "$LOGS"/dtc_*.log "$LOGS"/dense_*.log "$LOGS"/vk_dense_*.log; do [[ -f $f ]] && grep -vE '^gemv_variants: ' "$f"; done
+    --kernels f32,bf16 --grid "${VK_DENSE_GRID:-GEMV_TOKENS=8;GEMV_T=4,8,16;GEMV_NR=4,8}" --json "$LOGS/vk_dense_T8.jsonl"
+  for f in "$LOGS"/dtc_*.log "$LOGS"/vk_dense_*.log; do [[ -f $f ]] && grep -vE '^gemv_variants: ' "$f"; done
   ;;
 tokens_tune)
   tk=${arg2:-8}

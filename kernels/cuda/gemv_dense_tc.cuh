@@ -107,57 +107,88 @@ SW_HD void gb_tc_chunk(Cx& cx, float (&acc)[D::AP * NB][4], const uint4& wa, con
         for (int nb = 0; nb < NB; nb++) sw_chunk(cx, acc[ap * NB + nb], ap * NB + nb, pa[ap], pb[ap], xb[nb]);
 }
 
+// The B side of a chunk for the lane (g, t): its token's 8 x values at the
+// lane word (f32, two 16-byte loads), split into hi and lo and laid out in
+// the B columns by chunk(). Lanes whose token does not exist load nothing and
+// pass zeros. Used by the direct loop below and by the staged one
+// (sw_staged_loop, through load_x and chunk).
+template <class D, int T>
+struct GbTcX {
+    enum { NB = GbTcB<T>::NB };
+    struct X {
+        uint4 x0, x1;
+    };
+    const float* xr; // the token's row, at the slice's first column
+    bool has_x;
+    sw_u32 g;
+    SW_HD GbTcX(const float* X0, sw_u32 k, sw_u32 lane) : g(sw_g(lane))
+    {
+        has_x = GbTcB<T>::token(g) < (sw_u32)T;
+        xr = X0 + (sw_u64)(has_x ? GbTcB<T>::token(g) : 0) * k;
+    }
+    // x at slice column kx (the lane word's first), zeros when !valid.
+    template <class Cx>
+    SW_HD X load_x(Cx& cx, sw_u32 kx, bool valid)
+    {
+        X v;
+        const uint4 zero = make_uint4(0, 0, 0, 0);
+        v.x0 = has_x && valid ? cx.ld_x(xr + kx) : zero;
+        v.x1 = has_x && valid ? cx.ld_x(xr + kx + 4) : zero;
+        return v;
+    }
+    template <class Cx>
+    SW_HD void chunk(Cx& cx, float (&acc)[D::AP * NB][4], int, const uint4& wa, const uint4& wb, const X& v)
+    {
+        uint4 hi, lo, xb[NB];
+        gb_tc_split_x(v.x0, v.x1, hi, lo);
+        GbTcB<T>::words(g, hi, lo, xb);
+        gb_tc_chunk<D, NB>(cx, acc, wa, wb, xb);
+    }
+};
+
 // The warp's 16 rows (byte offsets ra: A rows 0..7, one per g; rb: rows 8..15)
 // over kl columns of k (W and X already advanced to the slice's first column,
-// rows still k long). U chunks are loaded before any is used: 4 16-byte loads
-// per chunk and lane, U KiB of weights in flight per warp. Lanes whose token
-// does not exist pass zeros for B and load no x; in the last, perhaps partial
+// rows still k long), with direct loads: U chunks are loaded before any is
+// used, 4 16-byte loads per chunk and lane. In the last, perhaps partial
 // chunk a lane whose word is past kl passes zeros (the loop condition is the
 // same for every lane, so the mma sees a converged warp).
 template <class D, int T, int U, class Cx>
 SW_HD void gb_tc_warp_range(Cx& cx, sw_u32 lane, const unsigned char* W, const float* X, sw_u32 k, sw_u32 kl,
                             sw_u64 ra, sw_u64 rb, float (&acc)[D::AP * GbTcB<T>::NB][4])
 {
-    typedef GbTcB<T> B;
-    enum { NB = B::NB };
-    const sw_u32 g = sw_g(lane), t = sw_t(lane);
-    const bool has_x = B::token(g) < (sw_u32)T;
-    const float* xr = X + (sw_u64)(has_x ? B::token(g) : 0) * k;
+    GbTcX<D, T> op(X, k, lane);
+    const sw_u32 t = sw_t(lane);
     const uint4 zero = make_uint4(0, 0, 0, 0);
     const sw_u32 full = kl / 32;
     sw_u32 c = 0;
     for (; c + U <= full; c += U) {
-        uint4 wa[U], wb[U], x0[U], x1[U];
+        uint4 wa[U], wb[U];
+        typename GbTcX<D, T>::X xv[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const sw_u64 off = sw_word_off(c + u, t);
             wa[u] = cx.ld_w(W + ra + off);
             wb[u] = cx.ld_w(W + rb + off);
-            const float* xp = xr + 32ull * (c + u) + 8u * t;
-            x0[u] = has_x ? cx.ld_x(xp) : zero;
-            x1[u] = has_x ? cx.ld_x(xp + 4) : zero;
+            xv[u] = op.load_x(cx, 32u * (c + u) + 8u * t, true);
         }
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            uint4 hi, lo, xb[NB];
-            gb_tc_split_x(x0[u], x1[u], hi, lo);
-            B::words(g, hi, lo, xb);
-            gb_tc_chunk<D, NB>(cx, acc, wa[u], wb[u], xb);
-        }
+        for (int u = 0; u < U; u++) op.chunk(cx, acc, 0, wa[u], wb[u], xv[u]);
     }
     const sw_u32 words = kl / 8;
     for (; 4 * c < words; c++) {
         const bool in = 4 * c + t < words;
         const sw_u64 off = sw_word_off(c, t);
-        const float* xp = xr + 32ull * c + 8u * t;
-        const uint4 x0 = in && has_x ? cx.ld_x(xp) : zero, x1 = in && has_x ? cx.ld_x(xp + 4) : zero;
+        const typename GbTcX<D, T>::X xv = op.load_x(cx, 32u * c + 8u * t, in);
         const uint4 wa = in ? cx.ld_w(W + ra + off) : zero, wb = in ? cx.ld_w(W + rb + off) : zero;
-        uint4 hi, lo, xb[NB];
-        gb_tc_split_x(x0, x1, hi, lo);
-        B::words(g, hi, lo, xb);
-        gb_tc_chunk<D, NB>(cx, acc, wa, wb, xb);
+        op.chunk(cx, acc, 0, wa, wb, xv);
     }
 }
+
+// The staged loop's rows: the warp's 16 consecutive rows from r0 (tile 0).
+struct GbTcStageRows {
+    sw_u32 r0, m;
+    SW_HD sw_u64 operator()(sw_u32 j, sw_u32 a) const { return sw_clamp(r0 + 16u * j + a, m); }
+};
 
 // The lane's outputs from its accumulators: v[i] belongs to token
 // gb_tc_token<T>(lane, i) (T: none) and row r0 + sw_c_row(lane, i).
@@ -209,8 +240,11 @@ struct gb_tc_gpu : sw_gpu {
 
 // NW warps of 16 rows per block, times KS slices of k (sw_slice); the
 // slices' sums meet in shared memory in slice order and the first stores.
+// S = 0: direct loads, U chunks in flight; S >= 2: the weights through S
+// warp-private shared-memory stages of U chunks (sw_staged_loop: cp.async of
+// whole row runs, S - 1 stages in flight, no registers held for them).
 // Launch: block 32 * NW * KS, grid ceil(m / (16 * NW)).
-template <class D, int T, int U, int NW, int KS>
+template <class D, int T, int U, int NW, int KS, int S>
 __device__ __forceinline__ void gb_gemv_tc(const unsigned char* W, const float* x, float* y, sw_u32 m, sw_u32 k)
 {
     enum { NA = D::AP * GbTcB<T>::NB };
@@ -224,7 +258,14 @@ __device__ __forceinline__ void gb_gemv_tc(const unsigned char* W, const float* 
     sw_u32 k0, kl;
     sw_slice(k, KS, s, k0, kl);
     gb_tc_gpu cx;
-    if (r0 < m) gb_tc_warp_range<D, T, U>(cx, lane, W + 2ull * k0, x + k0, k, kl, ra, rb, acc);
+    if constexpr (S >= 2) {
+        // warp-private stages: no block barrier until the k-slice reduction
+        __shared__ __align__(128) unsigned char stage[NW * KS][SW_STAGE_BYTES(1, U) * S];
+        GbTcX<D, T> op(x + k0, k, lane);
+        if (r0 < m) sw_staged_loop<1, U, S>(cx, lane, GbTcStageRows{r0, m}, op, W + 2ull * k0, k, kl, acc, stage[wid]);
+    } else {
+        if (r0 < m) gb_tc_warp_range<D, T, U>(cx, lane, W + 2ull * k0, x + k0, k, kl, ra, rb, acc);
+    }
     float v[4];
     gb_tc_outputs<D, T>(acc, v);
     if constexpr (KS > 1) {

@@ -305,53 +305,66 @@ SW_HD sw_u32 sw_stage_off(sw_u32 r, sw_u32 u)
     return r * 64u * CH + 16u * (CH >= 2 ? u ^ ((r & 1u) << 2) : u);
 }
 
-// Stage i (chunks CH i .. CH i + CH - 1 of the slice) of the warp's rows into buf.
-template <int NTILE, int CH, class Cx>
-SW_HD void sw_stage_copy(Cx& cx, sw_u32 lane, sw_u32 n0, sw_u32 n, const unsigned char* W, sw_u32 k, sw_u32 kl,
+// The fused kernel's stage rows: tile j's A row a is gate row n0 + 8j + a
+// (a < 8) or up row N + n0 + 8j + a - 8, clamped like sw_fused_rows.
+struct sw_fused_stage_rows {
+    sw_u32 n0, n;
+    SW_HD sw_u64 operator()(sw_u32 j, sw_u32 a) const
+    {
+        const sw_u32 out = sw_clamp(n0 + 8u * j + (a & 7u), n);
+        return a < 8 ? out : (sw_u64)n + out;
+    }
+};
+
+// Stage i (chunks CH i .. CH i + CH - 1 of the slice) of the warp's rows into
+// buf; rows(j, a) is the weight row of tile j's A row a (rows of k bf16).
+template <int NTILE, int CH, class Rows, class Cx>
+SW_HD void sw_stage_copy(Cx& cx, sw_u32 lane, const Rows& rows, const unsigned char* W, sw_u32 k, sw_u32 kl,
                          sw_u32 i, unsigned char* buf)
 {
     enum { PIECES = 4 * CH, PER_LANE = 2 * NTILE * CH }; // 16 NTILE rows of PIECES, over 32 lanes
 #pragma unroll
     for (int m = 0; m < PER_LANE; m++) {
         const sw_u32 q = lane + 32u * m, r = q / PIECES, u = q % PIECES;
-        const sw_u32 j = r / 16, a = r % 16, out = sw_clamp(n0 + 8u * j + (a & 7u), n);
-        const sw_u64 row = a < 8 ? out : (sw_u64)n + out;
+        const sw_u64 row = rows(r / 16, r % 16);
         const sw_u32 kk = 32u * CH * i + 8u * u; // first k of the piece in the slice
         const bool valid = kk < kl;
         cx.cp16(buf + sw_stage_off<CH>(r, u), valid ? W + row * k * 2ull + 2ull * kk : W, valid);
     }
 }
 
-template <int NT, int NTILE, int CH, int S, class Cx>
-SW_HD void sw_staged_dot(Cx& cx, sw_u32 lane, sw_u32 n0, sw_u32 n, const unsigned char* W, const unsigned char* X,
-                         sw_u32 k, sw_u32 kl, float (&acc)[NTILE][4], unsigned char* stages)
+// The staged loop over the slice: S stages of CH chunks each, S - 1 in
+// flight while one is read. Op supplies the B side: Op::X the x operand of a
+// chunk, op.load_x(cx, kx, valid) the lane's for the chunk whose lane word
+// starts at slice column kx (zeros when !valid), op.chunk(cx, acc, j, wa, wb,
+// x) the mmas of tile j with A words wa (row g) and wb (row g + 8).
+template <int NTILE, int CH, int S, class Rows, class Op, class Acc, class Cx>
+SW_HD void sw_staged_loop(Cx& cx, sw_u32 lane, const Rows& rows, Op& op, const unsigned char* W, sw_u32 k,
+                          sw_u32 kl, Acc& acc, unsigned char* stages)
 {
     enum { BYTES = SW_STAGE_BYTES(NTILE, CH) };
     const sw_u32 g = sw_g(lane), t = sw_t(lane);
-    const bool has_x = g < (sw_u32)NT;
-    const unsigned char* xr = X + (sw_u64)(has_x ? g : 0) * k * 2ull;
-    const uint4 zero = make_uint4(0, 0, 0, 0);
     const sw_u32 nst = (kl + 32u * CH - 1) / (32u * CH);
 #pragma unroll
     for (int i = 0; i < S - 1; i++) {
-        if ((sw_u32)i < nst) sw_stage_copy<NTILE, CH>(cx, lane, n0, n, W, k, kl, i, stages + i * BYTES);
+        if ((sw_u32)i < nst) sw_stage_copy<NTILE, CH>(cx, lane, rows, W, k, kl, i, stages + i * BYTES);
         cx.commit();
     }
     for (sw_u32 i = 0; i < nst; i++) {
         cx.template wait<S - 2>(); // this lane's pieces of stage i have landed
         cx.syncwarp();             // ... every lane's, and every lane is done with stage i - 1's buffer
         if (i + S - 1 < nst)
-            sw_stage_copy<NTILE, CH>(cx, lane, n0, n, W, k, kl, i + S - 1, stages + ((i + S - 1) % S) * BYTES);
+            sw_stage_copy<NTILE, CH>(cx, lane, rows, W, k, kl, i + S - 1, stages + ((i + S - 1) % S) * BYTES);
         cx.commit();
         const unsigned char* buf = stages + (i % S) * BYTES;
         // every x word of the stage first, then the operands: no load waits
         // behind an mma. Chunks past the slice multiply zeros (zero-filled
         // weights, no x).
-        uint4 xv[CH];
+        typename Op::X xv[CH];
 #pragma unroll
         for (int c = 0; c < CH; c++) {
             const sw_u32 kx = 32u * (CH * i + c) + 8u * t;
-            xv[c] = has_x && kx < kl ? cx.ld_x(xr + 2ull * kx) : zero;
+            xv[c] = op.load_x(cx, kx, kx < kl);
         }
 #pragma unroll
         for (int c = 0; c < CH; c++) {
@@ -360,11 +373,38 @@ SW_HD void sw_staged_dot(Cx& cx, sw_u32 lane, sw_u32 n0, sw_u32 n, const unsigne
             for (int j = 0; j < NTILE; j++) {
                 const uint4 wa = cx.lds(buf + sw_stage_off<CH>(16u * j + g, u));
                 const uint4 wb = cx.lds(buf + sw_stage_off<CH>(16u * j + 8u + g, u));
-                sw_chunk(cx, acc[j], j, wa, wb, xv[c]);
+                op.chunk(cx, acc, j, wa, wb, xv[c]);
             }
         }
     }
     cx.template wait<0>();
+}
+
+// The fused kernel's B side: x row g in bf16, one word per chunk.
+template <int NT>
+struct sw_bf16_x {
+    typedef uint4 X;
+    const unsigned char* xr;
+    bool has_x;
+    template <class Cx>
+    SW_HD uint4 load_x(Cx& cx, sw_u32 kx, bool valid)
+    {
+        return has_x && valid ? cx.ld_x(xr + 2ull * kx) : make_uint4(0, 0, 0, 0);
+    }
+    template <class Cx, class Acc>
+    SW_HD void chunk(Cx& cx, Acc& acc, int j, const uint4& wa, const uint4& wb, const uint4& xv)
+    {
+        sw_chunk(cx, acc[j], j, wa, wb, xv);
+    }
+};
+
+template <int NT, int NTILE, int CH, int S, class Cx>
+SW_HD void sw_staged_dot(Cx& cx, sw_u32 lane, sw_u32 n0, sw_u32 n, const unsigned char* W, const unsigned char* X,
+                         sw_u32 k, sw_u32 kl, float (&acc)[NTILE][4], unsigned char* stages)
+{
+    const sw_u32 g = sw_g(lane);
+    sw_bf16_x<NT> op{X + (sw_u64)(g < (sw_u32)NT ? g : 0) * k * 2ull, g < (sw_u32)NT};
+    sw_staged_loop<NTILE, CH, S>(cx, lane, sw_fused_stage_rows{n0, n}, op, W, k, kl, acc, stages);
 }
 
 // ------------------------------------------------------------ the GPU context

@@ -4,7 +4,8 @@
 // warp and k slice, each lane's mma operands recorded and replayed on the CPU
 // model of mma.m16n8k16 (tests/cuda_host/emu_mma.cuh, built from the PTX
 // ISA's fragment tables, not from the kernel's helpers), the slices summed in
-// the kernel's order. Checks: random weights and x at every T from 1 to 8,
+// the kernel's order; the staged loop (STAGES >= 2) on the lane threads and
+// cp.async model of emu_staged.cuh. Checks: random weights and x at every T from 1 to 8,
 // ragged m, k not a multiple of 32, several (NW, KS, U); x of very different
 // magnitudes (the hi/lo split keeps ~17 bits of each); one-hot x rows, which
 // pin every k slot and every token's B column; every load inside its buffer
@@ -27,6 +28,7 @@ extern "C" {
 #include "ref_gemv.h"
 }
 #include "emu_report.cuh"
+#include "emu_staged.cuh"
 
 static int checks = 0;
 #define EXPECT(cond, ...)         \
@@ -39,9 +41,6 @@ static float dec_bf16(gb_u32 h) { return gb_as_float(h << 16); }
 
 static bool swap_b = false; // the deliberately wrong model: b0 and b1 exchanged
 
-struct Rec {
-    gb_u32 a[4], b[2];
-};
 // A lane's context: loads by memcpy, checked to lie in their buffer and be
 // aligned; each mma's operands recorded per accumulator, in call order.
 struct EmuCx {
@@ -70,13 +69,51 @@ struct EmuCx {
         Rec r;
         memcpy(r.a, a, sizeof r.a);
         memcpy(r.b, b, sizeof r.b);
-        if (swap_b) std::swap(r.b[0], r.b[1]);
         rec[tile].push_back(r);
     }
 };
 
-// y (T rows of m) through the kernel's code with NW warps a block and KS slices.
-template <class D, int T, int U, int NW, int KS>
+static LanePool* pool; // the staged loop's 32 lane threads
+
+// One warp's mmas recorded per lane and accumulator: the direct loop (S = 0)
+// lane by lane, or the staged loop (S >= 2) on the lane threads of
+// emu_staged.cuh, into stages poisoned with bf16 NaNs.
+template <class D, int T, int U, int S, int NA>
+static void record(std::vector<Rec> (&rec)[32][NA], const std::vector<unsigned char>& W, const std::vector<float>& x,
+                   gb_u32 m, gb_u32 k, gb_u32 r0, gb_u32 k0, gb_u32 kl)
+{
+    if constexpr (S == 0) {
+        for (int lane = 0; lane < 32; lane++) {
+            EmuCx cx{W.data(), x.data(), W.size(), x.size(), rec[lane]};
+            sw_u64 ra, rb;
+            sw_gemv_rows(r0, 0, sw_g(lane), m, k, ra, rb);
+            float c[NA][4];
+            gb_tc_warp_range<D, T, U>(cx, (sw_u32)lane, W.data() + 2ull * k0, x.data() + k0, k, kl, ra, rb, c);
+        }
+    } else {
+        const size_t sbytes = (size_t)SW_STAGE_BYTES(1, U) * S;
+        std::vector<uint4> sbuf(sbytes / 16, make_uint4(~0u, ~0u, ~0u, ~0u));
+        static StagedCx cxs[32];
+        pool->run([&](int l) {
+            StagedCx& cx = cxs[l];
+            cx = StagedCx{W.data(), (const unsigned char*)x.data(), W.size(), x.size() * 4,
+                          (unsigned char*)sbuf.data(), sbytes, rec[l], &pool->warp};
+            GbTcX<D, T> op(x.data() + k0, k, (sw_u32)l);
+            float c[NA][4];
+            sw_staged_loop<1, U, S>(cx, (sw_u32)l, GbTcStageRows{r0, m}, op, W.data() + 2ull * k0, k, kl, c,
+                                    cx.stage);
+            size_t pending = cx.open.size();
+            for (const auto& grp : cx.groups) pending += grp.size();
+            cx.check(pending == 0, "lane %d ended with %zu copies not landed", l, pending);
+            pool->warp.arrive(-1, "a warp's end"); // every lane made the same syncwarps
+        });
+        for (int l = 0; l < 32; l++) checks += cxs[l].checks;
+    }
+}
+
+// y (T rows of m) through the kernel's code with NW warps a block, KS slices
+// and S stages.
+template <class D, int T, int U, int NW, int KS, int S = 0>
 static std::vector<float> run(const std::vector<unsigned char>& W, const std::vector<float>& x, gb_u32 m, gb_u32 k)
 {
     enum { NA = D::AP * GbTcB<T>::NB };
@@ -92,15 +129,9 @@ static std::vector<float> run(const std::vector<unsigned char>& W, const std::ve
                 std::vector<Rec> rec[32][NA];
                 float acc[32][NA][4] = {};
                 if (r0 < m) {
-                    for (int lane = 0; lane < 32; lane++) {
-                        EmuCx cx{W.data(), x.data(), W.size(), x.size(), rec[lane]};
-                        sw_u64 ra, rb;
-                        sw_gemv_rows(r0, 0, sw_g(lane), m, k, ra, rb);
-                        float c[NA][4];
-                        gb_tc_warp_range<D, T, U>(cx, (sw_u32)lane, W.data() + 2ull * k0, x.data() + k0, k, kl, ra, rb, c);
-                    }
+                    record<D, T, U, S, NA>(rec, W, x, m, k, r0, k0, kl);
                     // replay: every lane must have made the same calls (a converged warp)
-                    const size_t expected = 2 * ((kl / 8 + 3) / 4);
+                    const size_t expected = S == 0 ? 2 * ((kl / 8 + 3) / 4) : 2 * U * ((kl + 32 * U - 1) / (32 * U));
                     for (int j = 0; j < NA; j++) {
                         EXPECT(rec[0][j].size() == expected, "accumulator %d: %zu mma calls for %u of k, expected %zu", j,
                                rec[0][j].size(), kl, expected);
@@ -113,6 +144,7 @@ static std::vector<float> run(const std::vector<unsigned char>& W, const std::ve
                                 const Rec r = i < rec[lane][j].size() ? rec[lane][j][i] : Rec{};
                                 memcpy(A[lane], r.a, sizeof A[lane]);
                                 memcpy(B[lane], r.b, sizeof B[lane]);
+                                if (swap_b) std::swap(B[lane][0], B[lane][1]);
                             }
                             mma_model_t<dec_bf16>(C, A, B);
                         }
@@ -154,7 +186,7 @@ struct FF16 {
 // Random weights and x; scales: x row t multiplied by 10^(scale * (t % 5 - 2)),
 // so rows of very different magnitude share one launch. Returns the rows
 // beyond 1e-4 of sum |w x|.
-template <class FM, int T, int U, int NW, int KS>
+template <class FM, int T, int U, int NW, int KS, int S = 0>
 static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool report = true)
 {
     const gb_format* f = gb_format_find(FM::name());
@@ -165,7 +197,7 @@ static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool report = tr
     for (int t = 0; t < T; t++)
         for (gb_u32 i = 0; i < k; i++)
             x[(size_t)t * k + i] = rnd() * (float)std::pow(10.0, scale * (t % 5 - 2));
-    const std::vector<float> y = run<typename FM::D, T, U, NW, KS>(W, x, m, k);
+    const std::vector<float> y = run<typename FM::D, T, U, NW, KS, S>(W, x, m, k);
     std::vector<double> r(m), a(m);
     double worst = 0;
     int bad = 0;
@@ -178,10 +210,10 @@ static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool report = tr
         }
     }
     if (report) {
-        EXPECT(bad == 0, "%s T=%d U=%d NW=%d KS=%d m=%u k=%u scale=%d: %d row(s) beyond 1e-4 of sum|w x|, worst %g",
-               FM::name(), T, U, NW, KS, m, k, scale, bad, worst);
-        printf("%s %s T=%d U=%d NW=%d KS=%d m=%u k=%u scale=%d: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ",
-               FM::name(), T, U, NW, KS, m, k, scale, worst);
+        EXPECT(bad == 0, "%s T=%d U=%d NW=%d KS=%d S=%d m=%u k=%u scale=%d: %d row(s) beyond 1e-4 of sum|w x|, worst %g",
+               FM::name(), T, U, NW, KS, S, m, k, scale, bad, worst);
+        printf("%s %s T=%d U=%d NW=%d KS=%d S=%d m=%u k=%u scale=%d: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ",
+               FM::name(), T, U, NW, KS, S, m, k, scale, worst);
     }
     gb_err_clear(&e);
     return bad;
@@ -196,7 +228,7 @@ static double weight(const char* fmt, const std::vector<unsigned char>& W, size_
 // x rows one-hot at columns (c0 + t) % k: y[t][i] = W[i][(c0 + t) % k] within
 // 2^-16 of it (the weight times x's 1, hi = 1 and lo = 0), so a wrong k slot or
 // a wrong token column shows.
-template <class FM, int T, int U, int NW, int KS>
+template <class FM, int T, int U, int NW, int KS, int S = 0>
 static void one_hot_case(gb_u32 m, gb_u32 k)
 {
     const gb_format* f = gb_format_find(FM::name());
@@ -207,16 +239,17 @@ static void one_hot_case(gb_u32 m, gb_u32 k)
     for (gb_u32 c0 = 0; c0 < k; c0 += T) {
         std::vector<float> x((size_t)T * k, 0.0f);
         for (int t = 0; t < T; t++) x[(size_t)t * k + (c0 + t) % k] = 1.0f;
-        const std::vector<float> y = run<typename FM::D, T, U, NW, KS>(W, x, m, k);
+        const std::vector<float> y = run<typename FM::D, T, U, NW, KS, S>(W, x, m, k);
         for (int t = 0; t < T; t++)
             for (gb_u32 i = 0; i < m; i++) {
                 const double want = weight(FM::name(), W, (size_t)i * k + (c0 + t) % k), got = y[(size_t)t * m + i];
                 if (!(std::fabs(got - want) <= std::ldexp(std::fabs(want), -16))) bad++;
             }
     }
-    EXPECT(bad == 0, "%s one-hot T=%d U=%d NW=%d KS=%d m=%u k=%u: %d outputs off", FM::name(), T, U, NW, KS, m, k, bad);
-    printf("%s %s one-hot T=%d U=%d NW=%d KS=%d m=%u k=%u: every column of every row\n", bad ? "not ok" : "ok  ",
-           FM::name(), T, U, NW, KS, m, k);
+    EXPECT(bad == 0, "%s one-hot T=%d U=%d NW=%d KS=%d S=%d m=%u k=%u: %d outputs off", FM::name(), T, U, NW, KS, S, m,
+           k, bad);
+    printf("%s %s one-hot T=%d U=%d NW=%d KS=%d S=%d m=%u k=%u: every column of every row\n", bad ? "not ok" : "ok  ",
+           FM::name(), T, U, NW, KS, S, m, k);
     gb_err_clear(&e);
 }
 
@@ -242,10 +275,19 @@ static void cases(int seed)
     // rows of x 1e-12 .. 1e12 apart in one launch
     random_case<FM, 4, 4, 2, 2>(48, 1024, seed + 10, 6);
     random_case<FM, 8, 4, 2, 2>(48, 1024, seed + 11, 6);
+    // the staged loop: partial last stage (k = 264, 1032), stages past a short slice, every B layout
+    one_hot_case<FM, 3, 2, 1, 1, 2>(16, 264);
+    one_hot_case<FM, 8, 1, 1, 2, 3>(23, 136);
+    random_case<FM, 1, 4, 1, 4, 2>(37, 1032, seed + 12, 0);
+    random_case<FM, 4, 2, 2, 3, 3>(40, 776, seed + 13, 0);
+    random_case<FM, 5, 4, 1, 2, 2>(16, 5120, seed + 14, 0);
+    random_case<FM, 8, 2, 1, 4, 4>(29, 1032, seed + 15, 6);
 }
 
 int main()
 {
+    LanePool lanes;
+    pool = &lanes;
     // the split: x - hi - lo within 2^-18 |x| (random values over 60 binades)
     int bad = 0;
     for (int i = 0; i < 100000; i++) {

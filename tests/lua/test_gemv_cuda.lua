@@ -605,13 +605,18 @@ t.test("the dense tensor-core kernels (MMA=1): their own files, entries and geom
     local s = specs.variant(fmt, { MMA = 1, GEMV_TOKENS = 8 })
     t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] },
       { "kernels/cuda/gemv_" .. fmt .. "_tc.cu", "gemv_" .. fmt .. "_tc", 64, 256 }, fmt)
-    t.eq(s.defines, { MMA = 1, WARPS = 4, KSPLIT = 2, UNROLL = 4, GEMV_TOKENS = 8 }, fmt)
+    t.eq(s.defines, { MMA = 1, WARPS = 4, KSPLIT = 2, UNROLL = 4, STAGES = 0, GEMV_TOKENS = 8 }, fmt)
+    t.eq(specs.variant(fmt, { MMA = 1, WARPS = 1, KSPLIT = 4, UNROLL = 4, STAGES = 2 }).defines.STAGES, 2, fmt)
+    t.errors(function() specs.variant(fmt, { MMA = 1, STAGES = 1 }) end,
+      "gemv_cuda.variant: STAGES=1 is 0 (direct loads) or 2..8 (shared-memory stages)", true)
+    t.errors(function() specs.variant(fmt, { MMA = 1, WARPS = 4, KSPLIT = 2, UNROLL = 4, STAGES = 2 }) end,
+      "gemv_cuda.variant: WARPS=4 KSPLIT=2 UNROLL=4 STAGES=2 needs 67584 bytes of shared memory, more than 48 KiB", true)
     local g = specs.variant(fmt, { MMA = 1, WARPS = 2, KSPLIT = 8, UNROLL = 1, GEMV_TOKENS = 3 })
     t.eq({ g.rows_per_group, g.block[1] }, { 32, 512 }, fmt)
     t.eq(gemv.grid(g, 37, 256), { 2, 1, 1 }, fmt)
     t.eq(specs.variant(fmt, { MMA = 0 }).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt)
     t.errors(function() specs.variant(fmt, { MMA = 1, ROWS = 8 }) end,
-      ("gemv_cuda.variant: %s MMA=1 (the tensor-core kernel) takes WARPS, KSPLIT, UNROLL and GEMV_TOKENS, not ROWS"):format(fmt), true)
+      ("gemv_cuda.variant: %s MMA=1 (the tensor-core kernel) takes WARPS, KSPLIT, UNROLL, STAGES and GEMV_TOKENS, not ROWS"):format(fmt), true)
     t.errors(function() specs.variant(fmt, { MMA = 1, WARPS = 8, KSPLIT = 8 }) end,
       "gemv_cuda.variant: WARPS=8 KSPLIT=8 is more than a block's 1024 threads", true)
     t.errors(function() specs.variant(fmt, { MMA = 1, KSPLIT = 0 }) end, "gemv_cuda.variant: KSPLIT=0 is not a positive integer", true)
@@ -622,7 +627,10 @@ t.test("the dense tensor-core kernels (MMA=1): their own files, entries and geom
       "gemv_cuda.variant: " .. fmt .. " KSPLIT=2 splits k in the tensor-core kernel only: it needs MMA=1", true)
     t.eq(specs.variant(fmt, { KSPLIT = 1, UNROLL = 4 }).defines, { ROWS = 4, WARPS = 2, UNROLL = 4, MMA = 0, GEMV_TOKENS = 1 },
       fmt .. ": KSPLIT=1 is the FMA kernel's (a sweep over both kernels names it)")
-    t.eq(specs.variant_defines(fmt).KSPLIT, 1, fmt)
+    t.eq({ specs.variant_defines(fmt).KSPLIT, specs.variant_defines(fmt).STAGES }, { 1, 0 }, fmt)
+    t.errors(function() specs.variant(fmt, { STAGES = 2 }) end,
+      "gemv_cuda.variant: " .. fmt .. " STAGES=2 stages weights in the tensor-core kernel only: it needs MMA=1", true)
+    t.eq(specs.variant(fmt, { STAGES = 0 }).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt)
     local src = assert(io.open(s.file)):read("a")
     local lines, seen = 0, {}
     for defs in src:gmatch("// gpubench%-compile: entry=gemv_" .. fmt .. "_tc defines=(%S+)") do
@@ -658,12 +666,14 @@ end)
 t.test("the dense tensor-core kernels match the FP64 reference at every T", function()
   local dev = t.device("cuda")
   releasing(dev, function()
-    -- (WARPS, KSPLIT, UNROLL); k = 1032 ends in a partial chunk of 32, 5120 is the benchmark's width
+    -- k = 1032 ends in a partial chunk of 32 (and, staged, a partial stage), 5120 is the benchmark's width
     for _, fmt in ipairs { "bf16", "f16" } do
       for T = 1, 8 do
-        for _, g in ipairs { { 1, 1, 1 }, { 4, 2, 4 }, { 2, 8, 8, T == 3 or T == 8 } } do
-          if g[4] == false then goto next end
-          local spec = specs.variant(fmt, { MMA = 1, WARPS = g[1], KSPLIT = g[2], UNROLL = g[3], GEMV_TOKENS = T })
+        -- (WARPS, KSPLIT, UNROLL, STAGES, at this T)
+        for _, g in ipairs { { 1, 1, 1, 0 }, { 4, 2, 4, 0 }, { 2, 8, 8, 0, T == 3 or T == 8 }, { 1, 4, 4, 2 },
+          { 2, 3, 2, 3, T % 2 == 1 } } do
+          if g[5] == false then goto next end
+          local spec = specs.variant(fmt, { MMA = 1, WARPS = g[1], KSPLIT = g[2], UNROLL = g[3], STAGES = g[4], GEMV_TOKENS = T })
           gc.check_tokens(dev, fmt, 37, 256, T, 201 + T, spec)
           gc.check_tokens(dev, fmt, 70, 1032, T, 211 + T, spec)
           gc.check_tokens(dev, fmt, 29, 5120, T, 221 + T, spec)
