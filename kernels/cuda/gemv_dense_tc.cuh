@@ -93,10 +93,11 @@ struct GbTcB {
     }
 };
 
-// One chunk (32 k) of the warp's 16 rows: every A part with every B tile,
-// accumulator ap * NB + nb (the tile index cx.mma receives).
+// One chunk (32 k) of 16 rows: every A part with every B tile, accumulator
+// ap * NB + nb (cx.mma receives base + that: the row tile's first).
 template <class D, int NB, class Cx>
-SW_HD void gb_tc_chunk(Cx& cx, float (&acc)[D::AP * NB][4], const uint4& wa, const uint4& wb, const uint4 (&xb)[NB])
+SW_HD void gb_tc_chunk(Cx& cx, float (&acc)[D::AP * NB][4], int base, const uint4& wa, const uint4& wb,
+                       const uint4 (&xb)[NB])
 {
     uint4 pa[D::AP], pb[D::AP];
     D::split(wa, pa);
@@ -104,7 +105,7 @@ SW_HD void gb_tc_chunk(Cx& cx, float (&acc)[D::AP * NB][4], const uint4& wa, con
 #pragma unroll
     for (int ap = 0; ap < D::AP; ap++)
 #pragma unroll
-        for (int nb = 0; nb < NB; nb++) sw_chunk(cx, acc[ap * NB + nb], ap * NB + nb, pa[ap], pb[ap], xb[nb]);
+        for (int nb = 0; nb < NB; nb++) sw_chunk(cx, acc[ap * NB + nb], base + ap * NB + nb, pa[ap], pb[ap], xb[nb]);
 }
 
 // The B side of a chunk for the lane (g, t): its token's 8 x values at the
@@ -114,7 +115,7 @@ SW_HD void gb_tc_chunk(Cx& cx, float (&acc)[D::AP * NB][4], const uint4& wa, con
 // (sw_staged_loop, through load_x and chunk).
 template <class D, int T>
 struct GbTcX {
-    enum { NB = GbTcB<T>::NB };
+    enum { NB = GbTcB<T>::NB, NA = D::AP * NB };
     struct X {
         uint4 x0, x1;
     };
@@ -136,25 +137,27 @@ struct GbTcX {
         v.x1 = has_x && valid ? cx.ld_x(xr + kx + 4) : zero;
         return v;
     }
-    template <class Cx>
-    SW_HD void chunk(Cx& cx, float (&acc)[D::AP * NB][4], int, const uint4& wa, const uint4& wb, const X& v)
+    // Row tile j's mmas (accumulators acc[j]); with several tiles the x split
+    // is repeated per tile (cheap next to the x loads it shares).
+    template <class Cx, int TL>
+    SW_HD void chunk(Cx& cx, float (&acc)[TL][NA][4], int j, const uint4& wa, const uint4& wb, const X& v)
     {
         uint4 hi, lo, xb[NB];
         gb_tc_split_x(v.x0, v.x1, hi, lo);
         GbTcB<T>::words(g, hi, lo, xb);
-        gb_tc_chunk<D, NB>(cx, acc, wa, wb, xb);
+        gb_tc_chunk<D, NB>(cx, acc[j], j * NA, wa, wb, xb);
     }
 };
 
-// The warp's 16 rows (byte offsets ra: A rows 0..7, one per g; rb: rows 8..15)
-// over kl columns of k (W and X already advanced to the slice's first column,
+// The warp's TL tiles of 16 rows (tile j at byte offsets ra[j]: A rows 0..7,
+// one per g; rb[j]: rows 8..15), each x load shared by the tiles, over kl columns of k (W and X already advanced to the slice's first column,
 // rows still k long), with direct loads: U chunks are loaded before any is
-// used, 4 16-byte loads per chunk and lane. In the last, perhaps partial
+// used, 2 TL + 2 16-byte loads per chunk and lane. In the last, perhaps partial
 // chunk a lane whose word is past kl passes zeros (the loop condition is the
 // same for every lane, so the mma sees a converged warp).
-template <class D, int T, int U, class Cx>
+template <class D, int T, int U, int TL, class Cx>
 SW_HD void gb_tc_warp_range(Cx& cx, sw_u32 lane, const unsigned char* W, const float* X, sw_u32 k, sw_u32 kl,
-                            sw_u64 ra, sw_u64 rb, float (&acc)[D::AP * GbTcB<T>::NB][4])
+                            const sw_u64 (&ra)[TL], const sw_u64 (&rb)[TL], float (&acc)[TL][GbTcX<D, T>::NA][4])
 {
     GbTcX<D, T> op(X, k, lane);
     const sw_u32 t = sw_t(lane);
@@ -162,29 +165,38 @@ SW_HD void gb_tc_warp_range(Cx& cx, sw_u32 lane, const unsigned char* W, const f
     const sw_u32 full = kl / 32;
     sw_u32 c = 0;
     for (; c + U <= full; c += U) {
-        uint4 wa[U], wb[U];
+        uint4 wa[U][TL], wb[U][TL];
         typename GbTcX<D, T>::X xv[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const sw_u64 off = sw_word_off(c + u, t);
-            wa[u] = cx.ld_w(W + ra + off);
-            wb[u] = cx.ld_w(W + rb + off);
+#pragma unroll
+            for (int j = 0; j < TL; j++) {
+                wa[u][j] = cx.ld_w(W + ra[j] + off);
+                wb[u][j] = cx.ld_w(W + rb[j] + off);
+            }
             xv[u] = op.load_x(cx, 32u * (c + u) + 8u * t, true);
         }
 #pragma unroll
-        for (int u = 0; u < U; u++) op.chunk(cx, acc, 0, wa[u], wb[u], xv[u]);
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int j = 0; j < TL; j++) op.chunk(cx, acc, j, wa[u][j], wb[u][j], xv[u]);
     }
     const sw_u32 words = kl / 8;
     for (; 4 * c < words; c++) {
         const bool in = 4 * c + t < words;
         const sw_u64 off = sw_word_off(c, t);
         const typename GbTcX<D, T>::X xv = op.load_x(cx, 32u * c + 8u * t, in);
-        const uint4 wa = in ? cx.ld_w(W + ra + off) : zero, wb = in ? cx.ld_w(W + rb + off) : zero;
-        op.chunk(cx, acc, 0, wa, wb, xv);
+#pragma unroll
+        for (int j = 0; j < TL; j++) {
+            const uint4 wa = in ? cx.ld_w(W + ra[j] + off) : zero, wb = in ? cx.ld_w(W + rb[j] + off) : zero;
+            op.chunk(cx, acc, j, wa, wb, xv);
+        }
     }
 }
 
-// The staged loop's rows: the warp's 16 consecutive rows from r0 (tile 0).
+// The staged loop's rows: the warp's 16 TL consecutive rows from r0 (tile j's
+// A row a is row r0 + 16 j + a).
 struct GbTcStageRows {
     sw_u32 r0, m;
     SW_HD sw_u64 operator()(sw_u32 j, sw_u32 a) const { return sw_clamp(r0 + 16u * j + a, m); }
@@ -238,47 +250,54 @@ struct gb_tc_gpu : sw_gpu {
     __device__ __forceinline__ uint4 ld_x(const float* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
 };
 
-// NW warps of 16 rows per block, times KS slices of k (sw_slice); the
+// NW warps of TL tiles of 16 rows per block, times KS slices of k (sw_slice); the
 // slices' sums meet in shared memory in slice order and the first stores.
 // S = 0: direct loads, U chunks in flight; S >= 2: the weights through S
 // warp-private shared-memory stages of U chunks (sw_staged_loop: cp.async of
 // whole row runs, S - 1 stages in flight, no registers held for them).
-// Launch: block 32 * NW * KS, grid ceil(m / (16 * NW)).
-template <class D, int T, int U, int NW, int KS, int S>
+// Launch: block 32 * NW * KS, grid ceil(m / (16 * TL * NW)).
+template <class D, int T, int U, int TL, int NW, int KS, int S>
 __device__ __forceinline__ void gb_gemv_tc(const unsigned char* W, const float* x, float* y, sw_u32 m, sw_u32 k)
 {
-    enum { NA = D::AP * GbTcB<T>::NB };
+    enum { NA = GbTcX<D, T>::NA };
     const sw_u32 lane = threadIdx.x & 31, wid = threadIdx.x >> 5, rw = wid % NW, s = wid / NW;
-    const sw_u32 r0 = (blockIdx.x * NW + rw) * 16u;
-    sw_u64 ra, rb;
-    sw_gemv_rows(r0, 0, sw_g(lane), m, k, ra, rb);
-    float acc[NA][4];
+    const sw_u32 r0 = (blockIdx.x * NW + rw) * 16u * TL;
+    sw_u64 ra[TL], rb[TL];
+    float acc[TL][NA][4];
 #pragma unroll
-    for (int j = 0; j < NA; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+    for (int j = 0; j < TL; j++) {
+        sw_gemv_rows(r0, (sw_u32)j, sw_g(lane), m, k, ra[j], rb[j]);
+#pragma unroll
+        for (int a = 0; a < NA; a++) acc[j][a][0] = acc[j][a][1] = acc[j][a][2] = acc[j][a][3] = 0.0f;
+    }
     sw_u32 k0, kl;
     sw_slice(k, KS, s, k0, kl);
     gb_tc_gpu cx;
     if constexpr (S >= 2) {
         // warp-private stages: no block barrier until the k-slice reduction
-        __shared__ __align__(128) unsigned char stage[NW * KS][SW_STAGE_BYTES(1, U) * S];
+        __shared__ __align__(128) unsigned char stage[NW * KS][SW_STAGE_BYTES(TL, U) * S];
         GbTcX<D, T> op(x + k0, k, lane);
-        if (r0 < m) sw_staged_loop<1, U, S>(cx, lane, GbTcStageRows{r0, m}, op, W + 2ull * k0, k, kl, acc, stage[wid]);
+        if (r0 < m) sw_staged_loop<TL, U, S>(cx, lane, GbTcStageRows{r0, m}, op, W + 2ull * k0, k, kl, acc, stage[wid]);
     } else {
-        if (r0 < m) gb_tc_warp_range<D, T, U>(cx, lane, W + 2ull * k0, x + k0, k, kl, ra, rb, acc);
+        if (r0 < m) gb_tc_warp_range<D, T, U, TL>(cx, lane, W + 2ull * k0, x + k0, k, kl, ra, rb, acc);
     }
-    float v[4];
-    gb_tc_outputs<D, T>(acc, v);
+    float v[TL][4];
+#pragma unroll
+    for (int j = 0; j < TL; j++) gb_tc_outputs<D, T>(acc[j], v[j]);
     if constexpr (KS > 1) {
         // no warp returns before the barrier
-        __shared__ float red[KS - 1][NW][4][32];
+        __shared__ float red[KS - 1][NW][4 * TL][32];
         if (s > 0)
-            for (int i = 0; i < 4; i++) red[s - 1][rw][i][lane] = v[i];
+            for (int j = 0; j < TL; j++)
+                for (int i = 0; i < 4; i++) red[s - 1][rw][4 * j + i][lane] = v[j][i];
         __syncthreads();
         if (s > 0) return;
         for (int q = 1; q < KS; q++) // slice order, as tests/cuda_host/gemv_tc_emulate.cu adds them
-            for (int i = 0; i < 4; i++) v[i] += red[q - 1][rw][i][lane];
+            for (int j = 0; j < TL; j++)
+                for (int i = 0; i < 4; i++) v[j][i] += red[q - 1][rw][4 * j + i][lane];
     }
-    if (r0 < m) gb_tc_store<T>(lane, r0, m, v, y);
+    for (int j = 0; j < TL; j++)
+        if (r0 + 16u * j < m) gb_tc_store<T>(lane, r0 + 16u * j, m, v[j], y);
 }
 #endif
 

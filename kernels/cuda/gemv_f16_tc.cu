@@ -1,22 +1,25 @@
-// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=4,KSPLIT=2,UNROLL=4,STAGES=0,GEMV_TOKENS=8
-// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=4,KSPLIT=2,UNROLL=4,STAGES=0,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=4,KSPLIT=2,UNROLL=4,STAGES=0,GEMV_TOKENS=2
-// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=1,KSPLIT=1,UNROLL=1,STAGES=0,GEMV_TOKENS=3
-// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=1,KSPLIT=4,UNROLL=4,STAGES=2,GEMV_TOKENS=4
-// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=4,KSPLIT=1,UNROLL=2,STAGES=3,GEMV_TOKENS=5
-// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=1,KSPLIT=8,UNROLL=2,STAGES=2,GEMV_TOKENS=6
-// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=1,KSPLIT=3,UNROLL=2,STAGES=4,GEMV_TOKENS=7
+// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=4,KSPLIT=2,TILES=1,UNROLL=4,STAGES=0,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=4,KSPLIT=2,TILES=1,UNROLL=4,STAGES=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=4,KSPLIT=2,TILES=1,UNROLL=4,STAGES=0,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=1,KSPLIT=1,TILES=2,UNROLL=1,STAGES=0,GEMV_TOKENS=3
+// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=1,KSPLIT=4,TILES=1,UNROLL=4,STAGES=2,GEMV_TOKENS=4
+// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=4,KSPLIT=1,TILES=2,UNROLL=2,STAGES=3,GEMV_TOKENS=5
+// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=1,KSPLIT=8,TILES=1,UNROLL=2,STAGES=2,GEMV_TOKENS=6
+// gpubench-compile: entry=gemv_f16_tc defines=MMA=1,WARPS=1,KSPLIT=3,TILES=3,UNROLL=2,STAGES=0,GEMV_TOKENS=7
 // GEMV for T = GEMV_TOKENS rows of x and f16 weights (IEEE binary16, split exactly into bf16 hi + lo), on the tensor cores (gemv_dense_tc.cuh;
 // docs/kernels/cuda-gemv.md, "Dense tensor-core kernels"). The FMA kernel (gemv_f16.cu) is the
 // default; lib/gpubench/gemv_cuda.lua's TOKEN_RULES say from which T this one is. k a multiple of 8,
-// any m. Launch: block 32 * WARPS * KSPLIT, grid ceil(m / (16 * WARPS)).
+// any m. Launch: block 32 * WARPS * KSPLIT, grid ceil(m / (16 * TILES * WARPS)).
 #include "gemv_dense_tc.cuh"
 
-#if !defined(MMA) || MMA != 1 || !defined(WARPS) || !defined(KSPLIT) || !defined(UNROLL) || !defined(STAGES) || !defined(GEMV_TOKENS)
-#error "gemv_f16_tc takes -DMMA=1, -DWARPS, -DKSPLIT, -DUNROLL, -DSTAGES and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
+#if !defined(MMA) || MMA != 1 || !defined(WARPS) || !defined(KSPLIT) || !defined(TILES) || !defined(UNROLL) || !defined(STAGES) || !defined(GEMV_TOKENS)
+#error "gemv_f16_tc takes -DMMA=1, -DWARPS, -DKSPLIT, -DTILES, -DUNROLL, -DSTAGES and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
 #endif
 #if GEMV_TOKENS < 1 || GEMV_TOKENS > 8
 #error "GEMV_TOKENS must be 1..8"
+#endif
+#if TILES < 1 || TILES > 4
+#error "TILES (row tiles of 16 per warp) must be 1..4"
 #endif
 #if STAGES == 1 || STAGES > 8
 #error "STAGES is 0 (direct loads) or 2..8 (shared-memory stages of UNROLL chunks)"
@@ -26,5 +29,5 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_f16_tc(const unsigned char* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
                  unsigned m, unsigned k)
 {
-    gb_gemv_tc<GbTcF16, GEMV_TOKENS, UNROLL, WARPS, KSPLIT, STAGES>(w, x, y, m, k);
+    gb_gemv_tc<GbTcF16, GEMV_TOKENS, UNROLL, TILES, WARPS, KSPLIT, STAGES>(w, x, y, m, k);
 }

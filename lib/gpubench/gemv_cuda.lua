@@ -21,10 +21,10 @@
 --   MMA=1   the tensor-core path (16 rows, whole tiles; SUBN picks its decode);
 --   BULK=1  each row of a unit staged by one Hopper bulk copy (scalar path).
 -- f16 and bf16: MMA=1 is the tensor-core kernel for T rows of x
---           (kernels/cuda/gemv_<fmt>_tc.cu): WARPS warps of 16 rows per block
---           times KSPLIT slices of k, UNROLL chunks of 32 k loaded ahead
---           (STAGES=0) or per shared-memory stage (STAGES >= 2, 1 KiB a chunk
---           and warp); ROWS unused (16).
+--           (kernels/cuda/gemv_<fmt>_tc.cu): WARPS warps of TILES x 16 rows
+--           per block times KSPLIT slices of k, UNROLL chunks of 32 k loaded
+--           ahead (STAGES=0) or per shared-memory stage (STAGES >= 2, 1 KiB a
+--           tile, chunk and warp); ROWS unused.
 --   I8=1    (q4_k, q8_0, q4_0) the int8 tensor-core kernel for T rows of x
 --           (kernels/cuda/gemv_<fmt>_i8.cu): WARPS warps of 16 rows per block
 --           times KSPLIT slices of k; PREFETCH=1 (its own define, I8=1 only)
@@ -90,23 +90,26 @@ local function i8_spec(fmt, d, prefetch)
     defines = { I8 = 1, WARPS = d.WARPS, KSPLIT = d.KSPLIT, PREFETCH = prefetch, GEMV_TOKENS = d.GEMV_TOKENS },
   }
 end
--- The dense tensor-core kernel's spec (f16, bf16): its own file and entry, 16
--- rows a warp; KSPLIT its own define (the FMA kernel has none).
+-- The dense tensor-core kernel's spec (f16, bf16): its own file and entry,
+-- TILES tiles of 16 rows a warp; KSPLIT, TILES and STAGES its own defines
+-- (the FMA kernel has none).
+local TC_DEFINES = { MMA = true, WARPS = true, KSPLIT = true, TILES = true, UNROLL = true, STAGES = true, GEMV_TOKENS = true }
 local function tc_spec(fmt, d, changes)
   for k in pairs(changes) do
-    if k ~= "MMA" and k ~= "WARPS" and k ~= "KSPLIT" and k ~= "UNROLL" and k ~= "STAGES" and k ~= "GEMV_TOKENS" then
-      error(("gemv_cuda.variant: %s MMA=1 (the tensor-core kernel) takes WARPS, KSPLIT, UNROLL, STAGES and GEMV_TOKENS, not %s")
+    if not TC_DEFINES[k] then
+      error(("gemv_cuda.variant: %s MMA=1 (the tensor-core kernel) takes WARPS, KSPLIT, TILES, UNROLL, STAGES and GEMV_TOKENS, not %s")
         :format(fmt, tostring(k)), 3)
     end
   end
-  local tc = { MMA = 1, WARPS = changes.WARPS or 4, KSPLIT = changes.KSPLIT or 2, UNROLL = changes.UNROLL or 4,
-    STAGES = changes.STAGES or 0, GEMV_TOKENS = d.GEMV_TOKENS }
-  for _, name in ipairs { "WARPS", "KSPLIT", "UNROLL" } do
+  local tc = { MMA = 1, WARPS = changes.WARPS or 4, KSPLIT = changes.KSPLIT or 2, TILES = changes.TILES or 1,
+    UNROLL = changes.UNROLL or 4, STAGES = changes.STAGES or 0, GEMV_TOKENS = d.GEMV_TOKENS }
+  for _, name in ipairs { "WARPS", "KSPLIT", "TILES", "UNROLL" } do
     local v = tc[name]
     if math.type(v) ~= "integer" or v < 1 then
       error(("gemv_cuda.variant: %s=%s is not a positive integer"):format(name, tostring(v)), 3)
     end
   end
+  if tc.TILES > 4 then error(("gemv_cuda.variant: TILES=%d is more than 4 row tiles of 16 per warp"):format(tc.TILES), 3) end
   local st = tc.STAGES
   if math.type(st) ~= "integer" or st == 1 or st < 0 or st > 8 then
     error(("gemv_cuda.variant: STAGES=%s is 0 (direct loads) or 2..8 (shared-memory stages)"):format(tostring(st)), 3)
@@ -114,17 +117,17 @@ local function tc_spec(fmt, d, changes)
   if 32 * tc.WARPS * tc.KSPLIT > 1024 then
     error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d is more than a block's 1024 threads"):format(tc.WARPS, tc.KSPLIT), 3)
   end
-  -- the stages (1 KiB per chunk and warp) and the k-slice sums (512 bytes per warp past the first slice)
-  local smem = tc.WARPS * tc.KSPLIT * 1024 * tc.UNROLL * st + (tc.KSPLIT - 1) * tc.WARPS * 512
+  -- the stages (1 KiB per tile, chunk and warp) and the k-slice sums (512 bytes per tile and warp past the first slice)
+  local smem = tc.WARPS * tc.KSPLIT * 1024 * tc.TILES * tc.UNROLL * st + (tc.KSPLIT - 1) * tc.WARPS * 512 * tc.TILES
   if smem > 48 * 1024 then
-    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d UNROLL=%d STAGES=%d needs %d bytes of shared memory, more than 48 KiB")
-      :format(tc.WARPS, tc.KSPLIT, tc.UNROLL, st, smem), 3)
+    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d TILES=%d UNROLL=%d STAGES=%d needs %d bytes of shared memory, more than 48 KiB")
+      :format(tc.WARPS, tc.KSPLIT, tc.TILES, tc.UNROLL, st, smem), 3)
   end
   return {
     file = "kernels/cuda/gemv_" .. fmt .. "_tc.cu",
     entry = "gemv_" .. fmt .. "_tc",
     block = { 32 * tc.WARPS * tc.KSPLIT, 1, 1 },
-    rows_per_group = 16 * tc.WARPS,
+    rows_per_group = 16 * tc.TILES * tc.WARPS,
     defines = tc,
   }
 end
@@ -137,7 +140,7 @@ function M.variant_defines(fmt)
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
   if d.I8 ~= nil then d.PREFETCH = 0 end
-  if d.UNROLL and d.MMA ~= nil then d.KSPLIT, d.STAGES = 1, 0 end -- the FMA kernel's: no split, direct loads (MMA=1 takes others)
+  if d.UNROLL and d.MMA ~= nil then d.KSPLIT, d.STAGES, d.TILES = 1, 0, 1 end -- the FMA kernel's: no split, direct loads, ROWS rows (MMA=1 takes others)
   return d
 end
 
@@ -165,9 +168,12 @@ function M.variant(fmt, changes)
       if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s PREFETCH is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
       if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: PREFETCH=%s is not 0 or 1"):format(tostring(v)), 2) end
       prefetch = v
-    elseif (k == "KSPLIT" or k == "STAGES") and base.defines.UNROLL and base.defines.MMA ~= nil then
-      -- MMA=1 returned above: the FMA kernel has no split and loads directly, which is KSPLIT=1, STAGES=0
-      if k == "KSPLIT" and v ~= 1 then
+    elseif (k == "KSPLIT" or k == "STAGES" or k == "TILES") and base.defines.UNROLL and base.defines.MMA ~= nil then
+      -- MMA=1 returned above: the FMA kernel has no split, loads directly and has ROWS rows: KSPLIT=1, STAGES=0, TILES=1
+      if k == "TILES" and v ~= 1 then
+        error(("gemv_cuda.variant: %s TILES=%s is the tensor-core kernel's (the FMA kernel has ROWS): it needs MMA=1")
+          :format(fmt, tostring(v)), 2)
+      elseif k == "KSPLIT" and v ~= 1 then
         error(("gemv_cuda.variant: %s KSPLIT=%s splits k in the tensor-core kernel only: it needs MMA=1")
           :format(fmt, tostring(v)), 2)
       elseif k == "STAGES" and v ~= 0 then

@@ -78,20 +78,20 @@ static LanePool* pool; // the staged loop's 32 lane threads
 // One warp's mmas recorded per lane and accumulator: the direct loop (S = 0)
 // lane by lane, or the staged loop (S >= 2) on the lane threads of
 // emu_staged.cuh, into stages poisoned with bf16 NaNs.
-template <class D, int T, int U, int S, int NA>
-static void record(std::vector<Rec> (&rec)[32][NA], const std::vector<unsigned char>& W, const std::vector<float>& x,
-                   gb_u32 m, gb_u32 k, gb_u32 r0, gb_u32 k0, gb_u32 kl)
+template <class D, int T, int U, int TL, int S, int NA>
+static void record(std::vector<Rec> (&rec)[32][TL * NA], const std::vector<unsigned char>& W,
+                   const std::vector<float>& x, gb_u32 m, gb_u32 k, gb_u32 r0, gb_u32 k0, gb_u32 kl)
 {
     if constexpr (S == 0) {
         for (int lane = 0; lane < 32; lane++) {
             EmuCx cx{W.data(), x.data(), W.size(), x.size(), rec[lane]};
-            sw_u64 ra, rb;
-            sw_gemv_rows(r0, 0, sw_g(lane), m, k, ra, rb);
-            float c[NA][4];
-            gb_tc_warp_range<D, T, U>(cx, (sw_u32)lane, W.data() + 2ull * k0, x.data() + k0, k, kl, ra, rb, c);
+            sw_u64 ra[TL], rb[TL];
+            for (int j = 0; j < TL; j++) sw_gemv_rows(r0, (sw_u32)j, sw_g(lane), m, k, ra[j], rb[j]);
+            float c[TL][NA][4];
+            gb_tc_warp_range<D, T, U, TL>(cx, (sw_u32)lane, W.data() + 2ull * k0, x.data() + k0, k, kl, ra, rb, c);
         }
     } else {
-        const size_t sbytes = (size_t)SW_STAGE_BYTES(1, U) * S;
+        const size_t sbytes = (size_t)SW_STAGE_BYTES(TL, U) * S;
         std::vector<uint4> sbuf(sbytes / 16, make_uint4(~0u, ~0u, ~0u, ~0u));
         static StagedCx cxs[32];
         pool->run([&](int l) {
@@ -99,8 +99,8 @@ static void record(std::vector<Rec> (&rec)[32][NA], const std::vector<unsigned c
             cx = StagedCx{W.data(), (const unsigned char*)x.data(), W.size(), x.size() * 4,
                           (unsigned char*)sbuf.data(), sbytes, rec[l], &pool->warp};
             GbTcX<D, T> op(x.data() + k0, k, (sw_u32)l);
-            float c[NA][4];
-            sw_staged_loop<1, U, S>(cx, (sw_u32)l, GbTcStageRows{r0, m}, op, W.data() + 2ull * k0, k, kl, c,
+            float c[TL][NA][4];
+            sw_staged_loop<TL, U, S>(cx, (sw_u32)l, GbTcStageRows{r0, m}, op, W.data() + 2ull * k0, k, kl, c,
                                     cx.stage);
             size_t pending = cx.open.size();
             for (const auto& grp : cx.groups) pending += grp.size();
@@ -111,28 +111,28 @@ static void record(std::vector<Rec> (&rec)[32][NA], const std::vector<unsigned c
     }
 }
 
-// y (T rows of m) through the kernel's code with NW warps a block, KS slices
-// and S stages.
-template <class D, int T, int U, int NW, int KS, int S = 0>
+// y (T rows of m) through the kernel's code with NW warps a block of TL row
+// tiles each, KS slices and S stages.
+template <class D, int T, int U, int NW, int KS, int S = 0, int TL = 1>
 static std::vector<float> run(const std::vector<unsigned char>& W, const std::vector<float>& x, gb_u32 m, gb_u32 k)
 {
     enum { NA = D::AP * GbTcB<T>::NB };
     std::vector<float> y((size_t)T * m, NAN);
-    const gb_u32 blocks = (m + 16 * NW - 1) / (16 * NW);
+    const gb_u32 blocks = (m + 16 * TL * NW - 1) / (16 * TL * NW);
     for (gb_u32 blk = 0; blk < blocks; blk++)
         for (int rw = 0; rw < NW; rw++) {
-            const gb_u32 r0 = (blk * NW + rw) * 16u;
-            float v[KS][32][4];
+            const gb_u32 r0 = (blk * NW + rw) * 16u * TL;
+            float v[KS][32][TL][4];
             for (int s = 0; s < KS; s++) {
                 sw_u32 k0, kl;
                 sw_slice(k, KS, s, k0, kl);
-                std::vector<Rec> rec[32][NA];
-                float acc[32][NA][4] = {};
+                std::vector<Rec> rec[32][TL * NA];
+                float acc[32][TL * NA][4] = {};
                 if (r0 < m) {
-                    record<D, T, U, S, NA>(rec, W, x, m, k, r0, k0, kl);
+                    record<D, T, U, TL, S, NA>(rec, W, x, m, k, r0, k0, kl);
                     // replay: every lane must have made the same calls (a converged warp)
                     const size_t expected = S == 0 ? 2 * ((kl / 8 + 3) / 4) : 2 * U * ((kl + 32 * U - 1) / (32 * U));
-                    for (int j = 0; j < NA; j++) {
+                    for (int j = 0; j < TL * NA; j++) {
                         EXPECT(rec[0][j].size() == expected, "accumulator %d: %zu mma calls for %u of k, expected %zu", j,
                                rec[0][j].size(), kl, expected);
                         float C[32][4] = {};
@@ -152,16 +152,23 @@ static std::vector<float> run(const std::vector<unsigned char>& W, const std::ve
                             for (int i = 0; i < 4; i++) acc[lane][j][i] = C[lane][i];
                     }
                 }
-                for (int lane = 0; lane < 32; lane++) gb_tc_outputs<D, T>(acc[lane], v[s][lane]);
+                for (int lane = 0; lane < 32; lane++)
+                    for (int j = 0; j < TL; j++) {
+                        float a[NA][4];
+                        memcpy(a, acc[lane][j * NA], sizeof a);
+                        gb_tc_outputs<D, T>(a, v[s][lane][j]);
+                    }
             }
-            if (r0 >= m) continue;
-            for (int lane = 0; lane < 32; lane++) {
-                float out[4];
-                for (int i = 0; i < 4; i++) {
-                    out[i] = v[0][lane][i];
-                    for (int s = 1; s < KS; s++) out[i] += v[s][lane][i]; // slice order, as the kernel
+            for (int j = 0; j < TL; j++) {
+                if (r0 + 16u * j >= m) continue;
+                for (int lane = 0; lane < 32; lane++) {
+                    float out[4];
+                    for (int i = 0; i < 4; i++) {
+                        out[i] = v[0][lane][j][i];
+                        for (int s = 1; s < KS; s++) out[i] += v[s][lane][j][i]; // slice order, as the kernel
+                    }
+                    gb_tc_store<T>((sw_u32)lane, r0 + 16u * j, m, out, y.data());
                 }
-                gb_tc_store<T>((sw_u32)lane, r0, m, out, y.data());
             }
         }
     return y;
@@ -186,7 +193,7 @@ struct FF16 {
 // Random weights and x; scales: x row t multiplied by 10^(scale * (t % 5 - 2)),
 // so rows of very different magnitude share one launch. Returns the rows
 // beyond 1e-4 of sum |w x|.
-template <class FM, int T, int U, int NW, int KS, int S = 0>
+template <class FM, int T, int U, int NW, int KS, int S = 0, int TL = 1>
 static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool report = true)
 {
     const gb_format* f = gb_format_find(FM::name());
@@ -197,7 +204,7 @@ static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool report = tr
     for (int t = 0; t < T; t++)
         for (gb_u32 i = 0; i < k; i++)
             x[(size_t)t * k + i] = rnd() * (float)std::pow(10.0, scale * (t % 5 - 2));
-    const std::vector<float> y = run<typename FM::D, T, U, NW, KS, S>(W, x, m, k);
+    const std::vector<float> y = run<typename FM::D, T, U, NW, KS, S, TL>(W, x, m, k);
     std::vector<double> r(m), a(m);
     double worst = 0;
     int bad = 0;
@@ -210,10 +217,10 @@ static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool report = tr
         }
     }
     if (report) {
-        EXPECT(bad == 0, "%s T=%d U=%d NW=%d KS=%d S=%d m=%u k=%u scale=%d: %d row(s) beyond 1e-4 of sum|w x|, worst %g",
-               FM::name(), T, U, NW, KS, S, m, k, scale, bad, worst);
-        printf("%s %s T=%d U=%d NW=%d KS=%d S=%d m=%u k=%u scale=%d: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ",
-               FM::name(), T, U, NW, KS, S, m, k, scale, worst);
+        EXPECT(bad == 0, "%s T=%d U=%d NW=%d KS=%d S=%d TL=%d m=%u k=%u scale=%d: %d row(s) beyond 1e-4 of sum|w x|, worst %g",
+               FM::name(), T, U, NW, KS, S, TL, m, k, scale, bad, worst);
+        printf("%s %s T=%d U=%d NW=%d KS=%d S=%d TL=%d m=%u k=%u scale=%d: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ",
+               FM::name(), T, U, NW, KS, S, TL, m, k, scale, worst);
     }
     gb_err_clear(&e);
     return bad;
@@ -228,7 +235,7 @@ static double weight(const char* fmt, const std::vector<unsigned char>& W, size_
 // x rows one-hot at columns (c0 + t) % k: y[t][i] = W[i][(c0 + t) % k] within
 // 2^-16 of it (the weight times x's 1, hi = 1 and lo = 0), so a wrong k slot or
 // a wrong token column shows.
-template <class FM, int T, int U, int NW, int KS, int S = 0>
+template <class FM, int T, int U, int NW, int KS, int S = 0, int TL = 1>
 static void one_hot_case(gb_u32 m, gb_u32 k)
 {
     const gb_format* f = gb_format_find(FM::name());
@@ -239,17 +246,17 @@ static void one_hot_case(gb_u32 m, gb_u32 k)
     for (gb_u32 c0 = 0; c0 < k; c0 += T) {
         std::vector<float> x((size_t)T * k, 0.0f);
         for (int t = 0; t < T; t++) x[(size_t)t * k + (c0 + t) % k] = 1.0f;
-        const std::vector<float> y = run<typename FM::D, T, U, NW, KS, S>(W, x, m, k);
+        const std::vector<float> y = run<typename FM::D, T, U, NW, KS, S, TL>(W, x, m, k);
         for (int t = 0; t < T; t++)
             for (gb_u32 i = 0; i < m; i++) {
                 const double want = weight(FM::name(), W, (size_t)i * k + (c0 + t) % k), got = y[(size_t)t * m + i];
                 if (!(std::fabs(got - want) <= std::ldexp(std::fabs(want), -16))) bad++;
             }
     }
-    EXPECT(bad == 0, "%s one-hot T=%d U=%d NW=%d KS=%d S=%d m=%u k=%u: %d outputs off", FM::name(), T, U, NW, KS, S, m,
-           k, bad);
-    printf("%s %s one-hot T=%d U=%d NW=%d KS=%d S=%d m=%u k=%u: every column of every row\n", bad ? "not ok" : "ok  ",
-           FM::name(), T, U, NW, KS, S, m, k);
+    EXPECT(bad == 0, "%s one-hot T=%d U=%d NW=%d KS=%d S=%d TL=%d m=%u k=%u: %d outputs off", FM::name(), T, U, NW, KS,
+           S, TL, m, k, bad);
+    printf("%s %s one-hot T=%d U=%d NW=%d KS=%d S=%d TL=%d m=%u k=%u: every column of every row\n",
+           bad ? "not ok" : "ok  ", FM::name(), T, U, NW, KS, S, TL, m, k);
     gb_err_clear(&e);
 }
 
@@ -282,6 +289,12 @@ static void cases(int seed)
     random_case<FM, 4, 2, 2, 3, 3>(40, 776, seed + 13, 0);
     random_case<FM, 5, 4, 1, 2, 2>(16, 5120, seed + 14, 0);
     random_case<FM, 8, 2, 1, 4, 4>(29, 1032, seed + 15, 6);
+    // several row tiles per warp (TILES): direct and staged, ragged m inside a warp's tiles
+    one_hot_case<FM, 5, 2, 1, 2, 3, 2>(40, 136);
+    one_hot_case<FM, 2, 1, 2, 1, 0, 3>(70, 72);
+    random_case<FM, 8, 2, 1, 2, 3, 2>(45, 1032, seed + 16, 0);
+    random_case<FM, 3, 4, 2, 1, 0, 2>(100, 776, seed + 17, 0);
+    random_case<FM, 4, 1, 1, 3, 2, 4>(70, 264, seed + 18, 6);
 }
 
 int main()

@@ -605,18 +605,24 @@ t.test("the dense tensor-core kernels (MMA=1): their own files, entries and geom
     local s = specs.variant(fmt, { MMA = 1, GEMV_TOKENS = 8 })
     t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] },
       { "kernels/cuda/gemv_" .. fmt .. "_tc.cu", "gemv_" .. fmt .. "_tc", 64, 256 }, fmt)
-    t.eq(s.defines, { MMA = 1, WARPS = 4, KSPLIT = 2, UNROLL = 4, STAGES = 0, GEMV_TOKENS = 8 }, fmt)
+    t.eq(s.defines, { MMA = 1, WARPS = 4, KSPLIT = 2, TILES = 1, UNROLL = 4, STAGES = 0, GEMV_TOKENS = 8 }, fmt)
+    local tl = specs.variant(fmt, { MMA = 1, WARPS = 2, KSPLIT = 2, TILES = 2, UNROLL = 2, STAGES = 2 })
+    t.eq({ tl.rows_per_group, tl.block[1], tl.defines.TILES }, { 64, 128, 2 }, fmt)
+    t.errors(function() specs.variant(fmt, { MMA = 1, TILES = 5 }) end,
+      "gemv_cuda.variant: TILES=5 is more than 4 row tiles of 16 per warp", true)
+    t.errors(function() specs.variant(fmt, { TILES = 2 }) end,
+      "gemv_cuda.variant: " .. fmt .. " TILES=2 is the tensor-core kernel's (the FMA kernel has ROWS): it needs MMA=1", true)
     t.eq(specs.variant(fmt, { MMA = 1, WARPS = 1, KSPLIT = 4, UNROLL = 4, STAGES = 2 }).defines.STAGES, 2, fmt)
     t.errors(function() specs.variant(fmt, { MMA = 1, STAGES = 1 }) end,
       "gemv_cuda.variant: STAGES=1 is 0 (direct loads) or 2..8 (shared-memory stages)", true)
     t.errors(function() specs.variant(fmt, { MMA = 1, WARPS = 4, KSPLIT = 2, UNROLL = 4, STAGES = 2 }) end,
-      "gemv_cuda.variant: WARPS=4 KSPLIT=2 UNROLL=4 STAGES=2 needs 67584 bytes of shared memory, more than 48 KiB", true)
+      "gemv_cuda.variant: WARPS=4 KSPLIT=2 TILES=1 UNROLL=4 STAGES=2 needs 67584 bytes of shared memory, more than 48 KiB", true)
     local g = specs.variant(fmt, { MMA = 1, WARPS = 2, KSPLIT = 8, UNROLL = 1, GEMV_TOKENS = 3 })
     t.eq({ g.rows_per_group, g.block[1] }, { 32, 512 }, fmt)
     t.eq(gemv.grid(g, 37, 256), { 2, 1, 1 }, fmt)
     t.eq(specs.variant(fmt, { MMA = 0 }).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt)
     t.errors(function() specs.variant(fmt, { MMA = 1, ROWS = 8 }) end,
-      ("gemv_cuda.variant: %s MMA=1 (the tensor-core kernel) takes WARPS, KSPLIT, UNROLL, STAGES and GEMV_TOKENS, not ROWS"):format(fmt), true)
+      ("gemv_cuda.variant: %s MMA=1 (the tensor-core kernel) takes WARPS, KSPLIT, TILES, UNROLL, STAGES and GEMV_TOKENS, not ROWS"):format(fmt), true)
     t.errors(function() specs.variant(fmt, { MMA = 1, WARPS = 8, KSPLIT = 8 }) end,
       "gemv_cuda.variant: WARPS=8 KSPLIT=8 is more than a block's 1024 threads", true)
     t.errors(function() specs.variant(fmt, { MMA = 1, KSPLIT = 0 }) end, "gemv_cuda.variant: KSPLIT=0 is not a positive integer", true)
@@ -627,7 +633,7 @@ t.test("the dense tensor-core kernels (MMA=1): their own files, entries and geom
       "gemv_cuda.variant: " .. fmt .. " KSPLIT=2 splits k in the tensor-core kernel only: it needs MMA=1", true)
     t.eq(specs.variant(fmt, { KSPLIT = 1, UNROLL = 4 }).defines, { ROWS = 4, WARPS = 2, UNROLL = 4, MMA = 0, GEMV_TOKENS = 1 },
       fmt .. ": KSPLIT=1 is the FMA kernel's (a sweep over both kernels names it)")
-    t.eq({ specs.variant_defines(fmt).KSPLIT, specs.variant_defines(fmt).STAGES }, { 1, 0 }, fmt)
+    t.eq({ specs.variant_defines(fmt).KSPLIT, specs.variant_defines(fmt).STAGES, specs.variant_defines(fmt).TILES }, { 1, 0, 1 }, fmt)
     t.errors(function() specs.variant(fmt, { STAGES = 2 }) end,
       "gemv_cuda.variant: " .. fmt .. " STAGES=2 stages weights in the tensor-core kernel only: it needs MMA=1", true)
     t.eq(specs.variant(fmt, { STAGES = 0 }).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt)
@@ -669,11 +675,12 @@ t.test("the dense tensor-core kernels match the FP64 reference at every T", func
     -- k = 1032 ends in a partial chunk of 32 (and, staged, a partial stage), 5120 is the benchmark's width
     for _, fmt in ipairs { "bf16", "f16" } do
       for T = 1, 8 do
-        -- (WARPS, KSPLIT, UNROLL, STAGES, at this T)
-        for _, g in ipairs { { 1, 1, 1, 0 }, { 4, 2, 4, 0 }, { 2, 8, 8, 0, T == 3 or T == 8 }, { 1, 4, 4, 2 },
-          { 2, 3, 2, 3, T % 2 == 1 } } do
-          if g[5] == false then goto next end
-          local spec = specs.variant(fmt, { MMA = 1, WARPS = g[1], KSPLIT = g[2], UNROLL = g[3], STAGES = g[4], GEMV_TOKENS = T })
+        -- (WARPS, KSPLIT, UNROLL, STAGES, TILES, at this T)
+        for _, g in ipairs { { 1, 1, 1, 0, 1 }, { 4, 2, 4, 0, 1 }, { 2, 8, 8, 0, 1, T == 3 or T == 8 }, { 1, 4, 4, 2, 1 },
+          { 2, 3, 2, 3, 1, T % 2 == 1 }, { 1, 2, 2, 3, 2 }, { 2, 1, 1, 0, 3, T % 3 == 0 } } do
+          if g[6] == false then goto next end
+          local spec = specs.variant(fmt, { MMA = 1, WARPS = g[1], KSPLIT = g[2], UNROLL = g[3], STAGES = g[4], TILES = g[5],
+            GEMV_TOKENS = T })
           gc.check_tokens(dev, fmt, 37, 256, T, 201 + T, spec)
           gc.check_tokens(dev, fmt, 70, 1032, T, 211 + T, spec)
           gc.check_tokens(dev, fmt, 29, 5120, T, 221 + T, spec)
