@@ -94,6 +94,12 @@ end
 -- TILES tiles of 16 rows a warp; KSPLIT, TILES and STAGES its own defines
 -- (the FMA kernel has none).
 local TC_DEFINES = { MMA = true, WARPS = true, KSPLIT = true, TILES = true, UNROLL = true, STAGES = true, GEMV_TOKENS = true }
+-- Its geometry where a variant names none: the fastest of the H200 sweeps at
+-- T = 4 and 8 (docs/kernels/cuda-gemv.md, "Dense tensor-core kernels").
+local TC_BEST = {
+  bf16 = { WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2 },
+  f16 = { WARPS = 1, KSPLIT = 4, TILES = 2, UNROLL = 2, STAGES = 2 },
+}
 local function tc_spec(fmt, d, changes)
   for k in pairs(changes) do
     if not TC_DEFINES[k] then
@@ -101,8 +107,9 @@ local function tc_spec(fmt, d, changes)
         :format(fmt, tostring(k)), 3)
     end
   end
-  local tc = { MMA = 1, WARPS = changes.WARPS or 4, KSPLIT = changes.KSPLIT or 2, TILES = changes.TILES or 1,
-    UNROLL = changes.UNROLL or 4, STAGES = changes.STAGES or 0, GEMV_TOKENS = d.GEMV_TOKENS }
+  local best = TC_BEST[fmt]
+  local tc = { MMA = 1, GEMV_TOKENS = d.GEMV_TOKENS }
+  for name, v in pairs(best) do tc[name] = changes[name] or v end
   for _, name in ipairs { "WARPS", "KSPLIT", "TILES", "UNROLL" } do
     local v = tc[name]
     if math.type(v) ~= "integer" or v < 1 then
@@ -260,7 +267,12 @@ local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by 
 -- grows with T. q8_0 and q4_0 lost to the integer dot at T = 2 and won at T = 4
 -- and 8 (both orders, WARPS = 4 KSPLIT = 2 the fastest I8 geometry at each).
 local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
+-- bf16 and f16 from T = 4: the dense tensor-core kernel (its TC_BEST
+-- geometry), whose time hardly grows with T, against the FMA kernel's
+-- (T = 2 even, T = 4 and 8 faster in both orders).
 local TOKEN_RULES = {
+  bf16 = { min_tokens = 4, changes = { MMA = 1 } },
+  f16 = { min_tokens = 4, changes = { MMA = 1 } },
   q4_k = { min_tokens = 5, changes = I8_BEST },
   q8_0 = { min_tokens = 4, changes = I8_BEST },
   q4_0 = { min_tokens = 4, changes = I8_BEST },

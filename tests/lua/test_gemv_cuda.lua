@@ -497,6 +497,23 @@ t.test("the int8 tensor-core q4_k kernel (I8=1): its own file, entry and geometr
   t.truthy(seen[1] and seen[2] and seen[8], "lines at GEMV_TOKENS = 1, 2 and 8")
 end)
 
+t.test("bf16 and f16 from 4 rows of x run the dense tensor-core kernel by default", function()
+  for _, fmt in ipairs { "bf16", "f16" } do
+    for T = 1, 8 do
+      local s = gemv.spec("cuda", fmt, 14336, 5120, T)
+      if T >= 4 then
+        t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_tc.cu", fmt .. " T=" .. T)
+        t.eq(s.defines, specs.variant(fmt, { MMA = 1, GEMV_TOKENS = T }).defines, fmt)
+        t.truthy(gemv.spec("cuda", fmt, T) == s, "the same spec without a shape (the kernel cache's key)")
+      else
+        t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt .. " T=" .. T)
+      end
+    end
+    t.eq(specs.token_changes(fmt, 4), { MMA = 1 }, fmt)
+  end
+  t.eq(gemv.spec("cuda", "f32", 8).file, "kernels/cuda/gemv_f32.cu")
+end)
+
 t.test("q4_k from 5 rows of x, q8_0 and q4_0 from 4, run the int8 kernel by default; others keep theirs", function()
   for fmt, from in pairs { q4_k = 5, q8_0 = 4, q4_0 = 4 } do
     for T = 1, 8 do
@@ -602,22 +619,32 @@ end)
 t.test("the dense tensor-core kernels (MMA=1): their own files, entries and geometry; refused elsewhere", function()
   for _, fmt in ipairs { "bf16", "f16" } do
     t.eq(specs[fmt].defines.MMA, 0, fmt .. ": the entry is the FMA kernel")
-    local s = specs.variant(fmt, { MMA = 1, GEMV_TOKENS = 8 })
+    local s = specs.variant(fmt, { MMA = 1, WARPS = 4, KSPLIT = 2, TILES = 1, UNROLL = 4, STAGES = 0, GEMV_TOKENS = 8 })
     t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] },
       { "kernels/cuda/gemv_" .. fmt .. "_tc.cu", "gemv_" .. fmt .. "_tc", 64, 256 }, fmt)
     t.eq(s.defines, { MMA = 1, WARPS = 4, KSPLIT = 2, TILES = 1, UNROLL = 4, STAGES = 0, GEMV_TOKENS = 8 }, fmt)
+    -- MMA=1 alone: the fastest geometry measured, which the first gpubench-compile line repeats at T = 8
+    local best = specs.variant(fmt, { MMA = 1, GEMV_TOKENS = 8 })
+    local ks = fmt == "bf16" and 2 or 4
+    t.eq(best.defines, { MMA = 1, WARPS = 1, KSPLIT = ks, TILES = 2, UNROLL = fmt == "bf16" and 4 or 2, STAGES = 2, GEMV_TOKENS = 8 }, fmt)
+    t.eq({ best.rows_per_group, best.block[1] }, { 32, 32 * ks }, fmt)
+    local first = {}
+    for name, value in assert(io.open(best.file)):read("a"):match("^// gpubench%-compile: %S+ defines=(%S+)"):gmatch("([%w_]+)=(%d+)") do
+      first[name] = tonumber(value)
+    end
+    t.eq(first, best.defines, best.file .. ": the first gpubench-compile line is the default geometry at T = 8")
     local tl = specs.variant(fmt, { MMA = 1, WARPS = 2, KSPLIT = 2, TILES = 2, UNROLL = 2, STAGES = 2 })
     t.eq({ tl.rows_per_group, tl.block[1], tl.defines.TILES }, { 64, 128, 2 }, fmt)
     t.errors(function() specs.variant(fmt, { MMA = 1, TILES = 5 }) end,
       "gemv_cuda.variant: TILES=5 is more than 4 row tiles of 16 per warp", true)
     t.errors(function() specs.variant(fmt, { TILES = 2 }) end,
       "gemv_cuda.variant: " .. fmt .. " TILES=2 is the tensor-core kernel's (the FMA kernel has ROWS): it needs MMA=1", true)
-    t.eq(specs.variant(fmt, { MMA = 1, WARPS = 1, KSPLIT = 4, UNROLL = 4, STAGES = 2 }).defines.STAGES, 2, fmt)
+    t.eq(specs.variant(fmt, { MMA = 1, WARPS = 1, KSPLIT = 4, TILES = 1, UNROLL = 4, STAGES = 2 }).defines.STAGES, 2, fmt)
     t.errors(function() specs.variant(fmt, { MMA = 1, STAGES = 1 }) end,
       "gemv_cuda.variant: STAGES=1 is 0 (direct loads) or 2..8 (shared-memory stages)", true)
-    t.errors(function() specs.variant(fmt, { MMA = 1, WARPS = 4, KSPLIT = 2, UNROLL = 4, STAGES = 2 }) end,
+    t.errors(function() specs.variant(fmt, { MMA = 1, WARPS = 4, KSPLIT = 2, TILES = 1, UNROLL = 4, STAGES = 2 }) end,
       "gemv_cuda.variant: WARPS=4 KSPLIT=2 TILES=1 UNROLL=4 STAGES=2 needs 67584 bytes of shared memory, more than 48 KiB", true)
-    local g = specs.variant(fmt, { MMA = 1, WARPS = 2, KSPLIT = 8, UNROLL = 1, GEMV_TOKENS = 3 })
+    local g = specs.variant(fmt, { MMA = 1, WARPS = 2, KSPLIT = 8, TILES = 1, UNROLL = 1, STAGES = 0, GEMV_TOKENS = 3 })
     t.eq({ g.rows_per_group, g.block[1] }, { 32, 512 }, fmt)
     t.eq(gemv.grid(g, 37, 256), { 2, 1, 1 }, fmt)
     t.eq(specs.variant(fmt, { MMA = 0 }).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt)
