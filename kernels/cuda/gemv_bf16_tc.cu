@@ -8,7 +8,7 @@
 // gpubench-compile: entry=gemv_bf16_tc defines=MMA=1,WARPS=1,KSPLIT=3,TILES=3,UNROLL=2,STAGES=0,GEMV_TOKENS=7
 // GEMV for T = GEMV_TOKENS rows of x and bf16 weights (the upper halves of f32), on the tensor cores (gemv_dense_tc.cuh;
 // docs/kernels/cuda-gemv.md, "Dense tensor-core kernels"). The FMA kernel (gemv_bf16.cu) is the
-// default up to T = 3, this one from T = 4 (lib/gpubench/gemv_cuda.lua, TOKEN_RULES). k a multiple of 8,
+// default up to T = 2, this one from T = 3 (lib/gpubench/gemv_cuda.lua, TOKEN_RULES). k a multiple of 8,
 // any m. Launch: block 32 * WARPS * KSPLIT, grid ceil(m / (16 * TILES * WARPS)).
 #include "gemv_dense_tc.cuh"
 

@@ -267,12 +267,12 @@ local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by 
 -- grows with T. q8_0 and q4_0 lost to the integer dot at T = 2 and won at T = 4
 -- and 8 (both orders, WARPS = 4 KSPLIT = 2 the fastest I8 geometry at each).
 local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
--- bf16 and f16 from T = 4: the dense tensor-core kernel (its TC_BEST
+-- bf16 and f16 from T = 3: the dense tensor-core kernel (its TC_BEST
 -- geometry), whose time hardly grows with T, against the FMA kernel's
--- (T = 2 even, T = 4 and 8 faster in both orders).
+-- (T = 3, 4, 6 and 8 faster in both orders and at ITERS 400).
 local TOKEN_RULES = {
-  bf16 = { min_tokens = 4, changes = { MMA = 1 } },
-  f16 = { min_tokens = 4, changes = { MMA = 1 } },
+  bf16 = { min_tokens = 3, changes = { MMA = 1 } },
+  f16 = { min_tokens = 3, changes = { MMA = 1 } },
   q4_k = { min_tokens = 5, changes = I8_BEST },
   q8_0 = { min_tokens = 4, changes = I8_BEST },
   q4_0 = { min_tokens = 4, changes = I8_BEST },

@@ -497,11 +497,11 @@ t.test("the int8 tensor-core q4_k kernel (I8=1): its own file, entry and geometr
   t.truthy(seen[1] and seen[2] and seen[8], "lines at GEMV_TOKENS = 1, 2 and 8")
 end)
 
-t.test("bf16 and f16 from 4 rows of x run the dense tensor-core kernel by default", function()
+t.test("bf16 and f16 from 3 rows of x run the dense tensor-core kernel by default", function()
   for _, fmt in ipairs { "bf16", "f16" } do
     for T = 1, 8 do
       local s = gemv.spec("cuda", fmt, 14336, 5120, T)
-      if T >= 4 then
+      if T >= 3 then
         t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_tc.cu", fmt .. " T=" .. T)
         t.eq(s.defines, specs.variant(fmt, { MMA = 1, GEMV_TOKENS = T }).defines, fmt)
         t.truthy(gemv.spec("cuda", fmt, T) == s, "the same spec without a shape (the kernel cache's key)")
@@ -509,7 +509,8 @@ t.test("bf16 and f16 from 4 rows of x run the dense tensor-core kernel by defaul
         t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt .. " T=" .. T)
       end
     end
-    t.eq(specs.token_changes(fmt, 4), { MMA = 1 }, fmt)
+    t.eq(specs.token_changes(fmt, 3), { MMA = 1 }, fmt)
+    t.eq(specs.token_changes(fmt, 2), {}, fmt)
   end
   t.eq(gemv.spec("cuda", "f32", 8).file, "kernels/cuda/gemv_f32.cu")
 end)
