@@ -269,13 +269,18 @@ local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by 
 local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
 -- bf16 and f16 from T = 3: the dense tensor-core kernel (its TC_BEST
 -- geometry), whose time hardly grows with T, against the FMA kernel's
--- (T = 3, 4, 6 and 8 faster in both orders and at ITERS 400).
+-- (T = 3, 4, 6 and 8 faster in both orders and at ITERS 400; T = 2 slower).
+-- f32: the FMA kernel's geometry at the two T it was swept at (both orders,
+-- ITERS 200 and 400), the entry's elsewhere. A format's rules are tried in
+-- order: the first whose min_tokens .. max_tokens holds T applies.
 local TOKEN_RULES = {
-  bf16 = { min_tokens = 3, changes = { MMA = 1 } },
-  f16 = { min_tokens = 3, changes = { MMA = 1 } },
-  q4_k = { min_tokens = 5, changes = I8_BEST },
-  q8_0 = { min_tokens = 4, changes = I8_BEST },
-  q4_0 = { min_tokens = 4, changes = I8_BEST },
+  bf16 = { { min_tokens = 3, changes = { MMA = 1 } } },
+  f16 = { { min_tokens = 3, changes = { MMA = 1 } } },
+  f32 = { { min_tokens = 4, max_tokens = 4, changes = { UNROLL = 1 } },
+          { min_tokens = 8, max_tokens = 8, changes = { ROWS = 2 } } },
+  q4_k = { { min_tokens = 5, changes = I8_BEST } },
+  q8_0 = { { min_tokens = 4, changes = I8_BEST } },
+  q4_0 = { { min_tokens = 4, changes = I8_BEST } },
 }
 
 -- token_changes(fmt, tokens) -> the defines fmt's T-row kernel changes
@@ -284,9 +289,12 @@ function M.token_changes(fmt, tokens)
   if type(fmt) ~= "string" or type(rawget(M, fmt)) ~= "table" then
     error(("gemv_cuda.token_changes: unknown format %s"):format(tostring(fmt)), 2)
   end
-  local rule, c = TOKEN_RULES[fmt], {}
-  if rule and tokens >= rule.min_tokens then
-    for name, v in pairs(rule.changes) do c[name] = v end
+  local c = {}
+  for _, rule in ipairs(TOKEN_RULES[fmt] or {}) do
+    if tokens >= rule.min_tokens and tokens <= (rule.max_tokens or math.maxinteger) then
+      for name, v in pairs(rule.changes) do c[name] = v end
+      break
+    end
   end
   return c
 end

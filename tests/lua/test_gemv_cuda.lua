@@ -515,6 +515,16 @@ t.test("bf16 and f16 from 3 rows of x run the dense tensor-core kernel by defaul
   t.eq(gemv.spec("cuda", "f32", 8).file, "kernels/cuda/gemv_f32.cu")
 end)
 
+t.test("f32: UNROLL=1 at T = 4 and ROWS=2 at T = 8 (the T they were measured faster at), the entry's elsewhere", function()
+  for T = 1, 8 do
+    local want = T == 4 and { UNROLL = 1 } or T == 8 and { ROWS = 2 } or {}
+    t.eq(specs.token_changes("f32", T), want, "T=" .. T)
+    local s = gemv.spec("cuda", "f32", 14336, 5120, T)
+    t.eq({ s.defines.ROWS, s.defines.UNROLL, s.defines.GEMV_TOKENS }, { T == 8 and 2 or 4, T == 4 and 1 or 2, T }, "T=" .. T)
+    t.eq(s.rows_per_group, s.defines.ROWS * s.defines.WARPS, "T=" .. T)
+  end
+end)
+
 t.test("q4_k from 5 rows of x, q8_0 and q4_0 from 4, run the int8 kernel by default; others keep theirs", function()
   for fmt, from in pairs { q4_k = 5, q8_0 = 4, q4_0 = 4 } do
     for T = 1, 8 do
