@@ -31,94 +31,31 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 #if (GEMV_XB % 8) != 0
 #error "q4_k's GEMV_XB must be a multiple of 8 (whole super-blocks per slice of x)"
 #endif
-// The integer path (gemv_idot.glsl; docs/kernels/vulkan-gemv.md, "Integer path", q4_k). x blocks
-// are q4_k's sub-blocks, so per sub-block s with x scale s_b and integer sums
-//   dot = sum q xq (q 0..15),   y += s_b * (d*sc[s] * dot - dmin*m[s] * sum xq)
-// which is sum_i (d*sc*q_i - dmin*m) * s_b*xq_i: the whole dequantized weight meets the rounded
-// x (the mins through the block's quantized sum, not x's float sum), so the oracle's x-rounding
-// term is q8_0's and q4_0's (gemv_bench.x_rounding_term). A chunk is a lane's pair of sub-blocks
-// 2c, 2c+1 of one super-block: qs bytes 32c .. 32c+31 (two uvec4), low nibbles against block 2c,
-// high nibbles masked in place (16 q, the 16 shifted out of the exact sum) against block 2c+1.
-// |dot| <= 32 * 15 * 32767 < 2^24: exact as a float; 256 * |SUDot(xh, 16 q)| < 2^28.
+// The integer path (gemv_idot.glsl and the k-quant main loop, gemv_idot_kquant.glsl;
+// docs/kernels/vulkan-gemv.md, "Integer path", q4_k). x blocks are q4_k's sub-blocks.
 #define GEMV_IDOT_SUM
 #define GEMV_IDOT_PAIRS
 #define GEMV_IDOT_TOKENS
 #include "gemv_idot.glsl"
 
-void main() {
-    uint tid = gemv_tid();
-    uint nb = P.k >> 5u; // blocks of x (sub-blocks) per row
-    const uint T = uint(GEMV_T), XB = uint(GEMV_XB);
-    uint lane = tid % T, group = tid / T;
-    // x of every token fits: quantized once for all the workgroup's tiles (the only case
-    // gemv_vulkan.for_device picks). Else each tile quantizes it again, a slice of XB blocks at
-    // a time: the path that takes T = 8 at k = 5120 in 48 KiB.
-    bool whole = nb <= XB;
-    if (whole) gemv_idot_quantize(tid, 0u);
-    uint tiles = gemv_idot_tiles();
-    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
-        uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
-        uint base[GEMV_NR];
-        float acc[GEMV_ACC];
-        [[unroll]] for (int r = 0; r < GEMV_NR; r++)
-            base[r] = gemv_clamp_row(row0 + uint(r)) * (nb >> 3u) * 9u;
-        [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
-        for (uint b0 = 0u; b0 < nb; b0 += XB) {
-            if (!whole) {
-                barrier(); // every lane is done with the previous slice
-                gemv_idot_quantize(tid, b0);
-            }
-            uint c0 = b0 >> 1u, c1 = min(nb, b0 + XB) >> 1u; // the slice's chunks
-            for (uint ch = c0 + lane; ch < c1; ch += T) {
-                uint sb = ch >> 2u, c = ch & 3u;
-                // Each row's chunk: low and high nibble words, and (d*sc, dmin*m) of
-                // sub-blocks 2c, 2c+1, used for every token.
-                uint lo[GEMV_NR][8], hi[GEMV_NR][8];
-                vec4 f[GEMV_NR];
-                [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
-                    uint sbw = base[r] + sb * 9u;
-                    uvec4 h = W[sbw], q0 = W[sbw + 1u + 2u * c], q1 = W[sbw + 2u + 2u * c];
-                    vec2 dd = unpackHalf2x16(h.x); // d, dmin
-                    f[r] = vec4(dd.xx, dd.yy) * gemv_k4_scales(h, c); // exact products
-                    uint u[8] = uint[8](q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w);
-                    [[unroll]] for (int j = 0; j < 8; j++) {
-                        lo[r][j] = u[j] & 0x0F0F0F0Fu;
-                        hi[r][j] = u[j] & 0xF0F0F0F0u;
-                    }
-                }
-                uint pa = GEMV_IDOT_POS(2u * (ch - c0)), pb = GEMV_IDOT_POS(2u * (ch - c0) + 1u);
-                [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
-                    // Token t's two blocks, loaded once for all GEMV_NR rows.
-                    uint xha[8], xla[8], xhb[8], xlb[8];
-                    [[unroll]] for (int j = 0; j < 8; j++) {
-                        xha[j] = gx_h[gemv_idot_word(uint(j), uint(t), pa)];
-                        xla[j] = gx_l[gemv_idot_word(uint(j), uint(t), pa)];
-                        xhb[j] = gx_h[gemv_idot_word(uint(j), uint(t), pb)];
-                        xlb[j] = gx_l[gemv_idot_word(uint(j), uint(t), pb)];
-                    }
-                    float sa = gx_s[gemv_idot_blk(uint(t), pa)], sx = gx_s[gemv_idot_blk(uint(t), pb)];
-                    float ma = float(gx_sum[gemv_idot_blk(uint(t), pa)]);
-                    float mb = float(gx_sum[gemv_idot_blk(uint(t), pb)]);
-                    [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
-                        int dha = 0, dhb = 0;
-                        uint dla = 0u, dlb = 0u;
-                        [[unroll]] for (int j = 0; j < 8; j++) {
-                            dha += idot_su(xha[j], lo[r][j], 0);
-                            dla += idot_uu(lo[r][j], xla[j], 0);
-                            dhb += idot_su(xhb[j], hi[r][j], 0);
-                            dlb += idot_uu(hi[r][j], xlb[j], 0);
-                        }
-                        int ia = dha * 256 + int(dla);
-                        int ib = (dhb * 256 + int(dlb)) >> 4; // exact: a multiple of 16
-                        acc[GEMV_AT(t, r)] += sa * (f[r].x * float(ia) - f[r].z * ma) +
-                                              sx * (f[r].y * float(ib) - f[r].w * mb);
-                    }
-                }
-            }
-        }
-        gemv_finish(acc, tid, row0);
-        barrier(); // the next tile's gemv_finish (and quantizer) reuse shared memory
+// q4_k's codes: qs bytes 32c .. 32c+31 (two uvec4), low nibbles against block 2c, high
+// nibbles masked in place (16 q, the 16 shifted out of the exact sum: GEMV_K_HI_SHIFT 4)
+// against block 2c+1. |dot| <= 32 * 15 * 32767 < 2^24: exact as a float;
+// 256 * |SUDot(xh, 16 q)| < 2^28.
+#define GEMV_K_SB_UVEC4 9
+#define GEMV_K_HI_SHIFT 4
+void gemv_k_codes(uint sbw, uint c, out uint lo[8], out uint hi[8]) {
+    uvec4 q0 = W[sbw + 1u + 2u * c], q1 = W[sbw + 2u + 2u * c];
+    uint u[8] = uint[8](q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w);
+    [[unroll]] for (int j = 0; j < 8; j++) {
+        lo[j] = u[j] & 0x0F0F0F0Fu;
+        hi[j] = u[j] & 0xF0F0F0F0u;
     }
+}
+#include "gemv_idot_kquant.glsl"
+
+void main() {
+    gemv_idot_k_main();
 }
 #else
 

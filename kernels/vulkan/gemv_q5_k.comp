@@ -11,10 +11,53 @@
 // sub-blocks; their fifth bits are bits 2c and 2c+1 of qh[l], which is exactly qh
 // uvec4 (v & 1). Three 16-byte loads per 32 weights (the header from L1), decoded once
 // per row and used for every token.
+//
+// -DGEMV_IDOT=1 (with GEMV_XB) compiles the integer-dot-product kernel instead (q4_k's, the
+// fifth bit added to each code; any GEMV_TOKENS). Without GEMV_IDOT, or with 0, the float
+// kernel below.
 #extension GL_GOOGLE_include_directive : require
 #include "gemv_common.glsl"
 
 layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
+
+#ifndef GEMV_IDOT
+#define GEMV_IDOT 0
+#endif
+
+#if GEMV_IDOT
+#if GEMV_IDOT != 1
+#error "q5_k has one integer layout, GEMV_IDOT=1: its rows are 16-byte aligned, nothing to funnel"
+#endif
+#if (GEMV_XB % 8) != 0
+#error "q5_k's GEMV_XB must be a multiple of 8 (whole super-blocks per slice of x)"
+#endif
+// The integer path: q4_k's (gemv_idot.glsl, gemv_idot_kquant.glsl; docs/kernels/vulkan-gemv.md,
+// "q5_k"), with each code's fifth bit OR-ed into its byte: bit 2c (2c + 1) of qh byte l is
+// the fifth bit of element l of sub-block 2c (2c + 1), and qh words j (uvec4 1 and 2) line up
+// with the pair's qs words j. Codes 0..31, so no shift (GEMV_K_HI_SHIFT 0). |dot| <= 32 * 31 *
+// 32767 < 2^25: its conversion to float may round by one ulp (6e-8 of it), inside the bound.
+#define GEMV_IDOT_SUM
+#define GEMV_IDOT_PAIRS
+#define GEMV_IDOT_TOKENS
+#include "gemv_idot.glsl"
+#define GEMV_K_SB_UVEC4 11
+#define GEMV_K_HI_SHIFT 0
+void gemv_k_codes(uint sbw, uint c, out uint lo[8], out uint hi[8]) {
+    uvec4 h0 = W[sbw + 1u], h1 = W[sbw + 2u], q0 = W[sbw + 3u + 2u * c], q1 = W[sbw + 4u + 2u * c];
+    uint u[8] = uint[8](q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w);
+    uint qh[8] = uint[8](h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w);
+    uint bl = 2u * c, bh = bl + 1u;
+    [[unroll]] for (int j = 0; j < 8; j++) {
+        lo[j] = (u[j] & 0x0F0F0F0Fu) | (((qh[j] >> bl) & 0x01010101u) << 4u);
+        hi[j] = ((u[j] >> 4u) & 0x0F0F0F0Fu) | (((qh[j] >> bh) & 0x01010101u) << 4u);
+    }
+}
+#include "gemv_idot_kquant.glsl"
+
+void main() {
+    gemv_idot_k_main();
+}
+#else
 
 void main() {
     uint tid = gemv_tid();
@@ -68,3 +111,4 @@ void main() {
     }
     gemv_finish(acc, tid, row0);
 }
+#endif

@@ -63,12 +63,16 @@ local M = {
 -- 8 words, the weights funnel-shifted (q4_k's are aligned: nothing to shift);
 -- layout 2: x laid out like the raw weight words (q8_0 9 words, q4_0 10), no
 -- funnel, for k a multiple of 64.
-local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 }, q4_k = { 72 } }
+local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 }, q4_k = { 72 }, q5_k = { 72 } }
 -- Formats whose integer kernel takes GEMV_TOKENS > 1 (x of every token in
 -- shared memory), and whose GEMV_XB must be a multiple of 8 blocks (whole
 -- super-blocks per slice of x; gemv_q4_k.comp).
-local IDOT_TOKENS = { q4_k = true }
-local IDOT_XB_MULTIPLE = { q4_k = 8 }
+local IDOT_TOKENS = { q4_k = true, q5_k = true }
+local IDOT_XB_MULTIPLE = { q4_k = 8, q5_k = 8 }
+-- Integer kernels that are variants only (gemv_variants --grid "GEMV_IDOT=0,1"),
+-- which for_device does not pick: q5_k's until an H200 A/B says whether it
+-- beats its float kernel (docs/kernels/vulkan-gemv.md, "q5_k").
+local IDOT_VARIANT_ONLY = { q5_k = true }
 -- Layout 2 needs an even number of blocks per row (rows a multiple of 4 bytes).
 local IDOT2_K_MULTIPLE = 64
 -- The integer kernels' geometry, {GEMV_T, GEMV_NR}: q8_0 and q4_0 the float
@@ -77,7 +81,7 @@ local IDOT2_K_MULTIPLE = 64
 -- lanes a row take 5 each, where 64 lanes would take 2 or 1 (48 idle in the
 -- second step); 4 rows keep q4_0's reduction array (not yet measured:
 -- docs/kernels/vulkan-gemv.md, "Integer path", q4_k).
-local IDOT_GEOMETRY = { q8_0 = { 64, 4 }, q4_0 = { 64, 4 }, q4_k = { 16, 4 } }
+local IDOT_GEOMETRY = { q8_0 = { 64, 4 }, q4_0 = { 64, 4 }, q4_k = { 16, 4 }, q5_k = { 16, 4 } }
 -- Blocks of x in shared memory are allotted in steps of 32 (k in steps of
 -- 1024), so a sweep over k compiles a handful of kernels, not one per k.
 local IDOT_XB_STEP = 32
@@ -92,7 +96,7 @@ local IDOT_XB_STEP = 32
 -- q4_k's workgroups are not capped (one per row tile): faster than 2 and 4
 -- per SM at 131072 rows in both orders, equal at 14336
 -- (docs/kernels/vulkan-gemv.md, "q4_k").
-local IDOT_UNCAPPED = { q4_k = true }
+local IDOT_UNCAPPED = { q4_k = true, q5_k = true } -- q5_k: q4_k's, not swept
 local function idot_per_sm(fmt, m)
   if fmt == "q8_0" and (m or 0) >= 65536 then return 8 end
   return 2
@@ -101,7 +105,7 @@ local IDOT_GRID_UNKNOWN = 256
 -- The 8 invocations that load a block find its amax with subgroup shuffles.
 local IDOT_MIN_SUBGROUP = 8
 
-M.IDOT_FORMATS = { "q8_0", "q4_0", "q4_k" }
+M.IDOT_FORMATS = { "q8_0", "q4_0", "q4_k", "q5_k" }
 
 -- Bytes of shared memory the integer kernel of fmt needs for xb blocks of x of
 -- each of tokens rows: the blocks plus gemv_common's reduction array (one
@@ -204,7 +208,7 @@ end
 --     larger blocks (q8_0, q4_0), else layout 1.
 function M.for_device(dev, fmt, m, k, tokens)
   tokens = tokens or 1
-  if not IDOT_BLOCK_BYTES[fmt] or (tokens ~= 1 and not IDOT_TOKENS[fmt]) then return nil end
+  if not IDOT_BLOCK_BYTES[fmt] or IDOT_VARIANT_ONLY[fmt] or (tokens ~= 1 and not IDOT_TOKENS[fmt]) then return nil end
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end
   local mode = (IDOT_BLOCK_BYTES[fmt][2] and k % IDOT2_K_MULTIPLE == 0

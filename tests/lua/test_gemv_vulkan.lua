@@ -203,7 +203,8 @@ t.test("integer path: the selection rule (fake devices)", function()
   t.eq(specs.idot_max_k("q4_0", 49152, 2), 32 * ((49152 - 4096) // 88))
   t.eq(specs.idot_max_k("q4_0", 32768), 12736)
   t.eq(specs.idot_max_k("q4_0", 4096), 0)
-  t.eq(specs.idot_max_k("q5_k", 49152), 0)
+  t.eq(specs.idot_max_k("q6_k", 49152), 0, "q6_k has no integer kernel")
+  t.eq(specs.idot_max_k("q5_k", 49152), specs.idot_max_k("q4_k", 49152), "q5_k's x layout is q4_k's")
   t.eq(specs.idot_max_k("q4_k", 49152, 2), 0, "q4_k has layout 1 only")
   for _, fmt in ipairs(IDOT) do
     local s = gemv.spec_for(fake(), fmt, 14336, 5120)
@@ -256,7 +257,7 @@ t.test("integer path: the selection rule (fake devices)", function()
     t.eq(gemv.grid(cpu, 4097 * 16, 1024), { 241, 1, 1 }, fmt .. ": 4097 tiles, 17 each")
   end
   for _, fmt in ipairs { "f32", "f16", "bf16", "q5_k", "q6_k" } do
-    t.truthy(gemv.spec_for(fake(), fmt, 300, 1024) == specs[fmt], fmt .. " has no integer kernel")
+    t.truthy(gemv.spec_for(fake(), fmt, 300, 1024) == specs[fmt], fmt .. " has no integer kernel for_device picks")
   end
   t.truthy(gemv.spec_for({ backend = "cuda" }, "q8_0", 300, 1024) == gemv.spec("cuda", "q8_0", 300, 1024),
     "CUDA: its own spec")
@@ -273,7 +274,7 @@ t.test("integer path: variants and their errors", function()
   t.eq(specs.shape_changes("q4_0", 300, 5120, { GEMV_IDOT = 0 }), {})
   t.eq(specs.shape_changes("q4_0", 300, 5120), {})
   t.eq(specs.variant_defines("q4_0").GEMV_IDOT, 0)
-  t.eq(specs.variant_defines("q5_k").GEMV_IDOT, nil)
+  t.eq(specs.variant_defines("q6_k").GEMV_IDOT, nil)
   t.eq(specs.variant_defines("q4_k").GEMV_IDOT, 0)
   t.errors(function() specs.variant("q8_0", { GEMV_IDOT = 1 }) end,
     "gemv_vulkan.variant: GEMV_IDOT=1 needs GEMV_XB >= 1", true)
@@ -285,8 +286,8 @@ t.test("integer path: variants and their errors", function()
     "gemv_vulkan.variant: GEMV_IDOT=1 computes one token, got GEMV_TOKENS=2", true)
   t.errors(function() specs.variant("q8_0", { GEMV_GRID = 4 }) end,
     "gemv_vulkan.variant: GEMV_XB and GEMV_GRID apply to the integer kernel only (GEMV_IDOT=1 or 2)", true)
-  t.errors(function() specs.variant("q5_k", { GEMV_IDOT = 1 }) end,
-    "gemv_vulkan.variant: q5_k has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_TOKENS)", true)
+  t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 1 }) end,
+    "gemv_vulkan.variant: q6_k has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_TOKENS)", true)
   local dev = t.device("vulkan")
   t.truthy(type(dev.integer_dot_product) == "boolean", "integer_dot_product is a boolean")
   t.truthy(type(dev.integer_dot_4x8_accelerated) == "boolean", "integer_dot_4x8_accelerated is a boolean")
@@ -615,6 +616,46 @@ t.test("q4_k integer path: x on the int16 grid, exact to 1e-6 of sum |w x|", fun
         t.truthy(ok, ("XB=%d token %d: %d rows beyond 1e-6 sum |w x|, worst row %d (%.3g), y=%.9g ref=%.9g"):format(
           xb, tk, failures, worst, rel, y[m * (tk - 1) + worst], yref[worst]))
       end
+    end
+  end)
+end)
+
+-- ------------------------------------------------------------ q5_k's integer path (a variant)
+-- q4_k's kernel with the fifth bit OR-ed into each code (gemv_q5_k.comp, GEMV_IDOT=1):
+-- not picked by for_device until an H200 A/B decides, so run as a variant.
+t.test("q5_k integer path: a variant for_device does not pick; its geometry and shared memory", function()
+  for T = 1, 8 do
+    t.truthy(gemv.spec_for(fake(), "q5_k", 14336, 5120, T) == gemv.spec("vulkan", "q5_k", 14336, 5120, T),
+      ("T=%d: for_device keeps the float kernel"):format(T))
+  end
+  t.eq(specs.variant_defines("q5_k").GEMV_IDOT, 0)
+  local v = specs.variant("q5_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 3 })
+  t.eq(v.defines, { GEMV_T = 16, GEMV_NR = 4, GEMV_TOKENS = 3, GEMV_IDOT = 1, GEMV_XB = 8 })
+  t.eq({ v.shared_bytes, v.x_rounding, v.grid_cap, v.max_k }, { 8 * 72 * 3 + 4096, 32, 0, nil })
+  t.eq(specs.shape_changes("q5_k", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = 8 }).GEMV_XB, 64)
+  t.errors(function() specs.variant("q5_k", { GEMV_IDOT = 2, GEMV_XB = 8 }) end,
+    "gemv_vulkan.variant: GEMV_IDOT=2 is not 0 or 1", true)
+  t.errors(function() specs.variant("q5_k", { GEMV_IDOT = 1, GEMV_XB = 12 }) end,
+    "gemv_vulkan.variant: GEMV_IDOT=1 needs GEMV_XB >= 1 and a multiple of 8", true)
+end)
+
+-- Every T with x whole (GEMV_XB past k/32) and in slices (3 super-blocks a slice of 5:
+-- x quantized again per row tile and slice), over several row tiles a workgroup, ragged m;
+-- then weights whose fifth bits are all set or all clear in some sub-blocks (random blocks
+-- already mix them) through one-hot x, which pins every code's position.
+t.test("q5_k integer path: every T = 1 .. 8, x whole and in slices, ragged m", function()
+  local dev = idot_device()
+  releasing(dev, function()
+    for T = 1, 8 do
+      local whole = specs.variant("q5_k", { GEMV_IDOT = 1, GEMV_XB = 48, GEMV_TOKENS = T })
+      if whole.shared_bytes <= dev.max_shared_bytes then gc.check_tokens(dev, "q5_k", 37 + 30 * T, 1280, T, 500 + T, whole) end
+      local sliced = specs.variant("q5_k", { GEMV_IDOT = 1, GEMV_XB = 24, GEMV_TOKENS = T, GEMV_GRID = 2 })
+      gc.check_tokens(dev, "q5_k", 150, 1280, T, 520 + T, sliced)
+    end
+    for _, lanes in ipairs(gc.lane_widths(dev.subgroup_size)) do
+      local v = specs.variant("q5_k", { GEMV_T = lanes, GEMV_NR = 3, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 2,
+                                        GEMV_GRID = 3 })
+      gc.check_tokens(dev, "q5_k", 300, 1024, 2, 540 + lanes, v)
     end
   end)
 end)

@@ -1,0 +1,100 @@
+// gemv_idot_kquant.glsl: the main loop of the k-quant integer GEMV kernels (q4_k, q5_k:
+// -DGEMV_IDOT=1; docs/kernels/vulkan-gemv.md, "Integer path" and "q5_k"), included after
+// gemv_idot.glsl (with GEMV_IDOT_SUM, GEMV_IDOT_PAIRS and GEMV_IDOT_TOKENS) by a kernel that
+// defines first:
+//   GEMV_K_SB_UVEC4  uvec4 per super-block (its header, q4_k's layout, is word 0);
+//   GEMV_K_HI_SHIFT  the right shift that turns the high codes' dot into sum q xq;
+//   void gemv_k_codes(uint sbw, uint c, out uint lo[8], out uint hi[8]): the code words of
+//       sub-blocks 2c (lo) and 2c + 1 (hi) of the super-block at uvec4 sbw, byte l of word j
+//       element 4j + l of its sub-block, as unsigned bytes.
+// Per sub-block s with x scale s_b and integer sums
+//   dot = sum q xq,   y += s_b * (d*sc[s] * dot - dmin*m[s] * sum xq)
+// which is sum_i (d*sc*q_i - dmin*m) * s_b*xq_i: the whole dequantized weight meets the
+// rounded x (the mins through the block's quantized sum, not x's float sum), so the oracle's
+// x-rounding term is q8_0's and q4_0's (gemv_bench.x_rounding_term). A chunk is a lane's pair
+// of sub-blocks 2c, 2c+1 of one super-block.
+#ifndef GEMV_IDOT_KQUANT_GLSL
+#define GEMV_IDOT_KQUANT_GLSL
+
+#if !defined(GEMV_K_SB_UVEC4) || !defined(GEMV_K_HI_SHIFT)
+#error "gemv_idot_kquant.glsl needs the kernel's GEMV_K_SB_UVEC4 and GEMV_K_HI_SHIFT (and gemv_k_codes)"
+#endif
+
+void gemv_idot_k_main() {
+    uint tid = gemv_tid();
+    uint nb = P.k >> 5u; // blocks of x (sub-blocks) per row
+    const uint T = uint(GEMV_T), XB = uint(GEMV_XB);
+    uint lane = tid % T, group = tid / T;
+    // x of every token fits: quantized once for all the workgroup's tiles (the only case
+    // gemv_vulkan.for_device picks). Else each tile quantizes it again, a slice of XB blocks at
+    // a time: the path that takes T = 8 at k = 5120 in 48 KiB.
+    bool whole = nb <= XB;
+    if (whole) gemv_idot_quantize(tid, 0u);
+    uint tiles = gemv_idot_tiles();
+    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+        uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
+        uint base[GEMV_NR];
+        float acc[GEMV_ACC];
+        [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+            base[r] = gemv_clamp_row(row0 + uint(r)) * (nb >> 3u) * uint(GEMV_K_SB_UVEC4);
+        [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
+        for (uint b0 = 0u; b0 < nb; b0 += XB) {
+            if (!whole) {
+                barrier(); // every lane is done with the previous slice
+                gemv_idot_quantize(tid, b0);
+            }
+            uint c0 = b0 >> 1u, c1 = min(nb, b0 + XB) >> 1u; // the slice's chunks
+            for (uint ch = c0 + lane; ch < c1; ch += T) {
+                uint sb = ch >> 2u, c = ch & 3u;
+                // Each row's chunk: low and high nibble words, and (d*sc, dmin*m) of
+                // sub-blocks 2c, 2c+1, used for every token.
+                uint lo[GEMV_NR][8], hi[GEMV_NR][8];
+                vec4 f[GEMV_NR];
+                [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+                    uint sbw = base[r] + sb * uint(GEMV_K_SB_UVEC4);
+                    uvec4 h = W[sbw];
+                    vec2 dd = unpackHalf2x16(h.x); // d, dmin
+                    f[r] = vec4(dd.xx, dd.yy) * gemv_k4_scales(h, c); // exact products
+                    uint l8[8], h8[8];
+                    gemv_k_codes(sbw, c, l8, h8);
+                    [[unroll]] for (int j = 0; j < 8; j++) {
+                        lo[r][j] = l8[j];
+                        hi[r][j] = h8[j];
+                    }
+                }
+                uint pa = GEMV_IDOT_POS(2u * (ch - c0)), pb = GEMV_IDOT_POS(2u * (ch - c0) + 1u);
+                [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
+                    // Token t's two blocks, loaded once for all GEMV_NR rows.
+                    uint xha[8], xla[8], xhb[8], xlb[8];
+                    [[unroll]] for (int j = 0; j < 8; j++) {
+                        xha[j] = gx_h[gemv_idot_word(uint(j), uint(t), pa)];
+                        xla[j] = gx_l[gemv_idot_word(uint(j), uint(t), pa)];
+                        xhb[j] = gx_h[gemv_idot_word(uint(j), uint(t), pb)];
+                        xlb[j] = gx_l[gemv_idot_word(uint(j), uint(t), pb)];
+                    }
+                    float sa = gx_s[gemv_idot_blk(uint(t), pa)], sx = gx_s[gemv_idot_blk(uint(t), pb)];
+                    float ma = float(gx_sum[gemv_idot_blk(uint(t), pa)]);
+                    float mb = float(gx_sum[gemv_idot_blk(uint(t), pb)]);
+                    [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+                        int dha = 0, dhb = 0;
+                        uint dla = 0u, dlb = 0u;
+                        [[unroll]] for (int j = 0; j < 8; j++) {
+                            dha += idot_su(xha[j], lo[r][j], 0);
+                            dla += idot_uu(lo[r][j], xla[j], 0);
+                            dhb += idot_su(xhb[j], hi[r][j], 0);
+                            dlb += idot_uu(hi[r][j], xlb[j], 0);
+                        }
+                        int ia = dha * 256 + int(dla);
+                        int ib = (dhb * 256 + int(dlb)) >> GEMV_K_HI_SHIFT; // exact: a multiple of 2^shift
+                        acc[GEMV_AT(t, r)] += sa * (f[r].x * float(ia) - f[r].z * ma) +
+                                              sx * (f[r].y * float(ib) - f[r].w * mb);
+                    }
+                }
+            }
+        }
+        gemv_finish(acc, tid, row0);
+        barrier(); // the next tile's gemv_finish (and quantizer) reuse shared memory
+    }
+}
+
+#endif
