@@ -69,10 +69,6 @@ local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 }, q4_k = { 72 }, 
 -- super-blocks per slice of x; gemv_q4_k.comp).
 local IDOT_TOKENS = { q4_k = true, q5_k = true }
 local IDOT_XB_MULTIPLE = { q4_k = 8, q5_k = 8 }
--- Integer kernels that are variants only (gemv_variants --grid "GEMV_IDOT=0,1"),
--- which for_device does not pick: q5_k's until an H200 A/B says whether it
--- beats its float kernel (docs/kernels/vulkan-gemv.md, "q5_k").
-local IDOT_VARIANT_ONLY = { q5_k = true }
 -- Layout 2 needs an even number of blocks per row (rows a multiple of 4 bytes).
 local IDOT2_K_MULTIPLE = 64
 -- The integer kernels' geometry, {GEMV_T, GEMV_NR}: q8_0 and q4_0 the float
@@ -196,19 +192,21 @@ end
 -- any table with its info fields: integer_dot_product, subgroup_size,
 -- max_shared_bytes, sm_count. The rule, in one place:
 --   * fmt is q8_0 or q4_0 and tokens is 1 (T > 1 keeps the float kernels,
---     which read each weight once for all T tokens), or fmt is q4_k, any
---     tokens (its kernel reads each weight once for all T tokens too);
+--     which read each weight once for all T tokens), or fmt is q4_k or q5_k,
+--     any tokens (their kernel reads each weight once for all T tokens too;
+--     q5_k's faster than its float kernel at T = 1 and 8 in both orders:
+--     docs/kernels/vulkan-gemv.md, "q5_k");
 --   * the device has shaderIntegerDotProduct and subgroups of >= 8;
 --   * k <= idot_max_k(fmt, dev.max_shared_bytes, mode, tokens) (x of k values
 --     of every token must fit in shared memory; larger k runs the float
 --     kernel), except q4_k, which quantizes x in slices per row tile where
---     it does not fit: faster than its float kernel at T = 8 in both orders
---     (docs/kernels/vulkan-gemv.md, "q4_k");
+--     it does not fit (q5_k likewise): faster than its float kernel at T = 8
+--     in both orders (docs/kernels/vulkan-gemv.md, "q4_k");
 --   * layout 2 (no funnel shifts) where k is a multiple of 64 and fits its
 --     larger blocks (q8_0, q4_0), else layout 1.
 function M.for_device(dev, fmt, m, k, tokens)
   tokens = tokens or 1
-  if not IDOT_BLOCK_BYTES[fmt] or IDOT_VARIANT_ONLY[fmt] or (tokens ~= 1 and not IDOT_TOKENS[fmt]) then return nil end
+  if not IDOT_BLOCK_BYTES[fmt] or (tokens ~= 1 and not IDOT_TOKENS[fmt]) then return nil end
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end
   local mode = (IDOT_BLOCK_BYTES[fmt][2] and k % IDOT2_K_MULTIPLE == 0

@@ -164,18 +164,18 @@ t.test("launch_args: a launch by hand equals gemv.run", function()
   local ref = require "gpubench.ref"
   releasing(dev, function()
     local m, k = 21, 512
-    local w = ref.random_blocks("q5_k", m * k // 256, 61)
+    local w = ref.random_blocks("q6_k", m * k // 256, 61)
     local x = ref.random_f32(k, 62)
-    local _, want = gemv.run(dev, "q5_k", w, m, k, x)
-    local wb <close> = dev:buffer(gemv.buffer_bytes("q5_k", m, k))
+    local _, want = gemv.run(dev, "q6_k", w, m, k, x)
+    local wb <close> = dev:buffer(gemv.buffer_bytes("q6_k", m, k))
     local xb <close> = dev:buffer(4 * k)
     local yb <close> = dev:buffer(4 * m)
     wb:fill(0)
     wb:upload(w)
     xb:upload(x)
     yb:fill(0xFF) -- NaN everywhere: a row the kernel skips cannot pass
-    local kern, grid, block, a1, a2, a3, a4, a5 = gemv.launch_args(dev, "q5_k", wb, xb, yb, m, k)
-    local rpg = specs.q5_k.rows_per_group
+    local kern, grid, block, a1, a2, a3, a4, a5 = gemv.launch_args(dev, "q6_k", wb, xb, yb, m, k)
+    local rpg = specs.q6_k.rows_per_group
     t.eq(grid, { (m + rpg - 1) // rpg, 1, 1 })
     t.eq(block, { 256, 1, 1 })
     t.eq(kern.params, { "buffer", "buffer", "buffer", "u32", "u32" })
@@ -256,8 +256,8 @@ t.test("integer path: the selection rule (fake devices)", function()
     t.eq(gemv.grid(cpu, 65536, 1024), { 256, 1, 1 }, fmt .. ": 4096 tiles, 16 each")
     t.eq(gemv.grid(cpu, 4097 * 16, 1024), { 241, 1, 1 }, fmt .. ": 4097 tiles, 17 each")
   end
-  for _, fmt in ipairs { "f32", "f16", "bf16", "q5_k", "q6_k" } do
-    t.truthy(gemv.spec_for(fake(), fmt, 300, 1024) == specs[fmt], fmt .. " has no integer kernel for_device picks")
+  for _, fmt in ipairs { "f32", "f16", "bf16", "q6_k" } do
+    t.truthy(gemv.spec_for(fake(), fmt, 300, 1024) == specs[fmt], fmt .. " has no integer kernel")
   end
   t.truthy(gemv.spec_for({ backend = "cuda" }, "q8_0", 300, 1024) == gemv.spec("cuda", "q8_0", 300, 1024),
     "CUDA: its own spec")
@@ -620,13 +620,17 @@ t.test("q4_k integer path: x on the int16 grid, exact to 1e-6 of sum |w x|", fun
   end)
 end)
 
--- ------------------------------------------------------------ q5_k's integer path (a variant)
--- q4_k's kernel with the fifth bit OR-ed into each code (gemv_q5_k.comp, GEMV_IDOT=1):
--- not picked by for_device until an H200 A/B decides, so run as a variant.
-t.test("q5_k integer path: a variant for_device does not pick; its geometry and shared memory", function()
+-- ------------------------------------------------------------ q5_k's integer path
+-- q4_k's kernel with the fifth bit OR-ed into each code (gemv_q5_k.comp, GEMV_IDOT=1),
+-- picked by q4_k's rule (faster than the float kernel at T = 1 and 8 on the H200).
+t.test("q5_k integer path: for_device picks it by q4_k's rule; its geometry and shared memory", function()
   for T = 1, 8 do
-    t.truthy(gemv.spec_for(fake(), "q5_k", 14336, 5120, T) == gemv.spec("vulkan", "q5_k", 14336, 5120, T),
-      ("T=%d: for_device keeps the float kernel"):format(T))
+    local s = gemv.spec_for(fake(), "q5_k", 14336, 5120, T)
+    local k4 = gemv.spec_for(fake(), "q4_k", 14336, 5120, T)
+    t.eq({ s.file, s.defines, s.shared_bytes, s.grid_cap, s.x_rounding },
+      { "kernels/vulkan/gemv_q5_k.comp", k4.defines, k4.shared_bytes, 0, 32 }, ("T=%d: q4_k's geometry"):format(T))
+    t.truthy(gemv.spec_for(fake { integer_dot_product = false }, "q5_k", 300, 1024, T) == gemv.spec("vulkan", "q5_k", T),
+      ("T=%d: no integerDotProduct, the float kernel"):format(T))
   end
   t.eq(specs.variant_defines("q5_k").GEMV_IDOT, 0)
   local v = specs.variant("q5_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 3 })
