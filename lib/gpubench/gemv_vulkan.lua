@@ -236,6 +236,36 @@ function M.variant_defines(fmt)
   return d
 end
 
+-- ------------------------------------------------------------ T > 1 rows of x
+
+-- The dense kernels' geometry at T > 1 (the entries' is T = 1's): 8 rows per
+-- lane group, so each x chunk of a token meets 8 rows instead of 1, and 16
+-- lanes a row group from T = 4. Measured at T = 2, 4 and 8, A B B A at ITERS
+-- 200 and 400 (docs/kernels/vulkan-gemv.md, "Several tokens, dense"): faster
+-- than the entry's geometry by 1.03-1.21x at T = 2, 1.33-1.72x at 4 and
+-- 1.64-1.94x at 8; T = 3 and 5..7 take their neighbours' (not measured).
+local DENSE_TOKENS = {
+  { min_tokens = 2, max_tokens = 3, changes = { GEMV_NR = 8 } },
+  { min_tokens = 4, max_tokens = 8, changes = { GEMV_T = 16, GEMV_NR = 8 } },
+}
+local TOKEN_RULES = { f32 = DENSE_TOKENS, f16 = DENSE_TOKENS, bf16 = DENSE_TOKENS }
+
+-- token_changes(fmt, tokens) -> the defines fmt's T-row kernel changes
+-- besides GEMV_TOKENS (a fresh table; empty when no rule applies).
+function M.token_changes(fmt, tokens)
+  if type(fmt) ~= "string" or type(rawget(M, fmt)) ~= "table" then
+    error(("gemv_vulkan.token_changes: unknown format %s"):format(tostring(fmt)), 2)
+  end
+  local c = {}
+  for _, rule in ipairs(TOKEN_RULES[fmt] or {}) do
+    if tokens >= rule.min_tokens and tokens <= rule.max_tokens then
+      for name, v in pairs(rule.changes) do c[name] = v end
+      break
+    end
+  end
+  return c
+end
+
 -- shape_changes(fmt, m, k [, over]) -> the defines a shape needs on top of
 -- over: GEMV_XB for k when over selects the integer kernel (GEMV_IDOT = 1
 -- without its own GEMV_XB), nothing otherwise. q4_k's GEMV_XB is for_device's

@@ -38,9 +38,13 @@
 #define ROWS 4
 #define WARPS 2
 #define UNROLL 2
+#undef MMA
+#define MMA 0 // the dense FMA kernels (MMA=1 is gemv_<fmt>_tc.cu, tests/cuda_host/gemv_tc_emulate.cu)
 #include "gemv_f32.cu"
 #include "gemv_f16.cu"
 #include "gemv_bf16.cu"
+#undef MMA
+#define MMA 1
 
 extern "C" {
 #include "formats.h"

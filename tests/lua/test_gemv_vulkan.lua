@@ -664,4 +664,30 @@ t.test("q5_k integer path: every T = 1 .. 8, x whole and in slices, ragged m", f
   end)
 end)
 
+-- The dense kernels at T > 1 (gemv_vulkan's token rules): 8 rows per lane group, 16 lanes
+-- from T = 4; through gemv.run's default kernel, ragged m (never a multiple of the 128- or
+-- 64-row workgroup), against the FP64 reference.
+t.test("dense formats at T > 1: the token rules' geometry, checked at T = 2, 3, 4, 5, 8", function()
+  for _, fmt in ipairs { "f32", "f16", "bf16" } do
+    t.eq(specs.token_changes(fmt, 1), {}, fmt)
+    t.eq(specs.token_changes(fmt, 3), { GEMV_NR = 8 }, fmt)
+    t.eq(specs.token_changes(fmt, 4), { GEMV_T = 16, GEMV_NR = 8 }, fmt)
+    t.eq(specs.token_changes(fmt, 8), { GEMV_T = 16, GEMV_NR = 8 }, fmt)
+    local s = gemv.spec("vulkan", fmt, 14336, 5120, 8)
+    t.eq({ s.defines, s.rows_per_group }, { { GEMV_T = 16, GEMV_NR = 8, GEMV_TOKENS = 8 }, 128 }, fmt)
+    t.eq(gemv.spec("vulkan", fmt, 14336, 5120, 2).rows_per_group, 64, fmt)
+  end
+  t.eq(specs.token_changes("q6_k", 8), {})
+  t.errors(function() specs.token_changes("q9", 2) end, "gemv_vulkan.token_changes: unknown format q9", true)
+  local dev = t.device("vulkan")
+  releasing(dev, function()
+    for _, fmt in ipairs { "f32", "f16", "bf16" } do
+      for _, T in ipairs { 2, 3, 4, 5, 8 } do
+        gc.check_tokens(dev, fmt, 130 + T, 520, T, 600 + T)
+        gc.check_tokens(dev, fmt, 37, 1024, T, 620 + T)
+      end
+    end
+  end)
+end)
+
 t.run()
