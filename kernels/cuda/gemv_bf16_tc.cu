@@ -10,20 +10,8 @@
 // docs/kernels/cuda-gemv.md, "Dense tensor-core kernels"). The FMA kernel (gemv_bf16.cu) is the
 // default up to T = 2, this one from T = 3 (lib/gpubench/gemv_cuda.lua, TOKEN_RULES). k a multiple of 8,
 // any m. Launch: block 32 * WARPS * KSPLIT, grid ceil(m / (16 * TILES * WARPS)).
+#define GB_TC_KERNEL_FILE 1
 #include "gemv_dense_tc.cuh"
-
-#if !defined(MMA) || MMA != 1 || !defined(WARPS) || !defined(KSPLIT) || !defined(TILES) || !defined(UNROLL) || !defined(STAGES) || !defined(GEMV_TOKENS)
-#error "gemv_bf16_tc takes -DMMA=1, -DWARPS, -DKSPLIT, -DTILES, -DUNROLL, -DSTAGES and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
-#endif
-#if GEMV_TOKENS < 1 || GEMV_TOKENS > 8
-#error "GEMV_TOKENS must be 1..8"
-#endif
-#if TILES < 1 || TILES > 4
-#error "TILES (row tiles of 16 per warp) must be 1..4"
-#endif
-#if STAGES == 1 || STAGES > 8
-#error "STAGES is 0 (direct loads) or 2..8 (shared-memory stages of UNROLL chunks)"
-#endif
 
 extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_bf16_tc(const unsigned char* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,

@@ -301,4 +301,25 @@ __device__ __forceinline__ void gb_gemv_tc(const unsigned char* W, const float* 
 }
 #endif
 
+// ------------------------------------------------------------ the entries
+// A format's kernel file (gemv_bf16_tc.cu, gemv_f16_tc.cu) defines GB_TC_KERNEL_FILE
+// before including this header, which then checks the geometry defines
+// lib/gpubench/gemv_cuda.lua passes; the file spells out its extern "C" entry (the
+// parameter reflection reads it from the source).
+#if defined(GB_TC_KERNEL_FILE) && defined(__CUDA_ARCH__)
+#if !defined(MMA) || MMA != 1 || !defined(WARPS) || !defined(KSPLIT) || !defined(TILES) || !defined(UNROLL) || \
+    !defined(STAGES) || !defined(GEMV_TOKENS)
+#error "the dense tensor-core GEMV takes -DMMA=1, -DWARPS, -DKSPLIT, -DTILES, -DUNROLL, -DSTAGES and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
+#endif
+#if GEMV_TOKENS < 1 || GEMV_TOKENS > 8
+#error "GEMV_TOKENS must be 1..8"
+#endif
+#if TILES < 1 || TILES > 4
+#error "TILES (row tiles of 16 per warp) must be 1..4"
+#endif
+#if STAGES == 1 || STAGES > 8
+#error "STAGES is 0 (direct loads) or 2..8 (shared-memory stages of UNROLL chunks)"
+#endif
+#endif
+
 #endif

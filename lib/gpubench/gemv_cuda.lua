@@ -45,6 +45,7 @@
 -- must hold the weight bytes rounded up to 16 (gemv.buffer_bytes does).
 
 local M = {}
+local pick_token_rule = require "gpubench.token_rules"
 
 local function make(fmt, defines)
   local d = {}
@@ -289,14 +290,7 @@ function M.token_changes(fmt, tokens)
   if type(fmt) ~= "string" or type(rawget(M, fmt)) ~= "table" then
     error(("gemv_cuda.token_changes: unknown format %s"):format(tostring(fmt)), 2)
   end
-  local c = {}
-  for _, rule in ipairs(TOKEN_RULES[fmt] or {}) do
-    if tokens >= rule.min_tokens and tokens <= (rule.max_tokens or math.maxinteger) then
-      for name, v in pairs(rule.changes) do c[name] = v end
-      break
-    end
-  end
-  return c
+  return pick_token_rule(TOKEN_RULES[fmt], tokens)
 end
 
 local function rule_for(fmt, m, k, who)

@@ -28,6 +28,7 @@ local WG = 256
 local MAX_WEIGHT_BYTES = (1 << 32) - 64
 
 local MAX_TOKENS = 8
+local pick_token_rule = require "gpubench.token_rules"
 
 local function entry(fmt, t, nr, tokens)
   return {
@@ -256,14 +257,7 @@ function M.token_changes(fmt, tokens)
   if type(fmt) ~= "string" or type(rawget(M, fmt)) ~= "table" then
     error(("gemv_vulkan.token_changes: unknown format %s"):format(tostring(fmt)), 2)
   end
-  local c = {}
-  for _, rule in ipairs(TOKEN_RULES[fmt] or {}) do
-    if tokens >= rule.min_tokens and tokens <= rule.max_tokens then
-      for name, v in pairs(rule.changes) do c[name] = v end
-      break
-    end
-  end
-  return c
+  return pick_token_rule(TOKEN_RULES[fmt], tokens)
 end
 
 -- shape_changes(fmt, m, k [, over]) -> the defines a shape needs on top of

@@ -5,9 +5,4 @@
 # is not used.
 set -u
 . "$(dirname "$0")/emulate_lib.sh"
-emu_setup ref/formats ref/blocks ref/dequant ref/gemv ref/parallel ref/random_fill core/random
-# 20011/20014: the block code (__host__ __device__) calls the host context;
-# it is instantiated for the host only, which is the point.
-"$NVCC" -O2 -std=c++17 -arch=sm_90 -diag-suppress 20011,20014 -Ihost/ref -Ihost/core -Ikernels/cuda -Itests/cuda_host -o "$tmp/emu" \
-  tests/cuda_host/gemv_i8_emulate.cu "$tmp"/*.o -lm -lpthread || exit 1
-"$tmp/emu"
+emu_gemv gemv_i8_emulate.cu

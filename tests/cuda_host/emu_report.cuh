@@ -25,5 +25,12 @@ extern "C" void gb_err_clear(gb_err* e) { if (e) { free(e->msg); e->msg = NULL; 
 
 static int failures = 0;
 #define CHECK(c, ...) do { if (!(c)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+// CHECK counted, for the emulations that report how many checks they made.
+static int checks = 0;
+#define EXPECT(cond, ...)         \
+    do {                          \
+        checks++;                 \
+        CHECK(cond, __VA_ARGS__); \
+    } while (0)
 
 #endif

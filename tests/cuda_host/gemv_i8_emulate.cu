@@ -35,12 +35,6 @@ extern "C" {
 }
 #include "emu_report.cuh"
 
-static int checks = 0;
-#define EXPECT(cond, ...)            \
-    do {                             \
-        checks++;                    \
-        CHECK(cond, __VA_ARGS__);    \
-    } while (0)
 
 static int s8(gb_u32 w, int i) { return (int)(signed char)((w >> (8 * i)) & 0xFF); }
 

@@ -30,12 +30,6 @@ extern "C" {
 #include "emu_report.cuh"
 #include "emu_staged.cuh"
 
-static int checks = 0;
-#define EXPECT(cond, ...)         \
-    do {                          \
-        checks++;                 \
-        CHECK(cond, __VA_ARGS__); \
-    } while (0)
 
 static float dec_bf16(gb_u32 h) { return gb_as_float(h << 16); }
 
