@@ -241,10 +241,10 @@ end
 
 -- The dense kernels' geometry at T > 1 (the entries' is T = 1's): 8 rows per
 -- lane group, so each x chunk of a token meets 8 rows instead of 1, and 16
--- lanes a row group from T = 4. Measured at T = 2, 4 and 8, A B B A at ITERS
--- 200 and 400 (docs/kernels/vulkan-gemv.md, "Several tokens, dense"): faster
--- than the entry's geometry by 1.03-1.21x at T = 2, 1.33-1.72x at 4 and
--- 1.64-1.94x at 8; T = 3 and 5..7 take their neighbours' (not measured).
+-- lanes a row group from T = 4: faster than the entry's geometry at T = 2, 4
+-- and 8 in every format, A B B A at ITERS 200 and 400 (docs/kernels/
+-- vulkan-gemv.md, "Several tokens, dense"); T = 3 and 5..7 take their
+-- neighbours' (not measured).
 local DENSE_TOKENS = {
   { min_tokens = 2, max_tokens = 3, changes = { GEMV_NR = 8 } },
   { min_tokens = 4, max_tokens = 8, changes = { GEMV_T = 16, GEMV_NR = 8 } },
