@@ -38,17 +38,20 @@ SW_HD sw_u32 gb_tc_bf16x2(float a, float b)
 #endif
 }
 
+// (a, b) = hi + lo as two bf16x2 words (a in the low halves).
+SW_HD void gb_tc_split2(float a, float b, sw_u32& hi, sw_u32& lo)
+{
+    hi = gb_tc_bf16x2(a, b);
+    lo = gb_tc_bf16x2(a - sw_lo(hi), b - sw_hi(hi));
+}
+
 // x = hi + lo for 8 values (two 16-byte words of f32) as two uint4 of bf16x2.
 SW_HD void gb_tc_split_x(const uint4& x0, const uint4& x1, uint4& hi, uint4& lo)
 {
     const sw_u32 v[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
     sw_u32 h[4], l[4];
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
-        const float a = sw_as_float(v[2 * i]), b = sw_as_float(v[2 * i + 1]);
-        h[i] = gb_tc_bf16x2(a, b);
-        l[i] = gb_tc_bf16x2(a - sw_lo(h[i]), b - sw_hi(h[i]));
-    }
+    for (int i = 0; i < 4; i++) gb_tc_split2(sw_as_float(v[2 * i]), sw_as_float(v[2 * i + 1]), h[i], l[i]);
     hi = make_uint4(h[0], h[1], h[2], h[3]);
     lo = make_uint4(l[0], l[1], l[2], l[3]);
 }
@@ -66,11 +69,7 @@ struct GbTcF16 {
         const sw_u32 v[4] = {w.x, w.y, w.z, w.w};
         sw_u32 h[4], l[4];
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const float a = gb_half_to_float(v[i] & 0xFFFFu), b = gb_half_to_float(v[i] >> 16);
-            h[i] = gb_tc_bf16x2(a, b);
-            l[i] = gb_tc_bf16x2(a - sw_lo(h[i]), b - sw_hi(h[i]));
-        }
+        for (int i = 0; i < 4; i++) gb_tc_split2(gb_half_to_float(v[i] & 0xFFFFu), gb_half_to_float(v[i] >> 16), h[i], l[i]);
         p[0] = make_uint4(h[0], h[1], h[2], h[3]);
         p[1] = make_uint4(l[0], l[1], l[2], l[3]);
     }

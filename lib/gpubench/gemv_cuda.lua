@@ -148,7 +148,7 @@ function M.variant_defines(fmt)
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
   if d.I8 ~= nil then d.PREFETCH = 0 end
-  if d.UNROLL and d.MMA ~= nil then d.KSPLIT, d.STAGES, d.TILES = 1, 0, 1 end -- the FMA kernel's: no split, direct loads, ROWS rows (MMA=1 takes others)
+  if TC_BEST[fmt] then d.KSPLIT, d.STAGES, d.TILES = 1, 0, 1 end -- the FMA kernel's: no split, direct loads, ROWS rows (MMA=1 takes others)
   return d
 end
 
@@ -162,7 +162,7 @@ function M.variant(fmt, changes)
   end
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
-  if base.defines.UNROLL and base.defines.MMA ~= nil and changes.MMA == 1 then
+  if TC_BEST[fmt] and changes.MMA == 1 then
     local t = changes.GEMV_TOKENS or d.GEMV_TOKENS
     if math.type(t) ~= "integer" or t < 1 or t > 8 then
       error(("gemv_cuda.variant: GEMV_TOKENS=%s must be an integer in 1..8"):format(tostring(t)), 2)
@@ -176,7 +176,7 @@ function M.variant(fmt, changes)
       if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s PREFETCH is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
       if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: PREFETCH=%s is not 0 or 1"):format(tostring(v)), 2) end
       prefetch = v
-    elseif (k == "KSPLIT" or k == "STAGES" or k == "TILES") and base.defines.UNROLL and base.defines.MMA ~= nil then
+    elseif (k == "KSPLIT" or k == "STAGES" or k == "TILES") and TC_BEST[fmt] then
       -- MMA=1 returned above: the FMA kernel has no split, loads directly and has ROWS rows: KSPLIT=1, STAGES=0, TILES=1
       if k == "TILES" and v ~= 1 then
         error(("gemv_cuda.variant: %s TILES=%s is the tensor-core kernel's (the FMA kernel has ROWS): it needs MMA=1")
