@@ -34,7 +34,7 @@ local opts, meta = options.parse({
       help = "Columns, a multiple of 256." },
     { "grid", type = "string",
       help = "Defines to vary, \"NAME=v1,v2;NAME2=...\" (default: ROWS/WARPS/STAGES on CUDA, "
-        .. "GEMV_T/GEMV_NR on Vulkan)." },
+        .. "GEMV_T/GEMV_NR on Vulkan); \"GRID1|GRID2\" times both grids' variants in one process." },
     { "iters", type = "int", default = 200, env = "ITERS", max = options.MAX_ITERS,
       help = "Launches n at the first timing point." },
     options.rotate_option(),
@@ -75,13 +75,20 @@ local dev = gpu.open { backend = opts.backend, index = opts.device }
 local specs = require("gpubench.gemv_" .. dev.backend)
 local default_grid = dev.backend == "cuda" and "ROWS=2,4,8;WARPS=1,2,4;STAGES=2,4"
   or "GEMV_T=16,32,64;GEMV_NR=1,2,4"
-local dims = parse_grid(opts.grid or default_grid)
+-- "A|B": the variants of each grid in turn, so that two kernels with
+-- different defines (the int8 and the f16 tensor-core q8_0 kernels) are
+-- timed in one process.
+local grids = {}
+for part in ((opts.grid or default_grid) .. "|"):gmatch("([^|]*)|") do
+  if part:match("^%s*$") then options.fail("--grid: an empty grid between '|'") end
+  grids[#grids + 1] = parse_grid(part)
+end
 -- Without a known L2 every cell's rotation would fail inside prepare and be
 -- listed as "no build"; say what is wrong, before any device work.
 options.require_l2(dev, opts.rotate)
 
--- Every combination of the grid's values, as a define table.
-local function combinations()
+-- Every combination of a grid's values, as a define table.
+local function combinations(dims)
   local out = { {} }
   for _, d in ipairs(dims) do
     local next_out = {}
@@ -98,9 +105,10 @@ local function combinations()
   return out
 end
 
-local function describe(defines)
+-- A variant's label: its grid's defines in the grid's order.
+local function describe(cell)
   local parts = {}
-  for _, d in ipairs(dims) do parts[#parts + 1] = ("%s=%d"):format(d.name, defines[d.name]) end
+  for _, d in ipairs(cell.dims) do parts[#parts + 1] = ("%s=%d"):format(d.name, cell.changes[d.name]) end
   return table.concat(parts, " ")
 end
 
@@ -110,20 +118,23 @@ for _, fmt in ipairs(opts.kernels) do
   -- variant that measured faster there), and the variants over it
   local base = gemv.spec(dev.backend, fmt, opts.m, opts.k)
   local known = specs.variant_defines and specs.variant_defines(fmt) or base.defines -- names a variant takes
-  for _, grid_changes in ipairs(combinations()) do
-    local shape = specs.shape_changes and specs.shape_changes(fmt, opts.m, opts.k, grid_changes) or {}
-    local is_default = true
-    local changes = {}
-    for name, v in pairs(shape) do changes[name] = v end
-    for name, v in pairs(grid_changes) do
-      if known[name] == nil then
-        options.fail(("--grid: the %s %s kernel has no define %s"):format(dev.backend, fmt, name))
+  for _, dims in ipairs(grids) do
+    for _, grid_changes in ipairs(combinations(dims)) do
+      local shape = specs.shape_changes and specs.shape_changes(fmt, opts.m, opts.k, grid_changes) or {}
+      local is_default = true
+      local changes = {}
+      for name, v in pairs(shape) do changes[name] = v end
+      for name, v in pairs(grid_changes) do
+        if known[name] == nil then
+          options.fail(("--grid: the %s %s kernel has no define %s"):format(dev.backend, fmt, name))
+        end
+        if (base.defines[name] or known[name]) ~= v then is_default = false end
+        changes[name] = v
       end
-      if (base.defines[name] or known[name]) ~= v then is_default = false end
-      changes[name] = v
+      local cell = { fmt = fmt, changes = changes, default = is_default, dims = dims }
+      cell.label = fmt .. " " .. describe(cell)
+      table_cells[#table_cells + 1] = cell
     end
-    table_cells[#table_cells + 1] = { label = fmt .. " " .. describe(changes), fmt = fmt,
-                                      changes = changes, default = is_default }
   end
 end
 
@@ -149,7 +160,7 @@ end
 
 local function measure(p, ctx)
   local cell = ctx.cell
-  local row = { kernel = cell.fmt, variant = describe(cell.changes) .. (cell.default and " *" or "") }
+  local row = { kernel = cell.fmt, variant = describe(cell) .. (cell.default and " *" or "") }
   if p.status then
     row.status, row.note = p.status, p.why
     return row

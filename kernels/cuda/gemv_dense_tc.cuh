@@ -249,6 +249,29 @@ struct gb_tc_gpu : sw_gpu {
     __device__ __forceinline__ uint4 ld_x(const float* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
 };
 
+// The end of a warp of NW x KS (row warp rw, k slice s) whose TL tiles from
+// row r0 hold outputs v (gb_tc_token's layout): slices 1.. leave theirs in
+// shared memory, slice 0 adds them in slice order and stores. Every warp of
+// the block calls it (the barrier).
+template <int T, int TL, int NW, int KS>
+__device__ __forceinline__ void gb_tc_finish(sw_u32 lane, sw_u32 rw, sw_u32 s, sw_u32 r0, sw_u32 m, float (&v)[TL][4],
+                                             float* y)
+{
+    if constexpr (KS > 1) {
+        __shared__ float red[KS - 1][NW][4 * TL][32];
+        if (s > 0)
+            for (int j = 0; j < TL; j++)
+                for (int i = 0; i < 4; i++) red[s - 1][rw][4 * j + i][lane] = v[j][i];
+        __syncthreads();
+        if (s > 0) return;
+        for (int q = 1; q < KS; q++) // slice order, as the host emulations add them
+            for (int j = 0; j < TL; j++)
+                for (int i = 0; i < 4; i++) v[j][i] += red[q - 1][rw][4 * j + i][lane];
+    }
+    for (int j = 0; j < TL; j++)
+        if (r0 + 16u * j < m) gb_tc_store<T>(lane, r0 + 16u * j, m, v[j], y);
+}
+
 // NW warps of TL tiles of 16 rows per block, times KS slices of k (sw_slice); the
 // slices' sums meet in shared memory in slice order and the first stores.
 // S = 0: direct loads, U chunks in flight; S >= 2: the weights through S
@@ -283,20 +306,7 @@ __device__ __forceinline__ void gb_gemv_tc(const unsigned char* W, const float* 
     float v[TL][4];
 #pragma unroll
     for (int j = 0; j < TL; j++) gb_tc_outputs<D, T>(acc[j], v[j]);
-    if constexpr (KS > 1) {
-        // no warp returns before the barrier
-        __shared__ float red[KS - 1][NW][4 * TL][32];
-        if (s > 0)
-            for (int j = 0; j < TL; j++)
-                for (int i = 0; i < 4; i++) red[s - 1][rw][4 * j + i][lane] = v[j][i];
-        __syncthreads();
-        if (s > 0) return;
-        for (int q = 1; q < KS; q++) // slice order, as tests/cuda_host/gemv_tc_emulate.cu adds them
-            for (int j = 0; j < TL; j++)
-                for (int i = 0; i < 4; i++) v[j][i] += red[q - 1][rw][4 * j + i][lane];
-    }
-    for (int j = 0; j < TL; j++)
-        if (r0 + 16u * j < m) gb_tc_store<T>(lane, r0 + 16u * j, m, v[j], y);
+    gb_tc_finish<T, TL, NW, KS>(lane, rw, s, r0, m, v, y);
 }
 #endif
 

@@ -63,7 +63,7 @@ M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2, GEMV_TOKENS = 1 })
 M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2, MMA = 0, GEMV_TOKENS = 1 })
 M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2, MMA = 0, GEMV_TOKENS = 1 })
 M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
-M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
+M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, BULK = 0, I8 = 0, TC = 0, GEMV_TOKENS = 1 })
 M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
 M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
 M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
@@ -72,8 +72,8 @@ M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES 
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in
 -- this table, so gemv.spec keeps returning the defaults.
 local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true, MMA = true, XQ = true, SUBN = true, KSPLIT = true,
-  PARTS = true, BULK = true, I8 = true, GEMV_TOKENS = true }
-local SWITCH = { MMA = true, XQ = true, SUBN = true, BULK = true, I8 = true } -- 0 or 1
+  PARTS = true, BULK = true, I8 = true, TC = true, GEMV_TOKENS = true }
+local SWITCH = { MMA = true, XQ = true, SUBN = true, BULK = true, I8 = true, TC = true } -- 0 or 1
 
 -- The int8 tensor-core kernel's spec: its own file and entry, 16 rows a warp.
 local function i8_spec(fmt, d, prefetch)
@@ -140,6 +140,56 @@ local function tc_spec(fmt, d, changes)
   }
 end
 
+-- The f16 tensor-core q8_0 kernel's spec (TC=1, kernels/cuda/gemv_q8_0_tc.cu):
+-- warps independent, TILES tiles of 16 rows a warp, KSPLIT slices of k,
+-- UNROLL pairs of blocks in flight (STAGES = 0, direct loads) or per
+-- shared-memory stage (STAGES >= 2, UNROLL a multiple of 4). Its geometry
+-- where a variant names none: docs/kernels/cuda-gemv.md, "The f16
+-- tensor-core q8_0 kernel".
+local QTC_DEFINES = { TC = true, WARPS = true, KSPLIT = true, TILES = true, UNROLL = true, STAGES = true, GEMV_TOKENS = true }
+local QTC_BEST = { q8_0 = { WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2 } }
+local function qtc_spec(fmt, d, changes)
+  for k, v in pairs(changes) do
+    if not QTC_DEFINES[k] and not (k == "I8" and v == 0) then
+      error(("gemv_cuda.variant: %s TC=1 (the f16 tensor-core kernel) takes WARPS, KSPLIT, TILES, UNROLL, STAGES and GEMV_TOKENS, not %s")
+        :format(fmt, tostring(k)), 3)
+    end
+  end
+  local tc = { TC = 1, GEMV_TOKENS = d.GEMV_TOKENS }
+  for name, v in pairs(QTC_BEST[fmt]) do
+    tc[name] = changes[name] or v
+    if math.type(tc[name]) ~= "integer" or tc[name] < (name == "STAGES" and 0 or 1) then
+      error(("gemv_cuda.variant: %s=%s is not a positive integer"):format(name, tostring(tc[name])), 3)
+    end
+  end
+  if tc.TILES > 4 then error(("gemv_cuda.variant: TILES=%d is more than 4 row tiles of 16 per warp"):format(tc.TILES), 3) end
+  if tc.UNROLL > 8 then error(("gemv_cuda.variant: UNROLL=%d is more than 8 pairs of blocks in flight"):format(tc.UNROLL), 3) end
+  local st = tc.STAGES
+  if st == 1 or st > 8 then
+    error(("gemv_cuda.variant: STAGES=%d is 0 (direct loads) or 2..8 (shared-memory stages)"):format(st), 3)
+  end
+  if st >= 2 and tc.UNROLL % 4 ~= 0 then
+    error(("gemv_cuda.variant: STAGES=%d stages whole groups of 4 pairs of blocks: UNROLL=%d must be a multiple of 4")
+      :format(st, tc.UNROLL), 3)
+  end
+  if 32 * tc.WARPS * tc.KSPLIT > 1024 then
+    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d is more than a block's 1024 threads"):format(tc.WARPS, tc.KSPLIT), 3)
+  end
+  -- the stages (16 rows a tile of 68 UNROLL + 16 bytes) and the k-slice sums (512 bytes per tile and warp past the first slice)
+  local smem = tc.WARPS * tc.KSPLIT * st * 16 * tc.TILES * (68 * tc.UNROLL + 16) + (tc.KSPLIT - 1) * tc.WARPS * 512 * tc.TILES
+  if smem > 48 * 1024 then
+    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d TILES=%d UNROLL=%d STAGES=%d needs %d bytes of shared memory, more than 48 KiB")
+      :format(tc.WARPS, tc.KSPLIT, tc.TILES, tc.UNROLL, st, smem), 3)
+  end
+  return {
+    file = "kernels/cuda/gemv_" .. fmt .. "_tc.cu",
+    entry = "gemv_" .. fmt .. "_tc",
+    block = { 32 * tc.WARPS * tc.KSPLIT, 1, 1 },
+    rows_per_group = 16 * tc.TILES * tc.WARPS,
+    defines = tc,
+  }
+end
+
 -- The defines variant(fmt, ...) takes and their defaults: the entry's, and
 -- PREFETCH = 0 where the entry has the int8 kernel (I8) behind it.
 function M.variant_defines(fmt)
@@ -149,6 +199,9 @@ function M.variant_defines(fmt)
   for k, v in pairs(base.defines) do d[k] = v end
   if d.I8 ~= nil then d.PREFETCH = 0 end
   if TC_BEST[fmt] then d.KSPLIT, d.STAGES, d.TILES = 1, 0, 1 end -- the FMA kernel's: no split, direct loads, ROWS rows (MMA=1 takes others)
+  for k, v in pairs(QTC_BEST[fmt] or {}) do -- TC=1's own defines, at their defaults
+    if d[k] == nil then d[k] = v end
+  end
   return d
 end
 
@@ -169,6 +222,14 @@ function M.variant(fmt, changes)
     end
     d.GEMV_TOKENS = t
     return tc_spec(fmt, d, changes)
+  end
+  if QTC_BEST[fmt] and changes.TC == 1 then
+    local t = changes.GEMV_TOKENS or d.GEMV_TOKENS
+    if math.type(t) ~= "integer" or t < 1 or t > 8 then
+      error(("gemv_cuda.variant: GEMV_TOKENS=%s must be an integer in 1..8"):format(tostring(t)), 2)
+    end
+    d.GEMV_TOKENS = t
+    return qtc_spec(fmt, d, changes)
   end
   local prefetch = 0 -- the int8 kernel's own switch, not a define of the entry
   for k, v in pairs(changes) do

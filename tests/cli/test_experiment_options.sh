@@ -88,6 +88,16 @@ if "$GB" -e 'require "gpu".open{backend = "vulkan"}' >/dev/null 2>&1; then
   variants "--grid: GEMV_T is given twice" --grid "GEMV_T=16;GEMV_T=32"
   variants "--grid: the vulkan q4_0 kernel has no define ROWS" --grid "ROWS=2"
   variants "--rotate: the L2 size of" --rotate
+  variants "--grid: an empty grid between '|'" --grid "GEMV_T=16|"
+  variants "--grid: the vulkan q4_0 kernel has no define ROWS" --grid "GEMV_T=16|ROWS=2"
+  # "A|B": each grid's variants in turn, labelled by their own grid's defines
+  cells=$(M=64 K=256 "$GB" --backend vulkan experiments/gemv_variants.lua --kernels q4_0 \
+    --grid "GEMV_T=16,32|GEMV_NR=1,2,4" --list-cells 2>/dev/null | tr '\n' ',')
+  if [ "$cells" = "q4_0 GEMV_T=16,q4_0 GEMV_T=32,q4_0 GEMV_NR=1,q4_0 GEMV_NR=2,q4_0 GEMV_NR=4," ]; then
+    echo "ok   gemv_variants --grid A|B lists both grids' variants"
+  else
+    echo "FAIL: gemv_variants --grid A|B listed: $cells"; fails=$((fails + 1))
+  fi
 else
   echo "skip gemv_variants checks: no Vulkan device"
 fi

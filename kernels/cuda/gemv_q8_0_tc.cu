@@ -1,0 +1,38 @@
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=4,KSPLIT=2,TILES=1,UNROLL=2,STAGES=0,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=2,KSPLIT=4,TILES=2,UNROLL=2,STAGES=0,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=1,TILES=1,UNROLL=1,STAGES=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=4,KSPLIT=2,TILES=1,UNROLL=4,STAGES=0,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=2,KSPLIT=3,TILES=3,UNROLL=1,STAGES=0,GEMV_TOKENS=3
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=8,KSPLIT=1,TILES=1,UNROLL=2,STAGES=0,GEMV_TOKENS=4
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=8,TILES=2,UNROLL=4,STAGES=0,GEMV_TOKENS=5
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=4,KSPLIT=2,TILES=4,UNROLL=1,STAGES=0,GEMV_TOKENS=7
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=2,UNROLL=4,STAGES=2,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=2,KSPLIT=2,TILES=1,UNROLL=4,STAGES=2,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=1,UNROLL=8,STAGES=2,GEMV_TOKENS=5
+// q8_0 GEMV for T = GEMV_TOKENS rows of x on the f16 tensor cores, warps
+// independent (gemv_b32_tc.cuh; docs/kernels/cuda-gemv.md, "The f16
+// tensor-core q8_0 kernel"). A variant (TC=1) of the q8_0 entry
+// (lib/gpubench/gemv_cuda.lua). k a multiple of 256, any m. Launch: block
+// 32 * WARPS * KSPLIT, grid ceil(m / (16 * TILES * WARPS)).
+#include "gemv_b32_tc.cuh"
+
+#if !defined(TC) || TC != 1 || !defined(WARPS) || !defined(KSPLIT) || !defined(TILES) || !defined(UNROLL) || \
+    !defined(STAGES) || !defined(GEMV_TOKENS)
+#error "gemv_q8_0_tc takes -DTC=1, -DWARPS, -DKSPLIT, -DTILES, -DUNROLL, -DSTAGES and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
+#endif
+#if GEMV_TOKENS < 1 || GEMV_TOKENS > 8
+#error "GEMV_TOKENS must be 1..8"
+#endif
+#if TILES < 1 || TILES > 4 || UNROLL < 1 || UNROLL > 8
+#error "TILES (row tiles of 16 per warp) must be 1..4 and UNROLL (pairs of blocks in flight) 1..8"
+#endif
+#if STAGES == 1 || STAGES > 8 || (STAGES >= 2 && UNROLL % 4 != 0)
+#error "STAGES is 0 (direct loads) or 2..8 (shared-memory stages of UNROLL pairs, a multiple of 4)"
+#endif
+
+extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
+    gemv_q8_0_tc(const unsigned char* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
+                 unsigned m, unsigned k)
+{
+    gb_gemv_b32tc<GbTcQ8_0, GEMV_TOKENS, UNROLL, TILES, WARPS, KSPLIT, STAGES>(w, x, y, m, k);
+}
