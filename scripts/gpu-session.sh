@@ -23,6 +23,7 @@
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
 #   scripts/gpu-session.sh data        # the same bytes read as zeros, random bytes and normal bf16; swiglu_ab's paths
 #   scripts/gpu-session.sh tokens_tune [T]  # gemv_variants at T tokens (default 8): scalar vs tensor-core paths (f16, int8), geometry
+#   scripts/gpu-session.sh q8tc        # the f16 tensor-core q8_0 kernel (TC=1): its GPU test, its geometries against the int8 kernel and the integer dot at T = 8 (both orders, two ITERS), 4 (both orders), 2, 1 (Q8TC_RUNS); ncu of one call (Q8TC_NCU)
 #   scripts/gpu-session.sh i8          # the int8 tensor-core q4_k kernel: its GPU test, the default at T = 2, 4, 8, then I8 geometries, both orders, two ITERS
 #   scripts/gpu-session.sh limits      # ncu sections of one call each: q4_k T=8 (integer dot, int8), Linear q4 T=1, SwiGLU fused and cuBLAS, MoE grouped
 #   scripts/gpu-session.sh gemv_sweep  # gemv_variants sweeps at M=GSWEEP_M (131072), both orders (GSWEEP="FORMAT:GRID ...")
@@ -323,6 +324,33 @@ i8)
     run "i8_${o}_${it}_T$tk" timeout 150 env M=14336 K=5120 ITERS=$it $V --order $o \
       --grid "GEMV_TOKENS=$tk;I8=1;WARPS=2,4;KSPLIT=1,2,4,8;PREFETCH=0,1" --json "$LOGS/i8_${o}_${it}_T$tk.jsonl"
     grep -E '^q4_k' "$LOGS/i8_${o}_${it}_T$tk.log"
+  done
+  ;;
+q8tc)
+  GPUBENCH_TEST_ONLY="f16 tensor-core q8_0" run lua_test_gemv_q8tc timeout 200 $G tests/lua/test_gemv_cuda.lua
+  tail -1 "$LOGS/lua_test_gemv_q8tc.log"
+  V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --kernels q8_0"
+  # one process per run: the int8 kernel (the entry's from T = 4) and the integer dot, then the tensor-core
+  # geometries (Q8TC_GRID: more grids, '|'-separated)
+  for oit in ${Q8TC_RUNS:-forward:200:8 reverse:200:8 forward:600:8 forward:200:4 reverse:200:4 forward:200:2 forward:200:1}; do
+    IFS=: read -r o it tk <<< "$oit"
+    g="GEMV_TOKENS=$tk;I8=1;WARPS=4;KSPLIT=2|GEMV_TOKENS=$tk;I8=0"
+    for tc in ${Q8TC_GRID:-"KSPLIT=2,4;TILES=1;UNROLL=4;STAGES=2,3;INTERLEAVE=1,2,4" "KSPLIT=2;TILES=2;UNROLL=4;STAGES=2;INTERLEAVE=1,2" \
+        "KSPLIT=1,2;TILES=1;UNROLL=8;STAGES=2;INTERLEAVE=2,4" "WARPS=2;KSPLIT=2;TILES=1;UNROLL=4;STAGES=2;INTERLEAVE=1,2" \
+        "WARPS=4;KSPLIT=4;TILES=2;UNROLL=2;STAGES=0" "WARPS=2;KSPLIT=4;TILES=1;UNROLL=4;STAGES=0"}; do
+      g="$g|GEMV_TOKENS=$tk;TC=1;$tc"
+    done
+    n="q8tc_${o}_${it}_T$tk"
+    run "$n" timeout ${Q8TC_LIMIT:-100} env M=14336 K=5120 ITERS=$it $V --order $o --grid "$g" --json "$LOGS/$n.jsonl"
+    grep -E '^q8_0' "$LOGS/$n.log" | grep -v invalid
+  done
+  S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy
+     --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis"
+  for cell in "${Q8TC_NCU:-GEMV_TOKENS=8 TC=1 KSPLIT=2 TILES=1 UNROLL=4 STAGES=2 INTERLEAVE=2}"; do
+    run ncu_q8tc timeout 90 "$NCU" --cache-control none --clock-control none $S --profile-from-start off \
+      env M=14336 K=5120 $V --grid "${cell// /;}" --profile "q8_0 $cell"
+    grep -E 'Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|L1/TEX Hit|Eligible Warps|Mem Pipes|L1/TEX Cache Throughput|Executed Ipc A|Warp Cycles Per Issued|Block Limit' \
+      "$LOGS/ncu_q8tc.log" | head -30
   done
   ;;
 limits)

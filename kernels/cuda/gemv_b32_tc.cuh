@@ -12,13 +12,17 @@
 //   A: a code q is exact in f16: byte q + 128 (q xor 0x80) under the exponent
 //      byte 0x64 is 1024 + q + 128, and one subtraction of 1152 per two codes
 //      leaves q.
-//   B: x scaled per row of x and k slice by a power of two s that puts
-//      max |x s| in [2^14, 2^15), then split into f16 hi + lo: about 22 bits
-//      of every x relative to the row's largest, where an unscaled f16 split
-//      would lose small x to f16's subnormals. y = (sum over blocks of
-//      d * A B) / s, exactly the reference's sum up to the mma's rounding.
-//   Per block the mmas start from zero and the lane adds d of its row times
-//   the result: d changes every 32 columns.
+//   B: x scaled per row of x and block of 32 columns by a power of two s
+//      that puts the block's max |x s| in [2^14, 2^15), then split into f16
+//      hi + lo: about 22 bits of every x relative to the block's largest,
+//      where an unscaled f16 split would lose small x to f16's subnormals.
+//      The quad of a token finds its block's max by two shuffles: no pass
+//      over x before the first weight load (a per-slice scale needed one,
+//      serial and as long as a fifth of the call; the doc above).
+//   Per block the mmas start from zero and the lane adds d / s times the
+//   result (d of its row, s of the result's token): both change every 32
+//   columns. y = sum over blocks of (d / s) A B, the reference's sum up to
+//   the mma's rounding.
 // Loads: blocks are 34 bytes, so the lane's codes are 2-byte aligned in every
 // other block; a pair of blocks (68 bytes, 4-byte aligned as k is a multiple
 // of 256) is 7 words per row and lane (the int8 kernel's: GbI8Q8_0 there),
@@ -66,13 +70,16 @@ SW_HD void gb_b32tc_f16(Cx& cx, sw_u32 codes, sw_u32& lo2, sw_u32& hi2)
 }
 
 // The power of two s that puts mx (> 0, finite) in [2^14, 2^15) times s, as
-// f32 bits; 2^127 where mx < 2^-113; 1 where mx is 0, infinite or NaN.
+// f32 bits; 2^126 where mx < 2^-112 (so that 1 / s stays a normal float); 1
+// where mx is 0, infinite or NaN.
 SW_HD sw_u32 gb_b32tc_scale_bits(float mx)
 {
     const sw_u32 eb = sw_as_u32(mx) >> 23; // mx >= 0: the biased exponent
     if (!(mx > 0.0f) || eb >= 255u) return 0x3F800000u;
-    return (268u - (eb < 14u ? 14u : eb)) << 23;
+    return (268u - (eb < 15u ? 15u : eb)) << 23;
 }
+// 1 / s exactly, for s = gb_b32tc_scale_bits(...) (biased exponent 14 .. 253 or 127)
+SW_HD float gb_b32tc_inverse(sw_u32 sbits) { return sw_as_float((254u << 23) - sbits); }
 
 // 8 x values (two 16-byte words of f32) times s, as f16x2 hi and lo words:
 // v s = hi + lo within 2^-22 of max |x s| (lo within f16's subnormal step).
@@ -91,29 +98,24 @@ SW_HD void gb_b32tc_split_x(Cx& cx, const uint4& x0, const uint4& x1, float s, u
     lo = make_uint4(l[0], l[1], l[2], l[3]);
 }
 
-// max |x| of the lane's token over the slice's kl columns (the 4 lanes of a
-// quad share a token and take every fourth word), 0 for a lane without one.
-template <class Cx>
-SW_HD float gb_b32tc_max(Cx& cx, const float* xr, bool has_x, sw_u32 t, sw_u32 kl)
+// max |x| of 8 values (two 16-byte words of f32)
+SW_HD float gb_b32tc_max8(const uint4& a, const uint4& b)
 {
+    const sw_u32 v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
     float mx = 0.0f;
-    if (has_x)
-        for (sw_u32 c = 0; c < kl / 32; c++) {
-            const uint4 a = cx.ld_x(xr + 32u * c + 8u * t), b = cx.ld_x(xr + 32u * c + 8u * t + 4);
-            const sw_u32 v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
 #pragma unroll
-            for (int i = 0; i < 8; i++) mx = fmaxf(mx, fabsf(sw_as_float(v[i])));
-        }
-    mx = fmaxf(mx, cx.shfl_xor(mx, 1));
-    return fmaxf(mx, cx.shfl_xor(mx, 2));
+    for (int i = 0; i < 8; i++) mx = fmaxf(mx, fabsf(sw_as_float(v[i])));
+    return mx;
 }
 
 // Pair p of the warp's TL tiles (w: the lane's words of rows g and g + 8 of
-// each tile), xr the lane's token row (at column 0), s its scale: acc[j][i]
-// += d * C per block (C of the lane's rows and B columns, hi and lo summed in
-// place for T > 4, side by side in columns 2t, 2t + 1 for T <= 4).
+// each tile), xr the lane's token row (at column 0): acc[j][i] += (d / s) C
+// per block (C of the lane's rows and B columns, hi and lo summed in place
+// for T > 4, side by side in columns 2t, 2t + 1 for T <= 4; s of the
+// column's token, from the lanes 8t and 8t + 4 whose B columns are 2t and
+// 2t + 1).
 template <class Fm, int T, int TL, class Cx>
-SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS], const float* xr, bool has_x, float s,
+SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS], const float* xr, bool has_x,
                          sw_u32 p, float (&acc)[TL][4])
 {
     enum { NB = GbTcB<T>::NB };
@@ -122,8 +124,14 @@ SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS
 #pragma unroll
     for (int b = 0; b < 2; b++) {
         const sw_u32 col = 64u * p + 32u * b + 8u * t;
-        uint4 hi = zero, lo = zero;
-        if (has_x) gb_b32tc_split_x(cx, cx.ld_x(xr + col), cx.ld_x(xr + col + 4), s, hi, lo);
+        uint4 x0 = zero, x1 = zero, hi, lo;
+        if (has_x) x0 = cx.ld_x(xr + col), x1 = cx.ld_x(xr + col + 4);
+        float mx = gb_b32tc_max8(x0, x1); // the quad's 32 columns of the token
+        mx = fmaxf(mx, cx.shfl_xor(mx, 1));
+        mx = fmaxf(mx, cx.shfl_xor(mx, 2));
+        const sw_u32 sb = gb_b32tc_scale_bits(mx);
+        gb_b32tc_split_x(cx, x0, x1, sw_as_float(sb), hi, lo);
+        const float inv = gb_b32tc_inverse(sb), i0 = cx.shfl(inv, 8u * t), i1 = cx.shfl(inv, 8u * t + 4u);
         uint4 xb[NB];
         GbTcB<T>::words(g, hi, lo, xb);
 #pragma unroll
@@ -146,10 +154,10 @@ SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS
                     cx.mma16(C, a, bb);
                 }
             const float da = Fm::d(w[j][0], b), db = Fm::d(w[j][1], b);
-            acc[j][0] = fmaf(da, C[0], acc[j][0]);
-            acc[j][1] = fmaf(da, C[1], acc[j][1]);
-            acc[j][2] = fmaf(db, C[2], acc[j][2]);
-            acc[j][3] = fmaf(db, C[3], acc[j][3]);
+            acc[j][0] = fmaf(da * i0, C[0], acc[j][0]);
+            acc[j][1] = fmaf(da * i1, C[1], acc[j][1]);
+            acc[j][2] = fmaf(db * i0, C[2], acc[j][2]);
+            acc[j][3] = fmaf(db * i1, C[3], acc[j][3]);
         }
     }
 }
@@ -159,7 +167,7 @@ SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS
 // pairs loaded before any is used.
 template <class Fm, int T, int U, int TL, class Cx>
 SW_HD void gb_b32tc_warp(Cx& cx, sw_u32 lane, const unsigned char* W, const sw_u64 (&rows)[TL][2], const float* xr,
-                         bool has_x, float s, sw_u32 p0, sw_u32 p1, float (&acc)[TL][4])
+                         bool has_x, sw_u32 p0, sw_u32 p1, float (&acc)[TL][4])
 {
     const sw_u32 t = sw_t(lane);
     for (sw_u32 p = p0; p < p1; p += U) {
@@ -174,7 +182,7 @@ SW_HD void gb_b32tc_warp(Cx& cx, sw_u32 lane, const unsigned char* W, const sw_u
 #pragma unroll
         for (int u = 0; u < U; u++) {
             if (p + u >= p1) break; // the same for every lane
-            gb_b32tc_pair<Fm, T, TL>(cx, lane, w[u], xr, has_x, s, p + u, acc);
+            gb_b32tc_pair<Fm, T, TL>(cx, lane, w[u], xr, has_x, p + u, acc);
         }
     }
 }
@@ -186,7 +194,9 @@ SW_HD void gb_b32tc_warp(Cx& cx, sw_u32 lane, const unsigned char* W, const sw_u
 // q = l + 32 i, stage row q / (17 U / 4), so one cp.async instruction reads
 // 512 contiguous bytes; pieces past the slice read nothing. Stage rows are
 // 68 U + 16 bytes apart (the 16 spread the 8 rows of a load over the banks).
-// Read: the direct loop's words, from the stage.
+// Read: the direct loop's words, from the stage, IL pairs at a time (their
+// words loaded before either is used: IL independent chains of loads, mma and
+// shuffles for the scheduler to interleave).
 #define GB_B32TC_SROW(U) (68 * (U) + 16)
 #define GB_B32TC_STAGE_BYTES(TL, U) (16 * (TL) * GB_B32TC_SROW(U))
 
@@ -216,9 +226,9 @@ struct GbB32StageLd {
     SW_HD sw_u32 ld_w4(const unsigned char* p) { return cx.lds4(p); }
 };
 
-template <class Fm, int T, int U, int TL, int S, class Cx>
+template <class Fm, int T, int U, int TL, int S, int IL, class Cx>
 SW_HD void gb_b32tc_staged(Cx& cx, sw_u32 lane, const unsigned char* W, sw_u64 row_bytes, sw_u32 r0, sw_u32 m,
-                           const float* xr, bool has_x, float s, sw_u32 p0, sw_u32 p1, float (&acc)[TL][4],
+                           const float* xr, bool has_x, sw_u32 p0, sw_u32 p1, float (&acc)[TL][4],
                            unsigned char* stages)
 {
     enum { BYTES = GB_B32TC_STAGE_BYTES(TL, U) };
@@ -237,49 +247,51 @@ SW_HD void gb_b32tc_staged(Cx& cx, sw_u32 lane, const unsigned char* W, sw_u64 r
                                  stages + ((i + S - 1) % S) * BYTES);
         cx.commit();
         const unsigned char* buf = stages + (i % S) * BYTES;
-        // one pair's words at a time: unrolled, the loads of every pair would be hoisted (registers)
+        // IL pairs' words at a time: fully unrolled, the loads of every pair would be hoisted (registers)
 #pragma unroll 1
-        for (int u = 0; u < U; u++) {
-            const sw_u32 p = p0 + U * i + u;
-            if (p >= p1) break; // the same for every lane
-            sw_u32 w[TL][2][Fm::WORDS];
+        for (int u0 = 0; u0 < U; u0 += IL) {
+            if (p0 + U * i + u0 >= p1) break; // the same for every lane
+            sw_u32 w[IL][TL][2][Fm::WORDS];
 #pragma unroll
-            for (int j = 0; j < TL; j++)
+            for (int v = 0; v < IL; v++)
 #pragma unroll
-                for (int h = 0; h < 2; h++)
-                    Fm::load(sl, buf + (16u * j + 8u * h + g) * GB_B32TC_SROW(U) + 68u * u, t, w[j][h]);
-            gb_b32tc_pair<Fm, T, TL>(cx, lane, w, xr, has_x, s, p, acc);
+                for (int j = 0; j < TL; j++)
+#pragma unroll
+                    for (int h = 0; h < 2; h++)
+                        Fm::load(sl, buf + (16u * j + 8u * h + g) * GB_B32TC_SROW(U) + 68u * (u0 + v), t, w[v][j][h]);
+#pragma unroll
+            for (int v = 0; v < IL; v++) {
+                const sw_u32 p = p0 + U * i + u0 + v;
+                if (p >= p1) break; // the same for every lane (a pair past the slice reads stage bytes, never used)
+                gb_b32tc_pair<Fm, T, TL>(cx, lane, w[v], xr, has_x, p, acc);
+            }
         }
     }
     cx.template wait<0>();
 }
 
 // The lane's outputs v (gb_tc_token's layout) from acc: T <= 4 adds the hi
-// and lo columns; every output is divided by its token's scale, which the
-// quad of that token's B column holds (inv: 1 / s of the lane's own token).
-template <int T, class Cx>
-SW_HD void gb_b32tc_outputs(Cx& cx, sw_u32 lane, const float (&acc)[4], float inv, float (&v)[4])
+// and lo columns.
+template <int T>
+SW_HD void gb_b32tc_outputs(const float (&acc)[4], float (&v)[4])
 {
-    const sw_u32 t = sw_t(lane);
     if constexpr (GbTcB<T>::NB == 1) {
-        const float i0 = cx.shfl(inv, 8u * t); // token t is B column 2t (hi)
-        v[0] = (acc[0] + acc[1]) * i0, v[2] = (acc[2] + acc[3]) * i0;
+        v[0] = acc[0] + acc[1], v[2] = acc[2] + acc[3];
         v[1] = v[3] = 0.0f;
     } else {
-        const float i0 = cx.shfl(inv, 8u * t), i1 = cx.shfl(inv, 8u * t + 4u); // tokens 2t, 2t + 1
-        v[0] = acc[0] * i0, v[1] = acc[1] * i1, v[2] = acc[2] * i0, v[3] = acc[3] * i1;
+        v[0] = acc[0], v[1] = acc[1], v[2] = acc[2], v[3] = acc[3];
     }
 }
 
 // A warp's whole part: slice s of KS (whole groups of 4 pairs of blocks),
-// its scale, its loop (direct or staged through `stages`) and its outputs
+// its loop (direct or staged through `stages`) and its outputs
 // v[TL][4] for gb_tc_finish.
-template <class Fm, int T, int U, int TL, int KS, int S, class Cx>
+template <class Fm, int T, int U, int TL, int KS, int S, int IL = 1, class Cx>
 SW_HD void gb_b32tc_part(Cx& cx, sw_u32 lane, const unsigned char* W, const float* x, sw_u32 m, sw_u32 k, sw_u32 r0,
                          sw_u32 s, float (&v)[TL][4], unsigned char* stages)
 {
     // slices of whole groups of 4 pairs, so that every stage starts 16-byte aligned
-    const sw_u32 g = sw_g(lane), t = sw_t(lane), pairs = k / 64, per = 4u * ((pairs / 4 + KS - 1) / KS);
+    const sw_u32 g = sw_g(lane), pairs = k / 64, per = 4u * ((pairs / 4 + KS - 1) / KS);
     const sw_u32 p0 = per * s < pairs ? per * s : pairs, p1 = p0 + per < pairs ? p0 + per : pairs;
     const sw_u64 row_bytes = (sw_u64)pairs * Fm::PAIR_BYTES;
     sw_u64 rows[TL][2];
@@ -293,12 +305,10 @@ SW_HD void gb_b32tc_part(Cx& cx, sw_u32 lane, const unsigned char* W, const floa
     const sw_u32 tok = GbTcB<T>::token(g);
     const bool has_x = tok < (sw_u32)T;
     const float* xr = x + (sw_u64)(has_x ? tok : 0) * k;
-    const float mx = gb_b32tc_max(cx, xr + 64u * p0, has_x, t, 64u * (p1 - p0));
-    const float sc = sw_as_float(gb_b32tc_scale_bits(mx));
-    if constexpr (S >= 2) gb_b32tc_staged<Fm, T, U, TL, S>(cx, lane, W, row_bytes, r0, m, xr, has_x, sc, p0, p1, acc, stages);
-    else gb_b32tc_warp<Fm, T, U, TL>(cx, lane, W, rows, xr, has_x, sc, p0, p1, acc);
+    if constexpr (S >= 2) gb_b32tc_staged<Fm, T, U, TL, S, IL>(cx, lane, W, row_bytes, r0, m, xr, has_x, p0, p1, acc, stages);
+    else gb_b32tc_warp<Fm, T, U, TL>(cx, lane, W, rows, xr, has_x, p0, p1, acc);
 #pragma unroll
-    for (int j = 0; j < TL; j++) gb_b32tc_outputs<T>(cx, lane, acc[j], 1.0f / sc, v[j]);
+    for (int j = 0; j < TL; j++) gb_b32tc_outputs<T>(acc[j], v[j]);
 }
 
 // ------------------------------------------------------------ the kernel
@@ -337,9 +347,9 @@ struct gb_b32tc_gpu : gb_tc_gpu {
 };
 
 // NW warps of TL tiles of 16 rows per block, times KS slices of k, direct
-// loads (S = 0) or S stages; launch:
+// loads (S = 0) or S stages read IL pairs at a time; launch:
 // block 32 * NW * KS, grid ceil(m / (16 * TL * NW)).
-template <class Fm, int T, int U, int TL, int NW, int KS, int S>
+template <class Fm, int T, int U, int TL, int NW, int KS, int S, int IL>
 __device__ __forceinline__ void gb_gemv_b32tc(const unsigned char* W, const float* x, float* y, sw_u32 m, sw_u32 k)
 {
     const sw_u32 lane = threadIdx.x & 31, wid = threadIdx.x >> 5, rw = wid % NW, s = wid / NW;
@@ -351,7 +361,7 @@ __device__ __forceinline__ void gb_gemv_b32tc(const unsigned char* W, const floa
         __shared__ __align__(128) unsigned char stage[NW * KS][GB_B32TC_STAGE_BYTES(TL, U) * S];
         st = stage[wid];
     }
-    if (r0 < m) gb_b32tc_part<Fm, T, U, TL, KS, S>(cx, lane, W, x, m, k, r0, s, v, st);
+    if (r0 < m) gb_b32tc_part<Fm, T, U, TL, KS, S, IL>(cx, lane, W, x, m, k, r0, s, v, st);
     gb_tc_finish<T, TL, NW, KS>(lane, rw, s, r0, m, v, y);
 }
 #endif

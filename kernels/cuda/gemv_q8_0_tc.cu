@@ -1,14 +1,16 @@
-// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=4,KSPLIT=2,TILES=1,UNROLL=2,STAGES=0,GEMV_TOKENS=8
-// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=2,KSPLIT=4,TILES=2,UNROLL=2,STAGES=0,GEMV_TOKENS=8
-// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=1,TILES=1,UNROLL=1,STAGES=0,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=4,KSPLIT=2,TILES=1,UNROLL=4,STAGES=0,GEMV_TOKENS=2
-// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=2,KSPLIT=3,TILES=3,UNROLL=1,STAGES=0,GEMV_TOKENS=3
-// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=8,KSPLIT=1,TILES=1,UNROLL=2,STAGES=0,GEMV_TOKENS=4
-// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=8,TILES=2,UNROLL=4,STAGES=0,GEMV_TOKENS=5
-// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=4,KSPLIT=2,TILES=4,UNROLL=1,STAGES=0,GEMV_TOKENS=7
-// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=2,UNROLL=4,STAGES=2,GEMV_TOKENS=8
-// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=2,KSPLIT=2,TILES=1,UNROLL=4,STAGES=2,GEMV_TOKENS=2
-// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=1,UNROLL=8,STAGES=2,GEMV_TOKENS=5
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=4,KSPLIT=2,TILES=1,UNROLL=2,STAGES=0,INTERLEAVE=1,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=2,KSPLIT=4,TILES=2,UNROLL=2,STAGES=0,INTERLEAVE=1,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=1,TILES=1,UNROLL=1,STAGES=0,INTERLEAVE=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=4,KSPLIT=2,TILES=1,UNROLL=4,STAGES=0,INTERLEAVE=1,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=2,KSPLIT=3,TILES=3,UNROLL=1,STAGES=0,INTERLEAVE=1,GEMV_TOKENS=3
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=8,KSPLIT=1,TILES=1,UNROLL=2,STAGES=0,INTERLEAVE=1,GEMV_TOKENS=4
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=8,TILES=2,UNROLL=4,STAGES=0,INTERLEAVE=1,GEMV_TOKENS=5
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=4,KSPLIT=2,TILES=4,UNROLL=1,STAGES=0,INTERLEAVE=1,GEMV_TOKENS=7
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=2,UNROLL=4,STAGES=2,INTERLEAVE=2,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=2,KSPLIT=2,TILES=1,UNROLL=4,STAGES=2,INTERLEAVE=1,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=1,UNROLL=8,STAGES=2,INTERLEAVE=4,GEMV_TOKENS=5
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=1,UNROLL=4,STAGES=3,INTERLEAVE=2,GEMV_TOKENS=4
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=4,TILES=1,UNROLL=4,STAGES=2,INTERLEAVE=4,GEMV_TOKENS=1
 // q8_0 GEMV for T = GEMV_TOKENS rows of x on the f16 tensor cores, warps
 // independent (gemv_b32_tc.cuh; docs/kernels/cuda-gemv.md, "The f16
 // tensor-core q8_0 kernel"). A variant (TC=1) of the q8_0 entry
@@ -17,8 +19,8 @@
 #include "gemv_b32_tc.cuh"
 
 #if !defined(TC) || TC != 1 || !defined(WARPS) || !defined(KSPLIT) || !defined(TILES) || !defined(UNROLL) || \
-    !defined(STAGES) || !defined(GEMV_TOKENS)
-#error "gemv_q8_0_tc takes -DTC=1, -DWARPS, -DKSPLIT, -DTILES, -DUNROLL, -DSTAGES and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
+    !defined(STAGES) || !defined(INTERLEAVE) || !defined(GEMV_TOKENS)
+#error "gemv_q8_0_tc takes -DTC=1, -DWARPS, -DKSPLIT, -DTILES, -DUNROLL, -DSTAGES, -DINTERLEAVE and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
 #endif
 #if GEMV_TOKENS < 1 || GEMV_TOKENS > 8
 #error "GEMV_TOKENS must be 1..8"
@@ -29,10 +31,13 @@
 #if STAGES == 1 || STAGES > 8 || (STAGES >= 2 && UNROLL % 4 != 0)
 #error "STAGES is 0 (direct loads) or 2..8 (shared-memory stages of UNROLL pairs, a multiple of 4)"
 #endif
+#if (INTERLEAVE != 1 && INTERLEAVE != 2 && INTERLEAVE != 4) || (STAGES == 0 && INTERLEAVE != 1)
+#error "INTERLEAVE (pairs of a stage read together) is 1, 2 or 4, and 1 with direct loads"
+#endif
 
 extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q8_0_tc(const unsigned char* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
                  unsigned m, unsigned k)
 {
-    gb_gemv_b32tc<GbTcQ8_0, GEMV_TOKENS, UNROLL, TILES, WARPS, KSPLIT, STAGES>(w, x, y, m, k);
+    gb_gemv_b32tc<GbTcQ8_0, GEMV_TOKENS, UNROLL, TILES, WARPS, KSPLIT, STAGES, INTERLEAVE>(w, x, y, m, k);
 }

@@ -143,15 +143,17 @@ end
 -- The f16 tensor-core q8_0 kernel's spec (TC=1, kernels/cuda/gemv_q8_0_tc.cu):
 -- warps independent, TILES tiles of 16 rows a warp, KSPLIT slices of k,
 -- UNROLL pairs of blocks in flight (STAGES = 0, direct loads) or per
--- shared-memory stage (STAGES >= 2, UNROLL a multiple of 4). Its geometry
+-- shared-memory stage (STAGES >= 2, UNROLL a multiple of 4), read
+-- INTERLEAVE pairs at a time (staged only). Its geometry
 -- where a variant names none: docs/kernels/cuda-gemv.md, "The f16
 -- tensor-core q8_0 kernel".
-local QTC_DEFINES = { TC = true, WARPS = true, KSPLIT = true, TILES = true, UNROLL = true, STAGES = true, GEMV_TOKENS = true }
-local QTC_BEST = { q8_0 = { WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2 } }
+local QTC_DEFINES = { TC = true, WARPS = true, KSPLIT = true, TILES = true, UNROLL = true, STAGES = true, INTERLEAVE = true,
+  GEMV_TOKENS = true }
+local QTC_BEST = { q8_0 = { WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 1 } }
 local function qtc_spec(fmt, d, changes)
   for k, v in pairs(changes) do
     if not QTC_DEFINES[k] and not (k == "I8" and v == 0) then
-      error(("gemv_cuda.variant: %s TC=1 (the f16 tensor-core kernel) takes WARPS, KSPLIT, TILES, UNROLL, STAGES and GEMV_TOKENS, not %s")
+      error(("gemv_cuda.variant: %s TC=1 (the f16 tensor-core kernel) takes WARPS, KSPLIT, TILES, UNROLL, STAGES, INTERLEAVE and GEMV_TOKENS, not %s")
         :format(fmt, tostring(k)), 3)
     end
   end
@@ -171,6 +173,13 @@ local function qtc_spec(fmt, d, changes)
   if st >= 2 and tc.UNROLL % 4 ~= 0 then
     error(("gemv_cuda.variant: STAGES=%d stages whole groups of 4 pairs of blocks: UNROLL=%d must be a multiple of 4")
       :format(st, tc.UNROLL), 3)
+  end
+  local il = tc.INTERLEAVE
+  if il ~= 1 and il ~= 2 and il ~= 4 then
+    error(("gemv_cuda.variant: INTERLEAVE=%d is not 1, 2 or 4 pairs of blocks read together"):format(il), 3)
+  end
+  if il > 1 and st == 0 then
+    error(("gemv_cuda.variant: INTERLEAVE=%d reads a shared-memory stage: it needs STAGES >= 2 (direct loads: UNROLL)"):format(il), 3)
   end
   if 32 * tc.WARPS * tc.KSPLIT > 1024 then
     error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d is more than a block's 1024 threads"):format(tc.WARPS, tc.KSPLIT), 3)

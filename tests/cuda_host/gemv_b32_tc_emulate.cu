@@ -128,7 +128,7 @@ static LanePool* pool;
 // y (T rows of m) through the kernel's code: NW row warps of TL tiles a
 // block, KS slices, U pairs in flight (S = 0) or per stage of S, the stages
 // poisoned with NaN bytes.
-template <int T, int U, int TL, int NW, int KS, int S = 0>
+template <int T, int U, int TL, int NW, int KS, int S = 0, int IL = 1>
 static std::vector<float> run(const std::vector<unsigned char>& W, const std::vector<float>& x, gb_u32 m, gb_u32 k)
 {
     std::vector<float> y((size_t)T * m, NAN);
@@ -150,7 +150,7 @@ static std::vector<float> run(const std::vector<unsigned char>& W, const std::ve
                     static_cast<StagedCx&>(cx) = StagedCx{W.data(), (const unsigned char*)x.data(), W.size(), x.size() * 4,
                                                           (unsigned char*)sbuf.data(), sbytes, nullptr, &pool->warp};
                     cx.ex = &ex, cx.lane = l;
-                    gb_b32tc_part<GbTcQ8_0, T, U, TL, KS, S>(cx, (sw_u32)l, W.data(), x.data(), m, k, r0, (sw_u32)s, v[s][l],
+                    gb_b32tc_part<GbTcQ8_0, T, U, TL, KS, S, IL>(cx, (sw_u32)l, W.data(), x.data(), m, k, r0, (sw_u32)s, v[s][l],
                                                              cx.stage);
                     size_t pending = cx.open.size();
                     for (const auto& grp : cx.groups) pending += grp.size();
@@ -191,8 +191,8 @@ static const gb_format* q8() { return gb_format_find("q8_0"); }
 // Random weights and x: x row t times 10^(scale (t % 5 - 2)), so rows of very
 // different magnitude share one launch, and with outliers every 37th value
 // times 20. Returns the rows beyond 1e-4 of sum |w x|.
-template <int T, int U, int TL, int NW, int KS, int S = 0>
-static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool outliers, bool report = true)
+template <int T, int U, int TL, int NW, int KS, int S = 0, int IL = 1>
+static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool outliers, bool report = true, int block_scale = 0)
 {
     std::vector<unsigned char> W((size_t)m * k / 32 * 34);
     gb_err e = {0};
@@ -200,8 +200,9 @@ static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool outliers, b
     std::vector<float> x((size_t)T * k);
     for (int t = 0; t < T; t++)
         for (gb_u32 i = 0; i < k; i++)
-            x[(size_t)t * k + i] = rnd() * (float)std::pow(10.0, scale * (t % 5 - 2)) * (outliers && i % 37 == 5 ? 20.0f : 1.0f);
-    const std::vector<float> y = run<T, U, TL, NW, KS, S>(W, x, m, k);
+            x[(size_t)t * k + i] = rnd() * (float)std::pow(10.0, scale * (t % 5 - 2) + block_scale * ((int)(i / 32 + t) % 3 - 1)) *
+                                   (outliers && i % 37 == 5 ? 20.0f : 1.0f);
+    const std::vector<float> y = run<T, U, TL, NW, KS, S, IL>(W, x, m, k);
     std::vector<double> r(m), a(m);
     double worst = 0;
     int bad = 0;
@@ -214,10 +215,10 @@ static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool outliers, b
         }
     }
     if (report) {
-        EXPECT(bad == 0, "q8_0 T=%d U=%d TL=%d NW=%d KS=%d S=%d m=%u k=%u scale=%d: %d row(s) beyond 1e-4 of sum|w x|, worst %g",
-               T, U, TL, NW, KS, S, m, k, scale, bad, worst);
-        printf("%s q8_0 T=%d U=%d TL=%d NW=%d KS=%d S=%d m=%u k=%u scale=%d%s: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ",
-               T, U, TL, NW, KS, S, m, k, scale, outliers ? " outliers" : "", worst);
+        EXPECT(bad == 0, "q8_0 T=%d U=%d TL=%d NW=%d KS=%d S=%d IL=%d m=%u k=%u scale=%d: %d row(s) beyond 1e-4 of sum|w x|, worst %g",
+               T, U, TL, NW, KS, S, IL, m, k, scale, bad, worst);
+        printf("%s q8_0 T=%d U=%d TL=%d NW=%d KS=%d S=%d IL=%d m=%u k=%u scale=%d block_scale=%d%s: worst %.3g of sum|w x|\n",
+               bad ? "not ok" : "ok  ", T, U, TL, NW, KS, S, IL, m, k, scale, block_scale, outliers ? " outliers" : "", worst);
     }
     gb_err_clear(&e);
     return bad;
@@ -225,7 +226,7 @@ static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool outliers, b
 
 // x rows one-hot at columns (c0 + t) % k: y[t][i] must be the dequantized
 // weight W[i][(c0 + t) % k] exactly (x' = 2^14, lo = 0, d q exact in f32).
-template <int T, int U, int TL, int NW, int KS, int S = 0>
+template <int T, int U, int TL, int NW, int KS, int S = 0, int IL = 1>
 static void one_hot_case(gb_u32 m, gb_u32 k)
 {
     std::vector<unsigned char> W((size_t)m * k / 32 * 34);
@@ -235,7 +236,7 @@ static void one_hot_case(gb_u32 m, gb_u32 k)
     for (gb_u32 c0 = 0; c0 < k; c0 += T) {
         std::vector<float> x((size_t)T * k, 0.0f);
         for (int t = 0; t < T; t++) x[(size_t)t * k + (c0 + t) % k] = 1.0f;
-        const std::vector<float> y = run<T, U, TL, NW, KS, S>(W, x, m, k);
+        const std::vector<float> y = run<T, U, TL, NW, KS, S, IL>(W, x, m, k);
         for (int t = 0; t < T; t++)
             for (gb_u32 i = 0; i < m; i++) {
                 const gb_u32 col = (c0 + t) % k;
@@ -246,8 +247,8 @@ static void one_hot_case(gb_u32 m, gb_u32 k)
     }
     EXPECT(bad == 0, "q8_0 one-hot T=%d U=%d TL=%d NW=%d KS=%d S=%d m=%u k=%u: %d outputs not the weight", T, U, TL, NW, KS, S,
            m, k, bad);
-    printf("%s q8_0 one-hot T=%d U=%d TL=%d NW=%d KS=%d S=%d m=%u k=%u: every column of every row exactly\n",
-           bad ? "not ok" : "ok  ", T, U, TL, NW, KS, S, m, k);
+    printf("%s q8_0 one-hot T=%d U=%d TL=%d NW=%d KS=%d S=%d IL=%d m=%u k=%u: every column of every row exactly\n",
+           bad ? "not ok" : "ok  ", T, U, TL, NW, KS, S, IL, m, k);
     gb_err_clear(&e);
 }
 
@@ -270,21 +271,25 @@ int main()
         EXPECT(bad == 0, "%d codes decoded wrong", bad);
         printf("%s code decode: 1024 codes\n", bad ? "not ok" : "ok  ");
     }
-    // the scale: max |x| s in [2^14, 2^15) for x over 240 binades; 1 for 0, inf and NaN
+    // the scale: max |x| s in [2^14, 2^15) for x over 240 binades (2^126 below 2^-112); 1 for 0, inf and
+    // NaN; its inverse exact (s * inverse == 1) at every one
     {
         int bad = 0;
         for (int i = -140; i < 128; i++)
             for (float f : {1.0f, 1.5f, 1.99f}) {
-                const float mx = std::ldexp(f, i), s = gb_as_float(gb_b32tc_scale_bits(mx));
+                const float mx = std::ldexp(f, i);
+                const unsigned sb = gb_b32tc_scale_bits(mx);
+                const float s = gb_as_float(sb);
                 const double p = (double)mx * s;
-                const bool ok = i >= -113 ? (p >= 16384.0 && p < 32768.0) : s == std::ldexp(1.0f, 127);
+                const bool ok = i >= -112 ? (p >= 16384.0 && p < 32768.0) : s == std::ldexp(1.0f, 126);
                 bad += !ok;
+                bad += (double)s * gb_b32tc_inverse(sb) != 1.0;
             }
-        bad += gb_b32tc_scale_bits(0.0f) != 0x3F800000u;
+        bad += gb_b32tc_scale_bits(0.0f) != 0x3F800000u || gb_b32tc_inverse(0x3F800000u) != 1.0f;
         bad += gb_b32tc_scale_bits(INFINITY) != 0x3F800000u;
         bad += gb_b32tc_scale_bits(NAN) != 0x3F800000u;
-        EXPECT(bad == 0, "%d scales out of range", bad);
-        printf("%s scale: 807 magnitudes, 0, inf, NaN\n", bad ? "not ok" : "ok  ");
+        EXPECT(bad == 0, "%d scales or inverses wrong", bad);
+        printf("%s scale: 807 magnitudes and their inverses, 0, inf, NaN\n", bad ? "not ok" : "ok  ");
     }
     // one-hot: both B layouts (T <= 4, T > 4), slices, tiles, pairs in flight
     one_hot_case<1, 1, 1, 1, 1>(16, 256);
@@ -312,6 +317,14 @@ int main()
     // rows of x 1e-12 .. 1e12 apart in one launch, with outliers
     random_case<4, 2, 1, 2, 2>(32, 1024, 10, 6, true);
     random_case<8, 2, 2, 1, 2>(32, 1024, 11, 6, true);
+    // stages read two and four pairs at a time (INTERLEAVE), tiles, slices past the end
+    one_hot_case<8, 8, 1, 1, 2, 2, 4>(23, 1024);
+    random_case<2, 4, 2, 1, 2, 3, 2>(45, 1280, 19, 0, false);
+    random_case<8, 8, 1, 2, 4, 2, 4>(37, 768, 20, 6, true);
+    random_case<5, 4, 1, 1, 8, 2, 2>(29, 512, 21, 0, false);
+    // blocks of 32 columns 1e-4, 1 and 1e4 in turn within every row (every block its own scale), both B layouts
+    random_case<3, 2, 1, 2, 2>(32, 1024, 17, 0, false, true, 4);
+    random_case<8, 4, 2, 1, 2, 2>(40, 1280, 18, 3, true, true, 4);
     // the checks see a wrong fragment layout: with b0 and b1 swapped in the model, rows go wrong
     swap_b = true;
     const int wrong = random_case<8, 2, 1, 1, 1>(16, 256, 5, 0, false, false);

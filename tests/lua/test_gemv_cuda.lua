@@ -616,17 +616,22 @@ end)
 t.test("the f16 tensor-core q8_0 kernel (TC=1): its own file, entry and geometry; refused elsewhere", function()
   local s = specs.variant("q8_0", { TC = 1, GEMV_TOKENS = 8 })
   t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] }, { "kernels/cuda/gemv_q8_0_tc.cu", "gemv_q8_0_tc", 32, 64 })
-  t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, GEMV_TOKENS = 8 })
+  t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 1, GEMV_TOKENS = 8 })
   local g = specs.variant("q8_0", { TC = 1, I8 = 0, WARPS = 2, KSPLIT = 4, TILES = 3, UNROLL = 1, STAGES = 0, GEMV_TOKENS = 3 })
-  t.eq(g.defines, { TC = 1, WARPS = 2, KSPLIT = 4, TILES = 3, UNROLL = 1, STAGES = 0, GEMV_TOKENS = 3 })
+  t.eq(g.defines, { TC = 1, WARPS = 2, KSPLIT = 4, TILES = 3, UNROLL = 1, STAGES = 0, INTERLEAVE = 1, GEMV_TOKENS = 3 })
+  t.eq(specs.variant("q8_0", { TC = 1, TILES = 1, UNROLL = 8, INTERLEAVE = 4 }).defines.INTERLEAVE, 4)
   t.eq({ g.rows_per_group, g.block[1] }, { 96, 256 })
   t.eq(gemv.grid(g, 97, 256), { 2, 1, 1 }, "ceil(97 / 96) blocks")
   t.eq(specs.q8_0.defines.TC, 0, "the entry is the integer dot")
   t.eq(specs.variant("q8_0", { TC = 0 }).file, "kernels/cuda/gemv_q8_0.cu")
   local known = specs.variant_defines("q8_0")
-  t.eq({ known.TC, known.TILES, known.UNROLL }, { 0, 2, 4 }, "a grid may name TC's defines")
+  t.eq({ known.TC, known.TILES, known.UNROLL, known.INTERLEAVE }, { 0, 2, 4, 1 }, "a grid may name TC's defines")
   t.errors(function() specs.variant("q8_0", { TC = 1, I8 = 1 }) end,
-    "gemv_cuda.variant: q8_0 TC=1 (the f16 tensor-core kernel) takes WARPS, KSPLIT, TILES, UNROLL, STAGES and GEMV_TOKENS, not I8", true)
+    "gemv_cuda.variant: q8_0 TC=1 (the f16 tensor-core kernel) takes WARPS, KSPLIT, TILES, UNROLL, STAGES, INTERLEAVE and GEMV_TOKENS, not I8", true)
+  t.errors(function() specs.variant("q8_0", { TC = 1, INTERLEAVE = 3 }) end,
+    "gemv_cuda.variant: INTERLEAVE=3 is not 1, 2 or 4 pairs of blocks read together", true)
+  t.errors(function() specs.variant("q8_0", { TC = 1, INTERLEAVE = 2, STAGES = 0 }) end,
+    "gemv_cuda.variant: INTERLEAVE=2 reads a shared-memory stage: it needs STAGES >= 2 (direct loads: UNROLL)", true)
   t.errors(function() specs.variant("q8_0", { TC = 1, ROWS = 4 }) end, "and GEMV_TOKENS, not ROWS", true)
   t.errors(function() specs.variant("q8_0", { TC = 1, STAGES = 1 }) end,
     "gemv_cuda.variant: STAGES=1 is 0 (direct loads) or 2..8 (shared-memory stages)", true)
@@ -647,7 +652,7 @@ t.test("the f16 tensor-core q8_0 kernel (TC=1): its own file, entry and geometry
   local seen, lines = {}, 0
   for defs in src:gmatch("// gpubench%-compile: entry=gemv_q8_0_tc defines=(%S+)") do
     lines = lines + 1
-    t.truthy(defs:find("TC=1", 1, true), "every line names TC=1: " .. defs)
+    t.truthy(defs:find("TC=1", 1, true) and defs:find("INTERLEAVE=", 1, true), "every line names TC=1 and INTERLEAVE: " .. defs)
     seen[tonumber(defs:match("GEMV_TOKENS=(%d+)"))] = true
   end
   t.truthy(lines >= 6 and seen[1] and seen[2] and seen[8], "gpubench-compile lines at several geometries and T = 1, 2, 8")
@@ -657,7 +662,8 @@ t.test("the f16 tensor-core q8_0 kernel compiles for sm_90 at every T", function
   local gpu = t.gpu
   if not gpu or not gpu.compile then t.skip("no gpu module") end
   for T = 1, 8 do
-    local s = specs.variant("q8_0", { TC = 1, TILES = T % 2 + 1, STAGES = T % 3 == 0 and 0 or 2, GEMV_TOKENS = T })
+    local s = specs.variant("q8_0", { TC = 1, TILES = T % 2 + 1, STAGES = T % 3 == 0 and 0 or 2,
+      INTERLEAVE = T % 3 == 0 and 1 or (T % 2 + 1) * 2 % 6, GEMV_TOKENS = T })
     local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry, defines = s.defines, target = "sm_90" })
     if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
     t.truthy(ok, "T=" .. T .. ": " .. t.error_text(r))
@@ -665,15 +671,30 @@ t.test("the f16 tensor-core q8_0 kernel compiles for sm_90 at every T", function
   end
 end)
 
+-- The oracle's geometries (WARPS, KSPLIT, TILES, UNROLL, STAGES, INTERLEAVE): slices past the end (256 columns =
+-- 4 pairs over 8), ragged m, direct and staged, a partial last stage (1280 columns = 20 pairs in stages of 8),
+-- pairs read two and four at a time. The CPU test below checks that the table takes every one: a GPU test is the
+-- wrong place to find that out.
+local QTC_ORACLE_GEOMETRIES = { { 1, 1, 1, 1, 0, 1 }, { 4, 2, 1, 2, 0, 1 }, { 2, 8, 2, 4, 0, 1 }, { 1, 2, 2, 4, 2, 2 },
+  { 1, 1, 1, 8, 3, 1 }, { 1, 2, 1, 8, 2, 4 } }
+
+t.test("the f16 tensor-core q8_0 oracle's geometries are all valid variants at every T", function()
+  for T = 1, 8 do
+    for _, g in ipairs(QTC_ORACLE_GEOMETRIES) do
+      local ok, err = pcall(specs.variant, "q8_0", { TC = 1, WARPS = g[1], KSPLIT = g[2], TILES = g[3], UNROLL = g[4],
+        STAGES = g[5], INTERLEAVE = g[6], GEMV_TOKENS = T })
+      t.truthy(ok, ("T=%d {%s}: %s"):format(T, table.concat(g, ","), tostring(err)))
+    end
+  end
+end)
+
 t.test("the f16 tensor-core q8_0 kernel matches the FP64 reference at every T", function()
   local dev = t.device("cuda")
   releasing(dev, function()
-    -- (WARPS, KSPLIT, TILES, UNROLL, STAGES): slices past the end (256 columns = 4 pairs over 8), ragged m,
-    -- direct and staged, a partial last stage (1280 columns = 20 pairs in stages of 8)
     for T = 1, 8 do
-      for _, g in ipairs { { 1, 1, 1, 1, 0 }, { 4, 2, 1, 2, 0 }, { 2, 8, 2, 4, 0 }, { 1, 2, 2, 4, 2 }, { 2, 1, 1, 8, 3 } } do
+      for _, g in ipairs(QTC_ORACLE_GEOMETRIES) do
         local spec = specs.variant("q8_0", { TC = 1, WARPS = g[1], KSPLIT = g[2], TILES = g[3], UNROLL = g[4], STAGES = g[5],
-          GEMV_TOKENS = T })
+          INTERLEAVE = g[6], GEMV_TOKENS = T })
         gc.check_tokens(dev, "q8_0", 29, 3072, T, 201 + T, spec)
         gc.check_tokens(dev, "q8_0", 5, 256, T, 211 + T, spec)
         gc.check_tokens(dev, "q8_0", 70, 1280, T, 221 + T, spec)
