@@ -335,9 +335,8 @@ q8tc)
   for oit in ${Q8TC_RUNS:-forward:200:8 reverse:200:8 forward:600:8 forward:200:4 reverse:200:4 forward:200:2 forward:200:1}; do
     IFS=: read -r o it tk <<< "$oit"
     g="GEMV_TOKENS=$tk;I8=1;WARPS=4;KSPLIT=2|GEMV_TOKENS=$tk;I8=0"
-    for tc in ${Q8TC_GRID:-"KSPLIT=2,4;TILES=1;UNROLL=4;STAGES=2,3;INTERLEAVE=1,2,4" "KSPLIT=2;TILES=2;UNROLL=4;STAGES=2;INTERLEAVE=1,2" \
-        "KSPLIT=1,2;TILES=1;UNROLL=8;STAGES=2;INTERLEAVE=2,4" "WARPS=2;KSPLIT=2;TILES=1;UNROLL=4;STAGES=2;INTERLEAVE=1,2" \
-        "WARPS=4;KSPLIT=4;TILES=2;UNROLL=2;STAGES=0" "WARPS=2;KSPLIT=4;TILES=1;UNROLL=4;STAGES=0"}; do
+    for tc in ${Q8TC_GRID:-"KSPLIT=2,4;TILES=1;UNROLL=4;STAGES=2,3;INTERLEAVE=1,4" "KSPLIT=2;TILES=2;UNROLL=4;STAGES=2;INTERLEAVE=1,2" \
+        "WARPS=2;KSPLIT=2;TILES=1;UNROLL=4;STAGES=2;INTERLEAVE=1,4" "WARPS=4;KSPLIT=4;TILES=2;UNROLL=2;STAGES=0"}; do
       g="$g|GEMV_TOKENS=$tk;TC=1;$tc"
     done
     n="q8tc_${o}_${it}_T$tk"
@@ -430,7 +429,8 @@ gemv_ncu)
   done
   ;;
 tokens)
-  # TOKENS_TESTS=0: the tables only (the tests ran in an earlier call); TOKENS_SHAPES="131072:1 131072:8" picks the runs
+  # TOKENS_TESTS=0: the tables only (the tests ran in an earlier call); TOKENS_SHAPES="131072:1 131072:8" picks the runs;
+  # TOKENS_KERNELS="q8_0,bf16": those formats only
   if [[ ${TOKENS_TESTS:-1} == 1 ]]; then
     run lua_test_gemv_cuda timeout 200 $G tests/lua/test_gemv_cuda.lua
     run lua_test_gemv_tokens_nv timeout 100 $G tests/lua/test_gemv_tokens.lua
@@ -441,7 +441,7 @@ tokens)
       # 131072 rows: 7.9 GB of weights drawn and checked on the host first (TOKENS_LIMIT_BIG, default 240 s)
       lim=100; [[ $m == 131072 ]] && lim=${TOKENS_LIMIT_BIG:-240}
       run "gemv_tok_${b}_${m}_T$tk" timeout $lim env M=$m K=5120 $G --backend $b experiments/gemv_table.lua --rotate \
-        --tokens $tk --rounds 1 --json "$LOGS/gemv_tok_${b}_${m}_T$tk.jsonl" --markdown "$LOGS/gemv_tok_${b}_${m}_T$tk.md"
+        --tokens $tk --rounds 1 ${TOKENS_KERNELS:+--kernels $TOKENS_KERNELS} --json "$LOGS/gemv_tok_${b}_${m}_T$tk.jsonl" --markdown "$LOGS/gemv_tok_${b}_${m}_T$tk.md"
     done
   done
   ;;

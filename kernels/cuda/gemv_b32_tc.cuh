@@ -12,17 +12,15 @@
 //   A: a code q is exact in f16: byte q + 128 (q xor 0x80) under the exponent
 //      byte 0x64 is 1024 + q + 128, and one subtraction of 1152 per two codes
 //      leaves q.
-//   B: x scaled per row of x and block of 32 columns by a power of two s
-//      that puts the block's max |x s| in [2^14, 2^15), then split into f16
-//      hi + lo: about 22 bits of every x relative to the block's largest,
-//      where an unscaled f16 split would lose small x to f16's subnormals.
-//      The quad of a token finds its block's max by two shuffles: no pass
-//      over x before the first weight load (a per-slice scale needed one,
-//      serial and as long as a fifth of the call; the doc above).
-//   Per block the mmas start from zero and the lane adds d / s times the
-//   result (d of its row, s of the result's token): both change every 32
-//   columns. y = sum over blocks of (d / s) A B, the reference's sum up to
-//   the mma's rounding.
+//   B: x scaled per row of x and k slice by a power of two s that puts
+//      max |x s| in [2^14, 2^15), then split into f16 hi + lo: about 22 bits
+//      of every x relative to the row's largest, where an unscaled f16 split
+//      would lose small x to f16's subnormals. y = (sum over blocks of
+//      d * A B) / s, exactly the reference's sum up to the mma's rounding.
+//      (A scale per block of 32 columns, its max by quad shuffles, needs no
+//      pass over x first but measured slower: the doc above.)
+//   Per block the mmas start from zero and the lane adds d of its row times
+//   the result: d changes every 32 columns.
 // Loads: blocks are 34 bytes, so the lane's codes are 2-byte aligned in every
 // other block; a pair of blocks (68 bytes, 4-byte aligned as k is a multiple
 // of 256) is 7 words per row and lane (the int8 kernel's: GbI8Q8_0 there),
@@ -98,24 +96,32 @@ SW_HD void gb_b32tc_split_x(Cx& cx, const uint4& x0, const uint4& x1, float s, u
     lo = make_uint4(l[0], l[1], l[2], l[3]);
 }
 
-// max |x| of 8 values (two 16-byte words of f32)
-SW_HD float gb_b32tc_max8(const uint4& a, const uint4& b)
+// max |x| of the lane's token over the slice's kl columns (a multiple of
+// 256; the 4 lanes of a quad share a token and take every fourth word), 0
+// for a lane without one. 8 steps unrolled: 16 loads in flight, as the scan
+// waits on x before the first weight is used.
+template <class Cx>
+SW_HD float gb_b32tc_max(Cx& cx, const float* xr, bool has_x, sw_u32 t, sw_u32 kl)
 {
-    const sw_u32 v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
     float mx = 0.0f;
+    if (has_x)
+#pragma unroll 8
+        for (sw_u32 c = 0; c < kl / 32; c++) {
+            const uint4 a = cx.ld_x(xr + 32u * c + 8u * t), b = cx.ld_x(xr + 32u * c + 8u * t + 4);
+            const sw_u32 v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
 #pragma unroll
-    for (int i = 0; i < 8; i++) mx = fmaxf(mx, fabsf(sw_as_float(v[i])));
-    return mx;
+            for (int i = 0; i < 8; i++) mx = fmaxf(mx, fabsf(sw_as_float(v[i])));
+        }
+    mx = fmaxf(mx, cx.shfl_xor(mx, 1));
+    return fmaxf(mx, cx.shfl_xor(mx, 2));
 }
 
 // Pair p of the warp's TL tiles (w: the lane's words of rows g and g + 8 of
-// each tile), xr the lane's token row (at column 0): acc[j][i] += (d / s) C
-// per block (C of the lane's rows and B columns, hi and lo summed in place
-// for T > 4, side by side in columns 2t, 2t + 1 for T <= 4; s of the
-// column's token, from the lanes 8t and 8t + 4 whose B columns are 2t and
-// 2t + 1).
+// each tile), xr the lane's token row (at column 0), s its scale: acc[j][i]
+// += d * C per block (C of the lane's rows and B columns, hi and lo summed in
+// place for T > 4, side by side in columns 2t, 2t + 1 for T <= 4).
 template <class Fm, int T, int TL, class Cx>
-SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS], const float* xr, bool has_x,
+SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS], const float* xr, bool has_x, float s,
                          sw_u32 p, float (&acc)[TL][4])
 {
     enum { NB = GbTcB<T>::NB };
@@ -124,14 +130,8 @@ SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS
 #pragma unroll
     for (int b = 0; b < 2; b++) {
         const sw_u32 col = 64u * p + 32u * b + 8u * t;
-        uint4 x0 = zero, x1 = zero, hi, lo;
-        if (has_x) x0 = cx.ld_x(xr + col), x1 = cx.ld_x(xr + col + 4);
-        float mx = gb_b32tc_max8(x0, x1); // the quad's 32 columns of the token
-        mx = fmaxf(mx, cx.shfl_xor(mx, 1));
-        mx = fmaxf(mx, cx.shfl_xor(mx, 2));
-        const sw_u32 sb = gb_b32tc_scale_bits(mx);
-        gb_b32tc_split_x(cx, x0, x1, sw_as_float(sb), hi, lo);
-        const float inv = gb_b32tc_inverse(sb), i0 = cx.shfl(inv, 8u * t), i1 = cx.shfl(inv, 8u * t + 4u);
+        uint4 hi = zero, lo = zero;
+        if (has_x) gb_b32tc_split_x(cx, cx.ld_x(xr + col), cx.ld_x(xr + col + 4), s, hi, lo);
         uint4 xb[NB];
         GbTcB<T>::words(g, hi, lo, xb);
 #pragma unroll
@@ -154,10 +154,10 @@ SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS
                     cx.mma16(C, a, bb);
                 }
             const float da = Fm::d(w[j][0], b), db = Fm::d(w[j][1], b);
-            acc[j][0] = fmaf(da * i0, C[0], acc[j][0]);
-            acc[j][1] = fmaf(da * i1, C[1], acc[j][1]);
-            acc[j][2] = fmaf(db * i0, C[2], acc[j][2]);
-            acc[j][3] = fmaf(db * i1, C[3], acc[j][3]);
+            acc[j][0] = fmaf(da, C[0], acc[j][0]);
+            acc[j][1] = fmaf(da, C[1], acc[j][1]);
+            acc[j][2] = fmaf(db, C[2], acc[j][2]);
+            acc[j][3] = fmaf(db, C[3], acc[j][3]);
         }
     }
 }
@@ -167,7 +167,7 @@ SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS
 // pairs loaded before any is used.
 template <class Fm, int T, int U, int TL, class Cx>
 SW_HD void gb_b32tc_warp(Cx& cx, sw_u32 lane, const unsigned char* W, const sw_u64 (&rows)[TL][2], const float* xr,
-                         bool has_x, sw_u32 p0, sw_u32 p1, float (&acc)[TL][4])
+                         bool has_x, float s, sw_u32 p0, sw_u32 p1, float (&acc)[TL][4])
 {
     const sw_u32 t = sw_t(lane);
     for (sw_u32 p = p0; p < p1; p += U) {
@@ -182,7 +182,7 @@ SW_HD void gb_b32tc_warp(Cx& cx, sw_u32 lane, const unsigned char* W, const sw_u
 #pragma unroll
         for (int u = 0; u < U; u++) {
             if (p + u >= p1) break; // the same for every lane
-            gb_b32tc_pair<Fm, T, TL>(cx, lane, w[u], xr, has_x, p + u, acc);
+            gb_b32tc_pair<Fm, T, TL>(cx, lane, w[u], xr, has_x, s, p + u, acc);
         }
     }
 }
@@ -226,18 +226,29 @@ struct GbB32StageLd {
     SW_HD sw_u32 ld_w4(const unsigned char* p) { return cx.lds4(p); }
 };
 
+// The first S - 1 stages' copies: issued before x's scan, so that they are
+// in flight while it waits.
+template <int U, int TL, int S, class Cx>
+SW_HD void gb_b32tc_first_stages(Cx& cx, sw_u32 lane, const unsigned char* W, sw_u64 row_bytes, sw_u32 r0, sw_u32 m,
+                                 sw_u32 p0, sw_u32 p1, unsigned char* stages)
+{
+    const sw_u32 nst = (p1 - p0 + U - 1) / U;
+#pragma unroll
+    for (int i = 0; i < S - 1; i++) {
+        if ((sw_u32)i < nst)
+            gb_b32tc_copy<TL, U>(cx, lane, W, row_bytes, r0, m, p0 + U * i, p1, stages + i * GB_B32TC_STAGE_BYTES(TL, U));
+        cx.commit();
+    }
+}
+
+// The loop over the stages (gb_b32tc_first_stages issued the first S - 1).
 template <class Fm, int T, int U, int TL, int S, int IL, class Cx>
 SW_HD void gb_b32tc_staged(Cx& cx, sw_u32 lane, const unsigned char* W, sw_u64 row_bytes, sw_u32 r0, sw_u32 m,
-                           const float* xr, bool has_x, sw_u32 p0, sw_u32 p1, float (&acc)[TL][4],
+                           const float* xr, bool has_x, float s, sw_u32 p0, sw_u32 p1, float (&acc)[TL][4],
                            unsigned char* stages)
 {
     enum { BYTES = GB_B32TC_STAGE_BYTES(TL, U) };
     const sw_u32 g = sw_g(lane), t = sw_t(lane), nst = (p1 - p0 + U - 1) / U;
-#pragma unroll
-    for (int i = 0; i < S - 1; i++) {
-        if ((sw_u32)i < nst) gb_b32tc_copy<TL, U>(cx, lane, W, row_bytes, r0, m, p0 + U * i, p1, stages + i * BYTES);
-        cx.commit();
-    }
     GbB32StageLd<Cx> sl{cx};
     for (sw_u32 i = 0; i < nst; i++) {
         cx.template wait<S - 2>(); // this lane's pieces of stage i have landed
@@ -263,7 +274,7 @@ SW_HD void gb_b32tc_staged(Cx& cx, sw_u32 lane, const unsigned char* W, sw_u64 r
             for (int v = 0; v < IL; v++) {
                 const sw_u32 p = p0 + U * i + u0 + v;
                 if (p >= p1) break; // the same for every lane (a pair past the slice reads stage bytes, never used)
-                gb_b32tc_pair<Fm, T, TL>(cx, lane, w[v], xr, has_x, p, acc);
+                gb_b32tc_pair<Fm, T, TL>(cx, lane, w[v], xr, has_x, s, p, acc);
             }
         }
     }
@@ -271,27 +282,31 @@ SW_HD void gb_b32tc_staged(Cx& cx, sw_u32 lane, const unsigned char* W, sw_u64 r
 }
 
 // The lane's outputs v (gb_tc_token's layout) from acc: T <= 4 adds the hi
-// and lo columns.
-template <int T>
-SW_HD void gb_b32tc_outputs(const float (&acc)[4], float (&v)[4])
+// and lo columns; every output is divided by its token's scale, which the
+// quad of that token's B column holds (inv: 1 / s of the lane's own token).
+template <int T, class Cx>
+SW_HD void gb_b32tc_outputs(Cx& cx, sw_u32 lane, const float (&acc)[4], float inv, float (&v)[4])
 {
+    const sw_u32 t = sw_t(lane);
     if constexpr (GbTcB<T>::NB == 1) {
-        v[0] = acc[0] + acc[1], v[2] = acc[2] + acc[3];
+        const float i0 = cx.shfl(inv, 8u * t); // token t is B column 2t (hi)
+        v[0] = (acc[0] + acc[1]) * i0, v[2] = (acc[2] + acc[3]) * i0;
         v[1] = v[3] = 0.0f;
     } else {
-        v[0] = acc[0], v[1] = acc[1], v[2] = acc[2], v[3] = acc[3];
+        const float i0 = cx.shfl(inv, 8u * t), i1 = cx.shfl(inv, 8u * t + 4u); // tokens 2t, 2t + 1
+        v[0] = acc[0] * i0, v[1] = acc[1] * i1, v[2] = acc[2] * i0, v[3] = acc[3] * i1;
     }
 }
 
 // A warp's whole part: slice s of KS (whole groups of 4 pairs of blocks),
-// its loop (direct or staged through `stages`) and its outputs
+// its scale, its loop (direct or staged through `stages`) and its outputs
 // v[TL][4] for gb_tc_finish.
 template <class Fm, int T, int U, int TL, int KS, int S, int IL = 1, class Cx>
 SW_HD void gb_b32tc_part(Cx& cx, sw_u32 lane, const unsigned char* W, const float* x, sw_u32 m, sw_u32 k, sw_u32 r0,
                          sw_u32 s, float (&v)[TL][4], unsigned char* stages)
 {
     // slices of whole groups of 4 pairs, so that every stage starts 16-byte aligned
-    const sw_u32 g = sw_g(lane), pairs = k / 64, per = 4u * ((pairs / 4 + KS - 1) / KS);
+    const sw_u32 g = sw_g(lane), t = sw_t(lane), pairs = k / 64, per = 4u * ((pairs / 4 + KS - 1) / KS);
     const sw_u32 p0 = per * s < pairs ? per * s : pairs, p1 = p0 + per < pairs ? p0 + per : pairs;
     const sw_u64 row_bytes = (sw_u64)pairs * Fm::PAIR_BYTES;
     sw_u64 rows[TL][2];
@@ -305,10 +320,14 @@ SW_HD void gb_b32tc_part(Cx& cx, sw_u32 lane, const unsigned char* W, const floa
     const sw_u32 tok = GbTcB<T>::token(g);
     const bool has_x = tok < (sw_u32)T;
     const float* xr = x + (sw_u64)(has_x ? tok : 0) * k;
-    if constexpr (S >= 2) gb_b32tc_staged<Fm, T, U, TL, S, IL>(cx, lane, W, row_bytes, r0, m, xr, has_x, p0, p1, acc, stages);
-    else gb_b32tc_warp<Fm, T, U, TL>(cx, lane, W, rows, xr, has_x, p0, p1, acc);
+    if constexpr (S >= 2) gb_b32tc_first_stages<U, TL, S>(cx, lane, W, row_bytes, r0, m, p0, p1, stages);
+    const float mx = gb_b32tc_max(cx, xr + 64u * p0, has_x, t, 64u * (p1 - p0));
+    const sw_u32 sb = gb_b32tc_scale_bits(mx);
+    if constexpr (S >= 2)
+        gb_b32tc_staged<Fm, T, U, TL, S, IL>(cx, lane, W, row_bytes, r0, m, xr, has_x, sw_as_float(sb), p0, p1, acc, stages);
+    else gb_b32tc_warp<Fm, T, U, TL>(cx, lane, W, rows, xr, has_x, sw_as_float(sb), p0, p1, acc);
 #pragma unroll
-    for (int j = 0; j < TL; j++) gb_b32tc_outputs<T>(acc[j], v[j]);
+    for (int j = 0; j < TL; j++) gb_b32tc_outputs<T>(cx, lane, acc[j], gb_b32tc_inverse(sb), v[j]);
 }
 
 // ------------------------------------------------------------ the kernel
