@@ -149,7 +149,7 @@ end
 -- tensor-core q8_0 kernel".
 local QTC_DEFINES = { TC = true, WARPS = true, KSPLIT = true, TILES = true, UNROLL = true, STAGES = true, INTERLEAVE = true,
   GEMV_TOKENS = true }
-local QTC_BEST = { q8_0 = { WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 1 } }
+local QTC_BEST = { q8_0 = { WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 2 } }
 local function qtc_spec(fmt, d, changes)
   for k, v in pairs(changes) do
     if not QTC_DEFINES[k] and not (k == "I8" and v == 0) then
@@ -174,6 +174,7 @@ local function qtc_spec(fmt, d, changes)
     error(("gemv_cuda.variant: STAGES=%d stages whole groups of 4 pairs of blocks: UNROLL=%d must be a multiple of 4")
       :format(st, tc.UNROLL), 3)
   end
+  if changes.INTERLEAVE == nil and st == 0 then tc.INTERLEAVE = 1 end -- QTC_BEST's reads a stage: direct loads have none
   local il = tc.INTERLEAVE
   if il ~= 1 and il ~= 2 and il ~= 4 then
     error(("gemv_cuda.variant: INTERLEAVE=%d is not 1, 2 or 4 pairs of blocks read together"):format(il), 3)
@@ -333,10 +334,13 @@ local SHAPE_RULES = {
 local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by spec
 
 -- Variants that measured faster than the entry's at T > 1 rows of x
--- (docs/kernels/cuda-gemv.md, "The int8 tensor-core q4_k kernel" and "... q8_0
--- and q4_0 kernels"): from min_tokens on, the int8 kernel, whose time hardly
--- grows with T. q8_0 and q4_0 lost to the integer dot at T = 2 and won at T = 4
--- and 8 (both orders, WARPS = 4 KSPLIT = 2 the fastest I8 geometry at each).
+-- (docs/kernels/cuda-gemv.md, "The int8 tensor-core q4_k kernel", "... q8_0
+-- and q4_0 kernels" and "The f16 tensor-core q8_0 kernel"): from min_tokens
+-- on, a tensor-core kernel, whose time hardly grows with T. q4_0 (int8) lost
+-- to the integer dot at T = 2 and won at T = 4 and 8 (both orders, WARPS = 4
+-- KSPLIT = 2 the fastest I8 geometry at each); q8_0's f16 kernel (its
+-- QTC_BEST geometry) beat the int8 one at T = 4 and 8 in both orders and at
+-- ITERS 600, and lost to the integer dot at T = 2.
 local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
 -- bf16 and f16 from T = 3: the dense tensor-core kernel (its TC_BEST
 -- geometry), whose time hardly grows with T, against the FMA kernel's
@@ -350,7 +354,7 @@ local TOKEN_RULES = {
   f32 = { { min_tokens = 4, max_tokens = 4, changes = { UNROLL = 1 } },
           { min_tokens = 8, max_tokens = 8, changes = { ROWS = 2 } } },
   q4_k = { { min_tokens = 5, changes = I8_BEST } },
-  q8_0 = { { min_tokens = 4, changes = I8_BEST } },
+  q8_0 = { { min_tokens = 4, changes = { TC = 1 } } },
   q4_0 = { { min_tokens = 4, changes = I8_BEST } },
 }
 

@@ -525,13 +525,18 @@ t.test("f32: UNROLL=1 at T = 4 and ROWS=2 at T = 8 (the T they were measured fas
   end
 end)
 
-t.test("q4_k from 5 rows of x, q8_0 and q4_0 from 4, run the int8 kernel by default; others keep theirs", function()
+t.test("q4_k from 5 rows of x and q4_0 from 4 run the int8 kernel by default, q8_0 from 4 the f16 one; others keep theirs", function()
   for fmt, from in pairs { q4_k = 5, q8_0 = 4, q4_0 = 4 } do
     for T = 1, 8 do
       local s = gemv.spec("cuda", fmt, 14336, 5120, T)
       if T >= from then
-        t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_i8.cu", fmt .. " T=" .. T)
-        t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, GEMV_TOKENS = T }, fmt)
+        if fmt == "q8_0" then
+          t.eq(s.file, "kernels/cuda/gemv_q8_0_tc.cu", fmt .. " T=" .. T)
+          t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 2, GEMV_TOKENS = T }, fmt)
+        else
+          t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_i8.cu", fmt .. " T=" .. T)
+          t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, GEMV_TOKENS = T }, fmt)
+        end
         t.truthy(gemv.spec("cuda", fmt, T) == s, "the same spec without a shape (the kernel cache's key)")
       else
         t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt .. " T=" .. T)
@@ -566,7 +571,7 @@ t.test("the int8 tensor-core q8_0 and q4_0 kernels (I8=1): their own files, entr
       t.eq(gemv.spec("cuda", fmt, 14336, 5120, T).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt .. " T=" .. T)
     end
     t.eq(specs.token_changes(fmt, 3), {}, fmt)
-    t.eq(specs.token_changes(fmt, 4), { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }, fmt)
+    if fmt == "q4_0" then t.eq(specs.token_changes(fmt, 4), { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }, fmt) end
     local src = assert(io.open(s.file)):read("a")
     local seen, lines = {}, 0
     for defs in src:gmatch("// gpubench%-compile: entry=gemv_" .. fmt .. "_i8 defines=(%S+)") do
@@ -616,16 +621,24 @@ end)
 t.test("the f16 tensor-core q8_0 kernel (TC=1): its own file, entry and geometry; refused elsewhere", function()
   local s = specs.variant("q8_0", { TC = 1, GEMV_TOKENS = 8 })
   t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] }, { "kernels/cuda/gemv_q8_0_tc.cu", "gemv_q8_0_tc", 32, 64 })
-  t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 1, GEMV_TOKENS = 8 })
+  t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 2, GEMV_TOKENS = 8 })
   local g = specs.variant("q8_0", { TC = 1, I8 = 0, WARPS = 2, KSPLIT = 4, TILES = 3, UNROLL = 1, STAGES = 0, GEMV_TOKENS = 3 })
   t.eq(g.defines, { TC = 1, WARPS = 2, KSPLIT = 4, TILES = 3, UNROLL = 1, STAGES = 0, INTERLEAVE = 1, GEMV_TOKENS = 3 })
   t.eq(specs.variant("q8_0", { TC = 1, TILES = 1, UNROLL = 8, INTERLEAVE = 4 }).defines.INTERLEAVE, 4)
+  t.eq(specs.variant("q8_0", { TC = 1, STAGES = 0, UNROLL = 2 }).defines.INTERLEAVE, 1, "direct loads read no stage")
   t.eq({ g.rows_per_group, g.block[1] }, { 96, 256 })
   t.eq(gemv.grid(g, 97, 256), { 2, 1, 1 }, "ceil(97 / 96) blocks")
   t.eq(specs.q8_0.defines.TC, 0, "the entry is the integer dot")
+  -- from T = 4 the entry's T-row kernel is this one, at QTC_BEST's geometry
+  t.eq(specs.token_changes("q8_0", 3), {})
+  for T = 4, 8 do
+    t.eq(specs.token_changes("q8_0", T), { TC = 1 }, "T=" .. T)
+    local d = gemv.spec("cuda", "q8_0", 14336, 5120, T)
+    t.eq({ d.file, d.defines.GEMV_TOKENS, d.defines.TILES, d.defines.INTERLEAVE }, { s.file, T, 2, 2 }, "T=" .. T)
+  end
   t.eq(specs.variant("q8_0", { TC = 0 }).file, "kernels/cuda/gemv_q8_0.cu")
   local known = specs.variant_defines("q8_0")
-  t.eq({ known.TC, known.TILES, known.UNROLL, known.INTERLEAVE }, { 0, 2, 4, 1 }, "a grid may name TC's defines")
+  t.eq({ known.TC, known.TILES, known.UNROLL, known.INTERLEAVE }, { 0, 2, 4, 2 }, "a grid may name TC's defines")
   t.errors(function() specs.variant("q8_0", { TC = 1, I8 = 1 }) end,
     "gemv_cuda.variant: q8_0 TC=1 (the f16 tensor-core kernel) takes WARPS, KSPLIT, TILES, UNROLL, STAGES, INTERLEAVE and GEMV_TOKENS, not I8", true)
   t.errors(function() specs.variant("q8_0", { TC = 1, INTERLEAVE = 3 }) end,
