@@ -96,15 +96,14 @@ SW_HD void gb_b32tc_split_x(Cx& cx, const uint4& x0, const uint4& x1, float s, u
     lo = make_uint4(l[0], l[1], l[2], l[3]);
 }
 
-// max |x| of the lane's token over the slice's kl columns (a multiple of
-// 256; the 4 lanes of a quad share a token and take every fourth word), 0
-// for a lane without one. 8 steps unrolled: 16 loads in flight, as the scan
-// waits on x before the first weight is used.
+// max |x| of the lane's row of x over the slice's kl columns (a multiple of
+// 256; the 4 lanes of a quad share a row and take every fourth word). 8
+// steps unrolled: 16 loads in flight, as the scan waits on x before the
+// first weight is used.
 template <class Cx>
-SW_HD float gb_b32tc_max(Cx& cx, const float* xr, bool has_x, sw_u32 t, sw_u32 kl)
+SW_HD float gb_b32tc_max(Cx& cx, const float* xr, sw_u32 t, sw_u32 kl)
 {
     float mx = 0.0f;
-    if (has_x)
 #pragma unroll 8
         for (sw_u32 c = 0; c < kl / 32; c++) {
             const uint4 a = cx.ld_x(xr + 32u * c + 8u * t), b = cx.ld_x(xr + 32u * c + 8u * t + 4);
@@ -117,11 +116,11 @@ SW_HD float gb_b32tc_max(Cx& cx, const float* xr, bool has_x, sw_u32 t, sw_u32 k
 }
 
 // Pair p of the warp's TL tiles (w: the lane's words of rows g and g + 8 of
-// each tile), xr the lane's token row (at column 0), s its scale: acc[j][i]
+// each tile), xr the lane's row of x (at column 0), s its scale: acc[j][i]
 // += d * C per block (C of the lane's rows and B columns, hi and lo summed in
 // place for T > 4, side by side in columns 2t, 2t + 1 for T <= 4).
 template <class Fm, int T, int TL, class Cx>
-SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS], const float* xr, bool has_x, float s,
+SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS], const float* xr, float s,
                          sw_u32 p, float (&acc)[TL][4])
 {
     enum { NB = GbTcB<T>::NB };
@@ -130,8 +129,8 @@ SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS
 #pragma unroll
     for (int b = 0; b < 2; b++) {
         const sw_u32 col = 64u * p + 32u * b + 8u * t;
-        uint4 hi = zero, lo = zero;
-        if (has_x) gb_b32tc_split_x(cx, cx.ld_x(xr + col), cx.ld_x(xr + col + 4), s, hi, lo);
+        uint4 hi, lo;
+        gb_b32tc_split_x(cx, cx.ld_x(xr + col), cx.ld_x(xr + col + 4), s, hi, lo);
         uint4 xb[NB];
         GbTcB<T>::words(g, hi, lo, xb);
 #pragma unroll
@@ -167,7 +166,7 @@ SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS
 // pairs loaded before any is used.
 template <class Fm, int T, int U, int TL, class Cx>
 SW_HD void gb_b32tc_warp(Cx& cx, sw_u32 lane, const unsigned char* W, const sw_u64 (&rows)[TL][2], const float* xr,
-                         bool has_x, float s, sw_u32 p0, sw_u32 p1, float (&acc)[TL][4])
+                         float s, sw_u32 p0, sw_u32 p1, float (&acc)[TL][4])
 {
     const sw_u32 t = sw_t(lane);
     for (sw_u32 p = p0; p < p1; p += U) {
@@ -182,7 +181,7 @@ SW_HD void gb_b32tc_warp(Cx& cx, sw_u32 lane, const unsigned char* W, const sw_u
 #pragma unroll
         for (int u = 0; u < U; u++) {
             if (p + u >= p1) break; // the same for every lane
-            gb_b32tc_pair<Fm, T, TL>(cx, lane, w[u], xr, has_x, s, p + u, acc);
+            gb_b32tc_pair<Fm, T, TL>(cx, lane, w[u], xr, s, p + u, acc);
         }
     }
 }
@@ -244,7 +243,7 @@ SW_HD void gb_b32tc_first_stages(Cx& cx, sw_u32 lane, const unsigned char* W, sw
 // The loop over the stages (gb_b32tc_first_stages issued the first S - 1).
 template <class Fm, int T, int U, int TL, int S, int IL, class Cx>
 SW_HD void gb_b32tc_staged(Cx& cx, sw_u32 lane, const unsigned char* W, sw_u64 row_bytes, sw_u32 r0, sw_u32 m,
-                           const float* xr, bool has_x, float s, sw_u32 p0, sw_u32 p1, float (&acc)[TL][4],
+                           const float* xr, float s, sw_u32 p0, sw_u32 p1, float (&acc)[TL][4],
                            unsigned char* stages)
 {
     enum { BYTES = GB_B32TC_STAGE_BYTES(TL, U) };
@@ -274,7 +273,7 @@ SW_HD void gb_b32tc_staged(Cx& cx, sw_u32 lane, const unsigned char* W, sw_u64 r
             for (int v = 0; v < IL; v++) {
                 const sw_u32 p = p0 + U * i + u0 + v;
                 if (p >= p1) break; // the same for every lane (a pair past the slice reads stage bytes, never used)
-                gb_b32tc_pair<Fm, T, TL>(cx, lane, w[v], xr, has_x, s, p, acc);
+                gb_b32tc_pair<Fm, T, TL>(cx, lane, w[v], xr, s, p, acc);
             }
         }
     }
@@ -318,14 +317,17 @@ SW_HD void gb_b32tc_part(Cx& cx, sw_u32 lane, const unsigned char* W, const floa
         acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
     }
     const sw_u32 tok = GbTcB<T>::token(g);
+    // A lane whose B column has no token (T < 4, 4 < T < 8) reads the last row of x like the others, with
+    // scale 0: no branch around its loads, which cost T = 5..7 a fifth more time than T = 8 (the doc above);
+    // its columns' results (0, or NaN from an infinite x) are never stored.
     const bool has_x = tok < (sw_u32)T;
-    const float* xr = x + (sw_u64)(has_x ? tok : 0) * k;
+    const float* xr = x + (sw_u64)(has_x ? tok : T - 1) * k;
     if constexpr (S >= 2) gb_b32tc_first_stages<U, TL, S>(cx, lane, W, row_bytes, r0, m, p0, p1, stages);
-    const float mx = gb_b32tc_max(cx, xr + 64u * p0, has_x, t, 64u * (p1 - p0));
-    const sw_u32 sb = gb_b32tc_scale_bits(mx);
+    const float mx = gb_b32tc_max(cx, xr + 64u * p0, t, 64u * (p1 - p0));
+    const sw_u32 sb = has_x ? gb_b32tc_scale_bits(mx) : 0u;
     if constexpr (S >= 2)
-        gb_b32tc_staged<Fm, T, U, TL, S, IL>(cx, lane, W, row_bytes, r0, m, xr, has_x, sw_as_float(sb), p0, p1, acc, stages);
-    else gb_b32tc_warp<Fm, T, U, TL>(cx, lane, W, rows, xr, has_x, sw_as_float(sb), p0, p1, acc);
+        gb_b32tc_staged<Fm, T, U, TL, S, IL>(cx, lane, W, row_bytes, r0, m, xr, sw_as_float(sb), p0, p1, acc, stages);
+    else gb_b32tc_warp<Fm, T, U, TL>(cx, lane, W, rows, xr, sw_as_float(sb), p0, p1, acc);
 #pragma unroll
     for (int j = 0; j < TL; j++) gb_b32tc_outputs<T>(cx, lane, acc[j], gb_b32tc_inverse(sb), v[j]);
 }

@@ -224,6 +224,34 @@ static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool outliers, b
     return bad;
 }
 
+// An infinite x in the last row, which the lanes without a token read too
+// (with scale 0: their columns turn NaN): every other row exact to 1e-4 of
+// sum |w x|, the last row not finite.
+template <int T, int U, int TL, int NW, int KS, int S = 0, int IL = 1>
+static void inf_case(gb_u32 m, gb_u32 k)
+{
+    std::vector<unsigned char> W((size_t)m * k / 32 * 34);
+    gb_err e = {0};
+    EXPECT(gb_ref_random_blocks(q8(), (uint64_t)m * k / 32, 31, W.data(), &e) == 0, "random weights");
+    std::vector<float> x((size_t)T * k);
+    for (auto& v : x) v = rnd();
+    x[(size_t)(T - 1) * k + 5] = INFINITY;
+    const std::vector<float> y = run<T, U, TL, NW, KS, S, IL>(W, x, m, k);
+    std::vector<double> r(m), a(m);
+    int bad = 0;
+    for (int t = 0; t < T; t++) {
+        EXPECT(gb_ref_gemv(q8(), W.data(), W.size(), m, k, x.data() + (size_t)t * k, r.data(), a.data(), &e) == 0, "ref");
+        for (gb_u32 i = 0; i < m; i++) {
+            const double yv = y[(size_t)t * m + i];
+            bad += t < T - 1 ? !(std::fabs(yv - r[i]) <= 1e-4 * a[i]) : std::isfinite(yv);
+        }
+    }
+    EXPECT(bad == 0, "q8_0 T=%d: an infinite x in the last row: %d outputs wrong", T, bad);
+    printf("%s q8_0 T=%d U=%d TL=%d NW=%d KS=%d S=%d IL=%d m=%u k=%u: an infinite x in the last row, the others exact\n",
+           bad ? "not ok" : "ok  ", T, U, TL, NW, KS, S, IL, m, k);
+    gb_err_clear(&e);
+}
+
 // x rows one-hot at columns (c0 + t) % k: y[t][i] must be the dequantized
 // weight W[i][(c0 + t) % k] exactly (x' = 2^14, lo = 0, d q exact in f32).
 template <int T, int U, int TL, int NW, int KS, int S = 0, int IL = 1>
@@ -322,6 +350,9 @@ int main()
     random_case<2, 4, 2, 1, 2, 3, 2>(45, 1280, 19, 0, false);
     random_case<8, 8, 1, 2, 4, 2, 4>(37, 768, 20, 6, true);
     random_case<5, 4, 1, 1, 8, 2, 2>(29, 512, 21, 0, false);
+    // lanes without a token (T = 3, 6) read the last row: an infinite x there touches no other row
+    inf_case<3, 4, 1, 1, 2, 2, 2>(32, 512);
+    inf_case<6, 2, 2, 1, 2>(40, 768);
     // blocks of 32 columns 1e-4, 1 and 1e4 in turn within every row (every block its own scale), both B layouts
     random_case<3, 2, 1, 2, 2>(32, 1024, 17, 0, false, true, 4);
     random_case<8, 4, 2, 1, 2, 2>(40, 1280, 18, 3, true, true, 4);
