@@ -318,7 +318,7 @@ SW_HD void gb_b32tc_part(Cx& cx, sw_u32 lane, const unsigned char* W, const floa
     }
     const sw_u32 tok = GbTcB<T>::token(g);
     // A lane whose B column has no token (T < 4, 4 < T < 8) reads the last row of x like the others, with
-    // scale 0: no branch around its loads, which cost T = 5..7 a fifth more time than T = 8 (the doc above);
+    // scale 0: no branch around its loads, which cost T = 5..7 a quarter more time than T = 8 (the doc above);
     // its columns' results (0, or NaN from an infinite x) are never stored.
     const bool has_x = tok < (sw_u32)T;
     const float* xr = x + (sw_u64)(has_x ? tok : T - 1) * k;

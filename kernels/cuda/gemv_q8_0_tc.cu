@@ -13,8 +13,8 @@
 // gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=4,TILES=1,UNROLL=4,STAGES=2,INTERLEAVE=4,GEMV_TOKENS=1
 // q8_0 GEMV for T = GEMV_TOKENS rows of x on the f16 tensor cores, warps
 // independent (gemv_b32_tc.cuh; docs/kernels/cuda-gemv.md, "The f16
-// tensor-core q8_0 kernel"). A variant (TC=1) of the q8_0 entry
-// (lib/gpubench/gemv_cuda.lua). k a multiple of 256, any m. Launch: block
+// tensor-core q8_0 kernel"). The q8_0 entry's kernel from T = 4 (TC=1,
+// TOKEN_RULES in lib/gpubench/gemv_cuda.lua). k a multiple of 256, any m. Launch: block
 // 32 * WARPS * KSPLIT, grid ceil(m / (16 * TILES * WARPS)).
 #include "gemv_b32_tc.cuh"
 
