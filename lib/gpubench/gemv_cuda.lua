@@ -75,6 +75,26 @@ local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true, MMA = t
   PARTS = true, BULK = true, I8 = true, TC = true, GEMV_TOKENS = true }
 local SWITCH = { MMA = true, XQ = true, SUBN = true, BULK = true, I8 = true, TC = true } -- 0 or 1
 
+-- What both tensor-core kernels' specs check last and return: a block's
+-- threads, its shared memory (smem bytes: stages and k-slice sums) and the
+-- format's _tc file. level: error's (both specs tail-call it: the same as theirs).
+local function tc_block_spec(fmt, tc, smem, level)
+  if 32 * tc.WARPS * tc.KSPLIT > 1024 then
+    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d is more than a block's 1024 threads"):format(tc.WARPS, tc.KSPLIT), level)
+  end
+  if smem > 48 * 1024 then
+    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d TILES=%d UNROLL=%d STAGES=%d needs %d bytes of shared memory, more than 48 KiB")
+      :format(tc.WARPS, tc.KSPLIT, tc.TILES, tc.UNROLL, tc.STAGES, smem), level)
+  end
+  return {
+    file = "kernels/cuda/gemv_" .. fmt .. "_tc.cu",
+    entry = "gemv_" .. fmt .. "_tc",
+    block = { 32 * tc.WARPS * tc.KSPLIT, 1, 1 },
+    rows_per_group = 16 * tc.TILES * tc.WARPS,
+    defines = tc,
+  }
+end
+
 -- The int8 tensor-core kernel's spec: its own file and entry, 16 rows a warp.
 local function i8_spec(fmt, d, prefetch)
   if d.MMA == 1 or d.BULK == 1 then
@@ -122,22 +142,9 @@ local function tc_spec(fmt, d, changes)
   if math.type(st) ~= "integer" or st == 1 or st < 0 or st > 8 then
     error(("gemv_cuda.variant: STAGES=%s is 0 (direct loads) or 2..8 (shared-memory stages)"):format(tostring(st)), 3)
   end
-  if 32 * tc.WARPS * tc.KSPLIT > 1024 then
-    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d is more than a block's 1024 threads"):format(tc.WARPS, tc.KSPLIT), 3)
-  end
   -- the stages (1 KiB per tile, chunk and warp) and the k-slice sums (512 bytes per tile and warp past the first slice)
-  local smem = tc.WARPS * tc.KSPLIT * 1024 * tc.TILES * tc.UNROLL * st + (tc.KSPLIT - 1) * tc.WARPS * 512 * tc.TILES
-  if smem > 48 * 1024 then
-    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d TILES=%d UNROLL=%d STAGES=%d needs %d bytes of shared memory, more than 48 KiB")
-      :format(tc.WARPS, tc.KSPLIT, tc.TILES, tc.UNROLL, st, smem), 3)
-  end
-  return {
-    file = "kernels/cuda/gemv_" .. fmt .. "_tc.cu",
-    entry = "gemv_" .. fmt .. "_tc",
-    block = { 32 * tc.WARPS * tc.KSPLIT, 1, 1 },
-    rows_per_group = 16 * tc.TILES * tc.WARPS,
-    defines = tc,
-  }
+  return tc_block_spec(fmt, tc, tc.WARPS * tc.KSPLIT * 1024 * tc.TILES * tc.UNROLL * st
+    + (tc.KSPLIT - 1) * tc.WARPS * 512 * tc.TILES, 3)
 end
 
 -- The f16 tensor-core q8_0 kernel's spec (TC=1, kernels/cuda/gemv_q8_0_tc.cu):
@@ -182,22 +189,9 @@ local function qtc_spec(fmt, d, changes)
   if il > 1 and st == 0 then
     error(("gemv_cuda.variant: INTERLEAVE=%d reads a shared-memory stage: it needs STAGES >= 2 (direct loads: UNROLL)"):format(il), 3)
   end
-  if 32 * tc.WARPS * tc.KSPLIT > 1024 then
-    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d is more than a block's 1024 threads"):format(tc.WARPS, tc.KSPLIT), 3)
-  end
   -- the stages (16 rows a tile of 68 UNROLL + 16 bytes) and the k-slice sums (512 bytes per tile and warp past the first slice)
-  local smem = tc.WARPS * tc.KSPLIT * st * 16 * tc.TILES * (68 * tc.UNROLL + 16) + (tc.KSPLIT - 1) * tc.WARPS * 512 * tc.TILES
-  if smem > 48 * 1024 then
-    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d TILES=%d UNROLL=%d STAGES=%d needs %d bytes of shared memory, more than 48 KiB")
-      :format(tc.WARPS, tc.KSPLIT, tc.TILES, tc.UNROLL, st, smem), 3)
-  end
-  return {
-    file = "kernels/cuda/gemv_" .. fmt .. "_tc.cu",
-    entry = "gemv_" .. fmt .. "_tc",
-    block = { 32 * tc.WARPS * tc.KSPLIT, 1, 1 },
-    rows_per_group = 16 * tc.TILES * tc.WARPS,
-    defines = tc,
-  }
+  return tc_block_spec(fmt, tc, tc.WARPS * tc.KSPLIT * st * 16 * tc.TILES * (68 * tc.UNROLL + 16)
+    + (tc.KSPLIT - 1) * tc.WARPS * 512 * tc.TILES, 3)
 end
 
 -- The defines variant(fmt, ...) takes and their defaults: the entry's, and

@@ -30,6 +30,7 @@ extern "C" {
 #include "ref_gemv.h"
 }
 #include "emu_report.cuh"
+#include "emu_rand.cuh"
 #include "emu_staged.cuh"
 
 static float dec_f16(gb_u32 h) { return gb_half_to_float(h); }
@@ -177,13 +178,6 @@ static std::vector<float> run(const std::vector<unsigned char>& W, const std::ve
             }
         }
     return y;
-}
-
-static unsigned rnd_state = 12345;
-static float rnd()
-{
-    rnd_state = rnd_state * 1664525u + 1013904223u;
-    return (float)((rnd_state >> 8) & 0xFFFF) / 32768.0f - 1.0f;
 }
 
 static const gb_format* q8() { return gb_format_find("q8_0"); }

@@ -34,6 +34,7 @@ extern "C" {
 #include "ref_gemv.h"
 }
 #include "emu_report.cuh"
+#include "emu_rand.cuh"
 
 
 static int s8(gb_u32 w, int i) { return (int)(signed char)((w >> (8 * i)) & 0xFF); }
@@ -148,13 +149,6 @@ static std::vector<float> run(const std::vector<unsigned char>& W, const std::ve
     }
     delete sm;
     return y;
-}
-
-static unsigned rnd_state = 12345;
-static float rnd()
-{
-    rnd_state = rnd_state * 1664525u + 1013904223u;
-    return (float)((rnd_state >> 8) & 0xFFFF) / 32768.0f - 1.0f;
 }
 
 template <class FM, int NW, int T, int KS = 1, int PF = 0>

@@ -690,12 +690,14 @@ end)
 -- wrong place to find that out.
 local QTC_ORACLE_GEOMETRIES = { { 1, 1, 1, 1, 0, 1 }, { 4, 2, 1, 2, 0, 1 }, { 2, 8, 2, 4, 0, 1 }, { 1, 2, 2, 4, 2, 2 },
   { 1, 1, 1, 8, 3, 1 }, { 1, 2, 1, 8, 2, 4 } }
+local function qtc_changes(g, T)
+  return { TC = 1, WARPS = g[1], KSPLIT = g[2], TILES = g[3], UNROLL = g[4], STAGES = g[5], INTERLEAVE = g[6], GEMV_TOKENS = T }
+end
 
 t.test("the f16 tensor-core q8_0 oracle's geometries are all valid variants at every T", function()
   for T = 1, 8 do
     for _, g in ipairs(QTC_ORACLE_GEOMETRIES) do
-      local ok, err = pcall(specs.variant, "q8_0", { TC = 1, WARPS = g[1], KSPLIT = g[2], TILES = g[3], UNROLL = g[4],
-        STAGES = g[5], INTERLEAVE = g[6], GEMV_TOKENS = T })
+      local ok, err = pcall(specs.variant, "q8_0", qtc_changes(g, T))
       t.truthy(ok, ("T=%d {%s}: %s"):format(T, table.concat(g, ","), tostring(err)))
     end
   end
@@ -706,8 +708,7 @@ t.test("the f16 tensor-core q8_0 kernel matches the FP64 reference at every T", 
   releasing(dev, function()
     for T = 1, 8 do
       for _, g in ipairs(QTC_ORACLE_GEOMETRIES) do
-        local spec = specs.variant("q8_0", { TC = 1, WARPS = g[1], KSPLIT = g[2], TILES = g[3], UNROLL = g[4], STAGES = g[5],
-          INTERLEAVE = g[6], GEMV_TOKENS = T })
+        local spec = specs.variant("q8_0", qtc_changes(g, T))
         gc.check_tokens(dev, "q8_0", 29, 3072, T, 201 + T, spec)
         gc.check_tokens(dev, "q8_0", 5, 256, T, 211 + T, spec)
         gc.check_tokens(dev, "q8_0", 70, 1280, T, 221 + T, spec)
