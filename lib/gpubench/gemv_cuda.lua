@@ -219,21 +219,15 @@ function M.variant(fmt, changes)
   end
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
-  if TC_BEST[fmt] and changes.MMA == 1 then
+  -- a tensor-core kernel (the dense formats' MMA=1, q8_0's TC=1): its own spec
+  local own = (TC_BEST[fmt] and changes.MMA == 1 and tc_spec) or (QTC_BEST[fmt] and changes.TC == 1 and qtc_spec)
+  if own then
     local t = changes.GEMV_TOKENS or d.GEMV_TOKENS
     if math.type(t) ~= "integer" or t < 1 or t > 8 then
       error(("gemv_cuda.variant: GEMV_TOKENS=%s must be an integer in 1..8"):format(tostring(t)), 2)
     end
     d.GEMV_TOKENS = t
-    return tc_spec(fmt, d, changes)
-  end
-  if QTC_BEST[fmt] and changes.TC == 1 then
-    local t = changes.GEMV_TOKENS or d.GEMV_TOKENS
-    if math.type(t) ~= "integer" or t < 1 or t > 8 then
-      error(("gemv_cuda.variant: GEMV_TOKENS=%s must be an integer in 1..8"):format(tostring(t)), 2)
-    end
-    d.GEMV_TOKENS = t
-    return qtc_spec(fmt, d, changes)
+    return own(fmt, d, changes)
   end
   local prefetch = 0 -- the int8 kernel's own switch, not a define of the entry
   for k, v in pairs(changes) do
