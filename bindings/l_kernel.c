@@ -191,10 +191,13 @@ int lb_compile(lua_State *L) {
     lb_read_source(L, 1, &src, "gpu.compile");
     gb_kind params[GB_MAX_PARAMS];
     int nparams = 0;
+    uint32_t dynamic_shared = 0;
     char *log = NULL;
     gb_err e = {0};
-    if (ops->compile_only(&src, target, params, &nparams, &log, &e) != 0) lb_raise(L, &e);
-    lua_createtable(L, 0, 2);
+    if (ops->compile_only(&src, target, params, &nparams, &dynamic_shared, &log, &e) != 0) lb_raise(L, &e);
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, dynamic_shared);
+    lua_setfield(L, -2, "dynamic_shared");
     lua_pushstring(L, log ? log : "");
     free(log);
     lua_setfield(L, -2, "log");
@@ -219,6 +222,7 @@ static int kernel_index(lua_State *L) {
     if (strcmp(key, "entry") == 0) lua_pushstring(L, k->entry);
     else if (strcmp(key, "label") == 0) lua_pushstring(L, k->label);
     else if (strcmp(key, "cache_hit") == 0) lua_pushboolean(L, k->cache_hit);
+    else if (strcmp(key, "dynamic_shared") == 0) lua_pushinteger(L, k->dynamic_shared);
     else if (strcmp(key, "backend") == 0) lua_pushstring(L, k->dev->info.backend);
     else if (strcmp(key, "vendor") == 0) { /* false for compiled code (l_vendor.c) */
         if (k->vendor) {

@@ -34,6 +34,7 @@
 #   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
 #   scripts/gpu-session.sh moe_geo     # moe_scaling grouped kernel geometries (--grouped-geometry), qwen3 gate_up, m = 8, 32, 64
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
+#   scripts/gpu-session.sh dynsmem     # dynamic shared memory: its tests, then q8_0 TC / bf16 TC geometries past 48 KiB at T = 8 (A B B A) and SwiGLU fused ones
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass)
 set -uo pipefail
 phase=${1:-check}
@@ -350,6 +351,48 @@ q8tc)
       env M=14336 K=5120 $V --grid "${cell// /;}" --profile "q8_0 $cell"
     grep -E 'Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|L1/TEX Hit|Eligible Warps|Mem Pipes|L1/TEX Cache Throughput|Executed Ipc A|Warp Cycles Per Issued|Block Limit' \
       "$LOGS/ncu_q8tc.log" | head -30
+  done
+  ;;
+dynsmem)
+  # Dynamic shared memory (stages past the static 48 KiB): the backend's test, the GPU tests of the
+  # kernels' dynamic geometries (the dense one's with DYN_DENSE_TEST=1: 128 compiles; gemv_variants checks every
+  # variant it times against FP64 anyway), then the geometry space it opens, in-process A B B A: q8_0 TC and
+  # bf16 TC at T = 8 (DYN_RUNS "order:iters ..."), the SwiGLU fused kernel at LLaMA-2-7B and 13B
+  # (one process per geometry, cuBLAS beside it in each; DYN_SW=0 skips)
+  run test_cuda_backend timeout 120 $BIN/test_cuda_backend
+  GPUBENCH_TEST_ONLY="f16 tensor-core q8_0 kernel matches" run lua_q8tc timeout 200 $G tests/lua/test_gemv_cuda.lua
+  [[ ${DYN_DENSE_TEST:-0} == 1 ]] &&
+    GPUBENCH_TEST_ONLY="dense tensor-core kernels match" run lua_dense_tc timeout 300 $G tests/lua/test_gemv_cuda.lua
+  GPUBENCH_TEST_ONLY="staged geometries" run lua_swiglu_staged timeout 120 $G tests/lua/test_swiglu_cuda.lua
+  V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1"
+  for oit in ${DYN_RUNS:-forward:200 reverse:200 forward:500}; do
+    IFS=: read -r o it <<< "$oit"
+    g="GEMV_TOKENS=8;I8=1;WARPS=4;KSPLIT=2"
+    for tc in ${DYN_Q8_GRID:-"WARPS=1;KSPLIT=2,4;TILES=2;UNROLL=4;STAGES=2,3,4;INTERLEAVE=2" \
+        "WARPS=2;KSPLIT=2;TILES=2;UNROLL=4;STAGES=2;INTERLEAVE=2" "WARPS=1;KSPLIT=2;TILES=2;UNROLL=8;STAGES=2;INTERLEAVE=2,4"}; do
+      g="$g|GEMV_TOKENS=8;TC=1;$tc"
+    done
+    n="dyn_q8_${o}_${it}"
+    run "$n" timeout ${DYN_LIMIT:-110} env M=14336 K=5120 ITERS=$it $V --kernels q8_0 --order $o --grid "$g" --json "$LOGS/$n.jsonl"
+    grep -E '^q8_0' "$LOGS/$n.log" | grep -v invalid
+    [[ $it == 200 ]] || continue
+    g="GEMV_TOKENS=8;MMA=1;WARPS=1;KSPLIT=2,4;TILES=2;UNROLL=4;STAGES=2,3|GEMV_TOKENS=8;MMA=1;WARPS=2;KSPLIT=2;TILES=2;UNROLL=4;STAGES=2"
+    g="$g|GEMV_TOKENS=8;MMA=1;WARPS=1;KSPLIT=2;TILES=2;UNROLL=8;STAGES=2"
+    n="dyn_bf16_${o}_${it}"
+    run "$n" timeout ${DYN_LIMIT:-110} env M=14336 K=5120 ITERS=$it $V --kernels bf16 --order $o --grid "$g" --json "$LOGS/$n.jsonl"
+    grep -E '^bf16' "$LOGS/$n.log" | grep -v invalid
+  done
+  [[ ${DYN_SW:-1} == 0 ]] && exit $status
+  # the shape rules (first of each list) and geometries past 48 KiB
+  for nkg in "11008,4096:KSPLIT=8,STAGES=2,UNROLL=2 KSPLIT=8,STAGES=3,UNROLL=2 KSPLIT=8,STAGES=2,UNROLL=4 KSPLIT=4,STAGES=3,UNROLL=4" \
+      "13824,5120:KSPLIT=4,STAGES=2,UNROLL=4 KSPLIT=4,STAGES=3,UNROLL=4 KSPLIT=8,STAGES=2,UNROLL=4 KSPLIT=4,STAGES=2,UNROLL=8"; do
+    nk=${nkg%%:*}
+    for geo in ${nkg#*:}; do
+      n="dynsw_${nk%,*}_${geo//[=,]/_}"
+      run "$n" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $nk \
+        --m-values 1,8 --mode graph --regime rotated --trials 4 --rounds 1 --geometry $geo --json "$LOGS/$n.jsonl"
+      grep -E '^custom' "$LOGS/$n.log"
+    done
   done
   ;;
 limits)

@@ -168,6 +168,9 @@ struct gb_kernel {
     gb_kind params[GB_MAX_PARAMS];
     int cache_hit;     /* 1 when the binary came from the disk cache */
     uint32_t local_size[3]; /* fixed workgroup size (Vulkan shaders); 0 = any size at launch */
+    /* Dynamic shared memory every launch gets (CUDA: the source's GB_DYNAMIC_SHARED,
+     * kernels/cuda/dynamic_shared.cuh); 0 for none. */
+    uint32_t dynamic_shared;
     void *impl;
     int refs;          /* batches that launch it (as for buffers) */
     int released;
@@ -288,7 +291,7 @@ struct gb_backend_ops {
      * reflected (or explicit) parameter kinds and *log with the compiler's
      * warnings (malloc'd, may be NULL). Needs only the compiler library. */
     int (*compile_only)(const gb_kernel_source *src, const char *target, gb_kind *params,
-                        int *nparams, char **log, gb_err *e);
+                        int *nparams, uint32_t *dynamic_shared, char **log, gb_err *e);
     /* One asynchronous launch; arguments already checked against k->params. */
     int (*launch)(const gb_launch *l, gb_err *e);
 

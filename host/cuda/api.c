@@ -56,6 +56,8 @@ static const sym cu_syms[] = {
     CU_SYM(ModuleUnload, 1, "cuModuleUnload"),
     CU_SYM(ModuleGetFunction, 1, "cuModuleGetFunction"),
     CU_SYM(LaunchKernel, 1, "cuLaunchKernel"),
+    CU_SYM(FuncSetAttribute, 1, "cuFuncSetAttribute"),
+    CU_SYM(FuncGetAttribute, 1, "cuFuncGetAttribute"),
     /* The unversioned cuStreamBeginCapture is the CUDA 10.0 form without a mode. */
     CU_SYM(StreamBeginCapture, 1, "cuStreamBeginCapture_v2"),
     CU_SYM(StreamEndCapture, 1, "cuStreamEndCapture"),

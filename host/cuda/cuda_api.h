@@ -52,6 +52,8 @@ typedef struct gb_cu_api {
     __typeof__(&cuModuleUnload) ModuleUnload;
     __typeof__(&cuModuleGetFunction) ModuleGetFunction;
     __typeof__(&cuLaunchKernel) LaunchKernel;
+    __typeof__(&cuFuncSetAttribute) FuncSetAttribute;
+    __typeof__(&cuFuncGetAttribute) FuncGetAttribute;
     __typeof__(&cuStreamBeginCapture) StreamBeginCapture;
     __typeof__(&cuStreamEndCapture) StreamEndCapture;
     __typeof__(&cuGraphInstantiateWithFlags) GraphInstantiateWithFlags;

@@ -73,6 +73,37 @@ static int cross_check(CUfunction fn, const gb_kernel_source *src, const gb_cuda
     return 0;
 }
 
+/* The dynamic shared memory a CUBIN asks for (GB_DYNAMIC_SHARED_SYMBOL): 0 when it
+ * declares none. A value that cannot be read is an error, never a silent 0: a
+ * kernel launched without its bytes would address past its shared memory. */
+static int dynamic_shared_of(const void *cubin, size_t len, const char *label, uint32_t *bytes, gb_err *e) {
+    *bytes = 0;
+    int r = gb_cubin_u32_object(cubin, len, GB_DYNAMIC_SHARED_SYMBOL, bytes);
+    if (r < 0)
+        return GB_FAIL(e, "%s: the CUBIN's %s is not 4 bytes of data (declare it with "
+                          "GB_DYNAMIC_SHARED, kernels/cuda/dynamic_shared.cuh)", label, GB_DYNAMIC_SHARED_SYMBOL);
+    return 0;
+}
+
+/* Lets fn take `bytes` of dynamic shared memory at launch; the error names the
+ * device's limit and the kernel's static shared memory. */
+static int allow_dynamic_shared(gb_device *d, CUfunction fn, uint32_t bytes, const char *entry, gb_err *e) {
+    int static_bytes = 0;
+    CUresult r = gb_cu.FuncGetAttribute(&static_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
+    if (r != CUDA_SUCCESS)
+        return gb_cu_fail_at(e, __FILE__, __LINE__, "cuFuncGetAttribute", r, " (static shared memory of %s)", entry);
+    uint64_t limit = d->info.max_shared_bytes;
+    if ((uint64_t)bytes + (uint64_t)static_bytes > limit)
+        return GB_FAIL(e, "%s needs %u bytes of dynamic shared memory and %d static, more than the %llu bytes "
+                          "a block may have on %s",
+                       entry, bytes, static_bytes, (unsigned long long)limit, d->info.name);
+    r = gb_cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes);
+    if (r != CUDA_SUCCESS)
+        return gb_cu_fail_at(e, __FILE__, __LINE__, "cuFuncSetAttribute", r,
+                             " (%u bytes of dynamic shared memory for %s)", bytes, entry);
+    return 0;
+}
+
 /* Loads a CUBIN, naming the likely cause when the driver is older than NVRTC. */
 static int load_module(const void *cubin, CUmodule *mod, const char *label, gb_err *e) {
     CUresult r = gb_cu.ModuleLoadData(mod, cubin);
@@ -136,6 +167,8 @@ int gb_cuda_kernel_load(gb_device *d, const gb_kernel_source *src0, gb_kernel *k
             load_module(cubin, &ck->mod, label, e))
             goto fail;
     }
+    uint32_t dyn = 0;
+    if (dynamic_shared_of(cubin, len, label, &dyn, e)) goto fail;
     free(cubin);
     cubin = NULL;
     CUresult r = gb_cu.ModuleGetFunction(&ck->fn, ck->mod, src->entry);
@@ -146,6 +179,8 @@ int gb_cuda_kernel_load(gb_device *d, const gb_kernel_source *src0, gb_kernel *k
         goto fail;
     }
     if (param_kinds(src, &sig, e) || cross_check(ck->fn, src, &sig, e)) goto fail;
+    if (dyn && allow_dynamic_shared(d, ck->fn, dyn, src->entry, e)) goto fail;
+    k->dynamic_shared = dyn;
     k->nparams = sig.nparams;
     memcpy(k->params, sig.kinds, sizeof k->params);
     k->cache_hit = hit;
@@ -181,7 +216,7 @@ void gb_cuda_kernel_free(gb_kernel *k) {
 }
 
 int gb_cuda_compile_only(const gb_kernel_source *src0, const char *target, gb_kind *params,
-                         int *nparams, char **log, gb_err *e) {
+                         int *nparams, uint32_t *dynamic_shared, char **log, gb_err *e) {
     char entry[256];
     gb_kernel_source with_entry = *src0;
     with_entry.entry = entry_of(src0, entry, sizeof entry);
@@ -197,7 +232,14 @@ int gb_cuda_compile_only(const gb_kernel_source *src0, const char *target, gb_ki
     if (gb_cuda_compile(src, target, 1, &cubin, &len, &text, &hit, e)) return -1;
     /* Without a driver to ask, the CUBIN's symbol table tells whether the entry exists. */
     int has_entry = gb_cubin_has_function(cubin, len, src->entry);
+    uint32_t dyn = 0;
+    int dyn_rc = dynamic_shared_of(cubin, len, label_of(src), &dyn, e);
     free(cubin);
+    if (dyn_rc) {
+        free(text);
+        return -1;
+    }
+    if (dynamic_shared) *dynamic_shared = dyn;
     gb_cuda_signature sig;
     if (has_entry == 0) {
         free(text);

@@ -19,6 +19,7 @@ typedef struct cuda_call {
     const void *vendor; /* a vendor GEMM's plan (blaslt.c) instead of fn; slots hold W, x, y */
     const char *entry;
     unsigned grid[3], block[3];
+    unsigned shared; /* dynamic shared memory bytes (gb_kernel.dynamic_shared) */
     uint64_t slots[GB_MAX_PARAMS]; /* each value at the start of an 8-byte slot */
     void *ptrs[GB_MAX_PARAMS];
 } cuda_call;
@@ -38,6 +39,7 @@ static void prepare_call(const gb_launch *l, cuda_call *c) {
     if (l->kernel->vendor) c->vendor = l->kernel->impl;
     else c->fn = ((cuda_kernel *)l->kernel->impl)->fn;
     c->entry = l->kernel->entry;
+    c->shared = l->kernel->dynamic_shared;
     for (int i = 0; i < 3; i++) {
         c->grid[i] = l->grid[i];
         c->block[i] = l->block[i];
@@ -61,7 +63,7 @@ static void prepare_call(const gb_launch *l, cuda_call *c) {
 static int issue(gb_device *d, cuda_call *c, CUstream s, gb_err *e) {
     if (c->vendor) return gb_cuda_vendor_gemm_issue(d, c->vendor, c->slots, s, e);
     CUresult r = gb_cu.LaunchKernel(c->fn, c->grid[0], c->grid[1], c->grid[2], c->block[0],
-                                    c->block[1], c->block[2], 0, s, c->ptrs, NULL);
+                                    c->block[1], c->block[2], c->shared, s, c->ptrs, NULL);
     if (r == CUDA_SUCCESS) return 0;
     gb_cu_fail_at(e, __FILE__, __LINE__, "cuLaunchKernel", r,
                   " launching %s (grid %ux%ux%u, block %ux%ux%u)", c->entry, c->grid[0],

@@ -256,11 +256,12 @@ void vk_kernel_free(gb_kernel *k)
 }
 
 int vk_compile_only(const gb_kernel_source *src, const char *target, gb_kind *params,
-                    int *nparams, char **log, gb_err *e)
+                    int *nparams, uint32_t *dynamic_shared, char **log, gb_err *e)
 {
     gb_glsl_target t;
     const char *label = src->label ? src->label : "<string>";
     *log = NULL;
+    if (dynamic_shared) *dynamic_shared = 0; /* GLSL sizes shared memory in the shader */
     if (gb_glsl_target_parse(target, &t, e) != 0)
         return -1;
     uint32_t *words;

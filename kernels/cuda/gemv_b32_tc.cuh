@@ -379,8 +379,7 @@ __device__ __forceinline__ void gb_gemv_b32tc(const unsigned char* W, const floa
     float v[TL][4] = {};
     unsigned char* st = nullptr;
     if constexpr (S >= 2) { // warp-private stages: no block barrier until the k-slice sums
-        __shared__ __align__(128) unsigned char stage[NW * KS][GB_B32TC_STAGE_BYTES(TL, U) * S];
-        st = stage[wid];
+        GB_WARP_STAGES(st, NW * KS, GB_B32TC_STAGE_BYTES(TL, U) * S, sw_red_bytes(NW, KS, TL), wid)
     }
     if (r0 < m) gb_b32tc_part<Fm, T, U, TL, KS, S, IL>(cx, lane, W, x, m, k, r0, s, v, st);
     gb_tc_finish<T, TL, NW, KS>(lane, rw, s, r0, m, v, y);

@@ -6,6 +6,7 @@
 // gpubench-compile: entry=gemv_bf16_tc defines=MMA=1,WARPS=4,KSPLIT=1,TILES=2,UNROLL=2,STAGES=3,GEMV_TOKENS=5
 // gpubench-compile: entry=gemv_bf16_tc defines=MMA=1,WARPS=1,KSPLIT=8,TILES=1,UNROLL=2,STAGES=2,GEMV_TOKENS=6
 // gpubench-compile: entry=gemv_bf16_tc defines=MMA=1,WARPS=1,KSPLIT=3,TILES=3,UNROLL=2,STAGES=0,GEMV_TOKENS=7
+// gpubench-compile: entry=gemv_bf16_tc defines=MMA=1,WARPS=4,KSPLIT=2,TILES=1,UNROLL=4,STAGES=2,GEMV_TOKENS=8
 // GEMV for T = GEMV_TOKENS rows of x and bf16 weights (the upper halves of f32), on the tensor cores (gemv_dense_tc.cuh;
 // docs/kernels/cuda-gemv.md, "Dense tensor-core kernels"). The FMA kernel (gemv_bf16.cu) is the
 // default up to T = 2, this one from T = 3 (lib/gpubench/gemv_cuda.lua, TOKEN_RULES). k a multiple of 8,

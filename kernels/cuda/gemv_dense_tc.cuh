@@ -23,6 +23,7 @@
 #ifndef GPUBENCH_GEMV_DENSE_TC_CUH
 #define GPUBENCH_GEMV_DENSE_TC_CUH
 
+#include "dynamic_shared.cuh"
 #include "gemv_bits.cuh"
 #include "swiglu_common.cuh"
 
@@ -297,9 +298,10 @@ __device__ __forceinline__ void gb_gemv_tc(const unsigned char* W, const float* 
     gb_tc_gpu cx;
     if constexpr (S >= 2) {
         // warp-private stages: no block barrier until the k-slice reduction
-        __shared__ __align__(128) unsigned char stage[NW * KS][SW_STAGE_BYTES(TL, U) * S];
+        unsigned char* st;
+        GB_WARP_STAGES(st, NW * KS, SW_STAGE_BYTES(TL, U) * S, sw_red_bytes(NW, KS, TL), wid)
         GbTcX<D, T> op(x + k0, k, lane);
-        if (r0 < m) sw_staged_loop<TL, U, S>(cx, lane, GbTcStageRows{r0, m}, op, W + 2ull * k0, k, kl, acc, stage[wid]);
+        if (r0 < m) sw_staged_loop<TL, U, S>(cx, lane, GbTcStageRows{r0, m}, op, W + 2ull * k0, k, kl, acc, st);
     } else {
         if (r0 < m) gb_tc_warp_range<D, T, U, TL>(cx, lane, W + 2ull * k0, x + k0, k, kl, ra, rb, acc);
     }
@@ -329,6 +331,8 @@ __device__ __forceinline__ void gb_gemv_tc(const unsigned char* W, const float* 
 #if STAGES == 1 || STAGES > 8
 #error "STAGES is 0 (direct loads) or 2..8 (shared-memory stages of UNROLL chunks)"
 #endif
+GB_DYNAMIC_SHARED(gb_stage_dynamic_bytes(STAGES ? WARPS * KSPLIT * SW_STAGE_BYTES(TILES, UNROLL) * STAGES : 0,
+                                         sw_red_bytes(WARPS, KSPLIT, TILES)))
 #endif
 
 #endif

@@ -11,6 +11,7 @@
 // gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=1,UNROLL=8,STAGES=2,INTERLEAVE=4,GEMV_TOKENS=5
 // gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=1,UNROLL=4,STAGES=3,INTERLEAVE=2,GEMV_TOKENS=4
 // gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=4,TILES=1,UNROLL=4,STAGES=2,INTERLEAVE=4,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=4,TILES=2,UNROLL=4,STAGES=2,INTERLEAVE=2,GEMV_TOKENS=8
 // q8_0 GEMV for T = GEMV_TOKENS rows of x on the f16 tensor cores, warps
 // independent (gemv_b32_tc.cuh; docs/kernels/cuda-gemv.md, "The f16
 // tensor-core q8_0 kernel"). The q8_0 entry's kernel from T = 4 (TC=1,
@@ -34,6 +35,9 @@
 #if (INTERLEAVE != 1 && INTERLEAVE != 2 && INTERLEAVE != 4) || (STAGES == 0 && INTERLEAVE != 1)
 #error "INTERLEAVE (pairs of a stage read together) is 1, 2 or 4, and 1 with direct loads"
 #endif
+
+GB_DYNAMIC_SHARED(gb_stage_dynamic_bytes(STAGES ? WARPS * KSPLIT * GB_B32TC_STAGE_BYTES(TILES, UNROLL) * STAGES : 0,
+                                         sw_red_bytes(WARPS, KSPLIT, TILES)))
 
 extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q8_0_tc(const unsigned char* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,

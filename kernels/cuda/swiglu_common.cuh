@@ -298,6 +298,10 @@ SW_HD void sw_mul_thread(sw_u64 i, sw_u64 stride, const unsigned short* h, unsig
 // threads with a queued model of cp.async's groups.
 #define SW_STAGE_BYTES(NTILE, CH) (16 * (NTILE) * 64 * (CH))
 
+// The static shared memory of the k-slice sums (float red[KS - 1][NW][4 TL][32])
+// that sit beside a block's stages.
+SW_HD constexpr unsigned sw_red_bytes(int NW, int KS, int TL) { return KS > 1 ? 4u * (KS - 1) * NW * 4 * TL * 32 : 0u; }
+
 // Byte offset of piece u (16 bytes) of stage row r.
 template <int CH>
 SW_HD sw_u32 sw_stage_off(sw_u32 r, sw_u32 u)

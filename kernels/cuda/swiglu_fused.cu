@@ -10,6 +10,7 @@
 // gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=1,WARPS=1,KSPLIT=1,STAGES=8
 // gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=8,WARPS=1,KSPLIT=1,STAGES=3
 // gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=2,WARPS=1,KSPLIT=8,STAGES=2
+// gpubench-compile: entry=swiglu_fused defines=MT=8,TILES=1,UNROLL=4,WARPS=1,KSPLIT=4,STAGES=3
 // Fused SwiGLU: y[t, n] = bf16(silu(g) * u) with g = W[n] . x[t] and
 // u = W[N + n] . x[t], for the MT tokens t of x [MT, K] and the packed gate/up
 // weight W [2N, K] (bf16, fp32 accumulation; docs/kernels/swiglu.md).
@@ -25,6 +26,7 @@
 // copy instruction reads 512 contiguous bytes of a row, and the mma operands
 // are read back from the warp's stages; STAGES = 0 is the direct loop.
 // Launch: block 32 * WARPS * KSPLIT, grid ceil(N / (8 * TILES * WARPS)); K % 8 == 0.
+#include "dynamic_shared.cuh"
 #include "swiglu_common.cuh"
 
 #if !defined(MT) || !defined(TILES) || !defined(UNROLL) || !defined(WARPS) || !defined(KSPLIT) || !defined(STAGES)
@@ -36,6 +38,18 @@
 #if MT < 1 || MT > 8
 #error "MT (the rows of x) must be 1..8: the mma has 8 token columns"
 #endif
+
+// The stages go dynamic when they and the k-slice sums pass the static limit
+// (gb_stage_dynamic_bytes, spelled for the preprocessor: a kernel that is not a
+// template keeps its static array in its own scope, so its code stays the same).
+#define SW_FUSED_STAGE_BYTES (STAGES >= 2 ? WARPS * KSPLIT * SW_STAGE_BYTES(TILES, UNROLL) * STAGES : 0)
+#define SW_FUSED_RED_BYTES (KSPLIT > 1 ? (KSPLIT - 1) * WARPS * 4 * TILES * 32 * 4 : 0)
+#define SW_FUSED_DYNAMIC (SW_FUSED_STAGE_BYTES + SW_FUSED_RED_BYTES > GB_STATIC_SHARED_LIMIT)
+static_assert(SW_FUSED_RED_BYTES == sw_red_bytes(WARPS, KSPLIT, TILES) &&
+                  (SW_FUSED_DYNAMIC ? SW_FUSED_STAGE_BYTES : 0) ==
+                      gb_stage_dynamic_bytes(SW_FUSED_STAGE_BYTES, SW_FUSED_RED_BYTES),
+              "the preprocessor's shared-memory sums must be gb_stage_dynamic_bytes'");
+GB_DYNAMIC_SHARED(SW_FUSED_DYNAMIC ? SW_FUSED_STAGE_BYTES : 0)
 
 extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT, 1)
     swiglu_fused(const unsigned char* __restrict__ w, const unsigned char* __restrict__ x,
@@ -51,10 +65,15 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT, 1)
     sw_gpu cx;
 #if STAGES >= 2
     // warp-private stages: no block barrier until the k-slice reduction
+#if SW_FUSED_DYNAMIC
+    unsigned char* st = gb_dynamic_shared(SW_FUSED_STAGE_BYTES) + wid * (SW_STAGE_BYTES(TILES, UNROLL) * STAGES);
+#else
     __shared__ __align__(128) unsigned char stage[WARPS * KSPLIT][SW_STAGE_BYTES(TILES, UNROLL) * STAGES];
+    unsigned char* st = stage[wid];
+#endif
     if (n0 < n)
         sw_staged_dot<MT, TILES, UNROLL, STAGES>(cx, lane, n0, n, w + 2ull * k0, x + 2ull * k0, k, kl, acc,
-                                                 stage[wid]);
+                                                 st);
 #else
     if (n0 < n) sw_warp_dot_range<MT, TILES, UNROLL>(cx, lane, w + 2ull * k0, x + 2ull * k0, k, kl, ra, rb, acc);
 #endif

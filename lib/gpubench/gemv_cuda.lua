@@ -46,6 +46,7 @@
 
 local M = {}
 local pick_token_rule = require "gpubench.token_rules"
+local kernels = require "gpubench.kernels"
 
 local function make(fmt, defines)
   local d = {}
@@ -82,9 +83,9 @@ local function tc_block_spec(fmt, tc, smem, level)
   if 32 * tc.WARPS * tc.KSPLIT > 1024 then
     error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d is more than a block's 1024 threads"):format(tc.WARPS, tc.KSPLIT), level)
   end
-  if smem > 48 * 1024 then
-    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d TILES=%d UNROLL=%d STAGES=%d needs %d bytes of shared memory, more than 48 KiB")
-      :format(tc.WARPS, tc.KSPLIT, tc.TILES, tc.UNROLL, tc.STAGES, smem), level)
+  if smem > kernels.CUDA_BLOCK_SHARED_BYTES then
+    error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d TILES=%d UNROLL=%d STAGES=%d needs %d bytes of shared memory, more than a block's %d")
+      :format(tc.WARPS, tc.KSPLIT, tc.TILES, tc.UNROLL, tc.STAGES, smem, kernels.CUDA_BLOCK_SHARED_BYTES), level)
   end
   return {
     file = "kernels/cuda/gemv_" .. fmt .. "_tc.cu",

@@ -18,10 +18,10 @@ local S = {}
 S.DEFAULT = { TILES = 1, UNROLL = 8, WARPS = 1, KSPLIT = 2, STAGES = 0 }
 S.KEYS = { "TILES", "UNROLL", "WARPS", "KSPLIT", "STAGES" }
 local LIMIT = { TILES = 4, UNROLL = 16, WARPS = 32, KSPLIT = 8, STAGES = 8 }
--- The fused kernel's static shared memory: STAGES stages of 16 TILES rows x
--- 64 UNROLL bytes per warp, the k-slice sums, within the 48 KiB a block gets
--- without dynamic shared memory (swiglu_fused.cu).
-local SMEM_LIMIT = 48 * 1024
+-- The fused kernel's shared memory: STAGES stages of 16 TILES rows x 64
+-- UNROLL bytes per warp and the k-slice sums, within a block's limit (past 48
+-- KiB the stages are dynamic shared memory: swiglu_fused.cu).
+local SMEM_LIMIT = require("gpubench.kernels").CUDA_BLOCK_SHARED_BYTES
 function S.fused_smem_bytes(g)
   local warps = g.WARPS * g.KSPLIT
   local stages = g.STAGES >= 2 and warps * g.STAGES * 16 * g.TILES * 64 * g.UNROLL or 0

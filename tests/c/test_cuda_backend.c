@@ -423,6 +423,54 @@ static uint32_t *counters_of(gb_buffer *b, uint32_t n) {
     return v;
 }
 
+/* Dynamic shared memory past the static 48 KiB: a kernel declaring 100 KiB
+ * (GB_DYNAMIC_SHARED) gets them at every launch, alone and in a graph batch,
+ * and every word comes back; one declaring more than the device's per-block
+ * limit fails to load with a message naming it. */
+static void test_dynamic_shared(gb_device *d) {
+    gb_define bytes100k[] = {{"BYTES", "102400"}}, bytes300k[] = {{"BYTES", "300000"}};
+    gb_kernel *k = NULL;
+    if (!OK(load(d, "tests/kernels/cuda/dyn_shared.cu", "dyn_shared", bytes100k, 1, NULL, 0, &k))) return;
+    CHECK(k->dynamic_shared == 102400, "dyn_shared asks for %u bytes, want 102400", k->dynamic_shared);
+    enum { WORDS = 102400 / 4, BLOCKS = 3 };
+    gb_buffer *out = NULL;
+    if (OK(gb_buffer_alloc(d, (size_t)BLOCKS * WORDS * 4, &out, &e))) {
+        for (int pass = 0; pass < 2; pass++) {
+            const uint32_t salt = 17u + (uint32_t)pass;
+            gb_launch l = launch_of(k, BLOCKS, 256);
+            arg_buf(&l, out);
+            arg_u32(&l, salt);
+            int rc;
+            if (pass == 0) rc = gb_launch_run(&l, &e);
+            else {
+                gb_batch *b = NULL;
+                rc = gb_batch_create(d, &l, 1, 2, 1, &b, &e);
+                if (rc == 0) rc = gb_batch_submit(b, &e);
+                if (b) gb_batch_free(b);
+            }
+            if (!OK(rc) || !OK(gb_sync(d, &e))) break;
+            uint32_t *v = counters_of(out, BLOCKS * WORDS);
+            int bad = v == NULL;
+            for (uint32_t blk = 0; v && blk < BLOCKS && !bad; blk++)
+                for (uint32_t i = 0; i < WORDS; i++) {
+                    uint32_t j = WORDS - 1 - i, want = (j * 2654435761u) ^ (blk + salt);
+                    if (v[blk * WORDS + i] != want) {
+                        printf("  pass %d block %u word %u: %u, want %u\n", pass, blk, i, v[blk * WORDS + i], want);
+                        bad = 1;
+                        break;
+                    }
+                }
+            CHECK(!bad, "%s launch with 100 KiB of dynamic shared memory returned wrong words",
+                  pass == 0 ? "a single" : "a graph batch's");
+            free(v);
+        }
+        gb_buffer_free(out);
+    }
+    gb_kernel_free(k);
+    FAILS(load(d, "tests/kernels/cuda/dyn_shared.cu", "dyn_shared", bytes300k, 1, NULL, 0, &k),
+          "dyn_shared needs 300000 bytes of dynamic shared memory and 0 static, more than the");
+}
+
 static int all_equal(gb_buffer *b, uint32_t n, uint32_t want) {
     uint32_t *v = counters_of(b, n);
     int good = v != NULL;
@@ -571,6 +619,7 @@ int main(void) {
         test_kinds(d);
         test_toolkit_headers(d);
         test_load_errors(d);
+        test_dynamic_shared(d);
         test_batches(d);
         test_misc(d);
         OK(gb_sync(d, &e));

@@ -50,7 +50,7 @@ static gb_kernel_source source(const char *label, const char *code, const char *
 /* compile_only; returns 0/-1 and leaves the error (or the kinds) to the caller. */
 static int compile(const gb_kernel_source *src, const char *target, gb_kind *kinds, int *n,
                    char **log, gb_err *e) {
-    return gb_cuda_backend.compile_only(src, target, kinds, n, log, e);
+    return gb_cuda_backend.compile_only(src, target, kinds, n, NULL, log, e);
 }
 
 static void expect_fail(const char *what, const gb_kernel_source *src, const char *target,
@@ -433,6 +433,75 @@ static void test_cache(const char *tmp) {
     for (int i = 0; i < 4; i++) free(bin[i]);
 }
 
+/* The dynamic shared memory a CUBIN declares (GB_DYNAMIC_SHARED), read by
+ * compile_only without a driver: the exact bytes of a stated value and of the
+ * kernels' own stage formulas, 0 without the symbol, and errors for a symbol
+ * the host cannot trust. */
+static uint32_t dynamic_of(const gb_kernel_source *src, int *rc, gb_err *e) {
+    gb_kind kinds[GB_MAX_PARAMS];
+    int n = 0;
+    uint32_t dyn = 12345;
+    *rc = gb_cuda_backend.compile_only(src, "sm_90", kinds, &n, &dyn, NULL, e);
+    return dyn;
+}
+
+static void test_dynamic_shared(void) {
+    gb_err e = {0};
+    int rc;
+    const char *plain = "extern \"C\" __global__ void k(unsigned *p) { p[0] = 1; }\n";
+    gb_kernel_source s = source("plain.cu", plain, "k");
+    CHECK(dynamic_of(&s, &rc, &e) == 0 && rc == 0, "a kernel without the symbol asks for no dynamic shared memory");
+    gb_err_clear(&e);
+
+    s = source("stated.cu",
+               "extern \"C\" __device__ const unsigned gpubench_dynamic_shared_bytes = 100000;\n"
+               "extern \"C\" __global__ void k(unsigned *p) { p[0] = 1; }\n",
+               "k");
+    uint32_t dyn = dynamic_of(&s, &rc, &e);
+    CHECK(rc == 0 && dyn == 100000, "stated 100000 bytes, read %u (rc %d: %s)", dyn, rc, e.msg ? e.msg : "");
+    gb_err_clear(&e);
+
+    s = source("wide.cu",
+               "extern \"C\" __device__ const unsigned long long gpubench_dynamic_shared_bytes = 100000;\n"
+               "extern \"C\" __global__ void k(unsigned *p) { p[0] = 1; }\n",
+               "k");
+    dynamic_of(&s, &rc, &e);
+    CHECK(rc != 0 && e.msg && strstr(e.msg, "wide.cu: the CUBIN's gpubench_dynamic_shared_bytes is not 4 bytes of data"),
+          "an 8-byte symbol must fail: %s", e.msg ? e.msg : "(no error)");
+    gb_err_clear(&e);
+
+    /* The kernels' formulas through the header: q8_0 W1 KS4 TL2 U4 S2 has
+     * 4 warps x 2 stages x 16 x 2 rows x (68 x 4 + 16) bytes = 73728 dynamic;
+     * the kept geometry (KS2) is 36864 + 1024 static, so 0. */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/kernels/cuda/gemv_q8_0_tc.cu", GPUBENCH_SOURCE_DIR);
+    size_t code_len = 0;
+    char *code = gb_read_file(path, &code_len, &e);
+    CHECK(code != NULL, "reading %s: %s", path, e.msg ? e.msg : "");
+    gb_err_clear(&e);
+    if (code) {
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%s/kernels/cuda", GPUBENCH_SOURCE_DIR);
+        gb_define ks4[] = {{"TC", "1"}, {"WARPS", "1"}, {"KSPLIT", "4"}, {"TILES", "2"}, {"UNROLL", "4"},
+                           {"STAGES", "2"}, {"INTERLEAVE", "2"}, {"GEMV_TOKENS", "8"}};
+        s = source("gemv_q8_0_tc.cu", code, "gemv_q8_0_tc");
+        s.dir = dir;
+        s.defines = ks4;
+        s.ndefines = 8;
+        dyn = dynamic_of(&s, &rc, &e);
+        CHECK(rc == 0 && dyn == 73728, "q8_0 TC KSPLIT=4: %u dynamic bytes, want 73728 (%s)", dyn, e.msg ? e.msg : "");
+        gb_err_clear(&e);
+        ks4[2].value = "2";
+        dyn = dynamic_of(&s, &rc, &e);
+        CHECK(rc == 0 && dyn == 0, "q8_0 TC KSPLIT=2 fits static shared memory: %u dynamic bytes, want 0 (%s)", dyn,
+              e.msg ? e.msg : "");
+        gb_err_clear(&e);
+        free(code);
+    }
+    uint32_t v = 7;
+    CHECK(gb_cubin_u32_object("not an ELF image", 16, "x", &v) == -1 && v == 7, "garbage read as a CUBIN symbol");
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
     return remove(path);
 }
@@ -463,6 +532,7 @@ int main(void) {
     test_errors();
     test_defines_and_includes(tmp);
     test_cache(tmp);
+    test_dynamic_shared();
 
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return check_finish("test_nvrtc_compile");

@@ -38,7 +38,7 @@ static int compile_file(const char *path, const gb_define *defs, int ndefs,
                             .defines = defs, .ndefines = ndefs, .include_dirs = idirs,
                             .ninclude_dirs = nidirs};
     gb_err e = {0};
-    int rc = gb_vulkan_backend.compile_only(&src, "vulkan1.2", params, nparams, log, &e);
+    int rc = gb_vulkan_backend.compile_only(&src, "vulkan1.2", params, nparams, NULL, log, &e);
     free(code);
     *msg = e.msg;
     return rc;
@@ -112,7 +112,7 @@ static void test_warnings_targets_params(void)
     int n = 0;
     char *log = NULL;
     gb_err e = {0};
-    int rc = gb_vulkan_backend.compile_only(&src, "vulkan1.1", params, &n, &log, &e);
+    int rc = gb_vulkan_backend.compile_only(&src, "vulkan1.1", params, &n, NULL, &log, &e);
     CHECK(rc == 0, "%s", e.msg ? e.msg : "");
     CHECK(log && strstr(log, "warn.comp:2: warning"), "log: %s", log ? log : "(none)");
     CHECK(n == 2 && params[1] == GB_ARG_F32, "n %d", n);
@@ -120,7 +120,7 @@ static void test_warnings_targets_params(void)
     log = NULL;
     gb_err_clear(&e);
 
-    rc = gb_vulkan_backend.compile_only(&src, "vulkan9", params, &n, &log, &e);
+    rc = gb_vulkan_backend.compile_only(&src, "vulkan9", params, &n, NULL, &log, &e);
     CHECK(rc != 0 && e.msg && strstr(e.msg, "'vulkan9' is not a Vulkan target"), "msg: %s",
           e.msg ? e.msg : "(none)");
     gb_err_clear(&e);
@@ -128,7 +128,7 @@ static void test_warnings_targets_params(void)
     gb_kind wrong[] = {GB_ARG_U32, GB_ARG_F32};
     src.params = wrong;
     src.nparams = 2;
-    rc = gb_vulkan_backend.compile_only(&src, "vulkan1.2", params, &n, &log, &e);
+    rc = gb_vulkan_backend.compile_only(&src, "vulkan1.2", params, &n, NULL, &log, &e);
     CHECK(rc != 0 && e.msg && strstr(e.msg, "parameter 1 is buffer in the shader but was declared "
                                             "u32"),
           "msg: %s", e.msg ? e.msg : "(none)");
@@ -136,7 +136,7 @@ static void test_warnings_targets_params(void)
     gb_err_clear(&e);
     gb_kind as_int[] = {GB_ARG_BUFFER, GB_ARG_I32}; /* same size: accepted, and reported back */
     src.params = as_int;
-    rc = gb_vulkan_backend.compile_only(&src, "vulkan1.2", params, &n, &log, &e);
+    rc = gb_vulkan_backend.compile_only(&src, "vulkan1.2", params, &n, NULL, &log, &e);
     CHECK(rc == 0 && n == 2 && params[1] == GB_ARG_I32, "rc %d: %s", rc, e.msg ? e.msg : "");
     free(log);
     gb_err_clear(&e);

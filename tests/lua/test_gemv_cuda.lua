@@ -650,8 +650,10 @@ t.test("the f16 tensor-core q8_0 kernel (TC=1): its own file, entry and geometry
     "gemv_cuda.variant: STAGES=1 is 0 (direct loads) or 2..8 (shared-memory stages)", true)
   t.errors(function() specs.variant("q8_0", { TC = 1, STAGES = 2, UNROLL = 2 }) end,
     "gemv_cuda.variant: STAGES=2 stages whole groups of 4 pairs of blocks: UNROLL=2 must be a multiple of 4", true)
-  t.errors(function() specs.variant("q8_0", { TC = 1, WARPS = 4, KSPLIT = 2, STAGES = 2 }) end,
-    "gemv_cuda.variant: WARPS=4 KSPLIT=2 TILES=2 UNROLL=4 STAGES=2 needs 151552 bytes of shared memory, more than 48 KiB", true)
+  -- Past the static 48 KiB the stages are dynamic shared memory, up to a block's 227 KiB.
+  t.eq(specs.variant("q8_0", { TC = 1, WARPS = 4, KSPLIT = 2, STAGES = 2 }).defines.WARPS, 4)
+  t.errors(function() specs.variant("q8_0", { TC = 1, WARPS = 4, KSPLIT = 2, UNROLL = 8, STAGES = 4 }) end,
+    "gemv_cuda.variant: WARPS=4 KSPLIT=2 TILES=2 UNROLL=8 STAGES=4 needs 577536 bytes of shared memory, more than a block's 232448", true)
   t.errors(function() specs.variant("q8_0", { TC = 1, TILES = 5 }) end, "gemv_cuda.variant: TILES=5 is more than 4 row tiles of 16 per warp", true)
   t.errors(function() specs.variant("q8_0", { TC = 1, UNROLL = 9 }) end, "gemv_cuda.variant: UNROLL=9 is more than 8 pairs of blocks in flight", true)
   t.errors(function() specs.variant("q8_0", { TC = 1, UNROLL = 0, STAGES = 0 }) end, "gemv_cuda.variant: UNROLL=0 is not a positive integer", true)
@@ -688,8 +690,9 @@ end)
 -- 4 pairs over 8), ragged m, direct and staged, a partial last stage (1280 columns = 20 pairs in stages of 8),
 -- pairs read two and four at a time. The CPU test below checks that the table takes every one: a GPU test is the
 -- wrong place to find that out.
+-- The last is past the static 48 KiB (73728 bytes of dynamic shared memory).
 local QTC_ORACLE_GEOMETRIES = { { 1, 1, 1, 1, 0, 1 }, { 4, 2, 1, 2, 0, 1 }, { 2, 8, 2, 4, 0, 1 }, { 1, 2, 2, 4, 2, 2 },
-  { 1, 1, 1, 8, 3, 1 }, { 1, 2, 1, 8, 2, 4 } }
+  { 1, 1, 1, 8, 3, 1 }, { 1, 2, 1, 8, 2, 4 }, { 1, 4, 2, 4, 2, 2 } }
 local function qtc_changes(g, T)
   return { TC = 1, WARPS = g[1], KSPLIT = g[2], TILES = g[3], UNROLL = g[4], STAGES = g[5], INTERLEAVE = g[6], GEMV_TOKENS = T }
 end
@@ -701,6 +704,24 @@ t.test("the f16 tensor-core q8_0 oracle's geometries are all valid variants at e
       t.truthy(ok, ("T=%d {%s}: %s"):format(T, table.concat(g, ","), tostring(err)))
     end
   end
+end)
+
+t.test("tensor-core stages past 48 KiB are dynamic shared memory of exactly their bytes (read from the CUBIN)", function()
+  local ok_gpu, gpu = pcall(require, "gpu")
+  if not ok_gpu or not gpu.compile then t.skip("no gpu module") end
+  local function dynamic(fmt, changes)
+    local s = specs.variant(fmt, changes)
+    local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry, defines = s.defines, target = "sm_90" })
+    if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
+    t.truthy(ok, fmt .. ": " .. t.error_text(r))
+    return r.dynamic_shared
+  end
+  -- 4 warps x 2 stages x 16 x 2 rows x (68 x 4 + 16) bytes; QTC_BEST's 36864 + 1024 stay static
+  t.eq(dynamic("q8_0", qtc_changes({ 1, 4, 2, 4, 2, 2 }, 8)), 4 * 2 * 16 * 2 * (68 * 4 + 16))
+  t.eq(dynamic("q8_0", qtc_changes({ 1, 2, 2, 4, 2, 2 }, 8)), 0)
+  -- 8 warps x 2 stages x 16 rows x 64 x 4 bytes, and 2 KiB of k-slice sums beside them
+  t.eq(dynamic("bf16", { MMA = 1, WARPS = 4, KSPLIT = 2, TILES = 1, UNROLL = 4, STAGES = 2, GEMV_TOKENS = 8 }), 8 * 2 * 16 * 64 * 4)
+  t.eq(dynamic("bf16", specs.variant("bf16", { GEMV_TOKENS = 8 }).defines), 0)
 end)
 
 t.test("the f16 tensor-core q8_0 kernel matches the FP64 reference at every T", function()
@@ -760,8 +781,9 @@ t.test("the dense tensor-core kernels (MMA=1): their own files, entries and geom
     t.eq(specs.variant(fmt, { MMA = 1, WARPS = 1, KSPLIT = 4, TILES = 1, UNROLL = 4, STAGES = 2 }).defines.STAGES, 2, fmt)
     t.errors(function() specs.variant(fmt, { MMA = 1, STAGES = 1 }) end,
       "gemv_cuda.variant: STAGES=1 is 0 (direct loads) or 2..8 (shared-memory stages)", true)
-    t.errors(function() specs.variant(fmt, { MMA = 1, WARPS = 4, KSPLIT = 2, TILES = 1, UNROLL = 4, STAGES = 2 }) end,
-      "gemv_cuda.variant: WARPS=4 KSPLIT=2 TILES=1 UNROLL=4 STAGES=2 needs 67584 bytes of shared memory, more than 48 KiB", true)
+    t.eq(specs.variant(fmt, { MMA = 1, WARPS = 4, KSPLIT = 2, TILES = 1, UNROLL = 4, STAGES = 2 }).defines.WARPS, 4, fmt)
+    t.errors(function() specs.variant(fmt, { MMA = 1, WARPS = 8, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 4 }) end,
+      "gemv_cuda.variant: WARPS=8 KSPLIT=2 TILES=2 UNROLL=4 STAGES=4 needs 532480 bytes of shared memory, more than a block's 232448", true)
     local g = specs.variant(fmt, { MMA = 1, WARPS = 2, KSPLIT = 8, TILES = 1, UNROLL = 1, STAGES = 0, GEMV_TOKENS = 3 })
     t.eq({ g.rows_per_group, g.block[1] }, { 32, 512 }, fmt)
     t.eq(gemv.grid(g, 37, 256), { 2, 1, 1 }, fmt)
@@ -822,7 +844,8 @@ t.test("the dense tensor-core kernels match the FP64 reference at every T", func
       for T = 1, 8 do
         -- (WARPS, KSPLIT, UNROLL, STAGES, TILES, at this T)
         for _, g in ipairs { { 1, 1, 1, 0, 1 }, { 4, 2, 4, 0, 1 }, { 2, 8, 8, 0, 1, T == 3 or T == 8 }, { 1, 4, 4, 2, 1 },
-          { 2, 3, 2, 3, 1, T % 2 == 1 }, { 1, 2, 2, 3, 2 }, { 2, 1, 1, 0, 3, T % 3 == 0 } } do
+          { 2, 3, 2, 3, 1, T % 2 == 1 }, { 1, 2, 2, 3, 2 }, { 2, 1, 1, 0, 3, T % 3 == 0 },
+          { 4, 2, 4, 2, 1, T == 2 or T == 8 } } do -- the last: 64 KiB of dynamic shared memory
           if g[6] == false then goto next end
           local spec = specs.variant(fmt, { MMA = 1, WARPS = g[1], KSPLIT = g[2], UNROLL = g[3], STAGES = g[4], TILES = g[5],
             GEMV_TOKENS = T })
