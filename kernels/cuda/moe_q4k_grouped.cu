@@ -2,6 +2,7 @@
 // gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=2,GSTAGES=3,GTOK=8
 // gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=2,GTOK=8
 // gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=1,GSTAGES=4,GTOK=4
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=3,GTOK=8
 // Mixture-of-experts Q4_K GEMV grouped by expert: the `grouped` variant of
 // experiments/moe_scaling.lua, one launch per step (docs/kernels/moe.md,
 // "grouped"; moe_q4k.cuh has the stack layout).
@@ -29,6 +30,7 @@
 // 16-byte aligned (outer, inner multiples of 4); max |x| per token and 256
 // columns below 2^117 (larger finite values give an infinite back-scale).
 #include "moe_q4k.cuh"
+#include "dynamic_shared.cuh"
 
 #if !defined(GWARPS) || !defined(GSTAGES) || !defined(GTOK)
 #error "moe_q4k_grouped takes -DGWARPS, -DGSTAGES and -DGTOK (defaults: lib/gpubench/moe_cuda.lua)"
@@ -211,6 +213,10 @@ struct MoeXLoad {
     float v[XT][8];
 };
 
+// Past the static 48 KiB the whole layout is dynamic shared memory.
+constexpr unsigned MOE_GROUPED_DYNAMIC = gb_stage_dynamic_bytes(sizeof(MoeGroupedSmem<GWARPS, GSTAGES, GTOK>), 0);
+GB_DYNAMIC_SHARED(MOE_GROUPED_DYNAMIC)
+
 extern "C" __global__ void __launch_bounds__(32 * GWARPS)
     moe_q4k_grouped(const unsigned char* __restrict__ w, const float* __restrict__ x, const int* __restrict__ ids,
                     float* __restrict__ y, unsigned n, unsigned k, unsigned experts, unsigned nb01,
@@ -220,9 +226,15 @@ extern "C" __global__ void __launch_bounds__(32 * GWARPS)
     typedef MoeXLoad<W, TK> XL;
     static_assert(S >= 2, "GSTAGES must be at least 2");
     static_assert(TK >= 1 && TK <= 8, "GTOK (tokens per pass) is the mma's N: 1 to 8");
-    static_assert(sizeof(MoeGroupedSmem<W, S, TK>) <= 48 * 1024,
-                  "GSTAGES stages of GWARPS x 16 rows and GTOK tokens exceed the 48 KiB of static shared memory");
-    __shared__ __align__(16) MoeGroupedSmem<W, S, TK> sm;
+    typedef MoeGroupedSmem<W, S, TK> Smem;
+    Smem* smp;
+    if constexpr (MOE_GROUPED_DYNAMIC > 0) {
+        smp = reinterpret_cast<Smem*>(gb_dynamic_shared(sizeof(Smem)));
+    } else {
+        __shared__ __align__(16) Smem static_sm;
+        smp = &static_sm;
+    }
+    Smem& sm = *smp;
     const gb_u32 tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const gb_u32 words = (experts + 31) / 32;
 

@@ -45,12 +45,14 @@ function M.variant(name, changes)
   end
   if name == "grouped" then
     -- The kernel's MoeGroupedSmem (kernels/cuda/moe_q4k_grouped.cu), summed here so
-    -- that a geometry over the 48 KiB of static shared memory is refused before NVRTC.
+    -- that a geometry over a block's shared memory is refused before NVRTC (past the
+    -- static 48 KiB the kernel takes it as dynamic shared memory).
     local W, S, TK = d.GWARPS, d.GSTAGES, d.GTOK
     local bytes = S * 16 * W * (144 + 16) + 2 * TK * (1024 + 16) + 2 * TK * 4 + W * 16 * 16 * 4 + 1024 // 8 + 4 * TK + 12
-    if bytes > 48 * 1024 then
-      error(("moe_cuda.variant: grouped GWARPS=%d GSTAGES=%d GTOK=%d needs %d B of shared memory, over the 49152 B "
-        .. "of static shared memory (fewer stages, warps or tokens)"):format(W, S, TK, bytes), 2)
+    local limit = require("gpubench.kernels").CUDA_BLOCK_SHARED_BYTES
+    if bytes > limit then
+      error(("moe_cuda.variant: grouped GWARPS=%d GSTAGES=%d GTOK=%d needs %d B of shared memory, over a block's %d B "
+        .. "(fewer stages, warps or tokens)"):format(W, S, TK, bytes, limit), 2)
     end
     return spec("moe_q4k_grouped.cu", base.entry, d, { 32 * d.GWARPS, 1, 1 }, 16 * d.GWARPS) end
   return gemv_like(base.file:match("[^/]+$"), base.entry, d)
