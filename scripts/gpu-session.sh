@@ -34,7 +34,7 @@
 #   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
 #   scripts/gpu-session.sh moe_geo     # moe_scaling grouped kernel geometries (--grouped-geometry), qwen3 gate_up, m = 8, 32, 64
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
-#   scripts/gpu-session.sh dynsmem     # dynamic shared memory: its tests, then q8_0 TC / bf16 TC geometries past 48 KiB at T = 8 (A B B A) and SwiGLU fused ones
+#   scripts/gpu-session.sh dynsmem     # dynamic shared memory: its tests, then q8_0 TC / bf16 TC geometries past 48 KiB and q4_0 TC against its int8 kernel at T = 8 (A B B A), SwiGLU fused ones (DYN_SW=0 skips)
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass)
 set -uo pipefail
 phase=${1:-check}
@@ -360,7 +360,7 @@ dynsmem)
   # bf16 TC at T = 8 (DYN_RUNS "order:iters ..."), the SwiGLU fused kernel at LLaMA-2-7B and 13B
   # (one process per geometry, cuBLAS beside it in each; DYN_SW=0 skips)
   run test_cuda_backend timeout 120 $BIN/test_cuda_backend
-  GPUBENCH_TEST_ONLY="f16 tensor-core q8_0 kernel matches" run lua_q8tc timeout 200 $G tests/lua/test_gemv_cuda.lua
+  GPUBENCH_TEST_ONLY="f16 tensor-core" run lua_qtc timeout 300 $G tests/lua/test_gemv_cuda.lua
   [[ ${DYN_DENSE_TEST:-0} == 1 ]] &&
     GPUBENCH_TEST_ONLY="dense tensor-core kernels match" run lua_dense_tc timeout 300 $G tests/lua/test_gemv_cuda.lua
   GPUBENCH_TEST_ONLY="staged geometries" run lua_swiglu_staged timeout 120 $G tests/lua/test_swiglu_cuda.lua
@@ -376,6 +376,11 @@ dynsmem)
     run "$n" timeout ${DYN_LIMIT:-110} env M=14336 K=5120 ITERS=$it $V --kernels q8_0 --order $o --grid "$g" --json "$LOGS/$n.jsonl"
     grep -E '^q8_0' "$LOGS/$n.log" | grep -v invalid
     [[ $it == 200 ]] || continue
+    g="GEMV_TOKENS=8;I8=1;WARPS=4;KSPLIT=2|GEMV_TOKENS=8;TC=1;WARPS=1;KSPLIT=2,4;TILES=2;UNROLL=4,8;STAGES=2;INTERLEAVE=2"
+    g="$g|GEMV_TOKENS=8;TC=1;WARPS=1;KSPLIT=2;TILES=1;UNROLL=8;STAGES=3;INTERLEAVE=4|GEMV_TOKENS=8;TC=1;WARPS=2;KSPLIT=2;TILES=2;UNROLL=4;STAGES=2;INTERLEAVE=2"
+    n="dyn_q4_${o}_${it}"
+    run "$n" timeout ${DYN_LIMIT:-110} env M=14336 K=5120 ITERS=$it $V --kernels q4_0 --order $o --grid "$g" --json "$LOGS/$n.jsonl"
+    grep -E '^q4_0' "$LOGS/$n.log" | grep -v invalid
     g="GEMV_TOKENS=8;MMA=1;WARPS=1;KSPLIT=2,4;TILES=2;UNROLL=4;STAGES=2,3|GEMV_TOKENS=8;MMA=1;WARPS=2;KSPLIT=2;TILES=2;UNROLL=4;STAGES=2"
     g="$g|GEMV_TOKENS=8;MMA=1;WARPS=1;KSPLIT=2;TILES=2;UNROLL=8;STAGES=2"
     n="dyn_bf16_${o}_${it}"

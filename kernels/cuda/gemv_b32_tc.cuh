@@ -41,6 +41,7 @@
 // V8, V2t .. V2t+2 (block 0's codes 8t .. at byte 2 + 8t) and V9+2t, V10+2t.
 struct GbTcQ8_0 {
     enum { PAIR_BYTES = 68, WORDS = 7 };
+    enum : sw_u32 { BIAS2 = 0x64806480u }; // f16x2 1152: a code's byte xor 0x80 under 0x64 is 1152 + q
     template <class Cx>
     SW_HD static void load(Cx& cx, const unsigned char* p, sw_u32 t, sw_u32 (&w)[WORDS])
     {
@@ -48,23 +49,51 @@ struct GbTcQ8_0 {
         w[2] = cx.ld_w4(p + 8 * t), w[3] = cx.ld_w4(p + 8 * t + 4), w[4] = cx.ld_w4(p + 8 * t + 8);
         w[5] = cx.ld_w4(p + 36 + 8 * t), w[6] = cx.ld_w4(p + 40 + 8 * t);
     }
-    // block b's codes 8t .. 8t + 3 (lo) and 8t + 4 .. 8t + 7 (hi), one per byte
-    SW_HD static void codes(const sw_u32 (&w)[WORDS], int b, sw_u32& lo, sw_u32& hi)
+    // block b's codes 8t .. 8t + 3 (lo) and 8t + 4 .. 8t + 7 (hi), one per byte, as BIAS2 - 1024 + code
+    SW_HD static void codes(const sw_u32 (&w)[WORDS], sw_u32 t, int b, sw_u32& lo, sw_u32& hi)
     {
         if (b) lo = w[5], hi = w[6];
         else lo = gb_prmt(w[2], w[3], 0x5432u), hi = gb_prmt(w[3], w[4], 0x5432u); // bytes 2 .. 5: a shift by 16
+        lo ^= 0x80808080u, hi ^= 0x80808080u;
     }
     SW_HD static float d(const sw_u32 (&w)[WORDS], int b) { return gb_half_to_float(b ? w[1] >> 16 : w[0] & 0xFFFFu); }
 };
 
-// Four signed codes (one per byte) as two f16x2 words, exactly: q + 1152 by a
-// byte permute under 0x64, then - 1152.
-template <class Cx>
-SW_HD void gb_b32tc_f16(Cx& cx, sw_u32 codes, sw_u32& lo2, sw_u32& hi2)
+// A pair of q4_0 blocks: 9 words V0 .. V8, V0 = d0 | qs bytes 0, 1 of block
+// 0 (whose 16 qs bytes start at byte 2), V4 = its qs 14, 15 | d1, block 1's qs
+// V5 .. V8. Codes 8t .. 8t + 7 of a block are the low (t < 2) or high (t >= 2)
+// nibbles of its qs bytes 8h .. 8h + 7, h = t & 1: the lane keeps V0, V4,
+// V2h .. V2h+2 (block 0's bytes at 2 + 8h) and V5+2h, V6+2h.
+struct GbTcQ4_0 {
+    enum { PAIR_BYTES = 36, WORDS = 7 };
+    enum : sw_u32 { BIAS2 = 0x64086408u }; // f16x2 1032: a nibble n under 0x64 is 1024 + n, and q = n - 8
+    template <class Cx>
+    SW_HD static void load(Cx& cx, const unsigned char* p, sw_u32 t, sw_u32 (&w)[WORDS])
+    {
+        const sw_u32 h = 8u * (t & 1u);
+        w[0] = cx.ld_w4(p), w[1] = cx.ld_w4(p + 16);
+        w[2] = cx.ld_w4(p + h), w[3] = cx.ld_w4(p + h + 4), w[4] = cx.ld_w4(p + h + 8);
+        w[5] = cx.ld_w4(p + 20 + h), w[6] = cx.ld_w4(p + 24 + h);
+    }
+    // block b's codes 8t .. 8t + 3 (lo) and 8t + 4 .. 8t + 7 (hi), one nibble per byte
+    SW_HD static void codes(const sw_u32 (&w)[WORDS], sw_u32 t, int b, sw_u32& lo, sw_u32& hi)
+    {
+        if (b) lo = w[5], hi = w[6];
+        else lo = gb_prmt(w[2], w[3], 0x5432u), hi = gb_prmt(w[3], w[4], 0x5432u);
+        const sw_u32 sh = 4u * (t >> 1);
+        lo = (lo >> sh) & 0x0F0F0F0Fu, hi = (hi >> sh) & 0x0F0F0F0Fu;
+    }
+    SW_HD static float d(const sw_u32 (&w)[WORDS], int b) { return gb_half_to_float(b ? w[1] >> 16 : w[0] & 0xFFFFu); }
+};
+
+// Four codes (one byte each, as Fm::codes gives them) as two f16x2 words,
+// exactly: the byte under the exponent byte 0x64 is 1024 + byte, then minus
+// the format's BIAS2.
+template <class Fm, class Cx>
+SW_HD void gb_b32tc_f16(Cx& cx, sw_u32 u, sw_u32& lo2, sw_u32& hi2)
 {
-    const sw_u32 u = codes ^ 0x80808080u;
-    lo2 = cx.hsub2_1152(gb_prmt(u, 0x64646464u, 0x4140u));
-    hi2 = cx.hsub2_1152(gb_prmt(u, 0x64646464u, 0x4342u));
+    lo2 = cx.hsub2(gb_prmt(u, 0x64646464u, 0x4140u), Fm::BIAS2);
+    hi2 = cx.hsub2(gb_prmt(u, 0x64646464u, 0x4342u), Fm::BIAS2);
 }
 
 // The power of two s that puts mx (> 0, finite) in [2^14, 2^15) times s, as
@@ -136,13 +165,13 @@ SW_HD void gb_b32tc_pair(Cx& cx, sw_u32 lane, const sw_u32 (&w)[TL][2][Fm::WORDS
 #pragma unroll
         for (int j = 0; j < TL; j++) {
             sw_u32 c[2][2]; // [row g, g + 8][codes 8t .., 8t + 4 ..]
-            Fm::codes(w[j][0], b, c[0][0], c[0][1]);
-            Fm::codes(w[j][1], b, c[1][0], c[1][1]);
+            Fm::codes(w[j][0], t, b, c[0][0], c[0][1]);
+            Fm::codes(w[j][1], t, b, c[1][0], c[1][1]);
             uint4 wa, wb;
-            gb_b32tc_f16(cx, c[0][0], wa.x, wa.y);
-            gb_b32tc_f16(cx, c[0][1], wa.z, wa.w);
-            gb_b32tc_f16(cx, c[1][0], wb.x, wb.y);
-            gb_b32tc_f16(cx, c[1][1], wb.z, wb.w);
+            gb_b32tc_f16<Fm>(cx, c[0][0], wa.x, wa.y);
+            gb_b32tc_f16<Fm>(cx, c[0][1], wa.z, wa.w);
+            gb_b32tc_f16<Fm>(cx, c[1][0], wb.x, wb.y);
+            gb_b32tc_f16<Fm>(cx, c[1][1], wb.z, wb.w);
             float C[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
             for (int nb = 0; nb < NB; nb++)
@@ -188,32 +217,33 @@ SW_HD void gb_b32tc_warp(Cx& cx, sw_u32 lane, const unsigned char* W, const sw_u
 
 // The staged loop (STAGES = S >= 2): the warp's 16 TL rows go through S
 // warp-private shared-memory stages of U pairs (U a multiple of 4: a stage
-// row is 68 U bytes, whole 16-byte pieces, at a 16-byte aligned place in the
-// weight row), S - 1 in flight while one is read. Copy: lane l takes pieces
-// q = l + 32 i, stage row q / (17 U / 4), so one cp.async instruction reads
-// 512 contiguous bytes; pieces past the slice read nothing. Stage rows are
-// 68 U + 16 bytes apart (the 16 spread the 8 rows of a load over the banks).
+// row is PB U bytes, PB = PAIR_BYTES (68 q8_0, 36 q4_0), whole 16-byte pieces
+// at a 16-byte aligned place in the weight row), S - 1 in flight while one is
+// read. Copy: lane l takes pieces q = l + 32 i, stage row q / (PB U / 16), so
+// one cp.async instruction reads 512 contiguous bytes; pieces past the slice
+// read nothing. Stage rows are PB U + 16 bytes apart (the 16 spread the 8
+// rows of a load over the banks).
 // Read: the direct loop's words, from the stage, IL pairs at a time (their
 // words loaded before either is used: IL independent chains of loads, mma and
 // shuffles for the scheduler to interleave).
-#define GB_B32TC_SROW(U) (68 * (U) + 16)
-#define GB_B32TC_STAGE_BYTES(TL, U) (16 * (TL) * GB_B32TC_SROW(U))
+#define GB_B32TC_SROW(PB, U) ((PB) * (U) + 16)
+#define GB_B32TC_STAGE_BYTES(PB, TL, U) (16 * (TL) * GB_B32TC_SROW(PB, U))
 
-template <int TL, int U, class Cx>
+template <int PB, int TL, int U, class Cx>
 SW_HD void gb_b32tc_copy(Cx& cx, sw_u32 lane, const unsigned char* W, sw_u64 row_bytes, sw_u32 r0, sw_u32 m, sw_u32 ps,
                          sw_u32 p1, unsigned char* buf)
 {
-    enum { PIECES = 17 * U / 4, TOTAL = 16 * TL * PIECES, ITER = (TOTAL + 31) / 32 };
-    static_assert(U % 4 == 0, "a stage is whole groups of 4 pairs (272 bytes a row)");
-    const sw_u32 live = (p1 - ps) * 68u; // bytes of the stage's rows inside the slice
+    enum { PIECES = PB * U / 16, TOTAL = 16 * TL * PIECES, ITER = (TOTAL + 31) / 32 };
+    static_assert(U % 4 == 0 && PB % 4 == 0, "a stage is whole groups of 4 pairs (whole 16-byte pieces a row)");
+    const sw_u32 live = (p1 - ps) * (sw_u32)PB; // bytes of the stage's rows inside the slice
 #pragma unroll
     for (int i = 0; i < ITER; i++) {
         const sw_u32 q = lane + 32u * i;
         if (TOTAL % 32 == 0 || q < (sw_u32)TOTAL) {
             const sw_u32 r = q / PIECES, u = q % PIECES;
             const bool valid = 16u * u < live;
-            const unsigned char* src = W + (sw_u64)sw_clamp(r0 + r, m) * row_bytes + (sw_u64)ps * 68u + 16u * u;
-            cx.cp16(buf + r * GB_B32TC_SROW(U) + 16u * u, valid ? src : W, valid);
+            const unsigned char* src = W + (sw_u64)sw_clamp(r0 + r, m) * row_bytes + (sw_u64)ps * PB + 16u * u;
+            cx.cp16(buf + r * GB_B32TC_SROW(PB, U) + 16u * u, valid ? src : W, valid);
         }
     }
 }
@@ -227,7 +257,7 @@ struct GbB32StageLd {
 
 // The first S - 1 stages' copies: issued before x's scan, so that they are
 // in flight while it waits.
-template <int U, int TL, int S, class Cx>
+template <int PB, int U, int TL, int S, class Cx>
 SW_HD void gb_b32tc_first_stages(Cx& cx, sw_u32 lane, const unsigned char* W, sw_u64 row_bytes, sw_u32 r0, sw_u32 m,
                                  sw_u32 p0, sw_u32 p1, unsigned char* stages)
 {
@@ -235,7 +265,8 @@ SW_HD void gb_b32tc_first_stages(Cx& cx, sw_u32 lane, const unsigned char* W, sw
 #pragma unroll
     for (int i = 0; i < S - 1; i++) {
         if ((sw_u32)i < nst)
-            gb_b32tc_copy<TL, U>(cx, lane, W, row_bytes, r0, m, p0 + U * i, p1, stages + i * GB_B32TC_STAGE_BYTES(TL, U));
+            gb_b32tc_copy<PB, TL, U>(cx, lane, W, row_bytes, r0, m, p0 + U * i, p1,
+                                     stages + i * GB_B32TC_STAGE_BYTES(PB, TL, U));
         cx.commit();
     }
 }
@@ -246,15 +277,15 @@ SW_HD void gb_b32tc_staged(Cx& cx, sw_u32 lane, const unsigned char* W, sw_u64 r
                            const float* xr, float s, sw_u32 p0, sw_u32 p1, float (&acc)[TL][4],
                            unsigned char* stages)
 {
-    enum { BYTES = GB_B32TC_STAGE_BYTES(TL, U) };
+    enum { PB = Fm::PAIR_BYTES, BYTES = GB_B32TC_STAGE_BYTES(PB, TL, U) };
     const sw_u32 g = sw_g(lane), t = sw_t(lane), nst = (p1 - p0 + U - 1) / U;
     GbB32StageLd<Cx> sl{cx};
     for (sw_u32 i = 0; i < nst; i++) {
         cx.template wait<S - 2>(); // this lane's pieces of stage i have landed
         cx.syncwarp();             // ... every lane's, and every lane is done with stage i - 1's buffer
         if (i + S - 1 < nst)
-            gb_b32tc_copy<TL, U>(cx, lane, W, row_bytes, r0, m, p0 + U * (i + S - 1), p1,
-                                 stages + ((i + S - 1) % S) * BYTES);
+            gb_b32tc_copy<PB, TL, U>(cx, lane, W, row_bytes, r0, m, p0 + U * (i + S - 1), p1,
+                                     stages + ((i + S - 1) % S) * BYTES);
         cx.commit();
         const unsigned char* buf = stages + (i % S) * BYTES;
         // IL pairs' words at a time: fully unrolled, the loads of every pair would be hoisted (registers)
@@ -268,7 +299,8 @@ SW_HD void gb_b32tc_staged(Cx& cx, sw_u32 lane, const unsigned char* W, sw_u64 r
                 for (int j = 0; j < TL; j++)
 #pragma unroll
                     for (int h = 0; h < 2; h++)
-                        Fm::load(sl, buf + (16u * j + 8u * h + g) * GB_B32TC_SROW(U) + 68u * (u0 + v), t, w[v][j][h]);
+                        Fm::load(sl, buf + (16u * j + 8u * h + g) * GB_B32TC_SROW(PB, U) + (sw_u32)PB * (u0 + v), t,
+                                 w[v][j][h]);
 #pragma unroll
             for (int v = 0; v < IL; v++) {
                 const sw_u32 p = p0 + U * i + u0 + v;
@@ -322,7 +354,7 @@ SW_HD void gb_b32tc_part(Cx& cx, sw_u32 lane, const unsigned char* W, const floa
     // its columns' results (0, or NaN from an infinite x) are never stored.
     const bool has_x = tok < (sw_u32)T;
     const float* xr = x + (sw_u64)(has_x ? tok : T - 1) * k;
-    if constexpr (S >= 2) gb_b32tc_first_stages<U, TL, S>(cx, lane, W, row_bytes, r0, m, p0, p1, stages);
+    if constexpr (S >= 2) gb_b32tc_first_stages<Fm::PAIR_BYTES, U, TL, S>(cx, lane, W, row_bytes, r0, m, p0, p1, stages);
     const float mx = gb_b32tc_max(cx, xr + 64u * p0, t, 64u * (p1 - p0));
     const sw_u32 sb = has_x ? gb_b32tc_scale_bits(mx) : 0u;
     if constexpr (S >= 2)
@@ -343,10 +375,10 @@ struct gb_b32tc_gpu : gb_tc_gpu {
         asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(v) : "l"(p));
         return v;
     }
-    __device__ __forceinline__ sw_u32 hsub2_1152(sw_u32 v)
+    __device__ __forceinline__ sw_u32 hsub2(sw_u32 v, sw_u32 bias)
     {
         sw_u32 r;
-        asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(v), "r"(0x64806480u));
+        asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(v), "r"(bias));
         return r;
     }
     __device__ __forceinline__ sw_u32 f16x2(float a, float b)
@@ -379,7 +411,7 @@ __device__ __forceinline__ void gb_gemv_b32tc(const unsigned char* W, const floa
     float v[TL][4] = {};
     unsigned char* st = nullptr;
     if constexpr (S >= 2) { // warp-private stages: no block barrier until the k-slice sums
-        GB_WARP_STAGES(st, NW * KS, GB_B32TC_STAGE_BYTES(TL, U) * S, sw_red_bytes(NW, KS, TL), wid)
+        GB_WARP_STAGES(st, NW * KS, GB_B32TC_STAGE_BYTES(Fm::PAIR_BYTES, TL, U) * S, sw_red_bytes(NW, KS, TL), wid)
     }
     if (r0 < m) gb_b32tc_part<Fm, T, U, TL, KS, S, IL>(cx, lane, W, x, m, k, r0, s, v, st);
     gb_tc_finish<T, TL, NW, KS>(lane, rw, s, r0, m, v, y);

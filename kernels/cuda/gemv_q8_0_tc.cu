@@ -36,7 +36,7 @@
 #error "INTERLEAVE (pairs of a stage read together) is 1, 2 or 4, and 1 with direct loads"
 #endif
 
-GB_DYNAMIC_SHARED(gb_stage_dynamic_bytes(STAGES ? WARPS * KSPLIT * GB_B32TC_STAGE_BYTES(TILES, UNROLL) * STAGES : 0,
+GB_DYNAMIC_SHARED(gb_stage_dynamic_bytes(STAGES ? WARPS * KSPLIT * GB_B32TC_STAGE_BYTES(GbTcQ8_0::PAIR_BYTES, TILES, UNROLL) * STAGES : 0,
                                          sw_red_bytes(WARPS, KSPLIT, TILES)))
 
 extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)

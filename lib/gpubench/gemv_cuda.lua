@@ -63,7 +63,7 @@ end
 M.f32 = make("f32", { ROWS = 4, WARPS = 2, UNROLL = 2, GEMV_TOKENS = 1 })
 M.f16 = make("f16", { ROWS = 4, WARPS = 2, UNROLL = 2, MMA = 0, GEMV_TOKENS = 1 })
 M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2, MMA = 0, GEMV_TOKENS = 1 })
-M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
+M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, TC = 0, GEMV_TOKENS = 1 })
 M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, BULK = 0, I8 = 0, TC = 0, GEMV_TOKENS = 1 })
 M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
 M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
@@ -148,7 +148,7 @@ local function tc_spec(fmt, d, changes)
     + (tc.KSPLIT - 1) * tc.WARPS * 512 * tc.TILES, 3)
 end
 
--- The f16 tensor-core q8_0 kernel's spec (TC=1, kernels/cuda/gemv_q8_0_tc.cu):
+-- The f16 tensor-core q8_0 and q4_0 kernels' spec (TC=1, kernels/cuda/gemv_q8_0_tc.cu, gemv_q4_0_tc.cu):
 -- warps independent, TILES tiles of 16 rows a warp, KSPLIT slices of k,
 -- UNROLL pairs of blocks in flight (STAGES = 0, direct loads) or per
 -- shared-memory stage (STAGES >= 2, UNROLL a multiple of 4), read
@@ -157,7 +157,10 @@ end
 -- tensor-core q8_0 kernel".
 local QTC_DEFINES = { TC = true, WARPS = true, KSPLIT = true, TILES = true, UNROLL = true, STAGES = true, INTERLEAVE = true,
   GEMV_TOKENS = true }
-local QTC_BEST = { q8_0 = { WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 2 } }
+local QTC_BEST = { q8_0 = { WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 2 },
+  -- q8_0's, not yet swept for q4_0
+  q4_0 = { WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 2 } }
+local QTC_PAIR_BYTES = { q8_0 = 68, q4_0 = 36 } -- two blocks (GbTcQ8_0, GbTcQ4_0 in gemv_b32_tc.cuh)
 local function qtc_spec(fmt, d, changes)
   for k, v in pairs(changes) do
     if not QTC_DEFINES[k] and not (k == "I8" and v == 0) then
@@ -190,8 +193,8 @@ local function qtc_spec(fmt, d, changes)
   if il > 1 and st == 0 then
     error(("gemv_cuda.variant: INTERLEAVE=%d reads a shared-memory stage: it needs STAGES >= 2 (direct loads: UNROLL)"):format(il), 3)
   end
-  -- the stages (16 rows a tile of 68 UNROLL + 16 bytes) and the k-slice sums (512 bytes per tile and warp past the first slice)
-  return tc_block_spec(fmt, tc, tc.WARPS * tc.KSPLIT * st * 16 * tc.TILES * (68 * tc.UNROLL + 16)
+  -- the stages (16 rows a tile of pair bytes x UNROLL + 16) and the k-slice sums (512 bytes per tile and warp past the first slice)
+  return tc_block_spec(fmt, tc, tc.WARPS * tc.KSPLIT * st * 16 * tc.TILES * (QTC_PAIR_BYTES[fmt] * tc.UNROLL + 16)
     + (tc.KSPLIT - 1) * tc.WARPS * 512 * tc.TILES, 3)
 end
 
@@ -220,7 +223,7 @@ function M.variant(fmt, changes)
   end
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
-  -- a tensor-core kernel (the dense formats' MMA=1, q8_0's TC=1): its own spec
+  -- a tensor-core kernel (the dense formats' MMA=1, q8_0's and q4_0's TC=1): its own spec
   local own = (TC_BEST[fmt] and changes.MMA == 1 and tc_spec) or (QTC_BEST[fmt] and changes.TC == 1 and qtc_spec)
   if own then
     local t = changes.GEMV_TOKENS or d.GEMV_TOKENS

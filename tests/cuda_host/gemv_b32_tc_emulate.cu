@@ -1,4 +1,4 @@
-// Host emulation of the f16 tensor-core q8_0 GEMV (kernels/cuda/gemv_b32_tc.cuh)
+// Host emulation of the f16 tensor-core q8_0 and q4_0 GEMV (kernels/cuda/gemv_b32_tc.cuh)
 // against the FP64 reference: the kernel's own warp code (its scale, loads,
 // code decode, x split, mmas and outputs) runs on the CPU for every lane of
 // every warp and k slice, the 32 lanes as threads (emu_staged.cuh's pool),
@@ -89,12 +89,15 @@ struct LaneCx : StagedCx {
     }
     __noinline__ sw_u32 ld_w4(const unsigned char* p) { return load4(p, w, wbytes, "weight load outside the weights or unaligned, byte"); }
     __noinline__ sw_u32 lds4(const unsigned char* p) { return load4(p, stage, sbytes, "stage load outside the stages or unaligned, byte"); }
-    __noinline__ sw_u32 hsub2_1152(sw_u32 v)
+    // bias: q8_0's 1152 (codes -128..127) or q4_0's 1032 (-8..7), in both halves
+    __noinline__ sw_u32 hsub2(sw_u32 v, sw_u32 bias)
     {
         sw_u32 r = 0;
+        const float b = gb_half_to_float(bias & 0xFFFFu), lo = b == 1152.0f ? -128.0f : -8.0f, hi = b == 1152.0f ? 127.0f : 7.0f;
+        check4((b == 1152.0f || b == 1032.0f) && bias >> 16 == (bias & 0xFFFFu), "a bias neither 1152 nor 1032, bits", bias);
         for (int h = 0; h < 2; h++) {
-            const float d = gb_half_to_float((v >> (16 * h)) & 0xFFFFu) - 1152.0f; // exact: integers below 2^11
-            check4(d >= -128.0f && d <= 127.0f && d == std::floor(d), "a code outside -128..127, value", (long long)d);
+            const float d = gb_half_to_float((v >> (16 * h)) & 0xFFFFu) - b; // exact: integers below 2^11
+            check4(d >= lo && d <= hi && d == std::floor(d), "a code outside the format's range, value", (long long)d);
             r |= enc_f16(d) << (16 * h);
         }
         return r;
@@ -126,15 +129,22 @@ struct LaneCx : StagedCx {
 
 static LanePool* pool;
 
+// The reference's name and block bytes of a kernel format.
+template <class Fm> struct FmRef;
+template <> struct FmRef<GbTcQ8_0> { static constexpr const char* name = "q8_0"; };
+template <> struct FmRef<GbTcQ4_0> { static constexpr const char* name = "q4_0"; };
+template <class Fm> static const gb_format* fmt_of() { return gb_format_find(FmRef<Fm>::name); }
+template <class Fm> static size_t weight_bytes(gb_u32 m, gb_u32 k) { return (size_t)m * k / 64 * Fm::PAIR_BYTES; }
+
 // y (T rows of m) through the kernel's code: NW row warps of TL tiles a
 // block, KS slices, U pairs in flight (S = 0) or per stage of S, the stages
 // poisoned with NaN bytes.
-template <int T, int U, int TL, int NW, int KS, int S = 0, int IL = 1>
+template <class Fm, int T, int U, int TL, int NW, int KS, int S = 0, int IL = 1>
 static std::vector<float> run(const std::vector<unsigned char>& W, const std::vector<float>& x, gb_u32 m, gb_u32 k)
 {
     std::vector<float> y((size_t)T * m, NAN);
     const gb_u32 blocks = (m + 16 * TL * NW - 1) / (16 * TL * NW), pairs = k / 64, per = 4 * ((pairs / 4 + KS - 1) / KS);
-    const size_t sbytes = S >= 2 ? (size_t)GB_B32TC_STAGE_BYTES(TL, U) * S : 16;
+    const size_t sbytes = S >= 2 ? (size_t)GB_B32TC_STAGE_BYTES(Fm::PAIR_BYTES, TL, U) * S : 16;
     std::vector<uint4> sbuf(sbytes / 16);
     static Exchange ex;
     static LaneCx cxs[32];
@@ -151,7 +161,7 @@ static std::vector<float> run(const std::vector<unsigned char>& W, const std::ve
                     static_cast<StagedCx&>(cx) = StagedCx{W.data(), (const unsigned char*)x.data(), W.size(), x.size() * 4,
                                                           (unsigned char*)sbuf.data(), sbytes, nullptr, &pool->warp};
                     cx.ex = &ex, cx.lane = l;
-                    gb_b32tc_part<GbTcQ8_0, T, U, TL, KS, S, IL>(cx, (sw_u32)l, W.data(), x.data(), m, k, r0, (sw_u32)s, v[s][l],
+                    gb_b32tc_part<Fm, T, U, TL, KS, S, IL>(cx, (sw_u32)l, W.data(), x.data(), m, k, r0, (sw_u32)s, v[s][l],
                                                              cx.stage);
                     size_t pending = cx.open.size();
                     for (const auto& grp : cx.groups) pending += grp.size();
@@ -180,28 +190,26 @@ static std::vector<float> run(const std::vector<unsigned char>& W, const std::ve
     return y;
 }
 
-static const gb_format* q8() { return gb_format_find("q8_0"); }
-
 // Random weights and x: x row t times 10^(scale (t % 5 - 2)), so rows of very
 // different magnitude share one launch, and with outliers every 37th value
 // times 20. Returns the rows beyond 1e-4 of sum |w x|.
-template <int T, int U, int TL, int NW, int KS, int S = 0, int IL = 1>
+template <class Fm, int T, int U, int TL, int NW, int KS, int S = 0, int IL = 1>
 static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool outliers, bool report = true, int block_scale = 0)
 {
-    std::vector<unsigned char> W((size_t)m * k / 32 * 34);
+    std::vector<unsigned char> W(weight_bytes<Fm>(m, k));
     gb_err e = {0};
-    EXPECT(gb_ref_random_blocks(q8(), (uint64_t)m * k / 32, seed, W.data(), &e) == 0, "random weights: %s", e.msg ? e.msg : "");
+    EXPECT(gb_ref_random_blocks(fmt_of<Fm>(), (uint64_t)m * k / 32, seed, W.data(), &e) == 0, "random weights: %s", e.msg ? e.msg : "");
     std::vector<float> x((size_t)T * k);
     for (int t = 0; t < T; t++)
         for (gb_u32 i = 0; i < k; i++)
             x[(size_t)t * k + i] = rnd() * (float)std::pow(10.0, scale * (t % 5 - 2) + block_scale * ((int)(i / 32 + t) % 3 - 1)) *
                                    (outliers && i % 37 == 5 ? 20.0f : 1.0f);
-    const std::vector<float> y = run<T, U, TL, NW, KS, S, IL>(W, x, m, k);
+    const std::vector<float> y = run<Fm, T, U, TL, NW, KS, S, IL>(W, x, m, k);
     std::vector<double> r(m), a(m);
     double worst = 0;
     int bad = 0;
     for (int t = 0; t < T; t++) {
-        EXPECT(gb_ref_gemv(q8(), W.data(), W.size(), m, k, x.data() + (size_t)t * k, r.data(), a.data(), &e) == 0, "ref");
+        EXPECT(gb_ref_gemv(fmt_of<Fm>(), W.data(), W.size(), m, k, x.data() + (size_t)t * k, r.data(), a.data(), &e) == 0, "ref");
         for (gb_u32 i = 0; i < m; i++) {
             const double yv = y[(size_t)t * m + i], rel = std::fabs(yv - r[i]) / (a[i] > 0 ? a[i] : 1);
             if (!(rel <= 1e-4)) bad++;
@@ -209,10 +217,10 @@ static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool outliers, b
         }
     }
     if (report) {
-        EXPECT(bad == 0, "q8_0 T=%d U=%d TL=%d NW=%d KS=%d S=%d IL=%d m=%u k=%u scale=%d: %d row(s) beyond 1e-4 of sum|w x|, worst %g",
-               T, U, TL, NW, KS, S, IL, m, k, scale, bad, worst);
-        printf("%s q8_0 T=%d U=%d TL=%d NW=%d KS=%d S=%d IL=%d m=%u k=%u scale=%d block_scale=%d%s: worst %.3g of sum|w x|\n",
-               bad ? "not ok" : "ok  ", T, U, TL, NW, KS, S, IL, m, k, scale, block_scale, outliers ? " outliers" : "", worst);
+        EXPECT(bad == 0, "%s T=%d U=%d TL=%d NW=%d KS=%d S=%d IL=%d m=%u k=%u scale=%d: %d row(s) beyond 1e-4 of sum|w x|, worst %g",
+               FmRef<Fm>::name, T, U, TL, NW, KS, S, IL, m, k, scale, bad, worst);
+        printf("%s %s T=%d U=%d TL=%d NW=%d KS=%d S=%d IL=%d m=%u k=%u scale=%d block_scale=%d%s: worst %.3g of sum|w x|\n",
+               bad ? "not ok" : "ok  ", FmRef<Fm>::name, T, U, TL, NW, KS, S, IL, m, k, scale, block_scale, outliers ? " outliers" : "", worst);
     }
     gb_err_clear(&e);
     return bad;
@@ -221,78 +229,158 @@ static int random_case(gb_u32 m, gb_u32 k, int seed, int scale, bool outliers, b
 // An infinite x in the last row, which the lanes without a token read too
 // (with scale 0: their columns turn NaN): every other row exact to 1e-4 of
 // sum |w x|, the last row not finite.
-template <int T, int U, int TL, int NW, int KS, int S = 0, int IL = 1>
+template <class Fm, int T, int U, int TL, int NW, int KS, int S = 0, int IL = 1>
 static void inf_case(gb_u32 m, gb_u32 k)
 {
-    std::vector<unsigned char> W((size_t)m * k / 32 * 34);
+    std::vector<unsigned char> W(weight_bytes<Fm>(m, k));
     gb_err e = {0};
-    EXPECT(gb_ref_random_blocks(q8(), (uint64_t)m * k / 32, 31, W.data(), &e) == 0, "random weights");
+    EXPECT(gb_ref_random_blocks(fmt_of<Fm>(), (uint64_t)m * k / 32, 31, W.data(), &e) == 0, "random weights");
     std::vector<float> x((size_t)T * k);
     for (auto& v : x) v = rnd();
     x[(size_t)(T - 1) * k + 5] = INFINITY;
-    const std::vector<float> y = run<T, U, TL, NW, KS, S, IL>(W, x, m, k);
+    const std::vector<float> y = run<Fm, T, U, TL, NW, KS, S, IL>(W, x, m, k);
     std::vector<double> r(m), a(m);
     int bad = 0;
     for (int t = 0; t < T; t++) {
-        EXPECT(gb_ref_gemv(q8(), W.data(), W.size(), m, k, x.data() + (size_t)t * k, r.data(), a.data(), &e) == 0, "ref");
+        EXPECT(gb_ref_gemv(fmt_of<Fm>(), W.data(), W.size(), m, k, x.data() + (size_t)t * k, r.data(), a.data(), &e) == 0, "ref");
         for (gb_u32 i = 0; i < m; i++) {
             const double yv = y[(size_t)t * m + i];
             bad += t < T - 1 ? !(std::fabs(yv - r[i]) <= 1e-4 * a[i]) : std::isfinite(yv);
         }
     }
-    EXPECT(bad == 0, "q8_0 T=%d: an infinite x in the last row: %d outputs wrong", T, bad);
-    printf("%s q8_0 T=%d U=%d TL=%d NW=%d KS=%d S=%d IL=%d m=%u k=%u: an infinite x in the last row, the others exact\n",
-           bad ? "not ok" : "ok  ", T, U, TL, NW, KS, S, IL, m, k);
+    EXPECT(bad == 0, "%s T=%d: an infinite x in the last row: %d outputs wrong", FmRef<Fm>::name, T, bad);
+    printf("%s %s T=%d U=%d TL=%d NW=%d KS=%d S=%d IL=%d m=%u k=%u: an infinite x in the last row, the others exact\n",
+           bad ? "not ok" : "ok  ", FmRef<Fm>::name, T, U, TL, NW, KS, S, IL, m, k);
     gb_err_clear(&e);
 }
 
 // x rows one-hot at columns (c0 + t) % k: y[t][i] must be the dequantized
 // weight W[i][(c0 + t) % k] exactly (x' = 2^14, lo = 0, d q exact in f32).
-template <int T, int U, int TL, int NW, int KS, int S = 0, int IL = 1>
+template <class Fm, int T, int U, int TL, int NW, int KS, int S = 0, int IL = 1>
 static void one_hot_case(gb_u32 m, gb_u32 k)
 {
-    std::vector<unsigned char> W((size_t)m * k / 32 * 34);
+    std::vector<unsigned char> W(weight_bytes<Fm>(m, k));
     gb_err e = {0};
-    EXPECT(gb_ref_random_blocks(q8(), (uint64_t)m * k / 32, 77, W.data(), &e) == 0, "random weights");
+    EXPECT(gb_ref_random_blocks(fmt_of<Fm>(), (uint64_t)m * k / 32, 77, W.data(), &e) == 0, "random weights");
     int bad = 0;
     for (gb_u32 c0 = 0; c0 < k; c0 += T) {
         std::vector<float> x((size_t)T * k, 0.0f);
         for (int t = 0; t < T; t++) x[(size_t)t * k + (c0 + t) % k] = 1.0f;
-        const std::vector<float> y = run<T, U, TL, NW, KS, S, IL>(W, x, m, k);
-        for (int t = 0; t < T; t++)
-            for (gb_u32 i = 0; i < m; i++) {
-                const gb_u32 col = (c0 + t) % k;
-                const unsigned char* blk = W.data() + ((size_t)i * (k / 32) + col / 32) * 34;
-                const double want = (double)gb_half_to_float(blk[0] | (blk[1] << 8)) * (double)(signed char)blk[2 + col % 32];
-                if (!(y[(size_t)t * m + i] == (float)want)) bad++;
-            }
+        const std::vector<float> y = run<Fm, T, U, TL, NW, KS, S, IL>(W, x, m, k);
+        std::vector<double> r(m), a(m);
+        for (int t = 0; t < T; t++) {
+            // one term: the reference's sum is the dequantized weight W[i][(c0 + t) % k] itself
+            EXPECT(gb_ref_gemv(fmt_of<Fm>(), W.data(), W.size(), m, k, x.data() + (size_t)t * k, r.data(), a.data(), &e) == 0, "ref");
+            for (gb_u32 i = 0; i < m; i++)
+                if (!(y[(size_t)t * m + i] == (float)r[i])) bad++;
+        }
     }
-    EXPECT(bad == 0, "q8_0 one-hot T=%d U=%d TL=%d NW=%d KS=%d S=%d m=%u k=%u: %d outputs not the weight", T, U, TL, NW, KS, S,
-           m, k, bad);
-    printf("%s q8_0 one-hot T=%d U=%d TL=%d NW=%d KS=%d S=%d IL=%d m=%u k=%u: every column of every row exactly\n",
-           bad ? "not ok" : "ok  ", T, U, TL, NW, KS, S, IL, m, k);
+    EXPECT(bad == 0, "%s one-hot T=%d U=%d TL=%d NW=%d KS=%d S=%d m=%u k=%u: %d outputs not the weight", FmRef<Fm>::name, T, U,
+           TL, NW, KS, S, m, k, bad);
+    printf("%s %s one-hot T=%d U=%d TL=%d NW=%d KS=%d S=%d IL=%d m=%u k=%u: every column of every row exactly\n",
+           bad ? "not ok" : "ok  ", FmRef<Fm>::name, T, U, TL, NW, KS, S, IL, m, k);
     gb_err_clear(&e);
+}
+
+// Plain byte loads for the decode test.
+struct BytesLd {
+    const unsigned char* base;
+    sw_u32 ld_w4(const unsigned char* p) const
+    {
+        sw_u32 v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+};
+
+// Block b's code c (0..31) and d of a pair, read from the bytes as the format defines them (not the kernel's words).
+static int code_of(const gb_format* f, const unsigned char* pair, int b, int c)
+{
+    if (!strcmp(f->name, "q8_0")) return (signed char)pair[34 * b + 2 + c];
+    const unsigned char q = pair[18 * b + 2 + c % 16];
+    return (c < 16 ? q & 15 : q >> 4) - 8;
+}
+
+// Every lane's load, codes and f16 conversion against the bytes' codes, and its d, over random pairs.
+template <class Fm>
+static void decode_case()
+{
+    const gb_format* f = fmt_of<Fm>();
+    std::vector<unsigned char> P(64 * Fm::PAIR_BYTES);
+    gb_err e = {0};
+    EXPECT(gb_ref_random_blocks(f, 128, 41, P.data(), &e) == 0, "random blocks");
+    LaneCx cx{};
+    BytesLd ld{P.data()};
+    int bad = 0, n = 0;
+    for (int p = 0; p < 64; p++)
+        for (sw_u32 t = 0; t < 4; t++) {
+            const unsigned char* pair = P.data() + p * Fm::PAIR_BYTES;
+            sw_u32 w[Fm::WORDS];
+            Fm::load(ld, pair, t, w);
+            for (int b = 0; b < 2; b++) {
+                sw_u32 lo, hi, h[4];
+                Fm::codes(w, t, b, lo, hi);
+                gb_b32tc_f16<Fm>(cx, lo, h[0], h[1]);
+                gb_b32tc_f16<Fm>(cx, hi, h[2], h[3]);
+                for (int i = 0; i < 8; i++, n++)
+                    bad += gb_half_to_float((h[i / 2] >> (16 * (i % 2))) & 0xFFFFu) != (float)code_of(f, pair, b, 8 * (int)t + i);
+                const unsigned char* db = pair + (Fm::PAIR_BYTES / 2) * b;
+                bad += Fm::d(w, b) != gb_half_to_float(db[0] | (db[1] << 8));
+            }
+        }
+    checks += cx.checks;
+    EXPECT(bad == 0, "%s: %d codes or scales decoded wrong", f->name, bad);
+    printf("%s %s code decode: %d codes of every lane and block, and their d\n", bad ? "not ok" : "ok  ", f->name, n);
+    gb_err_clear(&e);
+}
+
+template <class Fm>
+static void all_cases()
+{
+    decode_case<Fm>();
+    // one-hot: both B layouts (T <= 4, T > 4), slices, tiles, pairs in flight
+    one_hot_case<Fm, 1, 1, 1, 1, 1>(16, 256);
+    one_hot_case<Fm, 3, 2, 1, 2, 2>(37, 256);
+    one_hot_case<Fm, 5, 2, 2, 1, 3>(40, 512);
+    one_hot_case<Fm, 8, 4, 1, 1, 1>(23, 256);
+    // random: every T, ragged m, slices shorter than U and past the last pair
+    random_case<Fm, 1, 2, 1, 2, 2>(40, 1024, 1, 0, false);
+    random_case<Fm, 2, 4, 1, 1, 3>(37, 768, 2, 0, false);
+    random_case<Fm, 3, 1, 2, 1, 1>(50, 512, 3, 0, false);
+    random_case<Fm, 4, 2, 1, 4, 2>(70, 1280, 4, 0, false);
+    random_case<Fm, 5, 4, 1, 1, 8>(17, 512, 5, 0, false); // 8 pairs over 8 slices, U = 4
+    random_case<Fm, 6, 2, 3, 1, 2>(60, 768, 6, 0, false);
+    random_case<Fm, 7, 1, 1, 2, 4>(29, 256, 7, 0, false); // slices past the end
+    random_case<Fm, 8, 2, 1, 2, 2>(48, 1024, 8, 0, false);
+    random_case<Fm, 8, 3, 2, 1, 3>(45, 1280, 9, 0, true);
+    // the staged loop: a partial last stage (k = 768: 12 pairs in stages of 8), stages past a short slice, tiles
+    one_hot_case<Fm, 3, 4, 1, 1, 1, 2>(16, 512);
+    one_hot_case<Fm, 8, 8, 2, 1, 2, 3>(40, 768);
+    random_case<Fm, 1, 4, 1, 2, 2, 2>(37, 1280, 12, 0, false);
+    random_case<Fm, 4, 8, 1, 1, 1, 2>(16, 768, 13, 0, false);
+    random_case<Fm, 6, 4, 2, 1, 3, 3>(45, 1024, 14, 0, true);
+    random_case<Fm, 8, 4, 2, 2, 2, 2>(70, 1280, 15, 6, true);
+    random_case<Fm, 8, 4, 1, 1, 8, 4>(29, 512, 16, 0, false); // slices past the end
+    // rows of x 1e-12 .. 1e12 apart in one launch, with outliers
+    random_case<Fm, 4, 2, 1, 2, 2>(32, 1024, 10, 6, true);
+    random_case<Fm, 8, 2, 2, 1, 2>(32, 1024, 11, 6, true);
+    // stages read two and four pairs at a time (INTERLEAVE), tiles, slices past the end
+    one_hot_case<Fm, 8, 8, 1, 1, 2, 2, 4>(23, 1024);
+    random_case<Fm, 2, 4, 2, 1, 2, 3, 2>(45, 1280, 19, 0, false);
+    random_case<Fm, 8, 8, 1, 2, 4, 2, 4>(37, 768, 20, 6, true);
+    random_case<Fm, 5, 4, 1, 1, 8, 2, 2>(29, 512, 21, 0, false);
+    // lanes without a token (T = 3, 6) read the last row: an infinite x there touches no other row
+    inf_case<Fm, 3, 4, 1, 1, 2, 2, 2>(32, 512);
+    inf_case<Fm, 6, 2, 2, 1, 2>(40, 768);
+    // blocks of 32 columns 1e-4, 1 and 1e4 in turn within every row (every block its own scale), both B layouts
+    random_case<Fm, 3, 2, 1, 2, 2>(32, 1024, 17, 0, false, true, 4);
+    random_case<Fm, 8, 4, 2, 1, 2, 2>(40, 1280, 18, 3, true, true, 4);
 }
 
 int main()
 {
     LanePool lanes;
     pool = &lanes;
-    // the code decode: every byte to its signed value, exactly
-    {
-        LaneCx cx{};
-        int bad = 0;
-        for (gb_u32 b = 0; b < 256; b++) {
-            gb_u32 lo2, hi2;
-            gb_b32tc_f16(cx, b | ((b ^ 0x5A) << 8) | ((255 - b) << 16) | (((b * 7) & 255) << 24), lo2, hi2);
-            const int want[4] = {(signed char)b, (signed char)(b ^ 0x5A), (signed char)(255 - b), (signed char)((b * 7) & 255)};
-            const float got[4] = {gb_half_to_float(lo2 & 0xFFFF), gb_half_to_float(lo2 >> 16), gb_half_to_float(hi2 & 0xFFFF),
-                                  gb_half_to_float(hi2 >> 16)};
-            for (int i = 0; i < 4; i++) bad += got[i] != (float)want[i];
-        }
-        EXPECT(bad == 0, "%d codes decoded wrong", bad);
-        printf("%s code decode: 1024 codes\n", bad ? "not ok" : "ok  ");
-    }
     // the scale: max |x| s in [2^14, 2^15) for x over 240 binades (2^126 below 2^-112); 1 for 0, inf and
     // NaN; its inverse exact (s * inverse == 1) at every one
     {
@@ -313,46 +401,11 @@ int main()
         EXPECT(bad == 0, "%d scales or inverses wrong", bad);
         printf("%s scale: 807 magnitudes and their inverses, 0, inf, NaN\n", bad ? "not ok" : "ok  ");
     }
-    // one-hot: both B layouts (T <= 4, T > 4), slices, tiles, pairs in flight
-    one_hot_case<1, 1, 1, 1, 1>(16, 256);
-    one_hot_case<3, 2, 1, 2, 2>(37, 256);
-    one_hot_case<5, 2, 2, 1, 3>(40, 512);
-    one_hot_case<8, 4, 1, 1, 1>(23, 256);
-    // random: every T, ragged m, slices shorter than U and past the last pair
-    random_case<1, 2, 1, 2, 2>(40, 1024, 1, 0, false);
-    random_case<2, 4, 1, 1, 3>(37, 768, 2, 0, false);
-    random_case<3, 1, 2, 1, 1>(50, 512, 3, 0, false);
-    random_case<4, 2, 1, 4, 2>(70, 1280, 4, 0, false);
-    random_case<5, 4, 1, 1, 8>(17, 512, 5, 0, false); // 8 pairs over 8 slices, U = 4
-    random_case<6, 2, 3, 1, 2>(60, 768, 6, 0, false);
-    random_case<7, 1, 1, 2, 4>(29, 256, 7, 0, false); // slices past the end
-    random_case<8, 2, 1, 2, 2>(48, 1024, 8, 0, false);
-    random_case<8, 3, 2, 1, 3>(45, 1280, 9, 0, true);
-    // the staged loop: a partial last stage (k = 768: 12 pairs in stages of 8), stages past a short slice, tiles
-    one_hot_case<3, 4, 1, 1, 1, 2>(16, 512);
-    one_hot_case<8, 8, 2, 1, 2, 3>(40, 768);
-    random_case<1, 4, 1, 2, 2, 2>(37, 1280, 12, 0, false);
-    random_case<4, 8, 1, 1, 1, 2>(16, 768, 13, 0, false);
-    random_case<6, 4, 2, 1, 3, 3>(45, 1024, 14, 0, true);
-    random_case<8, 4, 2, 2, 2, 2>(70, 1280, 15, 6, true);
-    random_case<8, 4, 1, 1, 8, 4>(29, 512, 16, 0, false); // slices past the end
-    // rows of x 1e-12 .. 1e12 apart in one launch, with outliers
-    random_case<4, 2, 1, 2, 2>(32, 1024, 10, 6, true);
-    random_case<8, 2, 2, 1, 2>(32, 1024, 11, 6, true);
-    // stages read two and four pairs at a time (INTERLEAVE), tiles, slices past the end
-    one_hot_case<8, 8, 1, 1, 2, 2, 4>(23, 1024);
-    random_case<2, 4, 2, 1, 2, 3, 2>(45, 1280, 19, 0, false);
-    random_case<8, 8, 1, 2, 4, 2, 4>(37, 768, 20, 6, true);
-    random_case<5, 4, 1, 1, 8, 2, 2>(29, 512, 21, 0, false);
-    // lanes without a token (T = 3, 6) read the last row: an infinite x there touches no other row
-    inf_case<3, 4, 1, 1, 2, 2, 2>(32, 512);
-    inf_case<6, 2, 2, 1, 2>(40, 768);
-    // blocks of 32 columns 1e-4, 1 and 1e4 in turn within every row (every block its own scale), both B layouts
-    random_case<3, 2, 1, 2, 2>(32, 1024, 17, 0, false, true, 4);
-    random_case<8, 4, 2, 1, 2, 2>(40, 1280, 18, 3, true, true, 4);
+    all_cases<GbTcQ8_0>();
+    all_cases<GbTcQ4_0>();
     // the checks see a wrong fragment layout: with b0 and b1 swapped in the model, rows go wrong
     swap_b = true;
-    const int wrong = random_case<8, 2, 1, 1, 1>(16, 256, 5, 0, false, false);
+    const int wrong = random_case<GbTcQ8_0, 8, 2, 1, 1, 1>(16, 256, 5, 0, false, false);
     swap_b = false;
     EXPECT(wrong > 0, "a model with b0 and b1 swapped passed the check");
     printf("%s swapped B registers: %d row(s) caught\n", wrong > 0 ? "ok  " : "not ok", wrong);

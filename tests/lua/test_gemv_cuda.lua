@@ -662,7 +662,7 @@ t.test("the f16 tensor-core q8_0 kernel (TC=1): its own file, entry and geometry
   t.errors(function() specs.variant("q8_0", { TC = 1, GEMV_TOKENS = 9 }) end,
     "gemv_cuda.variant: GEMV_TOKENS=9 must be an integer in 1..8", true)
   t.errors(function() specs.variant("q8_0", { TC = 2 }) end, "gemv_cuda.variant: TC=2 is not 0 or 1", true)
-  t.errors(function() specs.variant("q4_0", { TC = 1 }) end, "gemv_cuda.variant: q4_0 has no define TC", true)
+  t.errors(function() specs.variant("q4_k", { TC = 1 }) end, "gemv_cuda.variant: q4_k has no define TC", true)
   local src = assert(io.open(s.file)):read("a")
   local seen, lines = {}, 0
   for defs in src:gmatch("// gpubench%-compile: entry=gemv_q8_0_tc defines=(%S+)") do
@@ -671,6 +671,24 @@ t.test("the f16 tensor-core q8_0 kernel (TC=1): its own file, entry and geometry
     seen[tonumber(defs:match("GEMV_TOKENS=(%d+)"))] = true
   end
   t.truthy(lines >= 6 and seen[1] and seen[2] and seen[8], "gpubench-compile lines at several geometries and T = 1, 2, 8")
+end)
+
+-- q4_0 runs the same loop over GbTcQ4_0's 36-byte pairs of blocks.
+t.test("the f16 tensor-core q4_0 kernel (TC=1): its own file and entry, 36-byte pairs in its stages; not a token rule yet", function()
+  local s = specs.variant("q4_0", { TC = 1, GEMV_TOKENS = 8 })
+  t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] }, { "kernels/cuda/gemv_q4_0_tc.cu", "gemv_q4_0_tc", 32, 64 })
+  t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 2, GEMV_TOKENS = 8 })
+  local first = {}
+  for name, value in assert(io.open(s.file)):read("a"):match("^// gpubench%-compile: %S+ defines=(%S+)"):gmatch("([%w_]+)=(%d+)") do
+    first[name] = tonumber(value)
+  end
+  t.eq(first, s.defines, "the first gpubench-compile line is the default geometry at T = 8")
+  t.eq(specs.q4_0.defines.TC, 0, "the entry is the integer dot")
+  -- 16 rows x 2 tiles x (36 x 8 + 16) bytes x 4 stages x 8 warps: past a block's 227 KiB; q8_0's pairs take it at 4 stages of 4
+  t.errors(function() specs.variant("q4_0", { TC = 1, WARPS = 4, KSPLIT = 2, UNROLL = 8, STAGES = 4 }) end,
+    "gemv_cuda.variant: WARPS=4 KSPLIT=2 TILES=2 UNROLL=8 STAGES=4 needs 315392 bytes of shared memory, more than a block's 232448", true)
+  t.eq(specs.variant("q4_0", { TC = 1, WARPS = 4, KSPLIT = 2, UNROLL = 4, STAGES = 4 }).defines.STAGES, 4)
+  t.eq(specs.token_changes("q4_0", 8).TC, nil, "T = 8 keeps the int8 kernel until an A/B says otherwise")
 end)
 
 t.test("the f16 tensor-core q8_0 kernel compiles for sm_90 at every T", function()
@@ -697,11 +715,13 @@ local function qtc_changes(g, T)
   return { TC = 1, WARPS = g[1], KSPLIT = g[2], TILES = g[3], UNROLL = g[4], STAGES = g[5], INTERLEAVE = g[6], GEMV_TOKENS = T }
 end
 
-t.test("the f16 tensor-core q8_0 oracle's geometries are all valid variants at every T", function()
-  for T = 1, 8 do
-    for _, g in ipairs(QTC_ORACLE_GEOMETRIES) do
-      local ok, err = pcall(specs.variant, "q8_0", qtc_changes(g, T))
-      t.truthy(ok, ("T=%d {%s}: %s"):format(T, table.concat(g, ","), tostring(err)))
+t.test("the f16 tensor-core q8_0 and q4_0 oracle's geometries are all valid variants at every T", function()
+  for _, fmt in ipairs { "q8_0", "q4_0" } do
+    for T = 1, 8 do
+      for _, g in ipairs(QTC_ORACLE_GEOMETRIES) do
+        local ok, err = pcall(specs.variant, fmt, qtc_changes(g, T))
+        t.truthy(ok, ("%s T=%d {%s}: %s"):format(fmt, T, table.concat(g, ","), tostring(err)))
+      end
     end
   end
 end)
@@ -724,20 +744,22 @@ t.test("tensor-core stages past 48 KiB are dynamic shared memory of exactly thei
   t.eq(dynamic("bf16", specs.variant("bf16", { GEMV_TOKENS = 8 }).defines), 0)
 end)
 
-t.test("the f16 tensor-core q8_0 kernel matches the FP64 reference at every T", function()
-  local dev = t.device("cuda")
-  releasing(dev, function()
-    for T = 1, 8 do
-      for _, g in ipairs(QTC_ORACLE_GEOMETRIES) do
-        local spec = specs.variant("q8_0", qtc_changes(g, T))
-        gc.check_tokens(dev, "q8_0", 29, 3072, T, 201 + T, spec)
-        gc.check_tokens(dev, "q8_0", 5, 256, T, 211 + T, spec)
-        gc.check_tokens(dev, "q8_0", 70, 1280, T, 221 + T, spec)
-        gc.check_tokens(dev, "q8_0", 37, 5120, T, 231 + T, spec)
+for _, fmt in ipairs { "q8_0", "q4_0" } do
+  t.test("the f16 tensor-core " .. fmt .. " kernel matches the FP64 reference at every T", function()
+    local dev = t.device("cuda")
+    releasing(dev, function()
+      for T = 1, 8 do
+        for _, g in ipairs(QTC_ORACLE_GEOMETRIES) do
+          local spec = specs.variant(fmt, qtc_changes(g, T))
+          gc.check_tokens(dev, fmt, 29, 3072, T, 201 + T, spec)
+          gc.check_tokens(dev, fmt, 5, 256, T, 211 + T, spec)
+          gc.check_tokens(dev, fmt, 70, 1280, T, 221 + T, spec)
+          gc.check_tokens(dev, fmt, 37, 5120, T, 231 + T, spec)
+        end
       end
-    end
+    end)
   end)
-end)
+end
 
 t.test("the int8 tensor-core q4_k kernel matches the FP64 reference at every T", function()
   local dev = t.device("cuda")
