@@ -23,7 +23,7 @@
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
 #   scripts/gpu-session.sh data        # the same bytes read as zeros, random bytes and normal bf16; swiglu_ab's paths
 #   scripts/gpu-session.sh tokens_tune [T]  # gemv_variants at T tokens (default 8): scalar vs tensor-core paths (f16, int8), geometry
-#   scripts/gpu-session.sh q8tc        # the f16 tensor-core q8_0 kernel (TC=1): its GPU test, its geometries against the int8 kernel and the integer dot at T = 8 (both orders, two ITERS), 4 (both orders), 2, 1 (Q8TC_RUNS); ncu of one call (Q8TC_NCU)
+#   scripts/gpu-session.sh q8tc        # the f16 tensor-core q8_0 kernel (TC=1; QTC_FORMAT=q4_0 for q4_0's, Q8TC_TEST=0 skips the test, Q8TC_NCU="" the ncu): its GPU test, its geometries against the int8 kernel and the integer dot at T = 8 (both orders, two ITERS), 4 (both orders), 2, 1 (Q8TC_RUNS); ncu of one call (Q8TC_NCU)
 #   scripts/gpu-session.sh i8          # the int8 tensor-core q4_k kernel: its GPU test, the default at T = 2, 4, 8, then I8 geometries, both orders, two ITERS
 #   scripts/gpu-session.sh limits      # ncu sections of one call each: q4_k T=8 (integer dot, int8), Linear q4 T=1, SwiGLU fused and cuBLAS, MoE grouped
 #   scripts/gpu-session.sh gemv_sweep  # gemv_variants sweeps at M=GSWEEP_M (131072), both orders (GSWEEP="FORMAT:GRID ...")
@@ -328,9 +328,10 @@ i8)
   done
   ;;
 q8tc)
-  GPUBENCH_TEST_ONLY="f16 tensor-core q8_0" run lua_test_gemv_q8tc timeout 200 $G tests/lua/test_gemv_cuda.lua
-  tail -1 "$LOGS/lua_test_gemv_q8tc.log"
-  V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --kernels q8_0"
+  f=${QTC_FORMAT:-q8_0} # q8_0 or q4_0
+  [[ ${Q8TC_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="f16 tensor-core $f" run lua_test_gemv_q8tc timeout 200 $G tests/lua/test_gemv_cuda.lua
+  [[ ${Q8TC_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_gemv_q8tc.log"
+  V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --kernels $f"
   # one process per run: the int8 kernel (the entry's from T = 4) and the integer dot, then the tensor-core
   # geometries (Q8TC_GRID: more grids, '|'-separated)
   for oit in ${Q8TC_RUNS:-forward:200:8 reverse:200:8 forward:600:8 forward:200:4 reverse:200:4 forward:200:2 forward:200:1}; do
@@ -340,15 +341,16 @@ q8tc)
         "WARPS=2;KSPLIT=2;TILES=1;UNROLL=4;STAGES=2;INTERLEAVE=1,4" "WARPS=4;KSPLIT=4;TILES=2;UNROLL=2;STAGES=0"}; do
       g="$g|GEMV_TOKENS=$tk;TC=1;$tc"
     done
-    n="q8tc_${o}_${it}_T$tk"
+    n="${f/q8_0/q8}tc_${o}_${it}_T$tk"
     run "$n" timeout ${Q8TC_LIMIT:-100} env M=14336 K=5120 ITERS=$it $V --order $o --grid "$g" --json "$LOGS/$n.jsonl"
-    grep -E '^q8_0' "$LOGS/$n.log" | grep -v invalid
+    grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
   done
   S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy
      --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis"
+  [[ ${Q8TC_NCU-x} == "" ]] && exit $status
   for cell in "${Q8TC_NCU:-GEMV_TOKENS=8 TC=1 KSPLIT=2 TILES=1 UNROLL=4 STAGES=2 INTERLEAVE=2}"; do
     run ncu_q8tc timeout 90 "$NCU" --cache-control none --clock-control none $S --profile-from-start off \
-      env M=14336 K=5120 $V --grid "${cell// /;}" --profile "q8_0 $cell"
+      env M=14336 K=5120 $V --grid "${cell// /;}" --profile "$f $cell"
     grep -E 'Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|L1/TEX Hit|Eligible Warps|Mem Pipes|L1/TEX Cache Throughput|Executed Ipc A|Warp Cycles Per Issued|Block Limit' \
       "$LOGS/ncu_q8tc.log" | head -30
   done
@@ -359,13 +361,13 @@ dynsmem)
   # variant it times against FP64 anyway), then the geometry space it opens, in-process A B B A: q8_0 TC and
   # bf16 TC at T = 8 (DYN_RUNS "order:iters ..."), the SwiGLU fused kernel at LLaMA-2-7B and 13B
   # (one process per geometry, cuBLAS beside it in each; DYN_SW=0 skips)
-  run test_cuda_backend timeout 120 $BIN/test_cuda_backend
-  GPUBENCH_TEST_ONLY="f16 tensor-core" run lua_qtc timeout 300 $G tests/lua/test_gemv_cuda.lua
+  [[ ${DYN_TESTS:-1} == 1 ]] && run test_cuda_backend timeout 120 $BIN/test_cuda_backend
+  [[ ${DYN_TESTS:-1} == 1 ]] && GPUBENCH_TEST_ONLY="f16 tensor-core" run lua_qtc timeout 300 $G tests/lua/test_gemv_cuda.lua
   [[ ${DYN_DENSE_TEST:-0} == 1 ]] &&
     GPUBENCH_TEST_ONLY="dense tensor-core kernels match" run lua_dense_tc timeout 300 $G tests/lua/test_gemv_cuda.lua
-  GPUBENCH_TEST_ONLY="staged geometries" run lua_swiglu_staged timeout 120 $G tests/lua/test_swiglu_cuda.lua
+  [[ ${DYN_TESTS:-1} == 1 ]] && GPUBENCH_TEST_ONLY="staged geometries" run lua_swiglu_staged timeout 120 $G tests/lua/test_swiglu_cuda.lua
   V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1"
-  for oit in ${DYN_RUNS:-forward:200 reverse:200 forward:500}; do
+  for oit in ${DYN_RUNS-forward:200 reverse:200 forward:500}; do
     IFS=: read -r o it <<< "$oit"
     g="GEMV_TOKENS=8;I8=1;WARPS=4;KSPLIT=2"
     for tc in ${DYN_Q8_GRID:-"WARPS=1;KSPLIT=2,4;TILES=2;UNROLL=4;STAGES=2,3,4;INTERLEAVE=2" \
@@ -472,8 +474,8 @@ gemv_ncu)
     run "ncu_gemv_${f}_${m}_${d//[=;]/_}" timeout 150 "$NCU" --cache-control none --clock-control none $S \
       --profile-from-start off env M=$m K=5120 $G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 \
       --kernels $f --grid "$d" --profile "$f ${d//;/ }"
-    grep -E 'Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|Waves Per SM|Eligible Warps|L2 Hit|Executed Ipc A|Warp Cycles Per Issued' \
-      "$LOGS/ncu_gemv_${f}_${m}_${d//[=;]/_}.log" | head -24
+    grep -E 'Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|Waves Per SM|Eligible Warps|L2 Hit|L1/TEX Hit|Shared Memory|Executed Ipc A|Warp Cycles Per Issued' \
+      "$LOGS/ncu_gemv_${f}_${m}_${d//[=;]/_}.log" | head -30
   done
   ;;
 tokens)
