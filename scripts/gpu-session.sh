@@ -23,6 +23,7 @@
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
 #   scripts/gpu-session.sh data        # the same bytes read as zeros, random bytes and normal bf16; swiglu_ab's paths
 #   scripts/gpu-session.sh tokens_tune [T]  # gemv_variants at T tokens (default 8): scalar vs tensor-core paths (f16, int8), geometry
+#   scripts/gpu-session.sh dynab       # the kept tensor-core geometries with static and forced-dynamic stages (DYNAMIC=1), both orders
 #   scripts/gpu-session.sh q8tc        # the f16 tensor-core q8_0 kernel (TC=1; QTC_FORMAT=q4_0 for q4_0's, Q8TC_TEST=0 skips the test, Q8TC_NCU="" the ncu): its GPU test, its geometries against the int8 kernel and the integer dot at T = 8 (both orders, two ITERS), 4 (both orders), 2, 1 (Q8TC_RUNS); ncu of one call (Q8TC_NCU)
 #   scripts/gpu-session.sh i8          # the int8 tensor-core q4_k kernel: its GPU test, the default at T = 2, 4, 8, then I8 geometries, both orders, two ITERS
 #   scripts/gpu-session.sh limits      # ncu sections of one call each: q4_k T=8 (integer dot, int8), Linear q4 T=1, SwiGLU fused and cuBLAS, MoE grouped
@@ -399,6 +400,20 @@ dynsmem)
       run "$n" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $nk \
         --m-values 1,8 --mode graph --regime rotated --trials 4 --rounds 1 --geometry $geo --json "$LOGS/$n.jsonl"
       grep -E '^custom' "$LOGS/$n.log"
+    done
+  done
+  ;;
+dynab)
+  # The dynamic shared memory mechanism itself: the kept tensor-core geometries with their stages static and
+  # forced dynamic (DYNAMIC=1), in one process, both orders, T = 8 at 14336 x 5120 rotated
+  V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1"
+  for o in forward reverse; do
+    for fg in "q8_0:TC=1" "q4_0:TC=1" "bf16:MMA=1"; do
+      f=${fg%%:*} k=${fg#*:}
+      n="dynab_${f}_$o"
+      run "$n" timeout 100 env M=14336 K=5120 ITERS=200 $V --kernels $f --order $o \
+        --grid "GEMV_TOKENS=8;$k|GEMV_TOKENS=8;$k;DYNAMIC=1" --json "$LOGS/$n.jsonl"
+      grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
     done
   done
   ;;

@@ -12,16 +12,25 @@
 // One per kernel file (a second is a redefinition error): the bytes every launch gets.
 #define GB_DYNAMIC_SHARED(bytes) extern "C" __device__ const unsigned gpubench_dynamic_shared_bytes = (bytes);
 
+// DYNAMIC=1, a define of the kernels that take it (the tensor-core GEMV):
+// their stages go dynamic whatever their size, to A/B the mechanism itself
+// against the static declaration of the same geometry.
+#if defined(DYNAMIC) && DYNAMIC == 1
+#define GB_DYNAMIC_ALWAYS true
+#else
+#define GB_DYNAMIC_ALWAYS false
+#endif
+
 // The dynamic bytes of a block whose warp-private stages take `stages` bytes
 // beside `other` bytes of static shared memory: the stages go dynamic when the
 // two would pass the static limit (the file's GB_DYNAMIC_SHARED says this
-// value; gb_warp_stages decides by the same test).
+// value; GB_WARP_STAGES decides by the same test).
 #ifdef __CUDACC__
 __host__ __device__
 #endif
 constexpr unsigned gb_stage_dynamic_bytes(unsigned stages, unsigned other)
 {
-    return stages + other > GB_STATIC_SHARED_LIMIT ? stages : 0u;
+    return (GB_DYNAMIC_ALWAYS && stages > 0) || stages + other > GB_STATIC_SHARED_LIMIT ? stages : 0u;
 }
 
 #ifdef __CUDACC__

@@ -1,4 +1,5 @@
-// gpubench-compile: entry=gemv_q4_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=2,UNROLL=4,STAGES=2,INTERLEAVE=2,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q4_0_tc defines=TC=1,WARPS=1,KSPLIT=4,TILES=2,UNROLL=4,STAGES=2,INTERLEAVE=2,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q4_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=2,UNROLL=4,STAGES=2,INTERLEAVE=2,GEMV_TOKENS=4
 // gpubench-compile: entry=gemv_q4_0_tc defines=TC=1,WARPS=1,KSPLIT=1,TILES=1,UNROLL=1,STAGES=0,INTERLEAVE=1,GEMV_TOKENS=1
 // gpubench-compile: entry=gemv_q4_0_tc defines=TC=1,WARPS=2,KSPLIT=3,TILES=3,UNROLL=1,STAGES=0,INTERLEAVE=1,GEMV_TOKENS=3
 // gpubench-compile: entry=gemv_q4_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=1,UNROLL=8,STAGES=2,INTERLEAVE=4,GEMV_TOKENS=5

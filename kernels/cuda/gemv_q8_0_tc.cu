@@ -12,6 +12,7 @@
 // gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=1,UNROLL=4,STAGES=3,INTERLEAVE=2,GEMV_TOKENS=4
 // gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=4,TILES=1,UNROLL=4,STAGES=2,INTERLEAVE=4,GEMV_TOKENS=1
 // gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=4,TILES=2,UNROLL=4,STAGES=2,INTERLEAVE=2,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q8_0_tc defines=TC=1,WARPS=1,KSPLIT=2,TILES=2,UNROLL=4,STAGES=2,INTERLEAVE=2,GEMV_TOKENS=8,DYNAMIC=1
 // q8_0 GEMV for T = GEMV_TOKENS rows of x on the f16 tensor cores, warps
 // independent (gemv_b32_tc.cuh; docs/kernels/cuda-gemv.md, "The f16
 // tensor-core q8_0 kernel"). The q8_0 entry's kernel from T = 4 (TC=1,

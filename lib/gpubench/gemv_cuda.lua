@@ -73,13 +73,24 @@ M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES 
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in
 -- this table, so gemv.spec keeps returning the defaults.
 local KNOWN = { ROWS = true, WARPS = true, STAGES = true, UNROLL = true, MMA = true, XQ = true, SUBN = true, KSPLIT = true,
-  PARTS = true, BULK = true, I8 = true, TC = true, GEMV_TOKENS = true }
+  PARTS = true, BULK = true, I8 = true, TC = true, GEMV_TOKENS = true, DYNAMIC = true }
 local SWITCH = { MMA = true, XQ = true, SUBN = true, BULK = true, I8 = true, TC = true } -- 0 or 1
 
 -- What both tensor-core kernels' specs check last and return: a block's
 -- threads, its shared memory (smem bytes: stages and k-slice sums) and the
--- format's _tc file. level: error's (both specs tail-call it: the same as theirs).
-local function tc_block_spec(fmt, tc, smem, level)
+-- format's _tc file; DYNAMIC = 1 (changes') puts the stages in dynamic shared
+-- memory even where they fit the static 48 KiB, to A/B the mechanism itself
+-- (kernels/cuda/dynamic_shared.cuh). level: error's (both specs tail-call it).
+local function tc_block_spec(fmt, tc, smem, level, changes)
+  if changes.DYNAMIC ~= nil then
+    if changes.DYNAMIC ~= 0 and changes.DYNAMIC ~= 1 then
+      error(("gemv_cuda.variant: DYNAMIC=%s is not 0 or 1"):format(tostring(changes.DYNAMIC)), level)
+    end
+    if changes.DYNAMIC == 1 and tc.STAGES == 0 then
+      error("gemv_cuda.variant: DYNAMIC=1 places shared-memory stages: it needs STAGES >= 2", level)
+    end
+    tc.DYNAMIC = changes.DYNAMIC
+  end
   if 32 * tc.WARPS * tc.KSPLIT > 1024 then
     error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d is more than a block's 1024 threads"):format(tc.WARPS, tc.KSPLIT), level)
   end
@@ -115,7 +126,8 @@ end
 -- The dense tensor-core kernel's spec (f16, bf16): its own file and entry,
 -- TILES tiles of 16 rows a warp; KSPLIT, TILES and STAGES its own defines
 -- (the FMA kernel has none).
-local TC_DEFINES = { MMA = true, WARPS = true, KSPLIT = true, TILES = true, UNROLL = true, STAGES = true, GEMV_TOKENS = true }
+local TC_DEFINES = { MMA = true, WARPS = true, KSPLIT = true, TILES = true, UNROLL = true, STAGES = true, GEMV_TOKENS = true,
+  DYNAMIC = true }
 -- Its geometry where a variant names none: the fastest of the H200 sweeps at
 -- T = 4 and 8 (docs/kernels/cuda-gemv.md, "Dense tensor-core kernels").
 local TC_BEST = {
@@ -145,7 +157,7 @@ local function tc_spec(fmt, d, changes)
   end
   -- the stages (1 KiB per tile, chunk and warp) and the k-slice sums (512 bytes per tile and warp past the first slice)
   return tc_block_spec(fmt, tc, tc.WARPS * tc.KSPLIT * 1024 * tc.TILES * tc.UNROLL * st
-    + (tc.KSPLIT - 1) * tc.WARPS * 512 * tc.TILES, 3)
+    + (tc.KSPLIT - 1) * tc.WARPS * 512 * tc.TILES, 3, changes)
 end
 
 -- The f16 tensor-core q8_0 and q4_0 kernels' spec (TC=1, kernels/cuda/gemv_q8_0_tc.cu, gemv_q4_0_tc.cu):
@@ -156,10 +168,10 @@ end
 -- where a variant names none: docs/kernels/cuda-gemv.md, "The f16
 -- tensor-core q8_0 kernel".
 local QTC_DEFINES = { TC = true, WARPS = true, KSPLIT = true, TILES = true, UNROLL = true, STAGES = true, INTERLEAVE = true,
-  GEMV_TOKENS = true }
+  GEMV_TOKENS = true, DYNAMIC = true }
 local QTC_BEST = { q8_0 = { WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 2 },
-  -- q8_0's, not yet swept for q4_0
-  q4_0 = { WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 2 } }
+  -- 4 slices: its 36-byte pairs keep 4 warps' stages within the static 48 KiB (q8_0's need 73728 bytes)
+  q4_0 = { WARPS = 1, KSPLIT = 4, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 2 } }
 local QTC_PAIR_BYTES = { q8_0 = 68, q4_0 = 36 } -- two blocks (GbTcQ8_0, GbTcQ4_0 in gemv_b32_tc.cuh)
 local function qtc_spec(fmt, d, changes)
   for k, v in pairs(changes) do
@@ -195,7 +207,7 @@ local function qtc_spec(fmt, d, changes)
   end
   -- the stages (16 rows a tile of pair bytes x UNROLL + 16) and the k-slice sums (512 bytes per tile and warp past the first slice)
   return tc_block_spec(fmt, tc, tc.WARPS * tc.KSPLIT * st * 16 * tc.TILES * (QTC_PAIR_BYTES[fmt] * tc.UNROLL + 16)
-    + (tc.KSPLIT - 1) * tc.WARPS * 512 * tc.TILES, 3)
+    + (tc.KSPLIT - 1) * tc.WARPS * 512 * tc.TILES, 3, changes)
 end
 
 -- The defines variant(fmt, ...) takes and their defaults: the entry's, and
@@ -332,7 +344,10 @@ local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by 
 -- to the integer dot at T = 2 and won at T = 4 and 8 (both orders, WARPS = 4
 -- KSPLIT = 2 the fastest I8 geometry at each); q8_0's f16 kernel (its
 -- QTC_BEST geometry) beat the int8 one at T = 4 and 8 in both orders and at
--- ITERS 600, and lost to the integer dot at T = 2.
+-- ITERS 600, and lost to the integer dot at T = 2. q4_0's f16 kernel (its
+-- QTC_BEST, 4 slices) beat the int8 one at T = 4 and 8 in both orders, at
+-- ITERS 500 and at T = 6; at T = 3 it beat the integer dot forward only, at
+-- T = 2 it lost (docs/kernels/cuda-gemv.md, "q4_0 on the f16 tensor cores").
 local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
 -- bf16 and f16 from T = 3: the dense tensor-core kernel (its TC_BEST
 -- geometry), whose time hardly grows with T, against the FMA kernel's
@@ -347,7 +362,7 @@ local TOKEN_RULES = {
           { min_tokens = 8, max_tokens = 8, changes = { ROWS = 2 } } },
   q4_k = { { min_tokens = 5, changes = I8_BEST } },
   q8_0 = { { min_tokens = 4, changes = { TC = 1 } } },
-  q4_0 = { { min_tokens = 4, changes = I8_BEST } },
+  q4_0 = { { min_tokens = 4, changes = { TC = 1 } } },
 }
 
 -- token_changes(fmt, tokens) -> the defines fmt's T-row kernel changes

@@ -525,14 +525,15 @@ t.test("f32: UNROLL=1 at T = 4 and ROWS=2 at T = 8 (the T they were measured fas
   end
 end)
 
-t.test("q4_k from 5 rows of x and q4_0 from 4 run the int8 kernel by default, q8_0 from 4 the f16 one; others keep theirs", function()
+t.test("q4_k from 5 rows of x runs the int8 kernel by default, q8_0 and q4_0 from 4 the f16 one; others keep theirs", function()
   for fmt, from in pairs { q4_k = 5, q8_0 = 4, q4_0 = 4 } do
     for T = 1, 8 do
       local s = gemv.spec("cuda", fmt, 14336, 5120, T)
       if T >= from then
-        if fmt == "q8_0" then
-          t.eq(s.file, "kernels/cuda/gemv_q8_0_tc.cu", fmt .. " T=" .. T)
-          t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 2, GEMV_TOKENS = T }, fmt)
+        if fmt ~= "q4_k" then
+          t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_tc.cu", fmt .. " T=" .. T)
+          t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = fmt == "q4_0" and 4 or 2, TILES = 2, UNROLL = 4, STAGES = 2,
+            INTERLEAVE = 2, GEMV_TOKENS = T }, fmt)
         else
           t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_i8.cu", fmt .. " T=" .. T)
           t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, GEMV_TOKENS = T }, fmt)
@@ -571,7 +572,7 @@ t.test("the int8 tensor-core q8_0 and q4_0 kernels (I8=1): their own files, entr
       t.eq(gemv.spec("cuda", fmt, 14336, 5120, T).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt .. " T=" .. T)
     end
     t.eq(specs.token_changes(fmt, 3), {}, fmt)
-    if fmt == "q4_0" then t.eq(specs.token_changes(fmt, 4), { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }, fmt) end
+    if fmt == "q4_0" then t.eq(specs.token_changes(fmt, 4), { TC = 1 }, fmt) end
     local src = assert(io.open(s.file)):read("a")
     local seen, lines = {}, 0
     for defs in src:gmatch("// gpubench%-compile: entry=gemv_" .. fmt .. "_i8 defines=(%S+)") do
@@ -674,10 +675,10 @@ t.test("the f16 tensor-core q8_0 kernel (TC=1): its own file, entry and geometry
 end)
 
 -- q4_0 runs the same loop over GbTcQ4_0's 36-byte pairs of blocks.
-t.test("the f16 tensor-core q4_0 kernel (TC=1): its own file and entry, 36-byte pairs in its stages; not a token rule yet", function()
+t.test("the f16 tensor-core q4_0 kernel (TC=1): its own file and entry, 36-byte pairs in its stages; the rule from T = 4", function()
   local s = specs.variant("q4_0", { TC = 1, GEMV_TOKENS = 8 })
-  t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] }, { "kernels/cuda/gemv_q4_0_tc.cu", "gemv_q4_0_tc", 32, 64 })
-  t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = 2, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 2, GEMV_TOKENS = 8 })
+  t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] }, { "kernels/cuda/gemv_q4_0_tc.cu", "gemv_q4_0_tc", 32, 128 })
+  t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = 4, TILES = 2, UNROLL = 4, STAGES = 2, INTERLEAVE = 2, GEMV_TOKENS = 8 })
   local first = {}
   for name, value in assert(io.open(s.file)):read("a"):match("^// gpubench%-compile: %S+ defines=(%S+)"):gmatch("([%w_]+)=(%d+)") do
     first[name] = tonumber(value)
@@ -688,7 +689,14 @@ t.test("the f16 tensor-core q4_0 kernel (TC=1): its own file and entry, 36-byte 
   t.errors(function() specs.variant("q4_0", { TC = 1, WARPS = 4, KSPLIT = 2, UNROLL = 8, STAGES = 4 }) end,
     "gemv_cuda.variant: WARPS=4 KSPLIT=2 TILES=2 UNROLL=8 STAGES=4 needs 315392 bytes of shared memory, more than a block's 232448", true)
   t.eq(specs.variant("q4_0", { TC = 1, WARPS = 4, KSPLIT = 2, UNROLL = 4, STAGES = 4 }).defines.STAGES, 4)
-  t.eq(specs.token_changes("q4_0", 8).TC, nil, "T = 8 keeps the int8 kernel until an A/B says otherwise")
+  t.eq(specs.token_changes("q4_0", 3), {}, "T = 3 keeps the integer dot (won by the tensor cores forward only)")
+  t.eq(specs.token_changes("q4_0", 8), { TC = 1 })
+  -- QTC_BEST's 4 slices of 2 tiles: 4 x 2 stages x 16 x 2 x (36 x 4 + 16) + 3 x 1 x 1024 bytes, static
+  local ok_gpu, gpu = pcall(require, "gpu")
+  if ok_gpu and gpu.compile then
+    local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry, defines = s.defines, target = "sm_90" })
+    if ok then t.eq(r.dynamic_shared, 0, "q4_0's QTC_BEST fits static shared memory") end
+  end
 end)
 
 t.test("the f16 tensor-core q8_0 kernel compiles for sm_90 at every T", function()
@@ -742,6 +750,13 @@ t.test("tensor-core stages past 48 KiB are dynamic shared memory of exactly thei
   -- 8 warps x 2 stages x 16 rows x 64 x 4 bytes, and 2 KiB of k-slice sums beside them
   t.eq(dynamic("bf16", { MMA = 1, WARPS = 4, KSPLIT = 2, TILES = 1, UNROLL = 4, STAGES = 2, GEMV_TOKENS = 8 }), 8 * 2 * 16 * 64 * 4)
   t.eq(dynamic("bf16", specs.variant("bf16", { GEMV_TOKENS = 8 }).defines), 0)
+  -- DYNAMIC=1: the same stages dynamic although they fit (to A/B the mechanism); QTC_BEST's 36864 bytes
+  t.eq(dynamic("q8_0", { TC = 1, GEMV_TOKENS = 8, DYNAMIC = 1 }), 2 * 2 * 16 * 2 * (68 * 4 + 16))
+  t.eq(dynamic("bf16", { MMA = 1, GEMV_TOKENS = 8, DYNAMIC = 1 }), 2 * 2 * 16 * 2 * 64 * 4)
+  t.errors(function() specs.variant("q8_0", { TC = 1, STAGES = 0, UNROLL = 2, DYNAMIC = 1 }) end,
+    "gemv_cuda.variant: DYNAMIC=1 places shared-memory stages: it needs STAGES >= 2", true)
+  t.errors(function() specs.variant("bf16", { MMA = 1, DYNAMIC = 2 }) end, "gemv_cuda.variant: DYNAMIC=2 is not 0 or 1", true)
+  t.errors(function() specs.variant("q4_k", { DYNAMIC = 1 }) end, "q4_k has no define DYNAMIC", true)
 end)
 
 for _, fmt in ipairs { "q8_0", "q4_0" } do
