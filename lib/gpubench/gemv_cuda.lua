@@ -222,6 +222,7 @@ function M.variant_defines(fmt)
   for k, v in pairs(QTC_BEST[fmt] or {}) do -- TC=1's own defines, at their defaults
     if d[k] == nil then d[k] = v end
   end
+  if TC_BEST[fmt] or QTC_BEST[fmt] then d.DYNAMIC = 0 end -- the tensor-core kernels' stages forced dynamic (A/B)
   return d
 end
 
@@ -346,8 +347,9 @@ local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by 
 -- QTC_BEST geometry) beat the int8 one at T = 4 and 8 in both orders and at
 -- ITERS 600, and lost to the integer dot at T = 2. q4_0's f16 kernel (its
 -- QTC_BEST, 4 slices) beat the int8 one at T = 4 and 8 in both orders, at
--- ITERS 500 and at T = 6; at T = 3 it beat the integer dot forward only, at
--- T = 2 it lost (docs/kernels/cuda-gemv.md, "q4_0 on the f16 tensor cores").
+-- ITERS 500 and at T = 5, 6, 7; at T = 3 it beat the integer dot in both
+-- orders, at T = 2 it lost (docs/kernels/cuda-gemv.md, "q4_0 on the f16
+-- tensor cores").
 local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
 -- bf16 and f16 from T = 3: the dense tensor-core kernel (its TC_BEST
 -- geometry), whose time hardly grows with T, against the FMA kernel's
@@ -362,7 +364,7 @@ local TOKEN_RULES = {
           { min_tokens = 8, max_tokens = 8, changes = { ROWS = 2 } } },
   q4_k = { { min_tokens = 5, changes = I8_BEST } },
   q8_0 = { { min_tokens = 4, changes = { TC = 1 } } },
-  q4_0 = { { min_tokens = 4, changes = { TC = 1 } } },
+  q4_0 = { { min_tokens = 3, changes = { TC = 1 } } },
 }
 
 -- token_changes(fmt, tokens) -> the defines fmt's T-row kernel changes

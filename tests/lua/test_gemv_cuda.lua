@@ -525,8 +525,8 @@ t.test("f32: UNROLL=1 at T = 4 and ROWS=2 at T = 8 (the T they were measured fas
   end
 end)
 
-t.test("q4_k from 5 rows of x runs the int8 kernel by default, q8_0 and q4_0 from 4 the f16 one; others keep theirs", function()
-  for fmt, from in pairs { q4_k = 5, q8_0 = 4, q4_0 = 4 } do
+t.test("q4_k from 5 rows of x runs the int8 kernel by default, q8_0 from 4 and q4_0 from 3 the f16 one; others keep theirs", function()
+  for fmt, from in pairs { q4_k = 5, q8_0 = 4, q4_0 = 3 } do
     for T = 1, 8 do
       local s = gemv.spec("cuda", fmt, 14336, 5120, T)
       if T >= from then
@@ -568,11 +568,12 @@ t.test("the int8 tensor-core q8_0 and q4_0 kernels (I8=1): their own files, entr
     t.errors(function() specs.variant(fmt, { I8 = 1, MMA = 1, XQ = 0 }) end,
       ("gemv_cuda.variant: %s I8=1 is its own kernel: MMA and BULK must stay 0"):format(fmt), true)
     t.eq(specs.variant(fmt, { I8 = 0 }).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt)
-    for T = 1, 3 do
+    local integer_dot_to = fmt == "q4_0" and 2 or 3 -- q4_0 from T = 3 and q8_0 from 4: the f16 tensor-core kernel
+    for T = 1, integer_dot_to do
       t.eq(gemv.spec("cuda", fmt, 14336, 5120, T).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt .. " T=" .. T)
     end
-    t.eq(specs.token_changes(fmt, 3), {}, fmt)
-    if fmt == "q4_0" then t.eq(specs.token_changes(fmt, 4), { TC = 1 }, fmt) end
+    t.eq(specs.token_changes(fmt, integer_dot_to), {}, fmt)
+    t.eq(specs.token_changes(fmt, 4), { TC = 1 }, fmt)
     local src = assert(io.open(s.file)):read("a")
     local seen, lines = {}, 0
     for defs in src:gmatch("// gpubench%-compile: entry=gemv_" .. fmt .. "_i8 defines=(%S+)") do
@@ -639,7 +640,7 @@ t.test("the f16 tensor-core q8_0 kernel (TC=1): its own file, entry and geometry
   end
   t.eq(specs.variant("q8_0", { TC = 0 }).file, "kernels/cuda/gemv_q8_0.cu")
   local known = specs.variant_defines("q8_0")
-  t.eq({ known.TC, known.TILES, known.UNROLL, known.INTERLEAVE }, { 0, 2, 4, 2 }, "a grid may name TC's defines")
+  t.eq({ known.TC, known.TILES, known.UNROLL, known.INTERLEAVE, known.DYNAMIC }, { 0, 2, 4, 2, 0 }, "a grid may name TC's defines")
   t.errors(function() specs.variant("q8_0", { TC = 1, I8 = 1 }) end,
     "gemv_cuda.variant: q8_0 TC=1 (the f16 tensor-core kernel) takes WARPS, KSPLIT, TILES, UNROLL, STAGES, INTERLEAVE and GEMV_TOKENS, not I8", true)
   t.errors(function() specs.variant("q8_0", { TC = 1, INTERLEAVE = 3 }) end,
@@ -689,7 +690,8 @@ t.test("the f16 tensor-core q4_0 kernel (TC=1): its own file and entry, 36-byte 
   t.errors(function() specs.variant("q4_0", { TC = 1, WARPS = 4, KSPLIT = 2, UNROLL = 8, STAGES = 4 }) end,
     "gemv_cuda.variant: WARPS=4 KSPLIT=2 TILES=2 UNROLL=8 STAGES=4 needs 315392 bytes of shared memory, more than a block's 232448", true)
   t.eq(specs.variant("q4_0", { TC = 1, WARPS = 4, KSPLIT = 2, UNROLL = 4, STAGES = 4 }).defines.STAGES, 4)
-  t.eq(specs.token_changes("q4_0", 3), {}, "T = 3 keeps the integer dot (won by the tensor cores forward only)")
+  t.eq(specs.token_changes("q4_0", 2), {}, "T = 2 keeps the integer dot")
+  t.eq(specs.token_changes("q4_0", 3), { TC = 1 })
   t.eq(specs.token_changes("q4_0", 8), { TC = 1 })
   -- QTC_BEST's 4 slices of 2 tiles: 4 x 2 stages x 16 x 2 x (36 x 4 + 16) + 3 x 1 x 1024 bytes, static
   local ok_gpu, gpu = pcall(require, "gpu")
