@@ -79,6 +79,12 @@ run() { # run NAME CMD... : logs to $LOGS/NAME.log, prints a one-line verdict
   return $rc
 }
 
+swgeo() { # swgeo NAME N,K GEOMETRY: swiglu_ab's fused kernel at one geometry, rotated graph, M = 1 and 8
+  run "$1" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $2 \
+    --m-values 1,8 --mode graph --regime rotated --trials 4 --rounds 1 --geometry $3 --json "$LOGS/$1.jsonl"
+  grep -E '^custom' "$LOGS/$1.log"
+}
+
 case $phase in
 check)
   $G --list-devices | tee "$LOGS/devices.txt"
@@ -395,12 +401,7 @@ dynsmem)
   for nkg in "11008,4096:KSPLIT=8,STAGES=2,UNROLL=2 KSPLIT=8,STAGES=3,UNROLL=2 KSPLIT=8,STAGES=2,UNROLL=4 KSPLIT=4,STAGES=3,UNROLL=4" \
       "13824,5120:KSPLIT=4,STAGES=2,UNROLL=4 KSPLIT=4,STAGES=3,UNROLL=4 KSPLIT=8,STAGES=2,UNROLL=4 KSPLIT=4,STAGES=2,UNROLL=8"; do
     nk=${nkg%%:*}
-    for geo in ${nkg#*:}; do
-      n="dynsw_${nk%,*}_${geo//[=,]/_}"
-      run "$n" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $nk \
-        --m-values 1,8 --mode graph --regime rotated --trials 4 --rounds 1 --geometry $geo --json "$LOGS/$n.jsonl"
-      grep -E '^custom' "$LOGS/$n.log"
-    done
+    for geo in ${nkg#*:}; do swgeo "dynsw_${nk%,*}_${geo//[=,]/_}" $nk $geo; done
   done
   ;;
 dynab)
@@ -519,12 +520,7 @@ swiglu_geo)
       WARPS=1,UNROLL=4,KSPLIT=2 WARPS=1,UNROLL=4,KSPLIT=4 WARPS=4,UNROLL=4,KSPLIT=2}
     elif [[ $nk == 24576,6144 ]]; then geos=${GEO24:-WARPS=4 WARPS=1 WARPS=1,KSPLIT=2 WARPS=1,UNROLL=4,KSPLIT=4}
     else geos=KSPLIT=2; fi
-    for geo in $geos; do
-      n="swgeo${SWGEO_TAG:-}_${nk%,*}_${geo//[=,]/_}"
-      run "$n" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $nk \
-        --m-values 1,8 --mode graph --regime rotated --trials 4 --rounds 1 --geometry $geo --json "$LOGS/$n.jsonl"
-      grep -E '^custom' "$LOGS/$n.log"
-    done
+    for geo in $geos; do swgeo "swgeo${SWGEO_TAG:-}_${nk%,*}_${geo//[=,]/_}" $nk $geo; done
   done
   ;;
 moe_geo)

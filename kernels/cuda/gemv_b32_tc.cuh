@@ -418,4 +418,32 @@ __device__ __forceinline__ void gb_gemv_b32tc(const unsigned char* W, const floa
 }
 #endif
 
+// ------------------------------------------------------------ the entries
+// A format's kernel file (gemv_q8_0_tc.cu, gemv_q4_0_tc.cu) defines
+// GB_B32TC_FORMAT (its GbTc struct) before including this header, which then
+// checks the geometry defines lib/gpubench/gemv_cuda.lua passes and states the
+// block's dynamic shared memory; the file spells out its extern "C" entry (the
+// parameter reflection reads it from the source).
+#if defined(GB_B32TC_FORMAT) && defined(__CUDA_ARCH__)
+#if !defined(TC) || TC != 1 || !defined(WARPS) || !defined(KSPLIT) || !defined(TILES) || !defined(UNROLL) || \
+    !defined(STAGES) || !defined(INTERLEAVE) || !defined(GEMV_TOKENS)
+#error "the f16 tensor-core GEMV takes -DTC=1, -DWARPS, -DKSPLIT, -DTILES, -DUNROLL, -DSTAGES, -DINTERLEAVE and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
+#endif
+#if GEMV_TOKENS < 1 || GEMV_TOKENS > 8
+#error "GEMV_TOKENS must be 1..8"
+#endif
+#if TILES < 1 || TILES > 4 || UNROLL < 1 || UNROLL > 8
+#error "TILES (row tiles of 16 per warp) must be 1..4 and UNROLL (pairs of blocks in flight) 1..8"
+#endif
+#if STAGES == 1 || STAGES > 8 || (STAGES >= 2 && UNROLL % 4 != 0)
+#error "STAGES is 0 (direct loads) or 2..8 (shared-memory stages of UNROLL pairs, a multiple of 4)"
+#endif
+#if (INTERLEAVE != 1 && INTERLEAVE != 2 && INTERLEAVE != 4) || (STAGES == 0 && INTERLEAVE != 1)
+#error "INTERLEAVE (pairs of a stage read together) is 1, 2 or 4, and 1 with direct loads"
+#endif
+
+GB_DYNAMIC_SHARED(gb_stage_dynamic_bytes(STAGES ? WARPS * KSPLIT * GB_B32TC_STAGE_BYTES(GB_B32TC_FORMAT::PAIR_BYTES, TILES, UNROLL) * STAGES : 0,
+                                         sw_red_bytes(WARPS, KSPLIT, TILES)))
+#endif
+
 #endif

@@ -11,31 +11,12 @@
 // bytes, codes as nibbles). TC=1 in lib/gpubench/gemv_cuda.lua. k a multiple
 // of 256, any m. Launch: block 32 * WARPS * KSPLIT, grid ceil(m / (16 * TILES
 // * WARPS)).
+#define GB_B32TC_FORMAT GbTcQ4_0
 #include "gemv_b32_tc.cuh"
-
-#if !defined(TC) || TC != 1 || !defined(WARPS) || !defined(KSPLIT) || !defined(TILES) || !defined(UNROLL) || \
-    !defined(STAGES) || !defined(INTERLEAVE) || !defined(GEMV_TOKENS)
-#error "gemv_q4_0_tc takes -DTC=1, -DWARPS, -DKSPLIT, -DTILES, -DUNROLL, -DSTAGES, -DINTERLEAVE and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
-#endif
-#if GEMV_TOKENS < 1 || GEMV_TOKENS > 8
-#error "GEMV_TOKENS must be 1..8"
-#endif
-#if TILES < 1 || TILES > 4 || UNROLL < 1 || UNROLL > 8
-#error "TILES (row tiles of 16 per warp) must be 1..4 and UNROLL (pairs of blocks in flight) 1..8"
-#endif
-#if STAGES == 1 || STAGES > 8 || (STAGES >= 2 && UNROLL % 4 != 0)
-#error "STAGES is 0 (direct loads) or 2..8 (shared-memory stages of UNROLL pairs, a multiple of 4)"
-#endif
-#if (INTERLEAVE != 1 && INTERLEAVE != 2 && INTERLEAVE != 4) || (STAGES == 0 && INTERLEAVE != 1)
-#error "INTERLEAVE (pairs of a stage read together) is 1, 2 or 4, and 1 with direct loads"
-#endif
-
-GB_DYNAMIC_SHARED(gb_stage_dynamic_bytes(STAGES ? WARPS * KSPLIT * GB_B32TC_STAGE_BYTES(GbTcQ4_0::PAIR_BYTES, TILES, UNROLL) * STAGES : 0,
-                                         sw_red_bytes(WARPS, KSPLIT, TILES)))
 
 extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q4_0_tc(const unsigned char* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
                  unsigned m, unsigned k)
 {
-    gb_gemv_b32tc<GbTcQ4_0, GEMV_TOKENS, UNROLL, TILES, WARPS, KSPLIT, STAGES, INTERLEAVE>(w, x, y, m, k);
+    gb_gemv_b32tc<GB_B32TC_FORMAT, GEMV_TOKENS, UNROLL, TILES, WARPS, KSPLIT, STAGES, INTERLEAVE>(w, x, y, m, k);
 }
