@@ -7,8 +7,8 @@
 
 local kernels = {}
 
--- The shared memory one CUDA block may have: sm_90's opt-in maximum (the
--- H100's and H200's 227 KiB). Specs refuse more before NVRTC; past the static
+-- The shared memory one CUDA block may have: sm_90's opt-in maximum, 227
+-- KiB. Specs refuse more before NVRTC; past the static
 -- 48 KiB a kernel takes dynamic shared memory (kernels/cuda/dynamic_shared.cuh),
 -- and the host refuses a part with less, naming its limit.
 kernels.CUDA_BLOCK_SHARED_BYTES = 227 * 1024
