@@ -33,6 +33,11 @@ constexpr unsigned gb_stage_dynamic_bytes(unsigned stages, unsigned other)
     return (GB_DYNAMIC_ALWAYS && stages > 0) || stages + other > GB_STATIC_SHARED_LIMIT ? stages : 0u;
 }
 
+// The file-scope declaration that goes with GB_WARP_STAGES: the same three
+// arguments (NWARPS warps of PER_WARP stage bytes beside OTHER static bytes).
+#define GB_WARP_STAGES_SHARED(NWARPS, PER_WARP, OTHER) \
+    GB_DYNAMIC_SHARED(gb_stage_dynamic_bytes((NWARPS) * (PER_WARP), (OTHER)))
+
 #ifdef __CUDACC__
 // The dynamic shared memory, after checking that the launch gave at least
 // `bytes`: a launch without them (a host that ignored the symbol) would

@@ -442,8 +442,8 @@ __device__ __forceinline__ void gb_gemv_b32tc(const unsigned char* W, const floa
 #error "INTERLEAVE (pairs of a stage read together) is 1, 2 or 4, and 1 with direct loads"
 #endif
 
-GB_DYNAMIC_SHARED(gb_stage_dynamic_bytes(STAGES ? WARPS * KSPLIT * GB_B32TC_STAGE_BYTES(GB_B32TC_FORMAT::PAIR_BYTES, TILES, UNROLL) * STAGES : 0,
-                                         sw_red_bytes(WARPS, KSPLIT, TILES)))
+GB_WARP_STAGES_SHARED(WARPS * KSPLIT, GB_B32TC_STAGE_BYTES(GB_B32TC_FORMAT::PAIR_BYTES, TILES, UNROLL) * STAGES,
+                      sw_red_bytes(WARPS, KSPLIT, TILES))
 #endif
 
 #endif

@@ -331,8 +331,7 @@ __device__ __forceinline__ void gb_gemv_tc(const unsigned char* W, const float* 
 #if STAGES == 1 || STAGES > 8
 #error "STAGES is 0 (direct loads) or 2..8 (shared-memory stages of UNROLL chunks)"
 #endif
-GB_DYNAMIC_SHARED(gb_stage_dynamic_bytes(STAGES ? WARPS * KSPLIT * SW_STAGE_BYTES(TILES, UNROLL) * STAGES : 0,
-                                         sw_red_bytes(WARPS, KSPLIT, TILES)))
+GB_WARP_STAGES_SHARED(WARPS * KSPLIT, SW_STAGE_BYTES(TILES, UNROLL) * STAGES, sw_red_bytes(WARPS, KSPLIT, TILES))
 #endif
 
 #endif
