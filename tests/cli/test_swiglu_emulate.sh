@@ -8,6 +8,5 @@ set -u
 emu_setup
 # 20011/20014: the kernels' __host__ __device__ loop calls the host context's
 # __host__ loads; it is instantiated for the host only, which is the point.
-# -lpthread: the staged loop runs its lanes as threads.
-"$NVCC" -O2 -std=c++17 -arch=sm_90 -diag-suppress 20011,20014 -Ikernels/cuda -o "$tmp/emu" tests/cuda_host/swiglu_emulate.cu -lpthread || exit 1
+"$NVCC" -O2 -std=c++17 -arch=sm_90 -diag-suppress 20011,20014 -Ikernels/cuda -o "$tmp/emu" tests/cuda_host/swiglu_emulate.cu || exit 1
 "$tmp/emu"

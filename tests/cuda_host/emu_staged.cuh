@@ -1,7 +1,7 @@
 // Part of the host emulations of the CUDA kernels (tests/cuda_host/
 // swiglu_emulate.cu, gemv_tc_emulate.cu): the model of a warp's staged loop
-// (swiglu_common.cuh, sw_staged_loop). Its 32 lanes run as 32 threads, since
-// they exchange weights through the warp's shared-memory stages: syncwarp is
+// (swiglu_common.cuh, sw_staged_loop). Its 32 lanes run as 32 fibers (LanePool),
+// since they exchange weights through the warp's shared-memory stages: syncwarp is
 // a barrier, and cp.async is queued per commit group and performed only when
 // a wait_group requires it, so a read before its group must have landed sees
 // the stage's poison or stale data. Rec is one mma's operands as a lane
@@ -9,15 +9,12 @@
 // before including this.
 #ifndef GPUBENCH_EMU_STAGED_CUH
 #define GPUBENCH_EMU_STAGED_CUH
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <deque>
 #include <functional>
-#include <mutex>
-#include <thread>
+#include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include <vector>
 
@@ -25,90 +22,97 @@ struct Rec {
     sw_u32 a[4], b[2];
 };
 
-// A reusable barrier of n threads. Every arrival names what it is (tag): a
-// lane at another syncwarp, or at a warp's end, means the lanes diverged,
-// which on the GPU is a hang or undefined; the run stops with a message, as
-// it does if a barrier is not met within a minute. spin: wait by yielding
-// (the lanes' syncwarps: about 3x faster than sleeping on a condition
-// variable on 2 cores), else sleep (the pool between jobs, not to take the
-// main thread's core).
+// The 32 lanes are fibers of one thread (ucontext), switched round-robin at
+// every barrier: deterministic, one core, and no cost when other processes
+// share the cores (32 yielding threads took >600 s on CI's 2 shared cores for
+// a run of 19 s alone). Every arrival names what it is (tag): a lane at
+// another syncwarp, at a barrier after others ended, or ending while others
+// wait, means the lanes diverged, which on the GPU is a hang or undefined;
+// the run stops with a message.
+struct LanePool;
 struct Barrier {
-    std::mutex m;
-    std::condition_variable cv;
-    const int n;
-    const bool spin;
-    int count = 0;
+    LanePool* pool;
+    void arrive(long tag, const char* what);
+};
+
+struct LanePool {
+    static constexpr size_t STACK = 8u << 20; // a thread's default; mapped lazily
+    Barrier warp{this};
+    std::function<void(int)> job;
+    ucontext_t main_cx, cx[32];
+    unsigned char* stacks = nullptr;
+    size_t page = 0;
+    int cur = 0, count = 0, ended = 0;
     long tag0 = 0;
-    std::atomic<unsigned> gen{0};
-    Barrier(int parties, bool spinning) : n(parties), spin(spinning) {}
-    [[noreturn]] static void stop(const char* msg, const char* what, long a, long b)
+    const char* what0 = "";
+    static LanePool* self; // makecontext passes ints only
+
+    template <class... A>
+    [[noreturn]] static void stop(const char* fmt, A... a)
     {
-        printf(msg, what, a, b);
+        printf(fmt, a...);
         printf("\n");
         fflush(stdout);
         _exit(1);
     }
-    void arrive(long tag, const char* what)
-    {
-        std::unique_lock<std::mutex> l(m);
-        if (count == 0) tag0 = tag;
-        if (tag != tag0) stop("FAIL: lanes diverged at %s: tag %ld, another lane's %ld", what, tag, tag0);
-        const unsigned g = gen.load();
-        if (++count == n) {
-            count = 0;
-            gen.store(g + 1);
-            if (!spin) cv.notify_all();
-            return;
-        }
-        const auto limit = std::chrono::seconds(60);
-        if (!spin) {
-            if (!cv.wait_for(l, limit, [&] { return gen.load() != g; }))
-                stop("FAIL: %s barrier not met within 60 s (%ld of %ld there)", what, count, n);
-            return;
-        }
-        l.unlock();
-        const auto t0 = std::chrono::steady_clock::now();
-        for (unsigned i = 1; gen.load() == g; i++) {
-            std::this_thread::yield();
-            if (i % 4096 == 0 && std::chrono::steady_clock::now() - t0 > limit)
-                stop("FAIL: %s barrier not met within 60 s (%ld of %ld there)", what, count, n);
-        }
-    }
-};
-
-// 32 lane threads, kept for the whole run (a warp is about 30 stages: thread
-// creation per warp would cost more than the warp).
-struct LanePool {
-    Barrier start{33, false}, done{33, false}, warp{32, true};
-    std::function<void(int)> job;
-    bool quit = false;
-    std::vector<std::thread> th;
     LanePool()
     {
-        for (int l = 0; l < 32; l++)
-            th.emplace_back([this, l] {
-                for (;;) {
-                    start.arrive(0, "job start");
-                    if (quit) return;
-                    job(l);
-                    done.arrive(0, "job end");
-                }
-            });
+        page = (size_t)sysconf(_SC_PAGESIZE);
+        const size_t each = STACK + page;
+        void* p = mmap(nullptr, 32 * each, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) stop("FAIL: lane stacks: mmap of %zu bytes failed", 32 * each);
+        stacks = (unsigned char*)p;
+        for (int l = 0; l < 32; l++) mprotect(stacks + l * each, page, PROT_NONE); // an overflow faults
     }
+    ~LanePool() { munmap(stacks, 32 * (STACK + page)); }
+    LanePool(const LanePool&) = delete;
+    LanePool& operator=(const LanePool&) = delete;
+
+    static void entry()
+    {
+        LanePool* p = self;
+        p->job(p->cur);
+        p->lane_end();
+    }
+    // Runs f(l) for the 32 lanes; returns when every lane has ended.
     void run(std::function<void(int)> f)
     {
         job = std::move(f);
-        start.arrive(0, "job start");
-        done.arrive(0, "job end");
+        self = this, cur = 0, count = 0, ended = 0;
+        for (int l = 0; l < 32; l++) {
+            getcontext(&cx[l]);
+            cx[l].uc_stack.ss_sp = stacks + l * (STACK + page) + page;
+            cx[l].uc_stack.ss_size = STACK;
+            cx[l].uc_link = nullptr;
+            makecontext(&cx[l], entry, 0);
+        }
+        swapcontext(&main_cx, &cx[0]);
     }
-    ~LanePool()
+    void next()
     {
-        quit = true;
-        start.arrive(0, "job start");
-        for (auto& t : th) t.join();
+        const int from = cur;
+        cur = (cur + 1) % 32;
+        swapcontext(&cx[from], &cx[cur]);
+    }
+    void arrive(long tag, const char* what)
+    {
+        if (ended) stop("FAIL: lanes diverged: lane %d at %s after %d lanes ended", cur, what, ended);
+        if (count == 0) tag0 = tag, what0 = what;
+        else if (tag != tag0) stop("FAIL: lanes diverged: tag %ld at %s, another lane's %ld at %s", tag, what, tag0, what0);
+        if (++count == 32) count = 0; // met: each lane goes on when its turn comes
+        next();
+    }
+    [[noreturn]] void lane_end()
+    {
+        if (count) stop("FAIL: lanes diverged: lane %d ended while %d lanes wait at %s", cur, count, what0);
+        if (++ended == 32) setcontext(&main_cx);
+        cur = (cur + 1) % 32;
+        setcontext(&cx[cur]);
+        __builtin_unreachable();
     }
 };
-static std::mutex expect_mu; // lanes' failures, counted and printed like EXPECT's
+inline LanePool* LanePool::self = nullptr;
+inline void Barrier::arrive(long tag, const char* what) { pool->arrive(tag, what); }
 
 // One lane's context for sw_staged_loop: x loads checked as a direct loop's, the mma recorded,
 // cp16 queued into the open group, commit closes it, wait<N> performs the
@@ -136,7 +140,6 @@ struct StagedCx {
     {
         checks++;
         if (cond) return;
-        std::lock_guard<std::mutex> l(expect_mu);
         if (failures < 20) {
             printf("FAIL (staged lane): ");
             printf(fmt, a...);

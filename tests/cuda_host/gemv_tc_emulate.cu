@@ -4,7 +4,7 @@
 // warp and k slice, each lane's mma operands recorded and replayed on the CPU
 // model of mma.m16n8k16 (tests/cuda_host/emu_mma.cuh, built from the PTX
 // ISA's fragment tables, not from the kernel's helpers), the slices summed in
-// the kernel's order; the staged loop (STAGES >= 2) on the lane threads and
+// the kernel's order; the staged loop (STAGES >= 2) on the lane fibers and
 // cp.async model of emu_staged.cuh. Checks: random weights and x at every T from 1 to 8,
 // ragged m, k not a multiple of 32, several (NW, KS, U); x of very different
 // magnitudes (the hi/lo split keeps ~17 bits of each); one-hot x rows, which
@@ -68,10 +68,10 @@ struct EmuCx {
     }
 };
 
-static LanePool* pool; // the staged loop's 32 lane threads
+static LanePool* pool; // the staged loop's 32 lane fibers
 
 // One warp's mmas recorded per lane and accumulator: the direct loop (S = 0)
-// lane by lane, or the staged loop (S >= 2) on the lane threads of
+// lane by lane, or the staged loop (S >= 2) on the lane fibers of
 // emu_staged.cuh, into stages poisoned with bf16 NaNs.
 template <class D, int T, int U, int TL, int S, int NA>
 static void record(std::vector<Rec> (&rec)[32][TL * NA], const std::vector<unsigned char>& W,

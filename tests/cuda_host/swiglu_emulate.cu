@@ -9,17 +9,11 @@
 // fragment mapping that disagrees with the hardware's.
 // The staged loop (sw_staged_dot) runs on the model of emu_staged.cuh, into
 // stages poisoned with bf16 NaNs.
-#include <atomic>
-#include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <deque>
 #include <functional>
-#include <mutex>
-#include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "swiglu_common.cuh"
@@ -376,7 +370,7 @@ int main()
 {
     LanePool lanes;
     pool = &lanes;
-    // the staged loop, its lanes as threads: the shape rules' three
+    // the staged loop, its lanes as fibers: the shape rules' three
     // geometries, UNROLL = 1 (unswizzled 64-byte rows), 2 tiles, deep pipelines
     staged_geometries<1>(), staged_geometries<3>(), staged_geometries<8>();
     // the other token counts, one geometry each (each instantiation costs
