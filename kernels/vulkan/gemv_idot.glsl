@@ -13,14 +13,15 @@
 // Shared memory: GEMV_XB blocks of x per token (16 words of bytes, the scale, and for
 // q4_0/q4_k the block's sum of xq), on top of gemv_common's reduction array. gemv_vulkan.lua
 // sizes GEMV_XB from k; the quantizer also clamps its stores to it. A kernel whose x does
-// not fit (q4_k only: k > 32 * GEMV_XB) quantizes it in slices of GEMV_XB blocks
-// (gemv_idot_quantize's b0), once per row tile and slice.
+// not fit (k > 32 * GEMV_XB: q4_k and q5_k at any GEMV_TOKENS, q8_0 and q4_0 above one)
+// quantizes it in slices of GEMV_XB blocks (gemv_idot_quantize's b0), once per row tile
+// and slice.
 // Needs subgroups of at least 8 invocations (the amax of a block is a shuffle over the 8
 // lanes that load it); gemv_vulkan.lua only selects this path on such devices.
 //
 // Options a kernel defines before including: GEMV_IDOT_SUM (store each block's sum of xq),
 // GEMV_IDOT_SEG (layout 2's segment), GEMV_IDOT_TOKENS (its main loop takes GEMV_TOKENS
-// rows of x; q8_0/q4_0 compute one), GEMV_IDOT_PAIRS (it reads blocks in pairs 2i, 2i+1).
+// rows of x), GEMV_IDOT_PAIRS (it reads blocks in pairs 2i, 2i+1).
 #ifndef GEMV_IDOT_GLSL
 #define GEMV_IDOT_GLSL
 

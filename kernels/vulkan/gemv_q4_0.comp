@@ -12,8 +12,8 @@
 // the block: the weight buffer carries 16 bytes of slack (gemv.buffer_bytes).
 //
 // -DGEMV_IDOT=1 or 2 (with GEMV_XB) compiles the integer-dot-product kernel instead
-// (gemv_idot.glsl; one token; gemv_vulkan.for_device picks it on devices with
-// shaderIntegerDotProduct). Without GEMV_IDOT, or with 0, the float kernel below.
+// (gemv_idot.glsl; any GEMV_TOKENS; gemv_vulkan.for_device picks it at one token on
+// devices with shaderIntegerDotProduct). Without GEMV_IDOT, or with 0, the float kernel below.
 #extension GL_GOOGLE_include_directive : require
 #include "gemv_common.glsl"
 
@@ -32,8 +32,50 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uint W[]; };
 // UDot <= 32 * 255 * 15, 8 * |sum| <= 8 * 32 * 32767 < 2^23: far inside int32.
 #define GEMV_IDOT_SUM
 #define GEMV_IDOT_SEG 16
+#define GEMV_IDOT_TOKENS
 #include "gemv_idot.glsl"
 
+// The row's block at byte offset o: its d, and the 5 words from the one holding qs's
+// first byte (s: the shift of qs in them, 0 or 16).
+float q4_load(uint o, out uint u[5], out uint s) {
+    float d = GEMV_F16_AT(W, o);
+    uint qo = o + 2u; // qs
+    s = gemv_half_shift(qo);
+    uint w = qo >> 2u;
+    [[unroll]] for (int i = 0; i < 5; i++) u[i] = W[w + uint(i)];
+    return d;
+}
+
+// 256 * SUDot(xh, u) + UDot(u, xl) - off over the block's 32 nibbles (off = 8 * sum xq).
+int q4_dot(uint u[5], uint s, uint xh[GEMV_XW], uint xl[GEMV_XW], int off) {
+#if GEMV_IDOT == 2
+    // x is laid out like these 5 words, low nibbles then high (gemv_idot.glsl): the
+    // nibbles of d and of the next block meet zeros.
+    int dh = 0;
+    uint dl = 0u;
+    [[unroll]] for (int i = 0; i < 5; i++) {
+        uint lo = u[i] & 0x0F0F0F0Fu, hi = (u[i] >> 4u) & 0x0F0F0F0Fu;
+        dh += idot_su(xh[i], lo, 0) + idot_su(xh[5 + i], hi, 0);
+        dl += idot_uu(lo, xl[i], 0) + idot_uu(hi, xl[5 + i], 0);
+    }
+#else
+    uvec4 q = uvec4(gemv_funnel(u[0], u[1], s), gemv_funnel(u[1], u[2], s),
+                    gemv_funnel(u[2], u[3], s), gemv_funnel(u[3], u[4], s));
+    uvec4 lo = q & 0x0F0F0F0Fu, hi = (q >> 4u) & 0x0F0F0F0Fu;
+    int dh = idot_su(xh[0], lo.x, 0) + idot_su(xh[1], lo.y, 0) +
+             idot_su(xh[2], lo.z, 0) + idot_su(xh[3], lo.w, 0) +
+             idot_su(xh[4], hi.x, 0) + idot_su(xh[5], hi.y, 0) +
+             idot_su(xh[6], hi.z, 0) + idot_su(xh[7], hi.w, 0);
+    uint dl = idot_uu(lo.x, xl[0], 0) + idot_uu(lo.y, xl[1], 0) +
+              idot_uu(lo.z, xl[2], 0) + idot_uu(lo.w, xl[3], 0) +
+              idot_uu(hi.x, xl[4], 0) + idot_uu(hi.y, xl[5], 0) +
+              idot_uu(hi.z, xl[6], 0) + idot_uu(hi.w, xl[7], 0);
+#endif
+    return dh * 256 + int(dl) - off;
+}
+
+#if GEMV_TOKENS == 1
+// One token: x whole in shared memory (gemv_vulkan.lua keeps k within GEMV_XB blocks).
 void main() {
     uint tid = gemv_tid();
     gemv_idot_quantize(tid);
@@ -61,42 +103,63 @@ void main() {
             float sx = gx_s[b];
             int off = 8 * gx_sum[b];
             [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
-                uint o = base[r] + 18u * b;
-                float d = GEMV_F16_AT(W, o);
-                uint qo = o + 2u; // qs
-                uint s = gemv_half_shift(qo), w = qo >> 2u;
-                uint u0 = W[w], u1 = W[w + 1u], u2 = W[w + 2u], u3 = W[w + 3u], u4 = W[w + 4u];
-#if GEMV_IDOT == 2
-                // x is laid out like these 5 words, low nibbles then high (gemv_idot.glsl):
-                // the nibbles of d and of the next block meet zeros.
-                uint u[5] = uint[5](u0, u1, u2, u3, u4);
-                int dh = 0;
-                uint dl = 0u;
-                [[unroll]] for (int i = 0; i < 5; i++) {
-                    uint lo = u[i] & 0x0F0F0F0Fu, hi = (u[i] >> 4u) & 0x0F0F0F0Fu;
-                    dh += idot_su(xh[i], lo, 0) + idot_su(xh[5 + i], hi, 0);
-                    dl += idot_uu(lo, xl[i], 0) + idot_uu(hi, xl[5 + i], 0);
-                }
-#else
-                uvec4 q = uvec4(gemv_funnel(u0, u1, s), gemv_funnel(u1, u2, s),
-                                gemv_funnel(u2, u3, s), gemv_funnel(u3, u4, s));
-                uvec4 lo = q & 0x0F0F0F0Fu, hi = (q >> 4u) & 0x0F0F0F0Fu;
-                int dh = idot_su(xh[0], lo.x, 0) + idot_su(xh[1], lo.y, 0) +
-                         idot_su(xh[2], lo.z, 0) + idot_su(xh[3], lo.w, 0) +
-                         idot_su(xh[4], hi.x, 0) + idot_su(xh[5], hi.y, 0) +
-                         idot_su(xh[6], hi.z, 0) + idot_su(xh[7], hi.w, 0);
-                uint dl = idot_uu(lo.x, xl[0], 0) + idot_uu(lo.y, xl[1], 0) +
-                          idot_uu(lo.z, xl[2], 0) + idot_uu(lo.w, xl[3], 0) +
-                          idot_uu(hi.x, xl[4], 0) + idot_uu(hi.y, xl[5], 0) +
-                          idot_uu(hi.z, xl[6], 0) + idot_uu(hi.w, xl[7], 0);
-#endif
-                acc[r] += (d * sx) * float(dh * 256 + int(dl) - off);
+                uint u[5], s;
+                float d = q4_load(base[r] + 18u * b, u, s);
+                acc[r] += (d * sx) * float(q4_dot(u, s, xh, xl, off));
             }
         }
         gemv_finish(acc, tid, row0);
         barrier(); // the next tile's gemv_finish reuses gemv_red
     }
 }
+#else
+// GEMV_TOKENS rows of x: each row's block is loaded once into registers and dotted with
+// every token's x words; x whole or in slices of GEMV_XB blocks, as gemv_q8_0.comp's.
+void main() {
+    uint tid = gemv_tid();
+    uint nb = P.k >> 5u;   // blocks per row
+    uint row_bytes = nb * 18u;
+    const uint T = uint(GEMV_T), XB = uint(GEMV_XB);
+    uint lane = tid % T, group = tid / T;
+    bool whole = nb <= XB;
+    if (whole) gemv_idot_quantize(tid, 0u);
+    uint tiles = gemv_idot_tiles();
+    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+        uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
+        uint base[GEMV_NR];
+        float acc[GEMV_ACC];
+        [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+            base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
+        [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
+        for (uint b0 = 0u; b0 < nb; b0 += XB) {
+            if (!whole) {
+                barrier(); // every lane is done with the previous slice
+                gemv_idot_quantize(tid, b0);
+            }
+            uint b1 = min(nb, b0 + XB);
+            for (uint b = b0 + lane; b < b1; b += T) {
+                uint p = b - b0; // the block's place in the slice
+                uint u[GEMV_NR][5], s[GEMV_NR];
+                float d[GEMV_NR];
+                [[unroll]] for (int r = 0; r < GEMV_NR; r++) d[r] = q4_load(base[r] + 18u * b, u[r], s[r]);
+                [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
+                    uint xh[GEMV_XW], xl[GEMV_XW];
+                    [[unroll]] for (int i = 0; i < GEMV_XW; i++) {
+                        xh[i] = gx_h[gemv_idot_word(uint(i), uint(t), p)];
+                        xl[i] = gx_l[gemv_idot_word(uint(i), uint(t), p)];
+                    }
+                    float sx = gx_s[gemv_idot_blk(uint(t), p)];
+                    int off = 8 * gx_sum[gemv_idot_blk(uint(t), p)];
+                    [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+                        acc[GEMV_AT(t, r)] += (d[r] * sx) * float(q4_dot(u[r], s[r], xh, xl, off));
+                }
+            }
+        }
+        gemv_finish(acc, tid, row0);
+        barrier(); // the next tile's gemv_finish (and quantizer) reuse shared memory
+    }
+}
+#endif
 #else
 
 // The block at byte offset o decoded: its 32 weights q_j - 8 (the scale d not yet

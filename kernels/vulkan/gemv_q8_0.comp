@@ -11,8 +11,8 @@
 // slack (gemv.buffer_bytes).
 //
 // -DGEMV_IDOT=1 or 2 (with GEMV_XB) compiles the integer-dot-product kernel instead
-// (gemv_idot.glsl; one token; gemv_vulkan.for_device picks it on devices with
-// shaderIntegerDotProduct). Without GEMV_IDOT, or with 0, the float kernel below.
+// (gemv_idot.glsl; any GEMV_TOKENS; gemv_vulkan.for_device picks it at one token on
+// devices with shaderIntegerDotProduct). Without GEMV_IDOT, or with 0, the float kernel below.
 #extension GL_GOOGLE_include_directive : require
 #include "gemv_common.glsl"
 
@@ -28,8 +28,42 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uint W[]; };
 // weight bytes against the signed high and unsigned low bytes of xq. |dot| <= 32 * 128 *
 // 32767 < 2^27, far inside int32, and exact in the int-to-float conversion to 2^-24.
 #define GEMV_IDOT_SEG 32
+#define GEMV_IDOT_TOKENS
 #include "gemv_idot.glsl"
 
+// The row's block at byte offset o: its d, and the 9 words from the one holding qs's
+// first byte (s: the shift of qs in them, 0 or 16).
+float q8_load(uint o, out uint u[9], out uint s) {
+    float d = GEMV_F16_AT(W, o);
+    uint qo = o + 2u; // qs
+    s = gemv_half_shift(qo);
+    uint w = qo >> 2u;
+    [[unroll]] for (int i = 0; i < 9; i++) u[i] = W[w + uint(i)];
+    return d;
+}
+
+// 256 * SDot(w, xh) + SUDot(w, xl) over the block's 32 weight bytes.
+int q8_dot(uint u[9], uint s, uint xh[GEMV_XW], uint xl[GEMV_XW]) {
+    int dh = 0, dl = 0;
+#if GEMV_IDOT == 2
+    // x is laid out like these 9 words (gemv_idot.glsl): the bytes of d and of the next
+    // block meet zeros.
+    [[unroll]] for (int i = 0; i < 9; i++) {
+        dh += idot_ss(u[i], xh[i], 0);
+        dl += idot_su(u[i], xl[i], 0);
+    }
+#else
+    [[unroll]] for (int i = 0; i < 8; i++) {
+        uint q = gemv_funnel(u[i], u[i + 1], s);
+        dh += idot_ss(q, xh[i], 0);
+        dl += idot_su(q, xl[i], 0);
+    }
+#endif
+    return dh * 256 + dl;
+}
+
+#if GEMV_TOKENS == 1
+// One token: x whole in shared memory (gemv_vulkan.lua keeps k within GEMV_XB blocks).
 void main() {
     uint tid = gemv_tid();
     gemv_idot_quantize(tid);
@@ -55,34 +89,65 @@ void main() {
             }
             float sx = gx_s[b];
             [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
-                uint o = base[r] + 34u * b;
-                float d = GEMV_F16_AT(W, o);
-                uint qo = o + 2u; // qs
-                uint s = gemv_half_shift(qo), w = qo >> 2u;
-                uint u[9];
-                [[unroll]] for (int i = 0; i < 9; i++) u[i] = W[w + uint(i)];
-                int dh = 0, dl = 0;
-#if GEMV_IDOT == 2
-                // x is laid out like these 9 words (gemv_idot.glsl): the bytes of d and of
-                // the next block meet zeros.
-                [[unroll]] for (int i = 0; i < 9; i++) {
-                    dh += idot_ss(u[i], xh[i], 0);
-                    dl += idot_su(u[i], xl[i], 0);
-                }
-#else
-                [[unroll]] for (int i = 0; i < 8; i++) {
-                    uint q = gemv_funnel(u[i], u[i + 1], s);
-                    dh += idot_ss(q, xh[i], 0);
-                    dl += idot_su(q, xl[i], 0);
-                }
-#endif
-                acc[r] += (d * sx) * float(dh * 256 + dl);
+                uint u[9], s;
+                float d = q8_load(base[r] + 34u * b, u, s);
+                acc[r] += (d * sx) * float(q8_dot(u, s, xh, xl));
             }
         }
         gemv_finish(acc, tid, row0);
         barrier(); // the next tile's gemv_finish reuses gemv_red
     }
 }
+#else
+// GEMV_TOKENS rows of x: each row's block is loaded once into registers and dotted with
+// every token's x words. x of every token is quantized once for all the workgroup's tiles
+// where it fits in GEMV_XB blocks, else per row tile in slices of GEMV_XB blocks
+// (gemv_idot.glsl, b0), as the k-quant kernels do.
+void main() {
+    uint tid = gemv_tid();
+    uint nb = P.k >> 5u;   // blocks per row
+    uint row_bytes = nb * 34u;
+    const uint T = uint(GEMV_T), XB = uint(GEMV_XB);
+    uint lane = tid % T, group = tid / T;
+    bool whole = nb <= XB;
+    if (whole) gemv_idot_quantize(tid, 0u);
+    uint tiles = gemv_idot_tiles();
+    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+        uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
+        uint base[GEMV_NR];
+        float acc[GEMV_ACC];
+        [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+            base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
+        [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
+        for (uint b0 = 0u; b0 < nb; b0 += XB) {
+            if (!whole) {
+                barrier(); // every lane is done with the previous slice
+                gemv_idot_quantize(tid, b0);
+            }
+            uint b1 = min(nb, b0 + XB);
+            for (uint b = b0 + lane; b < b1; b += T) {
+                uint p = b - b0; // the block's place in the slice
+                uint u[GEMV_NR][9], s[GEMV_NR];
+                float d[GEMV_NR];
+                [[unroll]] for (int r = 0; r < GEMV_NR; r++) d[r] = q8_load(base[r] + 34u * b, u[r], s[r]);
+                [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
+                    // Token t's x words, loaded once for all GEMV_NR rows.
+                    uint xh[GEMV_XW], xl[GEMV_XW];
+                    [[unroll]] for (int i = 0; i < GEMV_XW; i++) {
+                        xh[i] = gx_h[gemv_idot_word(uint(i), uint(t), p)];
+                        xl[i] = gx_l[gemv_idot_word(uint(i), uint(t), p)];
+                    }
+                    float sx = gx_s[gemv_idot_blk(uint(t), p)];
+                    [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+                        acc[GEMV_AT(t, r)] += (d[r] * sx) * float(q8_dot(u[r], s[r], xh, xl));
+                }
+            }
+        }
+        gemv_finish(acc, tid, row0);
+        barrier(); // the next tile's gemv_finish (and quantizer) reuse shared memory
+    }
+}
+#endif
 #else
 
 // The block at byte offset o decoded: its 32 signed weights qs_j (the scale d not yet

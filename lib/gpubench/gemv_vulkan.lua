@@ -65,11 +65,19 @@ local M = {
 -- layout 2: x laid out like the raw weight words (q8_0 9 words, q4_0 10), no
 -- funnel, for k a multiple of 64.
 local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 }, q4_k = { 72 }, q5_k = { 72 } }
--- Formats whose integer kernel takes GEMV_TOKENS > 1 (x of every token in
--- shared memory), and whose GEMV_XB must be a multiple of 8 blocks (whole
--- super-blocks per slice of x; gemv_q4_k.comp).
-local IDOT_TOKENS = { q4_k = true, q5_k = true }
+-- How the integer kernel of a format takes GEMV_TOKENS, x of every token in
+-- shared memory, sliced per row tile where it does not fit: "any" (q4_k,
+-- q5_k: one main loop at every T, x sliced at any T, for_device's pick at
+-- every T) or "multi" (q8_0, q4_0: T = 1 keeps its single-token loop with x
+-- whole; the T > 1 loop slices; for_device keeps their float kernels at T > 1,
+-- not yet timed against them). GEMV_XB must be a multiple of IDOT_XB_MULTIPLE
+-- (q4_k, q5_k: whole super-blocks per slice of x; gemv_q4_k.comp).
+local IDOT_TOKENS = { q4_k = "any", q5_k = "any", q8_0 = "multi", q4_0 = "multi" }
 local IDOT_XB_MULTIPLE = { q4_k = 8, q5_k = 8 }
+-- Whether fmt's integer kernel of tokens rows slices x past GEMV_XB (no k limit).
+local function idot_slices(fmt, tokens)
+  return IDOT_TOKENS[fmt] == "any" or (IDOT_TOKENS[fmt] == "multi" and (tokens or 1) > 1)
+end
 -- Layout 2 needs an even number of blocks per row (rows a multiple of 4 bytes).
 local IDOT2_K_MULTIPLE = 64
 -- The integer kernels' geometry, {GEMV_T, GEMV_NR}: q8_0 and q4_0 the float
@@ -146,9 +154,9 @@ local function idot_entry(fmt, mode, t, nr, xb, cap, tokens)
   local rpg = e.rows_per_group
   e.grid = function(m) return idot_grid(m, rpg, cap) end
   e.grid_cap = cap
-  -- q8_0/q4_0 hold x whole; q4_k quantizes it past 32 * xb values in slices
-  -- (per row tile), so it takes any k.
-  if not IDOT_TOKENS[fmt] then e.max_k = 32 * xb end
+  -- q8_0/q4_0 at one token hold x whole; q4_k (and q8_0/q4_0 at T > 1)
+  -- quantize it past 32 * xb values in slices (per row tile): any k.
+  if not idot_slices(fmt, tokens) then e.max_k = 32 * xb end
   e.shared_bytes = idot_shared(fmt, mode, xb, nr, tokens)
   -- x is rounded to int16 per 32-block: the oracle check widens its bound by
   -- that rounding (gemv_bench.x_rounding_term).
@@ -193,7 +201,8 @@ end
 -- any table with its info fields: integer_dot_product, subgroup_size,
 -- max_shared_bytes, sm_count. The rule, in one place:
 --   * fmt is q8_0 or q4_0 and tokens is 1 (T > 1 keeps the float kernels,
---     which read each weight once for all T tokens), or fmt is q4_k or q5_k,
+--     which read each weight once for all T tokens; their integer T-token
+--     kernel is a variant until an A/B on a GPU), or fmt is q4_k or q5_k,
 --     any tokens (their kernel reads each weight once for all T tokens too;
 --     q5_k's faster than its float kernel at T = 1 and 8 in both orders:
 --     docs/kernels/vulkan-gemv.md, "q5_k");
@@ -207,13 +216,13 @@ end
 --     larger blocks (q8_0, q4_0), else layout 1.
 function M.for_device(dev, fmt, m, k, tokens)
   tokens = tokens or 1
-  if not IDOT_BLOCK_BYTES[fmt] or (tokens ~= 1 and not IDOT_TOKENS[fmt]) then return nil end
+  if not IDOT_BLOCK_BYTES[fmt] or (tokens ~= 1 and IDOT_TOKENS[fmt] ~= "any") then return nil end
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end
   local mode = (IDOT_BLOCK_BYTES[fmt][2] and k % IDOT2_K_MULTIPLE == 0
     and k <= M.idot_max_k(fmt, dev.max_shared_bytes, 2, tokens)) and 2 or 1
   local max_k = M.idot_max_k(fmt, dev.max_shared_bytes, mode, tokens)
-  if k > max_k and not (IDOT_TOKENS[fmt] and max_k >= 32 * (IDOT_XB_MULTIPLE[fmt] or 1)) then return nil end
+  if k > max_k and not (idot_slices(fmt, tokens) and max_k >= 32 * (IDOT_XB_MULTIPLE[fmt] or 1)) then return nil end
   local sms = dev.sm_count or 0
   local cap = IDOT_UNCAPPED[fmt] and 0 or sms > 0 and sms * idot_per_sm(fmt, m) or IDOT_GRID_UNKNOWN
   local g = IDOT_GEOMETRY[fmt]
@@ -262,13 +271,14 @@ end
 
 -- shape_changes(fmt, m, k [, over]) -> the defines a shape needs on top of
 -- over: GEMV_XB for k when over selects the integer kernel (GEMV_IDOT = 1
--- without its own GEMV_XB), nothing otherwise. q4_k's GEMV_XB is for_device's
--- on a device of SHAPE_SHARED_BYTES for over's GEMV_TOKENS (and GEMV_NR): x
--- whole where it fits, else slices.
+-- without its own GEMV_XB), nothing otherwise. Where the kernel slices x
+-- (q4_k, q5_k; q8_0 and q4_0 at GEMV_TOKENS > 1) GEMV_XB is the most that fits
+-- a device of SHAPE_SHARED_BYTES for over's GEMV_IDOT, GEMV_TOKENS (and
+-- GEMV_NR): x whole where it fits, else slices (for q4_k, for_device's).
 function M.shape_changes(fmt, m, k, over)
   if over and (over.GEMV_IDOT or 0) >= 1 and over.GEMV_XB == nil and IDOT_BLOCK_BYTES[fmt] then
-    if IDOT_TOKENS[fmt] then
-      local max_xb = idot_fit_xb(fmt, SHAPE_SHARED_BYTES, 1, over.GEMV_TOKENS, over.GEMV_NR)
+    if idot_slices(fmt, over.GEMV_TOKENS) then
+      local max_xb = idot_fit_xb(fmt, SHAPE_SHARED_BYTES, over.GEMV_IDOT, over.GEMV_TOKENS, over.GEMV_NR)
       return { GEMV_XB = idot_xb(k, math.max(max_xb, IDOT_XB_MULTIPLE[fmt] or 1)) }
     end
     return { GEMV_XB = idot_xb(k) }
@@ -322,9 +332,6 @@ function M.variant(fmt, changes)
     error(("gemv_vulkan.variant: GEMV_T=%d does not divide the workgroup of %d"):format(t, WG), 2)
   end
   if idot >= 1 then
-    if tokens ~= 1 and not IDOT_TOKENS[fmt] then
-      error(("gemv_vulkan.variant: GEMV_IDOT=%d computes one token, got GEMV_TOKENS=%d"):format(idot, tokens), 2)
-    end
     local step = IDOT_XB_MULTIPLE[fmt] or 1
     if not xb or xb < 1 or xb % step ~= 0 then
       error(("gemv_vulkan.variant: GEMV_IDOT=%d needs GEMV_XB >= 1%s, the blocks of x in shared memory "

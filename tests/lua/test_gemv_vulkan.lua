@@ -282,8 +282,18 @@ t.test("integer path: variants and their errors", function()
     "gemv_vulkan.variant: GEMV_IDOT=3 is not 0, 1 or 2", true)
   t.eq(specs.variant("q4_0", { GEMV_IDOT = 2, GEMV_XB = 8 }).k_multiple, 64)
   t.eq(specs.shape_changes("q8_0", 300, 1024, { GEMV_IDOT = 2 }), { GEMV_XB = 32 })
-  t.errors(function() specs.variant("q8_0", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 2 }) end,
-    "gemv_vulkan.variant: GEMV_IDOT=1 computes one token, got GEMV_TOKENS=2", true)
+  -- T > 1: the T-token loop, which slices x past GEMV_XB (no k limit); T = 1 keeps x whole
+  local v2 = specs.variant("q8_0", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 2 })
+  t.eq(v2.defines, { GEMV_T = 64, GEMV_NR = 4, GEMV_TOKENS = 2, GEMV_IDOT = 1, GEMV_XB = 8 })
+  t.eq({ v2.max_k, v2.x_rounding, v2.shared_bytes }, { nil, 32, 8 * 68 * 2 + 4 * 256 * 4 })
+  t.eq(specs.variant("q4_0", { GEMV_IDOT = 2, GEMV_XB = 8, GEMV_TOKENS = 8 }).shared_bytes, 8 * 88 * 8 + 4 * 256 * 4)
+  -- shape_changes sizes x for 48 KiB: whole where T tokens fit, else slices of whole 32-block steps
+  t.eq(specs.shape_changes("q8_0", 14336, 5120, { GEMV_IDOT = 2, GEMV_TOKENS = 2 }), { GEMV_XB = 160 })
+  t.eq(specs.shape_changes("q8_0", 14336, 5120, { GEMV_IDOT = 2, GEMV_TOKENS = 8 }), { GEMV_XB = 64 },
+    "(49152 - 4096) // (76 * 8) = 74 blocks: slices of 64")
+  t.eq(specs.shape_changes("q4_0", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = 4 }), { GEMV_XB = 128 },
+    "(49152 - 4096) // (72 * 4) = 156 blocks: slices of 128")
+  t.eq(specs.shape_changes("q4_0", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = 1 }), { GEMV_XB = 160 })
   t.errors(function() specs.variant("q8_0", { GEMV_GRID = 4 }) end,
     "gemv_vulkan.variant: GEMV_XB and GEMV_GRID apply to the integer kernel only (GEMV_IDOT=1 or 2)", true)
   t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 1 }) end,
@@ -475,6 +485,29 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
     "gemv_vulkan.variant: GEMV_IDOT=2 is not 0 or 1", true)
   t.errors(function() specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = 12 }) end,
     "gemv_vulkan.variant: GEMV_IDOT=1 needs GEMV_XB >= 1 and a multiple of 8", true)
+end)
+
+-- q8_0 and q4_0's T-token integer loop (a variant: for_device keeps their float kernels
+-- at T > 1), both x layouts, every T = 2 .. 8 (check_tokens' rows 4x apart in magnitude,
+-- so a token given another's scale fails): x whole; x in slices of 7 blocks (k = 1280:
+-- 40 blocks in 6 slices, slice starts odd and even, the last one short) over workgroups
+-- that take 2 row tiles each (the re-quantization per tile and slice); m never a
+-- multiple of the 16-row tile.
+t.test("q8_0, q4_0 integer path: T = 2 .. 8, both layouts, x whole and in slices, ragged m", function()
+  local dev = idot_device()
+  releasing(dev, function()
+    for _, fmt in ipairs(IDOT) do
+      for mode = 1, 2 do
+        for T = 2, 8 do
+          local whole = specs.variant(fmt, { GEMV_IDOT = mode, GEMV_XB = 32, GEMV_TOKENS = T })
+          gc.check_tokens(dev, fmt, 37, 1024, T, 500 + 10 * mode + T, whole)
+          local sliced = specs.variant(fmt, { GEMV_IDOT = mode, GEMV_XB = 7, GEMV_TOKENS = T, GEMV_GRID = 5 })
+          t.eq(gemv.grid(sliced, 150, 1280), { 5, 1, 1 }, "10 tiles over 5 workgroups")
+          gc.check_tokens(dev, fmt, 150, 1280, T, 600 + 10 * mode + T, sliced)
+        end
+      end
+    end
+  end)
 end)
 
 -- Every T, through the kernel gemv.run picks at the device's k limit for T (x whole,
