@@ -23,6 +23,7 @@
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
 #   scripts/gpu-session.sh data        # the same bytes read as zeros, random bytes and normal bf16; swiglu_ab's paths
 #   scripts/gpu-session.sh tokens_tune [T]  # gemv_variants at T tokens (default 8): scalar vs tensor-core paths (f16, int8), geometry
+#   scripts/gpu-session.sh vkidot      # Vulkan q8_0/q4_0 at T = 8, 4, 2: float kernels against the T-token integer loop (GEMV_IDOT=1, 2), both orders, after the Vulkan GEMV test
 #   scripts/gpu-session.sh dynab       # the kept tensor-core geometries with static and forced-dynamic stages (DYNAMIC=1), both orders
 #   scripts/gpu-session.sh q8tc        # the f16 tensor-core q8_0 kernel (TC=1; QTC_FORMAT=q4_0 for q4_0's, Q8TC_TEST=0 skips the test, Q8TC_NCU="" the ncu): its GPU test, its geometries against the int8 kernel and the integer dot at T = 8 (both orders, two ITERS), 4 (both orders), 2, 1 (Q8TC_RUNS); ncu of one call (Q8TC_NCU)
 #   scripts/gpu-session.sh i8          # the int8 tensor-core q4_k kernel: its GPU test, the default at T = 2, 4, 8, then I8 geometries, both orders, two ITERS
@@ -415,6 +416,20 @@ dynab)
       run "$n" timeout 100 env M=14336 K=5120 ITERS=200 $V --kernels $f --order $o \
         --grid "GEMV_TOKENS=8;$k|GEMV_TOKENS=8;$k;DYNAMIC=1" --json "$LOGS/$n.jsonl"
       grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
+    done
+  done
+  ;;
+vkidot)
+  # Vulkan q8_0 and q4_0 at T > 1: the float kernels (for_device's) against the T-token integer loop, both x
+  # layouts, 14336 x 5120 rotated, in one process per order (docs/kernels/vulkan-gemv.md, "q8_0 and q4_0 at T > 1")
+  $G tests/lua/test_gemv_vulkan.lua > "$LOGS/vkidot_test.log" 2>&1; tail -1 "$LOGS/vkidot_test.log"
+  V="$G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 --kernels q8_0,q4_0"
+  for o in forward reverse; do
+    for T in 8 4 2; do
+      n="vkidot_t${T}_$o"
+      run "$n" timeout 120 env M=14336 K=5120 ITERS=200 $V --order $o \
+        --grid "GEMV_TOKENS=$T;GEMV_IDOT=0,1,2" --json "$LOGS/$n.jsonl"
+      grep -E "^q(8|4)_0" "$LOGS/$n.log" | grep -v invalid
     done
   done
   ;;
