@@ -31,9 +31,12 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uint W[]; };
 #define GEMV_IDOT_TOKENS
 #include "gemv_idot.glsl"
 
+// The main loops (gemv_idot_blocks.glsl) take a block through these two.
+#define GEMV_IDOT_BLOCK_BYTES 34
+#define GEMV_IDOT_WORDS 9
 // The row's block at byte offset o: its d, and the 9 words from the one holding qs's
 // first byte (s: the shift of qs in them, 0 or 16).
-float q8_load(uint o, out uint u[9], out uint s) {
+float idot_block_load(uint o, out uint u[9], out uint s) {
     float d = GEMV_F16_AT(W, o);
     uint qo = o + 2u; // qs
     s = gemv_half_shift(qo);
@@ -42,8 +45,9 @@ float q8_load(uint o, out uint u[9], out uint s) {
     return d;
 }
 
-// 256 * SDot(w, xh) + SUDot(w, xl) over the block's 32 weight bytes.
-int q8_dot(uint u[9], uint s, uint xh[GEMV_XW], uint xl[GEMV_XW]) {
+// 256 * SDot(w, xh) + SUDot(w, xl) over the block's 32 weight bytes. off is always 0 here
+// (q8_0 stores no block sums) and not subtracted, which glslc -O would keep as an ISub.
+int idot_block_dot(uint u[9], uint s, uint xh[GEMV_XW], uint xl[GEMV_XW], int off) {
     int dh = 0, dl = 0;
 #if GEMV_IDOT == 2
     // x is laid out like these 9 words (gemv_idot.glsl): the bytes of d and of the next
@@ -62,92 +66,7 @@ int q8_dot(uint u[9], uint s, uint xh[GEMV_XW], uint xl[GEMV_XW]) {
     return dh * 256 + dl;
 }
 
-#if GEMV_TOKENS == 1
-// One token: x whole in shared memory (gemv_vulkan.lua keeps k within GEMV_XB blocks).
-void main() {
-    uint tid = gemv_tid();
-    gemv_idot_quantize(tid);
-    uint nb = P.k >> 5u;   // blocks per row
-    uint row_bytes = nb * 34u;
-    const uint T = uint(GEMV_T);
-    uint lane = tid % T, group = tid / T;
-    uint tiles = gemv_idot_tiles();
-    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
-        uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
-        uint base[GEMV_NR];
-        float acc[GEMV_NR];
-        [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
-            base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
-            acc[r] = 0.0;
-        }
-        for (uint b = lane; b < nb; b += T) {
-            // The block's x words, loaded once for all GEMV_NR rows.
-            uint xh[GEMV_XW], xl[GEMV_XW];
-            [[unroll]] for (int i = 0; i < GEMV_XW; i++) {
-                xh[i] = gx_h[uint(i) * uint(GEMV_XB) + b];
-                xl[i] = gx_l[uint(i) * uint(GEMV_XB) + b];
-            }
-            float sx = gx_s[b];
-            [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
-                uint u[9], s;
-                float d = q8_load(base[r] + 34u * b, u, s);
-                acc[r] += (d * sx) * float(q8_dot(u, s, xh, xl));
-            }
-        }
-        gemv_finish(acc, tid, row0);
-        barrier(); // the next tile's gemv_finish reuses gemv_red
-    }
-}
-#else
-// GEMV_TOKENS rows of x: each row's block is loaded once into registers and dotted with
-// every token's x words. x of every token is quantized once for all the workgroup's tiles
-// where it fits in GEMV_XB blocks, else per row tile in slices of GEMV_XB blocks
-// (gemv_idot.glsl, b0), as the k-quant kernels do.
-void main() {
-    uint tid = gemv_tid();
-    uint nb = P.k >> 5u;   // blocks per row
-    uint row_bytes = nb * 34u;
-    const uint T = uint(GEMV_T), XB = uint(GEMV_XB);
-    uint lane = tid % T, group = tid / T;
-    bool whole = nb <= XB;
-    if (whole) gemv_idot_quantize(tid, 0u);
-    uint tiles = gemv_idot_tiles();
-    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
-        uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
-        uint base[GEMV_NR];
-        float acc[GEMV_ACC];
-        [[unroll]] for (int r = 0; r < GEMV_NR; r++)
-            base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
-        [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
-        for (uint b0 = 0u; b0 < nb; b0 += XB) {
-            if (!whole) {
-                barrier(); // every lane is done with the previous slice
-                gemv_idot_quantize(tid, b0);
-            }
-            uint b1 = min(nb, b0 + XB);
-            for (uint b = b0 + lane; b < b1; b += T) {
-                uint p = b - b0; // the block's place in the slice
-                uint u[GEMV_NR][9], s[GEMV_NR];
-                float d[GEMV_NR];
-                [[unroll]] for (int r = 0; r < GEMV_NR; r++) d[r] = q8_load(base[r] + 34u * b, u[r], s[r]);
-                [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
-                    // Token t's x words, loaded once for all GEMV_NR rows.
-                    uint xh[GEMV_XW], xl[GEMV_XW];
-                    [[unroll]] for (int i = 0; i < GEMV_XW; i++) {
-                        xh[i] = gx_h[gemv_idot_word(uint(i), uint(t), p)];
-                        xl[i] = gx_l[gemv_idot_word(uint(i), uint(t), p)];
-                    }
-                    float sx = gx_s[gemv_idot_blk(uint(t), p)];
-                    [[unroll]] for (int r = 0; r < GEMV_NR; r++)
-                        acc[GEMV_AT(t, r)] += (d[r] * sx) * float(q8_dot(u[r], s[r], xh, xl));
-                }
-            }
-        }
-        gemv_finish(acc, tid, row0);
-        barrier(); // the next tile's gemv_finish (and quantizer) reuse shared memory
-    }
-}
-#endif
+#include "gemv_idot_blocks.glsl"
 #else
 
 // The block at byte offset o decoded: its 32 signed weights qs_j (the scale d not yet

@@ -23,9 +23,9 @@ struct Rec {
 };
 
 // The 32 lanes are fibers of one thread (ucontext), switched round-robin at
-// every barrier: deterministic, one core, and no cost when other processes
-// share the cores (32 yielding threads took >600 s on CI's 2 shared cores for
-// a run of 19 s alone). Every arrival names what it is (tag): a lane at
+// every barrier: deterministic, one core, and unaffected by other processes
+// on the cores, where 32 yielding threads starve (docs/kernels/swiglu.md,
+// the staged loop's host emulation). Every arrival names what it is (tag): a lane at
 // another syncwarp, at a barrier after others ended, or ending while others
 // wait, means the lanes diverged, which on the GPU is a hang or undefined;
 // the run stops with a message.

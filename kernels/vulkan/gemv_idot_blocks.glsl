@@ -1,0 +1,115 @@
+// gemv_idot_blocks.glsl: the main loops of the q8_0 and q4_0 integer GEMV kernels
+// (-DGEMV_IDOT=1 or 2; docs/kernels/vulkan-gemv.md, "Integer path" and "q8_0 and q4_0 at
+// T > 1"), included after gemv_idot.glsl by a kernel that defines first:
+//   GEMV_IDOT_BLOCK_BYTES  bytes per block of 32 weights (q8_0 34, q4_0 18);
+//   GEMV_IDOT_WORDS        the 32-bit words a block's codes span (q8_0 9, q4_0 5);
+//   float idot_block_load(uint o, out uint u[GEMV_IDOT_WORDS], out uint s): the block at
+//       byte offset o, its d returned, its code words in u, s the codes' shift in them;
+//   int idot_block_dot(uint u[GEMV_IDOT_WORDS], uint s, uint xh[GEMV_XW], uint xl[GEMV_XW],
+//       int off): the block's integer dot with one token's x words, less off.
+// off is 8 * the block's sum of xq where the kernel stores it (GEMV_IDOT_SUM: q4_0's -8),
+// else 0.
+#ifndef GEMV_IDOT_BLOCKS_GLSL
+#define GEMV_IDOT_BLOCKS_GLSL
+
+#if !defined(GEMV_IDOT_BLOCK_BYTES) || !defined(GEMV_IDOT_WORDS)
+#error "gemv_idot_blocks.glsl needs the kernel's GEMV_IDOT_BLOCK_BYTES and GEMV_IDOT_WORDS (and its idot_block_load, idot_block_dot)"
+#endif
+#ifdef GEMV_IDOT_SUM
+#define GEMV_IDOT_OFF(blk) (8 * gx_sum[blk])
+#else
+#define GEMV_IDOT_OFF(blk) 0
+#endif
+
+#if GEMV_TOKENS == 1
+// One token: x whole in shared memory (gemv_vulkan.lua keeps k within GEMV_XB blocks).
+void main() {
+    uint tid = gemv_tid();
+    gemv_idot_quantize(tid);
+    uint nb = P.k >> 5u;   // blocks per row
+    uint row_bytes = nb * uint(GEMV_IDOT_BLOCK_BYTES);
+    const uint T = uint(GEMV_T);
+    uint lane = tid % T, group = tid / T;
+    uint tiles = gemv_idot_tiles();
+    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+        uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
+        uint base[GEMV_NR];
+        float acc[GEMV_NR];
+        [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+            base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
+            acc[r] = 0.0;
+        }
+        for (uint b = lane; b < nb; b += T) {
+            // The block's x words, loaded once for all GEMV_NR rows (q4_0: words 0-3 meet the
+            // low nibbles, 4-7 the high ones).
+            uint xh[GEMV_XW], xl[GEMV_XW];
+            [[unroll]] for (int i = 0; i < GEMV_XW; i++) {
+                xh[i] = gx_h[uint(i) * uint(GEMV_XB) + b];
+                xl[i] = gx_l[uint(i) * uint(GEMV_XB) + b];
+            }
+            float sx = gx_s[b];
+            int off = GEMV_IDOT_OFF(b);
+            [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+                uint u[GEMV_IDOT_WORDS], s;
+                float d = idot_block_load(base[r] + uint(GEMV_IDOT_BLOCK_BYTES) * b, u, s);
+                acc[r] += (d * sx) * float(idot_block_dot(u, s, xh, xl, off));
+            }
+        }
+        gemv_finish(acc, tid, row0);
+        barrier(); // the next tile's gemv_finish reuses gemv_red
+    }
+}
+#else
+// GEMV_TOKENS rows of x: each row's block is loaded once into registers and dotted with
+// every token's x words. x of every token is quantized once for all the workgroup's tiles
+// where it fits in GEMV_XB blocks, else per row tile in slices of GEMV_XB blocks
+// (gemv_idot.glsl, b0), as the k-quant kernels do.
+void main() {
+    uint tid = gemv_tid();
+    uint nb = P.k >> 5u;   // blocks per row
+    uint row_bytes = nb * uint(GEMV_IDOT_BLOCK_BYTES);
+    const uint T = uint(GEMV_T), XB = uint(GEMV_XB);
+    uint lane = tid % T, group = tid / T;
+    bool whole = nb <= XB;
+    if (whole) gemv_idot_quantize(tid, 0u);
+    uint tiles = gemv_idot_tiles();
+    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+        uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
+        uint base[GEMV_NR];
+        float acc[GEMV_ACC];
+        [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+            base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
+        [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
+        for (uint b0 = 0u; b0 < nb; b0 += XB) {
+            if (!whole) {
+                barrier(); // every lane is done with the previous slice
+                gemv_idot_quantize(tid, b0);
+            }
+            uint b1 = min(nb, b0 + XB);
+            for (uint b = b0 + lane; b < b1; b += T) {
+                uint p = b - b0; // the block's place in the slice
+                uint u[GEMV_NR][GEMV_IDOT_WORDS], s[GEMV_NR];
+                float d[GEMV_NR];
+                [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+                    d[r] = idot_block_load(base[r] + uint(GEMV_IDOT_BLOCK_BYTES) * b, u[r], s[r]);
+                [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
+                    // Token t's x words, loaded once for all GEMV_NR rows.
+                    uint xh[GEMV_XW], xl[GEMV_XW];
+                    [[unroll]] for (int i = 0; i < GEMV_XW; i++) {
+                        xh[i] = gx_h[gemv_idot_word(uint(i), uint(t), p)];
+                        xl[i] = gx_l[gemv_idot_word(uint(i), uint(t), p)];
+                    }
+                    float sx = gx_s[gemv_idot_blk(uint(t), p)];
+                    int off = GEMV_IDOT_OFF(gemv_idot_blk(uint(t), p));
+                    [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+                        acc[GEMV_AT(t, r)] += (d[r] * sx) * float(idot_block_dot(u[r], s[r], xh, xl, off));
+                }
+            }
+        }
+        gemv_finish(acc, tid, row0);
+        barrier(); // the next tile's gemv_finish (and quantizer) reuse shared memory
+    }
+}
+#endif
+
+#endif
