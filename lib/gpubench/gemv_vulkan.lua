@@ -69,11 +69,16 @@ local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 }, q4_k = { 72 }, 
 -- shared memory, sliced per row tile where it does not fit: "any" (q4_k,
 -- q5_k: one main loop at every T, x sliced at any T, for_device's pick at
 -- every T) or "multi" (q8_0, q4_0: T = 1 keeps its single-token loop with x
--- whole; the T > 1 loop slices; for_device keeps their float kernels at T > 1,
--- not yet timed against them). GEMV_XB must be a multiple of IDOT_XB_MULTIPLE
+-- whole; the T > 1 loop slices, layout 1 and one workgroup per row tile, as
+-- timed: IDOT_MULTI_TOKENS). GEMV_XB must be a multiple of IDOT_XB_MULTIPLE
 -- (q4_k, q5_k: whole super-blocks per slice of x; gemv_q4_k.comp).
 local IDOT_TOKENS = { q4_k = "any", q5_k = "any", q8_0 = "multi", q4_0 = "multi" }
 local IDOT_XB_MULTIPLE = { q4_k = 8, q5_k = 8 }
+-- q8_0 and q4_0 at T > 1: the T-token integer loop in layout 1, one workgroup
+-- per row tile (x is quantized per tile there anyway): faster than the float
+-- kernels at T = 2, 4 and 8 in both orders, and than layout 2 but for a tie at
+-- q8_0 T = 2 (docs/kernels/vulkan-gemv.md, "q8_0 and q4_0 at T > 1").
+local IDOT_MULTI_TOKENS = { mode = 1, cap = 0 }
 -- Whether fmt's integer kernel of tokens rows slices x past GEMV_XB (no k limit).
 local function idot_slices(fmt, tokens)
   return IDOT_TOKENS[fmt] == "any" or (IDOT_TOKENS[fmt] == "multi" and (tokens or 1) > 1)
@@ -200,31 +205,32 @@ end
 -- it for this shape, else nil (gemv.spec's float kernel). dev is a device or
 -- any table with its info fields: integer_dot_product, subgroup_size,
 -- max_shared_bytes, sm_count. The rule, in one place:
---   * fmt is q8_0 or q4_0 and tokens is 1 (T > 1 keeps the float kernels,
---     which read each weight once for all T tokens; their integer T-token
---     kernel is a variant until an A/B on a GPU), or fmt is q4_k or q5_k,
---     any tokens (their kernel reads each weight once for all T tokens too;
---     q5_k's faster than its float kernel at T = 1 and 8 in both orders:
---     docs/kernels/vulkan-gemv.md, "q5_k");
+--   * fmt is q8_0, q4_0, q4_k or q5_k, any tokens (every integer kernel
+--     reads each weight once for all T tokens; q8_0 and q4_0 at T > 1 take
+--     IDOT_MULTI_TOKENS' layout and grid; q5_k's faster than its float kernel
+--     at T = 1 and 8 in both orders: docs/kernels/vulkan-gemv.md, "q5_k");
 --   * the device has shaderIntegerDotProduct and subgroups of >= 8;
 --   * k <= idot_max_k(fmt, dev.max_shared_bytes, mode, tokens) (x of k values
 --     of every token must fit in shared memory; larger k runs the float
---     kernel), except q4_k, which quantizes x in slices per row tile where
---     it does not fit (q5_k likewise): faster than its float kernel at T = 8
---     in both orders (docs/kernels/vulkan-gemv.md, "q4_k");
---   * layout 2 (no funnel shifts) where k is a multiple of 64 and fits its
---     larger blocks (q8_0, q4_0), else layout 1.
+--     kernel), except where the kernel quantizes x in slices per row tile
+--     (q4_k and q5_k at any T, q8_0 and q4_0 at T > 1): q4_k's faster than
+--     its float kernel at T = 8 in both orders (docs/kernels/vulkan-gemv.md,
+--     "q4_k");
+--   * at one token, layout 2 (no funnel shifts) where k is a multiple of 64
+--     and fits its larger blocks (q8_0, q4_0), else layout 1.
 function M.for_device(dev, fmt, m, k, tokens)
   tokens = tokens or 1
-  if not IDOT_BLOCK_BYTES[fmt] or (tokens ~= 1 and IDOT_TOKENS[fmt] ~= "any") then return nil end
+  if not IDOT_BLOCK_BYTES[fmt] then return nil end
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end
-  local mode = (IDOT_BLOCK_BYTES[fmt][2] and k % IDOT2_K_MULTIPLE == 0
+  local multi = IDOT_TOKENS[fmt] == "multi" and tokens > 1
+  local mode = multi and IDOT_MULTI_TOKENS.mode or (IDOT_BLOCK_BYTES[fmt][2] and k % IDOT2_K_MULTIPLE == 0
     and k <= M.idot_max_k(fmt, dev.max_shared_bytes, 2, tokens)) and 2 or 1
   local max_k = M.idot_max_k(fmt, dev.max_shared_bytes, mode, tokens)
   if k > max_k and not (idot_slices(fmt, tokens) and max_k >= 32 * (IDOT_XB_MULTIPLE[fmt] or 1)) then return nil end
   local sms = dev.sm_count or 0
-  local cap = IDOT_UNCAPPED[fmt] and 0 or sms > 0 and sms * idot_per_sm(fmt, m) or IDOT_GRID_UNKNOWN
+  local cap = multi and IDOT_MULTI_TOKENS.cap or IDOT_UNCAPPED[fmt] and 0
+    or sms > 0 and sms * idot_per_sm(fmt, m) or IDOT_GRID_UNKNOWN
   local g = IDOT_GEOMETRY[fmt]
   return idot_spec(fmt, mode, g[1], g[2], idot_xb(k, max_k // 32), cap, tokens)
 end

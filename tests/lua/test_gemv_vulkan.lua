@@ -240,8 +240,20 @@ t.test("integer path: the selection rule (fake devices)", function()
     silent.integer_dot_product = nil
     t.truthy(gemv.spec_for(silent, fmt, 14336, 5120) == specs[fmt],
       fmt .. ": a device that does not say, the float kernel")
-    t.truthy(gemv.spec_for(fake(), fmt, 14336, 5120, 2) == gemv.spec("vulkan", fmt, 2),
-      fmt .. ": two tokens, the float two-token kernel")
+    -- T > 1: the T-token integer loop, layout 1, one workgroup per row tile, x in
+    -- slices where it does not fit (any k), the same table an A/B's variant builds
+    for _, T in ipairs { 2, 3, 8 } do
+      local v = gemv.spec_for(fake(), fmt, 14336, 5120, T)
+      local xb = T < 8 and 160 or 64 -- x whole at T = 2, 3 (160 blocks fit 48 KiB), slices of 64 at T = 8
+      t.eq(v.defines, { GEMV_T = 64, GEMV_NR = 4, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = xb }, fmt .. " T=" .. T)
+      t.eq({ v.grid_cap, v.max_k, v.k_multiple }, { 0, nil, nil }, fmt .. " T=" .. T)
+      t.eq(gemv.grid(v, 14336, 5120), { 896, 1, 1 }, fmt .. " T=" .. T .. ": one workgroup per tile")
+      t.truthy(v.shared_bytes <= 49152, fmt .. " T=" .. T .. " fits")
+      local over = { GEMV_TOKENS = T, GEMV_IDOT = 1 }
+      for d, x in pairs(specs.shape_changes(fmt, 14336, 5120, over)) do over[d] = x end
+      t.truthy(specs.variant(fmt, over) == v, fmt .. " T=" .. T .. ": the A/B's variant is for_device's kernel")
+      t.eq(gemv.spec_for(fake(), fmt, 300, 20000, T).defines.GEMV_IDOT, 1, fmt .. ": any k at T > 1 (slices)")
+    end
     t.truthy(gemv.spec_for(fake { subgroup_size = 4 }, fmt, 300, 5120) == specs[fmt], fmt .. ": subgroup 4")
     local kmax = specs.idot_max_k(fmt, 49152)
     local at = gemv.spec_for(fake(), fmt, 300, kmax)
@@ -487,8 +499,7 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
     "gemv_vulkan.variant: GEMV_IDOT=1 needs GEMV_XB >= 1 and a multiple of 8", true)
 end)
 
--- q8_0 and q4_0's T-token integer loop (a variant: for_device keeps their float kernels
--- at T > 1), both x layouts, every T = 2 .. 8 (check_tokens' rows 4x apart in magnitude,
+-- q8_0 and q4_0's T-token integer loop (for_device's pick at T > 1 in layout 1), both x layouts, every T = 2 .. 8 (check_tokens' rows 4x apart in magnitude,
 -- so a token given another's scale fails): x whole; x in slices of 7 blocks (k = 1280:
 -- 40 blocks in 6 slices, slice starts odd and even, the last one short) over workgroups
 -- that take 2 row tiles each (the re-quantization per tile and slice); m never a
