@@ -304,6 +304,8 @@ void lb_push_info(lua_State *L, const gb_device_info *in) {
     lua_setfield(L, -2, "integer_dot_product");
     lua_pushboolean(L, in->integer_dot_4x8_accelerated);
     lua_setfield(L, -2, "integer_dot_4x8_accelerated");
+    lua_pushboolean(L, in->launch_overlap);
+    lua_setfield(L, -2, "launch_overlap");
     /* "nv" or false; the shapes as {m=, n=, k=, a=, b=, c=, d=} component types. */
     if (in->cooperative_matrix[0])
         lua_pushstring(L, in->cooperative_matrix);

@@ -55,10 +55,10 @@ static l_batch *new_batch(lua_State *L, int refs) {
     return u;
 }
 
-static void create_batch(lua_State *L, l_batch *u, gb_launch *ls, int n, uint32_t count, int graph) {
+static void create_batch(lua_State *L, l_batch *u, gb_launch *ls, int n, uint32_t count, int flags) {
     gb_device *d = lb_check_device(L, 1);
     gb_err e = {0};
-    if (gb_batch_create(d, ls, n, count, graph, &u->b, &e) != 0) lb_raise(L, &e);
+    if (gb_batch_create(d, ls, n, count, flags, &u->b, &e) != 0) lb_raise(L, &e);
     lb_track(L, GPU_BATCH_MT, u->b);
 }
 
@@ -151,7 +151,7 @@ int lb_device_record(lua_State *L) {
     return 0;
 }
 
-/* dev:batch{count=n, graph=false, {kernel, grid, block, args...}, ...} */
+/* dev:batch{count=n, graph=false, overlap=false, {kernel, grid, block, args...}, ...} */
 int lb_device_batch(lua_State *L) {
     lb_check_device(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -159,7 +159,9 @@ int lb_device_batch(lua_State *L) {
     lua_getfield(L, 2, "count");
     uint32_t count = check_count(L, -1, "dev:batch: count");
     lua_getfield(L, 2, "graph");
-    int graph = lua_toboolean(L, -1);
+    int flags = lua_toboolean(L, -1) ? GB_BATCH_GRAPH : 0;
+    lua_getfield(L, 2, "overlap");
+    if (lua_toboolean(L, -1)) flags |= GB_BATCH_OVERLAP;
     int n = (int)lua_rawlen(L, 2);
     if (n < 1 || n > GB_MAX_LAUNCHES)
         luaL_error(L, "dev:batch takes 1 to %d launches {kernel, grid, block, args...}", GB_MAX_LAUNCHES);
@@ -180,7 +182,7 @@ int lb_device_batch(lua_State *L) {
         lb_check_launch_table(L, -1, &ls[j]);
         lua_pop(L, 1);
     }
-    create_batch(L, u, ls, n, count, graph);
+    create_batch(L, u, ls, n, count, flags);
     return 1;
 }
 
@@ -197,6 +199,8 @@ static int batch_index(lua_State *L) {
     if (!k || !u->b) return 0;
     if (strcmp(k, "count") == 0) lua_pushinteger(L, u->b->count);
     else if (strcmp(k, "graph") == 0) lua_pushboolean(L, u->b->graph);
+    else if (strcmp(k, "overlap") == 0) lua_pushboolean(L, u->b->overlap);
+    else if (strcmp(k, "overlapped") == 0) lua_pushinteger(L, u->b->overlapped);
     else if (strcmp(k, "launches") == 0) lua_pushinteger(L, u->b->nlaunches);
     else return 0;
     return 1;

@@ -191,13 +191,15 @@ int lb_compile(lua_State *L) {
     lb_read_source(L, 1, &src, "gpu.compile");
     gb_kind params[GB_MAX_PARAMS];
     int nparams = 0;
-    uint32_t dynamic_shared = 0;
+    gb_kernel_traits traits = {0};
     char *log = NULL;
     gb_err e = {0};
-    if (ops->compile_only(&src, target, params, &nparams, &dynamic_shared, &log, &e) != 0) lb_raise(L, &e);
-    lua_createtable(L, 0, 3);
-    lua_pushinteger(L, dynamic_shared);
+    if (ops->compile_only(&src, target, params, &nparams, &traits, &log, &e) != 0) lb_raise(L, &e);
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, traits.dynamic_shared);
     lua_setfield(L, -2, "dynamic_shared");
+    lua_pushboolean(L, traits.overlap);
+    lua_setfield(L, -2, "overlap");
     lua_pushstring(L, log ? log : "");
     free(log);
     lua_setfield(L, -2, "log");
@@ -223,6 +225,7 @@ static int kernel_index(lua_State *L) {
     else if (strcmp(key, "label") == 0) lua_pushstring(L, k->label);
     else if (strcmp(key, "cache_hit") == 0) lua_pushboolean(L, k->cache_hit);
     else if (strcmp(key, "dynamic_shared") == 0) lua_pushinteger(L, k->dynamic_shared);
+    else if (strcmp(key, "overlap") == 0) lua_pushboolean(L, k->overlap);
     else if (strcmp(key, "backend") == 0) lua_pushstring(L, k->dev->info.backend);
     else if (strcmp(key, "vendor") == 0) { /* false for compiled code (l_vendor.c) */
         if (k->vendor) {

@@ -53,6 +53,7 @@ local opts, meta = options.parse({
     { "tokens", type = "int", env = "T", default = 1, max = gemv.MAX_TOKENS,
       help = ("Rows of x (tokens) each launch multiplies by the weights, read once: 1..%d."):format(gemv.MAX_TOKENS) },
     options.rotate_option(),
+    options.overlap_option(),
     { "clock", type = "enum", choices = { "device", "host" }, default = "device",
       help = "Time each submission with device timestamps or the host clock (cera's)." },
     options.submit_option("graph"),
@@ -66,8 +67,13 @@ if opts.m or opts.k then shapes = { { m = opts.m or 2816, k = opts.k or 1024, la
 
 local dev = gpu.open { backend = opts.backend, index = opts.device }
 options.require_l2(dev, opts.rotate) -- before the ceiling, whose first measurement is device work
+options.require_overlap(dev, opts.overlap)
+if opts.overlap and opts.method == "cold" then
+  options.fail("--overlap: --method cold times one call per sample, with nothing before it to overlap")
+end
 local ceil, peak -- measured after the cells are declared (--list-cells and --profile need neither)
 local timing_opts = { clock = opts.clock, graph = opts.submit == "graph", method = opts.method, flush = opts.flush,
+                      overlap = opts.overlap,
                       rule = options.rule_of(opts, meta) }
 
 local table_cells = {} -- kernel-major, in cera's order
@@ -112,7 +118,7 @@ for _, c in ipairs {
 local sink <close> = report.open {
   title = ("gemv_table on %s (%s, driver %s)%s%s"):format(dev.name, dev.backend, dev.driver_version,
     opts.tokens > 1 and (", T=%d tokens per launch"):format(opts.tokens) or "",
-    opts.rotate and ", weights rotated out of L2" or ""),
+    (opts.rotate and ", weights rotated out of L2" or "") .. (opts.overlap and ", launches overlapped" or "")),
   columns = columns,
   csv = opts.csv, json = opts.json, markdown = opts.markdown,
   env = report.environment(dev, meta, { ceilings = ceil, shard = tb:shard_record() }),
@@ -121,6 +127,7 @@ local sink <close> = report.open {
 local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = sink }
 sink:note(ceilings.note(ceil, peak, opts.peak_gbs and "PEAK_GBS"))
 sink:note(bench.describe { iters = opts.iters, rotate = opts.rotate, clock = opts.clock, graph = timing_opts.graph,
+                           overlap = opts.overlap,
                            method = opts.method, flush = opts.flush, rule = timing_opts.rule })
 sink:note("* GB/s = weight bytes / time (1 GB = 1e9 B)" .. (opts.tokens > 1
   and (", the weights read once for all %d tokens (x and y not counted)"):format(opts.tokens) or ""))

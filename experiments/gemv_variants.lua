@@ -38,6 +38,7 @@ local opts, meta = options.parse({
     { "iters", type = "int", default = 200, env = "ITERS", max = options.MAX_ITERS,
       help = "Launches n at the first timing point." },
     options.rotate_option(),
+    options.overlap_option(),
   }, options.table_options(), options.shard_options()),
 }, arg)
 if devices.dispatch(opts, meta) then return end -- --devices: one worker process per device, merged
@@ -72,6 +73,8 @@ local function parse_grid(text)
 end
 
 local dev = gpu.open { backend = opts.backend, index = opts.device }
+options.require_overlap(dev, opts.overlap)
+bench.policy.overlap = opts.overlap -- every cell's runners, armed and timed
 local specs = require("gpubench.gemv_" .. dev.backend)
 local default_grid = dev.backend == "cuda" and "ROWS=2,4,8;WARPS=1,2,4;STAGES=2,4"
   or "GEMV_T=16,32,64;GEMV_NR=1,2,4"
@@ -180,7 +183,7 @@ if tb:special(opts) then return end
 
 local sink <close> = report.open {
   title = ("gemv_variants on %s (%s), m=%d k=%d%s"):format(dev.name, dev.backend, opts.m, opts.k,
-    opts.rotate and ", weights rotated out of L2" or ""),
+    (opts.rotate and ", weights rotated out of L2" or "") .. (opts.overlap and ", launches overlapped" or "")),
   columns = {
     { key = "kernel", width = 6 },
     { key = "variant", width = 26 },

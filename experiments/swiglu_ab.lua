@@ -47,6 +47,9 @@ local opts, meta = options.parse({
     { "rounds", type = "int", default = 2, max = 100,
       help = "Run the whole table this many times; only the last round is reported." },
     { "seed", type = "int", min = 0, default = 1, help = "Seed of the random weights (x uses seed + 1)." },
+    options.overlap_option("Let each launch of our kernels start while the launch before it finishes (CUDA "
+      .. "programmatic dependent launch, sm_90 or later), as a decode step launched that way runs; each waits for "
+      .. "the one before where it depends on it. The vendor GEMM's launches cannot; the output says which did."),
     { "geometry", type = "string", argname = "<NAME=V,...>",
       help = "Kernel defines for every shape instead of the table's (its shape rules included): CUDA TILES, UNROLL, WARPS, KSPLIT (fused); Vulkan SW_WG." },
     { "l2_bytes", type = "bytes",
@@ -85,6 +88,7 @@ local modes, regimes = MODES[opts.mode], REGIMES[opts.regime]
 
 if devices.dispatch(opts, meta) then return end -- --devices: one worker process per device, merged
 local dev = gpu.open { backend = opts.backend, index = opts.device }
+options.require_overlap(dev, opts.overlap)
 local l2, l2_source = (dev.l2_bytes or 0) > 0 and dev.l2_bytes or nil, "device"
 if opts.l2_bytes then
   if l2 and opts.l2_bytes < l2 then
@@ -148,13 +152,13 @@ local ceil = ceilings.get(dev, { read_gbs = opts.read_gbs })
 local settings = {
   warmup = opts.warmup, iterations = opts.iterations, trials = opts.trials, rounds = opts.rounds,
   m_values = opts.m_values, modes = modes, regimes = regimes, seed = opts.seed, geometry = geometry,
-  shape_geometries = shape_geometries,
+  overlap = opts.overlap or false, shape_geometries = shape_geometries,
   l2_bytes = l2, l2_source = l2_source, read_gbs = ceil.read_gbs, read_source = ceil.read_source,
   shapes = shapes, tolerance = require("gpubench.swiglu_check").TOLERANCE,
 }
 
 local ctx <close> = sb.context(dev, { m_values = opts.m_values, warmup = opts.warmup, iterations = opts.iterations,
-                                      trials = opts.trials, seed = opts.seed, l2_bytes = l2,
+                                      trials = opts.trials, seed = opts.seed, l2_bytes = l2, overlap = opts.overlap,
                                       geometry_for = function(st) return by_shape[st.n .. "x" .. st.k] end,
                                       read_gbs = ceil.read_gbs })
 

@@ -37,6 +37,7 @@
 #   scripts/gpu-session.sh moe_geo     # moe_scaling grouped kernel geometries (--grouped-geometry), qwen3 gate_up, m = 8, 32, 64
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
 #   scripts/gpu-session.sh dynsmem     # dynamic shared memory: its tests, then q8_0 TC / bf16 TC geometries past 48 KiB and q4_0 TC against its int8 kernel at T = 8 (A B B A), SwiGLU fused ones (DYN_SW=0 skips)
+#   scripts/gpu-session.sh overlap     # launch overlap: its tests, then plain vs overlapped (without and with the L2 prefetch) for SwiGLU per shape and the GEMV, A B C C B A
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass)
 set -uo pipefail
 phase=${1:-check}
@@ -557,6 +558,41 @@ devices)
   done
   run devices_spread $G tools/device_spread.lua "$LOGS/devices_same.jsonl"
   cat "$LOGS/devices_spread.log"
+  ;;
+overlap)
+  # Launch overlap (programmatic dependent launch, kernels/cuda/launch_overlap.cuh): its tests (OV_TESTS=0
+  # skips), then plain against overlapped launches, without and with the L2 prefetch before the wait, one
+  # process each in A B C C B A order: SwiGLU rotated per shape with its table geometry (OV_SWIGLU=0 skips;
+  # OV_SHAPES), the GEMV at OV_M rows (OV_GEMV=0 skips; OV_KERNELS)
+  if [[ ${OV_TESTS:-1} == 1 ]]; then
+    run ov_c_cuda_backend $BIN/test_cuda_backend
+    grep -E "launch overlap" "$LOGS/ov_c_cuda_backend.log"
+    for t in ${OV_LUA_TESTS:-test_gpu_module test_swiglu_cuda test_gemv_cuda}; do run "ov_$t" $G tests/lua/$t.lua; done
+  fi
+  if [[ ${OV_SWIGLU:-1} == 1 ]]; then
+    for shape in ${OV_SHAPES:-6912,1536:KSPLIT=4,STAGES=3,UNROLL=2 11008,4096:KSPLIT=8,STAGES=2,UNROLL=2 \
+        13824,5120:KSPLIT=4,STAGES=2,UNROLL=4 14336,4096:KSPLIT=4,STAGES=2,UNROLL=4 24576,6144:KSPLIT=4,STAGES=2,UNROLL=4}; do
+      nk=${shape%%:*}; geo=${shape#*:}
+      for cfg in plain ov0 ov1 ov1 ov0 plain; do
+        flag=; pf=0; [[ $cfg == ov* ]] && flag=--overlap; [[ $cfg == ov1 ]] && pf=1
+        n="ovsw_${nk/,/x}_$cfg"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
+        run "$n" timeout 90 $G --backend cuda experiments/swiglu_ab.lua --rounds 1 --regime rotated --m-values 1,8 \
+          --trials ${OV_TRIALS:-3} --shape $nk --geometry "$geo,L2_PREFETCH=$pf" $flag --json "$LOGS/$n.jsonl"
+        grep -E "^custom" "$LOGS/$n.log" | sed "s/^/$cfg /"
+      done
+    done
+  fi
+  if [[ ${OV_GEMV:-1} == 1 ]]; then
+    for M in ${OV_M:-14336}; do
+      for cfg in plain overlap overlap plain; do
+        flag=; [[ $cfg == overlap ]] && flag=--overlap
+        n="ovgemv_${M}_$cfg"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
+        run "$n" timeout 150 env M=$M K=5120 $G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 \
+          --kernels ${OV_KERNELS:-bf16,q8_0,q4_0,q4_k,q5_k,q6_k} --grid "L2_PREFETCH=0,1" $flag --json "$LOGS/$n.jsonl"
+        grep -E "^(bf16|q[0-9])" "$LOGS/$n.log" | sed "s/^/$cfg /"
+      done
+    done
+  fi
   ;;
 *) echo "unknown phase $phase"; exit 2 ;;
 esac

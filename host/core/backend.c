@@ -487,17 +487,36 @@ int gb_launch_run(const gb_launch *l, gb_err *e) {
 
 /* ---------------------------------------------------------------- batches */
 
-int gb_batch_create(gb_device *d, const gb_launch *launches, int n, uint32_t count, int graph,
+/* Why a batch cannot overlap its launches, or 0 when it can; *overlapped counts
+ * the distinct launches that will. */
+static int overlap_check(gb_device *d, const gb_launch *launches, int n, int *overlapped, gb_err *e) {
+    if (!d->info.launch_overlap)
+        return GB_FAIL(e, "launch overlap needs programmatic dependent launch (CUDA, sm_90 or later, a "
+                          "driver with cuLaunchKernelEx); %s (%s%s%s) has none",
+                       d->info.name, d->info.backend, d->info.arch[0] ? " " : "", d->info.arch);
+    *overlapped = 0;
+    for (int i = 0; i < n; i++) *overlapped += launches[i].kernel->overlap != 0;
+    if (*overlapped == 0)
+        return GB_FAIL(e, "launch overlap: none of the batch's kernels (%s%s) declares GB_LAUNCH_OVERLAP "
+                          "(kernels/cuda/launch_overlap.cuh), so no launch could overlap",
+                       launches[0].kernel->entry, n > 1 ? ", ..." : "");
+    return 0;
+}
+
+int gb_batch_create(gb_device *d, const gb_launch *launches, int n, uint32_t count, int flags,
                     gb_batch **out, gb_err *e) {
     if (check_open(d, e)) return -1;
     if (n < 1 || n > GB_MAX_LAUNCHES)
         return GB_FAIL(e, "a batch takes 1 to %d distinct launches, got %d", GB_MAX_LAUNCHES, n);
     if (count < 1) return GB_FAIL(e, "a batch must perform at least 1 launch");
+    if (flags & ~(GB_BATCH_GRAPH | GB_BATCH_OVERLAP)) return GB_FAIL(e, "unknown batch flags 0x%x", (unsigned)flags);
     for (int i = 0; i < n; i++) {
         if (launches[i].kernel && launches[i].kernel->dev != d)
             return GB_FAIL(e, "batch launch %d uses a kernel of another device", i + 1);
         if (gb_launch_check(&launches[i], e)) return -1;
     }
+    int overlapped = 0;
+    if ((flags & GB_BATCH_OVERLAP) && overlap_check(d, launches, n, &overlapped, e)) return -1;
     gb_batch *b = calloc(1, sizeof *b);
     gb_launch *copy = calloc((size_t)n, sizeof *copy);
     if (!b || !copy) {
@@ -511,7 +530,9 @@ int gb_batch_create(gb_device *d, const gb_launch *launches, int n, uint32_t cou
     b->count = count;
     b->nlaunches = n;
     b->launches = copy;
-    b->graph = graph;
+    b->graph = (flags & GB_BATCH_GRAPH) != 0;
+    b->overlap = (flags & GB_BATCH_OVERLAP) != 0;
+    b->overlapped = overlapped;
     if (d->ops->batch_prepare(b, e) != 0) {
         for (int i = 0; i < n; i++) launch_refs(&copy[i], -1);
         free(copy);

@@ -121,6 +121,11 @@ typedef struct gb_device_info {
      * whether the driver accelerates the packed 4x8-bit mixed-signedness dot (dp4a on
      * NVIDIA). 0 on CUDA and on devices below 1.3. */
     int integer_dot_product, integer_dot_4x8_accelerated;
+    /* 1 when a launch may start while the launch before it finishes (CUDA's
+     * programmatic dependent launch: sm_90 or later and cuLaunchKernelEx); a batch
+     * asks for it (GB_BATCH_OVERLAP) for the kernels that declare
+     * GB_LAUNCH_OVERLAP (kernels/cuda/launch_overlap.cuh). 0 on Vulkan. */
+    int launch_overlap;
     /* Cooperative matrices: "nv" when VK_NV_cooperative_matrix is offered
      * (open enables it), "" otherwise; the subgroup-scope shapes the device
      * lists (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV), in its order. */
@@ -131,6 +136,13 @@ typedef struct gb_device_info {
         char a[4], b[4], c[4], d[4]; /* component types: "f16", "f32", "s8", "u32", ... */
     } coopmat_shapes[GB_MAX_COOPMAT_SHAPES];
 } gb_device_info;
+
+/* What a compiled kernel declares about its launches (gb_kernel's fields of the
+ * same names): its dynamic shared memory and whether it may overlap. */
+typedef struct gb_kernel_traits {
+    uint32_t dynamic_shared;
+    int overlap;
+} gb_kernel_traits;
 
 /* Common headers of the objects; each backend keeps its own state in impl. */
 struct gb_device {
@@ -171,6 +183,10 @@ struct gb_kernel {
     /* Dynamic shared memory every launch gets (CUDA: the source's GB_DYNAMIC_SHARED,
      * kernels/cuda/dynamic_shared.cuh); 0 for none. */
     uint32_t dynamic_shared;
+    /* 1: the source declares GB_LAUNCH_OVERLAP (CUDA, kernels/cuda/launch_overlap.cuh):
+     * it waits for the launch before it wherever it depends on it, so a batch
+     * with GB_BATCH_OVERLAP may start it while that one finishes. */
+    int overlap;
     void *impl;
     int refs;          /* batches that launch it (as for buffers) */
     int released;
@@ -218,6 +234,10 @@ struct gb_batch {
     int nlaunches;
     gb_launch *launches;/* copies; the batch holds a reference on every kernel and buffer they name */
     int graph;          /* 1: replayed as a CUDA graph / pre-recorded command buffer */
+    /* 1: within a submission, each launch of a kernel with gb_kernel.overlap may
+     * start while the launch before it finishes (the first of a submission never
+     * does); overlapped counts the batch's distinct launches that may. */
+    int overlap, overlapped;
     void *impl;
 };
 
@@ -288,10 +308,11 @@ struct gb_backend_ops {
     void (*kernel_free)(gb_kernel *k);
     /* Compiles without a device, for a named target ("sm_90"; "vulkan1.2"),
      * through the disk cache. On success fills params/nparams with the
-     * reflected (or explicit) parameter kinds and *log with the compiler's
-     * warnings (malloc'd, may be NULL). Needs only the compiler library. */
+     * reflected (or explicit) parameter kinds, *traits (may be NULL) with what
+     * the binary declares and *log with the compiler's warnings (malloc'd, may
+     * be NULL). Needs only the compiler library. */
     int (*compile_only)(const gb_kernel_source *src, const char *target, gb_kind *params,
-                        int *nparams, uint32_t *dynamic_shared, char **log, gb_err *e);
+                        int *nparams, gb_kernel_traits *traits, char **log, gb_err *e);
     /* One asynchronous launch; arguments already checked against k->params. */
     int (*launch)(const gb_launch *l, gb_err *e);
 
@@ -389,7 +410,11 @@ int gb_vendor_gemm_create(gb_device *d, uint32_t n, uint32_t k, uint32_t t, gb_k
 int gb_launch_check(const gb_launch *l, gb_err *e);
 int gb_launch_run(const gb_launch *l, gb_err *e);
 
-int gb_batch_create(gb_device *d, const gb_launch *launches, int n, uint32_t count, int graph,
+/* flags: GB_BATCH_GRAPH (replayed as a CUDA graph / pre-recorded command buffer),
+ * GB_BATCH_OVERLAP (gb_batch.overlap: fails on a device without launch_overlap, and
+ * when no launch's kernel declares it). */
+enum { GB_BATCH_GRAPH = 1, GB_BATCH_OVERLAP = 2 };
+int gb_batch_create(gb_device *d, const gb_launch *launches, int n, uint32_t count, int flags,
                     gb_batch **out, gb_err *e);
 int gb_batch_submit(gb_batch *b, gb_err *e);
 void gb_batch_free(gb_batch *b);

@@ -81,6 +81,7 @@ static const sym cu_syms[] = {
     CU_SYM(ProfilerStop, 0, "cuProfilerStop"),
     CU_SYM(FuncGetParamInfo, 0, "cuFuncGetParamInfo"),
     CU_SYM(GraphUpload, 0, "cuGraphUpload"),
+    CU_SYM(LaunchKernelEx, 0, "cuLaunchKernelEx"),
 };
 
 #define NVRTC_SYM(field, req, ...) {offsetof(gb_nvrtc_api, field), req, {__VA_ARGS__}}

@@ -56,7 +56,7 @@ static int not_built_info(int index, gb_device_info *out, gb_err *e) {
 static int not_built_open(gb_device *d, int index, gb_err *e) { return GB_FAIL(e, GB_CUDA_NOT_BUILT); }
 
 static int not_built_compile(const gb_kernel_source *src, const char *target, gb_kind *params,
-                             int *nparams, uint32_t *dynamic_shared, char **log, gb_err *e) {
+                             int *nparams, gb_kernel_traits *traits, char **log, gb_err *e) {
     return GB_FAIL(e, GB_CUDA_NOT_BUILT);
 }
 

@@ -75,6 +75,7 @@ typedef struct gb_cu_api {
     __typeof__(&cuProfilerStop) ProfilerStop;
     __typeof__(&cuFuncGetParamInfo) FuncGetParamInfo; /* CUDA 12.4+ */
     __typeof__(&cuGraphUpload) GraphUpload;           /* CUDA 11.1+ */
+    __typeof__(&cuLaunchKernelEx) LaunchKernelEx;     /* CUDA 12.0+: launch overlap */
 } gb_cu_api;
 
 typedef struct gb_nvrtc_api {

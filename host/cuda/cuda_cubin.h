@@ -21,4 +21,9 @@ int gb_cubin_u32_object(const void *cubin, size_t len, const char *name, uint32_
  * have every launch given that many bytes of dynamic shared memory. */
 #define GB_DYNAMIC_SHARED_SYMBOL "gpubench_dynamic_shared_bytes"
 
+/* The symbol a kernel source declares (kernels/cuda/launch_overlap.cuh) to say
+ * that it waits for the launch before it wherever it depends on it, so that
+ * it may be launched while that one finishes. */
+#define GB_LAUNCH_OVERLAP_SYMBOL "gpubench_launch_overlap"
+
 #endif

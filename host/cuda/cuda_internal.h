@@ -70,7 +70,7 @@ int gb_cuda_copy(gb_buffer *dst, uint64_t doff, gb_buffer *src, uint64_t soff, u
 int gb_cuda_kernel_load(gb_device *d, const gb_kernel_source *src, gb_kernel *k, gb_err *e);
 void gb_cuda_kernel_free(gb_kernel *k);
 int gb_cuda_compile_only(const gb_kernel_source *src, const char *target, gb_kind *params,
-                         int *nparams, uint32_t *dynamic_shared, char **log, gb_err *e);
+                         int *nparams, gb_kernel_traits *traits, char **log, gb_err *e);
 
 /* launch.c */
 int gb_cuda_launch(const gb_launch *l, gb_err *e);

@@ -92,6 +92,9 @@ int gb_cuda_device_info(int index, gb_device_info *out, gb_err *e) {
     }
     out->max_shared_bytes = positive(shared);
     out->max_push_bytes = 4096; /* kernel parameter space */
+    /* Programmatic dependent launch: griddepcontrol is sm_90's, the launch
+     * attribute needs cuLaunchKernelEx. */
+    out->launch_overlap = major >= 9 && gb_cu.LaunchKernelEx != NULL;
 
     size_t total = 0;
     if (CU(e, DeviceTotalMem, (&total, dev))) return -1;

@@ -85,6 +85,22 @@ static int dynamic_shared_of(const void *cubin, size_t len, const char *label, u
     return 0;
 }
 
+/* What a CUBIN declares about its launches: its dynamic shared memory and
+ * whether it may overlap the launch before it (GB_LAUNCH_OVERLAP_SYMBOL, 0 or 1;
+ * any other value, like a damaged symbol, is an error: a launch that overlaps
+ * a kernel which does not wait would race with it). */
+static int traits_of(const void *cubin, size_t len, const char *label, gb_kernel_traits *t, gb_err *e) {
+    *t = (gb_kernel_traits){0};
+    if (dynamic_shared_of(cubin, len, label, &t->dynamic_shared, e)) return -1;
+    uint32_t v = 0;
+    int r = gb_cubin_u32_object(cubin, len, GB_LAUNCH_OVERLAP_SYMBOL, &v);
+    if (r < 0 || v > 1)
+        return GB_FAIL(e, "%s: the CUBIN's %s is not 4 bytes of data holding 0 or 1 (declare it with "
+                          "GB_LAUNCH_OVERLAP, kernels/cuda/launch_overlap.cuh)", label, GB_LAUNCH_OVERLAP_SYMBOL);
+    t->overlap = (int)v;
+    return 0;
+}
+
 /* Lets fn take `bytes` of dynamic shared memory at launch; the error names the
  * device's limit and the kernel's static shared memory. */
 static int allow_dynamic_shared(gb_device *d, CUfunction fn, uint32_t bytes, const char *entry, gb_err *e) {
@@ -167,8 +183,8 @@ int gb_cuda_kernel_load(gb_device *d, const gb_kernel_source *src0, gb_kernel *k
             load_module(cubin, &ck->mod, label, e))
             goto fail;
     }
-    uint32_t dyn = 0;
-    if (dynamic_shared_of(cubin, len, label, &dyn, e)) goto fail;
+    gb_kernel_traits traits;
+    if (traits_of(cubin, len, label, &traits, e)) goto fail;
     free(cubin);
     cubin = NULL;
     CUresult r = gb_cu.ModuleGetFunction(&ck->fn, ck->mod, src->entry);
@@ -179,8 +195,9 @@ int gb_cuda_kernel_load(gb_device *d, const gb_kernel_source *src0, gb_kernel *k
         goto fail;
     }
     if (param_kinds(src, &sig, e) || cross_check(ck->fn, src, &sig, e)) goto fail;
-    if (dyn && allow_dynamic_shared(d, ck->fn, dyn, src->entry, e)) goto fail;
-    k->dynamic_shared = dyn;
+    if (traits.dynamic_shared && allow_dynamic_shared(d, ck->fn, traits.dynamic_shared, src->entry, e)) goto fail;
+    k->dynamic_shared = traits.dynamic_shared;
+    k->overlap = traits.overlap;
     k->nparams = sig.nparams;
     memcpy(k->params, sig.kinds, sizeof k->params);
     k->cache_hit = hit;
@@ -216,7 +233,7 @@ void gb_cuda_kernel_free(gb_kernel *k) {
 }
 
 int gb_cuda_compile_only(const gb_kernel_source *src0, const char *target, gb_kind *params,
-                         int *nparams, uint32_t *dynamic_shared, char **log, gb_err *e) {
+                         int *nparams, gb_kernel_traits *traits, char **log, gb_err *e) {
     char entry[256];
     gb_kernel_source with_entry = *src0;
     with_entry.entry = entry_of(src0, entry, sizeof entry);
@@ -232,14 +249,14 @@ int gb_cuda_compile_only(const gb_kernel_source *src0, const char *target, gb_ki
     if (gb_cuda_compile(src, target, 1, &cubin, &len, &text, &hit, e)) return -1;
     /* Without a driver to ask, the CUBIN's symbol table tells whether the entry exists. */
     int has_entry = gb_cubin_has_function(cubin, len, src->entry);
-    uint32_t dyn = 0;
-    int dyn_rc = dynamic_shared_of(cubin, len, label_of(src), &dyn, e);
+    gb_kernel_traits found;
+    int traits_rc = traits_of(cubin, len, label_of(src), &found, e);
     free(cubin);
-    if (dyn_rc) {
+    if (traits_rc) {
         free(text);
         return -1;
     }
-    if (dynamic_shared) *dynamic_shared = dyn;
+    if (traits) *traits = found;
     gb_cuda_signature sig;
     if (has_entry == 0) {
         free(text);

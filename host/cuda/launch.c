@@ -1,7 +1,11 @@
 /* CUDA launches: single launches, batches replayed as a loop of
  * cuLaunchKernel calls, and batches captured once into CUDA graphs of at
  * most GB_BATCH_CHUNK launches, replayed back to back. A vendor GEMM
- * (k->vendor) is issued as its library call at the same points. */
+ * (k->vendor) is issued as its library call at the same points. A batch with
+ * overlap issues its overlapping kernels, but the first of each submission,
+ * with programmatic stream serialization (cuLaunchKernelEx): each may start
+ * while the launch before it finishes, and waits for it in its own code
+ * (kernels/cuda/launch_overlap.cuh); captured, that is a programmatic edge. */
 #define _POSIX_C_SOURCE 200809L
 #include "cuda_internal.h"
 #include "cuda_blaslt.h"
@@ -20,6 +24,7 @@ typedef struct cuda_call {
     const char *entry;
     unsigned grid[3], block[3];
     unsigned shared; /* dynamic shared memory bytes (gb_kernel.dynamic_shared) */
+    int overlap;     /* may start while the launch before it finishes (gb_batch.overlap) */
     uint64_t slots[GB_MAX_PARAMS]; /* each value at the start of an 8-byte slot */
     void *ptrs[GB_MAX_PARAMS];
 } cuda_call;
@@ -34,10 +39,11 @@ typedef struct cuda_batch {
     CUgraphExec exec, rest_exec;
 } cuda_batch;
 
-static void prepare_call(const gb_launch *l, cuda_call *c) {
+static void prepare_call(const gb_launch *l, int overlap, cuda_call *c) {
     memset(c, 0, sizeof *c);
     if (l->kernel->vendor) c->vendor = l->kernel->impl;
     else c->fn = ((cuda_kernel *)l->kernel->impl)->fn;
+    c->overlap = overlap && l->kernel->overlap && !l->kernel->vendor;
     c->entry = l->kernel->entry;
     c->shared = l->kernel->dynamic_shared;
     for (int i = 0; i < 3; i++) {
@@ -60,12 +66,36 @@ static void prepare_call(const gb_launch *l, cuda_call *c) {
     }
 }
 
-static int issue(gb_device *d, cuda_call *c, CUstream s, gb_err *e) {
+/* One launch; `overlap`: with programmatic stream serialization. */
+static CUresult launch_ex(cuda_call *c, CUstream s) {
+    CUlaunchAttribute at;
+    memset(&at, 0, sizeof at);
+    at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    at.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = c->grid[0];
+    cfg.gridDimY = c->grid[1];
+    cfg.gridDimZ = c->grid[2];
+    cfg.blockDimX = c->block[0];
+    cfg.blockDimY = c->block[1];
+    cfg.blockDimZ = c->block[2];
+    cfg.sharedMemBytes = c->shared;
+    cfg.hStream = s;
+    cfg.attrs = &at;
+    cfg.numAttrs = 1;
+    return gb_cu.LaunchKernelEx(&cfg, c->fn, c->ptrs, NULL);
+}
+
+/* `after`: a launch of the same submission came before this one. */
+static int issue(gb_device *d, cuda_call *c, int after, CUstream s, gb_err *e) {
     if (c->vendor) return gb_cuda_vendor_gemm_issue(d, c->vendor, c->slots, s, e);
-    CUresult r = gb_cu.LaunchKernel(c->fn, c->grid[0], c->grid[1], c->grid[2], c->block[0],
-                                    c->block[1], c->block[2], c->shared, s, c->ptrs, NULL);
+    int ex = after && c->overlap;
+    CUresult r = ex ? launch_ex(c, s)
+                    : gb_cu.LaunchKernel(c->fn, c->grid[0], c->grid[1], c->grid[2], c->block[0],
+                                         c->block[1], c->block[2], c->shared, s, c->ptrs, NULL);
     if (r == CUDA_SUCCESS) return 0;
-    gb_cu_fail_at(e, __FILE__, __LINE__, "cuLaunchKernel", r,
+    gb_cu_fail_at(e, __FILE__, __LINE__, ex ? "cuLaunchKernelEx" : "cuLaunchKernel", r,
                   " launching %s (grid %ux%ux%u, block %ux%ux%u)", c->entry, c->grid[0],
                   c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2]);
     return gb_cuda_failed(d, r, e);
@@ -84,17 +114,17 @@ static void note_last(gb_device *d, const char *entry, uint32_t count) {
 int gb_cuda_launch(const gb_launch *l, gb_err *e) {
     gb_device *d = l->kernel->dev;
     cuda_call c;
-    prepare_call(l, &c);
+    prepare_call(l, 0, &c);
     if (gb_cuda_current(d, e)) return -1;
     note_last(d, c.entry, 1);
-    return issue(d, &c, cuda_dev_of(d)->stream, e);
+    return issue(d, &c, 0, cuda_dev_of(d)->stream, e);
 }
 
 /* Issues `count` launches in order, cycling through the prepared calls from the first. */
 static int issue_all(gb_device *d, uint32_t count, cuda_batch *cb, CUstream s, gb_err *e) {
     int j = 0;
     for (uint32_t i = 0; i < count; i++) {
-        if (issue(d, &cb->calls[j], s, e)) return -1;
+        if (issue(d, &cb->calls[j], i > 0, s, e)) return -1;
         if (++j == cb->ncalls) j = 0;
     }
     return 0;
@@ -157,7 +187,7 @@ int gb_cuda_batch_prepare(gb_batch *b, gb_err *e) {
         return GB_FAIL(e, "out of host memory preparing a batch");
     }
     cb->ncalls = b->nlaunches;
-    for (int i = 0; i < b->nlaunches; i++) prepare_call(&b->launches[i], &cb->calls[i]);
+    for (int i = 0; i < b->nlaunches; i++) prepare_call(&b->launches[i], b->overlap, &cb->calls[i]);
     if (b->graph && (gb_cuda_current(d, e) || capture_batch(b, cb, cuda_dev_of(d)->stream, e))) {
         destroy(d, cb);
         return -1;

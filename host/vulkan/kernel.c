@@ -256,12 +256,13 @@ void vk_kernel_free(gb_kernel *k)
 }
 
 int vk_compile_only(const gb_kernel_source *src, const char *target, gb_kind *params,
-                    int *nparams, uint32_t *dynamic_shared, char **log, gb_err *e)
+                    int *nparams, gb_kernel_traits *traits, char **log, gb_err *e)
 {
     gb_glsl_target t;
     const char *label = src->label ? src->label : "<string>";
     *log = NULL;
-    if (dynamic_shared) *dynamic_shared = 0; /* GLSL sizes shared memory in the shader */
+    /* GLSL sizes shared memory in the shader; no Vulkan launch overlaps */
+    if (traits) *traits = (gb_kernel_traits){0};
     if (gb_glsl_target_parse(target, &t, e) != 0)
         return -1;
     uint32_t *words;

@@ -219,7 +219,7 @@ void vk_staging_free(vk_device *vd);
 int vk_kernel_load(gb_device *d, const gb_kernel_source *src, gb_kernel *k, gb_err *e);
 void vk_kernel_free(gb_kernel *k);
 int vk_compile_only(const gb_kernel_source *src, const char *target, gb_kind *params,
-                    int *nparams, uint32_t *dynamic_shared, char **log, gb_err *e);
+                    int *nparams, gb_kernel_traits *traits, char **log, gb_err *e);
 /* The pipeline for a launch's block size (checked against fixed dimensions). */
 int vk_kernel_pipeline(gb_kernel *k, const uint32_t block[3], VkPipeline *pipe, gb_err *e);
 

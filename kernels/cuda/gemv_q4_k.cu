@@ -32,6 +32,11 @@
 #error "I8=1 is the int8 tensor-core kernel, kernels/cuda/gemv_q4_k_i8.cu (gemv_cuda.variant switches the file)"
 #endif
 #include "gemv_geometry.cuh"
+#include "launch_overlap.cuh"
+
+// x and y only after the wait (launch_overlap.cuh); L2_PREFETCH=1 asks L2 for the
+// block's rows first.
+GB_LAUNCH_OVERLAP
 #include "gemv_mma.cuh"
 #include "gemv_q4k_xq.cuh"
 
@@ -115,5 +120,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q4_k(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
+    gb_overlap_start_rows(w, (unsigned long long)blockIdx.x * (ROWS * WARPS), (blockIdx.x + 1ull) * (ROWS * WARPS), m,
+                          (unsigned long long)k / GbQ4K::QK * GbQ4K::BPB, L2_PREFETCH);
     gb_gemv_quant_kernel<GbQ4K, GbQ4KI, GbQ4KM>(w, x, y, m, k);
 }

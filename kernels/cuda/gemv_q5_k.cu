@@ -30,6 +30,11 @@
 // (bits 16..20 of the float).
 #define GB_GEMV_QUANTIZED 1
 #include "gemv_geometry.cuh"
+#include "launch_overlap.cuh"
+
+// x and y only after the wait (launch_overlap.cuh); L2_PREFETCH=1 asks L2 for the
+// block's rows first.
+GB_LAUNCH_OVERLAP
 #include "gemv_mma.cuh"
 
 // Three decodes, one struct each (below; gb_gemv_quant_kernel in gemv_mma.cuh
@@ -152,5 +157,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q5_k(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
+    gb_overlap_start_rows(w, (unsigned long long)blockIdx.x * (ROWS * WARPS), (blockIdx.x + 1ull) * (ROWS * WARPS), m,
+                          (unsigned long long)k / GbQ5K::QK * GbQ5K::BPB, L2_PREFETCH);
     gb_gemv_quant_kernel<GbQ5K, GbQ5KI, GbQ5KM>(w, x, y, m, k);
 }

@@ -33,6 +33,11 @@
 #error "I8=1 is the int8 tensor-core kernel, kernels/cuda/gemv_q8_0_i8.cu (gemv_cuda.variant switches the file)"
 #endif
 #include "gemv_geometry.cuh"
+#include "launch_overlap.cuh"
+
+// x and y only after the wait (launch_overlap.cuh); L2_PREFETCH=1 asks L2 for the
+// block's rows first.
+GB_LAUNCH_OVERLAP
 #include "gemv_mma.cuh"
 
 // Three decodes, one struct each (below; gb_gemv_quant_kernel in gemv_mma.cuh
@@ -125,5 +130,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q8_0(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
+    gb_overlap_start_rows(w, (unsigned long long)blockIdx.x * (ROWS * WARPS), (blockIdx.x + 1ull) * (ROWS * WARPS), m,
+                          (unsigned long long)k / GbQ8_0::QK * GbQ8_0::BPB, L2_PREFETCH);
     gb_gemv_quant_kernel<GbQ8_0, GbQ8_0I, GbQ8_0M>(w, x, y, m, k);
 }

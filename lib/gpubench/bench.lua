@@ -33,6 +33,7 @@ bench.policy = {
   runners = 5,      -- runners per cell, each with its own batches
   repeats = 3,      -- two-point timings per runner (its median kept)
   graph = true,     -- submit through a graph / pre-recorded command buffer
+  overlap = false,  -- let launches overlap the one before (timing.runner's overlap)
   clock = "device", -- "device" timestamps or "host" wall clock around each submission
   min_ratio = 1.2,  -- t(2n) < min_ratio t(n) is "noise"
   point_ms = nil,   -- when set, n is lowered so that a point's n calls take about this many ms (Cell:calls)
@@ -111,7 +112,8 @@ function bench.cell(dev, spec)
 end
 
 local function runner_key(n, count, opts)
-  return ("%d|%d|%s|%s"):format(n, count, tostring(option(opts, "clock")), tostring(option(opts, "graph")))
+  return ("%d|%d|%s|%s|%s"):format(n, count, tostring(option(opts, "clock")), tostring(option(opts, "graph")),
+    tostring(option(opts, "overlap")))
 end
 
 local function close_all(rs)
@@ -121,7 +123,8 @@ end
 -- Runners over `launches`, made into rs, so a failure part-way leaves the ones made to close.
 local function add_runners(rs, dev, launches, count, opts)
   for i = 1, count do
-    rs[i] = timing.runner(dev, launches, { clock = option(opts, "clock"), graph = option(opts, "graph") })
+    rs[i] = timing.runner(dev, launches, { clock = option(opts, "clock"), graph = option(opts, "graph"),
+                                           overlap = option(opts, "overlap") })
   end
 end
 
@@ -137,7 +140,8 @@ end
 -- once per cell, then kept.
 function Cell:probe_ms(opts)
   if not self.probed then
-    local r = timing.runner(self.dev, self.launches, { clock = option(opts, "clock"), graph = option(opts, "graph") })
+    local r = timing.runner(self.dev, self.launches, { clock = option(opts, "clock"), graph = option(opts, "graph"),
+                                                       overlap = option(opts, "overlap") })
     local ok, ms = pcall(function() return per_call_fn(r, self.per_call)(self.copies) / self.copies end)
     r:close()
     if not ok then error(ms, 0) end
@@ -371,8 +375,10 @@ function bench.describe(opts)
       and (", fewer where n calls would take over %g ms (one call timed first; each row's iters is its n)")
         :format(option(opts, "point_ms")) or "",
       opts.rotate and " (at least the cell's copy count)" or "") or "")
-  parts[#parts + 1] = ("%s clock, one %s submission per point"):format(option(opts, "clock"),
-    option(opts, "graph") and "graph-replay" or "stream")
+  parts[#parts + 1] = ("%s clock, one %s submission per point%s"):format(option(opts, "clock"),
+    option(opts, "graph") and "graph-replay" or "stream", option(opts, "overlap")
+      and ", each launch of a kernel that declares launch overlap free to start while the one before it finishes"
+      or "")
   if opts.method == "cold" then
     local rule = opts.rule or {}
     return "* " .. table.concat({

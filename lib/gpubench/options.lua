@@ -591,6 +591,23 @@ function options.require_l2(dev, set, flag)
   end
 end
 
+-- overlap_option([help]): --overlap, launches that may overlap the one
+-- before (timing.overlaps); require_overlap(dev, set) refuses it, exit 2,
+-- on a device without launch overlap, before any device work.
+function options.overlap_option(help)
+  return { "overlap", type = "flag",
+           help = help or ("Let each launch of a kernel that declares launch overlap start while the launch before "
+             .. "it finishes (CUDA programmatic dependent launch, sm_90 or later), as a sequence of kernels "
+             .. "launched that way runs; each waits for the one before where it depends on it.") }
+end
+
+function options.require_overlap(dev, set)
+  if set and not dev.launch_overlap then
+    options.fail(("--overlap: %s (%s%s) has no launch overlap (CUDA programmatic dependent launch, sm_90 or later)")
+      :format(tostring(dev.name), tostring(dev.backend), (dev.arch or "") ~= "" and (" " .. dev.arch) or ""))
+  end
+end
+
 -- concat(list, list, ...) -> one list of declarations.
 -- parse_defines(text) -> {NAME = value}, or nil and why: "TILES=2,UNROLL=4",
 -- a kernel's defines as an experiment's --geometry-style option gives them.

@@ -204,6 +204,8 @@ function Ctx:group(c)
         and bench.cell(self.dev, { sets = sets, set_bytes = b.weights, rotation = { l2_bytes = self.o.l2_bytes },
                                    working_set = G.working_set })
         or bench.cell(self.dev, { launches = sets[1], working_set = G.working_set })
+      -- with o.overlap: whether this path's launches may overlap (the vendor GEMM's cannot)
+      P.overlap = timing.overlaps(self.dev, P.cell.launches, self.o.overlap)
       G.names[#G.names + 1] = path
     end
     G.paths[path] = P
@@ -217,9 +219,10 @@ function Group:arm()
   local o, dev = self.ctx.o, self.ctx.dev
   for _, name in ipairs(self.names) do
     local P = self.paths[name]
-    P.cell:arm(o.iterations, { runners = 1, graph = self.graph })
+    P.cell:arm(o.iterations, { runners = 1, graph = self.graph, overlap = o.overlap })
     if o.warmup > 0 and not P.warm then
-      local spec = { count = math.max(o.warmup, P.cell.copies) * P.cell.per_call, graph = self.graph }
+      local spec = { count = math.max(o.warmup, P.cell.copies) * P.cell.per_call, graph = self.graph,
+                     overlap = P.overlap }
       for i, l in ipairs(P.cell.launches) do spec[i] = l end
       P.warm = dev:batch(spec)
       P.warm:submit()
@@ -233,7 +236,8 @@ function Group:sample(name, trial, position)
   local o, P = self.ctx.o, self.paths[name]
   self.ctx.dev:flush_l2()
   if P.warm then P.warm:submit() end
-  local d, n = P.cell:time(o.iterations, { runners = 1, repeats = 1, settle_ms = 0, flush = false, graph = self.graph })
+  local d, n = P.cell:time(o.iterations, { runners = 1, repeats = 1, settle_ms = 0, flush = false, graph = self.graph,
+                                           overlap = o.overlap })
   return { trial = trial, position = position, ms = d.ms or false, t_n = d.t_n, t_2n = d.t_2n, n = n }
 end
 
@@ -272,7 +276,7 @@ function Group:measure()
   for _, path in ipairs(swiglu.PATHS) do
     local P = self.paths[path]
     local out = { status = P.status, why = P.why, launches_per_call = P.launches_per_call, error = P.error,
-                  vendor = P.vendor, what = swiglu.WHAT[path] }
+                  vendor = P.vendor, what = swiglu.WHAT[path], overlap = P.overlap }
     if P.cell then
       out.timings, out.noise = P.timings, P.noise
       if #P.samples > 0 then out.samples = P.samples end

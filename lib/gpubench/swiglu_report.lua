@@ -132,7 +132,8 @@ end
 local function launches_line(row)
   local parts = {}
   for _, p in ipairs(swiglu.PATHS) do
-    parts[#parts + 1] = ("%s %d"):format(p, row.paths[p].launches_per_call)
+    parts[#parts + 1] = ("%s %d%s"):format(p, row.paths[p].launches_per_call,
+      row.paths[p].overlap and " (overlapped)" or "")
   end
   return "launches per call: " .. table.concat(parts, ", ")
 end

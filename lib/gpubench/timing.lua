@@ -426,6 +426,23 @@ Runner.__index = Runner
 -- through at least 4x L2 (one copy per launch).
 -- run(count) and batch(count) refuse count < #launches: each submission starts
 -- at the first launch, so the tail of the list would never run.
+-- overlaps(dev, launches, want) -> whether a batch of launches asks for
+-- launch overlap: want, and some launch's kernel declares it (k.overlap), so
+-- its launches may start while the launch before them finishes
+-- (docs/LUA_API.md, "Batches"); launches of none of them run plain. Wanting
+-- it on a device without it is an error.
+function timing.overlaps(dev, launches, want)
+  if not want then return false end
+  if not dev.launch_overlap then
+    error(("launch overlap needs programmatic dependent launch (CUDA, sm_90 or later); %s (%s%s) has none")
+      :format(dev.name, dev.backend, (dev.arch or "") ~= "" and (" " .. dev.arch) or ""), 0)
+  end
+  for _, l in ipairs(launches) do
+    if type(l[1]) == "userdata" and l[1].overlap == true then return true end
+  end
+  return false
+end
+
 function timing.runner(dev, launches, opts)
   opts = opts or {}
   if type(launches) ~= "table" or #launches == 0 then
@@ -443,8 +460,10 @@ function timing.runner(dev, launches, opts)
     local r = opts.rotation
     timing.check_rotation(#launches * r.copy_bytes, r.l2_bytes or dev.l2_bytes)
   end
+  local ok, overlap = pcall(timing.overlaps, dev, launches, opts.overlap)
+  if not ok then error("timing.runner: " .. overlap, 2) end
   local self = setmetatable({
-    dev = dev, launches = launches, graph = opts.graph and true or false,
+    dev = dev, launches = launches, graph = opts.graph and true or false, overlap = overlap,
     clock = clock, batches = {}, order = {},
   }, Runner)
   if clock == "device" then self.timer = dev:timer() end
@@ -463,7 +482,7 @@ function Runner:batch(count)
       .. "cycles through (a rotation needs at least one launch per copy); use a count >= %d")
       :format(count, count, #self.launches, #self.launches), 3)
   end
-  local spec = { count = count, graph = self.graph }
+  local spec = { count = count, graph = self.graph, overlap = self.overlap }
   for i, l in ipairs(self.launches) do spec[i] = l end
   b = self.dev:batch(spec)
   self.batches[count] = b

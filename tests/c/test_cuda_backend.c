@@ -546,6 +546,71 @@ done:
     gb_kernel_free(inc);
 }
 
+/* Launch overlap (GB_BATCH_OVERLAP): a kernel that waits before it reads keeps
+ * every increment of a chain of overlapped launches, stream and graph; one that
+ * reads before its wait loses some, which shows the launches did overlap; a
+ * batch of kernels that do not declare it, and a device without it, fail. */
+static void test_overlap(gb_device *d) {
+    enum { N = 1024, COUNT = 200 };
+    const uint32_t zero = 0;
+    gb_kernel *ok_k = NULL, *early = NULL, *inc = NULL;
+    gb_buffer *a = NULL;
+    if (!OK(load(d, "tests/kernels/cuda/overlap_inc.cu", "overlap_inc", NULL, 0, NULL, 0, &ok_k)) ||
+        !OK(load(d, "tests/kernels/cuda/overlap_inc.cu", "overlap_inc_early", NULL, 0, NULL, 0, &early)) ||
+        !OK(load(d, "tests/kernels/cuda/inc.cu", "inc", NULL, 0, NULL, 0, &inc)) ||
+        !OK(gb_buffer_alloc(d, N * 4, &a, &e)))
+        goto done;
+    CHECK(ok_k->overlap == 1 && early->overlap == 1 && inc->overlap == 0, "declared overlap %d %d, inc %d",
+          ok_k->overlap, early->overlap, inc->overlap);
+    gb_launch plain = launch_of(inc, 8, 128);
+    arg_buf(&plain, a);
+    arg_u32(&plain, N);
+    gb_batch *b = NULL;
+    if (!d->info.launch_overlap) {
+        FAILS(gb_batch_create(d, &plain, 1, 4, GB_BATCH_OVERLAP, &b, &e), "has none");
+        printf("launch overlap: %s has none (%s)\n", d->info.name, d->info.arch);
+        goto done;
+    }
+    FAILS(gb_batch_create(d, &plain, 1, 4, GB_BATCH_OVERLAP, &b, &e),
+          "launch overlap: none of the batch's kernels (inc) declares GB_LAUNCH_OVERLAP");
+    FAILS(gb_batch_create(d, &plain, 1, 4, 4, &b, &e), "unknown batch flags 0x4");
+    for (int graph = 0; graph < 2; graph++) {
+        gb_launch l = launch_of(ok_k, 4, 256);
+        arg_buf(&l, a);
+        arg_u32(&l, N);
+        arg_u32(&l, 2000);
+        OK(gb_buffer_fill(a, 0, N * 4, &zero, 4, &e));
+        gb_launch mixed[2] = {l, plain};
+        if (OK(gb_batch_create(d, mixed, 2, COUNT, GB_BATCH_OVERLAP | (graph ? GB_BATCH_GRAPH : 0), &b, &e))) {
+            CHECK(b->overlap == 1 && b->overlapped == 1, "overlap %d, overlapped %d of 2", b->overlap, b->overlapped);
+            if (OK(gb_batch_submit(b, &e)) && OK(gb_batch_submit(b, &e)))
+                CHECK(all_equal(a, N, 2 * COUNT), "%s: overlapped launches that wait keep every increment",
+                      graph ? "graph" : "stream");
+            gb_batch_free(b);
+        }
+        gb_launch bad = launch_of(early, 4, 256);
+        arg_buf(&bad, a);
+        arg_u32(&bad, N);
+        arg_u32(&bad, 20000);
+        OK(gb_buffer_fill(a, 0, N * 4, &zero, 4, &e));
+        if (OK(gb_batch_create(d, &bad, 1, COUNT, GB_BATCH_OVERLAP | (graph ? GB_BATCH_GRAPH : 0), &b, &e))) {
+            uint32_t *v = NULL;
+            if (OK(gb_batch_submit(b, &e)) && (v = counters_of(a, N)) != NULL) {
+                printf("launch overlap, %s: a kernel reading before its wait kept %u of %d increments\n",
+                       graph ? "graph" : "stream", v[0], COUNT);
+                CHECK(v[0] < COUNT, "%s: the launches did not overlap (every increment kept)", graph ? "graph" : "stream");
+            }
+            free(v);
+            gb_batch_free(b);
+        }
+    }
+done:
+    if (a) gb_buffer_free(a);
+    if (ok_k) gb_kernel_free(ok_k);
+    if (early) gb_kernel_free(early);
+    if (inc) gb_kernel_free(inc);
+}
+
 static void test_misc(gb_device *d) {
     OK(gb_profiler_range(d, "gpubench test range", 1, &e));
     OK(gb_profiler_range(d, "gpubench test range", 0, &e));
@@ -621,6 +686,7 @@ int main(void) {
         test_load_errors(d);
         test_dynamic_shared(d);
         test_batches(d);
+        test_overlap(d);
         test_misc(d);
         OK(gb_sync(d, &e));
         gb_device_release(d);

@@ -440,9 +440,9 @@ static void test_cache(const char *tmp) {
 static uint32_t dynamic_of(const gb_kernel_source *src, int *rc, gb_err *e) {
     gb_kind kinds[GB_MAX_PARAMS];
     int n = 0;
-    uint32_t dyn = 12345;
-    *rc = gb_cuda_backend.compile_only(src, "sm_90", kinds, &n, &dyn, NULL, e);
-    return dyn;
+    gb_kernel_traits traits = {12345, 7};
+    *rc = gb_cuda_backend.compile_only(src, "sm_90", kinds, &n, &traits, NULL, e);
+    return traits.dynamic_shared;
 }
 
 static void test_dynamic_shared(void) {
@@ -502,6 +502,50 @@ static void test_dynamic_shared(void) {
     CHECK(gb_cubin_u32_object("not an ELF image", 16, "x", &v) == -1 && v == 7, "garbage read as a CUBIN symbol");
 }
 
+/* Launch overlap as compile_only reads it (GB_LAUNCH_OVERLAP): 1 for the header's
+ * declaration, 0 without it, and an error for a value the host cannot trust. */
+static int overlap_of(const char *label, const char *code, int *rc, gb_err *e) {
+    gb_kind kinds[GB_MAX_PARAMS];
+    int n = 0;
+    gb_kernel_traits traits = {7, 7};
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/kernels/cuda", GPUBENCH_SOURCE_DIR);
+    gb_kernel_source s = source(label, code, "k");
+    s.dir = dir;
+    *rc = gb_cuda_backend.compile_only(&s, "sm_90", kinds, &n, &traits, NULL, e);
+    return traits.overlap;
+}
+
+static void test_launch_overlap(void) {
+    gb_err e = {0};
+    int rc;
+    const char *body = "extern \"C\" __global__ void k(unsigned *p) { gb_overlap_release(); "
+                       "gb_prefetch_l2(p, 64); gb_overlap_wait(); p[0] = 1; }\n";
+    char code[1024];
+    snprintf(code, sizeof code, "#include \"launch_overlap.cuh\"\nGB_LAUNCH_OVERLAP\n%s", body);
+    int v = overlap_of("declared.cu", code, &rc, &e);
+    CHECK(rc == 0 && v == 1, "GB_LAUNCH_OVERLAP read as %d (rc %d: %s)", v, rc, e.msg ? e.msg : "");
+    gb_err_clear(&e);
+    snprintf(code, sizeof code, "#include \"launch_overlap.cuh\"\n%s", body);
+    v = overlap_of("undeclared.cu", code, &rc, &e);
+    CHECK(rc == 0 && v == 0, "a kernel using the calls without declaring it: overlap %d (rc %d: %s)", v, rc,
+          e.msg ? e.msg : "");
+    gb_err_clear(&e);
+    snprintf(code, sizeof code, "extern \"C\" __device__ const unsigned gpubench_launch_overlap = 2;\n"
+                                "extern \"C\" __global__ void k(unsigned *p) { p[0] = 1; }\n");
+    overlap_of("two.cu", code, &rc, &e);
+    CHECK(rc != 0 && e.msg && strstr(e.msg, "two.cu: the CUBIN's gpubench_launch_overlap is not 4 bytes of data "
+                                            "holding 0 or 1"),
+          "a value of 2 must fail: %s", e.msg ? e.msg : "(no error)");
+    gb_err_clear(&e);
+    snprintf(code, sizeof code, "extern \"C\" __device__ const unsigned short gpubench_launch_overlap = 1;\n"
+                                "extern \"C\" __global__ void k(unsigned *p) { p[0] = 1; }\n");
+    overlap_of("short.cu", code, &rc, &e);
+    CHECK(rc != 0 && e.msg && strstr(e.msg, "short.cu: the CUBIN's gpubench_launch_overlap is not 4 bytes"),
+          "a 2-byte symbol must fail: %s", e.msg ? e.msg : "(no error)");
+    gb_err_clear(&e);
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
     return remove(path);
 }
@@ -533,6 +577,7 @@ int main(void) {
     test_defines_and_includes(tmp);
     test_cache(tmp);
     test_dynamic_shared();
+    test_launch_overlap();
 
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return check_finish("test_nvrtc_compile");

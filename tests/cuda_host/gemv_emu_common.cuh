@@ -20,6 +20,7 @@
 #include <cstring>
 #include <vector>
 
+#define GB_LAUNCH_OVERLAP_NO_SYMBOL // the kernel files below each declare it
 #define MMA 1
 #define XQ 0
 #define ROWS 16

@@ -73,8 +73,11 @@ return function(t)
 
   -- One group measured as the experiment measures it: every path of
   -- `timed` timed in A-B-C-C-B-A order, the rest with why.
-  function sc.measured_group(dev, timed, regime)
-    local ctx <close> = context(dev, { 2 }, {}, { trials = 2, iterations = 4, warmup = 2, l2_bytes = 32 << 10 })
+  -- with_overlap: the group asks for launch overlap (--overlap): every timed path but
+  -- the vendor GEMM's then says it overlapped.
+  function sc.measured_group(dev, timed, regime, with_overlap, changes)
+    local ctx <close> = context(dev, { 2 }, changes or {}, { trials = 2, iterations = 4, warmup = 2, l2_bytes = 32 << 10,
+                                                  overlap = with_overlap })
     local g = ctx:group { shape = { name = "case", n = 64, k = 128 }, m = 2, mode = "graph", regime = regime }
     local ok, err = pcall(function()
       g:arm()
@@ -95,6 +98,7 @@ return function(t)
         local p = row.paths[path]
         t.eq(p.launches_per_call, swiglu.LAUNCHES[path], path)
         if p.timings then
+          t.eq(p.overlap, (with_overlap and path ~= "vendor") and true or false, path .. " overlap")
           t.eq(#p.timings, 4, path .. " samples")
           for _, s in ipairs(p.timings) do
             t.truthy(s.n == 4 and s.t_n > 0 and s.t_2n > 0 and s.trial >= 1 and s.position >= 1, path)

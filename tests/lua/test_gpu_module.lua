@@ -120,6 +120,18 @@ each_backend("kernels: parameters reflected, arguments checked before launch", f
   local k = inc_kernel(dev)
   t.eq(k.params, { "buffer", "u32", "u32" })
   t.eq(k.dynamic_shared, 0, "a kernel that declares none gets no dynamic shared memory")
+  t.eq(k.overlap, false, "a kernel that declares no launch overlap")
+  local y <close> = dev:buffer(4 * 100)
+  if dev.launch_overlap then
+    t.errors(function() dev:batch { count = 2, overlap = true, { k, 2, 64, y, gpu.u32(100), gpu.u32(1) } } end,
+      "launch overlap: none of the batch's kernels (inc) declares GB_LAUNCH_OVERLAP", true)
+  else
+    t.errors(function() dev:batch { count = 2, overlap = true, { k, 2, 64, y, gpu.u32(100), gpu.u32(1) } } end,
+      "launch overlap needs programmatic dependent launch (CUDA, sm_90 or later, a driver with cuLaunchKernelEx); "
+        .. dev.name, true)
+  end
+  local b <close> = dev:batch { count = 2, { k, 2, 64, y, gpu.u32(100), gpu.u32(1) } }
+  t.eq({ b.overlap, b.overlapped }, { false, 0 }, "a plain batch")
   local x <close> = dev:buffer(4 * 100)
   x:fill(0)
   k:launch({ 2, 1, 1 }, { 64, 1, 1 }, x, gpu.u32(100), 3)

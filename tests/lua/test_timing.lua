@@ -223,6 +223,19 @@ t.test("runner refuses a rotation that fits in L2, before any device work", func
     ("%d launches in one batch; at most %d"):format(max + 1, max), true)
 end)
 
+t.test("overlaps: not wanted, no declaring kernel, a device without it", function()
+  local dev = { launch_overlap = true, name = "H", backend = "cuda", arch = "sm_90" }
+  t.eq(timing.overlaps(dev, { { "k" } }, false), false, "not wanted")
+  t.eq(timing.overlaps(dev, { { "k" } }, nil), false, "not wanted")
+  -- launches whose kernel is no kernel object (or declares nothing) run plain
+  t.eq(timing.overlaps(dev, { { "not a kernel", 1, 1 } }, true), false, "no declaring kernel: plain")
+  local flat = { launch_overlap = false, name = "llvmpipe", backend = "vulkan", arch = "" }
+  t.errors(function() timing.overlaps(flat, { { "k" } }, true) end,
+    "launch overlap needs programmatic dependent launch (CUDA, sm_90 or later); llvmpipe (vulkan) has none", true)
+  t.errors(function() timing.runner(flat, { { "k", 1, 1 } }, { overlap = true }) end,
+    "timing.runner: launch overlap needs programmatic dependent launch", true)
+end)
+
 t.test("runner refuses a count that would skip part of a rotation", function()
   -- A fake device: records every batch it builds and every submit.
   local built = {}
