@@ -49,7 +49,8 @@ local opts, meta = options.parse({
     { "seed", type = "int", min = 0, default = 1, help = "Seed of the random weights (x uses seed + 1)." },
     options.overlap_option("Let each launch of our kernels start while the launch before it finishes (CUDA "
       .. "programmatic dependent launch, sm_90 or later), as a decode step launched that way runs; each waits for "
-      .. "the one before where it depends on it. The vendor GEMM's launches cannot; the output says which did."),
+      .. "the one before where it depends on it. The vendor GEMM's own launches cannot (its elementwise step "
+      .. "can); the output says which paths did."),
     { "geometry", type = "string", argname = "<NAME=V,...>",
       help = "Kernel defines for every shape instead of the table's (its shape rules included): CUDA TILES, UNROLL, WARPS, KSPLIT (fused); Vulkan SW_WG." },
     { "l2_bytes", type = "bytes",

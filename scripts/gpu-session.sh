@@ -37,7 +37,8 @@
 #   scripts/gpu-session.sh moe_geo     # moe_scaling grouped kernel geometries (--grouped-geometry), qwen3 gate_up, m = 8, 32, 64
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
 #   scripts/gpu-session.sh dynsmem     # dynamic shared memory: its tests, then q8_0 TC / bf16 TC geometries past 48 KiB and q4_0 TC against its int8 kernel at T = 8 (A B B A), SwiGLU fused ones (DYN_SW=0 skips)
-#   scripts/gpu-session.sh overlap     # launch overlap: its tests, then plain vs overlapped (without and with the L2 prefetch) for SwiGLU per shape and the GEMV, A B C C B A
+#   scripts/gpu-session.sh overlap     # launch overlap: its tests, then plain vs overlapped (released at the block's start and at its exit) for SwiGLU per shape and the GEMV, A B C C B A
+#   scripts/gpu-session.sh readgap     # the rotated GEMV table at 14336x5120 (both orders) beside the pure read at each format's bytes
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass)
 set -uo pipefail
 phase=${1:-check}
@@ -561,7 +562,7 @@ devices)
   ;;
 overlap)
   # Launch overlap (programmatic dependent launch, kernels/cuda/launch_overlap.cuh): its tests (OV_TESTS=0
-  # skips), then plain against overlapped launches, without and with the L2 prefetch before the wait, one
+  # skips), then plain against overlapped launches released at the block's start and at its exit, one
   # process each in A B C C B A order: SwiGLU rotated per shape with its table geometry (OV_SWIGLU=0 skips;
   # OV_SHAPES), the GEMV at OV_M rows (OV_GEMV=0 skips; OV_KERNELS)
   if [[ ${OV_TESTS:-1} == 1 ]]; then
@@ -577,7 +578,7 @@ overlap)
         flag=; pf=0; [[ $cfg == ov* ]] && flag=--overlap; [[ $cfg == ov1 ]] && pf=1
         n="ovsw_${nk/,/x}_$cfg"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
         run "$n" timeout 90 $G --backend cuda experiments/swiglu_ab.lua --rounds 1 --regime rotated --m-values 1,8 \
-          --trials ${OV_TRIALS:-3} --shape $nk --geometry "$geo,L2_PREFETCH=$pf" $flag --json "$LOGS/$n.jsonl"
+          --trials ${OV_TRIALS:-3} --shape $nk --geometry "$geo,LATE_RELEASE=$pf" $flag --json "$LOGS/$n.jsonl"
         grep -E "^custom" "$LOGS/$n.log" | sed "s/^/$cfg /"
       done
     done
@@ -588,11 +589,25 @@ overlap)
         flag=; [[ $cfg == overlap ]] && flag=--overlap
         n="ovgemv_${M}_$cfg"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
         run "$n" timeout 150 env M=$M K=5120 $G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 \
-          --kernels ${OV_KERNELS:-bf16,q8_0,q4_0,q4_k,q5_k,q6_k} --grid "L2_PREFETCH=0,1" $flag --json "$LOGS/$n.jsonl"
+          --kernels ${OV_KERNELS:-bf16,q8_0,q4_0,q4_k,q5_k,q6_k} --grid "LATE_RELEASE=0,1" $flag --json "$LOGS/$n.jsonl"
         grep -E "^(bf16|q[0-9])" "$LOGS/$n.log" | sed "s/^/$cfg /"
       done
     done
   fi
+  ;;
+readgap)
+  # issue 17's T = 1 goal at 14336 x 5120: the GEMV table rotated beside the pure-read kernel over rotated
+  # buffers of each format's weight bytes (q4_0/q4_k, q5_k, q6_k, q8_0, bf16), one call, both orders; the
+  # read also with its launches overlapped (OVERLAP=1); RG_TABLE=0 skips the table
+  for o in $([[ ${RG_TABLE:-1} == 1 ]] && echo forward reverse); do
+    run "readgap_gemv_$o" env M=14336 K=5120 $G --backend cuda experiments/gemv_table.lua --rotate --rounds 1 \
+      --order $o --json "$LOGS/readgap_gemv_$o.jsonl"
+    grep -E "^(f32|f16|bf16|q[0-9])" "$LOGS/readgap_gemv_$o.log"
+  done
+  run readgap_read $G tools/read_at_size.lua 41.29 50.46 60.21 77.99 146.8
+  cat "$LOGS/readgap_read.log"
+  run readgap_read_overlap env OVERLAP=1 $G tools/read_at_size.lua 41.29 50.46 60.21 77.99 146.8
+  cat "$LOGS/readgap_read_overlap.log"
   ;;
 *) echo "unknown phase $phase"; exit 2 ;;
 esac

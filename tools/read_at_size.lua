@@ -9,6 +9,9 @@
 -- about 14 us. This says what fraction of the ceiling a read of that size can
 -- reach at all, launched back to back as the GEMV cells are.
 --
+-- OVERLAP=1: the launches overlap the one before (timing.runner's overlap;
+-- kernels/cuda/read.cu waits before its first load), as gemv_variants --overlap.
+--
 -- COLD=1: instead, one call per sample after a clean L2 flush (bench's cold
 -- method, the median of 20 samples), as linear_suite times its points: what
 -- a single cold read of that size reaches, start and tail included.
@@ -27,6 +30,8 @@ local l2 = dev.l2_bytes > 0 and dev.l2_bytes or tonumber(os.getenv("L2_BYTES") o
   or error("the device reports no L2 size: set L2_BYTES", 0)
 local ceil = ceilings.get(dev)
 local COLD = os.getenv("COLD") == "1"
+local OVERLAP = os.getenv("OVERLAP") == "1"
+if COLD and OVERLAP then error("COLD=1 times one call per sample: nothing before it to overlap (drop OVERLAP=1)", 0) end
 local k = kernels.load(dev, "read")
 local block, grid = 256, kernels.grid(dev)
 local out <close> = dev:buffer(grid * block * 4)
@@ -47,7 +52,7 @@ for _, mb in ipairs(sizes) do
     d = { ms = cell:cold { rule = { samples = 20 } }.ms }
   else
     local n = math.max(copies, bytes >= 256e6 and 8 or 200)
-    local r <close> = timing.runner(dev, launches, { graph = true })
+    local r <close> = timing.runner(dev, launches, { graph = true, overlap = OVERLAP })
     dev:flush_l2()
     d = timing.two_point_median(r:fn(), n, 3, { warmup = n })
   end

@@ -12,8 +12,7 @@
 #include "gemv_geometry.cuh"
 #include "launch_overlap.cuh"
 
-// x and y only after the wait (launch_overlap.cuh); L2_PREFETCH=1 asks L2 for the
-// block's rows first.
+// x and y only after the wait (launch_overlap.cuh).
 GB_LAUNCH_OVERLAP
 #if !defined(MMA) || MMA != 0
 #error "gemv_f16 is the FMA kernel: -DMMA=0 (MMA=1 is gemv_f16_tc.cu; lib/gpubench/gemv_cuda.lua)"
@@ -35,7 +34,6 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS)
     gemv_f16(const unsigned char* __restrict__ w, const float* __restrict__ x,
              float* __restrict__ y, unsigned m, unsigned k)
 {
-    gb_overlap_start_rows(w, (unsigned long long)blockIdx.x * (ROWS * WARPS), (blockIdx.x + 1ull) * (ROWS * WARPS), m,
-                          2ull * k, L2_PREFETCH);
+    gb_overlap_start();
     gb_gemv_dense<GbF16, ROWS, UNROLL, WARPS, GEMV_TOKENS>(w, x, y, m, k);
 }

@@ -35,8 +35,7 @@
 #include "gemv_geometry.cuh"
 #include "launch_overlap.cuh"
 
-// x and y only after the wait (launch_overlap.cuh); L2_PREFETCH=1 asks L2 for the
-// block's rows first.
+// x and y only after the wait (launch_overlap.cuh).
 GB_LAUNCH_OVERLAP
 #include "gemv_mma.cuh"
 
@@ -130,7 +129,6 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q8_0(const unsigned char* __restrict__ w, const float* __restrict__ x,
               float* __restrict__ y, unsigned m, unsigned k)
 {
-    gb_overlap_start_rows(w, (unsigned long long)blockIdx.x * (ROWS * WARPS), (blockIdx.x + 1ull) * (ROWS * WARPS), m,
-                          (unsigned long long)k / GbQ8_0::QK * GbQ8_0::BPB, L2_PREFETCH);
+    gb_overlap_start();
     gb_gemv_quant_kernel<GbQ8_0, GbQ8_0I, GbQ8_0M>(w, x, y, m, k);
 }

@@ -13,8 +13,15 @@
 // flight to saturate HBM; the access pattern stays coalesced (consecutive
 // threads read consecutive 16-byte elements in each of the four loads). Any
 // grid and block size works (grid_stride.cuh).
+//
+// Launch overlap (launch_overlap.cuh): it waits before its first load, as a
+// GEMV waits before it reads x, so that tools/read_at_size.lua OVERLAP=1 times
+// the same overlap as an overlapped GEMV of that size.
 
 #include "grid_stride.cuh"
+#include "launch_overlap.cuh"
+
+GB_LAUNCH_OVERLAP
 
 static __device__ __forceinline__ unsigned fold(uint4 v)
 {
@@ -24,6 +31,7 @@ static __device__ __forceinline__ unsigned fold(uint4 v)
 extern "C" __global__ void read(const uint4* __restrict__ src, unsigned* __restrict__ out,
                                 unsigned n16, unsigned sentinel)
 {
+    gb_overlap_start();
     const unsigned long long n = n16;
     const unsigned long long stride = total_threads();
     const unsigned long long tid = linear_thread();

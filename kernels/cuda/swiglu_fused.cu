@@ -25,10 +25,7 @@
 // each lane copies 16-byte pieces of whole row runs with cp.async, so one
 // copy instruction reads 512 contiguous bytes of a row, and the mma operands
 // are read back from the warp's stages; STAGES = 0 is the direct loop.
-// Launch overlap (kernels/cuda/launch_overlap.cuh): x and y are touched only
-// after the wait; L2_PREFETCH=1 (default 0) first asks L2 for the block's gate and
-// up rows, so that in an overlapped batch they stream in during the previous
-// launch's tail (docs/kernels/swiglu.md, "Launch overlap").
+// Launch overlap (kernels/cuda/launch_overlap.cuh): x and y only after the wait.
 // Launch: block 32 * WARPS * KSPLIT, grid ceil(N / (8 * TILES * WARPS)); K % 8 == 0.
 #include "dynamic_shared.cuh"
 #include "launch_overlap.cuh"
@@ -64,13 +61,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT, 1)
 {
     const sw_u32 lane = threadIdx.x & 31, wid = threadIdx.x >> 5, rw = wid % WARPS, s = wid / WARPS;
     const sw_u32 n0 = (blockIdx.x * WARPS + rw) * 8u * TILES;
-    {
-        const sw_u64 b0 = (sw_u64)blockIdx.x * WARPS * 8u * TILES, b1 = b0 + WARPS * 8u * TILES;
-        // the up rows, from another warp than the gate rows' where the block has one
-        if (L2_PREFETCH && threadIdx.x == (blockDim.x > 32 ? 32u : 0u) && b0 < n)
-            gb_prefetch_l2(w + 2ull * k * (n + b0), (unsigned)(2ull * k * ((b1 < n ? b1 : n) - b0)));
-        gb_overlap_start_rows(w, b0, b1, n, 2ull * k, L2_PREFETCH);
-    }
+    gb_overlap_start();
     sw_u64 ra[TILES], rb[TILES];
     float acc[TILES][4];
     sw_fused_setup<TILES>(lane, n0, n, k, ra, rb, acc);

@@ -6,7 +6,7 @@
 // gate/up weight (R = 2N) it writes h [MT, 2N] = [gate | up] per token, the
 // layout of the vendor GEMM's y, which swiglu_mul.cu reads. The same mma loop
 // as the fused kernel (swiglu_common.cuh); a tile is 16 consecutive rows.
-// Launch overlap as the fused kernel's (L2_PREFETCH=1: the block's rows to L2 first).
+// Launch overlap as the fused kernel's.
 // Launch: block 32 * WARPS, grid ceil(R / (16 * TILES * WARPS)); K % 8 == 0.
 #include "launch_overlap.cuh"
 #include "swiglu_common.cuh"
@@ -26,8 +26,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS, 1)
 {
     const sw_u32 lane = threadIdx.x & 31;
     const sw_u32 r0 = (blockIdx.x * WARPS + (threadIdx.x >> 5)) * 16u * TILES;
-    const sw_u64 b0 = (sw_u64)blockIdx.x * WARPS * 16u * TILES;
-    gb_overlap_start_rows(w, b0, b0 + WARPS * 16u * TILES, rows, 2ull * k, L2_PREFETCH);
+    gb_overlap_start();
     if (r0 >= rows) return; // the whole warp
     sw_u64 ra[TILES], rb[TILES];
     float acc[TILES][4];

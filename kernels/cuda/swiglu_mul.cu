@@ -13,7 +13,6 @@ GB_LAUNCH_OVERLAP
 extern "C" __global__ void swiglu_mul(const unsigned short* __restrict__ h, unsigned short* __restrict__ y,
                                       unsigned n, unsigned m)
 {
-    gb_overlap_release();
-    gb_overlap_wait();
+    gb_overlap_start();
     sw_mul_thread((sw_u64)blockIdx.x * blockDim.x + threadIdx.x, (sw_u64)gridDim.x * blockDim.x, h, y, n, m);
 }

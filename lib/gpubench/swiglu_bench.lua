@@ -204,7 +204,7 @@ function Ctx:group(c)
         and bench.cell(self.dev, { sets = sets, set_bytes = b.weights, rotation = { l2_bytes = self.o.l2_bytes },
                                    working_set = G.working_set })
         or bench.cell(self.dev, { launches = sets[1], working_set = G.working_set })
-      -- with o.overlap: whether this path's launches may overlap (the vendor GEMM's cannot)
+      -- with o.overlap: whether some launch of this path may overlap (the vendor GEMM's own cannot)
       P.overlap = timing.overlaps(self.dev, P.cell.launches, self.o.overlap)
       G.names[#G.names + 1] = path
     end
