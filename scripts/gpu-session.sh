@@ -562,7 +562,7 @@ devices)
   ;;
 overlap)
   # Launch overlap (programmatic dependent launch, kernels/cuda/launch_overlap.cuh): its tests (OV_TESTS=0
-  # skips), then plain against overlapped launches released at the block's start and at its exit, one
+  # skips), then plain against overlapped launches released by the block's exit (ov0) and at its start (ov1), one
   # process each in A B C C B A order: SwiGLU rotated per shape with its table geometry (OV_SWIGLU=0 skips;
   # OV_SHAPES), the GEMV at OV_M rows (OV_GEMV=0 skips; OV_KERNELS)
   if [[ ${OV_TESTS:-1} == 1 ]]; then
@@ -578,7 +578,7 @@ overlap)
         flag=; pf=0; [[ $cfg == ov* ]] && flag=--overlap; [[ $cfg == ov1 ]] && pf=1
         n="ovsw_${nk/,/x}_$cfg"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
         run "$n" timeout 90 $G --backend cuda experiments/swiglu_ab.lua --rounds 1 --regime rotated --m-values 1,8 \
-          --trials ${OV_TRIALS:-3} --shape $nk --geometry "$geo,LATE_RELEASE=$pf" $flag --json "$LOGS/$n.jsonl"
+          --trials ${OV_TRIALS:-3} --shape $nk --geometry "$geo,EARLY_RELEASE=$pf" $flag --json "$LOGS/$n.jsonl"
         grep -E "^custom" "$LOGS/$n.log" | sed "s/^/$cfg /"
       done
     done
@@ -589,7 +589,7 @@ overlap)
         flag=; [[ $cfg == overlap ]] && flag=--overlap
         n="ovgemv_${M}_$cfg"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
         run "$n" timeout 150 env M=$M K=5120 $G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 \
-          --kernels ${OV_KERNELS:-bf16,q8_0,q4_0,q4_k,q5_k,q6_k} --grid "LATE_RELEASE=0,1" $flag --json "$LOGS/$n.jsonl"
+          --kernels ${OV_KERNELS:-bf16,q8_0,q4_0,q4_k,q5_k,q6_k} --grid "EARLY_RELEASE=0,1" $flag --json "$LOGS/$n.jsonl"
         grep -E "^(bf16|q[0-9])" "$LOGS/$n.log" | sed "s/^/$cfg /"
       done
     done

@@ -5,8 +5,8 @@
 // anything an earlier launch may write and before it writes anything, and
 // every block waits before it ends, so that a launch that has ended implies
 // the one before it has too. What overlaps is the launch itself and the
-// blocks' start. gb_overlap_release() lets the next launch start as soon as
-// every block of this one has called it (or ended). Without overlap (any
+// blocks' start. The next launch may start once every block of this one has
+// ended or called gb_overlap_release(). Without overlap (any
 // other launch, any other device) both are no-ops: the wait returns at once.
 #ifndef GPUBENCH_LAUNCH_OVERLAP_CUH
 #define GPUBENCH_LAUNCH_OVERLAP_CUH
@@ -20,12 +20,13 @@
 #define GB_LAUNCH_OVERLAP extern "C" __device__ const unsigned gpubench_launch_overlap = 1;
 #endif
 
-// LATE_RELEASE=1 (a define; default 0): a block does not release the next
-// launch at its start (gb_overlap_start) but only by ending, so the next
-// launch's blocks are placed once this one's have all ended rather than as
-// soon as an SM has room (docs/kernels/cuda-gemv.md, "Launch overlap").
-#ifndef LATE_RELEASE
-#define LATE_RELEASE 0
+// A block releases the next launch by ending, so the next launch's blocks are
+// placed once this one's have all ended; EARLY_RELEASE=1 (a define) releases
+// it in gb_overlap_start instead, and the next launch's blocks then take SMs
+// as soon as they have room, where they wait: that measured slower for the
+// GEMV and SwiGLU kernels on the H200 (docs/kernels/cuda-gemv.md, "Launch overlap").
+#ifndef EARLY_RELEASE
+#define EARLY_RELEASE 0
 #endif
 
 #ifdef __CUDACC__
@@ -43,11 +44,11 @@ __device__ __forceinline__ void gb_overlap_wait()
 #endif
 }
 
-// The start of an overlapping kernel: the next launch released (unless
-// LATE_RELEASE), then the wait. Call it from every thread before anything else.
+// The start of an overlapping kernel: with EARLY_RELEASE the next launch
+// released, then the wait. Call it from every thread before anything else.
 __device__ __forceinline__ void gb_overlap_start()
 {
-    if (!LATE_RELEASE) gb_overlap_release();
+    if (EARLY_RELEASE) gb_overlap_release();
     gb_overlap_wait();
 }
 #endif

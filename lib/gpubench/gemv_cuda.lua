@@ -218,7 +218,7 @@ function M.variant_defines(fmt)
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
   if d.I8 ~= nil then d.PREFETCH = 0 end
-  d.LATE_RELEASE = 0 -- the FMA and scalar kernels' release of an overlapping next launch: at exit, not start
+  d.EARLY_RELEASE = 0 -- the FMA and scalar kernels' release of an overlapping next launch: at start, not exit
   if TC_BEST[fmt] then d.KSPLIT, d.STAGES, d.TILES = 1, 0, 1 end -- the FMA kernel's: no split, direct loads, ROWS rows (MMA=1 takes others)
   for k, v in pairs(QTC_BEST[fmt] or {}) do -- TC=1's own defines, at their defaults
     if d[k] == nil then d[k] = v end
@@ -249,15 +249,15 @@ function M.variant(fmt, changes)
   end
   local prefetch = 0 -- the int8 kernel's own switch, not a define of the entry
   for k, v in pairs(changes) do
-    if k == "LATE_RELEASE" then
-      -- an overlapping next launch released by the block's exit, not its start
+    if k == "EARLY_RELEASE" then
+      -- an overlapping next launch released at the block's start, not by its exit
       -- (launch_overlap.cuh): 0 is the kernels' default and not passed, so the default's
       -- compile stays the same
-      if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: LATE_RELEASE=%s is not 0 or 1"):format(tostring(v)), 2) end
+      if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: EARLY_RELEASE=%s is not 0 or 1"):format(tostring(v)), 2) end
       if v == 1 and changes.I8 == 1 then
-        error(("gemv_cuda.variant: %s LATE_RELEASE is the scalar and FMA kernels' (not the int8 kernel's)"):format(fmt), 2)
+        error(("gemv_cuda.variant: %s EARLY_RELEASE is the scalar and FMA kernels' (not the int8 kernel's)"):format(fmt), 2)
       end
-      d.LATE_RELEASE = v == 1 and 1 or nil
+      d.EARLY_RELEASE = v == 1 and 1 or nil
     elseif k == "PREFETCH" and base.defines.I8 ~= nil then
       if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s PREFETCH is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
       if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: PREFETCH=%s is not 0 or 1"):format(tostring(v)), 2) end

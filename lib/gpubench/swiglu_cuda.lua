@@ -8,8 +8,8 @@
 -- warps share each warp's outputs, one slice of k each (KSPLIT x WARPS warps
 -- a block; the GEMV ignores it); STAGES >= 2 moves its weights through
 -- shared memory in whole row runs (0: direct loads; the GEMV ignores it
--- too); LATE_RELEASE = 1 has the fused kernel and the GEMV release an overlapping next
--- launch by ending rather than at their start (launch overlap:
+-- too); EARLY_RELEASE = 1 has the fused kernel and the GEMV release an overlapping
+-- next launch at their start rather than by ending (launch overlap:
 -- docs/kernels/swiglu.md, "Launch overlap"). The defines go to the
 -- compiler, which refuses to build the kernels without them, so this table is
 -- their one copy; the kernels' `// gpubench-compile:` lines repeat it for the
@@ -17,9 +17,9 @@
 
 local S = {}
 
-S.DEFAULT = { TILES = 1, UNROLL = 8, WARPS = 1, KSPLIT = 2, STAGES = 0, LATE_RELEASE = 0 }
-S.KEYS = { "TILES", "UNROLL", "WARPS", "KSPLIT", "STAGES", "LATE_RELEASE" }
-local LIMIT = { TILES = 4, UNROLL = 16, WARPS = 32, KSPLIT = 8, STAGES = 8, LATE_RELEASE = 1 }
+S.DEFAULT = { TILES = 1, UNROLL = 8, WARPS = 1, KSPLIT = 2, STAGES = 0, EARLY_RELEASE = 0 }
+S.KEYS = { "TILES", "UNROLL", "WARPS", "KSPLIT", "STAGES", "EARLY_RELEASE" }
+local LIMIT = { TILES = 4, UNROLL = 16, WARPS = 32, KSPLIT = 8, STAGES = 8, EARLY_RELEASE = 1 }
 -- The fused kernel's shared memory: STAGES stages of 16 TILES rows x 64
 -- UNROLL bytes per warp and the k-slice sums, within a block's limit (past 48
 -- KiB the stages are dynamic shared memory: swiglu_fused.cu).
@@ -45,8 +45,8 @@ function S.geometry(changes)
       if math.tointeger(v) == nil or v < 0 or v == 1 or v > LIMIT[k] then
         return nil, ("STAGES=%s is not 0 (direct loads) or an integer from 2 to %d"):format(tostring(v), LIMIT[k])
       end
-    elseif k == "LATE_RELEASE" then
-      if v ~= 0 and v ~= 1 then return nil, ("LATE_RELEASE=%s is not 0 or 1"):format(tostring(v)) end
+    elseif k == "EARLY_RELEASE" then
+      if v ~= 0 and v ~= 1 then return nil, ("EARLY_RELEASE=%s is not 0 or 1"):format(tostring(v)) end
     elseif math.tointeger(v) == nil or v < 1 or v > LIMIT[k] then
       return nil, ("%s=%s is not an integer from 1 to %d"):format(k, tostring(v), LIMIT[k])
     end
@@ -88,7 +88,7 @@ end
 local function spec(name, g, m, per_warp, ksplit)
   local defines = { MT = m, TILES = g.TILES, UNROLL = g.UNROLL, WARPS = g.WARPS }
   if ksplit then defines.KSPLIT, defines.STAGES = g.KSPLIT or 1, g.STAGES or 0 end
-  if (g.LATE_RELEASE or 0) ~= 0 then defines.LATE_RELEASE = g.LATE_RELEASE end -- 0 is the kernels' default
+  if (g.EARLY_RELEASE or 0) ~= 0 then defines.EARLY_RELEASE = g.EARLY_RELEASE end -- 0 is the kernels' default
   return {
     file = "kernels/cuda/" .. name .. ".cu", entry = name,
     defines = defines,

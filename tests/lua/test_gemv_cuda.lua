@@ -301,30 +301,30 @@ t.test("variant geometries match the FP64 reference", function()
   end)
 end)
 
--- LATE_RELEASE=1: an overlapping next launch released by the block's exit rather
--- than its start (kernels/cuda/launch_overlap.cuh): every format, rows that are no
+-- EARLY_RELEASE=1: an overlapping next launch released at the block's start rather
+-- than by its exit (kernels/cuda/launch_overlap.cuh): every format, rows that are no
 -- multiple of 16 bytes (q4_0, q8_0 at k = 288), ragged m, a split k, the tensor-core path.
-t.test("LATE_RELEASE=1 variants match the FP64 reference", function()
+t.test("EARLY_RELEASE=1 variants match the FP64 reference", function()
   local dev = t.device("cuda")
   releasing(dev, function()
     for _, fmt in ipairs(gemv.formats) do
-      local spec = specs.variant(fmt, { LATE_RELEASE = 1 })
-      t.eq(spec.defines.LATE_RELEASE, 1, fmt)
+      local spec = specs.variant(fmt, { EARLY_RELEASE = 1 })
+      t.eq(spec.defines.EARLY_RELEASE, 1, fmt)
       check(dev, fmt, 29, 3072, 41, spec)
       check(dev, fmt, 300, 256, 42, spec)
       if fmt == "q4_0" or fmt == "q8_0" then check(dev, fmt, 37, 288, 43, spec) end
     end
-    check(dev, "q4_k", 19, 5120, 44, specs.variant("q4_k", { LATE_RELEASE = 1, ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 }))
-    check(dev, "q4_0", 37, 1024, 45, specs.variant("q4_0", { LATE_RELEASE = 1, MMA = 1, XQ = 0, WARPS = 4, STAGES = 4 }))
+    check(dev, "q4_k", 19, 5120, 44, specs.variant("q4_k", { EARLY_RELEASE = 1, ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 }))
+    check(dev, "q4_0", 37, 1024, 45, specs.variant("q4_0", { EARLY_RELEASE = 1, MMA = 1, XQ = 0, WARPS = 4, STAGES = 4 }))
   end)
 end)
 
-t.test("LATE_RELEASE: 0 or 1, not passed at 0, not the int8 kernel's", function()
-  t.eq(specs.variant("q4_0", { LATE_RELEASE = 0 }).defines.LATE_RELEASE, nil, "0 is the kernels' default")
-  t.eq(specs.variant_defines("bf16").LATE_RELEASE, 0, "a variant define every format takes")
-  t.errors(function() specs.variant("q4_0", { LATE_RELEASE = 2 }) end, "gemv_cuda.variant: LATE_RELEASE=2 is not 0 or 1", true)
-  t.errors(function() specs.variant("q4_k", { I8 = 1, LATE_RELEASE = 1 }) end,
-    "gemv_cuda.variant: q4_k LATE_RELEASE is the scalar and FMA kernels' (not the int8 kernel's)", true)
+t.test("EARLY_RELEASE: 0 or 1, not passed at 0, not the int8 kernel's", function()
+  t.eq(specs.variant("q4_0", { EARLY_RELEASE = 0 }).defines.EARLY_RELEASE, nil, "0 is the kernels' default")
+  t.eq(specs.variant_defines("bf16").EARLY_RELEASE, 0, "a variant define every format takes")
+  t.errors(function() specs.variant("q4_0", { EARLY_RELEASE = 2 }) end, "gemv_cuda.variant: EARLY_RELEASE=2 is not 0 or 1", true)
+  t.errors(function() specs.variant("q4_k", { I8 = 1, EARLY_RELEASE = 1 }) end,
+    "gemv_cuda.variant: q4_k EARLY_RELEASE is the scalar and FMA kernels' (not the int8 kernel's)", true)
 end)
 
 t.test("a launch by hand equals gemv.run, and rows past m are not written", function()

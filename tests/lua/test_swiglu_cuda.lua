@@ -104,17 +104,17 @@ t.test("staged geometries (STAGES >= 2): whole row runs through shared memory", 
   }, { "fused" })
 end)
 
-t.test("LATE_RELEASE=1 (an overlapping next launch released by the block's exit): chain and fused match the reference", function()
+t.test("EARLY_RELEASE=1 (an overlapping next launch released at the block's start): chain and fused match the reference", function()
   local dev = t.device("cuda")
   sc.check_paths(dev, {
-    { n = 37, k = 136, m = { 1, 3, 8 }, geometry = { LATE_RELEASE = 1, KSPLIT = 1, WARPS = 1 } }, -- 32-thread blocks
-    { n = 300, k = 1000, m = { 1, 8 }, geometry = { LATE_RELEASE = 1, STAGES = 2, UNROLL = 2, KSPLIT = 8 } },
-    { n = 6912, k = 1536, m = { 1, 8 }, geometry = { LATE_RELEASE = 1, STAGES = 3, UNROLL = 2, KSPLIT = 4 } },
+    { n = 37, k = 136, m = { 1, 3, 8 }, geometry = { EARLY_RELEASE = 1, KSPLIT = 1, WARPS = 1 } }, -- 32-thread blocks
+    { n = 300, k = 1000, m = { 1, 8 }, geometry = { EARLY_RELEASE = 1, STAGES = 2, UNROLL = 2, KSPLIT = 8 } },
+    { n = 6912, k = 1536, m = { 1, 8 }, geometry = { EARLY_RELEASE = 1, STAGES = 3, UNROLL = 2, KSPLIT = 4 } },
   }, { "chain", "fused" })
   local S = require "gpubench.swiglu_cuda"
-  t.eq({ S.geometry { LATE_RELEASE = 2 } }, { nil, "LATE_RELEASE=2 is not 0 or 1" })
-  t.eq(S.fused(assert(S.geometry {}), 1).defines.LATE_RELEASE, nil, "LATE_RELEASE=0 is the kernels' default, not passed")
-  t.eq(S.gemv(assert(S.geometry { LATE_RELEASE = 1 }), 1).defines.LATE_RELEASE, 1)
+  t.eq({ S.geometry { EARLY_RELEASE = 2 } }, { nil, "EARLY_RELEASE=2 is not 0 or 1" })
+  t.eq(S.fused(assert(S.geometry {}), 1).defines.EARLY_RELEASE, nil, "EARLY_RELEASE=0 is the kernels' default, not passed")
+  t.eq(S.gemv(assert(S.geometry { EARLY_RELEASE = 1 }), 1).defines.EARLY_RELEASE, 1)
 end)
 
 t.test("--overlap: a group whose launches overlap (the vendor path's elementwise step, not its GEMM)", function()
@@ -122,7 +122,7 @@ t.test("--overlap: a group whose launches overlap (the vendor path's elementwise
   if not dev.launch_overlap then t.skip(dev.name .. " has no launch overlap (sm_90 or later)") end
   local timed = type(dev.vendor_gemm) == "function" and pcall(function() dev:vendor_gemm { n = 8, k = 8, t = 1 }:free() end)
     and { "vendor", "chain", "fused" } or { "chain", "fused" }
-  sc.measured_group(dev, timed, "rotated", true, { LATE_RELEASE = 1 })
+  sc.measured_group(dev, timed, "rotated", true, { EARLY_RELEASE = 1 })
   sc.measured_group(dev, timed, "l2", true)
 end)
 
