@@ -38,6 +38,7 @@
 #   scripts/gpu-session.sh devices     # --devices 0,0 (two workers on one GPU, merged), split mode, the spread report
 #   scripts/gpu-session.sh dynsmem     # dynamic shared memory: its tests, then q8_0 TC / bf16 TC geometries past 48 KiB and q4_0 TC against its int8 kernel at T = 8 (A B B A), SwiGLU fused ones (DYN_SW=0 skips)
 #   scripts/gpu-session.sh overlap     # launch overlap: its tests, then plain vs overlapped (released at the block's start and at its exit) for SwiGLU per shape and the GEMV, A B C C B A
+#   scripts/gpu-session.sh vkq6        # Vulkan q6_k float against its integer kernel at T = 1 and 8, both orders, after the Vulkan GEMV test
 #   scripts/gpu-session.sh readgap     # the rotated GEMV table at 14336x5120 (both orders) beside the pure read at each format's bytes
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass)
 set -uo pipefail
@@ -594,6 +595,17 @@ overlap)
       done
     done
   fi
+  ;;
+vkq6)
+  # Vulkan q6_k: the float kernel against the integer one (GEMV_IDOT=1, a variant until this A/B:
+  # docs/kernels/vulkan-gemv.md, "q6_k") at T = 1 and 8, 14336 x 5120 rotated, both orders
+  $G --backend vulkan tests/lua/test_gemv_vulkan.lua > "$LOGS/vkq6_test.log" 2>&1; tail -1 "$LOGS/vkq6_test.log"
+  for o in forward reverse; do
+    n="vkq6_$o"
+    run "$n" timeout 150 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate \
+      --rounds 1 --kernels q6_k --order $o --grid "GEMV_TOKENS=1,8;GEMV_IDOT=0,1" --json "$LOGS/$n.jsonl"
+    grep -E "^q6_k" "$LOGS/$n.log" | grep -v invalid
+  done
   ;;
 readgap)
   # issue 17's T = 1 goal at 14336 x 5120: the GEMV table rotated beside the pure-read kernel over rotated

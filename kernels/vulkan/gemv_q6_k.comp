@@ -13,10 +13,18 @@
 // funnel-shifted out of them (one shift per super-block). The last word read may be
 // the 4 bytes past the super-block: the weight buffer carries 16 bytes of slack
 // (gemv.buffer_bytes). Each row's chunk is decoded once and used for every token.
+//
+// -DGEMV_IDOT=1 (with GEMV_XB, a multiple of 8) compiles the integer-dot-product kernel
+// instead (below; any GEMV_TOKENS; docs/kernels/vulkan-gemv.md, "q6_k"). Without
+// GEMV_IDOT, or with 0, the float kernel.
 #extension GL_GOOGLE_include_directive : require
 #include "gemv_common.glsl"
 
 layout(set = 0, binding = 0) readonly buffer WBuf { uint W[]; };
+
+#ifndef GEMV_IDOT
+#define GEMV_IDOT 0
+#endif
 
 // The 8 bytes at byte offset off (even), whose half-word shift is s.
 uvec2 load8(uint off, uint s) {
@@ -29,6 +37,125 @@ uvec2 load8(uint off, uint s) {
 float sbyte(uint w, uint b) {
     return float(int(w << (24u - 8u * b)) >> 24);
 }
+
+#if GEMV_IDOT
+#if GEMV_IDOT != 1
+#error "q6_k has one integer layout, GEMV_IDOT=1 (x word j holds elements 4j .. 4j+3)"
+#endif
+#if (GEMV_XB % 8) != 0
+#error "q6_k's GEMV_XB must be a multiple of 8 (whole super-blocks per slice of x)"
+#endif
+// The integer path (gemv_idot.glsl, x in shared memory as int16 per 32-block, in slices per
+// row tile where it does not fit). A chunk is a lane's pair of x blocks 4h + p and 4h + p + 2
+// of one super-block (c = 2h + p, four chunks a super-block): ql bytes 64h + 32p .. + 31 (low
+// nibbles: block 4h + p; high: 4h + p + 2), qh bytes 32h .. + 31 (bits 2p and 2p + 4), so word
+// j of each holds elements 4j .. 4j+3 of both blocks. Each code q - 32 becomes a signed byte
+// (q6_code), and a block's 16-element halves meet x through q8_0's dots:
+//   dot = 256 * SDot(c, xh) + SUDot(c, xl),   y += s_b * d * (sc[2B] * dot_0 + sc[2B+1] * dot_1)
+// |dot| <= 16 * 32 * 32767 < 2^24 converts to float exactly, d * sc (fp16 times int8) is an
+// exact product, so the whole dequantized weight meets the rounded x: the bound is q8_0's
+// (gemv_bench.x_rounding_term). No block sum: the -32 is in the codes.
+#define GEMV_IDOT_TOKENS
+#include "gemv_idot.glsl"
+
+// The 8 words at byte offset off of a super-block whose half-word shift is s.
+void q6_load8(uint off, uint s, out uint q[8]) {
+    uint w = off >> 2u;
+    uint u[9];
+    [[unroll]] for (int i = 0; i < 9; i++) u[i] = W[w + uint(i)];
+    [[unroll]] for (int i = 0; i < 8; i++) q[i] = gemv_funnel(u[i], u[i + 1], s);
+}
+
+// Four 6-bit codes q (one per byte, 0..63) as signed bytes q - 32: bit 5 clear (q < 32)
+// gives 0xE0 | q, set gives q & 0x1F; no byte borrows from its neighbour.
+uint q6_code(uint q) {
+    return (q & 0x1F1F1F1Fu) | (((~q >> 5u) & 0x01010101u) * 0xE0u);
+}
+
+// Signed byte b (0..3) of w as a float.
+float q6_sbyte(uint w, uint b) {
+    return float(int(w << (24u - 8u * b)) >> 24);
+}
+
+// One 16-element half of a block: 256 * SDot(c, xh) + SUDot(c, xl) over words j0 .. j0+3.
+int q6_half(uint c[8], uint xh[8], uint xl[8], int j0) {
+    int dh = 0, dl = 0;
+    [[unroll]] for (int j = j0; j < j0 + 4; j++) {
+        dh += idot_ss(c[j], xh[j], 0);
+        dl += idot_su(c[j], xl[j], 0);
+    }
+    return dh * 256 + dl;
+}
+
+void main() {
+    uint tid = gemv_tid();
+    uint nb = P.k >> 5u; // blocks of x per row
+    const uint T = uint(GEMV_T), XB = uint(GEMV_XB);
+    uint lane = tid % T, group = tid / T;
+    bool whole = nb <= XB; // else x is quantized again per tile, a slice of XB blocks at a time
+    if (whole) gemv_idot_quantize(tid, 0u);
+    uint tiles = gemv_idot_tiles();
+    uint row_bytes = (nb >> 3u) * 210u;
+    for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+        uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
+        uint base[GEMV_NR];
+        float acc[GEMV_ACC];
+        [[unroll]] for (int r = 0; r < GEMV_NR; r++) base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
+        [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
+        for (uint b0 = 0u; b0 < nb; b0 += XB) {
+            if (!whole) {
+                barrier(); // every lane is done with the previous slice
+                gemv_idot_quantize(tid, b0);
+            }
+            uint c0 = b0 >> 1u, c1 = min(nb, b0 + XB) >> 1u; // the slice's chunks
+            for (uint ch = c0 + lane; ch < c1; ch += T) {
+                uint sb = ch >> 2u, h = (ch >> 1u) & 1u, p = ch & 1u;
+                // Each row's chunk: the signed codes of both blocks and d * sc of their halves,
+                // used for every token.
+                uint lo[GEMV_NR][8], hi[GEMV_NR][8];
+                vec4 f[GEMV_NR];
+                [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+                    uint o = base[r] + sb * 210u;
+                    uint s = gemv_half_shift(o);
+                    uint ql[8], qh[8];
+                    q6_load8(o + 64u * h + 32u * p, s, ql);
+                    q6_load8(o + 128u + 32u * h, s, qh);
+                    uint so = o + 192u + 8u * h; // sc[8h .. 8h+7]: block 4h + p's at 2p, 4h + p + 2's at 2p + 4
+                    uint w0 = W[so >> 2u], w1 = W[(so >> 2u) + 1u], w2 = W[(so >> 2u) + 2u];
+                    uint sa = gemv_funnel(w0, w1, s), sx = gemv_funnel(w1, w2, s);
+                    float d = GEMV_F16_AT(W, o + 208u);
+                    f[r] = d * vec4(q6_sbyte(sa, 2u * p), q6_sbyte(sa, 2u * p + 1u),
+                                    q6_sbyte(sx, 2u * p), q6_sbyte(sx, 2u * p + 1u));
+                    uint sl = 2u * p, shh = 2u * p + 4u;
+                    [[unroll]] for (int j = 0; j < 8; j++) {
+                        lo[r][j] = q6_code((ql[j] & 0x0F0F0F0Fu) | (((qh[j] >> sl) & 0x03030303u) << 4u));
+                        hi[r][j] = q6_code(((ql[j] >> 4u) & 0x0F0F0F0Fu) | (((qh[j] >> shh) & 0x03030303u) << 4u));
+                    }
+                }
+                uint pa = 8u * sb + 4u * h + p - b0, pb = pa + 2u; // the blocks' places in the slice
+                [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
+                    // Token t's two blocks, loaded once for all GEMV_NR rows.
+                    uint xha[8], xla[8], xhb[8], xlb[8];
+                    [[unroll]] for (int j = 0; j < 8; j++) {
+                        xha[j] = gx_h[gemv_idot_word(uint(j), uint(t), pa)];
+                        xla[j] = gx_l[gemv_idot_word(uint(j), uint(t), pa)];
+                        xhb[j] = gx_h[gemv_idot_word(uint(j), uint(t), pb)];
+                        xlb[j] = gx_l[gemv_idot_word(uint(j), uint(t), pb)];
+                    }
+                    float s_a = gx_s[gemv_idot_blk(uint(t), pa)], s_b = gx_s[gemv_idot_blk(uint(t), pb)];
+                    [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+                        float ya = f[r].x * float(q6_half(lo[r], xha, xla, 0)) + f[r].y * float(q6_half(lo[r], xha, xla, 4));
+                        float yb = f[r].z * float(q6_half(hi[r], xhb, xlb, 0)) + f[r].w * float(q6_half(hi[r], xhb, xlb, 4));
+                        acc[GEMV_AT(t, r)] += s_a * ya + s_b * yb;
+                    }
+                }
+            }
+        }
+        gemv_finish(acc, tid, row0);
+        barrier(); // the next tile's gemv_finish (and quantizer) reuse shared memory
+    }
+}
+#else
 
 void main() {
     uint tid = gemv_tid();
@@ -89,3 +216,4 @@ void main() {
     }
     gemv_finish(acc, tid, row0);
 }
+#endif

@@ -31,7 +31,8 @@ gemv_bench.TOL = 1e-4
 -- of a unit). Computed as the FP64 oracle's sum |w e| for e_i = s_b(i)
 -- (1/2 + 2^-6) >= 0, divided by tol so that it adds to absdot in
 -- ref.check_rows. It bounds every kernel that computes sum_i w_i s_b xq_i
--- with w_i the whole dequantized weight: q8_0 (d q), q4_0 (d (q - 8), the -8
+-- with w_i the whole dequantized weight: q8_0 (d q), q6_k (d sc (q - 32), the
+-- -32 in signed codes), q4_0 (d (q - 8), the -8
 -- through the block's sum of xq) and q4_k (d sc q - dmin m per sub-block, a
 -- 32-block of x): q4_k's kernel takes dmin m times the quantized sum s_b sum
 -- xq, not x's float sum, so the min meets the same rounded x and the term is

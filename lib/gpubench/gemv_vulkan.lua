@@ -64,7 +64,7 @@ local M = {
 -- 8 words, the weights funnel-shifted (q4_k's are aligned: nothing to shift);
 -- layout 2: x laid out like the raw weight words (q8_0 9 words, q4_0 10), no
 -- funnel, for k a multiple of 64.
-local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 }, q4_k = { 72 }, q5_k = { 72 } }
+local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 }, q4_k = { 72 }, q5_k = { 72 }, q6_k = { 68 } }
 -- How the integer kernel of a format takes GEMV_TOKENS, x of every token in
 -- shared memory, sliced per row tile where it does not fit: "any" (q4_k,
 -- q5_k: one main loop at every T, x sliced at any T, for_device's pick at
@@ -72,8 +72,11 @@ local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 }, q4_k = { 72 }, 
 -- whole; the T > 1 loop slices, layout 1 and one workgroup per row tile, as
 -- timed: IDOT_MULTI_TOKENS). GEMV_XB must be a multiple of IDOT_XB_MULTIPLE
 -- (q4_k, q5_k: whole super-blocks per slice of x; gemv_q4_k.comp).
-local IDOT_TOKENS = { q4_k = "any", q5_k = "any", q8_0 = "multi", q4_0 = "multi" }
-local IDOT_XB_MULTIPLE = { q4_k = 8, q5_k = 8 }
+local IDOT_TOKENS = { q4_k = "any", q5_k = "any", q6_k = "any", q8_0 = "multi", q4_0 = "multi" }
+local IDOT_XB_MULTIPLE = { q4_k = 8, q5_k = 8, q6_k = 8 }
+-- Integer kernels built by variant but not picked by for_device until an A/B on a GPU
+-- says they win: q6_k's (docs/kernels/vulkan-gemv.md, "q6_k").
+local IDOT_UNMEASURED = { q6_k = true }
 -- q8_0 and q4_0 at T > 1: the T-token integer loop in layout 1, one workgroup
 -- per row tile (x is quantized per tile there anyway): faster than the float
 -- kernels at T = 2, 4 and 8 in both orders, and than layout 2 but for a tie at
@@ -91,7 +94,7 @@ local IDOT2_K_MULTIPLE = 64
 -- lanes a row take 5 each, where 64 lanes would take 2 or 1 (48 idle in the
 -- second step); 4 rows keep q4_0's reduction array (not yet measured:
 -- docs/kernels/vulkan-gemv.md, "Integer path", q4_k).
-local IDOT_GEOMETRY = { q8_0 = { 64, 4 }, q4_0 = { 64, 4 }, q4_k = { 16, 4 }, q5_k = { 16, 4 } }
+local IDOT_GEOMETRY = { q8_0 = { 64, 4 }, q4_0 = { 64, 4 }, q4_k = { 16, 4 }, q5_k = { 16, 4 }, q6_k = { 16, 4 } }
 -- Blocks of x in shared memory are allotted in steps of 32 (k in steps of
 -- 1024), so a sweep over k compiles a handful of kernels, not one per k.
 local IDOT_XB_STEP = 32
@@ -106,7 +109,7 @@ local IDOT_XB_STEP = 32
 -- q4_k's workgroups are not capped (one per row tile): faster than 2 and 4
 -- per SM at 131072 rows in both orders, equal at 14336
 -- (docs/kernels/vulkan-gemv.md, "q4_k").
-local IDOT_UNCAPPED = { q4_k = true, q5_k = true } -- q5_k: q4_k's, not swept
+local IDOT_UNCAPPED = { q4_k = true, q5_k = true, q6_k = true } -- q5_k, q6_k: q4_k's, not swept
 local function idot_per_sm(fmt, m)
   if fmt == "q8_0" and (m or 0) >= 65536 then return 8 end
   return 2
@@ -115,7 +118,7 @@ local IDOT_GRID_UNKNOWN = 256
 -- The 8 invocations that load a block find its amax with subgroup shuffles.
 local IDOT_MIN_SUBGROUP = 8
 
-M.IDOT_FORMATS = { "q8_0", "q4_0", "q4_k", "q5_k" }
+M.IDOT_FORMATS = { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k" }
 
 -- Bytes of shared memory the integer kernel of fmt needs for xb blocks of x of
 -- each of tokens rows: the blocks plus gemv_common's reduction array (one
@@ -220,7 +223,7 @@ end
 --     and fits its larger blocks (q8_0, q4_0), else layout 1.
 function M.for_device(dev, fmt, m, k, tokens)
   tokens = tokens or 1
-  if not IDOT_BLOCK_BYTES[fmt] then return nil end
+  if not IDOT_BLOCK_BYTES[fmt] or IDOT_UNMEASURED[fmt] then return nil end
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end
   local multi = IDOT_TOKENS[fmt] == "multi" and tokens > 1

@@ -708,6 +708,78 @@ t.test("q5_k integer path: every T = 1 .. 8, x whole and in slices, ragged m", f
   end)
 end)
 
+-- ------------------------------------------------------------ q6_k's integer path
+-- gemv_q6_k.comp, GEMV_IDOT=1: signed codes q - 32 against int16 x through q8_0's dots, a scale
+-- per 16-element half of each 32-block; a variant (for_device keeps the float kernel until an
+-- A/B on a GPU).
+t.test("q6_k integer path: a variant (for_device keeps the float kernel); geometry, shared memory, errors", function()
+  for _, T in ipairs { 1, 2, 8 } do
+    t.truthy(gemv.spec_for(fake(), "q6_k", 14336, 5120, T) == gemv.spec("vulkan", "q6_k", T),
+      ("T=%d: the float kernel until measured"):format(T))
+  end
+  t.eq(specs.variant_defines("q6_k").GEMV_IDOT, 0)
+  local v = specs.variant("q6_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 3 })
+  t.eq(v.defines, { GEMV_T = 16, GEMV_NR = 4, GEMV_TOKENS = 3, GEMV_IDOT = 1, GEMV_XB = 8 })
+  -- two byte planes and the scale, no block sum (the -32 is in the codes)
+  t.eq({ v.shared_bytes, v.x_rounding, v.grid_cap, v.max_k }, { 8 * 68 * 3 + 4096, 32, 0, nil })
+  t.eq(specs.idot_max_k("q6_k", 49152), 32 * ((49152 - 4096) // 68 // 8 * 8), "whole super-blocks")
+  t.eq(specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 1 }).GEMV_XB, 160, "x whole at T = 1")
+  t.eq(specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = 8 }).GEMV_XB, 64)
+  t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 8 }) end,
+    "gemv_vulkan.variant: GEMV_IDOT=2 is not 0 or 1", true)
+  t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 1, GEMV_XB = 12 }) end,
+    "gemv_vulkan.variant: GEMV_IDOT=1 needs GEMV_XB >= 1 and a multiple of 8", true)
+end)
+
+-- Every T with x whole and in slices (3 super-blocks a slice of 5), over several row tiles a
+-- workgroup, ragged m; k = 1280 makes rows of 1050 bytes, so super-blocks start on both halves
+-- of a word (the funnel shifts); every reduction path; x on the int16 grids (exact quantization)
+-- against 1e-6 of sum |w x|, where a code or scale off by one would show.
+t.test("q6_k integer path: every T = 1 .. 8, x whole and in slices, ragged m, exact on int16 x", function()
+  local dev = idot_device()
+  local ref = require "gpubench.ref"
+  releasing(dev, function()
+    for T = 1, 8 do
+      local whole = specs.variant("q6_k", { GEMV_IDOT = 1, GEMV_XB = 48, GEMV_TOKENS = T })
+      if whole.shared_bytes <= dev.max_shared_bytes then gc.check_tokens(dev, "q6_k", 37 + 30 * T, 1280, T, 700 + T, whole) end
+      local sliced = specs.variant("q6_k", { GEMV_IDOT = 1, GEMV_XB = 24, GEMV_TOKENS = T, GEMV_GRID = 2 })
+      gc.check_tokens(dev, "q6_k", 150, 1280, T, 720 + T, sliced)
+    end
+    for _, lanes in ipairs(gc.lane_widths(dev.subgroup_size)) do
+      local v = specs.variant("q6_k", { GEMV_T = lanes, GEMV_NR = 3, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 2,
+                                        GEMV_GRID = 3 })
+      gc.check_tokens(dev, "q6_k", 300, 1024, 2, 740 + lanes, v)
+    end
+    local m, k, T = 45, 1280, 2
+    local rng = math.random
+    math.randomseed(761)
+    local rows = {}
+    for tk = 1, T do
+      local parts = {}
+      for b = 0, k // 32 - 1 do
+        local e = 4 + (b * 5 + tk) % 19
+        local top = rng(0, 31) -- the element that carries the block's amax
+        for i = 0, 31 do
+          local n = i == top and (rng(0, 1) == 0 and -32767 or 32767) or rng(-32767, 32767)
+          parts[#parts + 1] = string.pack("<f", n * 2.0 ^ -e)
+        end
+      end
+      rows[tk] = table.concat(parts)
+    end
+    local w = ref.random_blocks("q6_k", m * k // 256, 762)
+    for _, xb in ipairs { 40, 8 } do
+      local spec = specs.variant("q6_k", { GEMV_IDOT = 1, GEMV_XB = xb, GEMV_TOKENS = T, GEMV_GRID = 1 })
+      local y, ys = gemv.run(dev, "q6_k", w, m, k, table.concat(rows), T, spec)
+      for tk = 1, T do
+        local yref, absdot = ref.gemv("q6_k", w, m, k, rows[tk])
+        local ok, worst, rel, failures = ref.check_rows(ys:sub(4 * m * (tk - 1) + 1, 4 * m * tk), yref, absdot, 1e-6)
+        t.truthy(ok, ("XB=%d token %d: %d rows beyond 1e-6 sum |w x|, worst row %d (%.3g), y=%.9g ref=%.9g"):format(
+          xb, tk, failures, worst, rel, y[m * (tk - 1) + worst], yref[worst]))
+      end
+    end
+  end)
+end)
+
 -- The dense kernels at T > 1 (gemv_vulkan's token rules): 8 rows per lane group, 16 lanes
 -- from T = 4; through gemv.run's default kernel, ragged m (never a multiple of the 128- or
 -- 64-row workgroup), against the FP64 reference.
