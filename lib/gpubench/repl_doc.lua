@@ -69,6 +69,8 @@ local INFO_FIELDS = {
     "Vulkan 1.3 shaderIntegerDotProduct, enabled (false on CUDA and below 1.3)" },
   integer_dot_4x8_accelerated = { "boolean",
     "the packed 4x8-bit mixed-signedness integer dot is accelerated (Vulkan)" },
+  launch_overlap = { "boolean",
+    "a batch may overlap its launches (CUDA programmatic dependent launch, sm_90+; false on Vulkan)" },
   cooperative_matrix = { "string | false", "\"nv\": VK_NV_cooperative_matrix enabled (Vulkan)" },
   cooperative_matrix_shapes = { "{{m, n, k, a, b, c, d}, ...}",
     "the device's subgroup cooperative-matrix shapes and component types" },
@@ -89,7 +91,7 @@ doc.types["gpu.device"] = described("dev", "a device: memory, kernels, launches,
   timer = { "dev:timer() -> gpu.timer", "device timestamps: t:start(), t:stop(), t:ms()" },
   record = { "dev:record(n, k, grid, block, args...)",
     "n launches in one submission (or rotating {k, grid, block, args...} sets)" },
-  batch = { "dev:batch{count=, graph=, launch...} -> gpu.batch",
+  batch = { "dev:batch{count=, graph=, overlap=, launch...} -> gpu.batch",
     "launches ({k, grid, block, args...} each) recorded once, replayed by b:submit()" },
   sync = { "dev:sync()", "waits until everything submitted has finished" },
   flush_l2 = { "dev:flush_l2([kind])",
@@ -128,6 +130,8 @@ doc.types["gpu.kernel"] = described("k", "a compiled kernel", {
   local_size = { "k.local_size -> {x, y, z}", "the shader's workgroup size (Vulkan)" },
   cache_hit = { "k.cache_hit -> boolean", "whether the binary came from the disk cache" },
   backend = { "k.backend -> string", "cuda or vulkan" },
+  overlap = { "k.overlap -> boolean",
+    "the source declares GB_LAUNCH_OVERLAP: a batch with overlap may start it before the launch before it ends" },
   vendor = { "k.vendor -> table | false",
     "a vendor GEMM's library, version, shape and algorithm (dev:vendor_gemm); false for compiled code" },
 })
@@ -148,6 +152,8 @@ doc.types["gpu.batch"] = described("b", "launches recorded once, replayed with o
   count = { "b.count -> integer", "how many launches one submit makes" },
   graph = { "b.graph -> boolean", "whether it replays as a graph / pre-recorded commands" },
   launches = { "b.launches -> integer", "distinct launches it cycles through" },
+  overlap = { "b.overlap -> boolean", "whether its launches may overlap the one before (CUDA, sm_90+)" },
+  overlapped = { "b.overlapped -> integer", "distinct launches whose kernel declares launch overlap" },
 })
 
 doc.types["gpu.scalar"] = described("s", "a typed kernel argument from gpu.u32/i32/f32/u64", {}, {})
