@@ -2,8 +2,8 @@
  *
  * Why a read flush: a flush that writes its buffer (a memset) leaves L2 full
  * of dirty lines, and the next call pays to write them back inside its timed
- * region, which made a cold GEMV read about 50 % slower than the profiler
- * measures it (docs/results/h200-flush.md). Reading a
+ * region, which made a cold GEMV read far slower than the profiler measures
+ * it (the figures: docs/results/h200-flush.md). Reading a
  * buffer twice the size of L2 evicts whatever was there (its write-backs
  * happen during the flush) and leaves clean lines only. */
 #include <string.h>

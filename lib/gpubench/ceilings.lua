@@ -3,7 +3,8 @@
 -- Why: cera's wgpu_gemv_bench hard-coded one laptop's bandwidth as "peak"
 -- for every device; ninfer's linear_bench found the spec figure unreachable
 -- and reported against a measured pure-read probe as well; AstrAI's SwiGLU
--- benchmark read 3.1 TB/s on an 864 GB/s part because its weights sat in L2. So a
+-- benchmark read several times its part's DRAM bandwidth because its weights sat in
+-- L2 (docs/DESIGN.md). So a
 -- cell reports GB/s (1e9 bytes/s) against both the spec bandwidth from the
 -- device info and a measured read ceiling -- a pure-read kernel over a buffer
 -- of at least 4x L2, timed two-point, measured once per device (backend,

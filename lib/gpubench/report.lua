@@ -4,7 +4,7 @@
 -- Why: cera's numbers reached a baseline document without the ITERS, the
 -- order or the device they came from, and could not be re-examined;
 -- AstrAI's SwiGLU benchmark kept every sample and p50/p90/p99 in JSON, which
--- is what let its warm-L2 "+67 %" be re-measured and withdrawn. So every
+-- is what let its warm-L2 gain be re-measured and withdrawn. So every
 -- file carries the environment, JSON keeps every raw sample, a cell without
 -- a number says why (its status) instead of holding a string, and no run
 -- loses its finished cells (gpubench.report_files). docs/OUTPUTS.md

@@ -3,7 +3,7 @@
 --
 -- Why: the outside harnesses gpubench learned from reported one number per
 -- cell (a mean, or a single run), so a 3x positional artifact and a real
--- kernel difference looked alike (cera), and a "+67 %" that did not survive
+-- kernel difference looked alike (cera), and a gain that did not survive
 -- cold weights was published from warm medians (AstrAI). Keeping every sample and reporting the spread
 -- (p95/p99, rel_iqr) and a bootstrap interval makes a noisy cell visible, and
 -- `compare` only says "faster" when the interval excludes "same".

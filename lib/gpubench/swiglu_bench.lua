@@ -3,7 +3,7 @@
 -- regime, mode, M) each path checked and then timed in A-B-C-C-B-A trials.
 --
 -- Why each part (AstrAI's SwiGLU benchmark, docs/DESIGN.md): its headline
--- was a 40.5 MB weight pair timed in a loop inside a 96 MB L2, so here the
+-- was a weight pair that fit in its L2, timed in a loop, so here the
 -- L2-resident regime and the rotated one (weight copies totalling >= 4x L2,
 -- refused otherwise by gpubench.bench) are both first-class and every row
 -- says which it is; its paths were compared in mirrored trials to balance
