@@ -629,39 +629,42 @@ end)
 -- tighter than the GEMV criterion (lavapipe: 5e-8 at worst, as the float kernel).
 -- An integer dot 8 units off in every sub-block (2e-6 of sum |w x|) fails it and
 -- passes the tests above, whose bound with the x-rounding term is about 1.5e-4.
+-- fmt's integer kernel (GEMV_XB in xbs, one workgroup) on T rows of x on their blocks'
+-- int16 grids (random seed; the weights seed + 1) against 1e-6 of sum |w x| per row.
+local function check_int16_grid(dev, fmt, m, k, T, seed, xbs)
+  local ref = require "gpubench.ref"
+  local rng = math.random
+  math.randomseed(seed)
+  local rows = {}
+  for tk = 1, T do
+    local parts = {}
+    for b = 0, k // 32 - 1 do
+      local e = 4 + (b * 7 + tk) % 21
+      local top = rng(0, 31) -- the element that carries the block's amax
+      for i = 0, 31 do
+        local n = i == top and (rng(0, 1) == 0 and -32767 or 32767) or rng(-32767, 32767)
+        parts[#parts + 1] = string.pack("<f", n * 2.0 ^ -e)
+      end
+    end
+    rows[tk] = table.concat(parts)
+  end
+  local xs = table.concat(rows)
+  local w = ref.random_blocks(fmt, m * k // 256, seed + 1)
+  for _, xb in ipairs(xbs) do
+    local spec = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XB = xb, GEMV_TOKENS = T, GEMV_GRID = 1 })
+    local y, ys = gemv.run(dev, fmt, w, m, k, xs, T, spec)
+    for tk = 1, T do
+      local yref, absdot = ref.gemv(fmt, w, m, k, rows[tk])
+      local ok, worst, rel, failures = ref.check_rows(ys:sub(4 * m * (tk - 1) + 1, 4 * m * tk), yref, absdot, 1e-6)
+      t.truthy(ok, ("%s XB=%d token %d: %d rows beyond 1e-6 sum |w x|, worst row %d (%.3g), y=%.9g ref=%.9g"):format(
+        fmt, xb, tk, failures, worst, rel, y[m * (tk - 1) + worst], yref[worst]))
+    end
+  end
+end
+
 t.test("q4_k integer path: x on the int16 grid, exact to 1e-6 of sum |w x|", function()
   local dev = idot_device()
-  local ref = require "gpubench.ref"
-  releasing(dev, function()
-    local m, k, T = 67, 1024, 2
-    local rng = math.random
-    math.randomseed(151)
-    local rows = {}
-    for tk = 1, T do
-      local parts = {}
-      for b = 0, k // 32 - 1 do
-        local e = 4 + (b * 7 + tk) % 21
-        local top = rng(0, 31) -- the element that carries the block's amax
-        for i = 0, 31 do
-          local n = i == top and (rng(0, 1) == 0 and -32767 or 32767) or rng(-32767, 32767)
-          parts[#parts + 1] = string.pack("<f", n * 2.0 ^ -e)
-        end
-      end
-      rows[tk] = table.concat(parts)
-    end
-    local xs = table.concat(rows)
-    local w = ref.random_blocks("q4_k", m * k // 256, 152)
-    for _, xb in ipairs { 32, 8 } do
-      local spec = specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = xb, GEMV_TOKENS = T, GEMV_GRID = 1 })
-      local y, ys = gemv.run(dev, "q4_k", w, m, k, xs, T, spec)
-      for tk = 1, T do
-        local yref, absdot = ref.gemv("q4_k", w, m, k, rows[tk])
-        local ok, worst, rel, failures = ref.check_rows(ys:sub(4 * m * (tk - 1) + 1, 4 * m * tk), yref, absdot, 1e-6)
-        t.truthy(ok, ("XB=%d token %d: %d rows beyond 1e-6 sum |w x|, worst row %d (%.3g), y=%.9g ref=%.9g"):format(
-          xb, tk, failures, worst, rel, y[m * (tk - 1) + worst], yref[worst]))
-      end
-    end
-  end)
+  releasing(dev, function() check_int16_grid(dev, "q4_k", 67, 1024, 2, 151, { 32, 8 }) end)
 end)
 
 -- ------------------------------------------------------------ q5_k's integer path
@@ -687,25 +690,26 @@ t.test("q5_k integer path: for_device picks it by q4_k's rule; its geometry and 
     "gemv_vulkan.variant: GEMV_IDOT=1 needs GEMV_XB >= 1 and a multiple of 8", true)
 end)
 
--- Every T with x whole (GEMV_XB past k/32) and in slices (3 super-blocks a slice of 5:
--- x quantized again per row tile and slice), over several row tiles a workgroup, ragged m;
--- then weights whose fifth bits are all set or all clear in some sub-blocks (random blocks
--- already mix them) through one-hot x, which pins every code's position.
+-- fmt's k-quant integer kernel (q5_k, q6_k) at every T with x whole (GEMV_XB past k/32)
+-- and in slices (3 super-blocks a slice of 5: x quantized again per row tile and slice), over
+-- several row tiles a workgroup, ragged m, then every reduction path; seeds from seed up.
+local function check_kquant_every_t(dev, fmt, seed)
+  for T = 1, 8 do
+    local whole = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XB = 48, GEMV_TOKENS = T })
+    if whole.shared_bytes <= dev.max_shared_bytes then gc.check_tokens(dev, fmt, 37 + 30 * T, 1280, T, seed + T, whole) end
+    local sliced = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XB = 24, GEMV_TOKENS = T, GEMV_GRID = 2 })
+    gc.check_tokens(dev, fmt, 150, 1280, T, seed + 20 + T, sliced)
+  end
+  for _, lanes in ipairs(gc.lane_widths(dev.subgroup_size)) do
+    local v = specs.variant(fmt, { GEMV_T = lanes, GEMV_NR = 3, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 2,
+                                   GEMV_GRID = 3 })
+    gc.check_tokens(dev, fmt, 300, 1024, 2, seed + 40 + lanes, v)
+  end
+end
+
 t.test("q5_k integer path: every T = 1 .. 8, x whole and in slices, ragged m", function()
   local dev = idot_device()
-  releasing(dev, function()
-    for T = 1, 8 do
-      local whole = specs.variant("q5_k", { GEMV_IDOT = 1, GEMV_XB = 48, GEMV_TOKENS = T })
-      if whole.shared_bytes <= dev.max_shared_bytes then gc.check_tokens(dev, "q5_k", 37 + 30 * T, 1280, T, 500 + T, whole) end
-      local sliced = specs.variant("q5_k", { GEMV_IDOT = 1, GEMV_XB = 24, GEMV_TOKENS = T, GEMV_GRID = 2 })
-      gc.check_tokens(dev, "q5_k", 150, 1280, T, 520 + T, sliced)
-    end
-    for _, lanes in ipairs(gc.lane_widths(dev.subgroup_size)) do
-      local v = specs.variant("q5_k", { GEMV_T = lanes, GEMV_NR = 3, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 2,
-                                        GEMV_GRID = 3 })
-      gc.check_tokens(dev, "q5_k", 300, 1024, 2, 540 + lanes, v)
-    end
-  end)
+  releasing(dev, function() check_kquant_every_t(dev, "q5_k", 500) end)
 end)
 
 -- ------------------------------------------------------------ q6_k's integer path
@@ -737,46 +741,9 @@ end)
 -- against 1e-6 of sum |w x|, where a code or scale off by one would show.
 t.test("q6_k integer path: every T = 1 .. 8, x whole and in slices, ragged m, exact on int16 x", function()
   local dev = idot_device()
-  local ref = require "gpubench.ref"
   releasing(dev, function()
-    for T = 1, 8 do
-      local whole = specs.variant("q6_k", { GEMV_IDOT = 1, GEMV_XB = 48, GEMV_TOKENS = T })
-      if whole.shared_bytes <= dev.max_shared_bytes then gc.check_tokens(dev, "q6_k", 37 + 30 * T, 1280, T, 700 + T, whole) end
-      local sliced = specs.variant("q6_k", { GEMV_IDOT = 1, GEMV_XB = 24, GEMV_TOKENS = T, GEMV_GRID = 2 })
-      gc.check_tokens(dev, "q6_k", 150, 1280, T, 720 + T, sliced)
-    end
-    for _, lanes in ipairs(gc.lane_widths(dev.subgroup_size)) do
-      local v = specs.variant("q6_k", { GEMV_T = lanes, GEMV_NR = 3, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 2,
-                                        GEMV_GRID = 3 })
-      gc.check_tokens(dev, "q6_k", 300, 1024, 2, 740 + lanes, v)
-    end
-    local m, k, T = 45, 1280, 2
-    local rng = math.random
-    math.randomseed(761)
-    local rows = {}
-    for tk = 1, T do
-      local parts = {}
-      for b = 0, k // 32 - 1 do
-        local e = 4 + (b * 5 + tk) % 19
-        local top = rng(0, 31) -- the element that carries the block's amax
-        for i = 0, 31 do
-          local n = i == top and (rng(0, 1) == 0 and -32767 or 32767) or rng(-32767, 32767)
-          parts[#parts + 1] = string.pack("<f", n * 2.0 ^ -e)
-        end
-      end
-      rows[tk] = table.concat(parts)
-    end
-    local w = ref.random_blocks("q6_k", m * k // 256, 762)
-    for _, xb in ipairs { 40, 8 } do
-      local spec = specs.variant("q6_k", { GEMV_IDOT = 1, GEMV_XB = xb, GEMV_TOKENS = T, GEMV_GRID = 1 })
-      local y, ys = gemv.run(dev, "q6_k", w, m, k, table.concat(rows), T, spec)
-      for tk = 1, T do
-        local yref, absdot = ref.gemv("q6_k", w, m, k, rows[tk])
-        local ok, worst, rel, failures = ref.check_rows(ys:sub(4 * m * (tk - 1) + 1, 4 * m * tk), yref, absdot, 1e-6)
-        t.truthy(ok, ("XB=%d token %d: %d rows beyond 1e-6 sum |w x|, worst row %d (%.3g), y=%.9g ref=%.9g"):format(
-          xb, tk, failures, worst, rel, y[m * (tk - 1) + worst], yref[worst]))
-      end
-    end
+    check_kquant_every_t(dev, "q6_k", 700)
+    check_int16_grid(dev, "q6_k", 45, 1280, 2, 761, { 40, 8 })
   end)
 end)
 
