@@ -66,7 +66,7 @@ static void prepare_call(const gb_launch *l, int overlap, cuda_call *c) {
     }
 }
 
-/* One launch; `overlap`: with programmatic stream serialization. */
+/* One launch with programmatic stream serialization: it may start while the launch before it finishes. */
 static CUresult launch_ex(cuda_call *c, CUstream s) {
     CUlaunchAttribute at;
     memset(&at, 0, sizeof at);
