@@ -50,4 +50,12 @@ mkdir -p "$tmp/cache"
 out=$(GPUBENCH_CACHE_DIR="$tmp/cache" M=64 K=256 "$G" --backend vulkan experiments/gemv_table.lua --rotate 2>&1); rc=$?
 check "--rotate is refused before the read-ceiling probe (rc=$rc)" \
   '[[ $rc -eq 2 ]] && ! grep -q "measuring the read ceiling" <<<"$out" && [[ ! -e "$tmp/cache/ceilings.json" ]]'
+# Launch overlap is CUDA's (sm_90+): on a Vulkan device the flag stops the run, naming the device,
+# before any device work (gemv_variants and swiglu_ab share the check: options.require_overlap).
+mkdir -p "$tmp/cache2"
+for exp in gemv_table gemv_variants swiglu_ab; do
+  out=$(GPUBENCH_CACHE_DIR="$tmp/cache2" M=64 K=256 "$G" --backend vulkan experiments/$exp.lua --overlap 2>&1); rc=$?
+  check "$exp --overlap on Vulkan is refused (rc=$rc: $(head -c 200 <<<"$out"))" \
+    '[[ $rc -eq 2 ]] && grep -q "^gpubench: --overlap: .* (vulkan) has no launch overlap (CUDA programmatic dependent launch, sm_90 or later)$" <<<"$out" && [[ ! -e "$tmp/cache2/ceilings.json" ]]'
+done
 summary
