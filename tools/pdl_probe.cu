@@ -121,8 +121,6 @@ int main(int argc, char** argv)
         unsigned n16 = (unsigned)(bytes / 16);
         int n = std::max(copies * 10, bytes >= 256e6 ? 16 : 400);
         for (int submit = 0; submit < 2; submit++) {
-            double res[4][2] = {};
-            int cnt[4] = {};
             std::vector<double> acc[4];
             cudaGraphExec_t g1[4] = {}, g2[4] = {};
             if (submit == 0)
@@ -140,7 +138,6 @@ int main(int argc, char** argv)
                     ts.push_back((t2 - t1) / n * 1e3);
                 }
                 acc[m].push_back(median(ts));
-                cnt[m]++;
             }
             double plain = median(acc[0]);
             for (int m = 0; m < 4; m++) {
@@ -150,7 +147,6 @@ int main(int argc, char** argv)
                        submit ? "eager" : "graph", names[m], us, bytes / us / 1e3, plain / us, lo, hi);
             }
             for (int m = 0; m < 4; m++) if (g1[m]) { cudaGraphExecDestroy(g1[m]); cudaGraphExecDestroy(g2[m]); }
-            (void)res; (void)cnt;
         }
         for (auto p : bufs) CK(cudaFree(p));
     }

@@ -116,6 +116,11 @@ local function runner_key(n, count, opts)
     tostring(option(opts, "overlap")))
 end
 
+-- The options of a runner (timing.runner) under opts and the policy.
+local function runner_opts(opts)
+  return { clock = option(opts, "clock"), graph = option(opts, "graph"), overlap = option(opts, "overlap") }
+end
+
 local function close_all(rs)
   for _, r in ipairs(rs) do r:close() end
 end
@@ -123,8 +128,7 @@ end
 -- Runners over `launches`, made into rs, so a failure part-way leaves the ones made to close.
 local function add_runners(rs, dev, launches, count, opts)
   for i = 1, count do
-    rs[i] = timing.runner(dev, launches, { clock = option(opts, "clock"), graph = option(opts, "graph"),
-                                           overlap = option(opts, "overlap") })
+    rs[i] = timing.runner(dev, launches, runner_opts(opts))
   end
 end
 
@@ -140,8 +144,7 @@ end
 -- once per cell, then kept.
 function Cell:probe_ms(opts)
   if not self.probed then
-    local r = timing.runner(self.dev, self.launches, { clock = option(opts, "clock"), graph = option(opts, "graph"),
-                                                       overlap = option(opts, "overlap") })
+    local r = timing.runner(self.dev, self.launches, runner_opts(opts))
     local ok, ms = pcall(function() return per_call_fn(r, self.per_call)(self.copies) / self.copies end)
     r:close()
     if not ok then error(ms, 0) end

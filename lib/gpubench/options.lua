@@ -602,10 +602,8 @@ function options.overlap_option(help)
 end
 
 function options.require_overlap(dev, set)
-  if set and not dev.launch_overlap then
-    options.fail(("--overlap: %s (%s%s) has no launch overlap (CUDA programmatic dependent launch, sm_90 or later)")
-      :format(tostring(dev.name), tostring(dev.backend), (dev.arch or "") ~= "" and (" " .. dev.arch) or ""))
-  end
+  local why = set and require("gpubench.timing").no_overlap(dev)
+  if why then options.fail("--overlap: " .. why) end
 end
 
 -- concat(list, list, ...) -> one list of declarations.

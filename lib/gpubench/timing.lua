@@ -426,6 +426,13 @@ Runner.__index = Runner
 -- through at least 4x L2 (one copy per launch).
 -- run(count) and batch(count) refuse count < #launches: each submission starts
 -- at the first launch, so the tail of the list would never run.
+-- no_overlap(dev) -> why dev cannot overlap launches, or nil when it can.
+function timing.no_overlap(dev)
+  if dev.launch_overlap then return nil end
+  return ("launch overlap needs programmatic dependent launch (CUDA, sm_90 or later); %s (%s%s) has none")
+    :format(tostring(dev.name), tostring(dev.backend), (dev.arch or "") ~= "" and (" " .. dev.arch) or "")
+end
+
 -- overlaps(dev, launches, want) -> whether a batch of launches asks for
 -- launch overlap: want, and some launch's kernel declares it (k.overlap), so
 -- its launches may start while the launch before them finishes
@@ -433,10 +440,8 @@ Runner.__index = Runner
 -- it on a device without it is an error.
 function timing.overlaps(dev, launches, want)
   if not want then return false end
-  if not dev.launch_overlap then
-    error(("launch overlap needs programmatic dependent launch (CUDA, sm_90 or later); %s (%s%s) has none")
-      :format(dev.name, dev.backend, (dev.arch or "") ~= "" and (" " .. dev.arch) or ""), 0)
-  end
+  local why = timing.no_overlap(dev)
+  if why then error(why, 0) end
   for _, l in ipairs(launches) do
     if type(l[1]) == "userdata" and l[1].overlap == true then return true end
   end
