@@ -40,7 +40,8 @@
 #   scripts/gpu-session.sh overlap     # launch overlap: its tests, then plain vs overlapped (released at the block's start and at its exit) for SwiGLU per shape and the GEMV, A B C C B A
 #   scripts/gpu-session.sh vkq6        # Vulkan q6_k float against its integer kernel at T = 1 and 8, both orders, after the Vulkan GEMV test
 #   scripts/gpu-session.sh readgap     # the rotated GEMV table at 14336x5120 (both orders) beside the pure read at each format's bytes
-#   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass)
+#   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
+#   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass; SWGEO_M, SWGEO_MODE, SWGEO_FLAGS)
 set -uo pipefail
 phase=${1:-check}
 arg2=${2:-}
@@ -83,9 +84,10 @@ run() { # run NAME CMD... : logs to $LOGS/NAME.log, prints a one-line verdict
   return $rc
 }
 
-swgeo() { # swgeo NAME N,K GEOMETRY: swiglu_ab's fused kernel at one geometry, rotated graph, M = 1 and 8
-  run "$1" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $2 \
-    --m-values 1,8 --mode graph --regime rotated --trials 4 --rounds 1 --geometry $3 --json "$LOGS/$1.jsonl"
+swgeo() { # swgeo NAME N,K GEOMETRY: swiglu_ab's fused kernel at one geometry, rotated, M = SWGEO_M (1,8),
+  # mode SWGEO_MODE (graph), more swiglu_ab options in SWGEO_FLAGS (e.g. --overlap)
+  run "$1" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $2 --m-values ${SWGEO_M:-1,8} \
+    --mode ${SWGEO_MODE:-graph} --regime rotated --trials 4 --rounds 1 --geometry $3 ${SWGEO_FLAGS:-} --json "$LOGS/$1.jsonl"
   grep -E '^custom' "$LOGS/$1.log"
 }
 
@@ -545,7 +547,7 @@ moe_geo)
   # grouped kernel geometries (MOE_GEOS: space-separated NAME=V,... lists), gate_up of MOE_GEO_CONFIG (qwen3),
   # m = MOE_GEO_M (8,32,64), both regimes
   for geo in ${MOE_GEOS:-GWARPS=4,GSTAGES=3,GTOK=4 GWARPS=2,GTOK=8 GSTAGES=2,GTOK=8 GWARPS=2 GWARPS=1,GTOK=8}; do
-    n="moegeo_${MOE_GEO_CONFIG:+${MOE_GEO_CONFIG}_}${geo//[=,]/_}"
+    n="moegeo_${MOE_GEO_CONFIG:+${MOE_GEO_CONFIG}_}${geo//[=,]/_}"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
     run "$n" timeout ${MOE_GEO_LIMIT:-45} $G --backend cuda experiments/moe_scaling.lua --config ${MOE_GEO_CONFIG:-qwen3_30b_a3b} \
       --projection gate_up --variants grouped --m ${MOE_GEO_M:-8,32,64} --regime both --rounds 1 --grouped-geometry $geo \
       --json "$LOGS/$n.jsonl"
@@ -620,6 +622,15 @@ readgap)
   cat "$LOGS/readgap_read.log"
   run readgap_read_overlap env OVERLAP=1 $G tools/read_at_size.lua 41.29 50.46 60.21 77.99 146.8
   cat "$LOGS/readgap_read_overlap.log"
+  ;;
+table_big)
+  # issue 17's T = 1 goal at 131072 x 5120 (>= 90 % of the read ceiling measured in the same run): the rotated
+  # GEMV table, one order per backend (BIG_BACKENDS), each run within BIG_LIMIT seconds
+  for b in ${BIG_BACKENDS:-cuda vulkan}; do
+    run "table_big_$b" timeout ${BIG_LIMIT:-240} env M=131072 K=5120 $G --backend $b experiments/gemv_table.lua --rotate --rounds 1 \
+      --markdown "$LOGS/table_big_$b.md" --json "$LOGS/table_big_$b.jsonl"
+    grep -E "^(f32|f16|bf16|q[0-9])|ceiling" "$LOGS/table_big_$b.log"
+  done
   ;;
 *) echo "unknown phase $phase"; exit 2 ;;
 esac

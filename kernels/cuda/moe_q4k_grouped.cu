@@ -1,8 +1,9 @@
-// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=3,GTOK=4
-// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=2,GSTAGES=3,GTOK=8
-// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=2,GTOK=8
-// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=1,GSTAGES=4,GTOK=4
-// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=3,GTOK=8
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=3,GTOK=4,GSUMMMA=0
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=2,GSTAGES=3,GTOK=8,GSUMMMA=0
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=2,GTOK=8,GSUMMMA=0
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=1,GSTAGES=4,GTOK=4,GSUMMMA=0
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=3,GTOK=8,GSUMMMA=0
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=3,GTOK=4,GSUMMMA=1
 // Mixture-of-experts Q4_K GEMV grouped by expert: the `grouped` variant of
 // experiments/moe_scaling.lua, one launch per step (docs/kernels/moe.md,
 // "grouped"; moe_q4k.cuh has the stack layout).
@@ -17,9 +18,10 @@
 // mask per two codes; high nibbles masked in place are 16 q and their B is
 // x'/16) and B = the activations split as x_hi = f16(x'), x_lo = f16(x' - x_hi)
 // (22 bits of x' = x 2^s, one power of two per token and super-block of 256
-// columns, max |x'| in [2^14, 2^15)); one more mma per k-step with A = 1 gives
-// sum x per token, for the mins. Per sub-block of 32: acc_sb += (d sc) D -
-// (dmin m) D1; per super-block acc += acc_sb 2^(24 - s). The weights of a
+// columns, max |x'| in [2^14, 2^15)); the sum of x' per token and sub-block,
+// for the mins, comes from the conversion (GSUMMMA=1: from one more mma per
+// k-step with A = 1, as first written). Per sub-block of 32: acc_sb += (d sc) D
+// - (dmin m) D1; per super-block acc += acc_sb 2^(24 - s). The weights of a
 // super-block are staged with cp.async GSTAGES deep; the pass's x is loaded a
 // super-block ahead into registers and converted to B fragments in shared
 // memory by the warps, warp w taking tokens w, w + GWARPS, ...: one block
@@ -32,8 +34,8 @@
 #include "moe_q4k.cuh"
 #include "dynamic_shared.cuh"
 
-#if !defined(GWARPS) || !defined(GSTAGES) || !defined(GTOK)
-#error "moe_q4k_grouped takes -DGWARPS, -DGSTAGES and -DGTOK (defaults: lib/gpubench/moe_cuda.lua)"
+#if !defined(GWARPS) || !defined(GSTAGES) || !defined(GTOK) || !defined(GSUMMMA)
+#error "moe_q4k_grouped takes -DGWARPS, -DGSTAGES, -DGTOK and -DGSUMMMA (defaults: lib/gpubench/moe_cuda.lua)"
 #endif
 
 enum {
@@ -94,19 +96,24 @@ GB_HD float moe_xprep_back(gb_u32 mb)
 // unit's max bits mb: x' = x 2^(141 - E) puts max|x| in [2^14, 2^15) (odd
 // sub-blocks / 16: their A is 16 q); for mma j = 0, 1: x_hi of b0, b1, then
 // x_lo of b0, b1 (b0 = elements 4j, 4j + 2 of the lane's 8, b1 = 4j + 1, 4j + 3).
-GB_HD void moe_xprep_lane(const float* v, gb_u32 s, gb_u32 mb, gb_u32* o)
+// Returns the sum of the lane's 8 x' 2^-24 (the scale of the codes' A), its
+// share of the sub-block's sum of x for the mins.
+GB_HD float moe_xprep_lane(const float* v, gb_u32 s, gb_u32 mb, gb_u32* o)
 {
     const gb_u32 E = moe_xprep_exp(mb);
     const float mul = gb_as_float(((s & 1) ? 264u - E : 268u - E) << 23);
+    float sum = 0.0f;
 #pragma unroll
     for (int j = 0; j < 2; j++) {
         const float p0 = v[4 * j] * mul, p1 = v[4 * j + 1] * mul, p2 = v[4 * j + 2] * mul, p3 = v[4 * j + 3] * mul;
+        sum += (p0 + p1) + (p2 + p3);
         const gb_u32 h0 = moe_f16x2(p0, p2), h1 = moe_f16x2(p1, p3);
         o[4 * j] = h0, o[4 * j + 1] = h1;
         // x' - x_hi is exact in f32; its f16 keeps 11 more bits
         o[4 * j + 2] = moe_f16x2(p0 - gb_half_to_float(h0 & 0xFFFF), p2 - gb_half_to_float(h0 >> 16));
         o[4 * j + 3] = moe_f16x2(p1 - gb_half_to_float(h1 & 0xFFFF), p3 - gb_half_to_float(h1 >> 16));
     }
+    return sum * 0x1p-24f;
 }
 
 // ------------------------------------------------------------ the grouped GEMV
@@ -172,6 +179,7 @@ struct MoeGroupedSmem {
     unsigned char w[S][16 * W][MOE_SROW]; // a super-block of the block's rows, S stages
     unsigned char x[2][TK][MOE_SXU];      // the pass's tokens' B fragments for a super-block, 2 stages
     float xi[2][TK];                    // ... and their back-scales
+    float xsum[2][8][GSUMMMA ? 1 : 8];  // ... and sum x' 2^-24 per sub-block and token (8 columns: the mma's N)
     float prep[W][16][16];              // gb_k_prep of each warp's rows for the current super-block
     gb_u32 mask[MOE_MAXE / 32];         // experts present in ids
     gb_u32 pair[TK];                    // the pass's pairs
@@ -314,7 +322,12 @@ extern "C" __global__ void __launch_bounds__(32 * GWARPS)
                 for (int o = 16; o >= 1; o /= 2) mx = gb_absmax_nan(__shfl_xor_sync(0xFFFFFFFFu, mx, o), mx);
                 const gb_u32 mb = gb_bits(mx), j = warp + W * i;
                 gb_u32 o[8];
-                moe_xprep_lane(xl.v[i], xs, mb, o);
+                float sum = moe_xprep_lane(xl.v[i], xs, mb, o);
+                if constexpr (!GSUMMMA) { // the 4 lanes of sub-block xs
+                    sum += __shfl_xor_sync(0xFFFFFFFFu, sum, 1);
+                    sum += __shfl_xor_sync(0xFFFFFFFFu, sum, 2);
+                    if ((lane & 3) == 0) sm.xsum[b & 1][xs][j] = sum;
+                }
                 uint4* dst = reinterpret_cast<uint4*>(&sm.x[b & 1][j][32 * lane]); // 128 s + 32 t
                 dst[0] = make_uint4(o[0], o[1], o[2], o[3]);
                 dst[1] = make_uint4(o[4], o[5], o[6], o[7]);
@@ -366,10 +379,15 @@ extern "C" __global__ void __launch_bounds__(32 * GWARPS)
                     moe_mma(dw, r.a[0][0], r.a[0][1], r.a[0][2], r.a[0][3], r.b[0].z, r.b[0].w);  // x_lo
                     moe_mma(dw, r.a[1][0], r.a[1][1], r.a[1][2], r.a[1][3], r.b[1].x, r.b[1].y);
                     moe_mma(dw, r.a[1][0], r.a[1][1], r.a[1][2], r.a[1][3], r.b[1].z, r.b[1].w);
-                    moe_mma0(d1, one, one, one, one, r.b[0].x, r.b[0].y);
-                    moe_mma(d1, one, one, one, one, r.b[0].z, r.b[0].w);
-                    moe_mma(d1, one, one, one, one, r.b[1].x, r.b[1].y);
-                    moe_mma(d1, one, one, one, one, r.b[1].z, r.b[1].w);
+                    if constexpr (GSUMMMA != 0) {
+                        moe_mma0(d1, one, one, one, one, r.b[0].x, r.b[0].y);
+                        moe_mma(d1, one, one, one, one, r.b[0].z, r.b[0].w);
+                        moe_mma(d1, one, one, one, one, r.b[1].x, r.b[1].y);
+                        moe_mma(d1, one, one, one, one, r.b[1].z, r.b[1].w);
+                    } else { // columns 2t, 2t + 1 (those past the pass's tokens are never stored)
+                        const float2 sx = *reinterpret_cast<const float2*>(&sm.xsum[xb][2 * c + h][GSUMMMA ? 0 : 2 * t]);
+                        d1[0] = d1[2] = sx.x, d1[1] = d1[3] = sx.y;
+                    }
                     moe_epilogue(sb, dw, d1, pl, ph, h);
                 }
             }

@@ -74,9 +74,6 @@ local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 }, q4_k = { 72 }, 
 -- (q4_k, q5_k: whole super-blocks per slice of x; gemv_q4_k.comp).
 local IDOT_TOKENS = { q4_k = "any", q5_k = "any", q6_k = "any", q8_0 = "multi", q4_0 = "multi" }
 local IDOT_XB_MULTIPLE = { q4_k = 8, q5_k = 8, q6_k = 8 }
--- Integer kernels built by variant but not picked by for_device until an A/B on a GPU
--- says they win: q6_k's (docs/kernels/vulkan-gemv.md, "q6_k").
-local IDOT_UNMEASURED = { q6_k = true }
 -- q8_0 and q4_0 at T > 1: the T-token integer loop in layout 1, one workgroup
 -- per row tile (x is quantized per tile there anyway): faster than the float
 -- kernels at T = 2, 4 and 8 in both orders, and than layout 2 but for a tie at
@@ -223,7 +220,7 @@ end
 --     and fits its larger blocks (q8_0, q4_0), else layout 1.
 function M.for_device(dev, fmt, m, k, tokens)
   tokens = tokens or 1
-  if not IDOT_BLOCK_BYTES[fmt] or IDOT_UNMEASURED[fmt] then return nil end
+  if not IDOT_BLOCK_BYTES[fmt] then return nil end
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end
   local multi = IDOT_TOKENS[fmt] == "multi" and tokens > 1

@@ -10,7 +10,8 @@
 --   fused    fused_gate_up: the same per pair over two stacks, silu * up
 --   grouped  grouped: per present expert GWARPS warps of 16 rows on the
 --            tensor cores, GTOK tokens per pass, GSTAGES cp.async stages of
---            weights (docs/kernels/moe.md, "grouped")
+--            weights; GSUMMMA=1 takes the sum of x for the mins from an mma
+--            instead of the x conversion (docs/kernels/moe.md, "grouped")
 
 local M = {}
 
@@ -24,7 +25,9 @@ end
 
 M.pairs = gemv_like("moe_q4k_pairs.cu", "moe_q4k_pairs", { ROWS = 14, WARPS = 1, STAGES = 2, PARTS = 2 })
 M.fused = gemv_like("moe_q4k_fused.cu", "moe_q4k_fused", { ROWS = 14, WARPS = 1, STAGES = 2, PARTS = 2 })
-M.grouped = spec("moe_q4k_grouped.cu", "moe_q4k_grouped", { GWARPS = 4, GSTAGES = 3, GTOK = 4 }, { 32 * 4, 1, 1 }, 16 * 4)
+M.grouped = spec("moe_q4k_grouped.cu", "moe_q4k_grouped", { GWARPS = 4, GSTAGES = 3, GTOK = 4, GSUMMMA = 0 },
+  { 32 * 4, 1, 1 }, 16 * 4)
+local FLAGS = { GSUMMMA = true } -- defines that take 0 or 1
 
 -- grouped is one launch: each block finds its expert's pairs itself.
 M.grouped_dispatches = 1
@@ -38,7 +41,9 @@ function M.variant(name, changes)
   for k, v in pairs(base.defines) do d[k] = v end
   for k, v in pairs(changes) do
     if d[k] == nil then error(("moe_cuda.variant: %s has no define %s"):format(name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < 1 then
+    if FLAGS[k] then
+      if v ~= 0 and v ~= 1 then error(("moe_cuda.variant: %s=%s is not 0 or 1"):format(k, tostring(v)), 2) end
+    elseif math.type(v) ~= "integer" or v < 1 then
       error(("moe_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
@@ -48,7 +53,8 @@ function M.variant(name, changes)
     -- that a geometry over a block's shared memory is refused before NVRTC (past the
     -- static 48 KiB the kernel takes it as dynamic shared memory).
     local W, S, TK = d.GWARPS, d.GSTAGES, d.GTOK
-    local bytes = S * 16 * W * (144 + 16) + 2 * TK * (1024 + 16) + 2 * TK * 4 + W * 16 * 16 * 4 + 1024 // 8 + 4 * TK + 12
+    local bytes = S * 16 * W * (144 + 16) + 2 * TK * (1024 + 16) + 2 * TK * 4 + 2 * 8 * (d.GSUMMMA == 1 and 1 or 8) * 4
+      + W * 16 * 16 * 4 + 1024 // 8 + 4 * TK + 12
     local limit = require("gpubench.kernels").CUDA_BLOCK_SHARED_BYTES
     if bytes > limit then
       error(("moe_cuda.variant: grouped GWARPS=%d GSTAGES=%d GTOK=%d needs %d B of shared memory, over a block's %d B "

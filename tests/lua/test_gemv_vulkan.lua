@@ -175,9 +175,10 @@ t.test("launch_args: a launch by hand equals gemv.run", function()
     xb:upload(x)
     yb:fill(0xFF) -- NaN everywhere: a row the kernel skips cannot pass
     local kern, grid, block, a1, a2, a3, a4, a5 = gemv.launch_args(dev, "q6_k", wb, xb, yb, m, k)
-    local rpg = specs.q6_k.rows_per_group
-    t.eq(grid, { (m + rpg - 1) // rpg, 1, 1 })
-    t.eq(block, { 256, 1, 1 })
+    local spec = gemv.spec_for(dev, "q6_k", m, k)
+    if dev.integer_dot_product then t.eq(spec.defines.GEMV_IDOT, 1, "the integer kernel where the device has it") end
+    t.eq(grid, gemv.grid(spec, m, k))
+    t.eq(block, spec.block)
     t.eq(kern.params, { "buffer", "buffer", "buffer", "u32", "u32" })
     kern:launch(grid, block, a1, a2, a3, a4, a5)
     t.eq(yb:download(), want)
@@ -268,8 +269,8 @@ t.test("integer path: the selection rule (fake devices)", function()
     t.eq(gemv.grid(cpu, 65536, 1024), { 256, 1, 1 }, fmt .. ": 4096 tiles, 16 each")
     t.eq(gemv.grid(cpu, 4097 * 16, 1024), { 241, 1, 1 }, fmt .. ": 4097 tiles, 17 each")
   end
-  for _, fmt in ipairs { "f32", "f16", "bf16", "q6_k" } do
-    t.truthy(gemv.spec_for(fake(), fmt, 300, 1024) == specs[fmt], fmt .. (fmt == "q6_k" and ": its integer kernel is unmeasured" or " has no integer kernel"))
+  for _, fmt in ipairs { "f32", "f16", "bf16" } do
+    t.truthy(gemv.spec_for(fake(), fmt, 300, 1024) == specs[fmt], fmt .. " has no integer kernel")
   end
   t.truthy(gemv.spec_for({ backend = "cuda" }, "q8_0", 300, 1024) == gemv.spec("cuda", "q8_0", 300, 1024),
     "CUDA: its own spec")
@@ -717,10 +718,15 @@ end)
 -- gemv_q6_k.comp, GEMV_IDOT=1: signed codes q - 32 against int16 x through q8_0's dots, a scale
 -- per 16-element half of each 32-block; a variant (for_device keeps the float kernel until an
 -- A/B on a GPU).
-t.test("q6_k integer path: a variant (for_device keeps the float kernel); geometry, shared memory, errors", function()
+t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared memory, errors", function()
   for _, T in ipairs { 1, 2, 8 } do
-    t.truthy(gemv.spec_for(fake(), "q6_k", 14336, 5120, T) == gemv.spec("vulkan", "q6_k", T),
-      ("T=%d: the float kernel until measured"):format(T))
+    local s = gemv.spec_for(fake(), "q6_k", 14336, 5120, T)
+    t.eq({ s.file, s.defines.GEMV_IDOT, s.defines.GEMV_T, s.defines.GEMV_NR, s.defines.GEMV_TOKENS, s.grid_cap },
+      { "kernels/vulkan/gemv_q6_k.comp", 1, 16, 4, T, 0 }, ("T=%d: the integer kernel, q4_k's geometry"):format(T))
+    t.eq(s.defines.GEMV_XB, specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = T }).GEMV_XB,
+      ("T=%d: x sized as the variant's"):format(T))
+    t.truthy(gemv.spec_for(fake { integer_dot_product = false }, "q6_k", 300, 1024, T) == gemv.spec("vulkan", "q6_k", T),
+      ("T=%d: no integerDotProduct, the float kernel"):format(T))
   end
   t.eq(specs.variant_defines("q6_k").GEMV_IDOT, 0)
   local v = specs.variant("q6_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 3 })

@@ -74,17 +74,19 @@ t.test("the checks catch a wrong kernel: weights changed after the reference fai
   mc.wrong_kernel_fails(t.device(BACKEND), { "batched", "grouped", "fused_gate_up" })
 end)
 
-t.test("grouped geometries of the compile lines: GWARPS 1, 2, 4, GSTAGES 2 to 4, GTOK 4 and 8 (4, 3, 8: dynamic shared memory)", function()
+t.test("grouped geometries of the compile lines: GWARPS 1, 2, 4, GSTAGES 2 to 4, GTOK 4 and 8 (4, 3, 8: dynamic shared memory), the sum of x by mma (GSUMMMA=1)", function()
   local mc = require "gpubench.moe_cuda"
-  t.eq(mc.variant("grouped", { GWARPS = 4, GSTAGES = 3, GTOK = 8 }).defines.GSTAGES, 3, "51692 B: past the static 48 KiB")
+  t.eq(mc.variant("grouped", { GWARPS = 4, GSTAGES = 3, GTOK = 8 }).defines.GSTAGES, 3, "52204 B: past the static 48 KiB")
   t.errors(function() mc.variant("grouped", { GWARPS = 16, GSTAGES = 8, GTOK = 8 }) end,
-    "moe_cuda.variant: grouped GWARPS=16 GSTAGES=8 GTOK=8 needs 360940 B of shared memory, over a block's 232448 B", true)
+    "moe_cuda.variant: grouped GWARPS=16 GSTAGES=8 GTOK=8 needs 361452 B of shared memory, over a block's 232448 B", true)
+  t.errors(function() mc.variant("grouped", { GSUMMMA = 2 }) end, "moe_cuda.variant: GSUMMMA=2 is not 0 or 1", true)
+  t.errors(function() mc.variant("grouped", { GTOK = 0 }) end, "moe_cuda.variant: GTOK=0 is not a positive integer", true)
   local dev = t.device(BACKEND)
   local sh = moe.shape(WIDE, "gate_up")
   local F <close>, g = mb.case(dev, sh, moe.edge("overflow", 30, sh.experts, sh.top_k), 30)
   for _, d in ipairs { { GWARPS = 2, GSTAGES = 4, GTOK = 8 }, { GWARPS = 2, GSTAGES = 3, GTOK = 8 },
                        { GWARPS = 4, GSTAGES = 2, GTOK = 8 }, { GWARPS = 1, GSTAGES = 4, GTOK = 4 },
-                       { GWARPS = 4, GSTAGES = 3, GTOK = 8 } } do
+                       { GWARPS = 4, GSTAGES = 3, GTOK = 8 }, { GSUMMMA = 1 }, { GSUMMMA = 1, GTOK = 8, GSTAGES = 2 } } do
     local specs = { grouped = mc.variant("grouped", d) }
     t.truthy(mb.check(dev, g, "grouped", 30, specs).worst_rel <= mb.TOL)
   end
