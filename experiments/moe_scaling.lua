@@ -239,9 +239,13 @@ if grouped_defines then
   sink:note("* grouped kernel geometry (--grouped-geometry): " .. options.format_defines(grouped_defines, " "))
 else
   for _, rule in ipairs(require("gpubench.moe_" .. dev.backend).GROUPED_RULES or {}) do
-    sink:note(("* grouped: %s where a step has >= %g pairs per expert (m top_k / min(E, m top_k)), the %s table's "
-      .. "rule (docs/kernels/moe.md)"):format(options.format_defines(rule.changes, " "), rule.min_pairs_per_expert,
-      dev.backend))
+    local where = {}
+    if rule.max_pairs then where[#where + 1] = ("at most %d pairs (m top_k)"):format(rule.max_pairs) end
+    if rule.min_pairs_per_expert then
+      where[#where + 1] = ("%g or more pairs per expert (m top_k / min(E, m top_k))"):format(rule.min_pairs_per_expert)
+    end
+    sink:note(("* grouped: %s where a step has %s and no earlier rule applies, the %s table's rule (docs/kernels/moe.md)")
+      :format(options.format_defines(rule.changes, " "), table.concat(where, " and "), dev.backend))
   end
 end
 sink:note(("* table run %d times in %s order, only the last round reported"):format(opts.rounds, opts.order))

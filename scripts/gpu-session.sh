@@ -40,6 +40,7 @@
 #   scripts/gpu-session.sh overlap     # launch overlap: its tests, then plain vs overlapped (released at the block's start and at its exit) for SwiGLU per shape and the GEMV, A B C C B A
 #   scripts/gpu-session.sh vkq6        # Vulkan q6_k float against its integer kernel at T = 1 and 8, both orders, after the Vulkan GEMV test
 #   scripts/gpu-session.sh readgap     # the rotated GEMV table at 14336x5120 (both orders) beside the pure read at each format's bytes
+#   scripts/gpu-session.sh moe_ncu     # ncu sections of one cold MoE grouped step, qwen3 gate_up, m = MOE_NCU_M (1 8)
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass; SWGEO_M, SWGEO_MODE, SWGEO_FLAGS)
 set -uo pipefail
@@ -622,6 +623,19 @@ readgap)
   cat "$LOGS/readgap_read.log"
   run readgap_read_overlap env OVERLAP=1 $G tools/read_at_size.lua 41.29 50.46 60.21 77.99 146.8
   cat "$LOGS/readgap_read_overlap.log"
+  ;;
+moe_ncu)
+  # ncu sections of one cold grouped step (qwen3 gate_up) at each m of MOE_NCU_M (1 8); MOE_NCU_GEO: a
+  # --grouped-geometry for all of them
+  S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy
+     --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis --section InstructionStats"
+  for mm in ${MOE_NCU_M:-1 8}; do
+    run "ncu_moe_grouped_m$mm" timeout 120 $NCU --cache-control none --clock-control none $S -k regex:grouped -s 30 -c 1 \
+      $G --backend cuda experiments/moe_scaling.lua --config qwen3_30b_a3b --m $mm --variants grouped \
+      --projection gate_up --regime cold --rounds 1 ${MOE_NCU_GEO:+--grouped-geometry $MOE_NCU_GEO}
+    grep -E 'Duration|DRAM Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|Grid Size|Eligible Warps|L2 Hit|Executed Ipc A|Pipe|Tensor|Block Limit' \
+      "$LOGS/ncu_moe_grouped_m$mm.log" | head -40
+  done
   ;;
 table_big)
   # issue 17's T = 1 goal at 131072 x 5120 (>= 90 % of the read ceiling measured in the same run): the rotated

@@ -1,9 +1,10 @@
-// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=3,GTOK=4,GSUMMMA=0
-// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=2,GSTAGES=3,GTOK=8,GSUMMMA=0
-// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=2,GTOK=8,GSUMMMA=0
-// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=1,GSTAGES=4,GTOK=4,GSUMMMA=0
-// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=3,GTOK=8,GSUMMMA=0
-// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=3,GTOK=4,GSUMMMA=1
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=3,GTOK=4,GPACK=0
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=2,GSTAGES=3,GTOK=8,GPACK=0
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=2,GTOK=8,GPACK=0
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=1,GSTAGES=4,GTOK=4,GPACK=0
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=3,GTOK=8,GPACK=0
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=3,GTOK=4,GPACK=1
+// gpubench-compile: entry=moe_q4k_grouped defines=GWARPS=4,GSTAGES=3,GTOK=2,GPACK=1
 // Mixture-of-experts Q4_K GEMV grouped by expert: the `grouped` variant of
 // experiments/moe_scaling.lua, one launch per step (docs/kernels/moe.md,
 // "grouped"; moe_q4k.cuh has the stack layout).
@@ -18,10 +19,11 @@
 // mask per two codes; high nibbles masked in place are 16 q and their B is
 // x'/16) and B = the activations split as x_hi = f16(x'), x_lo = f16(x' - x_hi)
 // (22 bits of x' = x 2^s, one power of two per token and super-block of 256
-// columns, max |x'| in [2^14, 2^15)); the sum of x' per token and sub-block,
-// for the mins, comes from the conversion (GSUMMMA=1: from one more mma per
-// k-step with A = 1, as first written). Per sub-block of 32: acc_sb += (d sc) D
-// - (dmin m) D1; per super-block acc += acc_sb 2^(24 - s). The weights of a
+// columns, max |x'| in [2^14, 2^15)): two mma per k-step, or one with
+// GPACK=1 (GTOK <= 4), where columns 0..3 take the tokens' x_hi and 4..7 their
+// x_lo and the two halves of the sums meet once, at the end. The sum of x' per
+// token and sub-block, for the mins, comes from the conversion. Per sub-block
+// of 32: acc_sb += (d sc) D - (dmin m) D1; per super-block acc += acc_sb 2^(24 - s). The weights of a
 // super-block are staged with cp.async GSTAGES deep; the pass's x is loaded a
 // super-block ahead into registers and converted to B fragments in shared
 // memory by the warps, warp w taking tokens w, w + GWARPS, ...: one block
@@ -34,8 +36,11 @@
 #include "moe_q4k.cuh"
 #include "dynamic_shared.cuh"
 
-#if !defined(GWARPS) || !defined(GSTAGES) || !defined(GTOK) || !defined(GSUMMMA)
-#error "moe_q4k_grouped takes -DGWARPS, -DGSTAGES, -DGTOK and -DGSUMMMA (defaults: lib/gpubench/moe_cuda.lua)"
+#if !defined(GWARPS) || !defined(GSTAGES) || !defined(GTOK) || !defined(GPACK)
+#error "moe_q4k_grouped takes -DGWARPS, -DGSTAGES, -DGTOK and -DGPACK (defaults: lib/gpubench/moe_cuda.lua)"
+#endif
+#if GPACK && GTOK > 4
+#error "GPACK=1 puts x_hi and x_lo of up to 4 tokens in the mma's 8 columns: GTOK must be 1..4"
 #endif
 
 enum {
@@ -129,16 +134,37 @@ struct MoeRegs {
     uint4 b[2];
 };
 
-GB_HD void moe_regs(const unsigned char* rl, const unsigned char* rh, const unsigned char* xg, gb_u32 t, int c,
-                    int h, MoeRegs& r)
+GB_HD void moe_a(const unsigned char* rl, const unsigned char* rh, gb_u32 t, int c, int h, gb_u32 (&a)[2][4])
 {
     const uint2 wl = *reinterpret_cast<const uint2*>(rl + 16 + 32 * c + 8 * t);
     const uint2 wh = *reinterpret_cast<const uint2*>(rh + 16 + 32 * c + 8 * t);
     const gb_u32 M = h ? 0x00F000F0u : 0x000F000Fu;
-    r.a[0][0] = wl.x & M, r.a[0][1] = wh.x & M, r.a[0][2] = (wl.x >> 8) & M, r.a[0][3] = (wh.x >> 8) & M;
-    r.a[1][0] = wl.y & M, r.a[1][1] = wh.y & M, r.a[1][2] = (wl.y >> 8) & M, r.a[1][3] = (wh.y >> 8) & M;
+    a[0][0] = wl.x & M, a[0][1] = wh.x & M, a[0][2] = (wl.x >> 8) & M, a[0][3] = (wh.x >> 8) & M;
+    a[1][0] = wl.y & M, a[1][1] = wh.y & M, a[1][2] = (wl.y >> 8) & M, a[1][3] = (wh.y >> 8) & M;
+}
+
+GB_HD void moe_regs(const unsigned char* rl, const unsigned char* rh, const unsigned char* xg, gb_u32 t, int c,
+                    int h, MoeRegs& r)
+{
+    moe_a(rl, rh, t, c, h, r.a);
     const uint4* bp = reinterpret_cast<const uint4*>(xg + 128 * (2 * c + h) + 32 * t);
     r.b[0] = bp[0], r.b[1] = bp[1];
+}
+
+// GPACK=1: B column g is x_hi (g < 4) or x_lo (g >= 4) of token g % 4, so xg
+// points 8 bytes into the token's fragments for g >= 4: b[j] = (b0, b1) of
+// mma j, one mma per k-step for both halves.
+struct MoeRegsPacked {
+    gb_u32 a[2][4];
+    uint2 b[2];
+};
+
+GB_HD void moe_regs_packed(const unsigned char* rl, const unsigned char* rh, const unsigned char* xg, gb_u32 t,
+                           int c, int h, MoeRegsPacked& r)
+{
+    moe_a(rl, rh, t, c, h, r.a);
+    const unsigned char* bp = xg + 128 * (2 * c + h) + 32 * t;
+    r.b[0] = *reinterpret_cast<const uint2*>(bp), r.b[1] = *reinterpret_cast<const uint2*>(bp + 16);
 }
 
 // The sub-block's share of the lane's four sums (rows g, g, g+8, g+8 x
@@ -179,7 +205,7 @@ struct MoeGroupedSmem {
     unsigned char w[S][16 * W][MOE_SROW]; // a super-block of the block's rows, S stages
     unsigned char x[2][TK][MOE_SXU];      // the pass's tokens' B fragments for a super-block, 2 stages
     float xi[2][TK];                    // ... and their back-scales
-    float xsum[2][8][GSUMMMA ? 1 : 8];  // ... and sum x' 2^-24 per sub-block and token (8 columns: the mma's N)
+    float xsum[2][8][8];                // ... and sum x' 2^-24 per sub-block and token (8 columns: the mma's N)
     float prep[W][16][16];              // gb_k_prep of each warp's rows for the current super-block
     gb_u32 mask[MOE_MAXE / 32];         // experts present in ids
     gb_u32 pair[TK];                    // the pass's pairs
@@ -248,6 +274,8 @@ extern "C" __global__ void __launch_bounds__(32 * GWARPS)
 
     // The grouping: which experts ids holds, and which of them is this block's.
     for (gb_u32 i = tid; i < MOE_MAXE / 32; i += NT) sm.mask[i] = 0;
+    if constexpr (GPACK != 0) // the x_lo columns' sums of x stay zero: the mins count once per token
+        for (gb_u32 i = tid; i < 2 * 8 * 4; i += NT) sm.xsum[i >> 5][(i >> 2) & 7][4 + (i & 3)] = 0.0f;
     __syncthreads();
     for (gb_u32 p = tid; p < pairs; p += NT) {
         const gb_u32 e = moe_expert(ids, p, experts);
@@ -278,7 +306,6 @@ extern "C" __global__ void __launch_bounds__(32 * GWARPS)
     const gb_u32 nsb = k >> 8, row0 = blockIdx.x * 16 * W;
     const gb_u32 g = lane >> 2, t = lane & 3, rl = 16 * warp + g, rh = rl + 8;
     const gb_u32 xs = lane >> 2; // the sub-block this lane converts (lane (s, t) of moe_xprep_lane)
-    const gb_u32 one = 0x00010001u; // two f16 2^-24: the A of the sum-of-x mma
     // This thread's 16-byte chunks of a stage (the block's rows x 9 chunks),
     // the same for every super-block but for + 144 b: sources and shared
     // addresses once, not per copy (rows past n copy row n - 1).
@@ -323,11 +350,9 @@ extern "C" __global__ void __launch_bounds__(32 * GWARPS)
                 const gb_u32 mb = gb_bits(mx), j = warp + W * i;
                 gb_u32 o[8];
                 float sum = moe_xprep_lane(xl.v[i], xs, mb, o);
-                if constexpr (!GSUMMMA) { // the 4 lanes of sub-block xs
-                    sum += __shfl_xor_sync(0xFFFFFFFFu, sum, 1);
-                    sum += __shfl_xor_sync(0xFFFFFFFFu, sum, 2);
-                    if ((lane & 3) == 0) sm.xsum[b & 1][xs][j] = sum;
-                }
+                sum += __shfl_xor_sync(0xFFFFFFFFu, sum, 1); // the 4 lanes of sub-block xs
+                sum += __shfl_xor_sync(0xFFFFFFFFu, sum, 2);
+                if ((lane & 3) == 0) sm.xsum[b & 1][xs][j] = sum;
                 uint4* dst = reinterpret_cast<uint4*>(&sm.x[b & 1][j][32 * lane]); // 128 s + 32 t
                 dst[0] = make_uint4(o[0], o[1], o[2], o[3]);
                 dst[1] = make_uint4(o[4], o[5], o[6], o[7]);
@@ -361,6 +386,8 @@ extern "C" __global__ void __launch_bounds__(32 * GWARPS)
             convert_x(b + 1); // into x stage (b + 1) % 2, read after the next barrier
             load_x(b + 2);
             const gb_u32 st = b % S, xb = b & 1;
+            // GPACK: column g is token (g % 4) % TK, its x_hi words (g < 4) or x_lo (8 bytes on)
+            const unsigned char* xg_packed = &sm.x[xb][(g & 3) % TK][g >= 4 ? 8 : 0];
             if (lane < 16) gb_k_prep(&sm.w[st][16 * warp + lane][0], &sm.prep[warp][lane][0]);
             __syncwarp();
             float sb[4] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -370,37 +397,44 @@ extern "C" __global__ void __launch_bounds__(32 * GWARPS)
                 const float4 ph = *reinterpret_cast<const float4*>(&sm.prep[warp][g + 8][4 * c]);
 #pragma unroll
                 for (int h = 0; h < 2; h++) { // sub-block 2c + h: low nibbles, then high (16 q)
-                    MoeRegs r;
                     // columns past TK read another token's B (kept apart by the mma, never stored):
                     // no zeroing and no branch
-                    moe_regs(&sm.w[st][rl][0], &sm.w[st][rh][0], &sm.x[xb][g % TK][0], t, c, h, r);
                     float dw[4], d1[4];
-                    moe_mma0(dw, r.a[0][0], r.a[0][1], r.a[0][2], r.a[0][3], r.b[0].x, r.b[0].y); // x_hi
-                    moe_mma(dw, r.a[0][0], r.a[0][1], r.a[0][2], r.a[0][3], r.b[0].z, r.b[0].w);  // x_lo
-                    moe_mma(dw, r.a[1][0], r.a[1][1], r.a[1][2], r.a[1][3], r.b[1].x, r.b[1].y);
-                    moe_mma(dw, r.a[1][0], r.a[1][1], r.a[1][2], r.a[1][3], r.b[1].z, r.b[1].w);
-                    if constexpr (GSUMMMA != 0) {
-                        moe_mma0(d1, one, one, one, one, r.b[0].x, r.b[0].y);
-                        moe_mma(d1, one, one, one, one, r.b[0].z, r.b[0].w);
-                        moe_mma(d1, one, one, one, one, r.b[1].x, r.b[1].y);
-                        moe_mma(d1, one, one, one, one, r.b[1].z, r.b[1].w);
-                    } else { // columns 2t, 2t + 1 (those past the pass's tokens are never stored)
-                        const float2 sx = *reinterpret_cast<const float2*>(&sm.xsum[xb][2 * c + h][GSUMMMA ? 0 : 2 * t]);
-                        d1[0] = d1[2] = sx.x, d1[1] = d1[3] = sx.y;
+                    if constexpr (GPACK != 0) {
+                        MoeRegsPacked r;
+                        moe_regs_packed(&sm.w[st][rl][0], &sm.w[st][rh][0], xg_packed, t, c, h, r);
+                        moe_mma0(dw, r.a[0][0], r.a[0][1], r.a[0][2], r.a[0][3], r.b[0].x, r.b[0].y);
+                        moe_mma(dw, r.a[1][0], r.a[1][1], r.a[1][2], r.a[1][3], r.b[1].x, r.b[1].y);
+                    } else {
+                        MoeRegs r;
+                        moe_regs(&sm.w[st][rl][0], &sm.w[st][rh][0], &sm.x[xb][g % TK][0], t, c, h, r);
+                        moe_mma0(dw, r.a[0][0], r.a[0][1], r.a[0][2], r.a[0][3], r.b[0].x, r.b[0].y); // x_hi
+                        moe_mma(dw, r.a[0][0], r.a[0][1], r.a[0][2], r.a[0][3], r.b[0].z, r.b[0].w);  // x_lo
+                        moe_mma(dw, r.a[1][0], r.a[1][1], r.a[1][2], r.a[1][3], r.b[1].x, r.b[1].y);
+                        moe_mma(dw, r.a[1][0], r.a[1][1], r.a[1][2], r.a[1][3], r.b[1].z, r.b[1].w);
                     }
+                    // columns 2t, 2t + 1 (GPACK: the x_lo columns' are zero)
+                    const float2 sx = *reinterpret_cast<const float2*>(&sm.xsum[xb][2 * c + h][2 * t]);
+                    d1[0] = d1[2] = sx.x, d1[1] = d1[3] = sx.y;
                     moe_epilogue(sb, dw, d1, pl, ph, h);
                 }
             }
-            // C columns 2t, 2t+1 are tokens 2t, 2t+1 of the pass (unused ones never stored)
-            const float i0 = 2 * t < (gb_u32)T ? sm.xi[xb][2 * t] : 0.0f;
-            const float i1 = 2 * t + 1 < (gb_u32)T ? sm.xi[xb][2 * t + 1] : 0.0f;
+            // C columns 2t, 2t+1 are tokens 2t, 2t+1 of the pass (GPACK: tokens 2t % 4, 2t % 4 + 1;
+            // unused ones never stored)
+            const gb_u32 c0 = GPACK ? (2 * t) & 3 : 2 * t;
+            const float i0 = c0 < (gb_u32)T ? sm.xi[xb][c0] : 0.0f;
+            const float i1 = c0 + 1 < (gb_u32)T ? sm.xi[xb][c0 + 1] : 0.0f;
             acc[0] = fmaf(sb[0], i0, acc[0]), acc[1] = fmaf(sb[1], i1, acc[1]);
             acc[2] = fmaf(sb[2], i0, acc[2]), acc[3] = fmaf(sb[3], i1, acc[3]);
+        }
+        if constexpr (GPACK != 0) { // lane t + 2's x_lo sums join lane t's x_hi sums
+#pragma unroll
+            for (int i = 0; i < 4; i++) acc[i] += __shfl_xor_sync(0xFFFFFFFFu, acc[i], 2);
         }
 #pragma unroll
         for (int i = 0; i < 4; i++) {
             const gb_u32 col = 2 * t + (i & 1), row = row0 + (i < 2 ? rl : rh);
-            if (col < (gb_u32)T && row < n) y[(gb_u64)sm.pair[col] * n + row] = acc[i];
+            if ((!GPACK || t < 2) && col < (gb_u32)T && row < n) y[(gb_u64)sm.pair[col] * n + row] = acc[i];
         }
         __syncthreads(); // the pass's pairs and stages are free for the next pass
     }

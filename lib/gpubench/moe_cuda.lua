@@ -10,8 +10,8 @@
 --   fused    fused_gate_up: the same per pair over two stacks, silu * up
 --   grouped  grouped: per present expert GWARPS warps of 16 rows on the
 --            tensor cores, GTOK tokens per pass, GSTAGES cp.async stages of
---            weights; GSUMMMA=1 takes the sum of x for the mins from an mma
---            instead of the x conversion (docs/kernels/moe.md, "grouped")
+--            weights; GPACK=1 (GTOK <= 4) one mma per k-step for x_hi and x_lo
+--            together (docs/kernels/moe.md, "grouped")
 
 local M = {}
 
@@ -25,9 +25,9 @@ end
 
 M.pairs = gemv_like("moe_q4k_pairs.cu", "moe_q4k_pairs", { ROWS = 14, WARPS = 1, STAGES = 2, PARTS = 2 })
 M.fused = gemv_like("moe_q4k_fused.cu", "moe_q4k_fused", { ROWS = 14, WARPS = 1, STAGES = 2, PARTS = 2 })
-M.grouped = spec("moe_q4k_grouped.cu", "moe_q4k_grouped", { GWARPS = 4, GSTAGES = 3, GTOK = 4, GSUMMMA = 0 },
+M.grouped = spec("moe_q4k_grouped.cu", "moe_q4k_grouped", { GWARPS = 4, GSTAGES = 3, GTOK = 4, GPACK = 0 },
   { 32 * 4, 1, 1 }, 16 * 4)
-local FLAGS = { GSUMMMA = true } -- defines that take 0 or 1
+local FLAGS = { GPACK = true } -- defines that take 0 or 1
 
 -- grouped is one launch: each block finds its expert's pairs itself.
 M.grouped_dispatches = 1
@@ -53,7 +53,11 @@ function M.variant(name, changes)
     -- that a geometry over a block's shared memory is refused before NVRTC (past the
     -- static 48 KiB the kernel takes it as dynamic shared memory).
     local W, S, TK = d.GWARPS, d.GSTAGES, d.GTOK
-    local bytes = S * 16 * W * (144 + 16) + 2 * TK * (1024 + 16) + 2 * TK * 4 + 2 * 8 * (d.GSUMMMA == 1 and 1 or 8) * 4
+    if d.GPACK == 1 and TK > 4 then
+      error(("moe_cuda.variant: grouped GPACK=1 takes GTOK 1 to 4 (x_hi and x_lo share the mma's 8 columns), not %d")
+        :format(TK), 2)
+    end
+    local bytes = S * 16 * W * (144 + 16) + 2 * TK * (1024 + 16) + 2 * TK * 4 + 2 * 8 * 8 * 4
       + W * 16 * 16 * 4 + 1024 // 8 + 4 * TK + 12
     local limit = require("gpubench.kernels").CUDA_BLOCK_SHARED_BYTES
     if bytes > limit then
@@ -64,12 +68,15 @@ function M.variant(name, changes)
   return gemv_like(base.file:match("[^/]+$"), base.entry, d)
 end
 
--- Steps where the in-process sweeps timed another grouped geometry faster
--- (docs/kernels/moe.md, "Geometry per step"): with two or more pairs per
+-- Steps where the sweeps timed another grouped geometry faster
+-- (docs/kernels/moe.md, "Geometry per step"): with at most 8 pairs (qwen3's
+-- m = 1), x_hi and x_lo in one mma (GPACK=1: shorter mma chains where a few
+-- blocks per SM wait on them; slower from m = 8); with two or more pairs per
 -- expert on average (pairs / min(E, pairs), uniform routing), eight tokens
 -- per pass and two stages read each expert's tiles for more of its tokens.
--- The first rule whose min_pairs_per_expert the step reaches applies.
+-- The first rule whose max_pairs and min_pairs_per_expert the step meets applies.
 M.GROUPED_RULES = {
+  { max_pairs = 8, changes = { GPACK = 1 } },
   { min_pairs_per_expert = 2, changes = { GTOK = 8, GSTAGES = 2 } },
 }
 local ruled = {} -- one spec per rule: gpubench.moe's kernel cache is keyed by spec
@@ -80,7 +87,7 @@ function M.grouped_for(sh, m)
   local pairs_ = m * sh.top_k
   local per_expert = pairs_ / math.min(sh.experts, pairs_)
   for i, rule in ipairs(M.GROUPED_RULES) do
-    if per_expert >= rule.min_pairs_per_expert then
+    if per_expert >= (rule.min_pairs_per_expert or 0) and pairs_ <= (rule.max_pairs or math.huge) then
       ruled[i] = ruled[i] or M.variant("grouped", rule.changes)
       return ruled[i], rule
     end

@@ -26,18 +26,21 @@ for _, proj in ipairs(moe.PROJECTIONS) do
   end)
 end
 
-t.test("grouped rule: GTOK=8 GSTAGES=2 from 2 pairs per expert, the launch takes it, a sweep's geometry wins", function()
+t.test("grouped rules: GPACK=1 up to 8 pairs, GTOK=8 GSTAGES=2 from 2 pairs per expert, the launch takes them, a sweep's geometry wins", function()
   local S = require "gpubench.moe_cuda"
   local q3, mx = moe.shape("qwen3_30b_a3b", "gate_up"), moe.shape("mixtral_8x7b", "gate_up")
   local function pick(sh, m)
     local s, rule = S.grouped_for(sh, m)
-    return { s.defines.GWARPS, s.defines.GSTAGES, s.defines.GTOK, rule ~= nil }
+    return { s.defines.GWARPS, s.defines.GSTAGES, s.defines.GTOK, s.defines.GPACK, rule and rule.changes }
   end
-  t.eq(pick(q3, 8), { 4, 3, 4, false }, "qwen3 m=8: 64 pairs on up to 64 experts")
-  t.eq(pick(q3, 16), { 4, 3, 4, false }, "qwen3 m=16: 128 pairs, 128 experts")
-  t.eq(pick(q3, 32), { 4, 2, 8, true }, "qwen3 m=32: 256 pairs over 128 experts")
-  t.eq(pick(mx, 1), { 4, 3, 4, false }, "mixtral m=1: 2 pairs, 2 experts")
-  t.eq(pick(mx, 8), { 4, 2, 8, true }, "mixtral m=8: 16 pairs over 8 experts")
+  t.eq(pick(q3, 1), { 4, 3, 4, 1, S.GROUPED_RULES[1].changes }, "qwen3 m=1: 8 pairs")
+  t.eq(pick(q3, 2), { 4, 3, 4, 0, nil }, "qwen3 m=2: 16 pairs on up to 16 experts")
+  t.eq(pick(q3, 8), { 4, 3, 4, 0, nil }, "qwen3 m=8: 64 pairs on up to 64 experts")
+  t.eq(pick(q3, 16), { 4, 3, 4, 0, nil }, "qwen3 m=16: 128 pairs, 128 experts")
+  t.eq(pick(q3, 32), { 4, 2, 8, 0, S.GROUPED_RULES[2].changes }, "qwen3 m=32: 256 pairs over 128 experts")
+  t.eq(pick(mx, 1), { 4, 3, 4, 1, S.GROUPED_RULES[1].changes }, "mixtral m=1: 2 pairs")
+  t.eq(pick(mx, 4), { 4, 3, 4, 1, S.GROUPED_RULES[1].changes }, "mixtral m=4: 8 pairs (before the 2 per expert rule)")
+  t.eq(pick(mx, 8), { 4, 2, 8, 0, S.GROUPED_RULES[2].changes }, "mixtral m=8: 16 pairs over 8 experts")
   t.truthy(S.grouped_for(q3, 32) == S.grouped_for(q3, 64), "one spec per rule (the kernel cache's key)")
   local b = { w = "w", x = "x", ids = "ids", y = "y" }
   local spec_of = function(spec) return spec end
@@ -74,19 +77,21 @@ t.test("the checks catch a wrong kernel: weights changed after the reference fai
   mc.wrong_kernel_fails(t.device(BACKEND), { "batched", "grouped", "fused_gate_up" })
 end)
 
-t.test("grouped geometries of the compile lines: GWARPS 1, 2, 4, GSTAGES 2 to 4, GTOK 4 and 8 (4, 3, 8: dynamic shared memory), the sum of x by mma (GSUMMMA=1)", function()
+t.test("grouped geometries of the compile lines: GWARPS 1, 2, 4, GSTAGES 2 to 4, GTOK 4 and 8 (4, 3, 8: dynamic shared memory), x_hi and x_lo in one mma (GPACK=1)", function()
   local mc = require "gpubench.moe_cuda"
   t.eq(mc.variant("grouped", { GWARPS = 4, GSTAGES = 3, GTOK = 8 }).defines.GSTAGES, 3, "52204 B: past the static 48 KiB")
   t.errors(function() mc.variant("grouped", { GWARPS = 16, GSTAGES = 8, GTOK = 8 }) end,
     "moe_cuda.variant: grouped GWARPS=16 GSTAGES=8 GTOK=8 needs 361452 B of shared memory, over a block's 232448 B", true)
-  t.errors(function() mc.variant("grouped", { GSUMMMA = 2 }) end, "moe_cuda.variant: GSUMMMA=2 is not 0 or 1", true)
+  t.errors(function() mc.variant("grouped", { GPACK = 2 }) end, "moe_cuda.variant: GPACK=2 is not 0 or 1", true)
+  t.errors(function() mc.variant("grouped", { GPACK = 1, GTOK = 8 }) end,
+    "moe_cuda.variant: grouped GPACK=1 takes GTOK 1 to 4 (x_hi and x_lo share the mma's 8 columns), not 8", true)
   t.errors(function() mc.variant("grouped", { GTOK = 0 }) end, "moe_cuda.variant: GTOK=0 is not a positive integer", true)
   local dev = t.device(BACKEND)
   local sh = moe.shape(WIDE, "gate_up")
   local F <close>, g = mb.case(dev, sh, moe.edge("overflow", 30, sh.experts, sh.top_k), 30)
   for _, d in ipairs { { GWARPS = 2, GSTAGES = 4, GTOK = 8 }, { GWARPS = 2, GSTAGES = 3, GTOK = 8 },
                        { GWARPS = 4, GSTAGES = 2, GTOK = 8 }, { GWARPS = 1, GSTAGES = 4, GTOK = 4 },
-                       { GWARPS = 4, GSTAGES = 3, GTOK = 8 }, { GSUMMMA = 1 }, { GSUMMMA = 1, GTOK = 8, GSTAGES = 2 } } do
+                       { GWARPS = 4, GSTAGES = 3, GTOK = 8 }, { GPACK = 1 }, { GPACK = 1, GTOK = 2 }, { GPACK = 0, GTOK = 4 } } do
     local specs = { grouped = mc.variant("grouped", d) }
     t.truthy(mb.check(dev, g, "grouped", 30, specs).worst_rel <= mb.TOL)
   end
