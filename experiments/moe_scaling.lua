@@ -240,7 +240,9 @@ if grouped_defines then
 else
   for _, rule in ipairs(require("gpubench.moe_" .. dev.backend).GROUPED_RULES or {}) do
     local where = {}
-    if rule.max_pairs then where[#where + 1] = ("at most %d pairs (m top_k)"):format(rule.max_pairs) end
+    if rule.max_blocks then
+      where[#where + 1] = ("at most %d blocks (min(E, m top_k) x row tiles)"):format(rule.max_blocks)
+    end
     if rule.min_pairs_per_expert then
       where[#where + 1] = ("%g or more pairs per expert (m top_k / min(E, m top_k))"):format(rule.min_pairs_per_expert)
     end

@@ -69,14 +69,16 @@ function M.variant(name, changes)
 end
 
 -- Steps where the sweeps timed another grouped geometry faster
--- (docs/kernels/moe.md, "Geometry per step"): with at most 8 pairs (qwen3's
--- m = 1), x_hi and x_lo in one mma (GPACK=1: shorter mma chains where a few
--- blocks per SM wait on them; slower from m = 8); with two or more pairs per
--- expert on average (pairs / min(E, pairs), uniform routing), eight tokens
--- per pass and two stages read each expert's tiles for more of its tokens.
--- The first rule whose max_pairs and min_pairs_per_expert the step meets applies.
+-- (docs/kernels/moe.md, "Geometry per step"): where the launch has at most
+-- one block per SM of the H200 (min(E, pairs) x row tiles of the table's
+-- geometry; qwen3 gate/up at m = 1: 96), x_hi and x_lo in one mma (GPACK=1:
+-- shorter mma chains where a block waits on them alone; slower with the SMs
+-- full: qwen3 m = 8, mixtral m = 1 and 4); with two or more pairs per expert
+-- on average (pairs / min(E, pairs), uniform routing), eight tokens per pass
+-- and two stages read each expert's tiles for more of its tokens. The first
+-- rule whose max_blocks and min_pairs_per_expert the step meets applies.
 M.GROUPED_RULES = {
-  { max_pairs = 8, changes = { GPACK = 1 } },
+  { max_blocks = 132, changes = { GPACK = 1 } },
   { min_pairs_per_expert = 2, changes = { GTOK = 8, GSTAGES = 2 } },
 }
 local ruled = {} -- one spec per rule: gpubench.moe's kernel cache is keyed by spec
@@ -85,9 +87,11 @@ local ruled = {} -- one spec per rule: gpubench.moe's kernel cache is keyed by s
 -- the rule that picked it (nil: the table's M.grouped).
 function M.grouped_for(sh, m)
   local pairs_ = m * sh.top_k
-  local per_expert = pairs_ / math.min(sh.experts, pairs_)
+  local present = math.min(sh.experts, pairs_)
+  local per_expert = pairs_ / present
+  local blocks = present * -(-sh.n // M.grouped.rows_per_group)
   for i, rule in ipairs(M.GROUPED_RULES) do
-    if per_expert >= (rule.min_pairs_per_expert or 0) and pairs_ <= (rule.max_pairs or math.huge) then
+    if per_expert >= (rule.min_pairs_per_expert or 0) and blocks <= (rule.max_blocks or math.huge) then
       ruled[i] = ruled[i] or M.variant("grouped", rule.changes)
       return ruled[i], rule
     end

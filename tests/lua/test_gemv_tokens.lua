@@ -196,7 +196,7 @@ t.test("gemv_bench.prepare with tokens: a checked cell whose x and y hold T rows
     t.eq({ cell.check.ok, cell.tokens, cell.check.failures }, { true, 4, 0 })
     local l = cell.launches[1] -- kern, grid, block, w, x, y, m, k
     t.eq({ l[5].size, l[6].size }, { 4 * 4 * k, 4 * 4 * m })
-    t.truthy(l[1] == gemv.kernel(dev, "q6_k", gemv.spec("vulkan", "q6_k", 4)), "the 4-token kernel")
+    t.truthy(l[1] == gemv.kernel(dev, "q6_k", gemv.spec_for(dev, "q6_k", m, k, 4)), "the 4-token kernel the device takes")
     t.eq(cell.working_set, gemv.buffer_bytes("q6_k", m, k) + 4 * 4 * k + 4 * 4 * m)
     local row = gemv_bench.row(cell, { ms = 1 }, 1, { l2_bytes = 0 })
     t.eq({ row.tokens, row.gbs, row.model_bytes },

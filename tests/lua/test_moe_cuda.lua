@@ -26,20 +26,22 @@ for _, proj in ipairs(moe.PROJECTIONS) do
   end)
 end
 
-t.test("grouped rules: GPACK=1 up to 8 pairs, GTOK=8 GSTAGES=2 from 2 pairs per expert, the launch takes them, a sweep's geometry wins", function()
+t.test("grouped rules: GPACK=1 up to 132 blocks, GTOK=8 GSTAGES=2 from 2 pairs per expert, the launch takes them, a sweep's geometry wins", function()
   local S = require "gpubench.moe_cuda"
   local q3, mx = moe.shape("qwen3_30b_a3b", "gate_up"), moe.shape("mixtral_8x7b", "gate_up")
   local function pick(sh, m)
     local s, rule = S.grouped_for(sh, m)
     return { s.defines.GWARPS, s.defines.GSTAGES, s.defines.GTOK, s.defines.GPACK, rule and rule.changes }
   end
-  t.eq(pick(q3, 1), { 4, 3, 4, 1, S.GROUPED_RULES[1].changes }, "qwen3 m=1: 8 pairs")
-  t.eq(pick(q3, 2), { 4, 3, 4, 0, nil }, "qwen3 m=2: 16 pairs on up to 16 experts")
+  t.eq(pick(q3, 1), { 4, 3, 4, 1, S.GROUPED_RULES[1].changes }, "qwen3 m=1: 8 experts x 12 row tiles")
+  t.eq(pick(q3, 2), { 4, 3, 4, 0, nil }, "qwen3 m=2: up to 16 experts x 12 row tiles")
+  local q3d = moe.shape("qwen3_30b_a3b", "down")
+  t.eq(pick(q3d, 1), { 4, 3, 4, 0, nil }, "qwen3 down m=1: 8 experts x 32 row tiles")
   t.eq(pick(q3, 8), { 4, 3, 4, 0, nil }, "qwen3 m=8: 64 pairs on up to 64 experts")
   t.eq(pick(q3, 16), { 4, 3, 4, 0, nil }, "qwen3 m=16: 128 pairs, 128 experts")
   t.eq(pick(q3, 32), { 4, 2, 8, 0, S.GROUPED_RULES[2].changes }, "qwen3 m=32: 256 pairs over 128 experts")
-  t.eq(pick(mx, 1), { 4, 3, 4, 1, S.GROUPED_RULES[1].changes }, "mixtral m=1: 2 pairs")
-  t.eq(pick(mx, 4), { 4, 3, 4, 1, S.GROUPED_RULES[1].changes }, "mixtral m=4: 8 pairs (before the 2 per expert rule)")
+  t.eq(pick(mx, 1), { 4, 3, 4, 0, nil }, "mixtral m=1: 2 experts x 224 row tiles")
+  t.eq(pick(mx, 4), { 4, 3, 4, 0, nil }, "mixtral m=4: 8 pairs, up to 8 experts")
   t.eq(pick(mx, 8), { 4, 2, 8, 0, S.GROUPED_RULES[2].changes }, "mixtral m=8: 16 pairs over 8 experts")
   t.truthy(S.grouped_for(q3, 32) == S.grouped_for(q3, 64), "one spec per rule (the kernel cache's key)")
   local b = { w = "w", x = "x", ids = "ids", y = "y" }
