@@ -546,10 +546,10 @@ swiglu_geo)
   ;;
 moe_geo)
   # grouped kernel geometries (MOE_GEOS: space-separated NAME=V,... lists), gate_up of MOE_GEO_CONFIG (qwen3),
-  # m = MOE_GEO_M (8,32,64), both regimes
+  # m = MOE_GEO_M (8,32,64), both regimes, on MOE_GEO_BACKEND (cuda)
   for geo in ${MOE_GEOS:-GWARPS=4,GSTAGES=3,GTOK=4 GWARPS=2,GTOK=8 GSTAGES=2,GTOK=8 GWARPS=2 GWARPS=1,GTOK=8}; do
     n="moegeo_${MOE_GEO_CONFIG:+${MOE_GEO_CONFIG}_}${geo//[=,]/_}"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
-    run "$n" timeout ${MOE_GEO_LIMIT:-45} $G --backend cuda experiments/moe_scaling.lua --config ${MOE_GEO_CONFIG:-qwen3_30b_a3b} \
+    run "$n" timeout ${MOE_GEO_LIMIT:-45} $G --backend ${MOE_GEO_BACKEND:-cuda} experiments/moe_scaling.lua --config ${MOE_GEO_CONFIG:-qwen3_30b_a3b} \
       --projection gate_up --variants grouped --m ${MOE_GEO_M:-8,32,64} --regime both --rounds 1 --grouped-geometry $geo \
       --json "$LOGS/$n.jsonl"
     grep -E '^grouped' "$LOGS/$n.log"

@@ -78,11 +78,17 @@ void main() {
             [[unroll]] for (int i = 0; i < MOE_NV; i++) acc[i] = 0.0;
             for (uint ch = tid % uint(MOE_T); ch < nsb * 8u; ch += uint(MOE_T)) {
                 uint sb = ch >> 3u, v = ch & 7u;
+                // every row's chunk decoded first, then each token's x loaded once for all
+                // MOE_NR rows (docs/kernels/moe.md, "The Vulkan grouped shader")
+                MoeChunk c[MOE_NR];
                 [[unroll]] for (int r = 0; r < MOE_NR; r++) {
                     uint w = base[r] + sb * 9u;
-                    MoeChunk c = moe_chunk(W[w], W[w + 1u + v], v >> 1u);
-                    [[unroll]] for (int j = 0; j < MOE_TC; j++) {
-                        if (uint(j) < tc) acc[r * MOE_TC + j] += moe_dot(c, moe_x(xrow[j], sb, v));
+                    c[r] = moe_chunk(W[w], W[w + 1u + v], v >> 1u);
+                }
+                [[unroll]] for (int j = 0; j < MOE_TC; j++) {
+                    if (uint(j) < tc) {
+                        MoeX x = moe_x(xrow[j], sb, v);
+                        [[unroll]] for (int r = 0; r < MOE_NR; r++) acc[r * MOE_TC + j] += moe_dot(c[r], x);
                     }
                 }
             }
