@@ -15,7 +15,7 @@ end
 
 M.pairs = spec("moe_q4k_pairs.comp", { MOE_T = 64, MOE_NR = 4 })
 M.fused = spec("moe_q4k_fused.comp", { MOE_T = 64, MOE_NR = 2 })
-M.grouped = spec("moe_q4k_grouped.comp", { MOE_T = 32, MOE_NR = 4, MOE_TC = 8 })
+M.grouped = spec("moe_q4k_grouped.comp", { MOE_T = 16, MOE_NR = 4, MOE_TC = 4 })
 
 -- grouped is one dispatch: the shader finds its expert's pairs itself.
 M.grouped_dispatches = 1

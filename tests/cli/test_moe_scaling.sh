@@ -60,11 +60,11 @@ usage "a grouped geometry that is not NAME=V" '--grouped-geometry=MOE_TC: "MOE_T
   "$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --grouped-geometry MOE_TC
 usage "a grouped define the backend lacks" "--grouped-geometry=GTOK=4: moe_vulkan.variant: grouped has no define GTOK" \
   "$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --grouped-geometry GTOK=4
-out=$("$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --variants grouped --grouped-geometry MOE_TC=4 \
+out=$("$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --variants grouped --grouped-geometry MOE_TC=3 \
         --iters 3 --rounds 1 --json "$tmp/g.jsonl" 2>&1); rc=$?
 check "--grouped-geometry runs that kernel, checked, and says so (rc=$rc)" \
-  '[[ $rc -eq 0 ]] && grep -q "grouped kernel geometry (--grouped-geometry): MOE_NR=4 MOE_T=32 MOE_TC=4" <<<"$out" \
-   && grep -Eq "^grouped +1 +8 +1 +8 " <<<"$out" && grep -q "\"grouped_geometry\":{[^}]*\"MOE_TC\":4" "$tmp/g.jsonl"' 
+  '[[ $rc -eq 0 ]] && grep -q "grouped kernel geometry (--grouped-geometry): MOE_NR=4 MOE_T=16 MOE_TC=3" <<<"$out" \
+   && grep -Eq "^grouped +1 +8 +1 +8 " <<<"$out" && grep -q "\"grouped_geometry\":{[^}]*\"MOE_TC\":3" "$tmp/g.jsonl"' 
 
 if ! "$G" -e 'require "gpu".open{backend = "vulkan"}' >/dev/null 2>&1; then
   if [[ "${CI:-}" == true ]]; then echo "FAIL: no Vulkan device in CI"; exit 1; fi

@@ -245,7 +245,8 @@ t.test("each CUDA kernel's first gpubench-compile line repeats moe_cuda.lua's de
   t.eq(mc.variant("grouped", { GWARPS = 2 }).rows_per_group, 32)
   t.errors(function() mc.variant("pairs", { GWARPS = 2 }) end, "moe_cuda.variant: pairs has no define GWARPS", true)
   local mv = require "gpubench.moe_vulkan"
-  t.eq(mv.variant("grouped", { MOE_NR = 4 }).rows_per_group, 256 // 32 * 4)
+  t.eq(mv.variant("grouped", { MOE_NR = 2 }).rows_per_group, 256 // 16 * 2)
+  t.eq(mv.variant("grouped", { MOE_T = 32 }).rows_per_group, 256 // 32 * 4)
   t.errors(function() mv.variant("pairs", { MOE_T = 3 }) end, "MOE_T=3 does not divide 256", true)
 end)
 

@@ -34,13 +34,14 @@ t.test("grouped over more than one window of 256 ids (90 tokens of top-3)", func
   t.truthy(mb.check(dev, g, "grouped", 90).worst_rel <= mb.TOL)
 end)
 
-t.test("grouped geometries: MOE_NR 2 and 4, MOE_TC 8 and 3, MOE_T 16", function()
+t.test("grouped geometries: MOE_NR 2 and 6, MOE_TC 8 and 3, MOE_T 32 and 8", function()
   local mv = require "gpubench.moe_vulkan"
   t.errors(function() mv.variant("grouped", { MOE_TC = 0 }) end, "moe_vulkan.variant: MOE_TC=0 is not a positive integer", true)
   local dev = t.device(BACKEND)
   local sh = moe.shape(SMALL, "gate_up")
   local F <close>, g = mb.case(dev, sh, moe.routing("zipf", 40, sh.experts, sh.top_k, { seed = 5 }), 40)
-  for _, d in ipairs { { MOE_NR = 2 }, { MOE_NR = 4 }, { MOE_TC = 3 }, { MOE_T = 16 } } do
+  for _, d in ipairs { { MOE_NR = 2 }, { MOE_NR = 6, MOE_TC = 8 }, { MOE_TC = 3 }, { MOE_T = 32, MOE_TC = 8 },
+                       { MOE_T = 8 } } do
     local r = mb.check(dev, g, "grouped", 40, { grouped = mv.variant("grouped", d) })
     t.truthy(r.worst_rel <= mb.TOL, require("gpubench.options").format_defines(d, " "))
   end
