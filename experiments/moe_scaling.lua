@@ -224,8 +224,10 @@ sink:note("* a step is one call: every dispatch of the variant for m tokens (dis
 sink:note("* unique B = the selected experts' weights once per stack (fused_gate_up: gate and up); GB/s and % read "
   .. "over them; floor us = unique B / the read ceiling; x floor = us/step over it")
 sink:note("* scale/m1 = us/pair at m over us/pair at m=1 of the same variant and regime")
-sink:note(("* every variant matched the FP64 reference (|y - y_ref| <= %g sum|w x|; fused: the SwiGLU bound) and "
-  .. "batched matched per_token bit for bit, on these weights and ids, before timing"):format(mb.TOL))
+local rounding = specs and specs.grouped.x_rounding
+sink:note(("* every variant matched the FP64 reference (|y - y_ref| <= %g sum|w x|; fused: the SwiGLU bound%s) and "
+  .. "batched matched per_token bit for bit, on these weights and ids, before timing"):format(mb.TOL,
+  rounding and ("; grouped: plus what x rounded to int16 per %d values moves"):format(rounding) or ""))
 sink:note(cold_method and "* regime: cold (flush) = each sampled step after an L2 flush; l2 = the same step sampled "
   .. "without a flush (L2 / DRAM: whether that step's bytes fit in L2)"
   or ("* regime: cold xN = N copies of the stacks, the experts a step reads totalling >= 4x L2 over a rotation; "

@@ -25,7 +25,7 @@
 #ifndef GEMV_IDOT_GLSL
 #define GEMV_IDOT_GLSL
 
-#extension GL_EXT_spirv_intrinsics : require
+#include "idot_ops.glsl"
 
 #ifndef GEMV_XB
 #error "GEMV_XB (blocks of 32 x values in shared memory) must be defined with GEMV_IDOT"
@@ -42,17 +42,6 @@
 #if defined(GEMV_IDOT_PAIRS) && (GEMV_XB % 2) != 0
 #error "GEMV_IDOT_PAIRS needs an even GEMV_XB"
 #endif
-
-// SPV_KHR_integer_dot_product on packed 4x8-bit operands (last argument 0:
-// PackedVectorFormat4x8Bit). glslang 12 has no GL_EXT_integer_dot_product, so the three
-// instructions are declared through GL_EXT_spirv_intrinsics: ids 4450 OpSDot, 4451
-// OpUDot, 4452 OpSUDot; capabilities 6019 DotProduct, 6018 DotProductInput4x8BitPacked.
-spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
-int idot_ss(uint a, uint b, spirv_literal int fmt);  // both operands signed bytes
-spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4451)
-uint idot_uu(uint a, uint b, spirv_literal int fmt); // both unsigned
-spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4452)
-int idot_su(uint a, uint b, spirv_literal int fmt);  // a signed, b unsigned
 
 // Two layouts of a block's x words (GEMV_IDOT):
 //   1: word j holds elements 4j .. 4j+3 (8 words); the kernel funnel-shifts each weight

@@ -273,6 +273,12 @@ end
 -- bufs: w (the stack; fused: gate), up (fused), x, ids, y. Buffer sizes are
 -- checked here. specs: kernel geometries replacing the backend's table
 -- (moe_<backend>.variant).
+-- spec(dev, variant, shape, m [, specs]) -> the kernel spec moe.launches
+-- takes for that step (the geometry table's, a rule's or specs').
+function moe.spec(dev, variant, shape, m, specs)
+  return specs_of(dev.backend).spec_of(variant, shape, m, specs)
+end
+
 function moe.launches(dev, variant, shape, m, bufs, specs)
   check_int(m, "m", "launches")
   if not moe.applies(variant, shape.projection) then
@@ -295,7 +301,23 @@ function moe.launches(dev, variant, shape, m, bufs, specs)
   local build = s.launches[variant]
   if not build then error(("moe.launches: unknown variant %s (known: %s)"):format(tostring(variant),
     table.concat(moe.VARIANTS, ", ")), 2) end
-  return build(function(spec) return moe.kernel(dev, spec) end, shape, m, bufs, specs)
+  return build(function(spec)
+    local what = (spec.file or "?"):match("[^/]+$")
+    if spec.needs_integer_dot and not dev.integer_dot_product then
+      error(("moe.launches: %s (%s) needs integer dot products (shaderIntegerDotProduct), which %s lacks")
+        :format(what, require("gpubench.options").format_defines(spec.defines), dev.name), 0)
+    end
+    if spec.min_subgroup and sg > 0 and sg < spec.min_subgroup then
+      error(("moe.launches: %s (%s) needs subgroups of %d or more lanes, %s has %d")
+        :format(what, require("gpubench.options").format_defines(spec.defines), spec.min_subgroup, dev.name, sg), 0)
+    end
+    local max = dev.max_shared_bytes or 0
+    if spec.shared_bytes and max > 0 and spec.shared_bytes > max then
+      error(("moe.launches: %s (%s) needs %d bytes of shared memory, %s has %d (fewer MOE_XB or MOE_TC)")
+        :format(what, require("gpubench.options").format_defines(spec.defines), spec.shared_bytes, dev.name, max), 0)
+    end
+    return moe.kernel(dev, spec)
+  end, shape, m, bufs, specs)
 end
 
 return moe

@@ -157,6 +157,8 @@ local function build(F, sh, ids, max_m, need)
     end
   end
   g.ref, g.absdot = refs.w[1], refs.w[2]
+  -- what a kernel that rounds x needs for its bound (rounded_absdot), without holding the stack
+  g.remake = { nblocks = nblocks, seed = seeds.w, ids = ids_s, xs = xs }
   if refs.up then g.fused_ref, g.fused_scale = ref.swiglu(refs.w[1], refs.w[2], refs.up[1], refs.up[2]) end
   g.x = F:buffer(#xs)
   g.x:upload(xs)
@@ -207,6 +209,41 @@ local function run_once(dev, g, variant, m, specs)
   return all:sub(1, bytes)
 end
 
+-- The bound of a kernel that rounds x to int16 per B values (spec.x_rounding,
+-- the Vulkan grouped shader's integer path), as gemv_bench.x_rounding_term
+-- gives the GEMV's: s_b = amax_b / 32767, |x_i - s_b xq_i| <= s_b (1/2 + 2^-6),
+-- so each output may move by sum_i |w_i| e_i more, e_i = s_b(i) (1/2 + 2^-6):
+-- the FP64 reference's absdot for x = e, computed once per group and B (the
+-- weights regenerated from their seed), added to absdot in units of TOL.
+local function rounded_absdot(g, B)
+  g.rounded = g.rounded or {}
+  if g.rounded[B] then return g.rounded[B] end
+  local sh, rm = g.shape, g.remake
+  local n = #rm.xs // 4
+  local e = {}
+  for b0 = 0, n - 1, B do
+    local c = math.min(B, n - b0)
+    local amax = 0.0
+    for _, v in ipairs { string.unpack("<" .. ("f"):rep(c), rm.xs, 4 * b0 + 1) } do
+      if type(v) == "number" and math.abs(v) > amax then amax = math.abs(v) end
+    end
+    e[#e + 1] = string.pack("<f", amax / 32767 * (0.5 + 2.0 ^ -6)):rep(c)
+  end
+  local data = ref.random_blocks("q4_k", rm.nblocks, rm.seed)
+  local _, term = ref.moe_gemv("q4_k", data, sh.experts, sh.n, sh.k, rm.ids, sh.top_k, table.concat(e), sh.outer,
+    sh.inner)
+  local out, count, slice = {}, #g.absdot // 8, 4096
+  for i = 0, count - 1, slice do
+    local c = math.min(slice, count - i)
+    local fmt = "<" .. ("d"):rep(c)
+    local a, t = { string.unpack(fmt, g.absdot, 8 * i + 1) }, { string.unpack(fmt, term, 8 * i + 1) }
+    for j = 1, c do a[j] = a[j] + t[j] / mb.TOL end
+    out[#out + 1] = string.pack(fmt, table.unpack(a, 1, c))
+  end
+  g.rounded[B] = table.concat(out)
+  return g.rounded[B]
+end
+
 -- check(dev, g, variant, m [, specs]) -> {worst_rel, worst_pair, worst_row,
 -- bit_exact}: the step's outputs against the FP64 reference (and, for
 -- batched, against per_token's, bit for bit); an error naming the variant,
@@ -216,6 +253,8 @@ function mb.check(dev, g, variant, m, specs)
   local count = m * sh.top_k * sh.n
   local y = run_once(dev, g, variant, m, specs)
   local r, a = g.ref, g.absdot
+  local B = moe.spec(dev, variant, sh, m, specs).x_rounding
+  if B then a = rounded_absdot(g, B) end
   if variant == "fused_gate_up" then r, a = g.fused_ref, g.fused_scale end
   local ok, worst, rel, failures = ref.check_rows_f64(y, r:sub(1, 8 * count), a:sub(1, 8 * count), mb.TOL)
   if not ok then

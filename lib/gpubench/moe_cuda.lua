@@ -103,7 +103,7 @@ end
 -- stack may pass 4 GiB); the grouped kernel also takes the row stride.
 local function u32(v) return require("gpu").u32(v) end
 local function u64(v) return require("gpu").u64(v) end
-M.launches = require("gpubench.moe_launch")(M, {
+M.launches, M.spec_of = require("gpubench.moe_launch")(M, {
   stride = u64,
   grouped_for = M.grouped_for,
   grouped_strides = function(sh) return { u32(sh.nb01), u64(sh.nb02) } end,

@@ -9,6 +9,8 @@
 --
 -- Each builder: (kernel_of, shape, m, bufs [, specs]) -> the launches of one
 -- step, {kernel, grid, block, args...} each; specs replaces M's geometries.
+-- The factory's second result, spec_of(variant, shape, m [, specs]), is the
+-- kernel spec those launches take (moe.spec).
 
 local function ceil_div(a, b) return (a + b - 1) // b end
 local function u32(v) return require("gpu").u32(v) end
@@ -17,6 +19,14 @@ return function(M, o)
   local stride = o.stride
   local L = {}
 
+  local function spec_of(variant, sh, m, specs)
+    if variant == "grouped" then
+      -- specs (a sweep's geometry) replace the table; else o.grouped_for's rule per step, if any
+      return specs and specs.grouped or (o.grouped_for and o.grouped_for(sh, m)) or M.grouped
+    end
+    return (specs or M)[variant == "fused_gate_up" and "fused" or "pairs"]
+  end
+
   local function pair_launch(kernel_of, s, sh, b, pair0, count)
     return { kernel_of(s), { ceil_div(sh.n, s.rows_per_group), count, 1 }, s.block, b.w, b.x, b.ids, b.y,
              u32(sh.n), u32(sh.k), u32(sh.experts), stride(sh.nb02), u32(sh.top_k), u32(pair0), u32(sh.outer),
@@ -24,25 +34,25 @@ return function(M, o)
   end
 
   function L.batched(kernel_of, sh, m, b, specs)
-    return { pair_launch(kernel_of, (specs or M).pairs, sh, b, 0, m * sh.top_k) }
+    return { pair_launch(kernel_of, spec_of("batched", sh, m, specs), sh, b, 0, m * sh.top_k) }
   end
 
   function L.per_token(kernel_of, sh, m, b, specs)
     local l = {}
-    for t = 0, m - 1 do l[t + 1] = pair_launch(kernel_of, (specs or M).pairs, sh, b, t * sh.top_k, sh.top_k) end
+    local s = spec_of("per_token", sh, m, specs)
+    for t = 0, m - 1 do l[t + 1] = pair_launch(kernel_of, s, sh, b, t * sh.top_k, sh.top_k) end
     return l
   end
 
   function L.fused_gate_up(kernel_of, sh, m, b, specs)
-    local s = (specs or M).fused
+    local s = spec_of("fused_gate_up", sh, m, specs)
     return { { kernel_of(s), { ceil_div(sh.n, s.rows_per_group), m * sh.top_k, 1 }, s.block, b.w, b.up, b.x, b.ids,
                b.y, u32(sh.n), u32(sh.k), u32(sh.experts), stride(sh.nb02), u32(sh.top_k), u32(sh.outer),
                u32(sh.inner) } }
   end
 
   function L.grouped(kernel_of, sh, m, b, specs)
-    -- specs (a sweep's geometry) replace the table; else o.grouped_for's rule per step, if any
-    local g = specs and specs.grouped or (o.grouped_for and o.grouped_for(sh, m)) or M.grouped
+    local g = spec_of("grouped", sh, m, specs)
     local pairs_ = m * sh.top_k
     local l = { kernel_of(g), { ceil_div(sh.n, g.rows_per_group), math.min(sh.experts, pairs_), 1 }, g.block,
                 b.w, b.x, b.ids, b.y, u32(sh.n), u32(sh.k), u32(sh.experts) }
@@ -51,5 +61,5 @@ return function(M, o)
     return { l }
   end
 
-  return L
+  return L, spec_of
 end

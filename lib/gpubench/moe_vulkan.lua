@@ -8,14 +8,32 @@ local M = {}
 
 local WG = 256
 
+-- The grouped shader's shared memory (moe_q4k_grouped.comp, moe_common.glsl):
+-- the presence mask, the pair list, the reduction scratch and, on the
+-- integer path, MOE_XB blocks of x per token (16 words of bytes, a scale, a sum).
+local function grouped_shared(d)
+  local bytes = 1024 // 8 + 4 * WG + 8 + (WG // 4) * d.MOE_NR * d.MOE_TC * 4
+  if d.MOE_IDOT == 1 then bytes = bytes + 72 * d.MOE_XB * d.MOE_TC end
+  return bytes
+end
+
 local function spec(file, defines)
-  return { file = "kernels/vulkan/" .. file, entry = "main", defines = defines, block = { WG, 1, 1 },
-           rows_per_group = (WG // defines.MOE_T) * defines.MOE_NR }
+  local s = { file = "kernels/vulkan/" .. file, entry = "main", defines = defines, block = { WG, 1, 1 },
+              rows_per_group = (WG // defines.MOE_T) * defines.MOE_NR }
+  if defines.MOE_IDOT then
+    s.shared_bytes = grouped_shared(defines)
+    if defines.MOE_IDOT == 1 then
+      -- the integer path: x rounded to int16 per 32 values (the check's bound takes it), and
+      -- what moe.launches asks of the device
+      s.x_rounding, s.needs_integer_dot, s.min_subgroup = 32, true, 8
+    end
+  end
+  return s
 end
 
 M.pairs = spec("moe_q4k_pairs.comp", { MOE_T = 64, MOE_NR = 4 })
 M.fused = spec("moe_q4k_fused.comp", { MOE_T = 64, MOE_NR = 2 })
-M.grouped = spec("moe_q4k_grouped.comp", { MOE_T = 16, MOE_NR = 4, MOE_TC = 4 })
+M.grouped = spec("moe_q4k_grouped.comp", { MOE_T = 16, MOE_NR = 4, MOE_TC = 4, MOE_IDOT = 0, MOE_XB = 64 })
 
 -- grouped is one dispatch: the shader finds its expert's pairs itself.
 M.grouped_dispatches = 1
@@ -30,19 +48,24 @@ function M.variant(name, changes)
   for k, v in pairs(base.defines) do d[k] = v end
   for k, v in pairs(changes) do
     if d[k] == nil then error(("moe_vulkan.variant: %s has no define %s"):format(name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < 1 then
+    if k == "MOE_IDOT" then
+      if v ~= 0 and v ~= 1 then error(("moe_vulkan.variant: MOE_IDOT=%s is not 0 or 1"):format(tostring(v)), 2) end
+    elseif math.type(v) ~= "integer" or v < 1 then
       error(("moe_vulkan.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
   end
   if WG % d.MOE_T ~= 0 then error(("moe_vulkan.variant: MOE_T=%d does not divide %d"):format(d.MOE_T, WG), 2) end
+  if d.MOE_XB and d.MOE_XB % 8 ~= 0 then
+    error(("moe_vulkan.variant: MOE_XB=%d is not a multiple of 8 (whole super-blocks of x per slice)"):format(d.MOE_XB), 2)
+  end
   return spec(base.file:match("[^/]+$"), d)
 end
 
 -- The launch builders (gpubench.moe_launch): 32-bit strides (the shaders
 -- address a stack with 32-bit offsets, MAX_STACK_BYTES).
 local function u32(v) return require("gpu").u32(v) end
-M.launches = require("gpubench.moe_launch")(M, {
+M.launches, M.spec_of = require("gpubench.moe_launch")(M, {
   stride = u32,
   grouped_strides = function(sh) return { u32(sh.nb02) } end,
 })

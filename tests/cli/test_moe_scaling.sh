@@ -63,8 +63,13 @@ usage "a grouped define the backend lacks" "--grouped-geometry=GTOK=4: moe_vulka
 out=$("$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --variants grouped --grouped-geometry MOE_TC=3 \
         --iters 3 --rounds 1 --json "$tmp/g.jsonl" 2>&1); rc=$?
 check "--grouped-geometry runs that kernel, checked, and says so (rc=$rc)" \
-  '[[ $rc -eq 0 ]] && grep -q "grouped kernel geometry (--grouped-geometry): MOE_NR=4 MOE_T=16 MOE_TC=3" <<<"$out" \
+  '[[ $rc -eq 0 ]] && grep -q "grouped kernel geometry (--grouped-geometry): MOE_IDOT=0 MOE_NR=4 MOE_T=16 MOE_TC=3 MOE_XB=64" <<<"$out" \
    && grep -Eq "^grouped +1 +8 +1 +8 " <<<"$out" && grep -q "\"grouped_geometry\":{[^}]*\"MOE_TC\":3" "$tmp/g.jsonl"' 
+out=$("$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --variants grouped --grouped-geometry MOE_IDOT=1 \
+        --iters 3 --rounds 1 2>&1); rc=$?
+check "the grouped integer path runs, checked with x's rounding in the bound, and says so (rc=$rc)" \
+  '[[ $rc -eq 0 ]] && grep -q "grouped: plus what x rounded to int16 per 32 values moves" <<<"$out" \
+   && grep -Eq "^grouped +1 +8 +1 +8 " <<<"$out"' 
 
 if ! "$G" -e 'require "gpu".open{backend = "vulkan"}' >/dev/null 2>&1; then
   if [[ "${CI:-}" == true ]]; then echo "FAIL: no Vulkan device in CI"; exit 1; fi

@@ -250,6 +250,19 @@ t.test("each CUDA kernel's first gpubench-compile line repeats moe_cuda.lua's de
   t.errors(function() mv.variant("pairs", { MOE_T = 3 }) end, "MOE_T=3 does not divide 256", true)
 end)
 
+t.test("moe.spec: the kernel spec each variant's launches take (table, rule, a sweep's geometry)", function()
+  local mc, mv = require "gpubench.moe_cuda", require "gpubench.moe_vulkan"
+  local q3 = moe.shape("qwen3_30b_a3b", "gate_up")
+  local cuda, vk = { backend = "cuda" }, { backend = "vulkan" }
+  t.truthy(moe.spec(cuda, "batched", q3, 8) == mc.pairs and moe.spec(cuda, "per_token", q3, 8) == mc.pairs)
+  t.truthy(moe.spec(cuda, "fused_gate_up", q3, 8) == mc.fused)
+  t.truthy(moe.spec(cuda, "grouped", q3, 32) == mc.grouped_for(q3, 32), "the rule's spec")
+  t.truthy(moe.spec(cuda, "grouped", q3, 8) == mc.grouped)
+  local v = mv.variant("grouped", { MOE_IDOT = 1 })
+  t.truthy(moe.spec(vk, "grouped", q3, 8, { grouped = v }) == v, "a sweep's geometry")
+  t.eq({ v.x_rounding, moe.spec(vk, "grouped", q3, 8).x_rounding }, { 32, nil })
+end)
+
 t.test("the launch builders of both backends: the kernels' parameter lists, strides u64 on CUDA, u32 on Vulkan", function()
   local sh = { n = 768, k = 2048, experts = 128, nb01 = 1152, nb02 = 884736, top_k = 8, outer = 2048, inner = 0 }
   local bufs = { w = "W", x = "X", ids = "I", y = "Y", up = "U" }

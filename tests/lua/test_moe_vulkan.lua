@@ -10,6 +10,7 @@ local t = dofile("tests/lua/harness.lua")
 local mc = dofile("tests/lua/moe_cases.lua")(t)
 local moe = require "gpubench.moe"
 local mb = require "gpubench.moe_bench"
+local ref = require "gpubench.ref"
 local BACKEND = "vulkan"
 
 local SMALL, check_all = mc.SMALL, mc.check_all
@@ -45,6 +46,56 @@ t.test("grouped geometries: MOE_NR 2 and 6, MOE_TC 8 and 3, MOE_T 32 and 8", fun
     local r = mb.check(dev, g, "grouped", 40, { grouped = mv.variant("grouped", d) })
     t.truthy(r.worst_rel <= mb.TOL, require("gpubench.options").format_defines(d, " "))
   end
+end)
+
+-- The integer path (MOE_IDOT=1): x rounded to int16 per 32 values, checked with that rounding in
+-- the bound (spec.x_rounding); x whole (MOE_XB = 64 >= k / 32) and in slices of 8 blocks, ragged
+-- passes (MOE_TC = 3), other row splits; more than one window of ids; both projections.
+t.test("grouped integer path (MOE_IDOT=1): x whole and in slices, MOE_TC 4 and 3, MOE_NR 2, both projections", function()
+  local mv = require "gpubench.moe_vulkan"
+  local dev = t.device(BACKEND)
+  if not dev.integer_dot_product or (dev.subgroup_size or 0) < 8 then t.skip("no integer dot product or subgroups < 8") end
+  for _, proj in ipairs(moe.PROJECTIONS) do
+    local sh = moe.shape(SMALL, proj)
+    local F <close>, g = mb.case(dev, sh, moe.routing("zipf", 90, sh.experts, sh.top_k, { seed = 6 }), 90)
+    for _, d in ipairs { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_TC = 3 },
+                         { MOE_IDOT = 1, MOE_NR = 2, MOE_T = 32 } } do
+      local specs = { grouped = mv.variant("grouped", d) }
+      t.eq(specs.grouped.x_rounding, 32)
+      for _, m in ipairs { 90, 7, 1 } do
+        local r = mb.check(dev, g, "grouped", m, specs)
+        t.truthy(r.worst_rel <= mb.TOL, ("%s %s m=%d"):format(proj, require("gpubench.options").format_defines(d, " "), m))
+      end
+    end
+  end
+end)
+
+t.test("grouped integer path: the rounded bound is not loose (a wrong kernel fails it), and what a device lacks is named", function()
+  local mv = require "gpubench.moe_vulkan"
+  t.errors(function() mv.variant("grouped", { MOE_IDOT = 2 }) end, "moe_vulkan.variant: MOE_IDOT=2 is not 0 or 1", true)
+  t.errors(function() mv.variant("grouped", { MOE_XB = 12 }) end,
+    "moe_vulkan.variant: MOE_XB=12 is not a multiple of 8 (whole super-blocks of x per slice)", true)
+  t.eq(mv.variant("grouped", { MOE_IDOT = 1 }).shared_bytes, 128 + 1024 + 8 + 64 * 16 * 4 + 72 * 64 * 4)
+  t.eq(mv.grouped.x_rounding, nil, "the float path rounds nothing")
+  local dev = t.device(BACKEND)
+  if not dev.integer_dot_product or (dev.subgroup_size or 0) < 8 then t.skip("no integer dot product or subgroups < 8") end
+  local sh = moe.shape(SMALL, "gate_up")
+  local specs = { grouped = mv.variant("grouped", { MOE_IDOT = 1, MOE_XB = 8 }) }
+  local F <close>, g = mb.case(dev, sh, moe.routing("uniform", 4, sh.experts, sh.top_k, { seed = 9 }), 4)
+  -- another stack of the same shape: the kernel then computes other weights than the reference's
+  local other = ref.random_blocks("q4_k", sh.stack_bytes // moe.BLOCK_BYTES, 99)
+  g.stacks.w[1]:upload(other)
+  t.errors(function() mb.check(dev, g, "grouped", 4, specs) end, "the vulkan grouped kernel is wrong at m=4", true)
+  local b = { w = g.stacks.w[1], x = g.x, ids = g.ids, y = g.y }
+  local function lacking(over)
+    local fake = setmetatable(over, { __index = function(_, k) return dev[k] end })
+    return function() moe.launches(fake, "grouped", sh, 4, b, specs) end
+  end
+  t.errors(lacking { integer_dot_product = false },
+    "moe.launches: moe_q4k_grouped.comp (MOE_IDOT=1,MOE_NR=4,MOE_T=16,MOE_TC=4,MOE_XB=8) needs integer dot products "
+    .. "(shaderIntegerDotProduct), which " .. dev.name .. " lacks", true)
+  t.errors(lacking { subgroup_size = 4 }, "needs subgroups of 8 or more lanes, " .. dev.name .. " has 4", true)
+  t.errors(lacking { max_shared_bytes = 4096 }, "needs 7560 bytes of shared memory, " .. dev.name .. " has 4096", true)
 end)
 
 t.test("ferrum_subset (8 experts, top-8, 768 x 2048 / 2048 x 768) at m = 1 and 2", function()
