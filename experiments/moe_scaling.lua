@@ -64,8 +64,11 @@ local opts, meta = options.parse({
     { "list", type = "flag", help = "Print the cells with their pairs, dispatches, experts and bytes and exit "
       .. "(no device work; the dispatches of --backend, or of each backend when it is not given)." },
     { "grouped_geometry", type = "string", argname = "<NAME=V,...>",
-      help = "Defines of the grouped kernel instead of its defaults (CUDA: GWARPS, GSTAGES, GTOK; Vulkan: "
+      help = "Defines of the grouped kernel instead of its defaults (CUDA: GWARPS, GSTAGES, GTOK, GPACK; Vulkan: "
         .. "gpubench.moe_vulkan's grouped defines); recorded in the environment." },
+    { "pairs_geometry", type = "string", argname = "<NAME=V,...>",
+      help = "Defines of the per_token / batched kernel instead of its defaults (CUDA: ROWS, WARPS, STAGES, PARTS; "
+        .. "Vulkan: MOE_T, MOE_NR, MOE_IDOT, MOE_XB); recorded in the environment." },
     { "plot", type = "path", output = true,
       help = "Also write a plot of us per step against m, one line per variant (.svg or .png, gnuplot)." },
   }, options.measure_options(), options.table_options(), options.shard_options()),
@@ -133,17 +136,21 @@ local cold_method = opts.method == "cold"
 options.require_l2(dev, opts.regime ~= "l2" and not cold_method, "--regime cold")
 local list = plan(dev.backend)
 if #list == 0 then options.fail("no cells: fused_gate_up is the only variant and runs for gate_up only") end
-local specs, grouped_defines -- --grouped-geometry: the backend's table with another grouped kernel
-if opts.grouped_geometry then
-  local changes, why = options.parse_defines(opts.grouped_geometry)
-  if not changes then options.fail(("--grouped-geometry=%s: %s"):format(opts.grouped_geometry, why)) end
-  local S = require("gpubench.moe_" .. dev.backend)
-  local ok, v = pcall(S.variant, "grouped", changes)
-  if not ok then
-    options.fail(("--grouped-geometry=%s: %s"):format(opts.grouped_geometry, (tostring(v):gsub("^[^:]*:%d+: ", ""))))
+-- --grouped-geometry, --pairs-geometry: the backend's table with another grouped / pairs kernel
+local specs, geometries = nil, {}
+for _, kernel in ipairs { "grouped", "pairs" } do
+  local given, flag = opts[kernel .. "_geometry"], ("--%s-geometry"):format(kernel)
+  if given then
+    local changes, why = options.parse_defines(given)
+    if not changes then options.fail(("%s=%s: %s"):format(flag, given, why)) end
+    local S = require("gpubench.moe_" .. dev.backend)
+    local ok, v = pcall(S.variant, kernel, changes)
+    if not ok then options.fail(("%s=%s: %s"):format(flag, given, (tostring(v):gsub("^[^:]*:%d+: ", "")))) end
+    specs = specs or setmetatable({}, { __index = S })
+    specs[kernel], geometries[kernel] = v, v.defines
   end
-  specs, grouped_defines = setmetatable({ grouped = v }, { __index = S }), v.defines
 end
+local grouped_defines = geometries.grouped
 local timing_opts = { method = opts.method, flush = opts.flush, rule = options.rule_of(opts, meta),
                       point_ms = opts.point_ms > 0 and opts.point_ms or nil }
 local fixture <close> = mb.fixture(dev, { l2_bytes = dev.l2_bytes, copies = function(c)
@@ -198,7 +205,8 @@ local sink <close> = report.open {
     cfg.experts, cfg.top_k, opts.routing, opts.routing == "zipf" and (" s=" .. opts.zipf_s) or "", dev.name,
     dev.backend, dev.driver_version),
   columns = columns, csv = opts.csv, json = opts.json, markdown = opts.markdown,
-  env = report.environment(dev, meta, { ceilings = ceil, shard = tb:shard_record(), grouped_geometry = grouped_defines }),
+  env = report.environment(dev, meta, { ceilings = ceil, shard = tb:shard_record(), grouped_geometry = grouped_defines,
+                                        pairs_geometry = geometries.pairs }),
 }
 local scaled = mb.scaling_sink(sink)
 local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = scaled }
@@ -224,10 +232,17 @@ sink:note("* a step is one call: every dispatch of the variant for m tokens (dis
 sink:note("* unique B = the selected experts' weights once per stack (fused_gate_up: gate and up); GB/s and % read "
   .. "over them; floor us = unique B / the read ceiling; x floor = us/step over it")
 sink:note("* scale/m1 = us/pair at m over us/pair at m=1 of the same variant and regime")
-local rounding = specs and specs.grouped.x_rounding
+local rounded = {}
+for _, kernel in ipairs { "grouped", "pairs" } do
+  local B = specs and specs[kernel].x_rounding
+  if B then
+    rounded[#rounded + 1] = ("; %s: plus what x rounded to int16 per %d values moves"):format(
+      kernel == "pairs" and "per_token and batched" or kernel, B)
+  end
+end
 sink:note(("* every variant matched the FP64 reference (|y - y_ref| <= %g sum|w x|; fused: the SwiGLU bound%s) and "
   .. "batched matched per_token bit for bit, on these weights and ids, before timing"):format(mb.TOL,
-  rounding and ("; grouped: plus what x rounded to int16 per %d values moves"):format(rounding) or ""))
+  table.concat(rounded)))
 sink:note(cold_method and "* regime: cold (flush) = each sampled step after an L2 flush; l2 = the same step sampled "
   .. "without a flush (L2 / DRAM: whether that step's bytes fit in L2)"
   or ("* regime: cold xN = N copies of the stacks, the experts a step reads totalling >= 4x L2 over a rotation; "
@@ -236,6 +251,9 @@ if #peers > 0 then
   sink:note("* llama.cpp*: its MUL_MAT_ID with q4_K weights, measured on an H200 outside gpubench (issue 15), perf "
     .. "mode (the same ids every call: its experts stay in L2), same geometry; not measured by this run; x peer = "
     .. "our us/step over it")
+end
+if geometries.pairs then
+  sink:note("* per_token and batched kernel geometry (--pairs-geometry): " .. options.format_defines(geometries.pairs, " "))
 end
 if grouped_defines then
   sink:note("* grouped kernel geometry (--grouped-geometry): " .. options.format_defines(grouped_defines, " "))

@@ -41,7 +41,7 @@
 #   scripts/gpu-session.sh vkq6        # Vulkan q6_k float against its integer kernel at T = 1 and 8, both orders, after the Vulkan GEMV test
 #   scripts/gpu-session.sh readgap     # the rotated GEMV table at 14336x5120 (both orders) beside the pure read at each format's bytes
 #   scripts/gpu-session.sh moe_ncu     # ncu sections of one cold MoE grouped step, qwen3 gate_up, m = MOE_NCU_M (1 8)
-#   scripts/gpu-session.sh vkmoe_idot  # the Vulkan MoE grouped integer path (MOE_IDOT=1) against the float one, after the Vulkan MoE test
+#   scripts/gpu-session.sh vkmoe_idot  # the Vulkan MoE integer paths (MOE_IDOT=1: grouped, batched) against the float ones, after the Vulkan MoE test
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass; SWGEO_M, SWGEO_MODE, SWGEO_FLAGS)
 set -uo pipefail
@@ -639,12 +639,19 @@ moe_ncu)
   done
   ;;
 vkmoe_idot)
-  # the Vulkan grouped shader's integer path (MOE_IDOT=1, a variant until this A/B: docs/kernels/moe.md, "The
-  # integer path"): the Vulkan MoE test, then qwen3 gate_up grouped at m = 1, 8, 32, 64 float / integer, A B B A
+  # the Vulkan MoE shaders' integer path (MOE_IDOT=1, variants until this A/B: docs/kernels/moe.md, "The integer
+  # path"): the Vulkan MoE test, then qwen3 gate_up grouped at m = 1, 8, 32, 64 float / integer (A B C C B A), then
+  # batched (the pairs shader) the same way with MOE_T=16 beside it (PAIRS_GEOS)
   run vkmoe_test $G --backend vulkan tests/lua/test_moe_vulkan.lua
   MOE_GEO_BACKEND=vulkan MOE_GEO_M=${MOE_GEO_M:-1,8,32,64} \
     MOE_GEOS=${MOE_GEOS:-"MOE_IDOT=0 MOE_IDOT=1 MOE_IDOT=1,MOE_TC=8 MOE_IDOT=1,MOE_TC=8 MOE_IDOT=1 MOE_IDOT=0"} \
     bash "$0" moe_geo
+  for geo in ${PAIRS_GEOS:-MOE_IDOT=0 MOE_IDOT=1 MOE_T=16 MOE_IDOT=1,MOE_T=16 MOE_IDOT=1,MOE_T=16 MOE_T=16 MOE_IDOT=1 MOE_IDOT=0}; do
+    n="vkpairs_${geo//[=,]/_}"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
+    run "$n" timeout 60 $G --backend vulkan experiments/moe_scaling.lua --config qwen3_30b_a3b --projection gate_up \
+      --variants batched --m ${MOE_GEO_M:-1,8,32,64} --regime both --rounds 1 --pairs-geometry $geo --json "$LOGS/$n.jsonl"
+    grep -E '^batched' "$LOGS/$n.log"
+  done
   ;;
 table_big)
   # issue 17's T = 1 goal at 131072 x 5120 (>= 90 % of the read ceiling measured in the same run): the rotated

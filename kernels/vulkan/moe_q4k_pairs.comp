@@ -5,7 +5,9 @@
 // one GEMV of expert ids[pair] with that pair's activation row, as
 // gemv_q4_k.comp does it. `batched` dispatches y = m * top_k once; `per_token`
 // y = top_k with pair0 = t * top_k once per token: one shader for both, so the
-// two agree bit for bit.
+// two agree bit for bit. MOE_IDOT=1 (with MOE_XB): the integer path of
+// moe_idot.glsl (the pair's x quantized to int16 into shared memory, packed
+// 4x8-bit dots).
 #extension GL_GOOGLE_include_directive : require
 
 layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
@@ -16,8 +18,16 @@ layout(push_constant) uniform Params {
     uint n, k, experts, nb02, top_k, pair0, outer, inner;
 } P;
 
+#ifndef MOE_IDOT
+#error "MOE_IDOT (1: the integer-dot path) must be defined (defaults: lib/gpubench/moe_vulkan.lua)"
+#endif
 #define MOE_NV MOE_NR
 #include "moe_common.glsl"
+
+#if MOE_IDOT
+#define MOE_XT 1
+#include "moe_idot.glsl"
+#endif
 
 void main() {
     uint tid = moe_tid();
@@ -34,6 +44,10 @@ void main() {
         base[r] = wbase + min(row0 + uint(r), P.n - 1u) * nsb * 9u;
         acc[r] = 0.0;
     }
+#if MOE_IDOT
+    uint xr[1] = uint[1](xrow);
+    moe_idot_rows(tid, base, xr, 1u, acc);
+#else
     for (uint ch = tid % uint(MOE_T); ch < nsb * 8u; ch += uint(MOE_T)) {
         uint sb = ch >> 3u, v = ch & 7u;
         MoeX x = moe_x(xrow, sb, v);
@@ -42,6 +56,7 @@ void main() {
             acc[r] += moe_dot(moe_chunk(W[w], W[w + 1u + v], v >> 1u), x);
         }
     }
+#endif
     moe_group_sum(acc, tid);
     if (tid % uint(MOE_T) == 0u) {
         [[unroll]] for (int r = 0; r < MOE_NR; r++) {

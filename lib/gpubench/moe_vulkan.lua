@@ -8,12 +8,15 @@ local M = {}
 
 local WG = 256
 
--- The grouped shader's shared memory (moe_q4k_grouped.comp, moe_common.glsl):
--- the presence mask, the pair list, the reduction scratch and, on the
--- integer path, MOE_XB blocks of x per token (16 words of bytes, a scale, a sum).
-local function grouped_shared(d)
-  local bytes = 1024 // 8 + 4 * WG + 8 + (WG // 4) * d.MOE_NR * d.MOE_TC * 4
-  if d.MOE_IDOT == 1 then bytes = bytes + 72 * d.MOE_XB * d.MOE_TC end
+-- A shader's shared memory (moe_common.glsl, moe_idot.glsl, the grouped
+-- shader's own): the reduction scratch, on the integer path MOE_XB blocks of
+-- x per row of x (16 words of bytes, a scale, a sum), and the grouped
+-- shader's presence mask and pair list.
+local function shared_bytes(d)
+  local rows_x = d.MOE_TC or 1
+  local bytes = (WG // 4) * d.MOE_NR * rows_x * 4
+  if d.MOE_IDOT == 1 then bytes = bytes + 72 * d.MOE_XB * rows_x end
+  if d.MOE_TC then bytes = bytes + 1024 // 8 + 4 * WG + 8 end
   return bytes
 end
 
@@ -21,7 +24,7 @@ local function spec(file, defines)
   local s = { file = "kernels/vulkan/" .. file, entry = "main", defines = defines, block = { WG, 1, 1 },
               rows_per_group = (WG // defines.MOE_T) * defines.MOE_NR }
   if defines.MOE_IDOT then
-    s.shared_bytes = grouped_shared(defines)
+    s.shared_bytes = shared_bytes(defines)
     if defines.MOE_IDOT == 1 then
       -- the integer path: x rounded to int16 per 32 values (the check's bound takes it), and
       -- what moe.launches asks of the device
@@ -31,7 +34,7 @@ local function spec(file, defines)
   return s
 end
 
-M.pairs = spec("moe_q4k_pairs.comp", { MOE_T = 64, MOE_NR = 4 })
+M.pairs = spec("moe_q4k_pairs.comp", { MOE_T = 64, MOE_NR = 4, MOE_IDOT = 0, MOE_XB = 64 })
 M.fused = spec("moe_q4k_fused.comp", { MOE_T = 64, MOE_NR = 2 })
 M.grouped = spec("moe_q4k_grouped.comp", { MOE_T = 16, MOE_NR = 4, MOE_TC = 4, MOE_IDOT = 0, MOE_XB = 64 })
 

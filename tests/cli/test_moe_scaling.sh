@@ -70,6 +70,14 @@ out=$("$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --varian
 check "the grouped integer path runs, checked with x's rounding in the bound, and says so (rc=$rc)" \
   '[[ $rc -eq 0 ]] && grep -q "grouped: plus what x rounded to int16 per 32 values moves" <<<"$out" \
    && grep -Eq "^grouped +1 +8 +1 +8 " <<<"$out"' 
+usage "a pairs define the backend lacks" "--pairs-geometry=GTOK=4: moe_vulkan.variant: pairs has no define GTOK" \
+  "$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --pairs-geometry GTOK=4
+out=$("$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --variants batched --pairs-geometry MOE_IDOT=1 \
+        --iters 3 --rounds 1 --json "$tmp/p.jsonl" 2>&1); rc=$?
+check "--pairs-geometry runs the batched integer path, checked with x's rounding in the bound, and says so (rc=$rc)" \
+  '[[ $rc -eq 0 ]] && grep -q "per_token and batched: plus what x rounded to int16 per 32 values moves" <<<"$out" \
+   && grep -q "per_token and batched kernel geometry (--pairs-geometry): MOE_IDOT=1 MOE_NR=4 MOE_T=64 MOE_XB=64" <<<"$out" \
+   && grep -Eq "^batched +1 +8 +1 +8 " <<<"$out" && grep -q "\"pairs_geometry\":{[^}]*\"MOE_IDOT\":1" "$tmp/p.jsonl"' 
 
 if ! "$G" -e 'require "gpu".open{backend = "vulkan"}' >/dev/null 2>&1; then
   if [[ "${CI:-}" == true ]]; then echo "FAIL: no Vulkan device in CI"; exit 1; fi

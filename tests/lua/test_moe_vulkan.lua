@@ -70,6 +70,25 @@ t.test("grouped integer path (MOE_IDOT=1): x whole and in slices, MOE_TC 4 and 3
   end
 end)
 
+t.test("batched and per_token integer path (MOE_IDOT=1): x whole and in slices, bit for bit alike, both projections", function()
+  local mv = require "gpubench.moe_vulkan"
+  local dev = t.device(BACKEND)
+  if not dev.integer_dot_product or (dev.subgroup_size or 0) < 8 then t.skip("no integer dot product or subgroups < 8") end
+  for _, proj in ipairs(moe.PROJECTIONS) do
+    local sh = moe.shape(SMALL, proj)
+    local F <close>, g = mb.case(dev, sh, moe.routing("uniform", 5, sh.experts, sh.top_k, { seed = 12 }), 5)
+    for _, d in ipairs { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_T = 16 }, { MOE_IDOT = 1, MOE_NR = 3 } } do
+      local specs = { pairs = mv.variant("pairs", d) }
+      t.eq(specs.pairs.x_rounding, 32)
+      for _, m in ipairs { 5, 1 } do
+        local r = mb.check(dev, g, "batched", m, specs) -- and per_token's outputs, bit for bit
+        t.truthy(r.worst_rel <= mb.TOL and r.bit_exact,
+          ("%s %s m=%d"):format(proj, require("gpubench.options").format_defines(d, " "), m))
+      end
+    end
+  end
+end)
+
 t.test("grouped integer path: the rounded bound is not loose (a wrong kernel fails it), and what a device lacks is named", function()
   local mv = require "gpubench.moe_vulkan"
   t.errors(function() mv.variant("grouped", { MOE_IDOT = 2 }) end, "moe_vulkan.variant: MOE_IDOT=2 is not 0 or 1", true)
