@@ -60,24 +60,27 @@ usage "a grouped geometry that is not NAME=V" '--grouped-geometry=MOE_TC: "MOE_T
   "$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --grouped-geometry MOE_TC
 usage "a grouped define the backend lacks" "--grouped-geometry=GTOK=4: moe_vulkan.variant: grouped has no define GTOK" \
   "$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --grouped-geometry GTOK=4
-out=$("$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --variants grouped --grouped-geometry MOE_TC=3 \
-        --iters 3 --rounds 1 --json "$tmp/g.jsonl" 2>&1); rc=$?
-check "--grouped-geometry runs that kernel, checked, and says so (rc=$rc)" \
-  '[[ $rc -eq 0 ]] && grep -q "grouped kernel geometry (--grouped-geometry): MOE_IDOT=0 MOE_NR=4 MOE_T=16 MOE_TC=3 MOE_XB=64" <<<"$out" \
-   && grep -Eq "^grouped +1 +8 +1 +8 " <<<"$out" && grep -q "\"grouped_geometry\":{[^}]*\"MOE_TC\":3" "$tmp/g.jsonl"' 
-out=$("$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --variants grouped --grouped-geometry MOE_IDOT=1 \
-        --iters 3 --rounds 1 2>&1); rc=$?
-check "the grouped integer path runs, checked with x's rounding in the bound, and says so (rc=$rc)" \
-  '[[ $rc -eq 0 ]] && grep -q "grouped: plus what x rounded to int16 per 32 values moves" <<<"$out" \
-   && grep -Eq "^grouped +1 +8 +1 +8 " <<<"$out"' 
+# geometry_case NAME VARIANT FLAG DEFINES STRING...: ferrum_subset m = 1 with another kernel geometry runs (exit 0,
+# the variant's row), and its output and JSON lines hold each STRING
+geometry_case() {
+  local name=$1 variant=$2 flag=$3 defs=$4; shift 4
+  out=$("$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --variants "$variant" "$flag" "$defs" \
+          --iters 3 --rounds 1 --json "$tmp/geo.jsonl" 2>&1); rc=$?
+  local missing=0 want
+  for want in "$@"; do grep -qF -- "$want" <<<"$out$(cat "$tmp/geo.jsonl" 2>/dev/null)" || missing=$((missing + 1)); done
+  check "$name (rc=$rc, $missing missing)" \
+    '[[ $rc -eq 0 && $missing -eq 0 ]] && grep -Eq "^$variant +1 +8 +1 +8 " <<<"$out"'
+}
+geometry_case "--grouped-geometry runs that kernel, checked, and says so" grouped --grouped-geometry MOE_TC=3 \
+  "grouped kernel geometry (--grouped-geometry): MOE_IDOT=0 MOE_NR=4 MOE_T=16 MOE_TC=3 MOE_XB=64" '"MOE_TC":3'
+geometry_case "the grouped integer path runs, checked with x's rounding in the bound, and says so" grouped \
+  --grouped-geometry MOE_IDOT=1 "grouped: plus what x rounded to int16 per 32 values moves"
 usage "a pairs define the backend lacks" "--pairs-geometry=GTOK=4: moe_vulkan.variant: pairs has no define GTOK" \
   "$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --pairs-geometry GTOK=4
-out=$("$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --variants batched --pairs-geometry MOE_IDOT=1 \
-        --iters 3 --rounds 1 --json "$tmp/p.jsonl" 2>&1); rc=$?
-check "--pairs-geometry runs the batched integer path, checked with x's rounding in the bound, and says so (rc=$rc)" \
-  '[[ $rc -eq 0 ]] && grep -q "per_token and batched: plus what x rounded to int16 per 32 values moves" <<<"$out" \
-   && grep -q "per_token and batched kernel geometry (--pairs-geometry): MOE_IDOT=1 MOE_NR=4 MOE_T=64 MOE_XB=64" <<<"$out" \
-   && grep -Eq "^batched +1 +8 +1 +8 " <<<"$out" && grep -q "\"pairs_geometry\":{[^}]*\"MOE_IDOT\":1" "$tmp/p.jsonl"' 
+geometry_case "--pairs-geometry runs the batched integer path, checked with x's rounding in the bound, and says so" \
+  batched --pairs-geometry MOE_IDOT=1 "per_token and batched: plus what x rounded to int16 per 32 values moves" \
+  "per_token and batched kernel geometry (--pairs-geometry): MOE_IDOT=1 MOE_NR=4 MOE_T=64 MOE_XB=64" \
+  '"pairs_geometry":{' '"MOE_IDOT":1'
 
 if ! "$G" -e 'require "gpu".open{backend = "vulkan"}' >/dev/null 2>&1; then
   if [[ "${CI:-}" == true ]]; then echo "FAIL: no Vulkan device in CI"; exit 1; fi

@@ -35,58 +35,50 @@ t.test("grouped over more than one window of 256 ids (90 tokens of top-3)", func
   t.truthy(mb.check(dev, g, "grouped", 90).worst_rel <= mb.TOL)
 end)
 
+-- Each geometry d of kernel (grouped or pairs) against the reference at every m of ms on
+-- projections projs of SMALL, routed by routing(sh); batched also against per_token, bit for bit.
+-- want_rounding: the x_rounding each such spec must declare.
+local function check_geometries(kernel, list, projs, routing, ms, want_rounding)
+  local mv, fmt = require "gpubench.moe_vulkan", require("gpubench.options").format_defines
+  local dev = t.device(BACKEND)
+  if want_rounding and (not dev.integer_dot_product or (dev.subgroup_size or 0) < 8) then
+    t.skip("no integer dot product or subgroups < 8")
+  end
+  local variant = kernel == "pairs" and "batched" or "grouped"
+  for _, proj in ipairs(projs) do
+    local sh = moe.shape(SMALL, proj)
+    local F <close>, g = mb.case(dev, sh, routing(sh), ms[1])
+    for _, d in ipairs(list) do
+      local specs = { [kernel] = mv.variant(kernel, d) }
+      t.eq(specs[kernel].x_rounding, want_rounding)
+      for _, m in ipairs(ms) do
+        local r = mb.check(dev, g, variant, m, specs)
+        t.truthy(r.worst_rel <= mb.TOL and (variant ~= "batched" or r.bit_exact), ("%s %s m=%d"):format(proj, fmt(d, " "), m))
+      end
+    end
+  end
+end
+
 t.test("grouped geometries: MOE_NR 2 and 6, MOE_TC 8 and 3, MOE_T 32 and 8", function()
   local mv = require "gpubench.moe_vulkan"
   t.errors(function() mv.variant("grouped", { MOE_TC = 0 }) end, "moe_vulkan.variant: MOE_TC=0 is not a positive integer", true)
-  local dev = t.device(BACKEND)
-  local sh = moe.shape(SMALL, "gate_up")
-  local F <close>, g = mb.case(dev, sh, moe.routing("zipf", 40, sh.experts, sh.top_k, { seed = 5 }), 40)
-  for _, d in ipairs { { MOE_NR = 2 }, { MOE_NR = 6, MOE_TC = 8 }, { MOE_TC = 3 }, { MOE_T = 32, MOE_TC = 8 },
-                       { MOE_T = 8 } } do
-    local r = mb.check(dev, g, "grouped", 40, { grouped = mv.variant("grouped", d) })
-    t.truthy(r.worst_rel <= mb.TOL, require("gpubench.options").format_defines(d, " "))
-  end
+  check_geometries("grouped", { { MOE_NR = 2 }, { MOE_NR = 6, MOE_TC = 8 }, { MOE_TC = 3 }, { MOE_T = 32, MOE_TC = 8 },
+                               { MOE_T = 8 } }, { "gate_up" },
+    function(sh) return moe.routing("zipf", 40, sh.experts, sh.top_k, { seed = 5 }) end, { 40 })
 end)
 
 -- The integer path (MOE_IDOT=1): x rounded to int16 per 32 values, checked with that rounding in
 -- the bound (spec.x_rounding); x whole (MOE_XB = 64 >= k / 32) and in slices of 8 blocks, ragged
 -- passes (MOE_TC = 3), other row splits; more than one window of ids; both projections.
 t.test("grouped integer path (MOE_IDOT=1): x whole and in slices, MOE_TC 4 and 3, MOE_NR 2, both projections", function()
-  local mv = require "gpubench.moe_vulkan"
-  local dev = t.device(BACKEND)
-  if not dev.integer_dot_product or (dev.subgroup_size or 0) < 8 then t.skip("no integer dot product or subgroups < 8") end
-  for _, proj in ipairs(moe.PROJECTIONS) do
-    local sh = moe.shape(SMALL, proj)
-    local F <close>, g = mb.case(dev, sh, moe.routing("zipf", 90, sh.experts, sh.top_k, { seed = 6 }), 90)
-    for _, d in ipairs { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_TC = 3 },
-                         { MOE_IDOT = 1, MOE_NR = 2, MOE_T = 32 } } do
-      local specs = { grouped = mv.variant("grouped", d) }
-      t.eq(specs.grouped.x_rounding, 32)
-      for _, m in ipairs { 90, 7, 1 } do
-        local r = mb.check(dev, g, "grouped", m, specs)
-        t.truthy(r.worst_rel <= mb.TOL, ("%s %s m=%d"):format(proj, require("gpubench.options").format_defines(d, " "), m))
-      end
-    end
-  end
+  check_geometries("grouped", { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_TC = 3 },
+                               { MOE_IDOT = 1, MOE_NR = 2, MOE_T = 32 } }, moe.PROJECTIONS,
+    function(sh) return moe.routing("zipf", 90, sh.experts, sh.top_k, { seed = 6 }) end, { 90, 7, 1 }, 32)
 end)
 
 t.test("batched and per_token integer path (MOE_IDOT=1): x whole and in slices, bit for bit alike, both projections", function()
-  local mv = require "gpubench.moe_vulkan"
-  local dev = t.device(BACKEND)
-  if not dev.integer_dot_product or (dev.subgroup_size or 0) < 8 then t.skip("no integer dot product or subgroups < 8") end
-  for _, proj in ipairs(moe.PROJECTIONS) do
-    local sh = moe.shape(SMALL, proj)
-    local F <close>, g = mb.case(dev, sh, moe.routing("uniform", 5, sh.experts, sh.top_k, { seed = 12 }), 5)
-    for _, d in ipairs { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_T = 16 }, { MOE_IDOT = 1, MOE_NR = 3 } } do
-      local specs = { pairs = mv.variant("pairs", d) }
-      t.eq(specs.pairs.x_rounding, 32)
-      for _, m in ipairs { 5, 1 } do
-        local r = mb.check(dev, g, "batched", m, specs) -- and per_token's outputs, bit for bit
-        t.truthy(r.worst_rel <= mb.TOL and r.bit_exact,
-          ("%s %s m=%d"):format(proj, require("gpubench.options").format_defines(d, " "), m))
-      end
-    end
-  end
+  check_geometries("pairs", { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_T = 16 }, { MOE_IDOT = 1, MOE_NR = 3 } },
+    moe.PROJECTIONS, function(sh) return moe.routing("uniform", 5, sh.experts, sh.top_k, { seed = 12 }) end, { 5, 1 }, 32)
 end)
 
 t.test("grouped integer path: the rounded bound is not loose (a wrong kernel fails it), and what a device lacks is named", function()
