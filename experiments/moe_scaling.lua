@@ -69,6 +69,9 @@ local opts, meta = options.parse({
     { "pairs_geometry", type = "string", argname = "<NAME=V,...>",
       help = "Defines of the per_token / batched kernel instead of its defaults (CUDA: ROWS, WARPS, STAGES, PARTS; "
         .. "Vulkan: MOE_T, MOE_NR, MOE_IDOT, MOE_XB); recorded in the environment." },
+    { "fused_geometry", type = "string", argname = "<NAME=V,...>",
+      help = "Defines of the fused_gate_up kernel instead of its defaults (CUDA: ROWS, WARPS, STAGES, PARTS; "
+        .. "Vulkan: MOE_T, MOE_NR); recorded in the environment." },
     { "plot", type = "path", output = true,
       help = "Also write a plot of us per step against m, one line per variant (.svg or .png, gnuplot)." },
   }, options.measure_options(), options.table_options(), options.shard_options()),
@@ -136,9 +139,9 @@ local cold_method = opts.method == "cold"
 options.require_l2(dev, opts.regime ~= "l2" and not cold_method, "--regime cold")
 local list = plan(dev.backend)
 if #list == 0 then options.fail("no cells: fused_gate_up is the only variant and runs for gate_up only") end
--- --grouped-geometry, --pairs-geometry: the backend's table with another grouped / pairs kernel
+-- --grouped-geometry, --pairs-geometry, --fused-geometry: the backend's table with another kernel
 local specs, geometries = nil, {}
-for _, kernel in ipairs { "grouped", "pairs" } do
+for _, kernel in ipairs { "grouped", "pairs", "fused" } do
   local given, flag = opts[kernel .. "_geometry"], ("--%s-geometry"):format(kernel)
   if given then
     local changes, why = options.parse_defines(given)
@@ -206,7 +209,7 @@ local sink <close> = report.open {
     dev.backend, dev.driver_version),
   columns = columns, csv = opts.csv, json = opts.json, markdown = opts.markdown,
   env = report.environment(dev, meta, { ceilings = ceil, shard = tb:shard_record(), grouped_geometry = grouped_defines,
-                                        pairs_geometry = geometries.pairs }),
+                                        pairs_geometry = geometries.pairs, fused_geometry = geometries.fused }),
 }
 local scaled = mb.scaling_sink(sink)
 local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.rounds, sink = scaled }
@@ -254,6 +257,9 @@ if #peers > 0 then
 end
 if geometries.pairs then
   sink:note("* per_token and batched kernel geometry (--pairs-geometry): " .. options.format_defines(geometries.pairs, " "))
+end
+if geometries.fused then
+  sink:note("* fused_gate_up kernel geometry (--fused-geometry): " .. options.format_defines(geometries.fused, " "))
 end
 if grouped_defines then
   sink:note("* grouped kernel geometry (--grouped-geometry): " .. options.format_defines(grouped_defines, " "))

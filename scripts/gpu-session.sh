@@ -641,7 +641,8 @@ moe_ncu)
 vkmoe_idot)
   # the Vulkan MoE shaders' integer path (MOE_IDOT=1, variants until this A/B: docs/kernels/moe.md, "The integer
   # path"): the Vulkan MoE test, then qwen3 gate_up grouped at m = 1, 8, 32, 64 float / integer (A B C C B A), then
-  # batched (the pairs shader) the same way with MOE_T=16 beside it (PAIRS_GEOS)
+  # batched (the pairs shader) the same way with MOE_T=16 beside it (PAIRS_GEOS), then fused_gate_up's lane groups
+  # and rows (FUSED_GEOS)
   run vkmoe_test $G --backend vulkan tests/lua/test_moe_vulkan.lua
   MOE_GEO_BACKEND=vulkan MOE_GEO_M=${MOE_GEO_M:-1,8,32,64} \
     MOE_GEOS=${MOE_GEOS:-"MOE_IDOT=0 MOE_IDOT=1 MOE_IDOT=1,MOE_TC=8 MOE_IDOT=1,MOE_TC=8 MOE_IDOT=1 MOE_IDOT=0"} \
@@ -651,6 +652,12 @@ vkmoe_idot)
     run "$n" timeout 60 $G --backend vulkan experiments/moe_scaling.lua --config qwen3_30b_a3b --projection gate_up \
       --variants batched --m ${MOE_GEO_M:-1,8,32,64} --regime both --rounds 1 --pairs-geometry $geo --json "$LOGS/$n.jsonl"
     grep -E '^batched' "$LOGS/$n.log"
+  done
+  for geo in ${FUSED_GEOS:-MOE_T=64 MOE_T=16 MOE_T=16,MOE_NR=4 MOE_T=16,MOE_NR=4 MOE_T=16 MOE_T=64}; do
+    n="vkfused_${geo//[=,]/_}"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
+    run "$n" timeout 60 $G --backend vulkan experiments/moe_scaling.lua --config qwen3_30b_a3b --projection gate_up \
+      --variants fused_gate_up --m ${MOE_GEO_M:-1,8,32,64} --regime both --rounds 1 --fused-geometry $geo --json "$LOGS/$n.jsonl"
+    grep -E '^fused_gate_up' "$LOGS/$n.log"
   done
   ;;
 table_big)

@@ -77,6 +77,8 @@ geometry_case "the grouped integer path runs, checked with x's rounding in the b
   --grouped-geometry MOE_IDOT=1 "grouped: plus what x rounded to int16 per 32 values moves"
 usage "a pairs define the backend lacks" "--pairs-geometry=GTOK=4: moe_vulkan.variant: pairs has no define GTOK" \
   "$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --pairs-geometry GTOK=4
+geometry_case "--fused-geometry runs that kernel, checked, and says so" fused_gate_up --fused-geometry MOE_T=16 \
+  "fused_gate_up kernel geometry (--fused-geometry): MOE_NR=2 MOE_T=16" '"fused_geometry":{' '"MOE_T":16'
 geometry_case "--pairs-geometry runs the batched integer path, checked with x's rounding in the bound, and says so" \
   batched --pairs-geometry MOE_IDOT=1 "per_token and batched: plus what x rounded to int16 per 32 values moves" \
   "per_token and batched kernel geometry (--pairs-geometry): MOE_IDOT=1 MOE_NR=4 MOE_T=64 MOE_XB=64" \

@@ -35,7 +35,7 @@ t.test("grouped over more than one window of 256 ids (90 tokens of top-3)", func
   t.truthy(mb.check(dev, g, "grouped", 90).worst_rel <= mb.TOL)
 end)
 
--- Each geometry d of kernel (grouped or pairs) against the reference at every m of ms on
+-- Each geometry d of kernel (grouped, pairs or fused) against the reference at every m of ms on
 -- projections projs of SMALL, routed by routing(sh); batched also against per_token, bit for bit.
 -- want_rounding: the x_rounding each such spec must declare.
 local function check_geometries(kernel, list, projs, routing, ms, want_rounding)
@@ -44,7 +44,7 @@ local function check_geometries(kernel, list, projs, routing, ms, want_rounding)
   if want_rounding and (not dev.integer_dot_product or (dev.subgroup_size or 0) < 8) then
     t.skip("no integer dot product or subgroups < 8")
   end
-  local variant = kernel == "pairs" and "batched" or "grouped"
+  local variant = ({ pairs = "batched", fused = "fused_gate_up" })[kernel] or kernel
   for _, proj in ipairs(projs) do
     local sh = moe.shape(SMALL, proj)
     local F <close>, g = mb.case(dev, sh, routing(sh), ms[1])
@@ -74,6 +74,11 @@ t.test("grouped integer path (MOE_IDOT=1): x whole and in slices, MOE_TC 4 and 3
   check_geometries("grouped", { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_TC = 3 },
                                { MOE_IDOT = 1, MOE_NR = 2, MOE_T = 32 } }, moe.PROJECTIONS,
     function(sh) return moe.routing("zipf", 90, sh.experts, sh.top_k, { seed = 6 }) end, { 90, 7, 1 }, 32)
+end)
+
+t.test("fused_gate_up geometries: MOE_T 16, MOE_NR 4", function()
+  check_geometries("fused", { { MOE_T = 16 }, { MOE_T = 16, MOE_NR = 4 } }, { "gate_up" },
+    function(sh) return moe.routing("uniform", 5, sh.experts, sh.top_k, { seed = 13 }) end, { 5, 1 })
 end)
 
 t.test("batched and per_token integer path (MOE_IDOT=1): x whole and in slices, bit for bit alike, both projections", function()
