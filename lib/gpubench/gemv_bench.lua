@@ -40,17 +40,26 @@ gemv_bench.TOL = 1e-4
 -- where the min cancels the scale term). docs/kernels/vulkan-gemv.md,
 -- "Integer path".
 function gemv_bench.x_rounding_term(fmt, w, m, k, xstr, B, tol)
-  local v = { string.unpack(("<" .. ("f"):rep(k)), xstr) }
-  local e = {}
-  for b0 = 1, k, B do
-    local amax = 0.0
-    for i = b0, math.min(b0 + B - 1, k) do amax = math.max(amax, math.abs(v[i])) end
-    local eb = amax / 32767 * (0.5 + 2.0 ^ -6)
-    for i = b0, math.min(b0 + B - 1, k) do e[i] = eb end
-  end
-  local _, term = ref.gemv(fmt, w, m, k, e)
+  local _, term = ref.gemv(fmt, w, m, k, gemv_bench.x_rounding_errors(xstr, B))
   for r = 1, m do term[r] = term[r] / tol end
   return term
+end
+
+-- x_rounding_errors(xstr, B) -> an f32 string: for each value of xstr (f32)
+-- the most int16 quantization per block of B values (from the first) moves
+-- it, e_i = s_b (1/2 + 2^-6), s_b = amax_b / 32767 (x_rounding_term's e;
+-- also gpubench.moe_bench's, over all rows of x at once: rows of a multiple
+-- of B values keep the blocks inside rows).
+function gemv_bench.x_rounding_errors(xstr, B)
+  local n, e = #xstr // 4, {}
+  for b0 = 0, n - 1, B do
+    local c = math.min(B, n - b0)
+    local v = { string.unpack("<" .. ("f"):rep(c), xstr, 4 * b0 + 1) } -- v[c + 1]: the next position
+    local amax = 0.0
+    for i = 1, c do amax = math.max(amax, math.abs(v[i])) end
+    e[#e + 1] = string.pack("<f", amax / 32767 * (0.5 + 2.0 ^ -6)):rep(c)
+  end
+  return table.concat(e)
 end
 
 -- rounded_bound(fmt, w, m, k, xstr, absdot, B) -> absdot itself where B is

@@ -130,6 +130,16 @@ t.test("variant_notes at T > 1: the T-row rule's kernel named once per format", 
   t.truthy(q6[1]:find("q6_k big: the kernel with BULK=1", 1, true), q6[1])
 end)
 
+t.test("x_rounding_errors: per block of B values amax / 32767 * (1/2 + 2^-6), a short last block, zeros", function()
+  local x = string.pack("<ffffffffff", 1, -3, 0.5, 2, 0, 0, 0, 0, -0.25, 0.125)
+  local e = { string.unpack("<ffffffffff", gemv_bench.x_rounding_errors(x, 4)) }
+  local function eb(amax) return (string.unpack("<f", string.pack("<f", amax / 32767 * (0.5 + 2.0 ^ -6)))) end
+  for i = 1, 4 do t.eq(e[i], eb(3), ("block 1, value %d"):format(i)) end
+  for i = 5, 8 do t.eq(e[i], 0.0, ("block 2 (zeros), value %d"):format(i)) end
+  t.eq({ e[9], e[10] }, { eb(0.25), eb(0.25) }, "the short last block")
+  t.eq(#gemv_bench.x_rounding_errors(x, 4), #x)
+end)
+
 t.test("check: every token row against the oracle; the x and y sizes must fit the tokens", function()
   local ref = require "gpubench.ref"
   local m, k = 6, 64
