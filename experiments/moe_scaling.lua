@@ -140,8 +140,11 @@ options.require_l2(dev, opts.regime ~= "l2" and not cold_method, "--regime cold"
 local list = plan(dev.backend)
 if #list == 0 then options.fail("no cells: fused_gate_up is the only variant and runs for gate_up only") end
 -- --grouped-geometry, --pairs-geometry, --fused-geometry: the backend's table with another kernel
+-- (the variants each kernel runs, for the notes)
+local GEOMETRY_KERNELS = { { "grouped", "grouped" }, { "pairs", "per_token and batched" }, { "fused", "fused_gate_up" } }
 local specs, geometries = nil, {}
-for _, kernel in ipairs { "grouped", "pairs", "fused" } do
+for _, gk in ipairs(GEOMETRY_KERNELS) do
+  local kernel = gk[1]
   local given, flag = opts[kernel .. "_geometry"], ("--%s-geometry"):format(kernel)
   if given then
     local changes, why = options.parse_defines(given)
@@ -153,7 +156,6 @@ for _, kernel in ipairs { "grouped", "pairs", "fused" } do
     specs[kernel], geometries[kernel] = v, v.defines
   end
 end
-local grouped_defines = geometries.grouped
 local timing_opts = { method = opts.method, flush = opts.flush, rule = options.rule_of(opts, meta),
                       point_ms = opts.point_ms > 0 and opts.point_ms or nil }
 local fixture <close> = mb.fixture(dev, { l2_bytes = dev.l2_bytes, copies = function(c)
@@ -208,7 +210,7 @@ local sink <close> = report.open {
     cfg.experts, cfg.top_k, opts.routing, opts.routing == "zipf" and (" s=" .. opts.zipf_s) or "", dev.name,
     dev.backend, dev.driver_version),
   columns = columns, csv = opts.csv, json = opts.json, markdown = opts.markdown,
-  env = report.environment(dev, meta, { ceilings = ceil, shard = tb:shard_record(), grouped_geometry = grouped_defines,
+  env = report.environment(dev, meta, { ceilings = ceil, shard = tb:shard_record(), grouped_geometry = geometries.grouped,
                                         pairs_geometry = geometries.pairs, fused_geometry = geometries.fused }),
 }
 local scaled = mb.scaling_sink(sink)
@@ -236,12 +238,9 @@ sink:note("* unique B = the selected experts' weights once per stack (fused_gate
   .. "over them; floor us = unique B / the read ceiling; x floor = us/step over it")
 sink:note("* scale/m1 = us/pair at m over us/pair at m=1 of the same variant and regime")
 local rounded = {}
-for _, kernel in ipairs { "grouped", "pairs" } do
-  local B = specs and specs[kernel].x_rounding
-  if B then
-    rounded[#rounded + 1] = ("; %s: plus what x rounded to int16 per %d values moves"):format(
-      kernel == "pairs" and "per_token and batched" or kernel, B)
-  end
+for _, gk in ipairs(GEOMETRY_KERNELS) do
+  local B = specs and specs[gk[1]].x_rounding
+  if B then rounded[#rounded + 1] = ("; %s: plus what x rounded to int16 per %d values moves"):format(gk[2], B) end
 end
 sink:note(("* every variant matched the FP64 reference (|y - y_ref| <= %g sum|w x|; fused: the SwiGLU bound%s) and "
   .. "batched matched per_token bit for bit, on these weights and ids, before timing"):format(mb.TOL,
@@ -255,15 +254,13 @@ if #peers > 0 then
     .. "mode (the same ids every call: its experts stay in L2), same geometry; not measured by this run; x peer = "
     .. "our us/step over it")
 end
-if geometries.pairs then
-  sink:note("* per_token and batched kernel geometry (--pairs-geometry): " .. options.format_defines(geometries.pairs, " "))
+for _, gk in ipairs(GEOMETRY_KERNELS) do
+  if geometries[gk[1]] then
+    sink:note(("* %s kernel geometry (--%s-geometry): %s"):format(gk[2], gk[1],
+      options.format_defines(geometries[gk[1]], " ")))
+  end
 end
-if geometries.fused then
-  sink:note("* fused_gate_up kernel geometry (--fused-geometry): " .. options.format_defines(geometries.fused, " "))
-end
-if grouped_defines then
-  sink:note("* grouped kernel geometry (--grouped-geometry): " .. options.format_defines(grouped_defines, " "))
-else
+if not geometries.grouped then
   for _, rule in ipairs(require("gpubench.moe_" .. dev.backend).GROUPED_RULES or {}) do
     local where = {}
     if rule.max_blocks then

@@ -302,19 +302,20 @@ function moe.launches(dev, variant, shape, m, bufs, specs)
   if not build then error(("moe.launches: unknown variant %s (known: %s)"):format(tostring(variant),
     table.concat(moe.VARIANTS, ", ")), 2) end
   return build(function(spec)
-    local what = (spec.file or "?"):match("[^/]+$")
+    -- what a spec asks of the device (moe_vulkan's integer path), refused naming the kernel
+    local function refuse(need, ...)
+      error(("moe.launches: %s (%s) needs " .. need):format((spec.file or "?"):match("[^/]+$"),
+        require("gpubench.options").format_defines(spec.defines), ...), 0)
+    end
     if spec.needs_integer_dot and not dev.integer_dot_product then
-      error(("moe.launches: %s (%s) needs integer dot products (shaderIntegerDotProduct), which %s lacks")
-        :format(what, require("gpubench.options").format_defines(spec.defines), dev.name), 0)
+      refuse("integer dot products (shaderIntegerDotProduct), which %s lacks", dev.name)
     end
     if spec.min_subgroup and sg > 0 and sg < spec.min_subgroup then
-      error(("moe.launches: %s (%s) needs subgroups of %d or more lanes, %s has %d")
-        :format(what, require("gpubench.options").format_defines(spec.defines), spec.min_subgroup, dev.name, sg), 0)
+      refuse("subgroups of %d or more lanes, %s has %d", spec.min_subgroup, dev.name, sg)
     end
     local max = dev.max_shared_bytes or 0
     if spec.shared_bytes and max > 0 and spec.shared_bytes > max then
-      error(("moe.launches: %s (%s) needs %d bytes of shared memory, %s has %d (fewer MOE_XB or MOE_TC)")
-        :format(what, require("gpubench.options").format_defines(spec.defines), spec.shared_bytes, dev.name, max), 0)
+      refuse("%d bytes of shared memory, %s has %d (fewer MOE_XB or MOE_TC)", spec.shared_bytes, dev.name, max)
     end
     return moe.kernel(dev, spec)
   end, shape, m, bufs, specs)
