@@ -152,7 +152,7 @@ for _, gk in ipairs(GEOMETRY_KERNELS) do
     local S = require("gpubench.moe_" .. dev.backend)
     local ok, v = pcall(S.variant, kernel, changes)
     if not ok then options.fail(("%s=%s: %s"):format(flag, given, (tostring(v):gsub("^[^:]*:%d+: ", "")))) end
-    specs = specs or setmetatable({}, { __index = S })
+    specs = specs or {} -- a kernel not given runs the backend's pick per step
     specs[kernel], geometries[kernel] = v, v.defines
   end
 end
@@ -171,6 +171,8 @@ local tb <close> = cells.table {
     local c = ctx.cell
     local o = { read_gbs = ceil.read_gbs, l2_bytes = dev.l2_bytes, flushed = cold_method }
     if p.skip then return mb.row(c, p, {}, o) end
+    -- each JSON row names the kernel defines its step ran (a rule's pick differs per m)
+    o.defines = options.format_defines(moe.spec(dev, c.variant, c.shape, c.m, specs).defines)
     if cold_method then
       -- l2: no flush, the warm-up and earlier samples left the step's weights where they fit
       local s = p:cold { flush = c.regime == "l2" and "none" or timing_opts.flush, rule = timing_opts.rule }
@@ -238,8 +240,21 @@ sink:note("* unique B = the selected experts' weights once per stack (fused_gate
   .. "over them; floor us = unique B / the read ceiling; x floor = us/step over it")
 sink:note("* scale/m1 = us/pair at m over us/pair at m=1 of the same variant and regime")
 local rounded = {}
+-- the kernel spec each step of each variant ran (a --*-geometry's, else the backend's pick per step and device)
+local ran_specs = {}
+for _, c in ipairs(list) do
+  local kernel = c.variant == "grouped" and "grouped" or c.variant == "fused_gate_up" and "fused" or "pairs"
+  local k = ran_specs[kernel] or { ms = {}, seen = {} }
+  ran_specs[kernel] = k
+  local at = c.projection .. " " .. c.m
+  if not k.seen[at] then
+    k.seen[at] = true
+    k.ms[#k.ms + 1] = { m = c.m, projection = c.projection, spec = moe.spec(dev, c.variant, c.shape, c.m, specs) }
+  end
+end
 for _, gk in ipairs(GEOMETRY_KERNELS) do
-  local B = specs and specs[gk[1]].x_rounding
+  local B
+  for _, e in ipairs(ran_specs[gk[1]] and ran_specs[gk[1]].ms or {}) do B = B or e.spec.x_rounding end
   if B then rounded[#rounded + 1] = ("; %s: plus what x rounded to int16 per %d values moves"):format(gk[2], B) end
 end
 sink:note(("* every variant matched the FP64 reference (|y - y_ref| <= %g sum|w x|; fused: the SwiGLU bound%s) and "
@@ -260,17 +275,28 @@ for _, gk in ipairs(GEOMETRY_KERNELS) do
       options.format_defines(geometries[gk[1]], " ")))
   end
 end
-if not geometries.grouped then
-  for _, rule in ipairs(require("gpubench.moe_" .. dev.backend).GROUPED_RULES or {}) do
-    local where = {}
-    if rule.max_blocks then
-      where[#where + 1] = ("at most %d blocks (min(E, m top_k) x row tiles)"):format(rule.max_blocks)
+-- the defines each step ran where no --*-geometry was given: the backend's table and its rules per step and
+-- device (gpubench.moe_<backend>), m values with the same spec listed together
+for _, gk in ipairs(GEOMETRY_KERNELS) do
+  local k = ran_specs[gk[1]]
+  if k and not geometries[gk[1]] then
+    for _, proj in ipairs(projections) do
+      local groups, order = {}, {}
+      for _, e in ipairs(k.ms) do
+        if e.projection == proj then
+          if not groups[e.spec] then groups[e.spec], order[#order + 1] = {}, e.spec end
+          table.insert(groups[e.spec], e.m)
+        end
+      end
+      local parts = {}
+      for _, sp in ipairs(order) do
+        parts[#parts + 1] = ("m=%s: %s"):format(table.concat(groups[sp], ","), options.format_defines(sp.defines, " "))
+      end
+      if #parts > 0 then
+        sink:note(("* %s kernel per step%s (the %s table and its rules, docs/kernels/moe.md): %s"):format(gk[2],
+          #projections > 1 and ", " .. proj or "", dev.backend, table.concat(parts, "; ")))
+      end
     end
-    if rule.min_pairs_per_expert then
-      where[#where + 1] = ("%g or more pairs per expert (m top_k / min(E, m top_k))"):format(rule.min_pairs_per_expert)
-    end
-    sink:note(("* grouped: %s where a step has %s and no earlier rule applies, the %s table's rule (docs/kernels/moe.md)")
-      :format(options.format_defines(rule.changes, " "), table.concat(where, " and "), dev.backend))
   end
 end
 sink:note(("* table run %d times in %s order, only the last round reported"):format(opts.rounds, opts.order))

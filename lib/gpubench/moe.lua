@@ -276,7 +276,7 @@ end
 -- spec(dev, variant, shape, m [, specs]) -> the kernel spec moe.launches
 -- takes for that step (the geometry table's, a rule's or specs').
 function moe.spec(dev, variant, shape, m, specs)
-  return specs_of(dev.backend).spec_of(variant, shape, m, specs)
+  return specs_of(dev.backend).spec_of(variant, shape, m, specs, dev)
 end
 
 function moe.launches(dev, variant, shape, m, bufs, specs)
@@ -318,7 +318,7 @@ function moe.launches(dev, variant, shape, m, bufs, specs)
       refuse("%d bytes of shared memory, %s has %d (fewer MOE_XB or MOE_TC)", spec.shared_bytes, dev.name, max)
     end
     return moe.kernel(dev, spec)
-  end, shape, m, bufs, specs)
+  end, shape, m, bufs, specs, dev)
 end
 
 return moe

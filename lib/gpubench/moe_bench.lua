@@ -302,7 +302,8 @@ Fixture.__close = Fixture.close
 
 -- row(cell, p, d, o) -> the table row of a timed cell: d as Cell:time (or
 -- {ms =} from Cell:cold) returns it; o.read_gbs, o.l2_bytes, o.flushed (one
--- step per sample after an L2 flush: the cold regime without copies).
+-- step per sample after an L2 flush: the cold regime without copies), o.defines
+-- (the kernel defines the step ran, recorded in the row).
 function mb.row(cell, p, d, o)
   local r = {
     variant = cell.variant, projection = cell.projection, regime = cell.regime, m = cell.m, pairs = cell.pairs,
@@ -313,7 +314,7 @@ function mb.row(cell, p, d, o)
     r.status, r.note = "skipped", p.skip
     return r
   end
-  r.copies, r.max_rel_err, r.bit_exact = p.copies, p.check.worst_rel, p.check.bit_exact
+  r.copies, r.max_rel_err, r.bit_exact, r.defines = p.copies, p.check.worst_rel, p.check.bit_exact, o.defines
   if cell.regime == "cold" then
     r.fits = o.flushed and "cold (flush)" or ("cold x" .. p.copies)
   else

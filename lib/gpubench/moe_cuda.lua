@@ -105,7 +105,7 @@ local function u32(v) return require("gpu").u32(v) end
 local function u64(v) return require("gpu").u64(v) end
 M.launches, M.spec_of = require("gpubench.moe_launch")(M, {
   stride = u64,
-  grouped_for = M.grouped_for,
+  rule_for = function(kernel, sh, m) if kernel == "grouped" then return (M.grouped_for(sh, m)) end end,
   grouped_strides = function(sh) return { u32(sh.nb01), u64(sh.nb02) } end,
 })
 

@@ -5,12 +5,15 @@
 -- kernel also takes the row stride nb01.
 --
 --   M.launches = require("gpubench.moe_launch")(M, { stride = gpu.u64, grouped_strides = function(sh) ... end,
---                                                     grouped_for = function(sh, m) ... end (optional) })
+--                                                     rule_for = function(kernel, sh, m, dev) ... end (optional) })
 --
--- Each builder: (kernel_of, shape, m, bufs [, specs]) -> the launches of one
--- step, {kernel, grid, block, args...} each; specs replaces M's geometries.
--- The factory's second result, spec_of(variant, shape, m [, specs]), is the
--- kernel spec those launches take (moe.spec).
+-- Each builder: (kernel_of, shape, m, bufs [, specs [, dev]]) -> the launches
+-- of one step, {kernel, grid, block, args...} each; specs replaces M's
+-- geometries. The factory's second result, spec_of(variant, shape, m [,
+-- specs [, dev]]), is the kernel spec those launches take (moe.spec): specs'
+-- where it has one for the kernel, else o.rule_for's pick for the step and device (kernel:
+-- "pairs", "fused" or "grouped"; nil: the table's), else M's. per_token and
+-- batched take the same spec for a step, so they stay bit for bit alike.
 
 local function ceil_div(a, b) return (a + b - 1) // b end
 local function u32(v) return require("gpu").u32(v) end
@@ -19,12 +22,10 @@ return function(M, o)
   local stride = o.stride
   local L = {}
 
-  local function spec_of(variant, sh, m, specs)
-    if variant == "grouped" then
-      -- specs (a sweep's geometry) replace the table; else o.grouped_for's rule per step, if any
-      return specs and specs.grouped or (o.grouped_for and o.grouped_for(sh, m)) or M.grouped
-    end
-    return (specs or M)[variant == "fused_gate_up" and "fused" or "pairs"]
+  local function spec_of(variant, sh, m, specs, dev)
+    local kernel = variant == "grouped" and "grouped" or variant == "fused_gate_up" and "fused" or "pairs"
+    if specs and specs[kernel] then return specs[kernel] end
+    return o.rule_for and o.rule_for(kernel, sh, m, dev) or M[kernel]
   end
 
   local function pair_launch(kernel_of, s, sh, b, pair0, count)
@@ -33,26 +34,26 @@ return function(M, o)
              u32(sh.inner) }
   end
 
-  function L.batched(kernel_of, sh, m, b, specs)
-    return { pair_launch(kernel_of, spec_of("batched", sh, m, specs), sh, b, 0, m * sh.top_k) }
+  function L.batched(kernel_of, sh, m, b, specs, dev)
+    return { pair_launch(kernel_of, spec_of("batched", sh, m, specs, dev), sh, b, 0, m * sh.top_k) }
   end
 
-  function L.per_token(kernel_of, sh, m, b, specs)
+  function L.per_token(kernel_of, sh, m, b, specs, dev)
     local l = {}
-    local s = spec_of("per_token", sh, m, specs)
+    local s = spec_of("per_token", sh, m, specs, dev)
     for t = 0, m - 1 do l[t + 1] = pair_launch(kernel_of, s, sh, b, t * sh.top_k, sh.top_k) end
     return l
   end
 
-  function L.fused_gate_up(kernel_of, sh, m, b, specs)
-    local s = spec_of("fused_gate_up", sh, m, specs)
+  function L.fused_gate_up(kernel_of, sh, m, b, specs, dev)
+    local s = spec_of("fused_gate_up", sh, m, specs, dev)
     return { { kernel_of(s), { ceil_div(sh.n, s.rows_per_group), m * sh.top_k, 1 }, s.block, b.w, b.up, b.x, b.ids,
                b.y, u32(sh.n), u32(sh.k), u32(sh.experts), stride(sh.nb02), u32(sh.top_k), u32(sh.outer),
                u32(sh.inner) } }
   end
 
-  function L.grouped(kernel_of, sh, m, b, specs)
-    local g = spec_of("grouped", sh, m, specs)
+  function L.grouped(kernel_of, sh, m, b, specs, dev)
+    local g = spec_of("grouped", sh, m, specs, dev)
     local pairs_ = m * sh.top_k
     local l = { kernel_of(g), { ceil_div(sh.n, g.rows_per_group), math.min(sh.experts, pairs_), 1 }, g.block,
                 b.w, b.x, b.ids, b.y, u32(sh.n), u32(sh.k), u32(sh.experts) }

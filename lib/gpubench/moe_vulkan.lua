@@ -34,9 +34,13 @@ local function spec(file, defines)
   return s
 end
 
-M.pairs = spec("moe_q4k_pairs.comp", { MOE_T = 64, MOE_NR = 4, MOE_IDOT = 0, MOE_XB = 64 })
+-- The integer path (MOE_IDOT=1) is the table's for pairs and grouped: faster
+-- than the float one at every m in both orders on the H200; rule_for falls
+-- back to MOE_IDOT=0 on a device that cannot run it (docs/kernels/moe.md,
+-- "The integer path").
+M.pairs = spec("moe_q4k_pairs.comp", { MOE_T = 64, MOE_NR = 4, MOE_IDOT = 1, MOE_XB = 64 })
 M.fused = spec("moe_q4k_fused.comp", { MOE_T = 64, MOE_NR = 2 })
-M.grouped = spec("moe_q4k_grouped.comp", { MOE_T = 16, MOE_NR = 4, MOE_TC = 4, MOE_IDOT = 0, MOE_XB = 64 })
+M.grouped = spec("moe_q4k_grouped.comp", { MOE_T = 16, MOE_NR = 4, MOE_TC = 4, MOE_IDOT = 1, MOE_XB = 64 })
 
 -- grouped is one dispatch: the shader finds its expert's pairs itself.
 M.grouped_dispatches = 1
@@ -65,11 +69,54 @@ function M.variant(name, changes)
   return spec(base.file:match("[^/]+$"), d)
 end
 
+-- Steps where the A/B timed another geometry faster (docs/kernels/moe.md,
+-- "Geometry per step"): lane groups of 16 for the pairs and fused shaders
+-- where a step has min_pairs or more pairs (m top_k; qwen3 gate/up: 64 pairs
+-- won, 8 lost with a quarter of the workgroups). Every rule whose kernel and
+-- min_pairs the step meets applies.
+M.STEP_RULES = {
+  { kernels = { pairs = true, fused = true }, min_pairs = 32, changes = { MOE_T = 16 } },
+}
+
+-- Whether dev can run spec's integer path: what moe.launches would refuse.
+local function runs_integer(dev, s)
+  local max = dev.max_shared_bytes or 0
+  return dev.integer_dot_product and (dev.subgroup_size or 0) >= s.min_subgroup
+    and (max == 0 or s.shared_bytes <= max)
+end
+
+local picked = {} -- one spec per kernel and changes: gpubench.moe's kernel cache is keyed by spec
+local function pick(kernel, changes)
+  if not next(changes) then return M[kernel] end
+  local key = kernel .. ":" .. require("gpubench.options").format_defines(changes)
+  picked[key] = picked[key] or M.variant(kernel, changes)
+  return picked[key]
+end
+
+-- rule_for(kernel, shape, m, dev) -> the spec of kernel ("pairs", "fused",
+-- "grouped") a step of m tokens runs on dev: the table's with the step's
+-- rules applied, on the float path where dev cannot run the integer one.
+function M.rule_for(kernel, sh, m, dev)
+  local changes = {}
+  for _, rule in ipairs(M.STEP_RULES) do
+    if rule.kernels[kernel] and m * sh.top_k >= rule.min_pairs then
+      for k, v in pairs(rule.changes) do changes[k] = v end
+    end
+  end
+  local s = pick(kernel, changes)
+  if s.needs_integer_dot and not (dev and runs_integer(dev, s)) then
+    changes.MOE_IDOT = 0
+    s = pick(kernel, changes)
+  end
+  return s
+end
+
 -- The launch builders (gpubench.moe_launch): 32-bit strides (the shaders
 -- address a stack with 32-bit offsets, MAX_STACK_BYTES).
 local function u32(v) return require("gpu").u32(v) end
 M.launches, M.spec_of = require("gpubench.moe_launch")(M, {
   stride = u32,
+  rule_for = M.rule_for,
   grouped_strides = function(sh) return { u32(sh.nb02) } end,
 })
 

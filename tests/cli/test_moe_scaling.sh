@@ -72,7 +72,11 @@ geometry_case() {
     '[[ $rc -eq 0 && $missing -eq 0 ]] && grep -Eq "^$variant +1 +8 +1 +8 " <<<"$out"'
 }
 geometry_case "--grouped-geometry runs that kernel, checked, and says so" grouped --grouped-geometry MOE_TC=3 \
-  "grouped kernel geometry (--grouped-geometry): MOE_IDOT=0 MOE_NR=4 MOE_T=16 MOE_TC=3 MOE_XB=64" '"MOE_TC":3'
+  "grouped kernel geometry (--grouped-geometry): MOE_IDOT=1 MOE_NR=4 MOE_T=16 MOE_TC=3 MOE_XB=64" '"MOE_TC":3' \
+  '"defines":"MOE_IDOT=1,MOE_NR=4,MOE_T=16,MOE_TC=3,MOE_XB=64"'
+geometry_case "the grouped float path runs on request, checked without x's rounding, and says so" grouped \
+  --grouped-geometry MOE_IDOT=0 "(|y - y_ref| <= 0.0001 sum|w x|; fused: the SwiGLU bound) and" \
+  "grouped kernel geometry (--grouped-geometry): MOE_IDOT=0 MOE_NR=4 MOE_T=16 MOE_TC=4 MOE_XB=64"
 geometry_case "the grouped integer path runs, checked with x's rounding in the bound, and says so" grouped \
   --grouped-geometry MOE_IDOT=1 "grouped: plus what x rounded to int16 per 32 values moves"
 usage "a pairs define the backend lacks" "--pairs-geometry=GTOK=4: moe_vulkan.variant: pairs has no define GTOK" \
@@ -116,6 +120,19 @@ check "JSON: 8 cells, every one checked below 1e-4, batched bit-exact" \
              if c.variant == \"batched\" then assert(c.bit_exact == true); b = b + 1 end end end
            assert(n == 8 and b == 2)"'
 check "CSV: header + 8 rows" '[[ $(grep -vc "^#" "$tmp/m.csv") -eq 9 ]]'
+want_idot=0
+if "$G" -e 'local d = require "gpu".open{backend = "vulkan"}; os.exit(d.integer_dot_product and d.subgroup_size >= 8)'; then
+  want_idot=1
+fi
+check "the footer names the defines each kernel ran per step (the device's pick: MOE_IDOT=$want_idot)" \
+  'grep -qF "* per_token and batched kernel per step (the vulkan table and its rules, docs/kernels/moe.md): m=1,2: MOE_IDOT=$want_idot MOE_NR=4 MOE_T=64 MOE_XB=64" <<<"$out" &&
+   grep -qF "* grouped kernel per step (the vulkan table and its rules, docs/kernels/moe.md): m=1,2: MOE_IDOT=$want_idot MOE_NR=4 MOE_T=16 MOE_TC=4 MOE_XB=64" <<<"$out" &&
+   grep -qF "* fused_gate_up kernel per step (the vulkan table and its rules, docs/kernels/moe.md): m=1,2: MOE_NR=2 MOE_T=64" <<<"$out"'
+check "JSON: each cell names its kernel defines, per_token and batched the same" \
+  '"$G" -e "local d = {}
+           for _, c in ipairs(require(\"gpubench.report\").read_jsonl(\"$tmp/m.jsonl\")) do if c.type == \"cell\" then
+             assert(type(c.defines) == \"string\" and c.defines:match(\"MOE_T=%d+\"), c.label); d[(\"%s%d\"):format(c.variant, c.m)] = c.defines end end
+           assert(d.batched1 == d.per_token1 and d.batched2 == d.per_token2 and d.grouped1:match(\"MOE_TC=4\"))"'
 # --point-ms: a step of several ms on lavapipe is timed at n = 1, not --iters 50, and the footnote says so
 out=$("$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --variants batched --point-ms 1 --iters 50 \
         --rounds 1 --json "$tmp/p.jsonl" 2>&1); rc=$?

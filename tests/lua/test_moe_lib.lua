@@ -258,9 +258,30 @@ t.test("moe.spec: the kernel spec each variant's launches take (table, rule, a s
   t.truthy(moe.spec(cuda, "fused_gate_up", q3, 8) == mc.fused)
   t.truthy(moe.spec(cuda, "grouped", q3, 32) == mc.grouped_for(q3, 32), "the rule's spec")
   t.truthy(moe.spec(cuda, "grouped", q3, 8) == mc.grouped)
-  local v = mv.variant("grouped", { MOE_IDOT = 1 })
+  local v = mv.variant("grouped", { MOE_IDOT = 0, MOE_TC = 3 })
   t.truthy(moe.spec(vk, "grouped", q3, 8, { grouped = v }) == v, "a sweep's geometry")
-  t.eq({ v.x_rounding, moe.spec(vk, "grouped", q3, 8).x_rounding }, { 32, nil })
+  t.truthy(moe.spec(vk, "batched", q3, 8, { grouped = v }) == moe.spec(vk, "batched", q3, 8), "the others' picks stay")
+  -- Vulkan: the integer path where the device runs it (integer dot products, subgroups >= 8, the shared
+  -- memory), else the float one; lane groups of 16 for pairs and fused from 32 pairs a step (qwen3: m = 4)
+  local h200 = { backend = "vulkan", integer_dot_product = true, subgroup_size = 32, max_shared_bytes = 49152 }
+  local function picks(dev, m)
+    local out = {}
+    for _, variant in ipairs { "batched", "per_token", "fused_gate_up", "grouped" } do
+      local d = moe.spec(dev, variant, q3, m).defines
+      out[#out + 1] = ("%s:%s/%d"):format(variant, tostring(d.MOE_IDOT), d.MOE_T)
+    end
+    return table.concat(out, " ")
+  end
+  t.eq(picks(h200, 1), "batched:1/64 per_token:1/64 fused_gate_up:nil/64 grouped:1/16")
+  t.eq(picks(h200, 4), "batched:1/16 per_token:1/16 fused_gate_up:nil/16 grouped:1/16")
+  t.eq(picks(vk, 1), "batched:0/64 per_token:0/64 fused_gate_up:nil/64 grouped:0/16", "no integer dot products")
+  local function with(k, v) local d = {} for a, b in pairs(h200) do d[a] = b end d[k] = v return d end
+  t.eq(picks(with("subgroup_size", 4), 8), "batched:0/16 per_token:0/16 fused_gate_up:nil/16 grouped:0/16")
+  t.eq(picks(with("max_shared_bytes", 8192), 1), "batched:1/64 per_token:1/64 fused_gate_up:nil/64 grouped:0/16",
+    "grouped's four rows of x past 8 KiB, pairs' one within")
+  t.eq({ moe.spec(h200, "grouped", q3, 8).x_rounding, moe.spec(vk, "grouped", q3, 8).x_rounding }, { 32, nil })
+  t.truthy(moe.spec(h200, "batched", q3, 8) == moe.spec(h200, "per_token", q3, 64), "one spec per pick")
+  t.truthy(moe.spec(h200, "grouped", q3, 8) == mv.grouped, "the table's own where no rule changes it")
 end)
 
 t.test("the launch builders of both backends: the kernels' parameter lists, strides u64 on CUDA, u32 on Vulkan", function()

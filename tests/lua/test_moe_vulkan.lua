@@ -59,12 +59,47 @@ local function check_geometries(kernel, list, projs, routing, ms, want_rounding)
   end
 end
 
-t.test("grouped geometries: MOE_NR 2 and 6, MOE_TC 8 and 3, MOE_T 32 and 8", function()
+-- The float path (MOE_IDOT=0): what a device without integer dot products runs (rule_for's fallback).
+t.test("grouped float path (MOE_IDOT=0): MOE_NR 2 and 6, MOE_TC 8 and 3, MOE_T 32 and 8", function()
   local mv = require "gpubench.moe_vulkan"
   t.errors(function() mv.variant("grouped", { MOE_TC = 0 }) end, "moe_vulkan.variant: MOE_TC=0 is not a positive integer", true)
-  check_geometries("grouped", { { MOE_NR = 2 }, { MOE_NR = 6, MOE_TC = 8 }, { MOE_TC = 3 }, { MOE_T = 32, MOE_TC = 8 },
-                               { MOE_T = 8 } }, { "gate_up" },
+  check_geometries("grouped", { { MOE_IDOT = 0 }, { MOE_IDOT = 0, MOE_NR = 2 }, { MOE_IDOT = 0, MOE_NR = 6, MOE_TC = 8 },
+                               { MOE_IDOT = 0, MOE_TC = 3 }, { MOE_IDOT = 0, MOE_T = 32, MOE_TC = 8 },
+                               { MOE_IDOT = 0, MOE_T = 8 } }, { "gate_up" },
     function(sh) return moe.routing("zipf", 40, sh.experts, sh.top_k, { seed = 5 }) end, { 40 })
+end)
+
+t.test("batched and per_token float path (MOE_IDOT=0): MOE_T 64 and 16, bit for bit alike, both projections", function()
+  check_geometries("pairs", { { MOE_IDOT = 0 }, { MOE_IDOT = 0, MOE_T = 16 } }, moe.PROJECTIONS,
+    function(sh) return moe.routing("uniform", 5, sh.experts, sh.top_k, { seed = 14 }) end, { 5, 1 })
+end)
+
+t.test("the pick per step and device: the integer path where the device runs it, else the float one", function()
+  local mv = require "gpubench.moe_vulkan"
+  local dev = t.device(BACKEND)
+  local sh = moe.shape(SMALL, "gate_up")
+  local can = dev.integer_dot_product and (dev.subgroup_size or 0) >= 8
+  for _, variant in ipairs { "batched", "per_token", "grouped" } do
+    t.eq(moe.spec(dev, variant, sh, 1).defines.MOE_IDOT, can and 1 or 0, variant .. " on " .. dev.name)
+    local fake = setmetatable({ integer_dot_product = false }, { __index = function(_, k) return dev[k] end })
+    t.eq(moe.spec(fake, variant, sh, 1).defines.MOE_IDOT, 0, variant .. " without integer dot products")
+  end
+  -- lane groups of 16 from 32 pairs a step (top-3: m = 11), on either path
+  t.eq({ moe.spec(dev, "batched", sh, 10).defines.MOE_T, moe.spec(dev, "batched", sh, 11).defines.MOE_T,
+         moe.spec(dev, "fused_gate_up", sh, 10).defines.MOE_T, moe.spec(dev, "fused_gate_up", sh, 11).defines.MOE_T,
+         moe.spec(dev, "grouped", sh, 11).defines.MOE_T }, { 64, 16, 64, 16, 16 })
+  t.truthy(moe.spec(dev, "per_token", sh, 11) == moe.spec(dev, "batched", sh, 11), "per_token runs batched's spec")
+  -- the fallback with the rule's lane groups runs, checked, batched bit for bit per_token
+  local lacking = setmetatable({ integer_dot_product = false }, { __index = function(_, k) return dev[k] end })
+  local F <close>, g = mb.case(dev, sh, moe.routing("uniform", 11, sh.experts, sh.top_k, { seed = 15 }), 11)
+  for _, variant in ipairs { "batched", "grouped" } do
+    local kernel = variant == "grouped" and "grouped" or "pairs"
+    local specs = { [kernel] = moe.spec(lacking, variant, sh, 11) }
+    t.eq({ specs[kernel].defines.MOE_IDOT, specs[kernel].defines.MOE_T }, { 0, 16 }, variant)
+    local r = mb.check(dev, g, variant, 11, specs)
+    t.truthy(r.worst_rel <= mb.TOL and (variant ~= "batched" or r.bit_exact), variant .. " float fallback")
+  end
+  t.eq(mv.variant("pairs", { MOE_IDOT = 0 }).x_rounding, nil, "the float path rounds nothing")
 end)
 
 -- The integer path (MOE_IDOT=1): x rounded to int16 per 32 values, checked with that rounding in
@@ -92,7 +127,7 @@ t.test("grouped integer path: the rounded bound is not loose (a wrong kernel fai
   t.errors(function() mv.variant("grouped", { MOE_XB = 12 }) end,
     "moe_vulkan.variant: MOE_XB=12 is not a multiple of 8 (whole super-blocks of x per slice)", true)
   t.eq(mv.variant("grouped", { MOE_IDOT = 1 }).shared_bytes, 128 + 1024 + 8 + 64 * 16 * 4 + 72 * 64 * 4)
-  t.eq(mv.grouped.x_rounding, nil, "the float path rounds nothing")
+  t.eq(mv.variant("grouped", { MOE_IDOT = 0 }).x_rounding, nil, "the float path rounds nothing")
   local dev = t.device(BACKEND)
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < 8 then t.skip("no integer dot product or subgroups < 8") end
   local sh = moe.shape(SMALL, "gate_up")
