@@ -210,7 +210,8 @@ local sink <close> = report.open {
   columns = columns, csv = opts.csv, json = opts.json, markdown = opts.markdown,
   csv_extra = { "weight_bytes", "x_bytes", "y_bytes", "model_bytes", "useful_flops", "warmup", "n_samples", "noise",
                 "fixed_us", "memory_floor_us", "route", "check_rows", "check_failures", "check_worst",
-                "vendor_tflops", "vendor_note", "note", "prepare_s", "check_s", "time_s", "vendor_s" },
+                "vendor_tflops", "vendor_note", "note", "prepare_s", "check_s", "time_s", "vendor_s",
+                "weights_read_us", "spin_up_ms" },
   env = report.environment(dev, meta, { ceilings = ceil, header = header, vendor = vendor and vendor.describe(dev) or nil,
                                         shard = shard.record(opts.shard, total) }),
 }
@@ -223,9 +224,11 @@ for _, g in ipairs(groups) do
   local grp = lb.prepare_group(dev, g, po)
   local prepare_s = gpu.clock() - t0
   spent.prepare_s = spent.prepare_s + prepare_s
+  local read_us = lb.read_weights(dev, grp, po)
   for i, p in ipairs(g.points) do
     local row = lb.measure(dev, grp, p, po)
     if i == 1 then row.prepare_s = prepare_s end
+    row.weights_read_us = read_us
     for k in pairs(spent) do if k ~= "prepare_s" then spent[k] = spent[k] + (row[k] or 0) end end
     row.label = point_label(p)
     row.cell_index, row.shard = p.cell_index, opts.shard and shard.text(shard.of(opts.shard)) or nil
@@ -246,6 +249,17 @@ sink:note(("* %d points, %d weight groups; cold: per sample a %s L2 flush comple
 sink:note("* model bytes = weight bytes + 2KT + 2NT; useful FLOPs = 2NKT; DRAM_% against the spec, READ_% against "
   .. "the measured read ceiling; memory_floor_pct = (model bytes / spec) / median")
 sink:note("* every point checked against the FP64 reference before it is timed (docs/LINEAR.md, Accuracy)")
+local spun, spun_ms = 0, 0
+for _, r in ipairs(sink.rows or {}) do
+  if r.spin_up_ms then spun, spun_ms = spun + 1, math.max(spun_ms, r.spin_up_ms) end
+end
+local _, no_clocks = require("gpubench.clocks").read(dev)
+sink:note(no_clocks and ("* clocks: not read (%s), so not brought up before the timings"):format((no_clocks:gsub(" %[.-%]$", "")))
+  or ("* clocks: before each timing the device is kept busy until NVML reads its SM clock at >= 90 %% of the "
+  .. "maximum, where it had fallen (Vulkan lets it fall while the host works; docs/results/h200-linear.md, "
+  .. "\"Clocks\"): %d of these points needed it, up to %.0f ms"):format(spun, spun_ms))
+sink:note("* weights_read_us (CSV, JSON): the pure-read kernel over each group's weight buffer, timed as its points "
+  .. "are, before them: what reading those very bytes costs in this process")
 if vendor then sink:note("* vendor: " .. vendor.note(dev)) end
 sink:note(("* wall time of the run %.1f s: weights made and uploaded %.1f s, reference checks %.1f s, "
   .. "our timings %.1f s, the vendor's %.1f s"):format(gpu.clock() - started, spent.prepare_s, spent.check_s,

@@ -192,6 +192,7 @@ function Cell:time(iters, opts)
   local rs = armed and self.armed.runners or {}
   local ok, d = pcall(function()
     if not armed then add_runners(rs, self.dev, launches, count, opts) end
+    local spun = require("gpubench.clocks").spin_up(self.dev) -- the SM clock up first (gpubench.clocks)
     local flush = option(opts, "flush")
     if flush then self.dev:flush_l2(flush == true and "clean" or flush) end
     -- warmed once, by the first runner: the runners follow each other
@@ -213,6 +214,7 @@ function Cell:time(iters, opts)
     -- every runner's every timing, both points: the raw material of the result
     d.timings = {}
     for i, x in ipairs(ds) do d.timings[i] = x.points end
+    d.spin_up = spun
     return d
   end)
   if not armed then close_all(rs) end
@@ -269,17 +271,20 @@ end
 -- flush (opts.flush: "clean", the default, or "write"), the start
 -- timestamp, the call and the stop timestamp are queued behind a held
 -- stream, so that nothing but device work lies between the timestamps.
--- opts.warmup (3) calls first; then samples by the stopping rule
+-- The SM clock is brought up first where it fell (clocks.spin_up), then
+-- opts.warmup (3) calls; then samples by the stopping rule
 -- (opts.rule, timing.rule's fields). Returns
 -- {ms = median, samples, summary (stats.summary), n, noise, converged,
---  held, flush, fixed_ms, fixed_samples}: fixed_ms is the timer's residual,
--- the median of an empty kernel timed the same way (bench.fixed_cost).
+--  held, flush, fixed_ms, fixed_samples, spin_up}: fixed_ms is the timer's
+-- residual, the median of an empty kernel timed the same way
+-- (bench.fixed_cost); spin_up what clocks.spin_up did (nil: nothing).
 function Cell:cold(opts)
   opts = opts or {}
   local stats = require "gpubench.stats"
   self:arm_cold()
   local flush = opts.flush or "clean"
   local hold = opts.hold ~= false
+  local spun = require("gpubench.clocks").spin_up(self.dev) -- the SM clock up first (gpubench.clocks)
   for _ = 1, opts.warmup or 3 do self.cold_batch:cold_sample(self.cold_timer, { flush = flush, hold = hold }) end
   local held = false
   local samples, info = timing.sample_until(function()
@@ -291,7 +296,7 @@ function Cell:cold(opts)
   return {
     ms = stats.median(samples), samples = samples, summary = stats.summary(samples), n = info.n,
     noise = info.noise, converged = info.converged, held = held, flush = flush,
-    fixed_ms = fixed.ms, fixed_samples = fixed.samples,
+    fixed_ms = fixed.ms, fixed_samples = fixed.samples, spin_up = spun,
   }
 end
 

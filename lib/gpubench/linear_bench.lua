@@ -47,6 +47,32 @@ function lb.prepare_group(dev, g, o)
   return grp
 end
 
+local function cold_stats(res)
+  local us = {}
+  for i, ms in ipairs(res.samples) do us[i] = ms * 1000 end
+  return {
+    median_us = stats.median(us), min_us = res.summary.min * 1000, p95_us = stats.quantile(us, 0.95),
+    samples_us = us, n_samples = res.n, noise = res.noise, converged = res.converged, fixed_us = res.fixed_ms * 1000,
+  }
+end
+
+-- read_weights(dev, grp, o) -> µs: the pure-read kernel over the group's
+-- weight buffer, timed as a point is (cold, o.flush, o.warmup, o.rule): what
+-- reading those very bytes costs in this process, beside each point's time
+-- (docs/results/h200-linear.md, "The Vulkan q6 heads inside --suite all").
+local read_kernels = setmetatable({}, { __mode = "k" }) -- one per device
+function lb.read_weights(dev, grp, o)
+  local kernels = require "gpubench.kernels"
+  read_kernels[dev] = read_kernels[dev] or kernels.load(dev, "read")
+  local k = read_kernels[dev]
+  local block, grid = 256, kernels.grid(dev)
+  local out <close> = dev:buffer(grid * block * 4)
+  local b = grp.w.buffer
+  local cell <close> = bench.cell(dev, { launches = { { k, grid, block, b, out, b.size // 16, 0xA5A5A5A5 } } })
+  local res = cell:cold { rule = o.rule, flush = o.flush, warmup = o.warmup }
+  return cold_stats(res).median_us
+end
+
 function lb.close_group(grp)
   if grp.vendor and grp.vendor.close then grp.vendor.close() end
   for _, b in ipairs(grp.buffers) do b:free() end
@@ -68,14 +94,6 @@ function lb.describe(p)
   }
 end
 
-local function cold_stats(res)
-  local us = {}
-  for i, ms in ipairs(res.samples) do us[i] = ms * 1000 end
-  return {
-    median_us = stats.median(us), min_us = res.summary.min * 1000, p95_us = stats.quantile(us, 0.95),
-    samples_us = us, n_samples = res.n, noise = res.noise, converged = res.converged, fixed_us = res.fixed_ms * 1000,
-  }
-end
 
 -- Metrics from a median time (ninfer's section 4 and 5; the read ceiling
 -- measured on this device, the spec its datasheet bandwidth).
@@ -119,6 +137,7 @@ function lb.measure(dev, grp, p, o)
   row.time_s = clock() - t1
   local c = cold_stats(res)
   for k, v in pairs(c) do row[k] = v end
+  row.spin_up_ms = res.spin_up and res.spin_up.ms or nil -- the SM clock brought up first (gpubench.clocks)
   row.status = res.converged == false and "not_converged" or "ok"
   lb.metrics(row, c.median_us, o.ceil)
   if grp.vendor then

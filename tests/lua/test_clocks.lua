@@ -39,6 +39,31 @@ t.test("cells.table with a monitor: a throttled cell keeps its numbers, flagged,
   t.eq(r[1].clocks, nil)
 end)
 
+-- The Vulkan device with scripted clocks() readings: its other methods act on the device itself.
+local function scripted(dev, seq)
+  local i, w = 0, {}
+  w.reads = function() return i end
+  return setmetatable(w, { __index = function(_, k)
+    if k == "clocks" then return function() i = i + 1; return seq[i] or seq[#seq] end end
+    local v = dev[k]
+    if type(v) == "function" then return function(_, ...) return v(dev, ...) end end
+    return v
+  end })
+end
+
+t.test("spin_up: busy until the SM clock reads >= 90 % of its maximum, nothing where it already does", function()
+  local dev = t.device("vulkan")
+  t.eq(clocks.spin_up(scripted(dev, { reading(1782) })), nil, "already at 90 %")
+  local w = scripted(dev, { reading(345), reading(600), reading(1425), reading(1980) })
+  local s = clocks.spin_up(w)
+  t.eq({ s.from_mhz, s.to_mhz, w.reads() }, { 345, 1980, 4 }, "one reading per busy batch until the clock is up")
+  t.truthy(s.ms > 0, "its time")
+  local stuck = scripted(dev, { reading(600) })
+  local g = clocks.spin_up(stuck, { max_ms = 30 })
+  t.truthy(g.to_mhz == 600 and g.ms >= 30, "gives up after max_ms, saying where the clock stayed")
+  t.eq(clocks.spin_up({ clocks = function() return nil, "not an NVIDIA GPU" end }), nil, "no NVML: nothing")
+end)
+
 t.test("on the Vulkan device: clocks on an NVIDIA GPU, else none and why (lavapipe)", function()
   local dev = t.device("vulkan")
   local c, why = clocks.read(dev)
