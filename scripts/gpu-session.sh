@@ -42,9 +42,6 @@
 #   scripts/gpu-session.sh readgap     # the rotated GEMV table at 14336x5120 (both orders) beside the pure read at each format's bytes
 #   scripts/gpu-session.sh moe_ncu     # ncu sections of one cold MoE grouped step, qwen3 gate_up, m = MOE_NCU_M (1 8)
 #   scripts/gpu-session.sh vkmoe_idot  # the Vulkan MoE integer paths (MOE_IDOT=1: grouped, batched) against the float ones, after the Vulkan MoE test
-#   scripts/gpu-session.sh vkalloc     # the Vulkan suite under each GPUBENCH_VK_ALLOC mode (the q6 heads' artifact, issue 14)
-#   scripts/gpu-session.sh vkalloc2    # the same taken apart: tools/alloc_history.lua per mode, the head with the ceiling probe first
-#   scripts/gpu-session.sh vkalloc3    # the suite's weights_read_us and tools/linear_replay.lua on the 35b q6 head
 #   scripts/gpu-session.sh vkclocks    # the replay on Vulkan and CUDA with nvidia-smi's clocks and P-state every 100 ms
 #   scripts/gpu-session.sh vkspin      # the Vulkan suite and replay with clocks.spin_up, nvidia-smi's clocks beside
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
@@ -673,52 +670,6 @@ table_big)
       --markdown "$LOGS/table_big_$b.md" --json "$LOGS/table_big_$b.jsonl"
     grep -E "^(f32|f16|bf16|q[0-9])|ceiling" "$LOGS/table_big_$b.log"
   done
-  ;;
-vkalloc)
-  # issue 14's artifact (docs/results/h200-linear.md: the Vulkan q6 output heads 5x slower inside --suite all than
-  # alone): the Vulkan suite under each GPUBENCH_VK_ALLOC mode (VK_ALLOC_MODES, plain first and last), then the two
-  # heads alone; each run's T = 1 head rows printed
-  for mode in ${VK_ALLOC_MODES:-plain dedicated round2m plain}; do
-    n="vkalloc_$mode"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
-    run "$n" timeout 200 env GPUBENCH_VK_ALLOC=$mode $G --backend vulkan experiments/linear_suite.lua --suite all \
-      --vendor off --json "$LOGS/$n.jsonl"
-    grep -E 'output_head|lm_head' "$LOGS/$n.log" | grep -E ' 1 +[0-9]' | head -8
-  done
-  for k in 5120 2048; do
-    run "vkalloc_head_$k" $G --backend vulkan experiments/linear_suite.lua --qtype q6 --n 248320 --k $k --t 1 \
-      --json "$LOGS/vkalloc_head_$k.jsonl"
-    grep -E '^ *q6|248320' "$LOGS/vkalloc_head_$k.log" | head -3
-  done
-  ;;
-vkalloc2)
-  # the same artifact taken apart: a fresh buffer's pure read after each allocation history (tools/alloc_history.lua)
-  # under each GPUBENCH_VK_ALLOC mode, CUDA as the control; then the q6 2048 head alone with the read ceiling
-  # measured first in the same process (an empty cache dir), plain and pool; then the suite under pool
-  for mode in ${VK_ALLOC_MODES:-plain pool dedicated}; do
-    for h in none big many; do
-      run "hist_${mode}_$h" env BACKEND=vulkan GPUBENCH_VK_ALLOC=$mode $G tools/alloc_history.lua $h
-      grep -E 'buffer [0-9]' "$LOGS/hist_${mode}_$h.log" | tr '\n' ' '; echo
-    done
-  done
-  run hist_cuda_big env BACKEND=cuda $G tools/alloc_history.lua big
-  grep -E 'buffer [0-9]' "$LOGS/hist_cuda_big.log" | tr '\n' ' '; echo
-  for mode in plain pool; do
-    run "head_fresh_$mode" env GPUBENCH_VK_ALLOC=$mode GPUBENCH_CACHE_DIR=$(mktemp -d) $G --backend vulkan \
-      experiments/linear_suite.lua --qtype q6 --n 248320 --k 2048 --t 1 --json "$LOGS/head_fresh_$mode.jsonl"
-    grep -E '248320' "$LOGS/head_fresh_$mode.log" | head -2
-  done
-  n=vkalloc_pool; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
-  run "$n" timeout 200 env GPUBENCH_VK_ALLOC=pool $G --backend vulkan experiments/linear_suite.lua --suite all \
-    --vendor off --json "$LOGS/$n.jsonl"
-  grep -E 'output_head' "$LOGS/$n.log" | grep -E ' 1 +[0-9]' | head -8
-  ;;
-vkalloc3)
-  # the Vulkan suite with each group's weights_read_us, then tools/linear_replay.lua on the 35b head (REPLAY_LABEL)
-  n=vkalloc_read; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
-  run "$n" timeout 200 $G --backend vulkan experiments/linear_suite.lua --suite all --vendor off --json "$LOGS/$n.jsonl"
-  grep -E 'output_head' "$LOGS/$n.log" | grep -E ' 1 +[0-9]' | head -4
-  run vk_replay timeout 200 env BACKEND=vulkan $G tools/linear_replay.lua "${REPLAY_LABEL:-35b.output_head T=1}"
-  cat "$LOGS/vk_replay.log"
   ;;
 vkclocks)
   # the clocks and P-state while the Vulkan suite and the replay run (nvidia-smi every 100 ms, an instrument

@@ -11,7 +11,7 @@
 -- and freed. Prints us and GB/s of each. Why: docs/results/h200-linear.md,
 -- "The Vulkan q6 heads inside --suite all".
 --
---   BACKEND=vulkan GPUBENCH_VK_ALLOC=pool gpubench tools/alloc_history.lua big
+--   BACKEND=vulkan gpubench tools/alloc_history.lua big
 local gpu = require "gpu"
 local bench = require "gpubench.bench"
 local ceilings = require "gpubench.ceilings"
@@ -46,8 +46,8 @@ local block, grid = 256, kernels.grid(dev)
 local out <close> = dev:buffer(grid * block * 4)
 out:fill("\0")
 local bytes = math.floor(mb * 1e6) // 16 * 16
-print(("alloc_history %s on %s (%s), GPUBENCH_VK_ALLOC=%s: a fresh %.1f MB buffer, pure read, cold"):format(
-  history, dev.name, dev.backend, os.getenv("GPUBENCH_VK_ALLOC") or "", mb))
+print(("alloc_history %s on %s (%s): a fresh %.1f MB buffer, pure read, cold"):format(
+  history, dev.name, dev.backend, mb))
 for i = 1, 3 do
   local b = dev:buffer(bytes)
   b:fill("\0")

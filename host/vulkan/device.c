@@ -432,7 +432,6 @@ static void destroy(vk_device *vd)
             return;
         }
         vk_staging_free(vd);
-        vk_pool_free(vd);
         if (vd->cmd_pool)
             vd->f.vkDestroyCommandPool(vd->dev, vd->cmd_pool, NULL);
         vd->f.vkDestroyDevice(vd->dev, NULL);

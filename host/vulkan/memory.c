@@ -14,94 +14,19 @@
 enum { STAGING_MIN = 1u << 20 };
 #define STAGING_MAX (64ull << 20)
 
-/* GPUBENCH_VK_ALLOC (docs/results/h200-linear.md, the q6 heads inside --suite all):
- * "dedicated" chains VkMemoryDedicatedAllocateInfo to each buffer's memory,
- * "round2m" sizes each device-local buffer up to a multiple of 2 MiB so that
- * no two buffers share a large page, "pool" keeps freed device-local memory
- * and binds a later buffer to a block that holds it (at most twice its size);
- * unset or "plain": none of these. */
-enum { ALLOC_PLAIN, ALLOC_DEDICATED, ALLOC_ROUND2M, ALLOC_POOL };
-static int alloc_mode(void)
-{
-    const char *v = getenv("GPUBENCH_VK_ALLOC");
-    if (!v || !*v || !strcmp(v, "plain"))
-        return ALLOC_PLAIN;
-    if (!strcmp(v, "dedicated"))
-        return ALLOC_DEDICATED;
-    if (!strcmp(v, "round2m"))
-        return ALLOC_ROUND2M;
-    if (!strcmp(v, "pool"))
-        return ALLOC_POOL;
-    return -1;
-}
-
-static int memory_type(vk_device *vd, const VkMemoryRequirements *req, VkMemoryPropertyFlags want,
-                       VkMemoryPropertyFlags avoid)
+static int alloc_memory(vk_device *vd, VkMemoryRequirements *req, VkMemoryPropertyFlags want,
+                        VkMemoryPropertyFlags avoid, VkDeviceMemory *mem, int *type_out,
+                        gb_err *e)
 {
     int type = vk_find_memory_type(vd, req->memoryTypeBits, want, avoid);
-    return type >= 0 ? type : vk_find_memory_type(vd, req->memoryTypeBits, want, 0);
-}
-
-void vk_pool_free(vk_device *vd)
-{
-    for (int i = 0; i < vd->npool; i++)
-        vd->f.vkFreeMemory(vd->dev, vd->pool[i].mem, NULL);
-    free(vd->pool);
-    vd->pool = NULL;
-    vd->npool = vd->cap_pool = 0;
-}
-
-/* Takes the smallest pooled block of `type` holding `size` bytes, at most
- * twice that (a larger one stays for a larger buffer); 0 if none. */
-static int pool_take(vk_device *vd, int type, uint64_t size, VkDeviceMemory *mem, uint64_t *got)
-{
-    int best = -1;
-    for (int i = 0; i < vd->npool; i++) {
-        struct vk_block *b = &vd->pool[i];
-        if (b->type == type && b->size >= size && b->size / 2 <= size &&
-            (best < 0 || b->size < vd->pool[best].size))
-            best = i;
-    }
-    if (best < 0)
-        return 0;
-    *mem = vd->pool[best].mem;
-    *got = vd->pool[best].size;
-    vd->pool[best] = vd->pool[--vd->npool];
-    return 1;
-}
-
-/* Keeps a freed buffer's memory for reuse; frees it if the list cannot grow. */
-static void pool_put(vk_device *vd, VkDeviceMemory mem, uint64_t size, int type)
-{
-    if (vd->npool == vd->cap_pool) {
-        int cap = vd->cap_pool ? 2 * vd->cap_pool : 16;
-        struct vk_block *p = realloc(vd->pool, (size_t)cap * sizeof *p);
-        if (!p) {
-            vd->f.vkFreeMemory(vd->dev, mem, NULL);
-            return;
-        }
-        vd->pool = p;
-        vd->cap_pool = cap;
-    }
-    vd->pool[vd->npool++] = (struct vk_block){mem, size, type};
-}
-
-static int alloc_memory(vk_device *vd, VkMemoryRequirements *req, VkMemoryPropertyFlags want,
-                        VkMemoryPropertyFlags avoid, VkBuffer dedicated, VkDeviceMemory *mem,
-                        int *type_out, gb_err *e)
-{
-    int type = memory_type(vd, req, want, avoid);
+    if (type < 0)
+        type = vk_find_memory_type(vd, req->memoryTypeBits, want, 0);
     if (type < 0)
         return GB_FAIL(e, "vkAllocateMemory failed: NO_MEMORY_TYPE (no memory type with "
                           "properties 0x%x for a %" PRIu64 "-byte buffer)", (unsigned)want,
                        (uint64_t)req->size);
-    VkMemoryDedicatedAllocateInfo dai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
-        .buffer = dedicated,
-    };
     VkMemoryAllocateInfo ai = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .pNext = dedicated != VK_NULL_HANDLE ? &dai : NULL,
         .allocationSize = req->size,
         .memoryTypeIndex = (uint32_t)type,
     };
@@ -112,10 +37,6 @@ static int alloc_memory(vk_device *vd, VkMemoryRequirements *req, VkMemoryProper
         gb_err tmp = {0};
         vk_stream_wait_all(vd, "freed buffers' last uses, to reuse their memory", &tmp);
         gb_err_clear(&tmp);
-        r = vd->f.vkAllocateMemory(vd->dev, &ai, NULL, mem);
-    }
-    if ((r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) && vd->npool) {
-        vk_pool_free(vd); /* the blocks kept for reuse */
         r = vd->f.vkAllocateMemory(vd->dev, &ai, NULL, mem);
     }
     if (r != VK_SUCCESS) {
@@ -130,14 +51,8 @@ static int alloc_memory(vk_device *vd, VkMemoryRequirements *req, VkMemoryProper
 /* A VkBuffer with its own memory bound. */
 static int make_buffer(vk_device *vd, uint64_t size, VkBufferUsageFlags usage,
                        VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid, VkBuffer *buf,
-                       VkDeviceMemory *mem, int *type, uint64_t *mem_size, gb_err *e)
+                       VkDeviceMemory *mem, int *type, gb_err *e)
 {
-    int mode = (want & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) ? alloc_mode() : ALLOC_PLAIN;
-    if (mode < 0)
-        return GB_FAIL(e, "GPUBENCH_VK_ALLOC=%s: not plain, dedicated, round2m or pool",
-                       getenv("GPUBENCH_VK_ALLOC"));
-    if (mode == ALLOC_ROUND2M)
-        size = (size + (2ull << 20) - 1) & ~((2ull << 20) - 1);
     VkBufferCreateInfo bci = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = size,
@@ -151,17 +66,8 @@ static int make_buffer(vk_device *vd, uint64_t size, VkBufferUsageFlags usage,
     }
     VkMemoryRequirements req;
     vd->f.vkGetBufferMemoryRequirements(vd->dev, *buf, &req);
-    int t = mode == ALLOC_POOL ? memory_type(vd, &req, want, avoid) : -1;
-    if (t >= 0 && pool_take(vd, t, req.size, mem, mem_size)) {
-        if (type)
-            *type = t;
-    } else {
-        if (alloc_memory(vd, &req, want, avoid, mode == ALLOC_DEDICATED ? *buf : VK_NULL_HANDLE,
-                         mem, type, e) != 0)
-            goto fail;
-        if (mem_size)
-            *mem_size = req.size;
-    }
+    if (alloc_memory(vd, &req, want, avoid, mem, type, e) != 0)
+        goto fail;
     r = vd->f.vkBindBufferMemory(vd->dev, *buf, *mem, 0);
     if (r != VK_SUCCESS) {
         VK_FAIL(e, "vkBindBufferMemory", r);
@@ -193,7 +99,7 @@ int vk_buffer_alloc(gb_buffer *b, gb_err *e)
                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                         VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
-                    &vb->buf, &vb->mem, &vb->mem_type, &vb->mem_size, e) != 0) {
+                    &vb->buf, &vb->mem, NULL, e) != 0) {
         free(vb);
         return -1;
     }
@@ -205,10 +111,7 @@ static void destroy_buffer(vk_device *vd, void *obj)
 {
     vk_buffer *vb = obj;
     vd->f.vkDestroyBuffer(vd->dev, vb->buf, NULL);
-    if (alloc_mode() == ALLOC_POOL)
-        pool_put(vd, vb->mem, vb->mem_size, vb->mem_type);
-    else
-        vd->f.vkFreeMemory(vd->dev, vb->mem, NULL);
+    vd->f.vkFreeMemory(vd->dev, vb->mem, NULL);
     free(vb);
 }
 
@@ -252,10 +155,10 @@ static int staging(vk_device *vd, uint64_t n, gb_err *e)
     int type = -1;
     gb_err tmp = {0};
     int rc = make_buffer(vd, want, usage, vis | coh | cached, 0, &vd->staging, &vd->staging_mem,
-                         &type, NULL, &tmp);
+                         &type, &tmp);
     if (rc != 0) {
         gb_err_clear(&tmp);
-        rc = make_buffer(vd, want, usage, vis, 0, &vd->staging, &vd->staging_mem, &type, NULL, e);
+        rc = make_buffer(vd, want, usage, vis, 0, &vd->staging, &vd->staging_mem, &type, e);
     }
     gb_err_clear(&tmp);
     if (rc != 0)

@@ -119,10 +119,6 @@ struct vk_device {
     uint64_t staging_size;
     int staging_coherent;
 
-    /* freed device-local memory kept for reuse (memory.c, GPUBENCH_VK_ALLOC=pool) */
-    struct vk_block { VkDeviceMemory mem; uint64_t size; int type; } *pool;
-    int npool, cap_pool;
-
 };
 
 static inline vk_device *vk_dev(const gb_device *d) { return (vk_device *)d->impl; }
@@ -174,8 +170,6 @@ void vk_stream_shutdown(vk_device *vd);
 typedef struct vk_buffer {
     VkBuffer buf;
     VkDeviceMemory mem;
-    uint64_t mem_size;                  /* the memory's allocationSize and type (the pool's) */
-    int mem_type;
     uint64_t last_use;                  /* serial of the last command that used it */
 } vk_buffer;
 
@@ -221,7 +215,6 @@ int vk_download(gb_buffer *b, uint64_t off, void *dst, uint64_t n, gb_err *e);
 int vk_fill32(gb_buffer *b, uint64_t off, uint64_t n, uint32_t pattern, gb_err *e);
 int vk_copy(gb_buffer *dst, uint64_t doff, gb_buffer *src, uint64_t soff, uint64_t n, gb_err *e);
 void vk_staging_free(vk_device *vd);
-void vk_pool_free(vk_device *vd);
 
 int vk_kernel_load(gb_device *d, const gb_kernel_source *src, gb_kernel *k, gb_err *e);
 void vk_kernel_free(gb_kernel *k);
