@@ -66,27 +66,24 @@ end
 -- back only under load, so a short timing after a host-bound step (making
 -- weights, an FP64 check) ran at a fraction of the clock: the q6 heads 2-5x
 -- slow inside linear_suite (docs/results/h200-linear.md, "Clocks").
-local busy = setmetatable({}, { __mode = "k" }) -- per device: a batch of reads, its buffers
 function clocks.spin_up(dev, opts)
   local c = clocks.read(dev)
   if not c or (c.max_sm_mhz or 0) <= 0 or c.sm_mhz >= clocks.MIN_FRACTION * c.max_sm_mhz then return nil end
-  local gpu = require "gpu"
-  local b = busy[dev]
-  if not b then
-    -- 32 reads of 256 MiB in one submission: milliseconds of device work per host turn (the driver raises
-    -- the clock for a busy GPU, and kept 765 MHz for 64 launches of 64 MiB between syncs: 38 % busy)
-    local kernels = require "gpubench.kernels"
-    local bytes = math.min(256 << 20, dev.max_buffer_bytes or (256 << 20))
-    local k, grid = kernels.load(dev, "read"), kernels.grid(dev)
-    b = { src = dev:buffer(bytes), out = dev:buffer(grid * 256 * 4) }
-    b.src:fill("\0")
-    b.batch = dev:batch { count = 32, graph = true, { k, grid, 256, b.src, b.out, bytes // 16, 0xA5A5A5A5 } }
-    busy[dev] = b
-  end
+  local gpu, kernels = require "gpu", require "gpubench.kernels"
+  -- 32 reads of 256 MiB in one submission: milliseconds of device work per host turn (the driver raises the
+  -- clock for a busy GPU, and kept 765 MHz for 64 launches of 64 MiB between syncs: 38 % busy). Made and
+  -- freed here: nothing outlives the call.
+  local bytes = math.min(256 << 20, dev.max_buffer_bytes or (256 << 20))
+  local grid = kernels.grid(dev)
+  local k <close> = kernels.load(dev, "read")
+  local src <close> = dev:buffer(bytes)
+  local out <close> = dev:buffer(grid * 256 * 4)
+  src:fill("\0")
+  local batch <close> = dev:batch { count = 32, graph = true, { k, grid, 256, src, out, bytes // 16, 0xA5A5A5A5 } }
   local max_ms = (opts and opts.max_ms) or 2000
   local t0, now = gpu.clock(), c
   repeat
-    b.batch:submit()
+    batch:submit()
     dev:sync()
     now = clocks.read(dev) or now
   until now.sm_mhz >= clocks.MIN_FRACTION * now.max_sm_mhz or (gpu.clock() - t0) * 1e3 >= max_ms

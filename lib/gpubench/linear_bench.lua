@@ -60,11 +60,9 @@ end
 -- weight buffer, timed as a point is (cold, o.flush, o.warmup, o.rule): what
 -- reading those very bytes costs in this process, beside each point's time
 -- (docs/results/h200-linear.md, "The Vulkan q6 heads inside --suite all").
-local read_kernels = setmetatable({}, { __mode = "k" }) -- one per device
 function lb.read_weights(dev, grp, o)
   local kernels = require "gpubench.kernels"
-  read_kernels[dev] = read_kernels[dev] or kernels.load(dev, "read")
-  local k = read_kernels[dev]
+  local k <close> = kernels.load(dev, "read")
   local block, grid = 256, kernels.grid(dev)
   local out <close> = dev:buffer(grid * block * 4)
   local b = grp.w.buffer
