@@ -218,6 +218,9 @@ local sink <close> = report.open {
 
 local started = gpu.clock()
 local prev
+-- NVML's clocks around each point's measurement: "throttled" where the SM clock after it was below 90 % of its
+-- maximum (gpubench.clocks; nothing where there is no NVML)
+local watch = require("gpubench.clocks").monitor(dev)
 local spent = { prepare_s = 0, check_s = 0, time_s = 0, vendor_s = 0 }
 for _, g in ipairs(groups) do
   local t0 = gpu.clock()
@@ -226,7 +229,7 @@ for _, g in ipairs(groups) do
   spent.prepare_s = spent.prepare_s + prepare_s
   local read_us = lb.read_weights(dev, grp, po)
   for i, p in ipairs(g.points) do
-    local row = lb.measure(dev, grp, p, po)
+    local row = watch(function() return lb.measure(dev, grp, p, po) end)
     if i == 1 then row.prepare_s = prepare_s end
     row.weights_read_us = read_us
     for k in pairs(spent) do if k ~= "prepare_s" then spent[k] = spent[k] + (row[k] or 0) end end
