@@ -61,17 +61,16 @@ end
 -- MIN_FRACTION of its maximum (or NVML is absent), else {from_mhz, to_mhz,
 -- ms}: the device kept busy (the pure-read kernel, back to back) until NVML
 -- reads the SM clock at or above that, or opts.max_ms (2000) passed. Why: a
--- CUDA context holds the H200's SM clock at its maximum while idle, Vulkan
--- lets it fall to 345-960 MHz within half a second of host work and climb
--- back only under load, so a short timing after a host-bound step (making
--- weights, an FP64 check) ran at a fraction of the clock: the q6 heads 2-5x
--- slow inside linear_suite (docs/results/h200-linear.md, "Clocks").
+-- CUDA context holds an NVIDIA GPU's SM clock up while idle, Vulkan lets it
+-- fall within a moment of host work and climb back only under load, so a
+-- short timing after a host-bound step ran at a fraction of the clock
+-- (docs/results/h200-linear.md, "Clocks").
 function clocks.spin_up(dev, opts)
   local c = clocks.read(dev)
   if not c or (c.max_sm_mhz or 0) <= 0 or c.sm_mhz >= clocks.MIN_FRACTION * c.max_sm_mhz then return nil end
   local gpu, kernels = require "gpu", require "gpubench.kernels"
-  -- 32 reads of 256 MiB in one submission: milliseconds of device work per host turn (the driver raises the
-  -- clock for a busy GPU, and kept 765 MHz for 64 launches of 64 MiB between syncs: 38 % busy). Made and
+  -- 32 reads of 256 MiB in one submission: milliseconds of device work per host turn, since the driver
+  -- raises the clock for a GPU kept busy, not for one busy a third of the time (the same doc). Made and
   -- freed here: nothing outlives the call.
   local bytes = math.min(256 << 20, dev.max_buffer_bytes or (256 << 20))
   local grid = kernels.grid(dev)

@@ -70,9 +70,9 @@ function M.variant(name, changes)
 end
 
 -- Steps where the A/B timed another geometry faster (docs/kernels/moe.md,
--- "Geometry per step"): lane groups of 16 for the pairs and fused shaders
--- where a step has min_pairs or more pairs (m top_k; qwen3 gate/up: 64 pairs
--- won, 8 lost with a quarter of the workgroups). Every rule whose kernel and
+-- "The integer path"): lane groups of 16 for the pairs and fused shaders
+-- where a step has min_pairs or more pairs (m top_k; min_pairs lies between
+-- the step sizes measured to lose and to win). Every rule whose kernel and
 -- min_pairs the step meets applies.
 M.STEP_RULES = {
   { kernels = { pairs = true, fused = true }, min_pairs = 32, changes = { MOE_T = 16 } },
