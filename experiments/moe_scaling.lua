@@ -71,7 +71,7 @@ local opts, meta = options.parse({
         .. "Vulkan: MOE_T, MOE_NR, MOE_IDOT, MOE_XB); recorded in the environment." },
     { "fused_geometry", type = "string", argname = "<NAME=V,...>",
       help = "Defines of the fused_gate_up kernel instead of its defaults (CUDA: ROWS, WARPS, STAGES, PARTS; "
-        .. "Vulkan: MOE_T, MOE_NR); recorded in the environment." },
+        .. "Vulkan: MOE_T, MOE_NR, MOE_IDOT, MOE_XB); recorded in the environment." },
     { "plot", type = "path", output = true,
       help = "Also write a plot of us per step against m, one line per variant (.svg or .png, gnuplot)." },
   }, options.measure_options(), options.table_options(), options.shard_options()),

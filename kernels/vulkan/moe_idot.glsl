@@ -2,7 +2,9 @@
 // MOE_XB; moe_q4k_grouped.comp per pass, moe_q4k_pairs.comp per pair): the q4_k GEMV's
 // integer kernel (gemv_idot.glsl, gemv_idot_kquant.glsl; docs/kernels/moe.md, "The integer
 // path") over MOE_XT rows of x. Included after moe_common.glsl by a shader that defines
-// MOE_XT (rows of x at a time) and declares W, X and P.k. Needs shaderIntegerDotProduct and
+// MOE_XT (rows of x at a time) and declares W, X and P.k; a shader dotting MOE_IROWS rows of
+// other buffers with each x (moe_q4k_fused.comp: gate's and up's) defines MOE_IROWS and
+// MOE_WLOAD(r, i), row r's uvec4 i (defaults MOE_NR and W[i]). Needs shaderIntegerDotProduct and
 // subgroups of 8 or more (moe.launches refuses it elsewhere); x is rounded (the check's
 // bound says so: spec.x_rounding).
 #ifndef MOE_IDOT_GLSL
@@ -12,6 +14,10 @@
 
 #ifndef MOE_XT
 #error "MOE_XT (rows of x quantized at a time) must be defined before moe_idot.glsl"
+#endif
+#ifndef MOE_IROWS
+#define MOE_IROWS MOE_NR
+#define MOE_WLOAD(r, i) W[i]
 #endif
 #if !defined(MOE_XB) || (MOE_XB % 8) != 0 || MOE_XB < 8
 #error "MOE_XB (blocks of 32 x values per row in shared memory) must be a positive multiple of 8"
@@ -62,10 +68,10 @@ void moe_quantize(uint tid, uint xrow, uint b0, uint t) {
     }
 }
 
-// acc[r * MOE_XT + t] += row r . x row t for the MOE_NR rows at uvec4 base[r] and the first
-// tc rows of x (vec4 starts xrow[t]), over all of k, MOE_XB blocks of x a slice. Every
+// acc[r * MOE_XT + t] += row r . x row t for the MOE_IROWS rows at uvec4 base[r] and the
+// first tc rows of x (vec4 starts xrow[t]), over all of k, MOE_XB blocks of x a slice. Every
 // invocation of the workgroup calls it with the same tc (it has barriers).
-void moe_idot_rows(uint tid, uint base[MOE_NR], uint xrow[MOE_XT], uint tc, inout float acc[MOE_NV]) {
+void moe_idot_rows(uint tid, uint base[MOE_IROWS], uint xrow[MOE_XT], uint tc, inout float acc[MOE_NV]) {
     uint nb = P.k >> 5u; // blocks of 32 (sub-blocks) per row
     for (uint b0 = 0u; b0 < nb; b0 += uint(MOE_XB)) {
         barrier(); // every invocation is done with the previous slice (or pass)
@@ -77,11 +83,11 @@ void moe_idot_rows(uint tid, uint base[MOE_NR], uint xrow[MOE_XT], uint tc, inou
             uint sb = ch >> 2u, c = ch & 3u;
             // each row's codes (low nibbles: sub-block 2c; high, 16 q in place: 2c + 1) and
             // (d sc[2c], d sc[2c+1], dmin m[2c], dmin m[2c+1]), exact products
-            uint lo[MOE_NR][8], hi[MOE_NR][8];
-            vec4 f[MOE_NR];
-            [[unroll]] for (int r = 0; r < MOE_NR; r++) {
+            uint lo[MOE_IROWS][8], hi[MOE_IROWS][8];
+            vec4 f[MOE_IROWS];
+            [[unroll]] for (int r = 0; r < MOE_IROWS; r++) {
                 uint sbw = base[r] + sb * 9u;
-                uvec4 h = W[sbw], q0 = W[sbw + 1u + 2u * c], q1 = W[sbw + 2u + 2u * c];
+                uvec4 h = MOE_WLOAD(r, sbw), q0 = MOE_WLOAD(r, sbw + 1u + 2u * c), q1 = MOE_WLOAD(r, sbw + 2u + 2u * c);
                 vec2 dd = unpackHalf2x16(h.x);
                 f[r] = vec4(dd.xx, dd.yy) * moe_k4_scales(h, c);
                 uint u[8] = uint[8](q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w);
@@ -103,7 +109,7 @@ void moe_idot_rows(uint tid, uint base[MOE_NR], uint xrow[MOE_XT], uint tc, inou
                     }
                     float sa = mx_s[moe_xblk(uint(t), pa)], sx = mx_s[moe_xblk(uint(t), pb)];
                     float ma = float(mx_sum[moe_xblk(uint(t), pa)]), mb = float(mx_sum[moe_xblk(uint(t), pb)]);
-                    [[unroll]] for (int r = 0; r < MOE_NR; r++) {
+                    [[unroll]] for (int r = 0; r < MOE_IROWS; r++) {
                         int dha = 0, dhb = 0;
                         uint dla = 0u, dlb = 0u;
                         [[unroll]] for (int w = 0; w < 8; w++) {

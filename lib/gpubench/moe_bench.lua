@@ -157,9 +157,12 @@ local function build(F, sh, ids, max_m, need)
     end
   end
   g.ref, g.absdot = refs.w[1], refs.w[2]
-  -- what a kernel that rounds x needs for its bound (rounded_absdot), without holding the stack
-  g.remake = { nblocks = nblocks, seed = seeds.w, ids = ids_s, xs = xs }
-  if refs.up then g.fused_ref, g.fused_scale = ref.swiglu(refs.w[1], refs.w[2], refs.up[1], refs.up[2]) end
+  -- what a kernel that rounds x needs for its bound (rounded_absdot), without holding the stacks
+  g.remake = { nblocks = nblocks, seeds = seeds, ids = ids_s, xs = xs }
+  if refs.up then
+    g.up_ref, g.up_absdot = refs.up[1], refs.up[2]
+    g.fused_ref, g.fused_scale = ref.swiglu(refs.w[1], refs.w[2], refs.up[1], refs.up[2])
+  end
   g.x = F:buffer(#xs)
   g.x:upload(xs)
   g.ids = F:buffer(#ids_s)
@@ -213,25 +216,29 @@ end
 -- the Vulkan grouped shader's integer path), as gemv_bench.x_rounding_term
 -- gives the GEMV's: s_b = amax_b / 32767, |x_i - s_b xq_i| <= s_b (1/2 + 2^-6),
 -- so each output may move by sum_i |w_i| e_i more, e_i = s_b(i) (1/2 + 2^-6):
--- the FP64 reference's absdot for x = e, computed once per group and B (the
--- weights regenerated from their seed), added to absdot in units of TOL.
-local function rounded_absdot(g, B)
+-- the FP64 reference's absdot for x = e, computed once per group, B and
+-- stack role ("w", or "up": the fused shader's second stack; the weights
+-- regenerated from their seed), added to that stack's absdot in units of TOL.
+local function rounded_absdot(g, B, role)
+  role = role or "w"
   g.rounded = g.rounded or {}
-  if g.rounded[B] then return g.rounded[B] end
+  local key = role .. B
+  if g.rounded[key] then return g.rounded[key] end
   local sh, rm = g.shape, g.remake
+  local absdot = role == "up" and g.up_absdot or g.absdot
   local e = require("gpubench.gemv_bench").x_rounding_errors(rm.xs, B) -- rows of k, a multiple of 256
-  local data = ref.random_blocks("q4_k", rm.nblocks, rm.seed)
+  local data = ref.random_blocks("q4_k", rm.nblocks, rm.seeds[role])
   local _, term = ref.moe_gemv("q4_k", data, sh.experts, sh.n, sh.k, rm.ids, sh.top_k, e, sh.outer, sh.inner)
-  local out, count, slice = {}, #g.absdot // 8, 4096
+  local out, count, slice = {}, #absdot // 8, 4096
   for i = 0, count - 1, slice do
     local c = math.min(slice, count - i)
     local fmt = "<" .. ("d"):rep(c)
-    local a, t = { string.unpack(fmt, g.absdot, 8 * i + 1) }, { string.unpack(fmt, term, 8 * i + 1) }
+    local a, t = { string.unpack(fmt, absdot, 8 * i + 1) }, { string.unpack(fmt, term, 8 * i + 1) }
     for j = 1, c do a[j] = a[j] + t[j] / mb.TOL end
     out[#out + 1] = string.pack(fmt, table.unpack(a, 1, c))
   end
-  g.rounded[B] = table.concat(out)
-  return g.rounded[B]
+  g.rounded[key] = table.concat(out)
+  return g.rounded[key]
 end
 
 -- check(dev, g, variant, m [, specs]) -> {worst_rel, worst_pair, worst_row,
@@ -243,11 +250,13 @@ function mb.check(dev, g, variant, m, specs)
   local count = m * sh.top_k * sh.n
   local y = run_once(dev, g, variant, m, specs)
   local r, a = g.ref, g.absdot
+  local B = moe.spec(dev, variant, sh, m, specs).x_rounding
   if variant == "fused_gate_up" then
     r, a = g.fused_ref, g.fused_scale
-  else
-    local B = moe.spec(dev, variant, sh, m, specs).x_rounding
-    if B then a = rounded_absdot(g, B) end
+    -- the SwiGLU bound over both stacks' absdots, each with what x's rounding moves
+    if B then a = select(2, ref.swiglu(g.ref, rounded_absdot(g, B, "w"), g.up_ref, rounded_absdot(g, B, "up"))) end
+  elseif B then
+    a = rounded_absdot(g, B)
   end
   local ok, worst, rel, failures = ref.check_rows_f64(y, r:sub(1, 8 * count), a:sub(1, 8 * count), mb.TOL)
   if not ok then

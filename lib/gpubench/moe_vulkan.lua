@@ -11,10 +11,11 @@ local WG = 256
 -- A shader's shared memory (moe_common.glsl, moe_idot.glsl, the grouped
 -- shader's own): the reduction scratch, on the integer path MOE_XB blocks of
 -- x per row of x (16 words of bytes, a scale, a sum), and the grouped
--- shader's presence mask and pair list.
-local function shared_bytes(d)
+-- shader's presence mask and pair list. sums_per_row: 2 for the fused shader
+-- (gate and up).
+local function shared_bytes(d, sums_per_row)
   local rows_x = d.MOE_TC or 1
-  local bytes = (WG // 4) * d.MOE_NR * rows_x * 4
+  local bytes = (WG // 4) * d.MOE_NR * sums_per_row * rows_x * 4
   if d.MOE_IDOT == 1 then bytes = bytes + 72 * d.MOE_XB * rows_x end
   if d.MOE_TC then bytes = bytes + 1024 // 8 + 4 * WG + 8 end
   return bytes
@@ -24,7 +25,7 @@ local function spec(file, defines)
   local s = { file = "kernels/vulkan/" .. file, entry = "main", defines = defines, block = { WG, 1, 1 },
               rows_per_group = (WG // defines.MOE_T) * defines.MOE_NR }
   if defines.MOE_IDOT then
-    s.shared_bytes = shared_bytes(defines)
+    s.shared_bytes = shared_bytes(defines, file == "moe_q4k_fused.comp" and 2 or 1)
     if defines.MOE_IDOT == 1 then
       -- the integer path: x rounded to int16 per 32 values (the check's bound takes it), and
       -- what moe.launches asks of the device
@@ -39,7 +40,8 @@ end
 -- back to MOE_IDOT=0 on a device that cannot run it (docs/kernels/moe.md,
 -- "The integer path").
 M.pairs = spec("moe_q4k_pairs.comp", { MOE_T = 64, MOE_NR = 4, MOE_IDOT = 1, MOE_XB = 64 })
-M.fused = spec("moe_q4k_fused.comp", { MOE_T = 64, MOE_NR = 2 })
+-- The fused shader's integer path is a variant until an A/B times it.
+M.fused = spec("moe_q4k_fused.comp", { MOE_T = 64, MOE_NR = 2, MOE_IDOT = 0, MOE_XB = 64 })
 M.grouped = spec("moe_q4k_grouped.comp", { MOE_T = 16, MOE_NR = 4, MOE_TC = 4, MOE_IDOT = 1, MOE_XB = 64 })
 
 -- grouped is one dispatch: the shader finds its expert's pairs itself.

@@ -116,6 +116,24 @@ t.test("fused_gate_up geometries: MOE_T 16, MOE_NR 4", function()
     function(sh) return moe.routing("uniform", 5, sh.experts, sh.top_k, { seed = 13 }) end, { 5, 1 })
 end)
 
+-- The fused shader's integer path: x quantized once per pair for the gate and up rows, checked
+-- against the SwiGLU bound over both stacks' absdots, each with what x's rounding moves.
+t.test("fused_gate_up integer path (MOE_IDOT=1): x whole and in slices, MOE_T 16, MOE_NR 3", function()
+  local mv = require "gpubench.moe_vulkan"
+  t.eq({ mv.fused.defines.MOE_IDOT, mv.fused.x_rounding }, { 0, nil }, "a variant until timed: the table's is float")
+  t.eq(mv.variant("fused", { MOE_IDOT = 1 }).shared_bytes, 64 * 2 * 2 * 4 + 72 * 64, "two sums per row, one row of x")
+  check_geometries("fused", { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_T = 16 }, { MOE_IDOT = 1, MOE_NR = 3 } },
+    { "gate_up" }, function(sh) return moe.routing("uniform", 7, sh.experts, sh.top_k, { seed = 16 }) end, { 7, 1 }, 32)
+  -- up's weights changed after the reference: the check must see the up half of the integer path
+  local dev = t.device(BACKEND)
+  if not dev.integer_dot_product or (dev.subgroup_size or 0) < 8 then t.skip("no integer dot product or subgroups < 8") end
+  local sh = moe.shape(SMALL, "gate_up")
+  local F <close>, g = mb.case(dev, sh, moe.routing("uniform", 3, sh.experts, sh.top_k, { seed = 17 }), 3)
+  g.stacks.up[1]:upload(ref.random_blocks("q4_k", sh.stack_bytes // moe.BLOCK_BYTES, 98))
+  t.errors(function() mb.check(dev, g, "fused_gate_up", 3, { fused = mv.variant("fused", { MOE_IDOT = 1 }) }) end,
+    "the vulkan fused_gate_up kernel is wrong at m=3", true)
+end)
+
 t.test("batched and per_token integer path (MOE_IDOT=1): x whole and in slices, bit for bit alike, both projections", function()
   check_geometries("pairs", { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_T = 16 }, { MOE_IDOT = 1, MOE_NR = 3 } },
     moe.PROJECTIONS, function(sh) return moe.routing("uniform", 5, sh.experts, sh.top_k, { seed = 12 }) end, { 5, 1 }, 32)
