@@ -272,12 +272,12 @@ t.test("moe.spec: the kernel spec each variant's launches take (table, rule, a s
     end
     return table.concat(out, " ")
   end
-  t.eq(picks(h200, 1), "batched:1/64 per_token:1/64 fused_gate_up:nil/64 grouped:1/16")
-  t.eq(picks(h200, 4), "batched:1/16 per_token:1/16 fused_gate_up:nil/16 grouped:1/16")
-  t.eq(picks(vk, 1), "batched:0/64 per_token:0/64 fused_gate_up:nil/64 grouped:0/16", "no integer dot products")
+  t.eq(picks(h200, 1), "batched:1/64 per_token:1/64 fused_gate_up:0/64 grouped:1/16")
+  t.eq(picks(h200, 4), "batched:1/16 per_token:1/16 fused_gate_up:0/16 grouped:1/16")
+  t.eq(picks(vk, 1), "batched:0/64 per_token:0/64 fused_gate_up:0/64 grouped:0/16", "no integer dot products")
   local function with(k, v) local d = {} for a, b in pairs(h200) do d[a] = b end d[k] = v return d end
-  t.eq(picks(with("subgroup_size", 4), 8), "batched:0/16 per_token:0/16 fused_gate_up:nil/16 grouped:0/16")
-  t.eq(picks(with("max_shared_bytes", 8192), 1), "batched:1/64 per_token:1/64 fused_gate_up:nil/64 grouped:0/16",
+  t.eq(picks(with("subgroup_size", 4), 8), "batched:0/16 per_token:0/16 fused_gate_up:0/16 grouped:0/16")
+  t.eq(picks(with("max_shared_bytes", 8192), 1), "batched:1/64 per_token:1/64 fused_gate_up:0/64 grouped:0/16",
     "grouped's four rows of x past 8 KiB, pairs' one within")
   t.eq({ moe.spec(h200, "grouped", q3, 8).x_rounding, moe.spec(vk, "grouped", q3, 8).x_rounding }, { 32, nil })
   t.truthy(moe.spec(h200, "batched", q3, 8) == moe.spec(h200, "per_token", q3, 64), "one spec per pick")
