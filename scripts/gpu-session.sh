@@ -701,16 +701,18 @@ vkclocks)
   awk -F', ' 'NR > 1 { n[$2]++ } END { for (p in n) print p, n[p] " samples" }' "$LOGS/smi_trace.csv"
   ;;
 vkspin)
-  # the Vulkan suite and the replay with the SM clock brought up before each timing (clocks.spin_up), nvidia-smi's
-  # clocks every 100 ms beside them
+  # the Vulkan suite and the replay with the SM clock brought up before each timing (clocks.spin_up; SPIN=1: to
+  # the maximum instead of 90 % of it), nvidia-smi's clocks every 100 ms beside them
   nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu --format=csv \
     -lms 100 > "$LOGS/smi_spin.csv" 2>&1 &
   smi=$!
+  spin=(); [[ -n ${SPIN:-} ]] && spin=(-e "require('gpubench.clocks').SPIN_FRACTION = $SPIN")
   n=vkspin_suite; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
-  run "$n" timeout 200 $G --backend vulkan experiments/linear_suite.lua --suite all --vendor off --json "$LOGS/$n.jsonl"
+  run "$n" timeout 200 $G "${spin[@]}" --backend vulkan experiments/linear_suite.lua --suite all --vendor off \
+    --json "$LOGS/$n.jsonl"
   grep -E 'output_head' "$LOGS/$n.log" | grep -E ' 1 +[0-9]' | head -4
   grep -E '^\* clocks' "$LOGS/$n.log"
-  run vkspin_replay timeout 200 env BACKEND=vulkan $G tools/linear_replay.lua "${REPLAY_LABEL:-35b.output_head T=1}"
+  run vkspin_replay timeout 200 env BACKEND=vulkan $G "${spin[@]}" tools/linear_replay.lua "${REPLAY_LABEL:-35b.output_head T=1}"
   cat "$LOGS/vkspin_replay.log"
   kill $smi
   ;;

@@ -17,6 +17,9 @@ clocks.REASONS = {
   [0x40] = "hw_thermal", [0x80] = "hw_power_brake",
 }
 clocks.MIN_FRACTION = 0.9
+-- spin_up's target, as a fraction of the maximum SM clock (an A/B sets it with
+-- gpubench -e 'require("gpubench.clocks").SPIN_FRACTION = 1' SCRIPT)
+clocks.SPIN_FRACTION = clocks.MIN_FRACTION
 
 -- read(dev) -> the clocks table, or nil and why (not an NVIDIA GPU, no NVML).
 function clocks.read(dev)
@@ -58,7 +61,7 @@ function clocks.judge(before, after)
 end
 
 -- spin_up(dev [, opts]) -> nil where the SM clock is already at or above
--- MIN_FRACTION of its maximum (or NVML is absent), else {from_mhz, to_mhz,
+-- SPIN_FRACTION of its maximum (or NVML is absent), else {from_mhz, to_mhz,
 -- ms}: the device kept busy (the pure-read kernel, back to back) until NVML
 -- reads the SM clock at or above that, or opts.max_ms (2000) passed. Why: a
 -- CUDA context holds an NVIDIA GPU's SM clock up while idle, Vulkan lets it
@@ -67,7 +70,8 @@ end
 -- (docs/results/h200-linear.md, "Clocks").
 function clocks.spin_up(dev, opts)
   local c = clocks.read(dev)
-  if not c or (c.max_sm_mhz or 0) <= 0 or c.sm_mhz >= clocks.MIN_FRACTION * c.max_sm_mhz then return nil end
+  local target = clocks.SPIN_FRACTION
+  if not c or (c.max_sm_mhz or 0) <= 0 or c.sm_mhz >= target * c.max_sm_mhz then return nil end
   local gpu, kernels = require "gpu", require "gpubench.kernels"
   -- 32 reads of 256 MiB in one submission: milliseconds of device work per host turn, since the driver
   -- raises the clock for a GPU kept busy, not for one busy a third of the time (the same doc). Made and
@@ -85,7 +89,7 @@ function clocks.spin_up(dev, opts)
     batch:submit()
     dev:sync()
     now = clocks.read(dev) or now
-  until now.sm_mhz >= clocks.MIN_FRACTION * now.max_sm_mhz or (gpu.clock() - t0) * 1e3 >= max_ms
+  until now.sm_mhz >= target * now.max_sm_mhz or (gpu.clock() - t0) * 1e3 >= max_ms
   return { from_mhz = c.sm_mhz, to_mhz = now.sm_mhz, ms = (gpu.clock() - t0) * 1e3 }
 end
 
