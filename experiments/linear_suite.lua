@@ -117,9 +117,6 @@ if opts.profile and mode ~= "single" then
   options.fail("linear_suite: --profile takes exactly one point (--qtype, --n, --k, --t), not a " .. mode)
 end
 
-local function point_label(p)
-  return ("%s T=%d"):format(table.concat(p.labels, "+"), p.t)
-end
 
 if opts.list then
   local rows, wsum = {}, 0
@@ -220,7 +217,8 @@ local started = gpu.clock()
 local prev
 -- NVML's clocks around each point's measurement: "throttled" where the SM clock after it was below 90 % of its
 -- maximum (gpubench.clocks; nothing where there is no NVML)
-local watch = require("gpubench.clocks").monitor(dev)
+local clocks = require "gpubench.clocks"
+local watch = clocks.monitor(dev)
 local spent = { prepare_s = 0, check_s = 0, time_s = 0, vendor_s = 0 }
 for _, g in ipairs(groups) do
   local t0 = gpu.clock()
@@ -233,7 +231,7 @@ for _, g in ipairs(groups) do
     if i == 1 then row.prepare_s = prepare_s end
     row.weights_read_us = read_us
     for k in pairs(spent) do if k ~= "prepare_s" then spent[k] = spent[k] + (row[k] or 0) end end
-    row.label = point_label(p)
+    row.label = lb.point_label(p)
     row.cell_index, row.shard = p.cell_index, opts.shard and shard.text(shard.of(opts.shard)) or nil
     -- delta_% against the previous T of the sweep, which a shard may not hold
     if mode == "sweep" and prev and prev.cell_index == p.cell_index - 1 and prev.median_us and row.median_us then
@@ -256,7 +254,7 @@ local spun, spun_ms = 0, 0
 for _, r in ipairs(sink.rows or {}) do
   if r.spin_up_ms then spun, spun_ms = spun + 1, math.max(spun_ms, r.spin_up_ms) end
 end
-local _, no_clocks = require("gpubench.clocks").read(dev)
+local _, no_clocks = clocks.read(dev)
 sink:note(no_clocks and ("* clocks: not read (%s), so not brought up before the timings"):format((no_clocks:gsub(" %[.-%]$", "")))
   or ("* clocks: before each timing the device is kept busy until NVML reads its SM clock at >= 90 %% of the "
   .. "maximum, where it had fallen (Vulkan lets it fall while the host works; docs/results/h200-linear.md, "

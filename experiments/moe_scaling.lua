@@ -243,7 +243,7 @@ local rounded = {}
 -- the kernel spec each step of each variant ran (a --*-geometry's, else the backend's pick per step and device)
 local ran_specs = {}
 for _, c in ipairs(list) do
-  local kernel = c.variant == "grouped" and "grouped" or c.variant == "fused_gate_up" and "fused" or "pairs"
+  local kernel = moe.KERNEL_OF[c.variant]
   local k = ran_specs[kernel] or { ms = {}, seen = {} }
   ran_specs[kernel] = k
   local at = c.projection .. " " .. c.m

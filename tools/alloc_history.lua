@@ -42,16 +42,14 @@ if history == "many" then
 end
 
 local k = kernels.load(dev, "read")
-local block, grid = 256, kernels.grid(dev)
-local out <close> = dev:buffer(grid * block * 4)
-out:fill("\0")
 local bytes = math.floor(mb * 1e6) // 16 * 16
 print(("alloc_history %s on %s (%s): a fresh %.1f MB buffer, pure read, cold"):format(
   history, dev.name, dev.backend, mb))
 for i = 1, 3 do
   local b = dev:buffer(bytes)
   b:fill("\0")
-  local cell <close> = bench.cell(dev, { launches = { { k, grid, block, b, out, bytes // 16, 0xA5A5A5A5 } } })
+  local launch, out <close> = kernels.read_launch(dev, k, b)
+  local cell <close> = bench.cell(dev, { launches = { launch } })
   local ms = cell:cold { rule = { samples = 20 } }.ms
   print(("  buffer %d: %9.2f us %8.0f GB/s"):format(i, ms * 1e3, ceilings.gbs(bytes, ms)))
   b:free()

@@ -23,7 +23,6 @@ local points = suites.expand(suite, "a16")
 local groups = suites.groups(points)
 local po = { flush = "clean", warmup = 3, rule = { samples = 20 }, ceil = ceilings.get(dev) }
 
-local function label_of(p) return ("%s T=%d"):format(table.concat(p.labels, "+"), p.t) end
 -- the clocks NVML reports right after each measurement (nothing where there is no NVML)
 local clocks = require "gpubench.clocks"
 local function line(what, us)
@@ -35,7 +34,7 @@ end
 print(("linear_replay %q on %s (%s), suite %s"):format(label, dev.name, dev.backend, suite))
 for gi, g in ipairs(groups) do
   local target
-  for _, p in ipairs(g.points) do if label_of(p) == label then target = p end end
+  for _, p in ipairs(g.points) do if lb.point_label(p) == label then target = p end end
   local grp = lb.prepare_group(dev, g, po)
   local read_us = lb.read_weights(dev, grp, po)
   if target then
@@ -44,7 +43,7 @@ for gi, g in ipairs(groups) do
   end
   for _, p in ipairs(g.points) do
     local row = lb.measure(dev, grp, p, po)
-    if target then line(("group %d: %s"):format(gi, label_of(p)), row.median_us or 0 / 0) end
+    if target then line(("group %d: %s"):format(gi, lb.point_label(p)), row.median_us or 0 / 0) end
   end
   if target then
     line("again, same buffers, after the group's points: " .. label, lb.measure(dev, grp, target, po).median_us)

@@ -140,8 +140,6 @@ function ceilings.probe_bytes(info)
   return bytes - bytes % 16
 end
 
-local SENTINEL = 0xA5A5A5A5 -- never the accumulator of an all-zero buffer
-
 -- read_probe(dev [, {bytes =, n = 4, repeat = 5}]) -> gbs, details
 -- Two-point timing of kernels/<backend>/read over `bytes` (probe_bytes):
 -- each launch reads the buffer once in 16-byte loads. Repeated `repeat`
@@ -152,16 +150,13 @@ function ceilings.read_probe(dev, o)
   local bytes = o.bytes or ceilings.probe_bytes(dev)
   local n = o.n or 4
   local rep = o["repeat"] or 5
-  local block = 256
-  local grid = kernels.grid(dev)
   local k = kernels.load(dev, "read")
   local src <close> = dev:buffer(bytes)
-  local out <close> = dev:buffer(grid * block * 4) -- one u32 per thread, never written
   src:fill("\0")
-  out:fill("\0")
+  local launch, out <close> = kernels.read_launch(dev, k, src)
   local per = {}
   do
-    local r <close> = timing.runner(dev, { { k, grid, block, src, out, bytes // 16, SENTINEL } })
+    local r <close> = timing.runner(dev, { launch })
     for _ = 1, rep do
       local ms, d = timing.two_point(r:fn(), n, { max_n = n * 64 })
       if ms then

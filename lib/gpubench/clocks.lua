@@ -77,12 +77,11 @@ function clocks.spin_up(dev, opts)
   -- raises the clock for a GPU kept busy, not for one busy a third of the time (the same doc). Made and
   -- freed here: nothing outlives the call.
   local bytes = math.min(256 << 20, dev.max_buffer_bytes or (256 << 20))
-  local grid = kernels.grid(dev)
   local k <close> = kernels.load(dev, "read")
   local src <close> = dev:buffer(bytes)
-  local out <close> = dev:buffer(grid * 256 * 4)
   src:fill("\0")
-  local batch <close> = dev:batch { count = 32, graph = true, { k, grid, 256, src, out, bytes // 16, 0xA5A5A5A5 } }
+  local launch, out <close> = kernels.read_launch(dev, k, src)
+  local batch <close> = dev:batch { count = 32, graph = true, launch }
   local max_ms = (opts and opts.max_ms) or 2000
   local t0, now = gpu.clock(), c
   repeat

@@ -90,4 +90,18 @@ function kernels.grid(dev, per_sm)
   return 1024
 end
 
+-- read_launch(dev, k, src [, bytes]) -> launch, out: the pure-read kernel k
+-- (kernels.load(dev, "read")) reading src's first bytes (default: all of
+-- it) once in 16-byte loads, blocks of 256 over kernels.grid(dev); out is
+-- the zero-filled buffer it stores to, one u32 per thread, only when its
+-- fold equals the sentinel, which an all-zero buffer never gives. The
+-- caller closes out.
+local READ_BLOCK, READ_SENTINEL = 256, 0xA5A5A5A5
+function kernels.read_launch(dev, k, src, bytes)
+  local grid = kernels.grid(dev)
+  local out = dev:buffer(grid * READ_BLOCK * 4)
+  out:fill("\0")
+  return { k, grid, READ_BLOCK, src, out, (bytes or src.size) // 16, READ_SENTINEL }, out
+end
+
 return kernels

@@ -59,14 +59,12 @@ end
 -- read_weights(dev, grp, o) -> µs: the pure-read kernel over the group's
 -- weight buffer, timed as a point is (cold, o.flush, o.warmup, o.rule): what
 -- reading those very bytes costs in this process, beside each point's time
--- (docs/results/h200-linear.md, "The Vulkan q6 heads inside --suite all").
+-- (docs/results/h200-linear.md, "Clocks").
 function lb.read_weights(dev, grp, o)
   local kernels = require "gpubench.kernels"
   local k <close> = kernels.load(dev, "read")
-  local block, grid = 256, kernels.grid(dev)
-  local out <close> = dev:buffer(grid * block * 4)
-  local b = grp.w.buffer
-  local cell <close> = bench.cell(dev, { launches = { { k, grid, block, b, out, b.size // 16, 0xA5A5A5A5 } } })
+  local launch, out <close> = kernels.read_launch(dev, k, grp.w.buffer)
+  local cell <close> = bench.cell(dev, { launches = { launch } })
   local res = cell:cold { rule = o.rule, flush = o.flush, warmup = o.warmup }
   return cold_stats(res).median_us
 end
@@ -80,6 +78,11 @@ end
 local function bytes_of(p)
   local wb = linear.weight_bytes(p.qtype, p.n, p.k)
   return { weight = wb, x = 2 * p.k * p.t, y = 2 * p.n * p.t, model = linear.model_bytes(p.qtype, p.n, p.k, p.t) }
+end
+
+-- point_label(p) -> "role+role T=t": a point's row label.
+function lb.point_label(p)
+  return ("%s T=%d"):format(table.concat(p.labels, "+"), p.t)
 end
 
 -- describe(p) -> the point's row without timings: what --list prints.

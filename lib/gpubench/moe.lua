@@ -32,6 +32,8 @@ moe.CONFIGS = {
 }
 moe.CONFIG_NAMES = { "qwen3_30b_a3b", "mixtral_8x7b", "ferrum_subset" }
 moe.VARIANTS = { "per_token", "batched", "grouped", "fused_gate_up" }
+-- The entry of a backend's kernel table (moe_cuda, moe_vulkan) each variant launches.
+moe.KERNEL_OF = { per_token = "pairs", batched = "pairs", grouped = "grouped", fused_gate_up = "fused" }
 moe.PROJECTIONS = { "gate_up", "down" }
 moe.ROUTINGS = { "uniform", "zipf", "modulo" }
 

@@ -23,7 +23,7 @@ return function(M, o)
   local L = {}
 
   local function spec_of(variant, sh, m, specs, dev)
-    local kernel = variant == "grouped" and "grouped" or variant == "fused_gate_up" and "fused" or "pairs"
+    local kernel = require("gpubench.moe").KERNEL_OF[variant] or "pairs"
     if specs and specs[kernel] then return specs[kernel] end
     return o.rule_for and o.rule_for(kernel, sh, m, dev) or M[kernel]
   end

@@ -79,10 +79,10 @@ t.test("the pick per step and device: the integer path where the device runs it,
   local dev = t.device(BACKEND)
   local sh = moe.shape(SMALL, "gate_up")
   local can = dev.integer_dot_product and (dev.subgroup_size or 0) >= 8
+  local lacking = setmetatable({ integer_dot_product = false }, { __index = function(_, k) return dev[k] end })
   for _, variant in ipairs { "batched", "per_token", "grouped" } do
     t.eq(moe.spec(dev, variant, sh, 1).defines.MOE_IDOT, can and 1 or 0, variant .. " on " .. dev.name)
-    local fake = setmetatable({ integer_dot_product = false }, { __index = function(_, k) return dev[k] end })
-    t.eq(moe.spec(fake, variant, sh, 1).defines.MOE_IDOT, 0, variant .. " without integer dot products")
+    t.eq(moe.spec(lacking, variant, sh, 1).defines.MOE_IDOT, 0, variant .. " without integer dot products")
   end
   -- lane groups of 16 from 32 pairs a step (top-3: m = 11), on either path
   t.eq({ moe.spec(dev, "batched", sh, 10).defines.MOE_T, moe.spec(dev, "batched", sh, 11).defines.MOE_T,
@@ -90,7 +90,6 @@ t.test("the pick per step and device: the integer path where the device runs it,
          moe.spec(dev, "grouped", sh, 11).defines.MOE_T }, { 64, 16, 64, 16, 16 })
   t.truthy(moe.spec(dev, "per_token", sh, 11) == moe.spec(dev, "batched", sh, 11), "per_token runs batched's spec")
   -- the fallback with the rule's lane groups runs, checked, batched bit for bit per_token
-  local lacking = setmetatable({ integer_dot_product = false }, { __index = function(_, k) return dev[k] end })
   local F <close>, g = mb.case(dev, sh, moe.routing("uniform", 11, sh.experts, sh.top_k, { seed = 15 }), 11)
   for _, variant in ipairs { "batched", "grouped" } do
     local kernel = variant == "grouped" and "grouped" or "pairs"
