@@ -2,8 +2,8 @@
 -- rounds, progress, output.
 --
 -- Why: cera's wgpu_gemv_bench printed each cell as it ran, in one fixed
--- order, and its first kernel wore a ~3x positional penalty that was
--- published as a kernel defect. Here the whole table runs `rounds` times
+-- order, and its first kernel wore a positional penalty (docs/DESIGN.md) that
+-- was published as a kernel defect. Here the whole table runs `rounds` times
 -- (default 2) in the chosen order and only the last round reaches the
 -- report; every cell is prepared (buffers, checks) and armed (its batches
 -- built) before the first timed round, in table order, so no timed round

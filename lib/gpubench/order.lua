@@ -1,8 +1,8 @@
 -- gpubench.order: the order in which a table's cells run, and rounds.
 --
 -- Why: in cera's wgpu_gemv_bench a cell's number depended on its position in the table
--- (whichever kernel ran first looked ~3x slow) and was published as a kernel
--- defect. The cure was a discarded first round; the check is a reversed or
+-- (whichever kernel ran first looked slow; docs/DESIGN.md) and was published
+-- as a kernel defect. The cure was a discarded first round; the check is a reversed or
 -- shuffled order. AstrAI's SwiGLU benchmark balanced drift with A-B-C-C-B-A trials. These are
 -- the orders an experiment picks by name; every function returns a new list
 -- and leaves its input alone.

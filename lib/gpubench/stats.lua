@@ -2,7 +2,7 @@
 -- of the median, and a faster / slower / same comparison of two sample sets.
 --
 -- Why: the outside harnesses gpubench learned from reported one number per
--- cell (a mean, or a single run), so a 3x positional artifact and a real
+-- cell (a mean, or a single run), so a positional artifact and a real
 -- kernel difference looked alike (cera), and a gain that did not survive
 -- cold weights was published from warm medians (AstrAI). Keeping every sample and reporting the spread
 -- (p95/p99, rel_iqr) and a bootstrap interval makes a noisy cell visible, and

@@ -6,9 +6,9 @@
 --                cheap cells look slow and the table depends on ITERS (cera's
 --                wgpu_gemv_bench). t(2n) - t(n) cancels C; a difference too
 --                small to resolve is "noise", never a number (cera once
---                printed 22x its device's peak).
+--                printed many times its device's peak: docs/DESIGN.md).
 --   cold       - a tight loop re-reads warm weights from L2 (AstrAI's SwiGLU
---                benchmark reported 3.6x its DRAM bandwidth); flush L2 outside
+--                benchmark reported more than its DRAM bandwidth); flush L2 outside
 --                the timed region and time exactly one call per sample
 --                (ninfer's linear_bench contract).
 --   rotation   - the alternative to flushing: cycle weight copies totalling at
