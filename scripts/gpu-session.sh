@@ -45,7 +45,7 @@
 #   scripts/gpu-session.sh vkclocks    # the replay on Vulkan and CUDA with nvidia-smi's clocks and P-state every 100 ms
 #   scripts/gpu-session.sh vkspin      # the Vulkan suite and replay with clocks.spin_up, nvidia-smi's clocks beside
 #   scripts/gpu-session.sh vkfused_idot # the fused shader's integer path A/B, then the integer grouped shader's geometry
-#   scripts/gpu-session.sh vkgeo_big   # each quantized format's Vulkan integer kernel over GEMV_T x GEMV_NR at 131072 x 5120
+#   scripts/gpu-session.sh vkgeo_big   # each quantized format's Vulkan integer kernel over GEMV_T x GEMV_NR at GEO_M (131072) x 5120
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass; SWGEO_M, SWGEO_MODE, SWGEO_FLAGS)
 set -uo pipefail
@@ -618,11 +618,11 @@ vkq6)
 vkgeo_big)
   # issue 17's Vulkan-within-10 %-of-CUDA goal at 131072 x 5120, T = 1: each quantized format's integer kernel over
   # lane groups and rows (its geometry was q4_k's, not swept: docs/kernels/vulkan-gemv.md), rotated, both orders,
-  # one process per format and order (GEO_FMTS, GEO_GRID)
+  # one process per format and order (GEO_FMTS, GEO_GRID; GEO_M rows, 131072)
   for fmt in ${GEO_FMTS:-q6_k q4_0 q4_k q5_k q8_0}; do
     for o in forward reverse; do
-      n="vkgeo_${fmt}_$o"
-      run "$n" timeout 120 env M=131072 K=5120 ITERS=${GEO_ITERS:-100} $G --backend vulkan experiments/gemv_variants.lua \
+      n="vkgeo_${GEO_M:-131072}_${fmt}_$o"
+      run "$n" timeout 120 env M=${GEO_M:-131072} K=5120 ITERS=${GEO_ITERS:-100} $G --backend vulkan experiments/gemv_variants.lua \
         --rotate --rounds 1 --kernels $fmt --order $o --grid "${GEO_GRID:-GEMV_IDOT=1;GEMV_T=8,16,32,64;GEMV_NR=2,4,8}" \
         --json "$LOGS/$n.jsonl"
       grep -E "^$fmt" "$LOGS/$n.log" | grep -v invalid

@@ -17,9 +17,11 @@ clocks.REASONS = {
   [0x40] = "hw_thermal", [0x80] = "hw_power_brake",
 }
 clocks.MIN_FRACTION = 0.9
--- spin_up's target, as a fraction of the maximum SM clock (an A/B sets it with
--- gpubench -e 'require("gpubench.clocks").SPIN_FRACTION = 1' SCRIPT)
-clocks.SPIN_FRACTION = clocks.MIN_FRACTION
+-- spin_up's target, as a fraction of the maximum SM clock: the maximum itself,
+-- since a Vulkan q6 head timed at 95 % of it ran 8 % slower than alone, at it
+-- as fast (docs/results/h200-linear.md, "Clocks"; an A/B sets it with
+-- gpubench -e 'require("gpubench.clocks").SPIN_FRACTION = 0.9' SCRIPT)
+clocks.SPIN_FRACTION = 1
 
 -- read(dev) -> the clocks table, or nil and why (not an NVIDIA GPU, no NVML).
 function clocks.read(dev)

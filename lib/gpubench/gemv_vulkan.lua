@@ -85,13 +85,33 @@ local function idot_slices(fmt, tokens)
 end
 -- Layout 2 needs an even number of blocks per row (rows a multiple of 4 bytes).
 local IDOT2_K_MULTIPLE = 64
--- The integer kernels' geometry, {GEMV_T, GEMV_NR}: q8_0 and q4_0 the float
--- defaults' (so an A/B changes the arithmetic and the grid only). q4_k's lane
--- takes a pair of sub-blocks (64 weights) per step, and k = 5120 is 80 pairs: 16
--- lanes a row take 5 each, where 64 lanes would take 2 or 1 (48 idle in the
--- second step); 4 rows keep q4_0's reduction array (not yet measured:
--- docs/kernels/vulkan-gemv.md, "Integer path", q4_k).
+-- The integer kernels' geometry, {GEMV_T, GEMV_NR}, at T > 1 and where a
+-- variant names none: q8_0 and q4_0 the float defaults'; q4_k's lane takes a
+-- pair of sub-blocks (64 weights) per step, and k = 5120 is 80 pairs: 16 lanes
+-- a row take 5 each, where 64 lanes would take 2 or 1 (48 idle in the second
+-- step) (docs/kernels/vulkan-gemv.md, "Integer path", q4_k).
 local IDOT_GEOMETRY = { q8_0 = { 64, 4 }, q4_0 = { 64, 4 }, q4_k = { 16, 4 }, q5_k = { 16, 4 }, q6_k = { 16, 4 } }
+-- At one token, by rows: below IDOT_TALL_ROWS and from it, the fastest of
+-- GEMV_T 8..64 x GEMV_NR 2..8 at 14336 and 131072 rows, k = 5120, in both
+-- orders (docs/kernels/vulkan-gemv.md, "Geometry at one token"). Smaller row
+-- tiles where the rows are few (enough workgroups), larger where they are many.
+local IDOT_ONE_TOKEN = {
+  q8_0 = { short = { 32, 8 }, tall = { 16, 8 } },
+  q4_0 = { short = { 32, 8 }, tall = { 16, 8 } },
+  q4_k = { short = { 8, 2 }, tall = { 8, 8 } },
+  q5_k = { short = { 8, 2 }, tall = { 8, 2 } },
+  q6_k = { short = { 16, 2 }, tall = { 16, 2 } },
+}
+local IDOT_TALL_ROWS = 65536
+
+-- idot_geometry(fmt, m [, tokens]) -> {GEMV_T, GEMV_NR} of fmt's integer
+-- kernel for m rows and tokens tokens (default 1), or nil without one.
+function M.idot_geometry(fmt, m, tokens)
+  local one = IDOT_ONE_TOKEN[fmt]
+  if not one then return nil end
+  if (tokens or 1) == 1 and math.type(m) == "integer" then return m >= IDOT_TALL_ROWS and one.tall or one.short end
+  return IDOT_GEOMETRY[fmt]
+end
 -- Blocks of x in shared memory are allotted in steps of 32 (k in steps of
 -- 1024), so a sweep over k compiles a handful of kernels, not one per k.
 local IDOT_XB_STEP = 32
@@ -137,10 +157,11 @@ local function idot_fit_xb(fmt, max_shared, mode, tokens, nr)
 end
 
 -- The largest k whose x (tokens rows, default 1) the integer kernel of fmt with
--- layout mode (default 1, which takes every k) holds whole on a device with
--- max_shared bytes of shared memory per workgroup (0: none fits).
-function M.idot_max_k(fmt, max_shared, mode, tokens)
-  return 32 * idot_fit_xb(fmt, max_shared, mode, tokens)
+-- layout mode (default 1, which takes every k) and nr rows per lane group
+-- (default IDOT_GEOMETRY's: the reduction array beside x) holds whole on a
+-- device with max_shared bytes of shared memory per workgroup (0: none fits).
+function M.idot_max_k(fmt, max_shared, mode, tokens, nr)
+  return 32 * idot_fit_xb(fmt, max_shared, mode, tokens, nr)
 end
 
 -- Workgroups for m rows in tiles of rpg rows with at most cap workgroups
@@ -224,14 +245,14 @@ function M.for_device(dev, fmt, m, k, tokens)
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end
   local multi = IDOT_TOKENS[fmt] == "multi" and tokens > 1
+  local g = M.idot_geometry(fmt, m, tokens)
   local mode = multi and IDOT_MULTI_TOKENS.mode or (IDOT_BLOCK_BYTES[fmt][2] and k % IDOT2_K_MULTIPLE == 0
-    and k <= M.idot_max_k(fmt, dev.max_shared_bytes, 2, tokens)) and 2 or 1
-  local max_k = M.idot_max_k(fmt, dev.max_shared_bytes, mode, tokens)
+    and k <= M.idot_max_k(fmt, dev.max_shared_bytes, 2, tokens, g[2])) and 2 or 1
+  local max_k = M.idot_max_k(fmt, dev.max_shared_bytes, mode, tokens, g[2])
   if k > max_k and not (idot_slices(fmt, tokens) and max_k >= 32 * (IDOT_XB_MULTIPLE[fmt] or 1)) then return nil end
   local sms = dev.sm_count or 0
   local cap = multi and IDOT_MULTI_TOKENS.cap or IDOT_UNCAPPED[fmt] and 0
     or sms > 0 and sms * idot_per_sm(fmt, m) or IDOT_GRID_UNKNOWN
-  local g = IDOT_GEOMETRY[fmt]
   return idot_spec(fmt, mode, g[1], g[2], idot_xb(k, max_k // 32), cap, tokens)
 end
 
@@ -276,20 +297,28 @@ function M.token_changes(fmt, tokens)
 end
 
 -- shape_changes(fmt, m, k [, over]) -> the defines a shape needs on top of
--- over: GEMV_XB for k when over selects the integer kernel (GEMV_IDOT = 1
--- without its own GEMV_XB), nothing otherwise. Where the kernel slices x
--- (q4_k, q5_k; q8_0 and q4_0 at GEMV_TOKENS > 1) GEMV_XB is the most that fits
--- a device of SHAPE_SHARED_BYTES for over's GEMV_IDOT, GEMV_TOKENS (and
--- GEMV_NR): x whole where it fits, else slices (for q4_k, for_device's).
+-- over when over selects the integer kernel (GEMV_IDOT >= 1), nothing
+-- otherwise: GEMV_T and GEMV_NR for m rows where over names neither and
+-- idot_geometry's differ from variant's default, and GEMV_XB for k where over has none. Where the kernel
+-- slices x (q4_k, q5_k, q6_k; q8_0 and q4_0 at GEMV_TOKENS > 1) GEMV_XB is the
+-- most that fits a device of SHAPE_SHARED_BYTES for over's GEMV_IDOT,
+-- GEMV_TOKENS and rows: x whole where it fits, else slices (for_device's).
 function M.shape_changes(fmt, m, k, over)
-  if over and (over.GEMV_IDOT or 0) >= 1 and over.GEMV_XB == nil and IDOT_BLOCK_BYTES[fmt] then
-    if idot_slices(fmt, over.GEMV_TOKENS) then
-      local max_xb = idot_fit_xb(fmt, SHAPE_SHARED_BYTES, over.GEMV_IDOT, over.GEMV_TOKENS, over.GEMV_NR)
-      return { GEMV_XB = idot_xb(k, math.max(max_xb, IDOT_XB_MULTIPLE[fmt] or 1)) }
-    end
-    return { GEMV_XB = idot_xb(k) }
+  if not (over and (over.GEMV_IDOT or 0) >= 1 and IDOT_BLOCK_BYTES[fmt]) then return {} end
+  local out, nr = {}, over.GEMV_NR
+  local g = M.idot_geometry(fmt, m, over.GEMV_TOKENS)
+  if over.GEMV_T == nil and over.GEMV_NR == nil and g ~= IDOT_GEOMETRY[fmt] then -- variant's default otherwise
+    out.GEMV_T, out.GEMV_NR, nr = g[1], g[2], g[2]
   end
-  return {}
+  if over.GEMV_XB == nil then
+    if idot_slices(fmt, over.GEMV_TOKENS) then
+      local max_xb = idot_fit_xb(fmt, SHAPE_SHARED_BYTES, over.GEMV_IDOT, over.GEMV_TOKENS, nr)
+      out.GEMV_XB = idot_xb(k, math.max(max_xb, IDOT_XB_MULTIPLE[fmt] or 1))
+    else
+      out.GEMV_XB = idot_xb(k)
+    end
+  end
+  return out
 end
 
 -- A spec for fmt with other defines ({GEMV_T = 64, GEMV_NR = 4},

@@ -35,13 +35,12 @@ local function spec(file, defines)
   return s
 end
 
--- The integer path (MOE_IDOT=1) is the table's for pairs and grouped: faster
--- than the float one at every m in both orders on the H200; rule_for falls
--- back to MOE_IDOT=0 on a device that cannot run it (docs/kernels/moe.md,
--- "The integer path").
-M.pairs = spec("moe_q4k_pairs.comp", { MOE_T = 64, MOE_NR = 4, MOE_IDOT = 1, MOE_XB = 64 })
--- The fused shader's integer path is a variant until an A/B times it.
-M.fused = spec("moe_q4k_fused.comp", { MOE_T = 64, MOE_NR = 2, MOE_IDOT = 0, MOE_XB = 64 })
+-- The integer path (MOE_IDOT=1) is the table's for every shader: faster than
+-- the float one at every m in both orders on the H200; rule_for falls back to
+-- MOE_IDOT=0 on a device that cannot run it. The geometries are the fastest of
+-- the sweeps at m = 1 (docs/kernels/moe.md, "The integer path", "Geometry").
+M.pairs = spec("moe_q4k_pairs.comp", { MOE_T = 32, MOE_NR = 4, MOE_IDOT = 1, MOE_XB = 64 })
+M.fused = spec("moe_q4k_fused.comp", { MOE_T = 32, MOE_NR = 2, MOE_IDOT = 1, MOE_XB = 64 })
 M.grouped = spec("moe_q4k_grouped.comp", { MOE_T = 16, MOE_NR = 4, MOE_TC = 4, MOE_IDOT = 1, MOE_XB = 64 })
 
 -- grouped is one dispatch: the shader finds its expert's pairs itself.
@@ -71,13 +70,15 @@ function M.variant(name, changes)
   return spec(base.file:match("[^/]+$"), d)
 end
 
--- Steps where the A/B timed another geometry faster (docs/kernels/moe.md,
--- "The integer path"): lane groups of 16 for the pairs and fused shaders
--- where a step has min_pairs or more pairs (m top_k; min_pairs lies between
--- the step sizes measured to lose and to win). Every rule whose kernel and
--- min_pairs the step meets applies.
+-- Steps where the sweeps timed another geometry faster in both orders
+-- (docs/kernels/moe.md, "Geometry"): narrower lane groups and fewer rows each,
+-- so more workgroups, where a step has min_pairs or more pairs (m top_k;
+-- min_pairs lies between the step sizes measured to lose and to win). Every
+-- rule whose kernel and min_pairs the step meets applies, in order.
 M.STEP_RULES = {
-  { kernels = { pairs = true, fused = true }, min_pairs = 32, changes = { MOE_T = 16 } },
+  { kernels = { pairs = true, fused = true, grouped = true }, min_pairs = 32, changes = { MOE_T = 8 } },
+  { kernels = { grouped = true }, min_pairs = 32, changes = { MOE_NR = 2 } },
+  { kernels = { pairs = true }, min_pairs = 128, changes = { MOE_NR = 2 } },
 }
 
 -- Whether dev can run spec's integer path: what moe.launches would refuse.

@@ -81,14 +81,14 @@ geometry_case "the grouped integer path runs, checked with x's rounding in the b
   --grouped-geometry MOE_IDOT=1 "grouped: plus what x rounded to int16 per 32 values moves"
 usage "a pairs define the backend lacks" "--pairs-geometry=GTOK=4: moe_vulkan.variant: pairs has no define GTOK" \
   "$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --pairs-geometry GTOK=4
-geometry_case "--fused-geometry runs that kernel, checked, and says so" fused_gate_up --fused-geometry MOE_T=16 \
+geometry_case "--fused-geometry runs that kernel (the float path), checked, and says so" fused_gate_up --fused-geometry MOE_IDOT=0,MOE_T=16 \
   "fused_gate_up kernel geometry (--fused-geometry): MOE_IDOT=0 MOE_NR=2 MOE_T=16 MOE_XB=64" '"fused_geometry":{' '"MOE_T":16'
 geometry_case "--fused-geometry runs the fused integer path, checked with x's rounding in the bound, and says so" \
   fused_gate_up --fused-geometry MOE_IDOT=1 "fused_gate_up: plus what x rounded to int16 per 32 values moves" \
-  "fused_gate_up kernel geometry (--fused-geometry): MOE_IDOT=1 MOE_NR=2 MOE_T=64 MOE_XB=64"
+  "fused_gate_up kernel geometry (--fused-geometry): MOE_IDOT=1 MOE_NR=2 MOE_T=32 MOE_XB=64"
 geometry_case "--pairs-geometry runs the batched integer path, checked with x's rounding in the bound, and says so" \
   batched --pairs-geometry MOE_IDOT=1 "per_token and batched: plus what x rounded to int16 per 32 values moves" \
-  "per_token and batched kernel geometry (--pairs-geometry): MOE_IDOT=1 MOE_NR=4 MOE_T=64 MOE_XB=64" \
+  "per_token and batched kernel geometry (--pairs-geometry): MOE_IDOT=1 MOE_NR=4 MOE_T=32 MOE_XB=64" \
   '"pairs_geometry":{' '"MOE_IDOT":1'
 
 if ! "$G" -e 'require "gpu".open{backend = "vulkan"}' >/dev/null 2>&1; then
@@ -128,9 +128,9 @@ if "$G" -e 'local d = require "gpu".open{backend = "vulkan"}; os.exit(d.integer_
   want_idot=1
 fi
 check "the footer names the defines each kernel ran per step (the device's pick: MOE_IDOT=$want_idot)" \
-  'grep -qF "* per_token and batched kernel per step (the vulkan table and its rules, docs/kernels/moe.md): m=1,2: MOE_IDOT=$want_idot MOE_NR=4 MOE_T=64 MOE_XB=64" <<<"$out" &&
+  'grep -qF "* per_token and batched kernel per step (the vulkan table and its rules, docs/kernels/moe.md): m=1,2: MOE_IDOT=$want_idot MOE_NR=4 MOE_T=32 MOE_XB=64" <<<"$out" &&
    grep -qF "* grouped kernel per step (the vulkan table and its rules, docs/kernels/moe.md): m=1,2: MOE_IDOT=$want_idot MOE_NR=4 MOE_T=16 MOE_TC=4 MOE_XB=64" <<<"$out" &&
-   grep -qF "* fused_gate_up kernel per step (the vulkan table and its rules, docs/kernels/moe.md): m=1,2: MOE_IDOT=0 MOE_NR=2 MOE_T=64 MOE_XB=64" <<<"$out"'
+   grep -qF "* fused_gate_up kernel per step (the vulkan table and its rules, docs/kernels/moe.md): m=1,2: MOE_IDOT=$want_idot MOE_NR=2 MOE_T=32 MOE_XB=64" <<<"$out"'
 check "JSON: each cell names its kernel defines, per_token and batched the same" \
   '"$G" -e "local d = {}
            for _, c in ipairs(require(\"gpubench.report\").read_jsonl(\"$tmp/m.jsonl\")) do if c.type == \"cell\" then

@@ -209,19 +209,28 @@ t.test("integer path: the selection rule (fake devices)", function()
   t.eq(specs.idot_max_k("q4_k", 49152, 2), 0, "q4_k has layout 1 only")
   for _, fmt in ipairs(IDOT) do
     local s = gemv.spec_for(fake(), fmt, 14336, 5120)
-    t.eq(s.defines, { GEMV_T = 64, GEMV_NR = 4, GEMV_TOKENS = 1, GEMV_IDOT = 2, GEMV_XB = 160 }, fmt)
+    -- one token: 32 lanes a row and 8 rows a lane group below 65536 rows, 16 and 8 from it
+    t.eq(s.defines, { GEMV_T = 32, GEMV_NR = 8, GEMV_TOKENS = 1, GEMV_IDOT = 2, GEMV_XB = 160 }, fmt)
+    t.eq(specs.idot_geometry(fmt, 14336), { 32, 8 }, fmt)
     t.eq(s.k_multiple, 64, fmt .. ": layout 2 needs k a multiple of 64")
     t.eq(s.file, "kernels/vulkan/gemv_" .. fmt .. ".comp")
-    t.eq({ s.x_rounding, s.max_k, s.rows_per_group, s.grid_cap }, { 32, 5120, 16, 132 * 2 }, fmt)
+    t.eq({ s.x_rounding, s.max_k, s.rows_per_group, s.grid_cap }, { 32, 5120, 64, 132 * 2 }, fmt)
     t.truthy(s.shared_bytes <= 49152, fmt .. " shared bytes within the limit")
     t.truthy(gemv.spec_for(fake(), fmt, 14336, 5120) == s, fmt .. ": one table per kernel (the cache key)")
-    -- 896 tiles of 16 rows over at most 264 workgroups: 4 tiles each, 224 workgroups
+    -- 224 tiles of 64 rows, within the cap of 264 workgroups: one each
     t.eq(gemv.grid(s, 14336, 5120), { 224, 1, 1 }, fmt)
-    -- from 65536 rows q8_0 takes 8 workgroups per SM (8192 tiles, 8 each); q4_0 keeps 2 (32 each)
+    -- from 65536 rows tiles of 128 (16 lanes, 8 rows), and q8_0 takes 8 workgroups per SM (1024 tiles, one
+    -- each); q4_0 keeps 2 (4 each)
     local tall = gemv.spec_for(fake(), fmt, 131072, 5120)
+    t.eq({ tall.defines.GEMV_T, tall.defines.GEMV_NR, tall.rows_per_group }, { 16, 8, 128 }, fmt)
     t.eq({ tall.grid_cap, gemv.grid(tall, 131072, 5120) }, fmt == "q8_0" and { 1056, { 1024, 1, 1 } } or { 264, { 256, 1, 1 } }, fmt)
-    t.eq(gemv.grid(s, 37, 5120), { 3, 1, 1 }, fmt .. ": fewer tiles than the cap, one each")
-    -- k rounds up to 1024-steps of shared memory; m does not matter
+    t.eq(specs.idot_geometry(fmt, 65535), { 32, 8 }, fmt .. ": below the tall rows")
+    t.eq(specs.idot_geometry(fmt, 65536), { 16, 8 }, fmt .. ": from the tall rows")
+    t.eq(gemv.grid(s, 150, 5120), { 3, 1, 1 }, fmt .. ": fewer tiles than the cap, one each")
+    -- k rounds up to 1024-steps of shared memory; m does not matter (37 rows: 8 rows a lane group, whose
+    -- reduction array the shared-memory limits take)
+    local nr = specs.idot_geometry(fmt, 37)[2]
+    t.eq(nr, 8, fmt)
     local function pick(d, k) local x = gemv.spec_for(d, fmt, 37, k).defines return { x.GEMV_IDOT, x.GEMV_XB } end
     t.eq(pick(fake(), 4096), { 2, 128 }, fmt)
     t.eq(pick(fake(), 4128), { 1, 160 }, fmt .. ": an odd block count, layout 1")
@@ -229,8 +238,10 @@ t.test("integer path: the selection rule (fake devices)", function()
     t.eq(pick(fake(), 288), { 1, 32 }, fmt)
     t.eq(pick(fake(), 32), { 1, 32 }, fmt)
     t.eq(pick(fake(), 64), { 2, 32 }, fmt)
-    local k2 = specs.idot_max_k(fmt, 49152, 2) // 64 * 64
-    t.eq(pick(fake(), k2), { 2, k2 // 32 }, fmt .. ": at layout 2's limit")
+    local k2 = specs.idot_max_k(fmt, 49152, 2, 1, nr) // 64 * 64
+    t.eq(k2, (49152 - 8192) // (fmt == "q8_0" and 76 or 88) * 32 // 64 * 64, fmt .. ": 8 KiB of reduction array beside x")
+    -- at layout 2's limit x's blocks round up to the step, within what fits (the limit's blocks)
+    t.eq(pick(fake(), k2), { 2, specs.idot_max_k(fmt, 49152, 2, 1, nr) // 32 }, fmt .. ": at layout 2's limit")
     local nb2 = (k2 + 64) // 32
     t.eq(pick(fake(), k2 + 64), { 1, (nb2 + 31) // 32 * 32 }, fmt .. ": past layout 2's limit, layout 1")
     t.truthy(gemv.spec_for(fake(), fmt, 37, k2).shared_bytes <= 49152, fmt)
@@ -256,7 +267,7 @@ t.test("integer path: the selection rule (fake devices)", function()
       t.eq(gemv.spec_for(fake(), fmt, 300, 20000, T).defines.GEMV_IDOT, 1, fmt .. ": any k at T > 1 (slices)")
     end
     t.truthy(gemv.spec_for(fake { subgroup_size = 4 }, fmt, 300, 5120) == specs[fmt], fmt .. ": subgroup 4")
-    local kmax = specs.idot_max_k(fmt, 49152)
+    local kmax = specs.idot_max_k(fmt, 49152, 1, 1, nr)
     local at = gemv.spec_for(fake(), fmt, 300, kmax)
     t.eq({ at.defines.GEMV_IDOT, at.max_k }, { 1, kmax }, fmt .. ": at the limit (layout 1)")
     t.truthy(at.shared_bytes <= 49152, fmt .. " at the limit fits")
@@ -266,8 +277,9 @@ t.test("integer path: the selection rule (fake devices)", function()
     -- a device that does not report its SMs: a fixed cap of 256 workgroups
     local cpu = gemv.spec_for(fake { sm_count = 0 }, fmt, 65536, 1024)
     t.eq(cpu.grid_cap, 256)
-    t.eq(gemv.grid(cpu, 65536, 1024), { 256, 1, 1 }, fmt .. ": 4096 tiles, 16 each")
-    t.eq(gemv.grid(cpu, 4097 * 16, 1024), { 241, 1, 1 }, fmt .. ": 4097 tiles, 17 each")
+    t.eq(cpu.rows_per_group, 128, fmt .. ": the tall rows' tiles")
+    t.eq(gemv.grid(cpu, 65536, 1024), { 256, 1, 1 }, fmt .. ": 512 tiles, 2 each")
+    t.eq(gemv.grid(cpu, 513 * 128, 1024), { 171, 1, 1 }, fmt .. ": 513 tiles, 3 each")
   end
   for _, fmt in ipairs { "f32", "f16", "bf16" } do
     t.truthy(gemv.spec_for(fake(), fmt, 300, 1024) == specs[fmt], fmt .. " has no integer kernel")
@@ -283,7 +295,10 @@ t.test("integer path: variants and their errors", function()
   t.eq(gemv.grid(v, 300, 256), { 3, 1, 1 }, "19 tiles over at most 3 workgroups: 7 each")
   t.eq(gemv.grid(specs.variant("q8_0", { GEMV_IDOT = 1, GEMV_XB = 8 }), 300, 256), { 19, 1, 1 },
     "GEMV_GRID = 0: one workgroup per tile")
-  t.eq(specs.shape_changes("q4_0", 300, 5120, { GEMV_IDOT = 1 }), { GEMV_XB = 160 })
+  t.eq(specs.shape_changes("q4_0", 300, 5120, { GEMV_IDOT = 1 }), { GEMV_T = 32, GEMV_NR = 8, GEMV_XB = 160 },
+    "the geometry for_device takes at 300 rows and one token")
+  t.eq(specs.shape_changes("q4_0", 300, 5120, { GEMV_IDOT = 1, GEMV_NR = 2 }), { GEMV_XB = 160 }, "a named geometry stays")
+  t.eq(specs.shape_changes("q4_0", 300, 5120, { GEMV_IDOT = 1, GEMV_XB = 32 }), { GEMV_T = 32, GEMV_NR = 8 })
   t.eq(specs.shape_changes("q4_0", 300, 5120, { GEMV_IDOT = 0 }), {})
   t.eq(specs.shape_changes("q4_0", 300, 5120), {})
   t.eq(specs.variant_defines("q4_0").GEMV_IDOT, 0)
@@ -294,7 +309,7 @@ t.test("integer path: variants and their errors", function()
   t.errors(function() specs.variant("q8_0", { GEMV_IDOT = 3 }) end,
     "gemv_vulkan.variant: GEMV_IDOT=3 is not 0, 1 or 2", true)
   t.eq(specs.variant("q4_0", { GEMV_IDOT = 2, GEMV_XB = 8 }).k_multiple, 64)
-  t.eq(specs.shape_changes("q8_0", 300, 1024, { GEMV_IDOT = 2 }), { GEMV_XB = 32 })
+  t.eq(specs.shape_changes("q8_0", 300, 1024, { GEMV_IDOT = 2 }), { GEMV_T = 32, GEMV_NR = 8, GEMV_XB = 32 })
   -- T > 1: the T-token loop, which slices x past GEMV_XB (no k limit); T = 1 keeps x whole
   local v2 = specs.variant("q8_0", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 2 })
   t.eq(v2.defines, { GEMV_T = 64, GEMV_NR = 4, GEMV_TOKENS = 2, GEMV_IDOT = 1, GEMV_XB = 8 })
@@ -306,7 +321,7 @@ t.test("integer path: variants and their errors", function()
     "(49152 - 4096) // (76 * 8) = 74 blocks: slices of 64")
   t.eq(specs.shape_changes("q4_0", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = 4 }), { GEMV_XB = 128 },
     "(49152 - 4096) // (72 * 4) = 156 blocks: slices of 128")
-  t.eq(specs.shape_changes("q4_0", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = 1 }), { GEMV_XB = 160 })
+  t.eq(specs.shape_changes("q4_0", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = 1 }), { GEMV_T = 32, GEMV_NR = 8, GEMV_XB = 160 })
   t.errors(function() specs.variant("q8_0", { GEMV_GRID = 4 }) end,
     "gemv_vulkan.variant: GEMV_XB and GEMV_GRID apply to the integer kernel only (GEMV_IDOT=1 or 2)", true)
   t.errors(function() specs.variant("f16", { GEMV_IDOT = 1 }) end,
@@ -341,8 +356,10 @@ for _, fmt in ipairs(IDOT) do
   t.test(fmt .. " integer path: ragged m, k = 32 .. 5120 and at the shared-memory limit", function()
     local dev = idot_device()
     releasing(dev, function()
-      local kmax = specs.idot_max_k(fmt, dev.max_shared_bytes)
-      local k2 = specs.idot_max_k(fmt, dev.max_shared_bytes, 2) // 64 * 64
+      -- the limits of the geometry at 37 rows (8 rows a lane group at one token: the larger reduction array)
+      local nr = specs.idot_geometry(fmt, 37)[2]
+      local kmax = specs.idot_max_k(fmt, dev.max_shared_bytes, 1, 1, nr)
+      local k2 = specs.idot_max_k(fmt, dev.max_shared_bytes, 2, 1, nr) // 64 * 64
       t.truthy(k2 >= 5120, ("%s: the device's shared memory holds k=5120 (limit %d)"):format(fmt, k2))
       local shapes = { { 37, 32, 1 }, { 300, 256, 2 }, { 37, 1024, 2 }, { 19, 288, 1 }, { 300, 5120, 2 },
                        { 37, k2, 2 }, { 37, k2 + 64, 1 }, { 37, kmax, 1 } }
@@ -445,15 +462,18 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
     local k = T <= 3 and 5120 or 2048
     local s = gemv.spec_for(fake(), "q4_k", 14336, k, T)
     local what = ("q4_k T=%d k=%d"):format(T, k)
-    t.eq(s.defines, { GEMV_T = 16, GEMV_NR = 4, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = k // 32 }, what)
+    -- one token below 65536 rows: 8 lanes a row, 2 rows a lane group (the same 64-row tiles)
+    local lanes, nr = T == 1 and 8 or 16, T == 1 and 2 or 4
+    t.eq(specs.idot_geometry("q4_k", 14336, T), { lanes, nr }, what)
+    t.eq(s.defines, { GEMV_T = lanes, GEMV_NR = nr, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = k // 32 }, what)
     t.eq({ s.x_rounding, s.rows_per_group, s.grid_cap, s.file }, { 32, 64, 0, "kernels/vulkan/gemv_q4_k.comp" }, what)
     t.eq(s.max_k, nil, what .. ": no k limit (the kernel slices x past GEMV_XB)")
-    t.eq(s.shared_bytes, 72 * (k // 32) * T + 4096, what)
+    t.eq(s.shared_bytes, 72 * (k // 32) * T + 1024 * nr, what)
     t.truthy(s.shared_bytes <= 49152, what .. ": fits")
     t.truthy(gemv.spec_for(fake(), "q4_k", 14336, k, T) == s, what .. ": one table per kernel")
     -- 224 tiles of 64 rows, one workgroup each (q4_k's grid is not capped)
     t.eq(gemv.grid(s, 14336, k), { 224, 1, 1 }, what)
-    local kmax = specs.idot_max_k("q4_k", 49152, 1, T)
+    local kmax = specs.idot_max_k("q4_k", 49152, 1, T, nr)
     local at = gemv.spec_for(fake(), "q4_k", 300, kmax, T)
     t.eq({ at.defines.GEMV_IDOT, at.defines.GEMV_XB }, { 1, kmax // 32 }, what .. ": at the limit, x whole")
     t.truthy(at.shared_bytes <= 49152, what .. ": at the limit fits")
@@ -472,9 +492,13 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
     "T = 4 at k = 5120: 45 KiB of x past the 44 KiB beside the reduction array, slices of 128 blocks")
   t.eq(gemv.spec_for(fake(), "q4_k", 14336, 5120, 8).defines.GEMV_XB, 64, "T = 8 at k = 5120: slices of 64 blocks")
   -- not capped: one workgroup per tile, whether or not the device reports its SMs
-  t.eq(gemv.grid(gemv.spec_for(fake(), "q4_k", 131072, 5120), 131072, 5120), { 2048, 1, 1 })
-  local cpu = gemv.spec_for(fake { sm_count = 0 }, "q4_k", 64 * 4097, 1024)
-  t.eq({ cpu.grid_cap, gemv.grid(cpu, 64 * 4097, 1024) }, { 0, { 4097, 1, 1 } }, "4097 tiles, one each")
+  -- (at one token from 65536 rows: 8 lanes a row, 8 rows a lane group, tiles of 256 rows)
+  local tall = gemv.spec_for(fake(), "q4_k", 131072, 5120)
+  t.eq({ tall.defines.GEMV_T, tall.defines.GEMV_NR, tall.rows_per_group }, { 8, 8, 256 })
+  t.eq(gemv.grid(tall, 131072, 5120), { 512, 1, 1 })
+  t.eq(gemv.grid(gemv.spec_for(fake(), "q4_k", 131072, 5120, 2), 131072, 5120), { 2048, 1, 1 }, "T = 2: tiles of 64")
+  local cpu = gemv.spec_for(fake { sm_count = 0 }, "q4_k", 256 * 4097, 1024)
+  t.eq({ cpu.grid_cap, gemv.grid(cpu, 256 * 4097, 1024) }, { 0, { 4097, 1, 1 } }, "4097 tiles, one each")
   -- shape_changes: for_device's GEMV_XB on a 48 KiB device, slices of whole
   -- 32-block steps where x of T tokens does not fit
   local function xb(over) return specs.shape_changes("q4_k", 14336, 5120, over).GEMV_XB end
@@ -483,7 +507,7 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
   t.eq(specs.shape_changes("q4_k", 14336, 5120, { GEMV_IDOT = 0 }), {})
   for T = 1, 8 do
     local over = { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_GRID = 0 }
-    over.GEMV_XB = xb(over)
+    for d, x in pairs(specs.shape_changes("q4_k", 14336, 5120, over)) do over[d] = x end
     local v = specs.variant("q4_k", over)
     t.truthy(v.shared_bytes <= 49152, ("T=%d: the A/B's variant fits 48 KiB"):format(T))
     t.truthy(v == gemv.spec_for(fake(), "q4_k", 14336, 5120, T), ("T=%d: the A/B runs for_device's kernel"):format(T))
@@ -672,11 +696,19 @@ end)
 -- q4_k's kernel with the fifth bit OR-ed into each code (gemv_q5_k.comp, GEMV_IDOT=1),
 -- picked by q4_k's rule (faster than the float kernel at T = 1 and 8 on the H200).
 t.test("q5_k integer path: for_device picks it by q4_k's rule; its geometry and shared memory", function()
-  for T = 1, 8 do
+  for T = 2, 8 do
     local s = gemv.spec_for(fake(), "q5_k", 14336, 5120, T)
     local k4 = gemv.spec_for(fake(), "q4_k", 14336, 5120, T)
     t.eq({ s.file, s.defines, s.shared_bytes, s.grid_cap, s.x_rounding },
       { "kernels/vulkan/gemv_q5_k.comp", k4.defines, k4.shared_bytes, 0, 32 }, ("T=%d: q4_k's geometry"):format(T))
+  end
+  -- one token: 8 lanes a row, 2 rows a lane group at any m (q4_k: 8 rows from 65536)
+  for _, m in ipairs { 14336, 131072 } do
+    local s = gemv.spec_for(fake(), "q5_k", m, 5120)
+    t.eq({ s.defines.GEMV_T, s.defines.GEMV_NR, s.defines.GEMV_XB, s.grid_cap }, { 8, 2, 160, 0 }, "q5_k T=1 m=" .. m)
+    t.eq(gemv.spec_for(fake(), "q4_k", m, 5120).defines.GEMV_NR, m < 65536 and 2 or 8, "q4_k T=1 m=" .. m)
+  end
+  for T = 1, 8 do
     t.truthy(gemv.spec_for(fake { integer_dot_product = false }, "q5_k", 300, 1024, T) == gemv.spec("vulkan", "q5_k", T),
       ("T=%d: no integerDotProduct, the float kernel"):format(T))
   end
@@ -722,7 +754,8 @@ t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared 
   for _, T in ipairs { 1, 2, 8 } do
     local s = gemv.spec_for(fake(), "q6_k", 14336, 5120, T)
     t.eq({ s.file, s.defines.GEMV_IDOT, s.defines.GEMV_T, s.defines.GEMV_NR, s.defines.GEMV_TOKENS, s.grid_cap },
-      { "kernels/vulkan/gemv_q6_k.comp", 1, 16, 4, T, 0 }, ("T=%d: the integer kernel, q4_k's geometry"):format(T))
+      { "kernels/vulkan/gemv_q6_k.comp", 1, 16, T == 1 and 2 or 4, T, 0 },
+      ("T=%d: the integer kernel, %s"):format(T, T == 1 and "2 rows a lane group at one token" or "q4_k's geometry"))
     t.eq(s.defines.GEMV_XB, specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = T }).GEMV_XB,
       ("T=%d: x sized as the variant's"):format(T))
     t.truthy(gemv.spec_for(fake { integer_dot_product = false }, "q6_k", 300, 1024, T) == gemv.spec("vulkan", "q6_k", T),

@@ -262,7 +262,8 @@ t.test("moe.spec: the kernel spec each variant's launches take (table, rule, a s
   t.truthy(moe.spec(vk, "grouped", q3, 8, { grouped = v }) == v, "a sweep's geometry")
   t.truthy(moe.spec(vk, "batched", q3, 8, { grouped = v }) == moe.spec(vk, "batched", q3, 8), "the others' picks stay")
   -- Vulkan: the integer path where the device runs it (integer dot products, subgroups >= 8, the shared
-  -- memory), else the float one; lane groups of 16 for pairs and fused from 32 pairs a step (qwen3: m = 4)
+  -- memory), else the float one; lane groups of 8 for every kernel from 32 pairs a step (qwen3: m = 4), 2 rows
+  -- a lane group for grouped from 32 pairs and pairs from 128 (m = 16)
   local h200 = { backend = "vulkan", integer_dot_product = true, subgroup_size = 32, max_shared_bytes = 49152 }
   local function picks(dev, m)
     local out = {}
@@ -272,16 +273,27 @@ t.test("moe.spec: the kernel spec each variant's launches take (table, rule, a s
     end
     return table.concat(out, " ")
   end
-  t.eq(picks(h200, 1), "batched:1/64 per_token:1/64 fused_gate_up:0/64 grouped:1/16")
-  t.eq(picks(h200, 4), "batched:1/16 per_token:1/16 fused_gate_up:0/16 grouped:1/16")
-  t.eq(picks(vk, 1), "batched:0/64 per_token:0/64 fused_gate_up:0/64 grouped:0/16", "no integer dot products")
+  t.eq(picks(h200, 1), "batched:1/32 per_token:1/32 fused_gate_up:1/32 grouped:1/16")
+  t.eq(picks(h200, 3), "batched:1/32 per_token:1/32 fused_gate_up:1/32 grouped:1/16", "24 pairs: no rule")
+  t.eq(picks(h200, 4), "batched:1/8 per_token:1/8 fused_gate_up:1/8 grouped:1/8")
+  local function rows(dev, m)
+    local out = {}
+    for _, variant in ipairs { "batched", "fused_gate_up", "grouped" } do
+      out[#out + 1] = ("%s:%d"):format(variant, moe.spec(dev, variant, q3, m).defines.MOE_NR)
+    end
+    return table.concat(out, " ")
+  end
+  t.eq({ rows(h200, 1), rows(h200, 4), rows(h200, 15), rows(h200, 16) },
+       { "batched:4 fused_gate_up:2 grouped:4", "batched:4 fused_gate_up:2 grouped:2",
+         "batched:4 fused_gate_up:2 grouped:2", "batched:2 fused_gate_up:2 grouped:2" })
+  t.eq(picks(vk, 1), "batched:0/32 per_token:0/32 fused_gate_up:0/32 grouped:0/16", "no integer dot products")
   local function with(k, v) local d = {} for a, b in pairs(h200) do d[a] = b end d[k] = v return d end
-  t.eq(picks(with("subgroup_size", 4), 8), "batched:0/16 per_token:0/16 fused_gate_up:0/16 grouped:0/16")
-  t.eq(picks(with("max_shared_bytes", 8192), 1), "batched:1/64 per_token:1/64 fused_gate_up:0/64 grouped:0/16",
-    "grouped's four rows of x past 8 KiB, pairs' one within")
+  t.eq(picks(with("subgroup_size", 4), 8), "batched:0/8 per_token:0/8 fused_gate_up:0/8 grouped:0/8")
+  t.eq(picks(with("max_shared_bytes", 8192), 1), "batched:1/32 per_token:1/32 fused_gate_up:1/32 grouped:0/16",
+    "grouped's four rows of x past 8 KiB, the pairs' and fused shaders' one within")
   t.eq({ moe.spec(h200, "grouped", q3, 8).x_rounding, moe.spec(vk, "grouped", q3, 8).x_rounding }, { 32, nil })
-  t.truthy(moe.spec(h200, "batched", q3, 8) == moe.spec(h200, "per_token", q3, 64), "one spec per pick")
-  t.truthy(moe.spec(h200, "grouped", q3, 8) == mv.grouped, "the table's own where no rule changes it")
+  t.truthy(moe.spec(h200, "batched", q3, 8) == moe.spec(h200, "per_token", q3, 12), "one spec per pick")
+  t.truthy(moe.spec(h200, "grouped", q3, 1) == mv.grouped, "the table's own where no rule changes it")
 end)
 
 t.test("the launch builders of both backends: the kernels' parameter lists, strides u64 on CUDA, u32 on Vulkan", function()

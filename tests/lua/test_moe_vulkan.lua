@@ -80,21 +80,23 @@ t.test("the pick per step and device: the integer path where the device runs it,
   local sh = moe.shape(SMALL, "gate_up")
   local can = dev.integer_dot_product and (dev.subgroup_size or 0) >= 8
   local lacking = setmetatable({ integer_dot_product = false }, { __index = function(_, k) return dev[k] end })
-  for _, variant in ipairs { "batched", "per_token", "grouped" } do
+  for _, variant in ipairs { "batched", "per_token", "grouped", "fused_gate_up" } do
     t.eq(moe.spec(dev, variant, sh, 1).defines.MOE_IDOT, can and 1 or 0, variant .. " on " .. dev.name)
     t.eq(moe.spec(lacking, variant, sh, 1).defines.MOE_IDOT, 0, variant .. " without integer dot products")
   end
-  -- lane groups of 16 from 32 pairs a step (top-3: m = 11), on either path
-  t.eq({ moe.spec(dev, "batched", sh, 10).defines.MOE_T, moe.spec(dev, "batched", sh, 11).defines.MOE_T,
-         moe.spec(dev, "fused_gate_up", sh, 10).defines.MOE_T, moe.spec(dev, "fused_gate_up", sh, 11).defines.MOE_T,
-         moe.spec(dev, "grouped", sh, 11).defines.MOE_T }, { 64, 16, 64, 16, 16 })
+  -- lane groups of 8 from 32 pairs a step (top-3: m = 11), on either path; grouped's 2 rows a lane group
+  -- from there, the pairs shader's from 128 pairs (m = 43)
+  local function geo(variant, m) local d = moe.spec(dev, variant, sh, m).defines return d.MOE_T .. "/" .. d.MOE_NR end
+  t.eq({ geo("batched", 10), geo("batched", 11), geo("batched", 42), geo("batched", 43), geo("fused_gate_up", 10),
+         geo("fused_gate_up", 11), geo("grouped", 10), geo("grouped", 11) },
+       { "32/4", "8/4", "8/4", "8/2", "32/2", "8/2", "16/4", "8/2" })
   t.truthy(moe.spec(dev, "per_token", sh, 11) == moe.spec(dev, "batched", sh, 11), "per_token runs batched's spec")
   -- the fallback with the rule's lane groups runs, checked, batched bit for bit per_token
   local F <close>, g = mb.case(dev, sh, moe.routing("uniform", 11, sh.experts, sh.top_k, { seed = 15 }), 11)
   for _, variant in ipairs { "batched", "grouped" } do
     local kernel = variant == "grouped" and "grouped" or "pairs"
     local specs = { [kernel] = moe.spec(lacking, variant, sh, 11) }
-    t.eq({ specs[kernel].defines.MOE_IDOT, specs[kernel].defines.MOE_T }, { 0, 16 }, variant)
+    t.eq({ specs[kernel].defines.MOE_IDOT, specs[kernel].defines.MOE_T }, { 0, 8 }, variant)
     local r = mb.check(dev, g, variant, 11, specs)
     t.truthy(r.worst_rel <= mb.TOL and (variant ~= "batched" or r.bit_exact), variant .. " float fallback")
   end
@@ -106,22 +108,23 @@ end)
 -- passes (MOE_TC = 3), other row splits; more than one window of ids; both projections.
 t.test("grouped integer path (MOE_IDOT=1): x whole and in slices, MOE_TC 4 and 3, MOE_NR 2, both projections", function()
   check_geometries("grouped", { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_TC = 3 },
-                               { MOE_IDOT = 1, MOE_NR = 2, MOE_T = 32 } }, moe.PROJECTIONS,
+                               { MOE_IDOT = 1, MOE_NR = 2, MOE_T = 32 }, { MOE_IDOT = 1, MOE_NR = 2, MOE_T = 8 } }, moe.PROJECTIONS,
     function(sh) return moe.routing("zipf", 90, sh.experts, sh.top_k, { seed = 6 }) end, { 90, 7, 1 }, 32)
 end)
 
-t.test("fused_gate_up geometries: MOE_T 16, MOE_NR 4", function()
-  check_geometries("fused", { { MOE_T = 16 }, { MOE_T = 16, MOE_NR = 4 } }, { "gate_up" },
+t.test("fused_gate_up float path (MOE_IDOT=0): MOE_T 32, 16 and 8, MOE_NR 4", function()
+  check_geometries("fused", { { MOE_IDOT = 0 }, { MOE_IDOT = 0, MOE_T = 16 }, { MOE_IDOT = 0, MOE_T = 8, MOE_NR = 4 } }, { "gate_up" },
     function(sh) return moe.routing("uniform", 5, sh.experts, sh.top_k, { seed = 13 }) end, { 5, 1 })
 end)
 
 -- The fused shader's integer path: x quantized once per pair for the gate and up rows, checked
 -- against the SwiGLU bound over both stacks' absdots, each with what x's rounding moves.
-t.test("fused_gate_up integer path (MOE_IDOT=1): x whole and in slices, MOE_T 16, MOE_NR 3", function()
+t.test("fused_gate_up integer path (MOE_IDOT=1): x whole and in slices, MOE_T 16 and 8, MOE_NR 3", function()
   local mv = require "gpubench.moe_vulkan"
-  t.eq({ mv.fused.defines.MOE_IDOT, mv.fused.x_rounding }, { 0, nil }, "a variant until timed: the table's is float")
+  t.eq({ mv.fused.defines.MOE_IDOT, mv.fused.x_rounding }, { 1, 32 }, "the table's")
   t.eq(mv.variant("fused", { MOE_IDOT = 1 }).shared_bytes, 64 * 2 * 2 * 4 + 72 * 64, "two sums per row, one row of x")
-  check_geometries("fused", { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_T = 16 }, { MOE_IDOT = 1, MOE_NR = 3 } },
+  check_geometries("fused", { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_T = 16 }, { MOE_IDOT = 1, MOE_NR = 3 },
+                             { MOE_IDOT = 1, MOE_T = 8 } },
     { "gate_up" }, function(sh) return moe.routing("uniform", 7, sh.experts, sh.top_k, { seed = 16 }) end, { 7, 1 }, 32)
   -- up's weights changed after the reference: the check must see the up half of the integer path
   local dev = t.device(BACKEND)
@@ -134,7 +137,8 @@ t.test("fused_gate_up integer path (MOE_IDOT=1): x whole and in slices, MOE_T 16
 end)
 
 t.test("batched and per_token integer path (MOE_IDOT=1): x whole and in slices, bit for bit alike, both projections", function()
-  check_geometries("pairs", { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_T = 16 }, { MOE_IDOT = 1, MOE_NR = 3 } },
+  check_geometries("pairs", { { MOE_IDOT = 1 }, { MOE_IDOT = 1, MOE_XB = 8, MOE_T = 16 }, { MOE_IDOT = 1, MOE_NR = 3 },
+                             { MOE_IDOT = 1, MOE_T = 8, MOE_NR = 2 } },
     moe.PROJECTIONS, function(sh) return moe.routing("uniform", 5, sh.experts, sh.top_k, { seed = 12 }) end, { 5, 1 }, 32)
 end)
 
