@@ -20,8 +20,10 @@
 // lanes that load it); gemv_vulkan.lua only selects this path on such devices.
 //
 // Options a kernel defines before including: GEMV_IDOT_SUM (store each block's sum of xq),
-// GEMV_IDOT_SEG (layout 2's segment), GEMV_IDOT_TOKENS (its main loop takes GEMV_TOKENS
-// rows of x), GEMV_IDOT_PAIRS (it reads blocks in pairs 2i, 2i+1).
+// GEMV_IDOT_HALF_SUMS (the sums of xq over each 16-element half of a block), GEMV_IDOT_SEG
+// (layout 2's segment), GEMV_IDOT_LAYOUT (the x layout, 1 or 2; default GEMV_IDOT),
+// GEMV_IDOT_TOKENS (its main loop takes GEMV_TOKENS rows of x), GEMV_IDOT_PAIRS (it reads
+// blocks in pairs 2i, 2i+1).
 #ifndef GEMV_IDOT_GLSL
 #define GEMV_IDOT_GLSL
 
@@ -33,7 +35,10 @@
 #if GEMV_XB < 1
 #error "GEMV_XB must be at least 1"
 #endif
-#if GEMV_IDOT == 2 && !defined(GEMV_IDOT_SEG)
+#ifndef GEMV_IDOT_LAYOUT
+#define GEMV_IDOT_LAYOUT GEMV_IDOT
+#endif
+#if GEMV_IDOT_LAYOUT == 2 && !defined(GEMV_IDOT_SEG)
 #error "GEMV_IDOT=2 needs the kernel's GEMV_IDOT_SEG (x elements per run of weight words)"
 #endif
 #if GEMV_TOKENS != 1 && !defined(GEMV_IDOT_TOKENS)
@@ -55,7 +60,7 @@
 //      q4_0 two of 16 (the low and the high nibbles of the same 5 words, 10 words).
 //      Needs every block's s to follow from its index b alone: rows a multiple of 4
 //      bytes, k a multiple of 64 (an even block count); then even b is s = 16.
-#if GEMV_IDOT == 2
+#if GEMV_IDOT_LAYOUT == 2
 #define GEMV_XW ((32 / GEMV_IDOT_SEG) * (GEMV_IDOT_SEG / 4 + 1))
 #else
 #define GEMV_XW 8
@@ -85,6 +90,9 @@ shared float gx_s[GEMV_XB * GEMV_TOKENS];    // s_b
 #ifdef GEMV_IDOT_SUM
 shared int gx_sum[GEMV_XB * GEMV_TOKENS];    // sum of the block's xq (q4_0's -8 offset, q4_k's mins)
 #endif
+#ifdef GEMV_IDOT_HALF_SUMS
+shared int gx_hsum[2 * GEMV_XB * GEMV_TOKENS]; // sums of xq over each 16-element half (q6_k's -32 per scale)
+#endif
 
 // Quantizes blocks b0 .. b0 + GEMV_XB - 1 of token t's row of x (fewer at the row's end;
 // b0 even) into the shared planes: 8 invocations per block, one vec4 each, 32 blocks per
@@ -110,14 +118,15 @@ void gemv_idot_quantize_token(uint tid, uint b0, int t) {
         uvec4 hb = uvec4(q >> 8) & 0xFFu, lb = uvec4(q) & 0xFFu;
         uint h = hb.x | (hb.y << 8u) | (hb.z << 16u) | (hb.w << 24u);
         uint l = lb.x | (lb.y << 8u) | (lb.z << 16u) | (lb.w << 24u);
-#ifdef GEMV_IDOT_SUM
+#if defined(GEMV_IDOT_SUM) || defined(GEMV_IDOT_HALF_SUMS)
         int sum = q.x + q.y + q.z + q.w;
         sum += subgroupShuffleXor(sum, 1u);
         sum += subgroupShuffleXor(sum, 2u);
+        int half_sum = sum; // lanes 0..3 and 4..7: elements 0..15 and 16..31
         sum += subgroupShuffleXor(sum, 4u);
 #endif
         uint p = GEMV_IDOT_POS(sl);
-#if GEMV_IDOT == 2
+#if GEMV_IDOT_LAYOUT == 2
         // Invocation j holds elements 4j .. 4j+3: position c in its segment of
         // GEMV_IDOT_SEG / 4 invocations, the segment's words starting at word0.
         const uint per = uint(GEMV_IDOT_SEG / 4);
@@ -139,6 +148,9 @@ void gemv_idot_quantize_token(uint tid, uint b0, int t) {
         if (live) {
             gx_h[gemv_idot_word(j, uint(t), p)] = h;
             gx_l[gemv_idot_word(j, uint(t), p)] = l;
+#endif
+#ifdef GEMV_IDOT_HALF_SUMS
+            if ((j & 3u) == 0u) gx_hsum[2u * gemv_idot_blk(uint(t), p) + (j >> 2u)] = half_sum;
 #endif
             if (j == 0u) {
                 gx_s[gemv_idot_blk(uint(t), p)] = amax * (1.0 / 32767.0);

@@ -39,8 +39,8 @@ float sbyte(uint w, uint b) {
 }
 
 #if GEMV_IDOT
-#if GEMV_IDOT != 1
-#error "q6_k has one integer layout, GEMV_IDOT=1 (x word j holds elements 4j .. 4j+3)"
+#if GEMV_IDOT != 1 && GEMV_IDOT != 2
+#error "q6_k's integer kernel is GEMV_IDOT=1 (codes q - 32) or 2 (codes q, the -32 through x's half sums)"
 #endif
 #if (GEMV_XB % 8) != 0
 #error "q6_k's GEMV_XB must be a multiple of 8 (whole super-blocks per slice of x)"
@@ -55,7 +55,14 @@ float sbyte(uint w, uint b) {
 // |dot| <= 16 * 32 * 32767 < 2^24 converts to float exactly, d * sc (fp16 times int8) is an
 // exact product, so the whole dequantized weight meets the rounded x: the bound is q8_0's
 // (gemv_bench.x_rounding_term). No block sum: the -32 is in the codes.
+// GEMV_IDOT=2 keeps the codes q (0..63, no per-byte conversion) and takes the -32 out once per
+// half and row through the half's sum of xq: dot = 256 * SUDot(xh, q) + UDot(q, xl) - 32 * sum xq,
+// the same integer (|256 SUDot + UDot| < 16 * 64 * 32767 < 2^31 before, < 2^24 after). x layout 1.
 #define GEMV_IDOT_TOKENS
+#define GEMV_IDOT_LAYOUT 1
+#if GEMV_IDOT == 2
+#define GEMV_IDOT_HALF_SUMS
+#endif
 #include "gemv_idot.glsl"
 
 // The 8 words at byte offset off of a super-block whose half-word shift is s.
@@ -85,6 +92,17 @@ int q6_half(uint c[8], uint xh[8], uint xl[8], int j0) {
         dl += idot_su(c[j], xl[j], 0);
     }
     return dh * 256 + dl;
+}
+
+// The same over unsigned codes q (GEMV_IDOT=2): 256 * SUDot(xh, q) + UDot(q, xl), without the -32.
+int q6_half_u(uint c[8], uint xh[8], uint xl[8], int j0) {
+    int dh = 0;
+    uint dl = 0u;
+    [[unroll]] for (int j = j0; j < j0 + 4; j++) {
+        dh += idot_su(xh[j], c[j], 0);
+        dl += idot_uu(c[j], xl[j], 0);
+    }
+    return dh * 256 + int(dl);
 }
 
 void main() {
@@ -128,8 +146,12 @@ void main() {
                                     q6_sbyte(sx, 2u * p), q6_sbyte(sx, 2u * p + 1u));
                     uint sl = 2u * p, shh = 2u * p + 4u;
                     [[unroll]] for (int j = 0; j < 8; j++) {
-                        lo[r][j] = q6_code((ql[j] & 0x0F0F0F0Fu) | (((qh[j] >> sl) & 0x03030303u) << 4u));
-                        hi[r][j] = q6_code(((ql[j] >> 4u) & 0x0F0F0F0Fu) | (((qh[j] >> shh) & 0x03030303u) << 4u));
+                        lo[r][j] = (ql[j] & 0x0F0F0F0Fu) | (((qh[j] >> sl) & 0x03030303u) << 4u);
+                        hi[r][j] = ((ql[j] >> 4u) & 0x0F0F0F0Fu) | (((qh[j] >> shh) & 0x03030303u) << 4u);
+#if GEMV_IDOT == 1
+                        lo[r][j] = q6_code(lo[r][j]);
+                        hi[r][j] = q6_code(hi[r][j]);
+#endif
                     }
                 }
                 uint pa = 8u * sb + 4u * h + p - b0, pb = pa + 2u; // the blocks' places in the slice
@@ -143,11 +165,24 @@ void main() {
                         xlb[j] = gx_l[gemv_idot_word(uint(j), uint(t), pb)];
                     }
                     float s_a = gx_s[gemv_idot_blk(uint(t), pa)], s_b = gx_s[gemv_idot_blk(uint(t), pb)];
+#if GEMV_IDOT == 2
+                    uint ha = 2u * gemv_idot_blk(uint(t), pa), hb = 2u * gemv_idot_blk(uint(t), pb);
+                    int oa0 = 32 * gx_hsum[ha], oa1 = 32 * gx_hsum[ha + 1u];
+                    int ob0 = 32 * gx_hsum[hb], ob1 = 32 * gx_hsum[hb + 1u];
+                    [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+                        float ya = f[r].x * float(q6_half_u(lo[r], xha, xla, 0) - oa0) +
+                                   f[r].y * float(q6_half_u(lo[r], xha, xla, 4) - oa1);
+                        float yb = f[r].z * float(q6_half_u(hi[r], xhb, xlb, 0) - ob0) +
+                                   f[r].w * float(q6_half_u(hi[r], xhb, xlb, 4) - ob1);
+                        acc[GEMV_AT(t, r)] += s_a * ya + s_b * yb;
+                    }
+#else
                     [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
                         float ya = f[r].x * float(q6_half(lo[r], xha, xla, 0)) + f[r].y * float(q6_half(lo[r], xha, xla, 4));
                         float yb = f[r].z * float(q6_half(hi[r], xhb, xlb, 0)) + f[r].w * float(q6_half(hi[r], xhb, xlb, 4));
                         acc[GEMV_AT(t, r)] += s_a * ya + s_b * yb;
                     }
+#endif
                 }
             }
         }

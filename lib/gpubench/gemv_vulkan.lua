@@ -63,8 +63,14 @@ local M = {
 -- planes and the scale, plus q4_0's and q4_k's sum of xq. Layout 1: planes of
 -- 8 words, the weights funnel-shifted (q4_k's are aligned: nothing to shift);
 -- layout 2: x laid out like the raw weight words (q8_0 9 words, q4_0 10), no
--- funnel, for k a multiple of 64.
-local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 }, q4_k = { 72 }, q5_k = { 72 }, q6_k = { 68 } }
+-- funnel, for k a multiple of 64. q6_k's GEMV_IDOT=2 is another kernel on
+-- layout 1: unsigned codes, the -32 through the sums of xq per 16-element
+-- half (two more words a block).
+local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 }, q4_k = { 72 }, q5_k = { 72 }, q6_k = { 68, 76 } }
+-- Where for_device takes GEMV_IDOT=2: q8_0 and q4_0's layout 2 where k fits
+-- it ("layout"); q6_k's always, at any T (faster than GEMV_IDOT=1 at T = 1 in
+-- both orders, equal at T = 8: docs/kernels/vulkan-gemv.md, "q6_k").
+local IDOT2_PICKED = { q8_0 = "layout", q4_0 = "layout", q6_k = "always" }
 -- How the integer kernel of a format takes GEMV_TOKENS, x of every token in
 -- shared memory, sliced per row tile where it does not fit: "any" (q4_k,
 -- q5_k: one main loop at every T, x sliced at any T, for_device's pick at
@@ -176,7 +182,7 @@ end
 local function idot_entry(fmt, mode, t, nr, xb, cap, tokens)
   local e = entry(fmt, t, nr, tokens)
   e.defines.GEMV_IDOT, e.defines.GEMV_XB = mode, xb
-  if mode == 2 then e.k_multiple = IDOT2_K_MULTIPLE end
+  if mode == 2 and IDOT2_PICKED[fmt] == "layout" then e.k_multiple = IDOT2_K_MULTIPLE end
   local rpg = e.rows_per_group
   e.grid = function(m) return idot_grid(m, rpg, cap) end
   e.grid_cap = cap
@@ -238,7 +244,8 @@ end
 --     its float kernel at T = 8 in both orders (docs/kernels/vulkan-gemv.md,
 --     "q4_k");
 --   * at one token, layout 2 (no funnel shifts) where k is a multiple of 64
---     and fits its larger blocks (q8_0, q4_0), else layout 1.
+--     and fits its larger blocks (q8_0, q4_0), else layout 1;
+--   * q6_k: GEMV_IDOT=2 (unsigned codes, the -32 through x's half sums).
 function M.for_device(dev, fmt, m, k, tokens)
   tokens = tokens or 1
   if not IDOT_BLOCK_BYTES[fmt] then return nil end
@@ -246,8 +253,9 @@ function M.for_device(dev, fmt, m, k, tokens)
   if type(k) ~= "number" then return nil end
   local multi = IDOT_TOKENS[fmt] == "multi" and tokens > 1
   local g = M.idot_geometry(fmt, m, tokens)
-  local mode = multi and IDOT_MULTI_TOKENS.mode or (IDOT_BLOCK_BYTES[fmt][2] and k % IDOT2_K_MULTIPLE == 0
-    and k <= M.idot_max_k(fmt, dev.max_shared_bytes, 2, tokens, g[2])) and 2 or 1
+  local mode = multi and IDOT_MULTI_TOKENS.mode or IDOT2_PICKED[fmt] == "always" and 2
+    or (IDOT2_PICKED[fmt] == "layout" and k % IDOT2_K_MULTIPLE == 0
+        and k <= M.idot_max_k(fmt, dev.max_shared_bytes, 2, tokens, g[2])) and 2 or 1
   local max_k = M.idot_max_k(fmt, dev.max_shared_bytes, mode, tokens, g[2])
   if k > max_k and not (idot_slices(fmt, tokens) and max_k >= 32 * (IDOT_XB_MULTIPLE[fmt] or 1)) then return nil end
   local sms = dev.sm_count or 0

@@ -176,7 +176,7 @@ t.test("launch_args: a launch by hand equals gemv.run", function()
     yb:fill(0xFF) -- NaN everywhere: a row the kernel skips cannot pass
     local kern, grid, block, a1, a2, a3, a4, a5 = gemv.launch_args(dev, "q6_k", wb, xb, yb, m, k)
     local spec = gemv.spec_for(dev, "q6_k", m, k)
-    if dev.integer_dot_product then t.eq(spec.defines.GEMV_IDOT, 1, "the integer kernel where the device has it") end
+    if dev.integer_dot_product then t.eq(spec.defines.GEMV_IDOT, 2, "the integer kernel (codes q, half sums) where the device has it") end
     t.eq(grid, gemv.grid(spec, m, k))
     t.eq(block, spec.block)
     t.eq(kern.params, { "buffer", "buffer", "buffer", "u32", "u32" })
@@ -656,7 +656,7 @@ end)
 -- passes the tests above, whose bound with the x-rounding term is about 1.5e-4.
 -- fmt's integer kernel (GEMV_XB in xbs, one workgroup) on T rows of x on their blocks'
 -- int16 grids (random seed; the weights seed + 1) against 1e-6 of sum |w x| per row.
-local function check_int16_grid(dev, fmt, m, k, T, seed, xbs)
+local function check_int16_grid(dev, fmt, m, k, T, seed, xbs, mode)
   local ref = require "gpubench.ref"
   local rng = math.random
   math.randomseed(seed)
@@ -676,7 +676,7 @@ local function check_int16_grid(dev, fmt, m, k, T, seed, xbs)
   local xs = table.concat(rows)
   local w = ref.random_blocks(fmt, m * k // 256, seed + 1)
   for _, xb in ipairs(xbs) do
-    local spec = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XB = xb, GEMV_TOKENS = T, GEMV_GRID = 1 })
+    local spec = specs.variant(fmt, { GEMV_IDOT = mode or 1, GEMV_XB = xb, GEMV_TOKENS = T, GEMV_GRID = 1 })
     local y, ys = gemv.run(dev, fmt, w, m, k, xs, T, spec)
     for tk = 1, T do
       local yref, absdot = ref.gemv(fmt, w, m, k, rows[tk])
@@ -723,19 +723,19 @@ t.test("q5_k integer path: for_device picks it by q4_k's rule; its geometry and 
     "gemv_vulkan.variant: GEMV_IDOT=1 needs GEMV_XB >= 1 and a multiple of 8", true)
 end)
 
--- fmt's k-quant integer kernel (q5_k, q6_k) at each T of Ts (default 1 .. 8) with x whole
+-- fmt's k-quant integer kernel (q5_k, q6_k; GEMV_IDOT = mode, default 1) at each T of Ts (default 1 .. 8) with x whole
 -- (GEMV_XB past k/32) and in slices (3 super-blocks a slice of 5: x quantized again per row
 -- tile and slice), over several row tiles a workgroup, ragged m, then every reduction path;
 -- seeds from seed up.
-local function check_kquant_every_t(dev, fmt, seed, Ts)
+local function check_kquant_every_t(dev, fmt, seed, Ts, mode)
   for _, T in ipairs(Ts or { 1, 2, 3, 4, 5, 6, 7, 8 }) do
-    local whole = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XB = 48, GEMV_TOKENS = T })
+    local whole = specs.variant(fmt, { GEMV_IDOT = mode or 1, GEMV_XB = 48, GEMV_TOKENS = T })
     if whole.shared_bytes <= dev.max_shared_bytes then gc.check_tokens(dev, fmt, 37 + 30 * T, 1280, T, seed + T, whole) end
-    local sliced = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XB = 24, GEMV_TOKENS = T, GEMV_GRID = 2 })
+    local sliced = specs.variant(fmt, { GEMV_IDOT = mode or 1, GEMV_XB = 24, GEMV_TOKENS = T, GEMV_GRID = 2 })
     gc.check_tokens(dev, fmt, 150, 1280, T, seed + 20 + T, sliced)
   end
   for _, lanes in ipairs(gc.lane_widths(dev.subgroup_size)) do
-    local v = specs.variant(fmt, { GEMV_T = lanes, GEMV_NR = 3, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 2,
+    local v = specs.variant(fmt, { GEMV_T = lanes, GEMV_NR = 3, GEMV_IDOT = mode or 1, GEMV_XB = 8, GEMV_TOKENS = 2,
                                    GEMV_GRID = 3 })
     gc.check_tokens(dev, fmt, 300, 1024, 2, seed + 40 + lanes, v)
   end
@@ -754,9 +754,9 @@ t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared 
   for _, T in ipairs { 1, 2, 8 } do
     local s = gemv.spec_for(fake(), "q6_k", 14336, 5120, T)
     t.eq({ s.file, s.defines.GEMV_IDOT, s.defines.GEMV_T, s.defines.GEMV_NR, s.defines.GEMV_TOKENS, s.grid_cap },
-      { "kernels/vulkan/gemv_q6_k.comp", 1, 16, T == 1 and 2 or 4, T, 0 },
+      { "kernels/vulkan/gemv_q6_k.comp", 2, 16, T == 1 and 2 or 4, T, 0 },
       ("T=%d: the integer kernel, %s"):format(T, T == 1 and "2 rows a lane group at one token" or "q4_k's geometry"))
-    t.eq(s.defines.GEMV_XB, specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = T }).GEMV_XB,
+    t.eq(s.defines.GEMV_XB, specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 2, GEMV_TOKENS = T }).GEMV_XB,
       ("T=%d: x sized as the variant's"):format(T))
     t.truthy(gemv.spec_for(fake { integer_dot_product = false }, "q6_k", 300, 1024, T) == gemv.spec("vulkan", "q6_k", T),
       ("T=%d: no integerDotProduct, the float kernel"):format(T))
@@ -769,8 +769,18 @@ t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared 
   t.eq(specs.idot_max_k("q6_k", 49152), 32 * ((49152 - 4096) // 68 // 8 * 8), "whole super-blocks")
   t.eq(specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 1 }).GEMV_XB, 160, "x whole at T = 1")
   t.eq(specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = 8 }).GEMV_XB, 64)
-  t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 8 }) end,
-    "gemv_vulkan.variant: GEMV_IDOT=2 is not 0 or 1", true)
+  -- GEMV_IDOT=2 (unsigned codes, the -32 through x's half sums): two more words a block; a variant
+  local v2 = specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 8, GEMV_TOKENS = 3 })
+  t.eq({ v2.defines.GEMV_IDOT, v2.shared_bytes, v2.x_rounding }, { 2, 8 * 76 * 3 + 4096, 32 })
+  t.eq(specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 2 }).GEMV_XB, 160, "x whole at T = 1")
+  for _, T in ipairs { 1, 2, 8 } do
+    local s = gemv.spec_for(fake(), "q6_k", 14336, 5120, T)
+    t.eq({ s.defines.GEMV_IDOT, s.k_multiple }, { 2, nil }, ("T=%d: for_device takes GEMV_IDOT=2, any k"):format(T))
+  end
+  t.eq(gemv.spec_for(fake(), "q6_k", 300, 60 * 256, 8).defines, { GEMV_T = 16, GEMV_NR = 4, GEMV_TOKENS = 8, GEMV_IDOT = 2,
+    GEMV_XB = 64 }, "T = 8: (49152 - 4096) // (76 * 8) = 74 blocks, x in slices of 64, still GEMV_IDOT=2")
+  t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 3, GEMV_XB = 8 }) end,
+    "gemv_vulkan.variant: GEMV_IDOT=3 is not 0, 1 or 2", true)
   t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 1, GEMV_XB = 12 }) end,
     "gemv_vulkan.variant: GEMV_IDOT=1 needs GEMV_XB >= 1 and a multiple of 8", true)
 end)
@@ -786,6 +796,14 @@ t.test("q6_k integer path: T = 1, 2, 3, 8, x whole and in slices, ragged m, exac
     -- kernel's T loop is q5_k's shape; the sanitizer build's time is the limit)
     check_kquant_every_t(dev, "q6_k", 700, { 1, 2, 3, 8 })
     check_int16_grid(dev, "q6_k", 45, 1280, 2, 761, { 40, 8 })
+  end)
+end)
+
+t.test("q6_k integer path, GEMV_IDOT=2 (codes q, the -32 per half through x's sums): the same checks", function()
+  local dev = idot_device()
+  releasing(dev, function()
+    check_kquant_every_t(dev, "q6_k", 800, { 1, 2, 8 }, 2)
+    check_int16_grid(dev, "q6_k", 45, 1280, 2, 861, { 40, 8 }, 2)
   end)
 end)
 
