@@ -241,6 +241,27 @@ end
 
 -- ------------------------------------------------------------ launches
 
+-- moe.unmet(dev, spec) -> nil where dev can run spec, else what spec asks that
+-- dev lacks (moe_vulkan's integer path: integer dot products, subgroups of
+-- spec.min_subgroup lanes, spec.shared_bytes): the one rule behind
+-- moe.launches' refusals and moe_vulkan.rule_for's fallback to the float path.
+-- A device that does not report its subgroup size lacks them.
+function moe.unmet(dev, spec)
+  local name = tostring(dev.name or "the device")
+  if spec.needs_integer_dot and not dev.integer_dot_product then
+    return ("integer dot products (shaderIntegerDotProduct), which %s lacks"):format(name)
+  end
+  local sg = dev.subgroup_size or 0
+  if spec.min_subgroup and sg < spec.min_subgroup then
+    return sg > 0 and ("subgroups of %d or more lanes, %s has %d"):format(spec.min_subgroup, name, sg)
+      or ("subgroups of %d or more lanes, and %s does not report its subgroup size"):format(spec.min_subgroup, name)
+  end
+  local max = dev.max_shared_bytes or 0
+  if spec.shared_bytes and max > 0 and spec.shared_bytes > max then
+    return ("%d bytes of shared memory, %s has %d (fewer MOE_XB or MOE_TC)"):format(spec.shared_bytes, name, max)
+  end
+end
+
 local function specs_of(backend)
   local ok, s = pcall(require, "gpubench.moe_" .. tostring(backend))
   if not ok then error(("moe: no MoE kernels for backend %s (%s)"):format(tostring(backend), tostring(s)), 3) end
@@ -304,20 +325,10 @@ function moe.launches(dev, variant, shape, m, bufs, specs)
   if not build then error(("moe.launches: unknown variant %s (known: %s)"):format(tostring(variant),
     table.concat(moe.VARIANTS, ", ")), 2) end
   return build(function(spec)
-    -- what a spec asks of the device (moe_vulkan's integer path), refused naming the kernel
-    local function refuse(need, ...)
-      error(("moe.launches: %s (%s) needs " .. need):format((spec.file or "?"):match("[^/]+$"),
-        require("gpubench.options").format_defines(spec.defines), ...), 0)
-    end
-    if spec.needs_integer_dot and not dev.integer_dot_product then
-      refuse("integer dot products (shaderIntegerDotProduct), which %s lacks", dev.name)
-    end
-    if spec.min_subgroup and sg > 0 and sg < spec.min_subgroup then
-      refuse("subgroups of %d or more lanes, %s has %d", spec.min_subgroup, dev.name, sg)
-    end
-    local max = dev.max_shared_bytes or 0
-    if spec.shared_bytes and max > 0 and spec.shared_bytes > max then
-      refuse("%d bytes of shared memory, %s has %d (fewer MOE_XB or MOE_TC)", spec.shared_bytes, dev.name, max)
+    local why = moe.unmet(dev, spec)
+    if why then
+      error(("moe.launches: %s (%s) needs %s"):format((spec.file or "?"):match("[^/]+$"),
+        require("gpubench.options").format_defines(spec.defines), why), 0)
     end
     return moe.kernel(dev, spec)
   end, shape, m, bufs, specs, dev)

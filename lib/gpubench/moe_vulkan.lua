@@ -81,13 +81,6 @@ M.STEP_RULES = {
   { kernels = { pairs = true }, min_pairs = 128, changes = { MOE_NR = 2 } },
 }
 
--- Whether dev can run spec's integer path: what moe.launches would refuse.
-local function runs_integer(dev, s)
-  local max = dev.max_shared_bytes or 0
-  return dev.integer_dot_product and (dev.subgroup_size or 0) >= s.min_subgroup
-    and (max == 0 or s.shared_bytes <= max)
-end
-
 local picked = {} -- one spec per kernel and changes: gpubench.moe's kernel cache is keyed by spec
 local function pick(kernel, changes)
   if not next(changes) then return M[kernel] end
@@ -107,7 +100,7 @@ function M.rule_for(kernel, sh, m, dev)
     end
   end
   local s = pick(kernel, changes)
-  if s.needs_integer_dot and not (dev and runs_integer(dev, s)) then
+  if s.needs_integer_dot and (not dev or require("gpubench.moe").unmet(dev, s)) then
     changes.MOE_IDOT = 0
     s = pick(kernel, changes)
   end

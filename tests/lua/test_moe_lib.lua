@@ -289,6 +289,18 @@ t.test("moe.spec: the kernel spec each variant's launches take (table, rule, a s
   t.eq(picks(vk, 1), "batched:0/32 per_token:0/32 fused_gate_up:0/32 grouped:0/16", "no integer dot products")
   local function with(k, v) local d = {} for a, b in pairs(h200) do d[a] = b end d[k] = v return d end
   t.eq(picks(with("subgroup_size", 4), 8), "batched:0/8 per_token:0/8 fused_gate_up:0/8 grouped:0/8")
+  t.eq(picks(with("subgroup_size", nil), 1), "batched:0/32 per_token:0/32 fused_gate_up:0/32 grouped:0/16",
+    "a device that does not report its subgroup size: the float path")
+  -- moe.unmet: the one rule behind the picks and moe.launches' refusals
+  local int = moe.spec(h200, "grouped", q3, 1)
+  t.eq(moe.unmet(h200, int), nil)
+  t.eq(moe.unmet(with("subgroup_size", nil), int),
+    "subgroups of 8 or more lanes, and the device does not report its subgroup size")
+  t.eq(moe.unmet(with("subgroup_size", 4), int), "subgroups of 8 or more lanes, the device has 4")
+  t.eq(moe.unmet(vk, int), "integer dot products (shaderIntegerDotProduct), which the device lacks")
+  t.eq(moe.unmet(with("max_shared_bytes", 8192), int),
+    ("%d bytes of shared memory, the device has 8192 (fewer MOE_XB or MOE_TC)"):format(int.shared_bytes))
+  t.eq(moe.unmet(vk, moe.spec(vk, "grouped", q3, 1)), nil, "the float path asks nothing")
   t.eq(picks(with("max_shared_bytes", 8192), 1), "batched:1/32 per_token:1/32 fused_gate_up:1/32 grouped:0/16",
     "grouped's four rows of x past 8 KiB, the pairs' and fused shaders' one within")
   t.eq({ moe.spec(h200, "grouped", q3, 8).x_rounding, moe.spec(vk, "grouped", q3, 8).x_rounding }, { 32, nil })
