@@ -44,7 +44,7 @@
 #   scripts/gpu-session.sh vkmoe_idot  # the Vulkan MoE integer paths (MOE_IDOT=1: grouped, batched) against the float ones, after the Vulkan MoE test
 #   scripts/gpu-session.sh vkclocks    # the replay on Vulkan and CUDA with nvidia-smi's clocks and P-state every 100 ms
 #   scripts/gpu-session.sh vkspin      # the Vulkan suite and replay with clocks.spin_up, nvidia-smi's clocks beside
-#   scripts/gpu-session.sh vkfused_idot # the fused shader's integer path A/B, then the integer grouped shader's geometry
+#   scripts/gpu-session.sh vkfused_idot # the fused shader's float and integer paths A/B, then the integer grouped shader's geometry
 #   scripts/gpu-session.sh vkgeo_big   # each quantized format's Vulkan integer kernel over GEMV_T x GEMV_NR at GEO_M (131072) x 5120
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass; SWGEO_M, SWGEO_MODE, SWGEO_FLAGS)
@@ -701,8 +701,8 @@ vkclocks)
   awk -F', ' 'NR > 1 { n[$2]++ } END { for (p in n) print p, n[p] " samples" }' "$LOGS/smi_trace.csv"
   ;;
 vkspin)
-  # the Vulkan suite and the replay with the SM clock brought up before each timing (clocks.spin_up; SPIN=1: to
-  # the maximum instead of 90 % of it), nvidia-smi's clocks every 100 ms beside them
+  # the Vulkan suite and the replay with the SM clock brought up to its maximum before each timing
+  # (clocks.spin_up; SPIN=0.9: to 90 % of it), nvidia-smi's clocks every 100 ms beside them
   nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu --format=csv \
     -lms 100 > "$LOGS/smi_spin.csv" 2>&1 &
   smi=$!
@@ -717,18 +717,18 @@ vkspin)
   kill $smi
   ;;
 vkfused_idot)
-  # the fused shader's integer path (MOE_IDOT=1, a variant: docs/kernels/moe.md, "The integer path") against the
-  # float one at both lane-group widths, A B C D D C B A, qwen3 gate/up at m = 1, 8, 32, 64 (FUSED_GEOS); then the
-  # integer grouped shader's geometry around the table's (GROUPED_GEOS, A B .. B A)
+  # the fused shader's integer path (the table's since: docs/kernels/moe.md, "Geometry of the integer shaders")
+  # against the float one, each at its best lane groups, A B C D D C B A, qwen3 gate/up at m = 1, 8, 32, 64
+  # (FUSED_GEOS); then the integer grouped shader's geometry around the rule's (GROUPED_GEOS, A B .. B A)
   run vkmoe_test $G --backend vulkan tests/lua/test_moe_vulkan.lua
-  for geo in ${FUSED_GEOS:-MOE_T=64 MOE_IDOT=1,MOE_T=64 MOE_IDOT=1,MOE_T=16 MOE_T=16 MOE_T=16 MOE_IDOT=1,MOE_T=16 MOE_IDOT=1,MOE_T=64 MOE_T=64}; do
+  for geo in ${FUSED_GEOS:-MOE_IDOT=0,MOE_T=64 MOE_IDOT=1,MOE_T=32 MOE_IDOT=1,MOE_T=8 MOE_IDOT=0,MOE_T=16 MOE_IDOT=0,MOE_T=16 MOE_IDOT=1,MOE_T=8 MOE_IDOT=1,MOE_T=32 MOE_IDOT=0,MOE_T=64}; do
     n="vkfused_${geo//[=,]/_}"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
     run "$n" timeout 60 $G --backend vulkan experiments/moe_scaling.lua --config qwen3_30b_a3b --projection gate_up \
       --variants fused_gate_up --m ${MOE_GEO_M:-1,8,32,64} --regime both --rounds 1 --fused-geometry $geo --json "$LOGS/$n.jsonl"
     grep -E '^fused_gate_up' "$LOGS/$n.log"
   done
   MOE_GEO_BACKEND=vulkan MOE_GEO_M=${MOE_GEO_M:-1,8,32,64} \
-    MOE_GEOS=${GROUPED_GEOS:-"MOE_T=16 MOE_T=8 MOE_NR=6 MOE_T=32,MOE_TC=2 MOE_T=32,MOE_TC=2 MOE_NR=6 MOE_T=8 MOE_T=16"} \
+    MOE_GEOS=${GROUPED_GEOS:-"MOE_T=8,MOE_NR=2 MOE_T=8,MOE_TC=2 MOE_T=4,MOE_NR=2 MOE_T=4,MOE_NR=2 MOE_T=8,MOE_TC=2 MOE_T=8,MOE_NR=2"} \
     bash "$0" moe_geo
   ;;
 *) echo "unknown phase $phase"; exit 2 ;;
