@@ -257,9 +257,10 @@ end
 local _, no_clocks = clocks.read(dev)
 sink:note(no_clocks and ("* clocks: not read (%s), so not brought up before the timings"):format((no_clocks:gsub(" %[.-%]$", "")))
   or ("* clocks: before each timing the device is kept busy until NVML reads its SM clock at %s, where it had "
-  .. "fallen (Vulkan lets it fall while the host works; docs/results/h200-linear.md, \"Clocks\"), for at most 2 s: "
+  .. "fallen (Vulkan lets it fall while the host works; docs/results/h200-linear.md, \"Clocks\"), for at most %.0f ms: "
   .. "%d of these points needed it, up to %.0f ms"):format(clocks.SPIN_FRACTION >= 1 and "its maximum"
-    or (">= %d %% of its maximum"):format(math.floor(100 * clocks.SPIN_FRACTION + 0.5)), spun, spun_ms))
+    or (">= %d %% of its maximum"):format(math.floor(100 * clocks.SPIN_FRACTION + 0.5)), clocks.SPIN_MAX_MS,
+    spun, spun_ms))
 sink:note("* weights_read_us (CSV, JSON): the pure-read kernel over each group's weight buffer, timed as its points "
   .. "are, before them: what reading those very bytes costs in this process")
 if vendor then sink:note("* vendor: " .. vendor.note(dev)) end

@@ -165,24 +165,23 @@ void main() {
                         xlb[j] = gx_l[gemv_idot_word(uint(j), uint(t), pb)];
                     }
                     float s_a = gx_s[gemv_idot_blk(uint(t), pa)], s_b = gx_s[gemv_idot_blk(uint(t), pb)];
+                    // The -32 of each half: in the codes (GEMV_IDOT=1, no offset) or 32 * the half's sum of xq.
 #if GEMV_IDOT == 2
                     uint ha = 2u * gemv_idot_blk(uint(t), pa), hb = 2u * gemv_idot_blk(uint(t), pb);
                     int oa0 = 32 * gx_hsum[ha], oa1 = 32 * gx_hsum[ha + 1u];
                     int ob0 = 32 * gx_hsum[hb], ob1 = 32 * gx_hsum[hb + 1u];
-                    [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
-                        float ya = f[r].x * float(q6_half_u(lo[r], xha, xla, 0) - oa0) +
-                                   f[r].y * float(q6_half_u(lo[r], xha, xla, 4) - oa1);
-                        float yb = f[r].z * float(q6_half_u(hi[r], xhb, xlb, 0) - ob0) +
-                                   f[r].w * float(q6_half_u(hi[r], xhb, xlb, 4) - ob1);
-                        acc[GEMV_AT(t, r)] += s_a * ya + s_b * yb;
-                    }
+#define Q6_HALF q6_half_u
 #else
+                    const int oa0 = 0, oa1 = 0, ob0 = 0, ob1 = 0;
+#define Q6_HALF q6_half
+#endif
                     [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
-                        float ya = f[r].x * float(q6_half(lo[r], xha, xla, 0)) + f[r].y * float(q6_half(lo[r], xha, xla, 4));
-                        float yb = f[r].z * float(q6_half(hi[r], xhb, xlb, 0)) + f[r].w * float(q6_half(hi[r], xhb, xlb, 4));
+                        float ya = f[r].x * float(Q6_HALF(lo[r], xha, xla, 0) - oa0) +
+                                   f[r].y * float(Q6_HALF(lo[r], xha, xla, 4) - oa1);
+                        float yb = f[r].z * float(Q6_HALF(hi[r], xhb, xlb, 0) - ob0) +
+                                   f[r].w * float(Q6_HALF(hi[r], xhb, xlb, 4) - ob1);
                         acc[GEMV_AT(t, r)] += s_a * ya + s_b * yb;
                     }
-#endif
                 }
             }
         }

@@ -18,10 +18,13 @@ clocks.REASONS = {
 }
 clocks.MIN_FRACTION = 0.9
 -- spin_up's target, as a fraction of the maximum SM clock: the maximum itself,
--- since a Vulkan q6 head timed at 95 % of it ran 8 % slower than alone, at it
--- as fast (docs/results/h200-linear.md, "Clocks"; an A/B sets it with
+-- since a head timed after a spin that stopped short of it ran slower than
+-- alone, and after one that reached it as fast (docs/results/h200-linear.md,
+-- "Clocks"; an A/B sets it with
 -- gpubench -e 'require("gpubench.clocks").SPIN_FRACTION = 0.9' SCRIPT)
 clocks.SPIN_FRACTION = 1
+-- spin_up's default time limit, ms (what the experiments' notes quote)
+clocks.SPIN_MAX_MS = 2000
 
 -- read(dev) -> the clocks table, or nil and why (not an NVIDIA GPU, no NVML).
 function clocks.read(dev)
@@ -84,7 +87,7 @@ function clocks.spin_up(dev, opts)
   src:fill("\0")
   local launch, out <close> = kernels.read_launch(dev, k, src)
   local batch <close> = dev:batch { count = 32, graph = true, launch }
-  local max_ms = (opts and opts.max_ms) or 2000
+  local max_ms = (opts and opts.max_ms) or clocks.SPIN_MAX_MS
   local t0, now = gpu.clock(), c
   repeat
     batch:submit()

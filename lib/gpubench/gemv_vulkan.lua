@@ -253,9 +253,15 @@ function M.for_device(dev, fmt, m, k, tokens)
   if type(k) ~= "number" then return nil end
   local multi = IDOT_TOKENS[fmt] == "multi" and tokens > 1
   local g = M.idot_geometry(fmt, m, tokens)
-  local mode = multi and IDOT_MULTI_TOKENS.mode or IDOT2_PICKED[fmt] == "always" and 2
-    or (IDOT2_PICKED[fmt] == "layout" and k % IDOT2_K_MULTIPLE == 0
-        and k <= M.idot_max_k(fmt, dev.max_shared_bytes, 2, tokens, g[2])) and 2 or 1
+  local mode = 1
+  if multi then
+    mode = IDOT_MULTI_TOKENS.mode
+  elseif IDOT2_PICKED[fmt] == "always" then
+    mode = 2
+  elseif IDOT2_PICKED[fmt] == "layout" and k % IDOT2_K_MULTIPLE == 0
+    and k <= M.idot_max_k(fmt, dev.max_shared_bytes, 2, tokens, g[2]) then
+    mode = 2
+  end
   local max_k = M.idot_max_k(fmt, dev.max_shared_bytes, mode, tokens, g[2])
   if k > max_k and not (idot_slices(fmt, tokens) and max_k >= 32 * (IDOT_XB_MULTIPLE[fmt] or 1)) then return nil end
   local sms = dev.sm_count or 0
@@ -307,8 +313,8 @@ end
 -- shape_changes(fmt, m, k [, over]) -> the defines a shape needs on top of
 -- over when over selects the integer kernel (GEMV_IDOT >= 1), nothing
 -- otherwise: GEMV_T and GEMV_NR for m rows where over names neither and
--- idot_geometry's differ from variant's default, and GEMV_XB for k where over has none. Where the kernel
--- slices x (q4_k, q5_k, q6_k; q8_0 and q4_0 at GEMV_TOKENS > 1) GEMV_XB is the
+-- idot_geometry's differ from variant's default, and GEMV_XB for k where over
+-- has none. Where the kernel slices x (q4_k, q5_k, q6_k; q8_0 and q4_0 at GEMV_TOKENS > 1) GEMV_XB is the
 -- most that fits a device of SHAPE_SHARED_BYTES for over's GEMV_IDOT,
 -- GEMV_TOKENS and rows: x whole where it fits, else slices (for_device's).
 function M.shape_changes(fmt, m, k, over)

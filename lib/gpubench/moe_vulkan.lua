@@ -38,7 +38,7 @@ end
 -- The integer path (MOE_IDOT=1) is the table's for every shader: faster than
 -- the float one at every m in both orders on the H200; rule_for falls back to
 -- MOE_IDOT=0 on a device that cannot run it. The geometries are the fastest of
--- the sweeps at m = 1 (docs/kernels/moe.md, "The integer path", "Geometry").
+-- the sweeps at m = 1 (docs/kernels/moe.md, "Geometry of the integer shaders").
 M.pairs = spec("moe_q4k_pairs.comp", { MOE_T = 32, MOE_NR = 4, MOE_IDOT = 1, MOE_XB = 64 })
 M.fused = spec("moe_q4k_fused.comp", { MOE_T = 32, MOE_NR = 2, MOE_IDOT = 1, MOE_XB = 64 })
 M.grouped = spec("moe_q4k_grouped.comp", { MOE_T = 16, MOE_NR = 4, MOE_TC = 4, MOE_IDOT = 1, MOE_XB = 64 })
@@ -71,10 +71,11 @@ function M.variant(name, changes)
 end
 
 -- Steps where the sweeps timed another geometry faster in both orders
--- (docs/kernels/moe.md, "Geometry"): narrower lane groups and fewer rows each,
--- so more workgroups, where a step has min_pairs or more pairs (m top_k;
--- min_pairs lies between the step sizes measured to lose and to win). Every
--- rule whose kernel and min_pairs the step meets applies, in order.
+-- (docs/kernels/moe.md, "Geometry of the integer shaders"): lane groups of 8,
+-- and 2 rows a lane group for grouped (the table's 64 rows a workgroup) and
+-- for pairs, where a step has min_pairs or more pairs (m top_k; min_pairs lies
+-- between the step sizes measured to lose and to win). Every rule whose kernel
+-- and min_pairs the step meets applies, in order.
 M.STEP_RULES = {
   { kernels = { pairs = true, fused = true, grouped = true }, min_pairs = 32, changes = { MOE_T = 8 } },
   { kernels = { grouped = true }, min_pairs = 32, changes = { MOE_NR = 2 } },

@@ -756,6 +756,7 @@ t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared 
     t.eq({ s.file, s.defines.GEMV_IDOT, s.defines.GEMV_T, s.defines.GEMV_NR, s.defines.GEMV_TOKENS, s.grid_cap },
       { "kernels/vulkan/gemv_q6_k.comp", 2, 16, T == 1 and 2 or 4, T, 0 },
       ("T=%d: the integer kernel, %s"):format(T, T == 1 and "2 rows a lane group at one token" or "q4_k's geometry"))
+    t.eq(s.k_multiple, nil, ("T=%d: GEMV_IDOT=2 takes any k"):format(T))
     t.eq(s.defines.GEMV_XB, specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 2, GEMV_TOKENS = T }).GEMV_XB,
       ("T=%d: x sized as the variant's"):format(T))
     t.truthy(gemv.spec_for(fake { integer_dot_product = false }, "q6_k", 300, 1024, T) == gemv.spec("vulkan", "q6_k", T),
@@ -769,14 +770,10 @@ t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared 
   t.eq(specs.idot_max_k("q6_k", 49152), 32 * ((49152 - 4096) // 68 // 8 * 8), "whole super-blocks")
   t.eq(specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 1 }).GEMV_XB, 160, "x whole at T = 1")
   t.eq(specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = 8 }).GEMV_XB, 64)
-  -- GEMV_IDOT=2 (unsigned codes, the -32 through x's half sums): two more words a block; a variant
+  -- GEMV_IDOT=2 (unsigned codes, the -32 through x's half sums; for_device's, any k): two more words a block
   local v2 = specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 8, GEMV_TOKENS = 3 })
   t.eq({ v2.defines.GEMV_IDOT, v2.shared_bytes, v2.x_rounding }, { 2, 8 * 76 * 3 + 4096, 32 })
   t.eq(specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 2 }).GEMV_XB, 160, "x whole at T = 1")
-  for _, T in ipairs { 1, 2, 8 } do
-    local s = gemv.spec_for(fake(), "q6_k", 14336, 5120, T)
-    t.eq({ s.defines.GEMV_IDOT, s.k_multiple }, { 2, nil }, ("T=%d: for_device takes GEMV_IDOT=2, any k"):format(T))
-  end
   t.eq(gemv.spec_for(fake(), "q6_k", 300, 60 * 256, 8).defines, { GEMV_T = 16, GEMV_NR = 4, GEMV_TOKENS = 8, GEMV_IDOT = 2,
     GEMV_XB = 64 }, "T = 8: (49152 - 4096) // (76 * 8) = 74 blocks, x in slices of 64, still GEMV_IDOT=2")
   t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 3, GEMV_XB = 8 }) end,
