@@ -46,6 +46,7 @@
 #   scripts/gpu-session.sh vkspin      # the Vulkan suite and replay with clocks.spin_up, nvidia-smi's clocks beside
 #   scripts/gpu-session.sh vkfused_idot # the fused shader's float and integer paths A/B, then the integer grouped shader's geometry
 #   scripts/gpu-session.sh vkgeo_big   # each quantized format's Vulkan integer kernel over GEMV_T x GEMV_NR at GEO_M (131072) x 5120
+#   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass; SWGEO_M, SWGEO_MODE, SWGEO_FLAGS)
 set -uo pipefail
@@ -372,6 +373,21 @@ q8tc)
       env M=14336 K=5120 $V --grid "${cell// /;}" --profile "$f $cell"
     grep -E 'Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|L1/TEX Hit|Eligible Warps|Mem Pipes|L1/TEX Cache Throughput|Executed Ipc A|Warp Cycles Per Issued|Block Limit' \
       "$LOGS/ncu_q8tc.log" | head -30
+  done
+  ;;
+i8ab)
+  # an int8 tensor-core kernel (I8=1) against the integer dot in one process per run (docs/kernels/cuda-gemv.md,
+  # "q5_k on the int8 path"): its oracle test first (I8AB_TEST=0 skips), then ORDER:ITERS:T runs at 14336 x 5120
+  f=${I8AB_FORMAT:-q5_k}
+  [[ ${I8AB_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="int8 tensor-core $f" run lua_test_gemv_i8_$f timeout 200 $G tests/lua/test_gemv_cuda.lua
+  [[ ${I8AB_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_gemv_i8_$f.log"
+  for oit in ${I8AB_RUNS:-forward:200:8 reverse:200:8 forward:600:8 forward:200:5 reverse:200:5 forward:200:4 reverse:200:4 forward:200:3}; do
+    IFS=: read -r o it tk <<< "$oit"
+    g="GEMV_TOKENS=$tk;I8=0|GEMV_TOKENS=$tk;I8=1;WARPS=4;KSPLIT=1,2,4|GEMV_TOKENS=$tk;I8=1;WARPS=2,8;KSPLIT=2|GEMV_TOKENS=$tk;I8=1;WARPS=4;KSPLIT=2;PREFETCH=1"
+    n="i8ab_${f}_${o}_${it}_T$tk"
+    run "$n" timeout 100 env M=14336 K=5120 ITERS=$it $G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 \
+      --kernels $f --order $o --grid "$g" --json "$LOGS/$n.jsonl"
+    grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
   done
   ;;
 dynsmem)

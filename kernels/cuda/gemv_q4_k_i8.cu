@@ -6,11 +6,11 @@
 // gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=1,KSPLIT=1,PREFETCH=1,GEMV_TOKENS=2
 // gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=8,KSPLIT=2,PREFETCH=0,GEMV_TOKENS=5
 // q4_k GEMV for T = GEMV_TOKENS rows of x on the int8 tensor cores
-// (gemv_q4k_i8.cuh): the q4_k kernel's variant with I8=1, q4_k's default
+// (gemv_q4k_q5k_i8.cuh): the q4_k kernel's variant with I8=1, q4_k's default
 // from T = 5 (lib/gpubench/gemv_cuda.lua, TOKEN_RULES). Launch: block
 // 32 * WARPS * KSPLIT, grid ceil(m / (16 * WARPS)); k a multiple of 256; the weights 16-byte
 // aligned.
-#include "gemv_q4k_i8.cuh"
+#include "gemv_q4k_q5k_i8.cuh"
 
 #if !defined(WARPS) || !defined(KSPLIT) || !defined(PREFETCH) || !defined(GEMV_TOKENS) || !defined(I8) || I8 != 1
 #error "gemv_q4_k_i8 takes -DI8=1, -DWARPS, -DKSPLIT, -DPREFETCH and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"

@@ -25,7 +25,7 @@
 --           per block times KSPLIT slices of k, UNROLL chunks of 32 k loaded
 --           ahead (STAGES=0) or per shared-memory stage (STAGES >= 2, 1 KiB a
 --           tile, chunk and warp); ROWS unused.
---   I8=1    (q4_k, q8_0, q4_0) the int8 tensor-core kernel for T rows of x
+--   I8=1    (q4_k, q5_k, q8_0, q4_0) the int8 tensor-core kernel for T rows of x
 --           (kernels/cuda/gemv_<fmt>_i8.cu): WARPS warps of 16 rows per block
 --           times KSPLIT slices of k; PREFETCH=1 (its own define, I8=1 only)
 --           loads a step's weights during the previous step's mmas; the
@@ -66,7 +66,7 @@ M.bf16 = make("bf16", { ROWS = 4, WARPS = 2, UNROLL = 2, MMA = 0, GEMV_TOKENS = 
 M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, TC = 0, GEMV_TOKENS = 1 })
 M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, BULK = 0, I8 = 0, TC = 0, GEMV_TOKENS = 1 })
 M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
-M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
+M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
 M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
 
 -- A spec for fmt with some defines changed (e.g. {ROWS = 4, STAGES = 3}), with
@@ -359,7 +359,9 @@ local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by 
 -- QTC_BEST, 4 slices) beat the int8 one at T = 4 and 8 in both orders, at
 -- ITERS 500 and at T = 5, 6, 7; at T = 3 it beat the integer dot in both
 -- orders, at T = 2 it lost (docs/kernels/cuda-gemv.md, "q4_0 on the f16
--- tensor cores").
+-- tensor cores"). q5_k's int8 kernel beat the integer dot at T = 5 and 8 in
+-- both orders (and at ITERS 600) and lost at T = 4 (docs/kernels/cuda-gemv.md,
+-- "q5_k on the int8 path"); WARPS = 4 KSPLIT = 2 its fastest geometry too.
 local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
 -- bf16 and f16 from T = 3: the dense tensor-core kernel (its TC_BEST
 -- geometry), whose time hardly grows with T, against the FMA kernel's
@@ -373,6 +375,7 @@ local TOKEN_RULES = {
   f32 = { { min_tokens = 4, max_tokens = 4, changes = { UNROLL = 1 } },
           { min_tokens = 8, max_tokens = 8, changes = { ROWS = 2 } } },
   q4_k = { { min_tokens = 5, changes = I8_BEST } },
+  q5_k = { { min_tokens = 5, changes = I8_BEST } },
   q8_0 = { { min_tokens = 4, changes = { TC = 1 } } },
   q4_0 = { { min_tokens = 3, changes = { TC = 1 } } },
 }

@@ -92,11 +92,11 @@ end
 -- Layout 2 needs an even number of blocks per row (rows a multiple of 4 bytes).
 local IDOT2_K_MULTIPLE = 64
 -- The integer kernels' geometry, {GEMV_T, GEMV_NR}, at T > 1 and where a
--- variant names none: q8_0 and q4_0 the float defaults'; q4_k's lane takes a
--- pair of sub-blocks (64 weights) per step, and k = 5120 is 80 pairs: 16 lanes
--- a row take 5 each, where 64 lanes would take 2 or 1 (48 idle in the second
--- step) (docs/kernels/vulkan-gemv.md, "Integer path", q4_k).
-local IDOT_GEOMETRY = { q8_0 = { 64, 4 }, q4_0 = { 64, 4 }, q4_k = { 16, 4 }, q5_k = { 16, 4 }, q6_k = { 16, 4 } }
+-- variant names none: the fastest of GEMV_T 8..32 (4..64 for q8_0, q4_0) x
+-- GEMV_NR 1..8 at T = 8, 14336 x 5120, both orders, and of the candidates
+-- around it at T = 2 and 4 (docs/kernels/vulkan-gemv.md, "Geometry at T > 1").
+-- More rows per lane group share each x load across the T tokens.
+local IDOT_GEOMETRY = { q8_0 = { 16, 8 }, q4_0 = { 16, 8 }, q4_k = { 8, 4 }, q5_k = { 8, 4 }, q6_k = { 8, 4 } }
 -- At one token, by rows: below IDOT_TALL_ROWS and from it, the fastest of
 -- GEMV_T 8..64 x GEMV_NR 2..8 at 14336 and 131072 rows, k = 5120, in both
 -- orders (docs/kernels/vulkan-gemv.md, "Geometry at one token"). Smaller row

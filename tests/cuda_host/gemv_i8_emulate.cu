@@ -1,5 +1,5 @@
-// Host emulation of the int8 tensor-core GEMVs, q4_k (kernels/cuda/
-// gemv_q4k_i8.cuh), q8_0 and q4_0 (gemv_b32_i8.cuh), against the FP64
+// Host emulation of the int8 tensor-core GEMVs, q4_k and q5_k (kernels/cuda/
+// gemv_q4k_q5k_i8.cuh), q8_0 and q4_0 (gemv_b32_i8.cuh), against the FP64
 // reference: the kernel's own block code
 // runs on the CPU for every thread of every block (a phase for all threads
 // before the next, as the barriers enforce), with a CPU model of
@@ -24,7 +24,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "gemv_q4k_i8.cuh"
+#include "gemv_q4k_q5k_i8.cuh"
 #include "gemv_b32_i8.cuh"
 
 extern "C" {
@@ -119,6 +119,10 @@ struct FQ4K {
     typedef GbI8Q4K F;
     static const char* name() { return "q4_k"; }
 };
+struct FQ5K {
+    typedef GbI8Q5K F;
+    static const char* name() { return "q5_k"; }
+};
 struct FQ8_0 {
     typedef GbI8B32<GbI8Q8_0> F;
     static const char* name() { return "q8_0"; }
@@ -142,8 +146,10 @@ static std::vector<float> run(const std::vector<unsigned char>& W, const std::ve
     ctx.slo = reinterpret_cast<const signed char*>(sm), ctx.shi = ctx.slo + sizeof *sm;
     for (gb_u32 b = 0; b < blocks; b++) {
         memset(sm, 0x5A, sizeof *sm); // stale shared memory
-        if constexpr (std::is_same<FM, FQ4K>::value) // q4_k through its kernel's own entry
+        if constexpr (std::is_same<FM, FQ4K>::value) // q4_k and q5_k through their kernels' own entries
             gb_i8_q4k_block<NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
+        else if constexpr (std::is_same<FM, FQ5K>::value)
+            gb_i8_q5k_block<NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
         else
             gb_i8_block<F, NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
     }
@@ -246,6 +252,35 @@ static void b32_cases(int seed)
     random_case<FM, 1, 8, 3, 0>(19, 1280, seed + 15, true);
 }
 
+// q4_k and q5_k: one-hot x at several T and geometries; random x at every T
+// from 1 to 8 (ragged m, k slices with missing super-blocks, prefetch on and
+// off), and with outliers.
+template <class FM>
+static void kquant_cases(int seed)
+{
+    one_hot_case<FM, 1, 1>(16, 256);
+    one_hot_case<FM, 2, 8>(40, 512);
+    one_hot_case<FM, 4, 3>(23, 256);
+    random_case<FM, 1, 1>(16, 256, seed + 1, false);
+    random_case<FM, 4, 1>(100, 1024, seed + 2, false);
+    random_case<FM, 2, 2>(37, 512, seed + 3, false);
+    random_case<FM, 4, 3>(64, 768, seed + 4, false);
+    random_case<FM, 1, 4>(5, 256, seed + 5, false);
+    random_case<FM, 4, 5>(130, 512, seed + 6, false);
+    random_case<FM, 8, 6>(129, 256, seed + 7, false);
+    random_case<FM, 2, 7>(48, 1280, seed + 8, false);
+    random_case<FM, 4, 8>(200, 2048, seed + 9, false);
+    random_case<FM, 4, 8>(96, 1024, seed + 10, true);
+    // k slices: steps with missing super-blocks (k / 256 not a multiple of KS), prefetch on and off
+    one_hot_case<FM, 2, 8, 4, 1>(40, 1280);
+    one_hot_case<FM, 1, 3, 3, 0>(23, 512);
+    random_case<FM, 4, 8, 4, 1>(200, 2048, seed + 11, false);
+    random_case<FM, 4, 8, 4, 0>(70, 1280, seed + 12, true);
+    random_case<FM, 2, 5, 8, 1>(33, 768, seed + 13, false);
+    random_case<FM, 1, 1, 2, 1>(16, 256, seed + 14, false);
+    random_case<FM, 4, 2, 3, 0>(129, 2560, seed + 15, false);
+}
+
 int main()
 {
     // digits: q = 256 h + l with both in [-128, 127] over the whole range
@@ -269,27 +304,8 @@ int main()
         }
     }
     EXPECT(bad == 0, "%d packed digits differ from gb_i8_digits", bad);
-    one_hot_case<FQ4K, 1, 1>(16, 256);
-    one_hot_case<FQ4K, 2, 8>(40, 512);
-    one_hot_case<FQ4K, 4, 3>(23, 256);
-    random_case<FQ4K, 1, 1>(16, 256, 1, false);
-    random_case<FQ4K, 4, 1>(100, 1024, 2, false);
-    random_case<FQ4K, 2, 2>(37, 512, 3, false);
-    random_case<FQ4K, 4, 3>(64, 768, 4, false);
-    random_case<FQ4K, 1, 4>(5, 256, 5, false);
-    random_case<FQ4K, 4, 5>(130, 512, 6, false);
-    random_case<FQ4K, 8, 6>(129, 256, 7, false);
-    random_case<FQ4K, 2, 7>(48, 1280, 8, false);
-    random_case<FQ4K, 4, 8>(200, 2048, 9, false);
-    random_case<FQ4K, 4, 8>(96, 1024, 10, true);
-    // k slices: steps with missing super-blocks (k / 256 not a multiple of KS), prefetch on and off
-    one_hot_case<FQ4K, 2, 8, 4, 1>(40, 1280);
-    one_hot_case<FQ4K, 1, 3, 3, 0>(23, 512);
-    random_case<FQ4K, 4, 8, 4, 1>(200, 2048, 11, false);
-    random_case<FQ4K, 4, 8, 4, 0>(70, 1280, 12, true);
-    random_case<FQ4K, 2, 5, 8, 1>(33, 768, 13, false);
-    random_case<FQ4K, 1, 1, 2, 1>(16, 256, 14, false);
-    random_case<FQ4K, 4, 2, 3, 0>(129, 2560, 15, false);
+    kquant_cases<FQ4K>(0);
+    kquant_cases<FQ5K>(50);
     b32_cases<FQ8_0>(100);
     b32_cases<FQ4_0>(200);
     printf("gemv_i8_emulate: %d checks, %d failures\n", checks, failures);

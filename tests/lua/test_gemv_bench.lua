@@ -121,8 +121,11 @@ t.test("variant_notes at T > 1: the T-row rule's kernel named once per format", 
     { label = "q5_k a", fmt = "q5_k", m = 64, k = 5120 },
   }
   local notes = gemv_bench.variant_notes("cuda", cells, 8)
-  t.eq(notes, { "* q4_k at T=8: the kernel with I8=1,KSPLIT=2,PREFETCH=0,WARPS=4, the variant that measured faster "
-    .. "at this T (gemv_cuda.token_changes)" })
+  local function note(fmt)
+    return "* " .. fmt .. " at T=8: the kernel with I8=1,KSPLIT=2,PREFETCH=0,WARPS=4, the variant that measured faster "
+      .. "at this T (gemv_cuda.token_changes)"
+  end
+  t.eq(notes, { note("q4_k"), note("q5_k") }, "q4_k's two cells: one note")
   t.eq(gemv_bench.variant_notes("cuda", cells, 4), {}, "below the rule's T")
   t.eq(gemv_bench.variant_notes("vulkan", cells, 8), {}, "Vulkan has no T-row rule")
   local q6 = gemv_bench.variant_notes("cuda", { { label = "q6_k big", fmt = "q6_k", m = 64, k = 5120 } }, 8)

@@ -491,36 +491,42 @@ t.test("multi-token variants (tensor-core path, magic decode, split-K, x in shar
   end)
 end)
 
-t.test("the int8 tensor-core q4_k kernel (I8=1): its own file, entry and geometry; refused elsewhere", function()
-  local s = specs.variant("q4_k", { I8 = 1, WARPS = 4, GEMV_TOKENS = 8 })
-  t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] }, { "kernels/cuda/gemv_q4_k_i8.cu", "gemv_q4_k_i8", 64, 128 })
-  t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 1, PREFETCH = 0, GEMV_TOKENS = 8 })
-  t.eq(gemv.grid(s, 129, 256), { 3, 1, 1 }, "ceil(129 / 64) blocks")
-  local ks = specs.variant("q4_k", { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, GEMV_TOKENS = 3 })
-  t.eq({ ks.rows_per_group, ks.block[1] }, { 32, 256 }, "KSPLIT slices share the rows: 4 x 2 warps of 16 rows")
-  t.eq(ks.defines, { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, GEMV_TOKENS = 3 })
-  t.errors(function() specs.variant("q4_k", { PREFETCH = 1 }) end,
-    "gemv_cuda.variant: q4_k PREFETCH is the int8 kernel's: it needs I8=1", true)
-  t.errors(function() specs.variant("q4_k", { I8 = 1, PREFETCH = 2 }) end, "gemv_cuda.variant: PREFETCH=2 is not 0 or 1", true)
-  t.errors(function() specs.variant("q5_k", { PREFETCH = 1 }) end, "gemv_cuda.variant: q5_k has no define PREFETCH", true)
-  t.eq(specs.variant_defines("q4_k").PREFETCH, 0, "a grid may name PREFETCH for q4_k")
-  t.eq(specs.variant_defines("q5_k").PREFETCH, nil)
-  t.eq(specs.variant_defines("q4_k").ROWS, 14)
+for _, fmt in ipairs { "q4_k", "q5_k" } do
+  t.test("the int8 tensor-core " .. fmt .. " kernel (I8=1): its own file, entry and geometry; refused elsewhere", function()
+    local s = specs.variant(fmt, { I8 = 1, WARPS = 4, GEMV_TOKENS = 8 })
+    t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] },
+      { "kernels/cuda/gemv_" .. fmt .. "_i8.cu", "gemv_" .. fmt .. "_i8", 64, 128 })
+    t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 1, PREFETCH = 0, GEMV_TOKENS = 8 })
+    t.eq(gemv.grid(s, 129, 256), { 3, 1, 1 }, "ceil(129 / 64) blocks")
+    local ks = specs.variant(fmt, { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, GEMV_TOKENS = 3 })
+    t.eq({ ks.rows_per_group, ks.block[1] }, { 32, 256 }, "KSPLIT slices share the rows: 4 x 2 warps of 16 rows")
+    t.eq(ks.defines, { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, GEMV_TOKENS = 3 })
+    t.errors(function() specs.variant(fmt, { PREFETCH = 1 }) end,
+      "gemv_cuda.variant: " .. fmt .. " PREFETCH is the int8 kernel's: it needs I8=1", true)
+    t.errors(function() specs.variant(fmt, { I8 = 1, PREFETCH = 2 }) end, "gemv_cuda.variant: PREFETCH=2 is not 0 or 1", true)
+    t.eq(specs.variant_defines(fmt).PREFETCH, 0, "a grid may name PREFETCH for " .. fmt)
+    t.eq(specs.variant_defines(fmt).ROWS, 14)
+    t.errors(function() specs.variant(fmt, { I8 = 1, WARPS = 8, KSPLIT = 8 }) end,
+      "gemv_cuda.variant: WARPS=8 KSPLIT=8 is more than a block's 1024 threads", true)
+    t.errors(function() specs.variant(fmt, { I8 = 1, MMA = 1, XQ = 0 }) end,
+      "gemv_cuda.variant: " .. fmt .. " I8=1 is its own kernel: MMA and BULK must stay 0", true)
+    t.errors(function() specs.variant(fmt, { I8 = 2 }) end, "gemv_cuda.variant: I8=2 is not 0 or 1", true)
+    t.eq(specs.variant(fmt, { I8 = 0 }).file, "kernels/cuda/gemv_" .. fmt .. ".cu")
+    local src = assert(io.open(s.file)):read("a")
+    local seen = {}
+    for defs in src:gmatch("// gpubench%-compile: entry=gemv_" .. fmt .. "_i8 defines=(%S+)") do
+      t.truthy(defs:find("I8=1", 1, true), "every line names I8=1: " .. defs)
+      seen[tonumber(defs:match("GEMV_TOKENS=(%d+)"))] = true
+    end
+    t.truthy(seen[1] and seen[3] and seen[8], "lines at GEMV_TOKENS = 1, 3 and 8")
+  end)
+end
+
+t.test("the int8 kernel is q4_k's, q5_k's, q8_0's and q4_0's: q6_k has none", function()
+  t.errors(function() specs.variant("q6_k", { PREFETCH = 1 }) end, "gemv_cuda.variant: q6_k has no define PREFETCH", true)
+  t.eq(specs.variant_defines("q6_k").PREFETCH, nil)
   t.eq(specs.variant_defines("nope"), nil)
-  t.errors(function() specs.variant("q4_k", { I8 = 1, WARPS = 8, KSPLIT = 8 }) end,
-    "gemv_cuda.variant: WARPS=8 KSPLIT=8 is more than a block's 1024 threads", true)
   t.errors(function() specs.variant("q6_k", { I8 = 1 }) end, "gemv_cuda.variant: q6_k has no define I8", true)
-  t.errors(function() specs.variant("q4_k", { I8 = 1, MMA = 1, XQ = 0 }) end,
-    "gemv_cuda.variant: q4_k I8=1 is its own kernel: MMA and BULK must stay 0", true)
-  t.errors(function() specs.variant("q4_k", { I8 = 2 }) end, "gemv_cuda.variant: I8=2 is not 0 or 1", true)
-  t.eq(specs.variant("q4_k", { I8 = 0 }).file, "kernels/cuda/gemv_q4_k.cu")
-  local src = assert(io.open(s.file)):read("a")
-  local seen = {}
-  for defs in src:gmatch("// gpubench%-compile: entry=gemv_q4_k_i8 defines=(%S+)") do
-    t.truthy(defs:find("I8=1", 1, true), "every line names I8=1: " .. defs)
-    seen[tonumber(defs:match("GEMV_TOKENS=(%d+)"))] = true
-  end
-  t.truthy(seen[1] and seen[2] and seen[8], "lines at GEMV_TOKENS = 1, 2 and 8")
 end)
 
 t.test("bf16 and f16 from 3 rows of x run the dense tensor-core kernel by default", function()
@@ -551,12 +557,12 @@ t.test("f32: UNROLL=1 at T = 4 and ROWS=2 at T = 8 (the T they were measured fas
   end
 end)
 
-t.test("q4_k from 5 rows of x runs the int8 kernel by default, q8_0 from 4 and q4_0 from 3 the f16 one; others keep theirs", function()
-  for fmt, from in pairs { q4_k = 5, q8_0 = 4, q4_0 = 3 } do
+t.test("q4_k and q5_k from 5 rows of x run the int8 kernel by default, q8_0 from 4 and q4_0 from 3 the f16 one; q6_k keeps its own", function()
+  for fmt, from in pairs { q4_k = 5, q5_k = 5, q8_0 = 4, q4_0 = 3 } do
     for T = 1, 8 do
       local s = gemv.spec("cuda", fmt, 14336, 5120, T)
       if T >= from then
-        if fmt ~= "q4_k" then
+        if fmt ~= "q4_k" and fmt ~= "q5_k" then
           t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_tc.cu", fmt .. " T=" .. T)
           t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = fmt == "q4_0" and 4 or 2, TILES = 2, UNROLL = 4, STAGES = 2,
             INTERLEAVE = 2, GEMV_TOKENS = T }, fmt)
@@ -570,7 +576,7 @@ t.test("q4_k from 5 rows of x runs the int8 kernel by default, q8_0 from 4 and q
       end
     end
   end
-  t.eq(gemv.spec("cuda", "q5_k", 8).file, "kernels/cuda/gemv_q5_k.cu")
+  t.eq(gemv.spec("cuda", "q6_k", 8).file, "kernels/cuda/gemv_q6_k.cu")
   t.eq(specs.token_changes("q6_k", 8), {})
   t.errors(function() specs.token_changes("q9", 8) end, "gemv_cuda.token_changes: unknown format q9", true)
 end)
@@ -612,10 +618,10 @@ t.test("the int8 tensor-core q8_0 and q4_0 kernels (I8=1): their own files, entr
   end
 end)
 
-t.test("the int8 tensor-core q8_0 and q4_0 kernels compile for sm_90 at every T", function()
+t.test("the int8 tensor-core q4_k, q5_k, q8_0 and q4_0 kernels compile for sm_90 at every T", function()
   local gpu = t.gpu
   if not gpu or not gpu.compile then t.skip("no gpu module") end
-  for _, fmt in ipairs { "q8_0", "q4_0" } do
+  for _, fmt in ipairs { "q4_k", "q5_k", "q8_0", "q4_0" } do
     for T = 1, 8 do
       local s = specs.variant(fmt, { I8 = 1, WARPS = 4, KSPLIT = 2, GEMV_TOKENS = T })
       local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry, defines = s.defines, target = "sm_90" })
@@ -800,20 +806,23 @@ for _, fmt in ipairs { "q8_0", "q4_0" } do
   end)
 end
 
-t.test("the int8 tensor-core q4_k kernel matches the FP64 reference at every T", function()
-  local dev = t.device("cuda")
-  releasing(dev, function()
-    -- (WARPS, KSPLIT, PREFETCH): 3072 columns are 12 super-blocks, 1280 are 5 (steps with missing ones)
-    for T = 1, 8 do
-      for _, g in ipairs { { 1, 1, 0 }, { 4, 1, 0 }, { 4, 4, 1 }, { 2, 8, 0 } } do
-        local spec = specs.variant("q4_k", { I8 = 1, WARPS = g[1], KSPLIT = g[2], PREFETCH = g[3], GEMV_TOKENS = T })
-        gc.check_tokens(dev, "q4_k", 29, 3072, T, 131 + T, spec)
-        gc.check_tokens(dev, "q4_k", 5, 256, T, 141 + T, spec)
-        gc.check_tokens(dev, "q4_k", 70, 1280, T, 151 + T, spec)
+for i, fmt in ipairs { "q4_k", "q5_k" } do
+  t.test("the int8 tensor-core " .. fmt .. " kernel matches the FP64 reference at every T", function()
+    local dev = t.device("cuda")
+    releasing(dev, function()
+      -- (WARPS, KSPLIT, PREFETCH): 3072 columns are 12 super-blocks, 1280 are 5 (steps with missing ones)
+      for T = 1, 8 do
+        for _, g in ipairs { { 1, 1, 0 }, { 4, 1, 0 }, { 4, 4, 1 }, { 2, 8, 0 } } do
+          local spec = specs.variant(fmt, { I8 = 1, WARPS = g[1], KSPLIT = g[2], PREFETCH = g[3], GEMV_TOKENS = T })
+          local seed = 131 + 60 * (i - 1) + T
+          gc.check_tokens(dev, fmt, 29, 3072, T, seed, spec)
+          gc.check_tokens(dev, fmt, 5, 256, T, seed + 10, spec)
+          gc.check_tokens(dev, fmt, 70, 1280, T, seed + 20, spec)
+        end
       end
-    end
+    end)
   end)
-end)
+end
 
 -- bf16 and f16 (gemv_dense_tc.cuh): the dense tensor-core kernel for T rows of x
 t.test("the dense tensor-core kernels (MMA=1): their own files, entries and geometry; refused elsewhere", function()

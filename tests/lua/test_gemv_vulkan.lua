@@ -198,11 +198,13 @@ local function fake(over)
 end
 
 t.test("integer path: the selection rule (fake devices)", function()
-  t.eq(specs.idot_max_k("q8_0", 49152), 32 * ((49152 - 4096) // 68))
-  t.eq(specs.idot_max_k("q4_0", 49152), 32 * ((49152 - 4096) // 72))
-  t.eq(specs.idot_max_k("q8_0", 49152, 2), 32 * ((49152 - 4096) // 76))
-  t.eq(specs.idot_max_k("q4_0", 49152, 2), 32 * ((49152 - 4096) // 88))
-  t.eq(specs.idot_max_k("q4_0", 32768), 12736)
+  -- beside x, the reduction array of the default geometry's rows (q8_0, q4_0: 8 a lane group, 8 KiB)
+  t.eq(specs.idot_max_k("q8_0", 49152), 32 * ((49152 - 8192) // 68))
+  t.eq(specs.idot_max_k("q4_0", 49152), 32 * ((49152 - 8192) // 72))
+  t.eq(specs.idot_max_k("q8_0", 49152, 2), 32 * ((49152 - 8192) // 76))
+  t.eq(specs.idot_max_k("q4_0", 49152, 2), 32 * ((49152 - 8192) // 88))
+  t.eq(specs.idot_max_k("q8_0", 49152, 1, 1, 4), 32 * ((49152 - 4096) // 68), "4 rows a lane group: 4 KiB")
+  t.eq(specs.idot_max_k("q4_0", 32768), 10912)
   t.eq(specs.idot_max_k("q4_0", 4096), 0)
   t.eq(specs.idot_max_k("f32", 49152), 0, "f32 has no integer kernel")
   t.eq(specs.idot_max_k("q5_k", 49152), specs.idot_max_k("q4_k", 49152), "q5_k's x layout is q4_k's")
@@ -257,9 +259,11 @@ t.test("integer path: the selection rule (fake devices)", function()
     for _, T in ipairs { 2, 3, 8 } do
       local v = gemv.spec_for(fake(), fmt, 14336, 5120, T)
       local xb = T < 8 and 160 or 64 -- x whole at T = 2, 3 (160 blocks fit 48 KiB), slices of 64 at T = 8
-      t.eq(v.defines, { GEMV_T = 64, GEMV_NR = 4, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = xb }, fmt .. " T=" .. T)
-      t.eq({ v.grid_cap, v.max_k, v.k_multiple }, { 0, nil, nil }, fmt .. " T=" .. T)
-      t.eq(gemv.grid(v, 14336, 5120), { 896, 1, 1 }, fmt .. " T=" .. T .. ": one workgroup per tile")
+      -- 16 lanes a row, 8 rows a lane group: tiles of 128 rows
+      t.eq(v.defines, { GEMV_T = 16, GEMV_NR = 8, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = xb }, fmt .. " T=" .. T)
+      t.eq(specs.idot_geometry(fmt, 14336, T), { 16, 8 }, fmt .. " T=" .. T)
+      t.eq({ v.grid_cap, v.max_k, v.k_multiple, v.rows_per_group }, { 0, nil, nil, 128 }, fmt .. " T=" .. T)
+      t.eq(gemv.grid(v, 14336, 5120), { 112, 1, 1 }, fmt .. " T=" .. T .. ": one workgroup per tile")
       t.truthy(v.shared_bytes <= 49152, fmt .. " T=" .. T .. " fits")
       local over = { GEMV_TOKENS = T, GEMV_IDOT = 1 }
       for d, x in pairs(specs.shape_changes(fmt, 14336, 5120, over)) do over[d] = x end
@@ -289,11 +293,13 @@ t.test("integer path: the selection rule (fake devices)", function()
 end)
 
 t.test("integer path: variants and their errors", function()
-  local v = specs.variant("q8_0", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_GRID = 3 })
+  t.eq(specs.variant("q8_0", { GEMV_IDOT = 1, GEMV_XB = 8 }).defines,
+    { GEMV_T = 16, GEMV_NR = 8, GEMV_TOKENS = 1, GEMV_IDOT = 1, GEMV_XB = 8 }, "the integer geometry unless named")
+  local v = specs.variant("q8_0", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_GRID = 3, GEMV_T = 64, GEMV_NR = 4 })
   t.eq(v.defines, { GEMV_T = 64, GEMV_NR = 4, GEMV_TOKENS = 1, GEMV_IDOT = 1, GEMV_XB = 8 })
   t.eq({ v.max_k, v.grid_cap }, { 256, 3 })
   t.eq(gemv.grid(v, 300, 256), { 3, 1, 1 }, "19 tiles over at most 3 workgroups: 7 each")
-  t.eq(gemv.grid(specs.variant("q8_0", { GEMV_IDOT = 1, GEMV_XB = 8 }), 300, 256), { 19, 1, 1 },
+  t.eq(gemv.grid(specs.variant("q8_0", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_T = 64, GEMV_NR = 4 }), 300, 256), { 19, 1, 1 },
     "GEMV_GRID = 0: one workgroup per tile")
   t.eq(specs.shape_changes("q4_0", 300, 5120, { GEMV_IDOT = 1 }), { GEMV_T = 32, GEMV_NR = 8, GEMV_XB = 160 },
     "the geometry for_device takes at 300 rows and one token")
@@ -312,15 +318,15 @@ t.test("integer path: variants and their errors", function()
   t.eq(specs.shape_changes("q8_0", 300, 1024, { GEMV_IDOT = 2 }), { GEMV_T = 32, GEMV_NR = 8, GEMV_XB = 32 })
   -- T > 1: the T-token loop, which slices x past GEMV_XB (no k limit); T = 1 keeps x whole
   local v2 = specs.variant("q8_0", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 2 })
-  t.eq(v2.defines, { GEMV_T = 64, GEMV_NR = 4, GEMV_TOKENS = 2, GEMV_IDOT = 1, GEMV_XB = 8 })
-  t.eq({ v2.max_k, v2.x_rounding, v2.shared_bytes }, { nil, 32, 8 * 68 * 2 + 4 * 256 * 4 })
-  t.eq(specs.variant("q4_0", { GEMV_IDOT = 2, GEMV_XB = 8, GEMV_TOKENS = 8 }).shared_bytes, 8 * 88 * 8 + 4 * 256 * 4)
+  t.eq(v2.defines, { GEMV_T = 16, GEMV_NR = 8, GEMV_TOKENS = 2, GEMV_IDOT = 1, GEMV_XB = 8 })
+  t.eq({ v2.max_k, v2.x_rounding, v2.shared_bytes }, { nil, 32, 8 * 68 * 2 + 4 * 256 * 8 })
+  t.eq(specs.variant("q4_0", { GEMV_IDOT = 2, GEMV_XB = 8, GEMV_TOKENS = 8 }).shared_bytes, 8 * 88 * 8 + 4 * 256 * 8)
   -- shape_changes sizes x for 48 KiB: whole where T tokens fit, else slices of whole 32-block steps
   t.eq(specs.shape_changes("q8_0", 14336, 5120, { GEMV_IDOT = 2, GEMV_TOKENS = 2 }), { GEMV_XB = 160 })
   t.eq(specs.shape_changes("q8_0", 14336, 5120, { GEMV_IDOT = 2, GEMV_TOKENS = 8 }), { GEMV_XB = 64 },
-    "(49152 - 4096) // (76 * 8) = 74 blocks: slices of 64")
+    "(49152 - 8192) // (76 * 8) = 67 blocks: slices of 64")
   t.eq(specs.shape_changes("q4_0", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = 4 }), { GEMV_XB = 128 },
-    "(49152 - 4096) // (72 * 4) = 156 blocks: slices of 128")
+    "(49152 - 8192) // (72 * 4) = 142 blocks: slices of 128")
   t.eq(specs.shape_changes("q4_0", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = 1 }), { GEMV_T = 32, GEMV_NR = 8, GEMV_XB = 160 })
   t.errors(function() specs.variant("q8_0", { GEMV_GRID = 4 }) end,
     "gemv_vulkan.variant: GEMV_XB and GEMV_GRID apply to the integer kernel only (GEMV_IDOT=1 or 2)", true)
@@ -462,17 +468,17 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
     local k = T <= 3 and 5120 or 2048
     local s = gemv.spec_for(fake(), "q4_k", 14336, k, T)
     local what = ("q4_k T=%d k=%d"):format(T, k)
-    -- one token below 65536 rows: 8 lanes a row, 2 rows a lane group (the same 64-row tiles)
-    local lanes, nr = T == 1 and 8 or 16, T == 1 and 2 or 4
-    t.eq(specs.idot_geometry("q4_k", 14336, T), { lanes, nr }, what)
-    t.eq(s.defines, { GEMV_T = lanes, GEMV_NR = nr, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = k // 32 }, what)
-    t.eq({ s.x_rounding, s.rows_per_group, s.grid_cap, s.file }, { 32, 64, 0, "kernels/vulkan/gemv_q4_k.comp" }, what)
+    -- 8 lanes a row; 2 rows a lane group at one token below 65536 rows (64-row tiles), 4 at T > 1 (128)
+    local nr = T == 1 and 2 or 4
+    t.eq(specs.idot_geometry("q4_k", 14336, T), { 8, nr }, what)
+    t.eq(s.defines, { GEMV_T = 8, GEMV_NR = nr, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = k // 32 }, what)
+    t.eq({ s.x_rounding, s.rows_per_group, s.grid_cap, s.file }, { 32, 32 * nr, 0, "kernels/vulkan/gemv_q4_k.comp" }, what)
     t.eq(s.max_k, nil, what .. ": no k limit (the kernel slices x past GEMV_XB)")
     t.eq(s.shared_bytes, 72 * (k // 32) * T + 1024 * nr, what)
     t.truthy(s.shared_bytes <= 49152, what .. ": fits")
     t.truthy(gemv.spec_for(fake(), "q4_k", 14336, k, T) == s, what .. ": one table per kernel")
-    -- 224 tiles of 64 rows, one workgroup each (q4_k's grid is not capped)
-    t.eq(gemv.grid(s, 14336, k), { 224, 1, 1 }, what)
+    -- 224 tiles of 64 rows or 112 of 128, one workgroup each (q4_k's grid is not capped)
+    t.eq(gemv.grid(s, 14336, k), { T == 1 and 224 or 112, 1, 1 }, what)
     local kmax = specs.idot_max_k("q4_k", 49152, 1, T, nr)
     local at = gemv.spec_for(fake(), "q4_k", 300, kmax, T)
     t.eq({ at.defines.GEMV_IDOT, at.defines.GEMV_XB }, { 1, kmax // 32 }, what .. ": at the limit, x whole")
@@ -496,7 +502,7 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
   local tall = gemv.spec_for(fake(), "q4_k", 131072, 5120)
   t.eq({ tall.defines.GEMV_T, tall.defines.GEMV_NR, tall.rows_per_group }, { 8, 8, 256 })
   t.eq(gemv.grid(tall, 131072, 5120), { 512, 1, 1 })
-  t.eq(gemv.grid(gemv.spec_for(fake(), "q4_k", 131072, 5120, 2), 131072, 5120), { 2048, 1, 1 }, "T = 2: tiles of 64")
+  t.eq(gemv.grid(gemv.spec_for(fake(), "q4_k", 131072, 5120, 2), 131072, 5120), { 1024, 1, 1 }, "T = 2: tiles of 128")
   local cpu = gemv.spec_for(fake { sm_count = 0 }, "q4_k", 256 * 4097, 1024)
   t.eq({ cpu.grid_cap, gemv.grid(cpu, 256 * 4097, 1024) }, { 0, { 4097, 1, 1 } }, "4097 tiles, one each")
   -- shape_changes: for_device's GEMV_XB on a 48 KiB device, slices of whole
@@ -514,7 +520,7 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
   end
   -- variants: the integer geometry unless named, any tokens, GEMV_XB in super-blocks
   local v = specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 3 })
-  t.eq(v.defines, { GEMV_T = 16, GEMV_NR = 4, GEMV_TOKENS = 3, GEMV_IDOT = 1, GEMV_XB = 8 })
+  t.eq(v.defines, { GEMV_T = 8, GEMV_NR = 4, GEMV_TOKENS = 3, GEMV_IDOT = 1, GEMV_XB = 8 })
   t.eq(v.shared_bytes, 8 * 72 * 3 + 4096)
   t.eq(specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_T = 64, GEMV_NR = 2 }).defines.GEMV_T, 64)
   t.eq(specs.variant("q4_k", { GEMV_TOKENS = 3 }).defines.GEMV_T, 64, "the float kernel keeps its own")
@@ -537,7 +543,8 @@ t.test("q8_0, q4_0 integer path: T = 2 .. 8, both layouts, x whole and in slices
         for T = 2, 8 do
           local whole = specs.variant(fmt, { GEMV_IDOT = mode, GEMV_XB = 32, GEMV_TOKENS = T })
           gc.check_tokens(dev, fmt, 37, 1024, T, 500 + 10 * mode + T, whole)
-          local sliced = specs.variant(fmt, { GEMV_IDOT = mode, GEMV_XB = 7, GEMV_TOKENS = T, GEMV_GRID = 5 })
+          local sliced = specs.variant(fmt, { GEMV_IDOT = mode, GEMV_XB = 7, GEMV_TOKENS = T, GEMV_GRID = 5, GEMV_T = 64,
+                                              GEMV_NR = 4 })
           t.eq(gemv.grid(sliced, 150, 1280), { 5, 1, 1 }, "10 tiles over 5 workgroups")
           gc.check_tokens(dev, fmt, 150, 1280, T, 600 + 10 * mode + T, sliced)
         end
@@ -714,7 +721,7 @@ t.test("q5_k integer path: for_device picks it by q4_k's rule; its geometry and 
   end
   t.eq(specs.variant_defines("q5_k").GEMV_IDOT, 0)
   local v = specs.variant("q5_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 3 })
-  t.eq(v.defines, { GEMV_T = 16, GEMV_NR = 4, GEMV_TOKENS = 3, GEMV_IDOT = 1, GEMV_XB = 8 })
+  t.eq(v.defines, { GEMV_T = 8, GEMV_NR = 4, GEMV_TOKENS = 3, GEMV_IDOT = 1, GEMV_XB = 8 })
   t.eq({ v.shared_bytes, v.x_rounding, v.grid_cap, v.max_k }, { 8 * 72 * 3 + 4096, 32, 0, nil })
   t.eq(specs.shape_changes("q5_k", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = 8 }).GEMV_XB, 64)
   t.errors(function() specs.variant("q5_k", { GEMV_IDOT = 2, GEMV_XB = 8 }) end,
@@ -754,8 +761,9 @@ t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared 
   for _, T in ipairs { 1, 2, 8 } do
     local s = gemv.spec_for(fake(), "q6_k", 14336, 5120, T)
     t.eq({ s.file, s.defines.GEMV_IDOT, s.defines.GEMV_T, s.defines.GEMV_NR, s.defines.GEMV_TOKENS, s.grid_cap },
-      { "kernels/vulkan/gemv_q6_k.comp", 2, 16, T == 1 and 2 or 4, T, 0 },
-      ("T=%d: the integer kernel, %s"):format(T, T == 1 and "2 rows a lane group at one token" or "q4_k's geometry"))
+      { "kernels/vulkan/gemv_q6_k.comp", 2, T == 1 and 16 or 8, T == 1 and 2 or 4, T, 0 },
+      ("T=%d: the integer kernel, %s"):format(T, T == 1 and "16 lanes a row, 2 rows a lane group at one token"
+        or "q4_k's geometry"))
     t.eq(s.k_multiple, nil, ("T=%d: GEMV_IDOT=2 takes any k"):format(T))
     t.eq(s.defines.GEMV_XB, specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 2, GEMV_TOKENS = T }).GEMV_XB,
       ("T=%d: x sized as the variant's"):format(T))
@@ -764,7 +772,7 @@ t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared 
   end
   t.eq(specs.variant_defines("q6_k").GEMV_IDOT, 0)
   local v = specs.variant("q6_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 3 })
-  t.eq(v.defines, { GEMV_T = 16, GEMV_NR = 4, GEMV_TOKENS = 3, GEMV_IDOT = 1, GEMV_XB = 8 })
+  t.eq(v.defines, { GEMV_T = 8, GEMV_NR = 4, GEMV_TOKENS = 3, GEMV_IDOT = 1, GEMV_XB = 8 })
   -- two byte planes and the scale, no block sum (the -32 is in the codes)
   t.eq({ v.shared_bytes, v.x_rounding, v.grid_cap, v.max_k }, { 8 * 68 * 3 + 4096, 32, 0, nil })
   t.eq(specs.idot_max_k("q6_k", 49152), 32 * ((49152 - 4096) // 68 // 8 * 8), "whole super-blocks")
@@ -774,7 +782,7 @@ t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared 
   local v2 = specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 8, GEMV_TOKENS = 3 })
   t.eq({ v2.defines.GEMV_IDOT, v2.shared_bytes, v2.x_rounding }, { 2, 8 * 76 * 3 + 4096, 32 })
   t.eq(specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 2 }).GEMV_XB, 160, "x whole at T = 1")
-  t.eq(gemv.spec_for(fake(), "q6_k", 300, 60 * 256, 8).defines, { GEMV_T = 16, GEMV_NR = 4, GEMV_TOKENS = 8, GEMV_IDOT = 2,
+  t.eq(gemv.spec_for(fake(), "q6_k", 300, 60 * 256, 8).defines, { GEMV_T = 8, GEMV_NR = 4, GEMV_TOKENS = 8, GEMV_IDOT = 2,
     GEMV_XB = 64 }, "T = 8: (49152 - 4096) // (76 * 8) = 74 blocks, x in slices of 64, still GEMV_IDOT=2")
   t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 3, GEMV_XB = 8 }) end,
     "gemv_vulkan.variant: GEMV_IDOT=3 is not 0, 1 or 2", true)
