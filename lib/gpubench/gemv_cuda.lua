@@ -359,9 +359,10 @@ local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by 
 -- QTC_BEST, 4 slices) beat the int8 one at T = 4 and 8 in both orders, at
 -- ITERS 500 and at T = 5, 6, 7; at T = 3 it beat the integer dot in both
 -- orders, at T = 2 it lost (docs/kernels/cuda-gemv.md, "q4_0 on the f16
--- tensor cores"). q5_k's int8 kernel beat the integer dot at T = 5 and 8 in
--- both orders (and at ITERS 600) and lost at T = 4 (docs/kernels/cuda-gemv.md,
--- "q5_k on the int8 path"); WARPS = 4 KSPLIT = 2 its fastest geometry too.
+-- tensor cores"). q5_k's int8 kernel beat the integer dot at T = 3, 5, 6, 7
+-- and 8 in both orders (8 also at ITERS 600) and lost at T = 4, where the
+-- integer dot runs faster than at 3 (docs/kernels/cuda-gemv.md, "q5_k on the
+-- int8 path"); WARPS = 4 KSPLIT = 2 its fastest geometry too.
 local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
 -- bf16 and f16 from T = 3: the dense tensor-core kernel (its TC_BEST
 -- geometry), whose time hardly grows with T, against the FMA kernel's
@@ -375,7 +376,7 @@ local TOKEN_RULES = {
   f32 = { { min_tokens = 4, max_tokens = 4, changes = { UNROLL = 1 } },
           { min_tokens = 8, max_tokens = 8, changes = { ROWS = 2 } } },
   q4_k = { { min_tokens = 5, changes = I8_BEST } },
-  q5_k = { { min_tokens = 5, changes = I8_BEST } },
+  q5_k = { { min_tokens = 3, max_tokens = 3, changes = I8_BEST }, { min_tokens = 5, changes = I8_BEST } },
   q8_0 = { { min_tokens = 4, changes = { TC = 1 } } },
   q4_0 = { { min_tokens = 3, changes = { TC = 1 } } },
 }

@@ -95,8 +95,11 @@ local IDOT2_K_MULTIPLE = 64
 -- variant names none: the fastest of GEMV_T 8..32 (4..64 for q8_0, q4_0) x
 -- GEMV_NR 1..8 at T = 8, 14336 x 5120, both orders, and of the candidates
 -- around it at T = 2 and 4 (docs/kernels/vulkan-gemv.md, "Geometry at T > 1").
--- More rows per lane group share each x load across the T tokens.
+-- More rows per lane group share each x load across the T tokens. T = 3 and
+-- 6 checked after, both orders: the same picks, except q6_k, whose {16, 8}
+-- was 3-4 % faster at T = 3 and 4 (IDOT_FEW_TOKENS).
 local IDOT_GEOMETRY = { q8_0 = { 16, 8 }, q4_0 = { 16, 8 }, q4_k = { 8, 4 }, q5_k = { 8, 4 }, q6_k = { 8, 4 } }
+local IDOT_FEW_TOKENS = { q6_k = { min_tokens = 3, max_tokens = 4, geometry = { 16, 8 } } }
 -- At one token, by rows: below IDOT_TALL_ROWS and from it, the fastest of
 -- GEMV_T 8..64 x GEMV_NR 2..8 at 14336 and 131072 rows, k = 5120, in both
 -- orders (docs/kernels/vulkan-gemv.md, "Geometry at one token"). Smaller row
@@ -115,7 +118,10 @@ local IDOT_TALL_ROWS = 65536
 function M.idot_geometry(fmt, m, tokens)
   local one = IDOT_ONE_TOKEN[fmt]
   if not one then return nil end
-  if (tokens or 1) == 1 and math.type(m) == "integer" then return m >= IDOT_TALL_ROWS and one.tall or one.short end
+  tokens = tokens or 1
+  if tokens == 1 and math.type(m) == "integer" then return m >= IDOT_TALL_ROWS and one.tall or one.short end
+  local few = IDOT_FEW_TOKENS[fmt]
+  if few and tokens >= few.min_tokens and tokens <= few.max_tokens then return few.geometry end
   return IDOT_GEOMETRY[fmt]
 end
 -- Blocks of x in shared memory are allotted in steps of 32 (k in steps of

@@ -770,6 +770,18 @@ t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared 
     t.truthy(gemv.spec_for(fake { integer_dot_product = false }, "q6_k", 300, 1024, T) == gemv.spec("vulkan", "q6_k", T),
       ("T=%d: no integerDotProduct, the float kernel"):format(T))
   end
+  -- T = 3, 4: 16 lanes a row, 8 rows a lane group (3-4 % faster there); 8 x 4 again from T = 5
+  for T = 2, 8 do
+    local want = (T == 3 or T == 4) and { 16, 8 } or { 8, 4 }
+    t.eq(specs.idot_geometry("q6_k", 14336, T), want, "q6_k T=" .. T)
+    local s = gemv.spec_for(fake(), "q6_k", 14336, 5120, T)
+    t.eq({ s.defines.GEMV_T, s.defines.GEMV_NR }, want, "q6_k T=" .. T)
+    t.truthy(s.shared_bytes <= 49152, "q6_k T=" .. T .. " fits beside its reduction array")
+    local over = { GEMV_IDOT = 2, GEMV_TOKENS = T }
+    for d, x in pairs(specs.shape_changes("q6_k", 14336, 5120, over)) do over[d] = x end
+    t.truthy(specs.variant("q6_k", over) == s, "q6_k T=" .. T .. ": the A/B's variant is for_device's kernel")
+  end
+  t.eq(specs.idot_geometry("q4_k", 14336, 3), { 8, 4 }, "q4_k keeps one geometry at T > 1")
   t.eq(specs.variant_defines("q6_k").GEMV_IDOT, 0)
   local v = specs.variant("q6_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 3 })
   t.eq(v.defines, { GEMV_T = 8, GEMV_NR = 4, GEMV_TOKENS = 3, GEMV_IDOT = 1, GEMV_XB = 8 })
