@@ -1,6 +1,6 @@
 // The shared part of the int8 tensor-core GEMV kernels for T = 1..8 rows of x
 // (y[T, m] = x[T, k] . W^T, each weight read once): gemv_q4_k_i8.cu,
-// gemv_q8_0_i8.cu, gemv_q4_0_i8.cu. Design and instruction budgets:
+// gemv_q5_k_i8.cu, gemv_q6_k_i8.cu, gemv_q8_0_i8.cu, gemv_q4_0_i8.cu. Design and instruction budgets:
 // docs/kernels/cuda-gemv.md, "The int8 tensor-core q4_k kernel (I8=1)" and
 // "The int8 tensor-core q8_0 and q4_0 kernels".
 //
@@ -236,6 +236,7 @@ struct GbI8DevCtx {
     __device__ __forceinline__ uint4 ld16(const unsigned char* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
     __device__ __forceinline__ uint2 ld8(const unsigned char* p) { return __ldg(reinterpret_cast<const uint2*>(p)); }
     __device__ __forceinline__ gb_u32 ld4(const unsigned char* p) { return __ldg(reinterpret_cast<const unsigned*>(p)); }
+    __device__ __forceinline__ gb_u32 ld2(const unsigned char* p) { return __ldg(reinterpret_cast<const unsigned short*>(p)); }
     __device__ __forceinline__ uint2 ld8s(const signed char* p) { return *reinterpret_cast<const uint2*>(p); }
     __device__ __forceinline__ void mma_s8(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2])
     {
@@ -243,6 +244,13 @@ struct GbI8DevCtx {
                      "{%10,%10,%10,%10};"
                      : "=r"(C[0][0]), "=r"(C[0][1]), "=r"(C[0][2]), "=r"(C[0][3])
                      : "r"(A[0][0]), "r"(A[0][1]), "r"(A[0][2]), "r"(A[0][3]), "r"(B[0][0]), "r"(B[0][1]), "r"(0));
+    }
+    // m16n8k16: A = rows g, g + 8 at k slots 4t .. 4t + 3, B = k slots 4t .. of column g (q6_k's halves)
+    __device__ __forceinline__ void mma_s8k16(int (*C)[4], const gb_u32 (*A)[2], const gb_u32* B)
+    {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%7,%7,%7};"
+                     : "=r"(C[0][0]), "=r"(C[0][1]), "=r"(C[0][2]), "=r"(C[0][3])
+                     : "r"(A[0][0]), "r"(A[0][1]), "r"(B[0]), "r"(0));
     }
     __device__ __forceinline__ void mma_s8c(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2],
                                             const int (*C0)[4])

@@ -1,5 +1,5 @@
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,GEMV_TOKENS=1
-// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,I8=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1,I8=0,GEMV_TOKENS=1
 // gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1,GEMV_TOKENS=1
 // gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=1,BULK=1,GEMV_TOKENS=1
 // gpubench-compile: entry=gemv_q6_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=1,KSPLIT=2,PARTS=4,BULK=1,GEMV_TOKENS=1

@@ -189,8 +189,10 @@ function gemv.spec(backend, fmt, m, k, tokens)
   end
   local shaped = m ~= nil and k ~= nil
   if tokens > 1 then
-    local changes = shaped and specs.shape_changes and specs.shape_changes(fmt, m, k) or {}
-    for name, v in pairs(specs.token_changes and specs.token_changes(fmt, tokens) or {}) do changes[name] = v end
+    -- the token rule's changes also tell shape_changes which kernel the shape's rule must fit
+    local tc = specs.token_changes and specs.token_changes(fmt, tokens) or {}
+    local changes = shaped and specs.shape_changes and specs.shape_changes(fmt, m, k, tc) or {}
+    for name, v in pairs(tc) do changes[name] = v end
     changes.GEMV_TOKENS = tokens
     return token_spec(specs, backend, fmt, changes)
   end
@@ -219,11 +221,12 @@ function gemv.device_spec(dev, fmt, m, k, tokens)
   return specs.for_device(dev, fmt, m, k, tokens)
 end
 
--- shape_variant(backend, fmt, m, k) -> "NAME=v,..." (sorted) when the shape
--- runs another variant of the kernel than the default (gemv.spec with the
--- shape), naming the defines it changes; nil when it runs the default.
-function gemv.shape_variant(backend, fmt, m, k)
-  local default, used = gemv.spec(backend, fmt), gemv.spec(backend, fmt, m, k)
+-- shape_variant(backend, fmt, m, k [, tokens]) -> "NAME=v,..." (sorted) when
+-- the shape runs another variant of the kernel than the default at tokens
+-- (gemv.spec with the shape), naming the defines it changes; nil when it runs
+-- the default (also where the T-row rule's kernel has no use for the shape's).
+function gemv.shape_variant(backend, fmt, m, k, tokens)
+  local default, used = gemv.spec(backend, fmt, tokens), gemv.spec(backend, fmt, m, k, tokens)
   if used == default then return nil end
   local diff = {}
   for name, v in pairs(used.defines) do

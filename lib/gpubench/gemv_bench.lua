@@ -274,7 +274,7 @@ end
 function gemv_bench.variant_notes(backend, list, tokens)
   local notes, said = {}, {}
   for _, c in ipairs(list) do
-    local changed = gemv.shape_variant(backend, c.fmt, c.m, c.k)
+    local changed = gemv.shape_variant(backend, c.fmt, c.m, c.k, tokens)
     if changed then
       notes[#notes + 1] = ("* %s: the kernel with %s, the variant this shape measured faster with (gemv_%s.for_shape)")
         :format(c.label, changed, backend)

@@ -25,7 +25,7 @@
 --           per block times KSPLIT slices of k, UNROLL chunks of 32 k loaded
 --           ahead (STAGES=0) or per shared-memory stage (STAGES >= 2, 1 KiB a
 --           tile, chunk and warp); ROWS unused.
---   I8=1    (q4_k, q5_k, q8_0, q4_0) the int8 tensor-core kernel for T rows of x
+--   I8=1    (q4_k, q5_k, q6_k, q8_0, q4_0) the int8 tensor-core kernel for T rows of x
 --           (kernels/cuda/gemv_<fmt>_i8.cu): WARPS warps of 16 rows per block
 --           times KSPLIT slices of k; PREFETCH=1 (its own define, I8=1 only)
 --           loads a step's weights during the previous step's mmas; the
@@ -67,7 +67,7 @@ M.q4_0 = make("q4_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES 
 M.q8_0 = make("q8_0", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 16, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 4, BULK = 0, I8 = 0, TC = 0, GEMV_TOKENS = 1 })
 M.q4_k = make("q4_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
 M.q5_k = make("q5_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
-M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, GEMV_TOKENS = 1 })
+M.q6_k = make("q6_k", { XQ = 1, MMA = 0, SUBN = 1, ROWS = 14, WARPS = 1, STAGES = 2, KSPLIT = 1, PARTS = 2, BULK = 0, I8 = 0, GEMV_TOKENS = 1 })
 
 -- A spec for fmt with some defines changed (e.g. {ROWS = 4, STAGES = 3}), with
 -- block and rows_per_group to match; for tuning runs and tests. Not stored in
@@ -362,7 +362,9 @@ local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by 
 -- tensor cores"). q5_k's int8 kernel beat the integer dot at T = 3, 5, 6, 7
 -- and 8 in both orders (8 also at ITERS 600) and lost at T = 4, where the
 -- integer dot runs faster than at 3 (docs/kernels/cuda-gemv.md, "q5_k on the
--- int8 path"); WARPS = 4 KSPLIT = 2 its fastest geometry too.
+-- int8 path"); WARPS = 4 KSPLIT = 2 its fastest geometry too. q6_k's int8
+-- kernel won at T = 8 only (both orders, ITERS 600) and lost at T = 3 .. 7
+-- ("q6_k on the int8 path").
 local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
 -- bf16 and f16 from T = 3: the dense tensor-core kernel (its TC_BEST
 -- geometry), whose time hardly grows with T, against the FMA kernel's
@@ -377,6 +379,7 @@ local TOKEN_RULES = {
           { min_tokens = 8, max_tokens = 8, changes = { ROWS = 2 } } },
   q4_k = { { min_tokens = 5, changes = I8_BEST } },
   q5_k = { { min_tokens = 3, max_tokens = 3, changes = I8_BEST }, { min_tokens = 5, changes = I8_BEST } },
+  q6_k = { { min_tokens = 8, changes = I8_BEST } },
   q8_0 = { { min_tokens = 4, changes = { TC = 1 } } },
   q4_0 = { { min_tokens = 3, changes = { TC = 1 } } },
 }
@@ -404,13 +407,14 @@ end
 -- shape_changes(fmt, m, k [, over]) -> the defines a rule changes for that
 -- shape (a fresh table; empty when none applies): a sweep's base
 -- (gemv_variants). over: the sweep's own changes; a rule's define that is a
--- scalar-path switch (BULK) is left out where over asks for the tensor-core
--- path (MMA=1), so that the rule does not make the sweep's variant invalid.
+-- scalar-path switch (BULK) is left out where over asks for a tensor-core
+-- kernel (MMA=1, I8=1), so that the rule does not make the sweep's variant
+-- (or gemv.spec's T-row kernel) invalid.
 function M.shape_changes(fmt, m, k, over)
   local rule = rule_for(fmt, m, k, "shape_changes")
   local c = {}
   for name, v in pairs(rule and rule.changes or {}) do c[name] = v end
-  if over and over.MMA == 1 and over.BULK == nil then c.BULK = nil end
+  if over and (over.MMA == 1 or over.I8 == 1) and over.BULK == nil then c.BULK = nil end
   return c
 end
 

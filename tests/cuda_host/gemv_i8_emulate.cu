@@ -1,5 +1,5 @@
 // Host emulation of the int8 tensor-core GEMVs, q4_k and q5_k (kernels/cuda/
-// gemv_q4k_q5k_i8.cuh), q8_0 and q4_0 (gemv_b32_i8.cuh), against the FP64
+// gemv_q4k_q5k_i8.cuh), q6_k (gemv_q6k_i8.cuh), q8_0 and q4_0 (gemv_b32_i8.cuh), against the FP64
 // reference: the kernel's own block code
 // runs on the CPU for every thread of every block (a phase for all threads
 // before the next, as the barriers enforce), with a CPU model of
@@ -10,6 +10,8 @@
 //   B (32 x 8, two .b32 of four s8): reg 0 rows (k) 4t + i, reg 1 rows 16 + 4t + i; col g
 //   C (16 x 8 s32): c0, c1 row g, cols 2t, 2t + 1; c2, c3 row g + 8 (the same
 //   layout for the C input of mma_s8c, q4_0's offset)
+// and of m16n8k16 (q6_k): A two .b32, reg 0 row g, reg 1 row g + 8, cols 4t + i;
+//   B one .b32, rows 4t + i, col g; C as above.
 // Checks: random weights and x, every T from 1 to 8, ragged m, several
 // block sizes, against ref.gemv per row of x (|y - r| <= 1e-4 sum |w x|);
 // one-hot x rows, which pin every column's k slot and every row of x's mma
@@ -26,6 +28,7 @@
 
 #include "gemv_q4k_q5k_i8.cuh"
 #include "gemv_b32_i8.cuh"
+#include "gemv_q6k_i8.cuh"
 
 extern "C" {
 #include "formats.h"
@@ -65,6 +68,29 @@ static void mma_s8_model(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2]
     }
 }
 
+// m16n8k16: C = A B (A 16 x 16, B 16 x 8)
+static void mma_s8k16_model(int (*C)[4], const gb_u32 (*A)[2], const gb_u32* B)
+{
+    int a[16][16], b[16][8];
+    for (int lane = 0; lane < 32; lane++) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int i = 0; i < 4; i++) {
+            a[g][4 * t + i] = s8(A[lane][0], i);
+            a[g + 8][4 * t + i] = s8(A[lane][1], i);
+            b[4 * t + i][g] = s8(B[lane], i);
+        }
+    }
+    for (int lane = 0; lane < 32; lane++) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int i = 0; i < 4; i++) {
+            const int r = g + 8 * (i >> 1), n = 2 * t + (i & 1);
+            long long s = 0;
+            for (int kk = 0; kk < 16; kk++) s += (long long)a[r][kk] * b[kk][n];
+            C[lane][i] = (int)s;
+        }
+    }
+}
+
 template <int NWARPS>
 struct HostI8Ctx {
     enum { NT = 32 * NWARPS };
@@ -97,6 +123,11 @@ struct HostI8Ctx {
         memcpy(&v, p, 4);
         return v;
     }
+    gb_u32 ld2(const unsigned char* p)
+    {
+        in_w(p, 2);
+        return (gb_u32)p[0] | (gb_u32)p[1] << 8;
+    }
     uint2 ld8s(const signed char* p)
     {
         EXPECT(p >= slo && p + 8 <= shi && ((uintptr_t)p % 8) == 0, "shared load at %td", p - slo);
@@ -107,6 +138,10 @@ struct HostI8Ctx {
     void mma_s8(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2])
     {
         for (int w = 0; w < NWARPS; w++) mma_s8_model(C + 32 * w, A + 32 * w, B + 32 * w);
+    }
+    void mma_s8k16(int (*C)[4], const gb_u32 (*A)[2], const gb_u32* B)
+    {
+        for (int w = 0; w < NWARPS; w++) mma_s8k16_model(C + 32 * w, A + 32 * w, B + 32 * w);
     }
     void mma_s8c(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2], const int (*C0)[4])
     {
@@ -122,6 +157,10 @@ struct FQ4K {
 struct FQ5K {
     typedef GbI8Q5K F;
     static const char* name() { return "q5_k"; }
+};
+struct FQ6K {
+    typedef GbI8Q6K F;
+    static const char* name() { return "q6_k"; }
 };
 struct FQ8_0 {
     typedef GbI8B32<GbI8Q8_0> F;
@@ -150,6 +189,8 @@ static std::vector<float> run(const std::vector<unsigned char>& W, const std::ve
             gb_i8_q4k_block<NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
         else if constexpr (std::is_same<FM, FQ5K>::value)
             gb_i8_q5k_block<NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
+        else if constexpr (std::is_same<FM, FQ6K>::value)
+            gb_i8_q6k_block<NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
         else
             gb_i8_block<F, NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
     }
@@ -306,6 +347,7 @@ int main()
     EXPECT(bad == 0, "%d packed digits differ from gb_i8_digits", bad);
     kquant_cases<FQ4K>(0);
     kquant_cases<FQ5K>(50);
+    kquant_cases<FQ6K>(300); // k = 1280 and 768: 5 and 3 super-blocks a row, rows starting at 2 mod 4
     b32_cases<FQ8_0>(100);
     b32_cases<FQ4_0>(200);
     printf("gemv_i8_emulate: %d checks, %d failures\n", checks, failures);

@@ -76,6 +76,9 @@ t.test("for_shape: the variant a shape measured faster with, one spec table per 
   t.eq(specs.shape_changes("q6_k", 1, 8192, { MMA = 1 }), {}, "a tensor-core sweep leaves the scalar-path rule out")
   t.eq(specs.shape_changes("q6_k", 1, 8192, { MMA = 1, BULK = 1 }), { BULK = 1 }, "... unless it names BULK itself")
   t.eq(specs.shape_changes("q6_k", 1, 8192, { MMA = 0 }), { BULK = 1 })
+  t.eq(specs.shape_changes("q6_k", 1, 8192, { I8 = 1, GEMV_TOKENS = 8 }), {}, "nor does an int8 one")
+  t.eq(specs.variant("q6_k", specs.shape_changes("q6_k", 1, 8192, { I8 = 1 })).file, "kernels/cuda/gemv_q6_k.cu",
+    "the rule alone keeps the scalar kernel")
   local mma = specs.shape_changes("q6_k", 1, 8192, { MMA = 1, XQ = 0 })
   mma.MMA, mma.XQ = 1, 0
   t.eq(specs.variant("q6_k", mma).defines.BULK, 0, "and the variant it gives with MMA=1 is valid")
@@ -83,6 +86,8 @@ t.test("for_shape: the variant a shape measured faster with, one spec table per 
   t.truthy(gemv.spec("cuda", "q6_k") == specs.q6_k, "... and without one gives the table")
   t.eq(gemv.shape_variant("cuda", "q6_k", 14336, 5120), "BULK=1", "what gemv_table notes for such a cell")
   t.eq(gemv.shape_variant("cuda", "q6_k", 2816, 1024), nil)
+  t.eq(gemv.shape_variant("cuda", "q6_k", 14336, 5120, 4), "BULK=1", "at T = 4 too")
+  t.eq(gemv.shape_variant("cuda", "q6_k", 14336, 5120, 8), nil, "not at T = 8: the int8 kernel has no BULK")
   t.eq(gemv.shape_variant("vulkan", "q6_k", 14336, 5120), nil, "Vulkan has no shape rules")
   t.errors(function() specs.for_shape("q3_k", 1, 256) end, "gemv_cuda.for_shape: unknown format q3_k", true)
   t.errors(function() specs.for_shape("q6_k", 1, 256.5) end, "gemv_cuda.for_shape: k must be an integer, got 256.5", true)
@@ -491,7 +496,7 @@ t.test("multi-token variants (tensor-core path, magic decode, split-K, x in shar
   end)
 end)
 
-for _, fmt in ipairs { "q4_k", "q5_k" } do
+for _, fmt in ipairs { "q4_k", "q5_k", "q6_k" } do
   t.test("the int8 tensor-core " .. fmt .. " kernel (I8=1): its own file, entry and geometry; refused elsewhere", function()
     local s = specs.variant(fmt, { I8 = 1, WARPS = 4, GEMV_TOKENS = 8 })
     t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] },
@@ -522,11 +527,15 @@ for _, fmt in ipairs { "q4_k", "q5_k" } do
   end)
 end
 
-t.test("the int8 kernel is q4_k's, q5_k's, q8_0's and q4_0's: q6_k has none", function()
-  t.errors(function() specs.variant("q6_k", { PREFETCH = 1 }) end, "gemv_cuda.variant: q6_k has no define PREFETCH", true)
-  t.eq(specs.variant_defines("q6_k").PREFETCH, nil)
+t.test("the int8 kernel is the quantized formats' only", function()
+  for _, fmt in ipairs { "f32", "f16", "bf16" } do
+    t.errors(function() specs.variant(fmt, { PREFETCH = 1 }) end, "gemv_cuda.variant: " .. fmt .. " has no define PREFETCH", true)
+    t.eq(specs.variant_defines(fmt).PREFETCH, nil, fmt)
+    t.errors(function() specs.variant(fmt, { I8 = 1 }) end, "gemv_cuda.variant: " .. fmt .. " has no define I8", true)
+  end
   t.eq(specs.variant_defines("nope"), nil)
-  t.errors(function() specs.variant("q6_k", { I8 = 1 }) end, "gemv_cuda.variant: q6_k has no define I8", true)
+  t.errors(function() specs.variant("q6_k", { I8 = 1, BULK = 1 }) end,
+    "gemv_cuda.variant: q6_k I8=1 is its own kernel: MMA and BULK must stay 0", true)
 end)
 
 t.test("bf16 and f16 from 3 rows of x run the dense tensor-core kernel by default", function()
@@ -557,12 +566,12 @@ t.test("f32: UNROLL=1 at T = 4 and ROWS=2 at T = 8 (the T they were measured fas
   end
 end)
 
-t.test("q4_k from 5 rows of x and q5_k at 3 and from 5 run the int8 kernel by default, q8_0 from 4 and q4_0 from 3 the f16 one; q6_k keeps its own", function()
-  for fmt, from in pairs { q4_k = 5, q5_k = 5, q8_0 = 4, q4_0 = 3 } do
+t.test("q4_k from 5 rows of x, q5_k at 3 and from 5, q6_k at 8 run the int8 kernel by default, q8_0 from 4 and q4_0 from 3 the f16 one", function()
+  for fmt, from in pairs { q4_k = 5, q5_k = 5, q6_k = 8, q8_0 = 4, q4_0 = 3 } do
     for T = 1, 8 do
       local s = gemv.spec("cuda", fmt, 14336, 5120, T)
       if T >= from or (fmt == "q5_k" and T == 3) then
-        if fmt ~= "q4_k" and fmt ~= "q5_k" then
+        if fmt == "q8_0" or fmt == "q4_0" then
           t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_tc.cu", fmt .. " T=" .. T)
           t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = fmt == "q4_0" and 4 or 2, TILES = 2, UNROLL = 4, STAGES = 2,
             INTERLEAVE = 2, GEMV_TOKENS = T }, fmt)
@@ -576,8 +585,10 @@ t.test("q4_k from 5 rows of x and q5_k at 3 and from 5 run the int8 kernel by de
       end
     end
   end
-  t.eq(gemv.spec("cuda", "q6_k", 8).file, "kernels/cuda/gemv_q6_k.cu")
-  t.eq(specs.token_changes("q6_k", 8), {})
+  t.eq(gemv.spec("cuda", "q6_k", 7).file, "kernels/cuda/gemv_q6_k.cu")
+  t.eq(specs.token_changes("q6_k", 7), {})
+  -- q6_k's shape rule (BULK=1 at 14336 x 5120) stays below T = 8 and gives way to the int8 kernel at 8
+  t.eq(gemv.spec("cuda", "q6_k", 14336, 5120, 7).defines.BULK, 1)
   t.errors(function() specs.token_changes("q9", 8) end, "gemv_cuda.token_changes: unknown format q9", true)
 end)
 
@@ -618,10 +629,10 @@ t.test("the int8 tensor-core q8_0 and q4_0 kernels (I8=1): their own files, entr
   end
 end)
 
-t.test("the int8 tensor-core q4_k, q5_k, q8_0 and q4_0 kernels compile for sm_90 at every T", function()
+t.test("the int8 tensor-core q4_k, q5_k, q6_k, q8_0 and q4_0 kernels compile for sm_90 at every T", function()
   local gpu = t.gpu
   if not gpu or not gpu.compile then t.skip("no gpu module") end
-  for _, fmt in ipairs { "q4_k", "q5_k", "q8_0", "q4_0" } do
+  for _, fmt in ipairs { "q4_k", "q5_k", "q6_k", "q8_0", "q4_0" } do
     for T = 1, 8 do
       local s = specs.variant(fmt, { I8 = 1, WARPS = 4, KSPLIT = 2, GEMV_TOKENS = T })
       local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry, defines = s.defines, target = "sm_90" })
@@ -806,7 +817,8 @@ for _, fmt in ipairs { "q8_0", "q4_0" } do
   end)
 end
 
-for i, fmt in ipairs { "q4_k", "q5_k" } do
+-- (q6_k: 1280 columns make rows of 1050 bytes, so super-blocks and rows start at 2 mod 4)
+for i, fmt in ipairs { "q4_k", "q5_k", "q6_k" } do
   t.test("the int8 tensor-core " .. fmt .. " kernel matches the FP64 reference at every T", function()
     local dev = t.device("cuda")
     releasing(dev, function()
