@@ -13,16 +13,7 @@
 // 32 * WARPS * KSPLIT, grid ceil(m / (16 * WARPS)); k a multiple of 256; the
 // weights 4-byte aligned.
 #include "gemv_b32_i8.cuh"
+#include "gemv_i8_entry.cuh"
 
-#if !defined(WARPS) || !defined(KSPLIT) || !defined(PREFETCH) || !defined(GEMV_TOKENS) || !defined(I8) || I8 != 1
-#error "gemv_q8_0_i8 takes -DI8=1, -DWARPS, -DKSPLIT, -DPREFETCH and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
-#endif
-
-extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
-    gemv_q8_0_i8(const unsigned char* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
-                 unsigned m, unsigned k)
-{
-    __shared__ GbI8Block<GEMV_TOKENS, WARPS, KSPLIT, GbI8Q8_0::S> sm;
-    GbI8DevCtx ctx;
-    gb_i8_block<GbI8B32<GbI8Q8_0>, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS>(ctx, w, x, y, m, k, blockIdx.x, sm);
-}
+typedef GbI8B32<GbI8Q8_0> GbI8Q80Step;
+GB_I8_KERNEL(gemv_q8_0_i8, GbI8Q80Step)

@@ -68,29 +68,6 @@ static void mma_s8_model(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2]
     }
 }
 
-// m16n8k16: C = A B (A 16 x 16, B 16 x 8)
-static void mma_s8k16_model(int (*C)[4], const gb_u32 (*A)[2], const gb_u32* B)
-{
-    int a[16][16], b[16][8];
-    for (int lane = 0; lane < 32; lane++) {
-        const int g = lane >> 2, t = lane & 3;
-        for (int i = 0; i < 4; i++) {
-            a[g][4 * t + i] = s8(A[lane][0], i);
-            a[g + 8][4 * t + i] = s8(A[lane][1], i);
-            b[4 * t + i][g] = s8(B[lane], i);
-        }
-    }
-    for (int lane = 0; lane < 32; lane++) {
-        const int g = lane >> 2, t = lane & 3;
-        for (int i = 0; i < 4; i++) {
-            const int r = g + 8 * (i >> 1), n = 2 * t + (i & 1);
-            long long s = 0;
-            for (int kk = 0; kk < 16; kk++) s += (long long)a[r][kk] * b[kk][n];
-            C[lane][i] = (int)s;
-        }
-    }
-}
-
 template <int NWARPS>
 struct HostI8Ctx {
     enum { NT = 32 * NWARPS };
@@ -139,9 +116,17 @@ struct HostI8Ctx {
     {
         for (int w = 0; w < NWARPS; w++) mma_s8_model(C + 32 * w, A + 32 * w, B + 32 * w);
     }
+    // m16n8k16 is the k32 model with k slots 16 .. 31 zero (A registers 2, 3 and B register 1)
     void mma_s8k16(int (*C)[4], const gb_u32 (*A)[2], const gb_u32* B)
     {
-        for (int w = 0; w < NWARPS; w++) mma_s8k16_model(C + 32 * w, A + 32 * w, B + 32 * w);
+        gb_u32 A4[32][4], B2[32][2];
+        for (int w = 0; w < NWARPS; w++) {
+            for (int lane = 0; lane < 32; lane++) {
+                A4[lane][0] = A[32 * w + lane][0], A4[lane][1] = A[32 * w + lane][1], A4[lane][2] = A4[lane][3] = 0;
+                B2[lane][0] = B[32 * w + lane], B2[lane][1] = 0;
+            }
+            mma_s8_model(C + 32 * w, A4, B2);
+        }
     }
     void mma_s8c(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2], const int (*C0)[4])
     {
