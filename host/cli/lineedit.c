@@ -136,6 +136,11 @@ static int lineedit_try(const char *libname) {
     LE_SYM(history_truncate_file, "history_truncate_file");
     const char **name = dlsym(le.lib, "rl_readline_name"); /* for $if gpubench in ~/.inputrc */
     if (name) *name = PROGNAME;
+    /* Before the library initializes: SIGINT stays the prompt's alone. With it
+     * on, readline and libedit install their own handler while a line is read
+     * and re-raise the signal to the one they replaced. */
+    int *catch_signals = dlsym(le.lib, "rl_catch_signals");
+    if (catch_signals) *catch_signals = 0;
     return 1;
 }
 
