@@ -821,6 +821,9 @@ t.test("q6_k integer path, GEMV_IDOT=2 (codes q, the -32 per half through x's su
   releasing(dev, function()
     check_kquant_every_t(dev, "q6_k", 800, { 1, 2, 8 }, 2)
     check_int16_grid(dev, "q6_k", 45, 1280, 2, 861, { 40, 8 }, 2)
+    -- T = 3 at its own geometry (16 lanes a row, 8 rows a lane group: 128-row tiles), over two tiles
+    local few = specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 48, GEMV_TOKENS = 3, GEMV_T = 16, GEMV_NR = 8 })
+    gc.check_tokens(dev, "q6_k", 150, 1280, 3, 871, few)
   end)
 end)
 
