@@ -144,18 +144,4 @@ struct GbI8QK {
 typedef GbI8QK<0> GbI8Q4K;
 typedef GbI8QK<1> GbI8Q5K;
 
-// The kernels' blocks (the names their emulation test calls).
-template <int NW, int KS, int PF, int T, class Ctx>
-GB_HD void gb_i8_q4k_block(Ctx& ctx, const unsigned char* W, const float* x, float* y, gb_u32 m, gb_u32 k,
-                           gb_u32 blk, GbI8Block<T, NW, KS>& sm)
-{
-    gb_i8_block<GbI8Q4K, NW, KS, PF, T>(ctx, W, x, y, m, k, blk, sm);
-}
-template <int NW, int KS, int PF, int T, class Ctx>
-GB_HD void gb_i8_q5k_block(Ctx& ctx, const unsigned char* W, const float* x, float* y, gb_u32 m, gb_u32 k,
-                           gb_u32 blk, GbI8Block<T, NW, KS>& sm)
-{
-    gb_i8_block<GbI8Q5K, NW, KS, PF, T>(ctx, W, x, y, m, k, blk, sm);
-}
-
 #endif

@@ -21,5 +21,5 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
 {
     __shared__ GbI8Block<GEMV_TOKENS, WARPS, KSPLIT> sm;
     GbI8DevCtx ctx;
-    gb_i8_q5k_block<WARPS, KSPLIT, PREFETCH, GEMV_TOKENS>(ctx, w, x, y, m, k, blockIdx.x, sm);
+    gb_i8_block<GbI8Q5K, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS>(ctx, w, x, y, m, k, blockIdx.x, sm);
 }

@@ -121,12 +121,5 @@ struct GbI8Q6K {
     }
 };
 
-// The q6_k kernel's block (the name its emulation test calls).
-template <int NW, int KS, int PF, int T, class Ctx>
-GB_HD void gb_i8_q6k_block(Ctx& ctx, const unsigned char* W, const float* x, float* y, gb_u32 m, gb_u32 k,
-                           gb_u32 blk, GbI8Block<T, NW, KS>& sm)
-{
-    gb_i8_block<GbI8Q6K, NW, KS, PF, T>(ctx, W, x, y, m, k, blk, sm);
-}
 
 #endif

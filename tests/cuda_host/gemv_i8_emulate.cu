@@ -23,7 +23,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <type_traits>
 #include <vector>
 
 #include "gemv_q4k_q5k_i8.cuh"
@@ -170,14 +169,7 @@ static std::vector<float> run(const std::vector<unsigned char>& W, const std::ve
     ctx.slo = reinterpret_cast<const signed char*>(sm), ctx.shi = ctx.slo + sizeof *sm;
     for (gb_u32 b = 0; b < blocks; b++) {
         memset(sm, 0x5A, sizeof *sm); // stale shared memory
-        if constexpr (std::is_same<FM, FQ4K>::value) // q4_k and q5_k through their kernels' own entries
-            gb_i8_q4k_block<NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
-        else if constexpr (std::is_same<FM, FQ5K>::value)
-            gb_i8_q5k_block<NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
-        else if constexpr (std::is_same<FM, FQ6K>::value)
-            gb_i8_q6k_block<NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
-        else
-            gb_i8_block<F, NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm);
+        gb_i8_block<F, NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm); // what every entry runs
     }
     delete sm;
     return y;
