@@ -97,7 +97,7 @@ local IDOT2_K_MULTIPLE = 64
 -- around it at T = 2 and 4 (docs/kernels/vulkan-gemv.md, "Geometry at T > 1").
 -- More rows per lane group share each x load across the T tokens. T = 3 and
 -- 6 checked after, both orders: the same picks, except q6_k, whose {16, 8}
--- was 3-4 % faster at T = 3 and 4 (IDOT_FEW_TOKENS).
+-- was faster at T = 3 and 4 in both orders (IDOT_FEW_TOKENS; the figures: the doc above).
 local IDOT_GEOMETRY = { q8_0 = { 16, 8 }, q4_0 = { 16, 8 }, q4_k = { 8, 4 }, q5_k = { 8, 4 }, q6_k = { 8, 4 } }
 local IDOT_FEW_TOKENS = { q6_k = { min_tokens = 3, max_tokens = 4, geometry = { 16, 8 } } }
 -- At one token, by rows: below IDOT_TALL_ROWS and from it, the fastest of
