@@ -10,6 +10,18 @@
 
 uint lin_kpad() { return (P.K + 127u) & ~127u; }
 
+// What a code stands for is code - LIN_CODE_OFFSET (times the group scale); w8's signed
+// codes stand for themselves.
+#if LIN_FMT == LIN_Q4
+#define LIN_CODE_OFFSET 8
+#elif LIN_FMT == LIN_Q5
+#define LIN_CODE_OFFSET 16
+#elif LIN_FMT == LIN_Q6
+#define LIN_CODE_OFFSET 32
+#else
+#define LIN_CODE_OFFSET 0
+#endif
+
 // The scale the kernels multiply every finished sum by: the NVFP4 tensor scale, which
 // lin_w8 leaves out (so the fp16 weights of the tensor-core route stay exact), else 1.
 #if LIN_FMT == LIN_NVFP4
@@ -136,21 +148,18 @@ void lin_dec8(LinRaw8 r, uint k, out vec4 even, out vec4 odd) {
 #else
     uint v = r.q.x;
     uint lo = v & 0x0F0F0F0Fu, hi = (v >> 4u) & 0x0F0F0F0Fu;
-    float off = 8.0;
 #if LIN_FMT == LIN_Q5
     uint hb = (r.q.y >> (k & 24u)) & 0xFFu;
     lo |= lin_q5_spread(hb);
     hi |= lin_q5_spread(hb >> 1u);
-    off = 16.0;
 #elif LIN_FMT == LIN_Q6
     uint h = (r.q.y >> (((k >> 3u) & 1u) << 4u)) & 0xFFFFu;
     lo |= lin_q6_spread(h);
     hi |= lin_q6_spread(h >> 2u);
-    off = 32.0;
 #endif
     float s = lin_half(r.sw, (k >> 6u) & 1u);
-    even = lin_bytes(lo, off) * s;
-    odd = lin_bytes(hi, off) * s;
+    even = lin_bytes(lo, float(LIN_CODE_OFFSET)) * s;
+    odd = lin_bytes(hi, float(LIN_CODE_OFFSET)) * s;
 #endif
 }
 

@@ -8,6 +8,8 @@
 // keeps LIN_NR x LIN_TMAX fp32 sums; a subgroup reduction (through shared memory where a
 // lane group spans several subgroups) finishes them, and one lane stores y.
 // Rows per workgroup: (256 / LIN_LANES) * LIN_NR, which linear_vulkan.lua repeats.
+// With LIN_DOT = 1 (route "dot", q4/q5/q6/w8) a chunk's codes meet x quantized to int16
+// through integer dots (linear_dot.glsl) instead of fp32 FMAs; the rest is the same.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -15,6 +17,15 @@
 #include "linear_common.glsl"
 #include "linear_formats.glsl"
 #include "linear_gemv_decode.glsl"
+#ifndef LIN_DOT
+#error "LIN_DOT must be defined (1: the integer-dot route, linear_dot.glsl; 0: fp32 FMAs)"
+#endif
+#if LIN_DOT
+#include "linear_dot.glsl"
+#if LIN_TMAX > 4
+#error "the integer-dot route keeps every row of x's chunk in registers: LIN_TMAX must be at most 4"
+#endif
+#endif
 
 #if !defined(LIN_LANES) || !defined(LIN_NR) || !defined(LIN_TMAX) || !defined(LIN_UNROLL)
 #error "LIN_LANES, LIN_NR, LIN_TMAX and LIN_UNROLL must be defined"
@@ -122,7 +133,17 @@ void main() {
         }
         [[unroll]] for (int u = 0; u < LIN_UNROLL; u++) {
             uint c = c0 + uint(u * LIN_LANES);
-#if LIN_FMT == LIN_NVFP4
+#if LIN_DOT
+            // x of this chunk as int16 bytes, every row of x at once; then per row the
+            // integer sums (offset included) and one scale each.
+            LinXq xq[LIN_TMAX];
+            [[unroll]] for (int t = 0; t < LIN_TMAX; t++) xq[t] = lin_xq(uint(t), c, T);
+            [[unroll]] for (int r = 0; r < LIN_NR; r++) {
+                float d = lin_chunk_d(ch[u * LIN_NR + r], c);
+                [[unroll]] for (int t = 0; t < LIN_TMAX; t++)
+                    acc[r * LIN_TMAX + t] += float(lin_dot_chunk(ch[u * LIN_NR + r], xq[t])) * (d * xq[t].sx);
+            }
+#elif LIN_FMT == LIN_NVFP4
             // Two 16-groups per chunk, each with its own scale.
             [[unroll]] for (uint h = 0u; h < 2u; h++) {
                 float part[LIN_NACC];

@@ -66,55 +66,78 @@ LinChunk lin_chunk_load(uint n, uint c, uint kp) {
     return ch;
 }
 
+// The two code words of sub-chunk s (weights 8s .. 8s+7), bytes in the order the decoders
+// and the integer route's x words (linear_dot.glsl) take them: q4/q5/q6 the codes (< 64,
+// high bits merged) of the even elements in c0 and of the odd ones in c1; w8 the signed
+// codes of elements 8s .. 8s+3 in c0 and 8s+4 .. 8s+7 in c1. (NVFP4 has no such words.)
+#if LIN_FMT != LIN_NVFP4
+void lin_chunk_codes(LinChunk ch, uint s, out uint c0, out uint c1) {
+#if LIN_FMT == LIN_W8
+    uvec4 q = s < 2u ? ch.q : ch.q2;
+    c0 = lin_pick(q, 2u * (s & 1u));
+    c1 = lin_pick(q, 2u * (s & 1u) + 1u);
+#else
+    uint v = lin_pick(ch.q, s);
+    c0 = v & 0x0F0F0F0Fu;
+    c1 = (v >> 4u) & 0x0F0F0F0Fu;
+#if LIN_FMT == LIN_Q5
+    uint hb = ch.h.x >> (8u * s);
+    c0 |= lin_q5_spread(hb);
+    c1 |= lin_q5_spread(hb >> 1u);
+#elif LIN_FMT == LIN_Q6
+    uint h = (s < 2u ? ch.h.x : ch.h.y) >> (16u * (s & 1u));
+    c0 |= lin_q6_spread(h);
+    c1 |= lin_q6_spread(h >> 2u);
+#endif
+#endif
+}
+#endif
+
 // Weights 8s .. 8s+7 of the chunk: q4/q5/q6 as 0.5 + c/256, w8 as 1 + (code + 128)/256,
 // NVFP4 as the exact E2M1 value times 2^-14 (the scale carries 2^14).
 void lin_chunk_part(LinChunk ch, uint s, out vec4 even, out vec4 odd) {
-#if LIN_FMT == LIN_W8
-    uvec4 q = s < 2u ? ch.q : ch.q2;
-    uint w0 = lin_pick(q, 2u * (s & 1u)) ^ 0x80808080u, w1 = lin_pick(q, 2u * (s & 1u) + 1u) ^ 0x80808080u;
-    vec4 a = lin_one_bytes(w0), b = lin_one_bytes(w1);
-    even = vec4(a.x, a.z, b.x, b.z);
-    odd = vec4(a.y, a.w, b.y, b.w);
-#elif LIN_FMT == LIN_NVFP4
+#if LIN_FMT == LIN_NVFP4
     uint v = lin_pick(ch.q, s);
     vec2 p0 = unpackHalf2x16(lin_e2m1_pair(v, 0u)), p1 = unpackHalf2x16(lin_e2m1_pair(v, 1u));
     vec2 p2 = unpackHalf2x16(lin_e2m1_pair(v, 2u)), p3 = unpackHalf2x16(lin_e2m1_pair(v, 3u));
     even = vec4(p0.x, p2.x, p0.y, p2.y);
     odd = vec4(p1.x, p3.x, p1.y, p3.y);
 #else
-    uint v = lin_pick(ch.q, s);
-    uint lo = v & 0x0F0F0F0Fu, hi = (v >> 4u) & 0x0F0F0F0Fu;
-#if LIN_FMT == LIN_Q5
-    uint hb = ch.h.x >> (8u * s);
-    lo |= lin_q5_spread(hb);
-    hi |= lin_q5_spread(hb >> 1u);
-#elif LIN_FMT == LIN_Q6
-    uint h = (s < 2u ? ch.h.x : ch.h.y) >> (16u * (s & 1u));
-    lo |= lin_q6_spread(h);
-    hi |= lin_q6_spread(h >> 2u);
+    uint c0, c1;
+    lin_chunk_codes(ch, s, c0, c1);
+#if LIN_FMT == LIN_W8
+    vec4 a = lin_one_bytes(c0 ^ 0x80808080u), b = lin_one_bytes(c1 ^ 0x80808080u);
+    even = vec4(a.x, a.z, b.x, b.z);
+    odd = vec4(a.y, a.w, b.y, b.w);
+#else
+    even = lin_half_bytes(c0);
+    odd = lin_half_bytes(c1);
 #endif
-    even = lin_half_bytes(lo);
-    odd = lin_half_bytes(hi);
 #endif
 }
 
+// The chunk's fp16 group scale (q4/q5/q6: groups of 64, two chunks each; w8: of 32).
+#if LIN_FMT != LIN_NVFP4
+float lin_chunk_d(LinChunk ch, uint c) {
+#if LIN_FMT == LIN_W8
+    return lin_half(ch.sw, c & 1u);
+#else
+    return lin_half(ch.sw, (c >> 1u) & 1u);
+#endif
+}
+#endif
+
 // (A, B) with sum((c - off) * x) * scale = A * sum(f * x) - B * sum(x) over the chunk.
 vec2 lin_chunk_scale(LinChunk ch, uint c) {
-#if LIN_FMT == LIN_W8
-    float s = lin_half(ch.sw, c & 1u);
-    return vec2(256.0 * s, 384.0 * s);
-#elif LIN_FMT == LIN_NVFP4
+#if LIN_FMT == LIN_NVFP4
     return vec2(0.0); // two scales per chunk: lin_nvfp4_scales
 #else
-#if LIN_FMT == LIN_Q4
-    const float off = 8.0;
-#elif LIN_FMT == LIN_Q5
-    const float off = 16.0;
+    float s = lin_chunk_d(ch, c);
+#if LIN_FMT == LIN_W8
+    return vec2(256.0 * s, 384.0 * s);
 #else
-    const float off = 32.0;
+    return vec2(256.0 * s, (128.0 + float(LIN_CODE_OFFSET)) * s);
 #endif
-    float s = lin_half(ch.sw, (c >> 1u) & 1u);
-    return vec2(256.0 * s, (128.0 + off) * s);
 #endif
 }
 

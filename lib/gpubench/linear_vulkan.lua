@@ -3,7 +3,7 @@
 -- docs/kernels/vulkan-linear.md says why each route is built as it is).
 --
 -- M[qtype] (q4 q5 q6 w8 nvfp4 bf16) is an ordered list of routes
---   { name = "gemv" | "coopmat" | "tiled", min_t =, max_t =, file =, entry = "main",
+--   { name = "dot" | "gemv" | "coopmat" | "tiled", min_t =, max_t =, file =, entry = "main",
 --     defines =, block = {x, y, z}, grid = function(N, K, T) -> {gx, gy, gz},
 --     requires = function(dev) -> true | false, why }
 -- and the first route whose [min_t, max_t] holds T and whose requirement holds is the
@@ -29,7 +29,7 @@ local function ceil_div(a, b) return (a + b - 1) // b end
 local function any_device(dev)
   local sg = dev.subgroup_size or 0
   if sg < 4 then
-    return false, ("the gemv route needs subgroups of at least 4 invocations; %s reports %d")
+    return false, ("the gemv and dot routes need subgroups of at least 4 invocations; %s reports %d")
       :format(tostring(dev.name), sg)
   end
   return true
@@ -81,20 +81,44 @@ end
 
 -- ---------------------------------------------------------------- route makers
 
--- gemv: lane groups of `lanes` lanes, `nr` rows each, up to `tmax` rows of x, `unroll`
--- chunks loaded per trip.
-function M.gemv(qtype, min_t, tmax, lanes, nr, y16, unroll)
+local function integer_dot(dev)
+  if not dev.integer_dot_product then
+    return false, ("%s has no integer dot product (shaderIntegerDotProduct)"):format(tostring(dev.name))
+  end
+  return true
+end
+
+-- The memory-bound kernel (linear_gemv.comp) as route `name`: "gemv" (fp32 FMAs) or "dot"
+-- (integer dots, LIN_DOT = 1: q4, q5, q6 and w8, on devices with integer dot products).
+local function lane_route(name, qtype, min_t, tmax, lanes, nr, y16, unroll)
   local rows = (WG // lanes) * nr
+  local dot = name == "dot"
+  local req = y16 and both(any_device, storage16) or any_device
   return {
-    name = "gemv", min_t = min_t, max_t = tmax,
+    name = name, min_t = min_t, max_t = tmax,
     file = "kernels/vulkan/linear_gemv.comp", entry = "main",
     defines = { LIN_FMT = FMT[qtype], LIN_Y16 = y16 and 1 or 0, LIN_LANES = lanes, LIN_NR = nr,
-                LIN_TMAX = tmax, LIN_UNROLL = unroll or 1 },
+                LIN_TMAX = tmax, LIN_UNROLL = unroll or 1, LIN_DOT = dot and 1 or 0 },
     block = { WG, 1, 1 },
     rows_per_group = rows,
     grid = function(N, K, T) return { ceil_div(N, rows), 1, 1 } end,
-    requires = y16 and both(any_device, storage16) or any_device,
+    requires = dot and both(integer_dot, req) or req,
   }
+end
+
+-- gemv: lane groups of `lanes` lanes, `nr` rows each, up to `tmax` rows of x, `unroll`
+-- chunks loaded per trip.
+function M.gemv(qtype, min_t, tmax, lanes, nr, y16, unroll)
+  return lane_route("gemv", qtype, min_t, tmax, lanes, nr, y16, unroll)
+end
+
+-- dot: the same work split with x quantized to int16 and integer dots on the codes
+-- (kernels/vulkan/linear_dot.glsl); tmax at most 4.
+M.DOT_QTYPES = { q4 = true, q5 = true, q6 = true, w8 = true }
+function M.dot(qtype, min_t, tmax, lanes, nr, y16, unroll)
+  if not M.DOT_QTYPES[qtype] then error(("linear_vulkan.dot: %s has no integer-dot route"):format(tostring(qtype)), 2) end
+  if tmax > 4 then error(("linear_vulkan.dot: tmax %d is above 4"):format(tmax), 2) end
+  return lane_route("dot", qtype, min_t, tmax, lanes, nr, y16, unroll)
 end
 
 -- tiled: 64 x 64 tiles of y, workgroup x over t.
@@ -126,6 +150,12 @@ end
 
 -- ---------------------------------------------------------------- the table
 
+-- The integer-dot route by T (tmax, lanes, nr, unroll), before the gemv variants where the
+-- device has integer dot products.
+local DOT = {
+  { tmax = 1, lanes = 32, nr = 8, unroll = 1 },
+  { tmax = 2, lanes = 32, nr = 4, unroll = 1 },
+}
 -- gemv variants by T: (tmax, lanes, nr, unroll); each takes T from the previous tmax + 1.
 local GEMV = {
   { tmax = 1, lanes = 32, nr = 2, unroll = 1 },
@@ -161,6 +191,15 @@ end
 
 local function routes(qtype)
   local list = {}
+  if M.DOT_QTYPES[qtype] then
+    for _, y16 in ipairs { true, false } do
+      local from = 1
+      for _, g in ipairs(DOT) do
+        list[#list + 1] = M.dot(qtype, from, g.tmax, g.lanes, g.nr, y16, g.unroll)
+        from = g.tmax + 1
+      end
+    end
+  end
   for _, y16 in ipairs { true, false } do gemv_range(list, qtype, 1, COOPMAT_FROM - 1, y16) end
   local from = COOPMAT_FROM
   for _, c in ipairs(COOPMAT) do
@@ -174,11 +213,13 @@ end
 
 for _, q in ipairs(M.qtypes) do M[q] = routes(q) end
 
--- variant(qtype, route, changes) -> a copy of a gemv route of qtype's list
+-- variant(qtype, route, changes) -> a copy of a gemv or dot route of qtype's list
 -- with other LIN_LANES / LIN_NR / LIN_UNROLL, for a geometry sweep
 -- (experiments/linear_variants.lua); the tiled and coopmat routes are not swept.
 function M.variant(qtype, route, changes)
-  if route.name ~= "gemv" then error(("linear_vulkan.variant: only the gemv route is swept, not %s"):format(route.name), 2) end
+  if route.name ~= "gemv" and route.name ~= "dot" then
+    error(("linear_vulkan.variant: only the gemv and dot routes are swept, not %s"):format(route.name), 2)
+  end
   local d = { LIN_LANES = route.defines.LIN_LANES, LIN_NR = route.defines.LIN_NR, LIN_UNROLL = route.defines.LIN_UNROLL }
   for k, v in pairs(changes) do
     if d[k] == nil then error(("linear_vulkan.variant: the gemv route varies LIN_LANES, LIN_NR and LIN_UNROLL, not %s"):format(tostring(k)), 2) end
@@ -188,7 +229,7 @@ function M.variant(qtype, route, changes)
     d[k] = v
   end
   if WG % d.LIN_LANES ~= 0 then error(("linear_vulkan.variant: LIN_LANES=%d does not divide %d"):format(d.LIN_LANES, WG), 2) end
-  return M.gemv(qtype, route.min_t, route.max_t, d.LIN_LANES, d.LIN_NR, route.defines.LIN_Y16 == 1, d.LIN_UNROLL)
+  return lane_route(route.name, qtype, route.min_t, route.max_t, d.LIN_LANES, d.LIN_NR, route.defines.LIN_Y16 == 1, d.LIN_UNROLL)
 end
 
 return M

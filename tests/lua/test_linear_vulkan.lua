@@ -31,14 +31,15 @@ local function route_label(q, r)
     d.LIN_TMAX and (" tmax=%d"):format(d.LIN_TMAX) or "")
 end
 
--- Runs route r for (q, n, k) at every T of ts on data made once, checks each y against
--- the reference and checks that nothing past the T*N outputs was written.
-local function check_route(dev, q, r, n, k, ts, seed)
+-- Runs route r for (q, n, k) at every T of ts on data made once (x: t_max rows of K
+-- bf16, random unless given) and returns the weights and a function giving y at T; checks
+-- that nothing past the T*N outputs was written.
+local function run_route(dev, q, r, n, k, ts, seed, x)
   local gpu = require "gpu"
   local ref = require "gpubench.ref"
   local t_max = ts[#ts]
   local w = ref.planar_random(q, n, k, seed)
-  local x = ref.random_bf16(t_max * k, seed + 1)
+  x = x or ref.random_bf16(t_max * k, seed + 1)
   local wb <close> = dev:buffer(linear.buffer_bytes(#w))
   local xb <close> = dev:buffer(linear.buffer_bytes(#x))
   local ybytes = linear.buffer_bytes(2 * t_max * n) + 256
@@ -47,17 +48,29 @@ local function check_route(dev, q, r, n, k, ts, seed)
   xb:upload(x)
   local kern <close> = dev:kernel { file = r.file, entry = r.entry, defines = r.defines }
   t.eq(kern.params, { "buffer", "buffer", "buffer", "u32", "u32", "u32", "f32" }, route_label(q, r) .. " parameters")
+  local ys = {}
   for _, tt in ipairs(ts) do
     local what = ("%s n=%d k=%d T=%d"):format(route_label(q, r), n, k, tt)
     yb:fill("\xA5") -- neither a valid result nor zero: a skipped output and a stray write both show
     kern:launch(r.grid(n, k, tt), r.block, wb, xb, yb, gpu.u32(n), gpu.u32(k), gpu.u32(tt), gpu.f32(GSCALE))
     local y = yb:download()
-    local rr, s = ref.linear(q, w, n, k, x:sub(1, 2 * tt * k), tt, GSCALE)
-    local c = ref.check_linear(y:sub(1, 2 * tt * n), rr, s, tt, n)
+    t.eq(y:sub(2 * tt * n + 1), string.rep("\xA5", ybytes - 2 * tt * n), what .. ": bytes past the outputs")
+    ys[tt] = y:sub(1, 2 * tt * n)
+  end
+  return w, x, ys
+end
+
+-- run_route, then each y against the reference.
+local function check_route(dev, q, r, n, k, ts, seed, x)
+  local ref = require "gpubench.ref"
+  local w, xs, ys = run_route(dev, q, r, n, k, ts, seed, x)
+  for _, tt in ipairs(ts) do
+    local what = ("%s n=%d k=%d T=%d"):format(route_label(q, r), n, k, tt)
+    local rr, s = ref.linear(q, w, n, k, xs:sub(1, 2 * tt * k), tt, GSCALE)
+    local c = ref.check_linear(ys[tt], rr, s, tt, n)
     local f = c.first
     t.truthy(c.ok, f and ("%s: %d outputs outside the bound, first t=%d n=%d: %.6g, reference %.6g, bound %.3g")
       :format(what, c.failures, f.t, f.n, f.y, f.ref, f.bound) or what)
-    t.eq(y:sub(2 * tt * n + 1), string.rep("\xA5", ybytes - 2 * tt * n), what .. ": bytes past the outputs")
   end
 end
 
@@ -97,12 +110,116 @@ t.test("gemv reduction paths: lane groups narrower than, equal to and wider than
   for _, w in ipairs { sg // 2, sg, sg * 2, 256 } do
     if w >= 1 and w <= 256 and not seen[w] then seen[w] = true; widths[#widths + 1] = w end
   end
-  for i, q in ipairs { "q4", "nvfp4", "bf16" } do
+  for i, q in ipairs { "q4", "nvfp4", "bf16", "w8" } do
     for _, lanes in ipairs(widths) do
       for _, v in ipairs { { nr = 1, unroll = 2 }, { nr = 3, unroll = 1 } } do
         local r = routes.gemv(q, 1, 4, lanes, v.nr, true, v.unroll)
-        check_route(dev, q, r, 29, 520, { 1, 3, 4 }, 500 + 10 * i + lanes + v.nr)
+        if q ~= "w8" then check_route(dev, q, r, 29, 520, { 1, 3, 4 }, 500 + 10 * i + lanes + v.nr) end
+        if routes.DOT_QTYPES[q] and dev.integer_dot_product then
+          r = routes.dot(q, 1, 3, lanes, v.nr, true, v.unroll)
+          check_route(dev, q, r, 29, 520, { 1, 3 }, 550 + 10 * i + lanes + v.nr)
+        end
       end
+    end
+  end
+end)
+
+-- ---------------------------------------------------------------- the dot route
+
+local function dot_routes(dev)
+  local list = {}
+  for _, q in ipairs { "q4", "q5", "q6", "w8" } do
+    for _, r in ipairs(runnable(dev, q)) do
+      if r.name == "dot" then list[#list + 1] = { q = q, r = r } end
+    end
+  end
+  if #list == 0 then t.skip(dev.name .. " runs no dot route (no integer dot product)") end
+  return list
+end
+
+local function bf16_bits(y, i) return string.unpack("<I2", y, 2 * i + 1) end
+
+-- f (a double that an fp32 holds exactly) rounded to bf16 bits, to nearest even.
+local function to_bf16(f)
+  local u = string.unpack("<I4", string.pack("<f", f))
+  return (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+end
+
+-- x with one nonzero element per row: the integer route's sum is then (code - offset)
+-- times a power-of-two code of x, and y is the decoded weight times x, bit for bit.
+t.test("dot route: a one-hot x gives each decoded weight times x exactly (K 200, chunks past K)", function()
+  local dev = t.device("vulkan")
+  local ref = require "gpubench.ref"
+  local n, k = 37, 200
+  -- (k0, bf16 bits, value): the last valid element, a small and a large exponent, a negative
+  local hot = { { 199, 0x3FC0, 1.5 }, { 0, 0x21C0, 1.5 * 2.0 ^ -60 }, { 97, 0xD080, -2.0 ^ 34 }, { 64, 0x3F80, 1.0 } }
+  for i, e in ipairs(dot_routes(dev)) do
+    local tt = e.r.max_t
+    local rows = {}
+    for j = 1, tt do
+      local h = hot[(i + j) % #hot + 1]
+      local row = {}
+      for kk = 0, k - 1 do row[kk + 1] = string.pack("<I2", kk == h[1] and h[2] or 0) end
+      rows[j] = table.concat(row)
+    end
+    local w, _, ys = run_route(dev, e.q, e.r, n, k, { tt }, 900 + i, table.concat(rows))
+    local wf = ref.planar_dequantize(e.q, w, n, k)
+    for j = 1, tt do
+      local h = hot[(i + j) % #hot + 1]
+      for nn = 0, n - 1 do
+        local wv = string.unpack("<f", wf, 4 * (nn * k + h[1]) + 1)
+        local got, want = bf16_bits(ys[tt], (j - 1) * n + nn), to_bf16(wv * h[3])
+        if want == 0x8000 then want = 0 end -- a zero weight times a negative x: the sums start at +0
+        if got ~= want then
+          t.eq(got, want, ("%s t=%d n=%d: x[%d] = %g, w = %g"):format(route_label(e.q, e.r), j - 1, nn, h[1], h[3], wv))
+        end
+      end
+    end
+  end
+end)
+
+-- An infinity or NaN in a chunk of x: every output of that row of x is non-finite (NaN
+-- makes NaN), the other row is unaffected.
+t.test("dot route: NaN and infinity in x make their row's outputs non-finite", function()
+  local dev = t.device("vulkan")
+  local ref = require "gpubench.ref"
+  local n, k = 37, 200
+  for i, e in ipairs(dot_routes(dev)) do
+    if e.r.max_t >= 2 then
+      for _, bad in ipairs { { 5, 0x7FC0, "NaN" }, { 150, 0xFF80, "-inf" } } do
+        local x = ref.random_bf16(2 * k, 700 + i)
+        x = x:sub(1, 2 * bad[1]) .. string.pack("<I2", bad[2]) .. x:sub(2 * bad[1] + 3)
+        local w, _, ys = run_route(dev, e.q, e.r, n, k, { 2 }, 800 + i, x)
+        local what = ("%s x[0][%d] = %s"):format(route_label(e.q, e.r), bad[1], bad[3])
+        for nn = 0, n - 1 do
+          local b = bf16_bits(ys[2], nn)
+          t.truthy(b & 0x7F80 == 0x7F80, ("%s: y[0][%d] = 0x%04x is finite"):format(what, nn, b))
+          if bad[3] == "NaN" then t.truthy(b & 0x7F ~= 0, ("%s: y[0][%d] = 0x%04x is not NaN"):format(what, nn, b)) end
+        end
+        local rr, s = ref.linear(e.q, w, n, k, x:sub(2 * k + 1), 1, GSCALE)
+        local c = ref.check_linear(ys[2]:sub(2 * n + 1), rr, s, 1, n)
+        t.truthy(c.ok, what .. ": the other row of x")
+      end
+    end
+  end
+end)
+
+-- Rows of x 2^80 apart: each row of x and each chunk has its own scale.
+t.test("dot route: rows of x 2^80 apart, K 4304", function()
+  local dev = t.device("vulkan")
+  local ref = require "gpubench.ref"
+  local k = 4304
+  for i, e in ipairs(dot_routes(dev)) do
+    if e.r.max_t >= 2 then
+      local x = ref.random_bf16(2 * k, 600 + i)
+      local parts = {}
+      for j = 0, 2 * k - 1 do
+        local b = string.unpack("<I2", x, 2 * j + 1)
+        local shift = j < k and -40 or 40 -- exponent field moved by 40 (no random value leaves the range)
+        if b & 0x7F80 ~= 0 then b = b + shift * 0x80 end
+        parts[#parts + 1] = string.pack("<I2", b)
+      end
+      check_route(dev, e.q, e.r, 19, k, { 2 }, 610 + i, table.concat(parts))
     end
   end
 end)
@@ -145,7 +262,8 @@ end)
 local function fake(o)
   local d = { backend = "vulkan", name = o.name or "fake", subgroup_size = o.sg or 32,
               storage_buffer_16bit = o.s16 ~= false, max_shared_bytes = o.shared or 49152,
-              cooperative_matrix = o.cm or false, cooperative_matrix_shapes = o.shapes or {} }
+              cooperative_matrix = o.cm or false, cooperative_matrix_shapes = o.shapes or {},
+              integer_dot_product = o.idot or false }
   d.info = d
   return d
 end
@@ -157,7 +275,7 @@ t.test("every qtype has routes with the fields gpubench.linear reads", function(
     t.truthy(#routes[q] > 0, q)
     for _, r in ipairs(routes[q]) do
       local label = route_label(q, r)
-      t.truthy(r.name == "gemv" or r.name == "coopmat" or r.name == "tiled", label)
+      t.truthy(r.name == "dot" or r.name == "gemv" or r.name == "coopmat" or r.name == "tiled", label)
       t.truthy(r.file:match("^kernels/vulkan/linear_") and r.entry == "main", label)
       t.eq(r.defines.LIN_FMT, routes.format_define[q], label)
       t.eq(r.block, { 256, 1, 1 }, label)
@@ -168,20 +286,53 @@ t.test("every qtype has routes with the fields gpubench.linear reads", function(
   end
 end)
 
-t.test("gpubench.linear picks gemv for small T, coopmat on NV_cooperative_matrix, else tiled", function()
+t.test("gpubench.linear picks dot or gemv for small T, coopmat on NV_cooperative_matrix, else tiled", function()
   local nv = fake { name = "nv", cm = "nv", shapes = NV_SHAPES }
   local plain = fake { name = "plain" }
   local no16 = fake { name = "no16", s16 = false }
+  local idot = fake { name = "idot", idot = true }
+  local idot32 = fake { name = "idot32", idot = true, s16 = false }
   for _, q in ipairs(routes.qtypes) do
     local spec = { qtype = q, n = 37, k = 200 }
+    local has_dot = q ~= "nvfp4" and q ~= "bf16"
     for _, tt in ipairs { 1, 2, 3, 4, 5, 8, 9, 17, 1024, 65535 } do
       local a, b, c = linear.route(nv, spec, tt), linear.route(plain, spec, tt), linear.route(no16, spec, tt)
       t.eq(a.name, tt < 5 and "gemv" or "coopmat", ("%s T=%d nv"):format(q, tt))
       t.eq(b.name, tt < 9 and "gemv" or "tiled", ("%s T=%d plain"):format(q, tt))
       t.eq({ b.defines.LIN_Y16, c.defines.LIN_Y16, c.name }, { 1, 0, b.name }, ("%s T=%d y stores"):format(q, tt))
-      if b.name == "gemv" then t.truthy(b.defines.LIN_TMAX >= tt, ("%s T=%d tmax"):format(q, tt)) end
+      if b.name == "gemv" then
+        t.truthy(b.defines.LIN_TMAX >= tt, ("%s T=%d tmax"):format(q, tt))
+        t.eq(b.defines.LIN_DOT, 0, ("%s T=%d gemv has LIN_DOT 0"):format(q, tt))
+      end
+      local d, d32 = linear.route(idot, spec, tt), linear.route(idot32, spec, tt)
+      local want = (has_dot and tt <= 2) and "dot" or b.name
+      t.eq({ d.name, d32.name, d.defines.LIN_Y16, d32.defines.LIN_Y16 }, { want, want, 1, 0 },
+        ("%s T=%d with integer dot products"):format(q, tt))
+      if want == "dot" then
+        t.eq({ d.defines.LIN_DOT, d.file }, { 1, "kernels/vulkan/linear_gemv.comp" }, ("%s T=%d dot"):format(q, tt))
+        t.truthy(d.defines.LIN_TMAX >= tt and d.defines.LIN_TMAX <= 4, ("%s T=%d dot tmax"):format(q, tt))
+      end
     end
   end
+end)
+
+t.test("the dot route: who has one, what it requires, what its maker refuses", function()
+  local d
+  for _, x in ipairs(routes.q4) do if x.name == "dot" and x.defines.LIN_Y16 == 1 then d = x; break end end
+  t.truthy(d, "q4 has a dot route")
+  t.eq({ d.requires(fake { name = "dev" }) }, { false, "dev has no integer dot product (shaderIntegerDotProduct)" })
+  t.eq({ d.requires(fake { name = "dev", idot = true, s16 = false }) },
+    { false, "dev has no 16-bit storage (storageBuffer16BitAccess)" })
+  t.eq({ d.requires(fake { name = "dev", idot = true, sg = 2 }) },
+    { false, "the gemv and dot routes need subgroups of at least 4 invocations; dev reports 2" })
+  t.eq({ d.requires(fake { name = "dev", idot = true }) }, { true })
+  for _, q in ipairs { "nvfp4", "bf16" } do
+    for _, r in ipairs(routes[q]) do t.truthy(r.name ~= "dot", q .. " has no dot route") end
+    t.errors(function() routes.dot(q, 1, 1, 32, 8, true, 1) end, ("linear_vulkan.dot: %s has no integer-dot route"):format(q), true)
+  end
+  t.errors(function() routes.dot("q4", 1, 5, 32, 8, true, 1) end, "linear_vulkan.dot: tmax 5 is above 4", true)
+  local v = routes.variant("w8", d, { LIN_NR = 3 })
+  t.eq({ v.name, v.defines.LIN_DOT, v.defines.LIN_NR, v.rows_per_group }, { "dot", 1, 3, 24 })
 end)
 
 t.test("coopmat requirements name what is missing", function()
@@ -198,7 +349,7 @@ t.test("coopmat requirements name what is missing", function()
   local g
   for _, x in ipairs(routes.q4) do if x.name == "gemv" then g = x end end
   t.eq({ g.requires(fake { name = "dev", sg = 2 }) },
-    { false, "the gemv route needs subgroups of at least 4 invocations; dev reports 2" })
+    { false, "the gemv and dot routes need subgroups of at least 4 invocations; dev reports 2" })
 end)
 
 t.test("the device reports its cooperative-matrix and storage capabilities", function()
