@@ -7,6 +7,8 @@
 --   gpubench experiments/linear_variants.lua --qtype w8 --n 6144 --k 5120 --t 128 --route mma --grid "LN_NW=2,4,8"
 --   gpubench experiments/linear_variants.lua --qtype q4 --n 131072 --k 5120 --t 1 \
 --     --route dot --grid "LN_R=8,16;LN_U=1,2"
+--   gpubench experiments/linear_variants.lua --backend vulkan --qtype q4 --n 131072 --k 5120 --t 1 \
+--     --route dot --grid "LIN_DOT=0,1;LIN_NR=2,4,8"
 --
 -- Each variant is checked against the FP64 reference before it is timed (a
 -- variant outside docs/LINEAR.md's bound is reported as wrong, not fast) and
@@ -32,7 +34,7 @@ local opts, meta = options.parse({
     { "k", type = "int", default = 5120, help = "Input features K (a multiple of 8)." },
     { "t", type = "list", of = "int", default = "1", help = "Tokens T, one table per T." },
     { "route", type = "enum", choices = { "gemv", "mma", "dot" }, default = "gemv",
-      help = "The route whose geometry varies (Vulkan: gemv only; dot: CUDA q4, q5, q6, w8)." },
+      help = "The route whose geometry varies (mma: CUDA only; dot: q4, q5, q6, w8; Vulkan's LIN_DOT=0,1 sweeps gemv against dot)." },
     { "grid", type = "string", help = "Defines to vary, \"NAME=v1,v2;NAME2=...\" (the others: the route table's)." },
     { "samples", type = "int", min = 3, default = 20, help = "Cold samples per variant and round." },
     { "csv", type = "path", output = true, help = "Write a CSV file (- for standard output)." },
@@ -62,8 +64,8 @@ end
 
 local dev = gpu.open { backend = opts.backend, index = opts.device }
 local lc = linear.route_table(dev.backend)
-if opts.route ~= "gemv" and dev.backend ~= "cuda" then
-  options.fail(("linear_variants: --route %s is CUDA's"):format(opts.route))
+if opts.route == "mma" and dev.backend ~= "cuda" then
+  options.fail("linear_variants: --route mma is CUDA's")
 end
 local ceil = ceilings.get(dev, {})
 
@@ -81,9 +83,9 @@ local function base_route(t)
     end
   end
   if not first then
-    options.fail(("linear_variants: %s has no %s route in the CUDA route table"):format(opts.qtype, opts.route))
+    options.fail(("linear_variants: %s has no %s route in the %s route table"):format(opts.qtype, opts.route, dev.backend))
   end
-  if first.name == "dot" then return lc.variant(opts.qtype, first, { LN_TT = t }) end
+  if first.name == "dot" and dev.backend == "cuda" then return lc.variant(opts.qtype, first, { LN_TT = t }) end
   return first
 end
 

@@ -31,6 +31,7 @@
 #   scripts/gpu-session.sh gemv_sweep  # gemv_variants sweeps at M=GSWEEP_M (131072), both orders (GSWEEP="FORMAT:GRID ...")
 #   scripts/gpu-session.sh ks          # slices of K (LN_KS=1,2,4) at T=KS_T (2) on the dot route's short points (KS_POINTS="q:N:K ..."), the Linear GPU test
 #   scripts/gpu-session.sh dot         # the Linear integer-dot route: GPU test, dot vs gemv ABBA (DOT_POINTS), the suite
+#   scripts/gpu-session.sh vkdot       # the Vulkan Linear dot route: its test, dot against gemv at the suite's large T=1,2 points (VKDOT_POINTS, VKDOT_GRID), the Vulkan suite
 #   scripts/gpu-session.sh gemv_ncu    # ncu sections of rotated GEMV calls (GEMV_NCU="FORMAT:M:DEFINES ...")
 #   scripts/gpu-session.sh dense_tc    # the dense tensor-core GEMV (bf16, f16 MMA=1): GPU test, the FMA default and the staged geometries at T = 8, 4, 2 (DTC_ORDER, DTC_TOKENS), a Vulkan dense sweep at T = 8
 #   scripts/gpu-session.sh tokens [cuda|vulkan]  # multi-token GEMV: the tests, then gemv_table --rotate --tokens 1,2,4,8
@@ -522,6 +523,25 @@ dot)
   done
   run dot_suite timeout 200 $G --backend cuda experiments/linear_suite.lua --suite all --vendor off --json "$LOGS/dot_suite.jsonl"
   grep -E ' 1 +[0-9]' "$LOGS/dot_suite.log" | head -20; tail -4 "$LOGS/dot_suite.log"
+  ;;
+vkdot)
+  # the Vulkan Linear integer-dot route (docs/kernels/vulkan-linear.md, "Route dot"): its GPU test, then the dot
+  # route against gemv (LIN_DOT=0,1) over rows per lane group (VKDOT_GRID) in one linear_variants run per point
+  # (A B B A inside), at the suite's T=1 and 2 shapes larger than L2 (VKDOT_POINTS "Q:N:K:TS"); then the Vulkan suite
+  GPUBENCH_TEST_ONLY=${VKDOT_TEST_ONLY:-} run lua_test_linear_vulkan timeout 240 $G tests/lua/test_linear_vulkan.lua
+  tail -3 "$LOGS/lua_test_linear_vulkan.log"
+  V="$G --backend vulkan experiments/linear_variants.lua"
+  for pt in ${VKDOT_POINTS:-q4:131072:5120:1,2 q6:248320:5120:1,2 w8:34816:5120:1,2 w8:5120:17408:1,2 q5:6144:5120:1,2 q4:131072:2048:1}; do
+    IFS=: read -r q n k ts <<< "$pt"
+    n2="vkdot_${q}_${n}_$k"; [[ -f $LOGS/$n2.jsonl ]] && n2=${n2}_b
+    run "$n2" timeout 150 $V --qtype $q --n $n --k $k --t $ts --route dot --samples ${VKDOT_SAMPLES:-20} \
+      --grid "${VKDOT_GRID:-LIN_DOT=0,1;LIN_NR=2,4,8}" --json "$LOGS/$n2.jsonl"
+    grep -vE '^(linear_variants|gpubench):' "$LOGS/$n2.log" | head -16
+  done
+  [[ ${VKDOT_SUITE:-1} == 1 ]] || exit $status
+  run vkdot_suite timeout 200 $G --backend vulkan experiments/linear_suite.lua --suite all --vendor off \
+    --json "$LOGS/vkdot_suite.jsonl" --markdown "$LOGS/vkdot_suite.md"
+  grep -E ' 1 +[0-9]' "$LOGS/vkdot_suite.log" | head -20; tail -4 "$LOGS/vkdot_suite.log"
   ;;
 gemv_ncu)
   # ncu sections of one rotated GEMV call per GEMV_NCU cell (FORMAT:M:DEFINES, defines ';'-separated; k 5120)

@@ -88,37 +88,66 @@ local function integer_dot(dev)
   return true
 end
 
--- The memory-bound kernel (linear_gemv.comp) as route `name`: "gemv" (fp32 FMAs) or "dot"
--- (integer dots, LIN_DOT = 1: q4, q5, q6 and w8, on devices with integer dot products).
-local function lane_route(name, qtype, min_t, tmax, lanes, nr, y16, unroll)
-  local rows = (WG // lanes) * nr
-  local dot = name == "dot"
-  local req = y16 and both(any_device, storage16) or any_device
+-- Shared memory the lane kernel declares (kernels/vulkan/linear_gemv.comp, linear_dot.glsl):
+-- the reduction's partials (one per subgroup of at least 4, per sum) and, with LIN_DOT = 2,
+-- the slice of x (72 bytes per chunk and row of x).
+local function lane_shared(d)
+  return (WG // 4) * d.LIN_NR * d.LIN_TMAX * 4 + (d.LIN_DOT == 2 and d.LIN_TMAX * d.LIN_XS * 72 or 0)
+end
+
+local function shared_fits(bytes)
+  return function(dev)
+    if (dev.max_shared_bytes or 0) < bytes then
+      return false, ("the route needs %d bytes of shared memory; %s allows %d")
+        :format(bytes, tostring(dev.name), dev.max_shared_bytes or 0)
+    end
+    return true
+  end
+end
+
+-- The memory-bound kernel (linear_gemv.comp) as route "gemv" (fp32 FMAs, LIN_DOT = 0) or
+-- "dot" (integer dots: q4, q5, q6 and w8, on devices with integer dot products; LIN_DOT = 1
+-- quantizes x per lane, 2 per workgroup in slices of LIN_XS chunks).
+-- g = {lanes, nr, unroll, dot = 0 | 1 | 2, xs}
+local function lane_route(qtype, min_t, tmax, g, y16)
+  local rows = (WG // g.lanes) * g.nr
+  local d = { LIN_FMT = FMT[qtype], LIN_Y16 = y16 and 1 or 0, LIN_LANES = g.lanes, LIN_NR = g.nr,
+              LIN_TMAX = tmax, LIN_UNROLL = g.unroll or 1, LIN_DOT = g.dot or 0 }
+  if d.LIN_DOT == 2 then d.LIN_XS = g.xs end
+  local shared = lane_shared(d)
+  local req = both(y16 and both(any_device, storage16) or any_device, shared_fits(shared))
   return {
-    name = name, min_t = min_t, max_t = tmax,
+    name = d.LIN_DOT > 0 and "dot" or "gemv", min_t = min_t, max_t = tmax,
     file = "kernels/vulkan/linear_gemv.comp", entry = "main",
-    defines = { LIN_FMT = FMT[qtype], LIN_Y16 = y16 and 1 or 0, LIN_LANES = lanes, LIN_NR = nr,
-                LIN_TMAX = tmax, LIN_UNROLL = unroll or 1, LIN_DOT = dot and 1 or 0 },
+    defines = d,
     block = { WG, 1, 1 },
     rows_per_group = rows,
+    shared_bytes = shared,
     grid = function(N, K, T) return { ceil_div(N, rows), 1, 1 } end,
-    requires = dot and both(integer_dot, req) or req,
+    requires = d.LIN_DOT > 0 and both(integer_dot, req) or req,
   }
 end
 
 -- gemv: lane groups of `lanes` lanes, `nr` rows each, up to `tmax` rows of x, `unroll`
 -- chunks loaded per trip.
 function M.gemv(qtype, min_t, tmax, lanes, nr, y16, unroll)
-  return lane_route("gemv", qtype, min_t, tmax, lanes, nr, y16, unroll)
+  return lane_route(qtype, min_t, tmax, { lanes = lanes, nr = nr, unroll = unroll }, y16)
 end
 
 -- dot: the same work split with x quantized to int16 and integer dots on the codes
--- (kernels/vulkan/linear_dot.glsl); tmax at most 4.
+-- (kernels/vulkan/linear_dot.glsl); tmax at most 4. mode 1 (the default): x quantized
+-- per lane; 2: per workgroup, xs chunks at a time (a multiple of lanes * unroll).
 M.DOT_QTYPES = { q4 = true, q5 = true, q6 = true, w8 = true }
-function M.dot(qtype, min_t, tmax, lanes, nr, y16, unroll)
+function M.dot(qtype, min_t, tmax, lanes, nr, y16, unroll, mode, xs)
   if not M.DOT_QTYPES[qtype] then error(("linear_vulkan.dot: %s has no integer-dot route"):format(tostring(qtype)), 2) end
   if tmax > 4 then error(("linear_vulkan.dot: tmax %d is above 4"):format(tmax), 2) end
-  return lane_route("dot", qtype, min_t, tmax, lanes, nr, y16, unroll)
+  mode = mode or 1
+  if mode ~= 1 and mode ~= 2 then error(("linear_vulkan.dot: mode %s is not 1 or 2"):format(tostring(mode)), 2) end
+  if mode == 2 and (math.type(xs) ~= "integer" or xs < 1 or xs % (lanes * (unroll or 1)) ~= 0) then
+    error(("linear_vulkan.dot: xs %s is not a positive multiple of lanes x unroll (%d)")
+      :format(tostring(xs), lanes * (unroll or 1)), 2)
+  end
+  return lane_route(qtype, min_t, tmax, { lanes = lanes, nr = nr, unroll = unroll, dot = mode, xs = xs }, y16)
 end
 
 -- tiled: 64 x 64 tiles of y, workgroup x over t.
@@ -153,8 +182,8 @@ end
 -- The integer-dot route by T (tmax, lanes, nr, unroll), before the gemv variants where the
 -- device has integer dot products.
 local DOT = {
-  { tmax = 1, lanes = 32, nr = 8, unroll = 1 },
-  { tmax = 2, lanes = 32, nr = 4, unroll = 1 },
+  { tmax = 1, lanes = 32, nr = 8, unroll = 1, mode = 1 },
+  { tmax = 2, lanes = 32, nr = 8, unroll = 1, mode = 1 },
 }
 -- gemv variants by T: (tmax, lanes, nr, unroll); each takes T from the previous tmax + 1.
 local GEMV = {
@@ -195,7 +224,7 @@ local function routes(qtype)
     for _, y16 in ipairs { true, false } do
       local from = 1
       for _, g in ipairs(DOT) do
-        list[#list + 1] = M.dot(qtype, from, g.tmax, g.lanes, g.nr, y16, g.unroll)
+        list[#list + 1] = M.dot(qtype, from, g.tmax, g.lanes, g.nr, y16, g.unroll, g.mode, g.xs)
         from = g.tmax + 1
       end
     end
@@ -214,22 +243,42 @@ end
 for _, q in ipairs(M.qtypes) do M[q] = routes(q) end
 
 -- variant(qtype, route, changes) -> a copy of a gemv or dot route of qtype's list
--- with other LIN_LANES / LIN_NR / LIN_UNROLL, for a geometry sweep
+-- with other LIN_LANES / LIN_NR / LIN_UNROLL, the other kind (LIN_DOT = 0 | 1 | 2) or
+-- another slice (LIN_XS, for LIN_DOT = 2), for a geometry sweep
 -- (experiments/linear_variants.lua); the tiled and coopmat routes are not swept.
+local SWEPT = { LIN_LANES = true, LIN_NR = true, LIN_UNROLL = true, LIN_DOT = true, LIN_XS = true }
 function M.variant(qtype, route, changes)
   if route.name ~= "gemv" and route.name ~= "dot" then
     error(("linear_vulkan.variant: only the gemv and dot routes are swept, not %s"):format(route.name), 2)
   end
-  local d = { LIN_LANES = route.defines.LIN_LANES, LIN_NR = route.defines.LIN_NR, LIN_UNROLL = route.defines.LIN_UNROLL }
+  local d = {}
+  for k in pairs(SWEPT) do d[k] = route.defines[k] end
+  d.LIN_XS = d.LIN_XS or 128
   for k, v in pairs(changes) do
-    if d[k] == nil then error(("linear_vulkan.variant: the gemv route varies LIN_LANES, LIN_NR and LIN_UNROLL, not %s"):format(tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < 1 then
-      error(("linear_vulkan.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
+    if not SWEPT[k] then
+      error(("linear_vulkan.variant: the %s route varies LIN_LANES, LIN_NR, LIN_UNROLL, LIN_DOT and LIN_XS, not %s")
+        :format(route.name, tostring(k)), 2)
+    end
+    if math.type(v) ~= "integer" or v < (k == "LIN_DOT" and 0 or 1) or (k == "LIN_DOT" and v > 2) then
+      error(("linear_vulkan.variant: %s=%s is not %s"):format(k, tostring(v),
+        k == "LIN_DOT" and "0, 1 or 2" or "a positive integer"), 2)
     end
     d[k] = v
   end
   if WG % d.LIN_LANES ~= 0 then error(("linear_vulkan.variant: LIN_LANES=%d does not divide %d"):format(d.LIN_LANES, WG), 2) end
-  return lane_route(route.name, qtype, route.min_t, route.max_t, d.LIN_LANES, d.LIN_NR, route.defines.LIN_Y16 == 1, d.LIN_UNROLL)
+  local y16 = route.defines.LIN_Y16 == 1
+  if d.LIN_DOT == 0 then
+    return M.gemv(qtype, route.min_t, route.max_t, d.LIN_LANES, d.LIN_NR, y16, d.LIN_UNROLL)
+  end
+  if not M.DOT_QTYPES[qtype] then
+    error(("linear_vulkan.variant: %s has no integer-dot route (LIN_DOT=%d)"):format(qtype, d.LIN_DOT), 2)
+  end
+  if route.max_t > 4 then
+    error(("linear_vulkan.variant: the dot route takes T up to 4, this route %d"):format(route.max_t), 2)
+  end
+  local ok, r = pcall(M.dot, qtype, route.min_t, route.max_t, d.LIN_LANES, d.LIN_NR, y16, d.LIN_UNROLL, d.LIN_DOT, d.LIN_XS)
+  if not ok then error(("linear_vulkan.variant: %s"):format(tostring(r):gsub("^.-linear_vulkan%.dot: ", "")), 2) end
+  return r
 end
 
 return M

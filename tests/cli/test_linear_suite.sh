@@ -83,6 +83,14 @@ check "linear_variants: per T one table row and the other NR, all ok, both round
   '[[ $(grep -c "\"variant\":\"table \*\"" "$tmp/var.jsonl") -eq 2 ]] && [[ $(grep -c "\"variant\":\"NR=" "$tmp/var.jsonl") -eq 2 ]] \
    && [[ $(grep -c "\"status\":\"ok\"" "$tmp/var.jsonl") -eq $(grep -c "\"type\":\"cell\"" "$tmp/var.jsonl") ]] \
    && [[ $(grep -c "\"us_b\":" "$tmp/var.jsonl") -eq $(grep -c "\"type\":\"cell\"" "$tmp/var.jsonl") ]]'
+out=$("$G" --backend vulkan $V --qtype w8 --n 96 --k 256 --t 1 --route dot --grid "LIN_DOT=0,1;LIN_NR=2,3" --samples 3 --json "$tmp/dot.jsonl" 2>&1); rc=$?
+check "linear_variants: the dot route against gemv (LIN_DOT=0,1), each checked and timed (rc=$rc: $(tail -n 3 <<<"$out"))" \
+  '[[ $rc -eq 0 ]] && [[ $(grep -c "\"type\":\"cell\"" "$tmp/dot.jsonl") -eq 5 ]] \
+   && [[ $(grep -c "\"LIN_DOT\":0" "$tmp/dot.jsonl") -eq 2 ]] \
+   && [[ $(grep -c "\"status\":\"ok\"" "$tmp/dot.jsonl") -eq 5 ]]'
+out=$("$G" --backend vulkan $V --qtype bf16 --n 96 --k 256 --t 1 --route gemv --grid "LIN_DOT=1" 2>&1); rc=$?
+check "linear_variants: bf16 has no dot route (rc=$rc: $out)" \
+  '[[ $rc -ne 0 ]] && grep -q "bf16 has no integer-dot route" <<<"$out"'
 out=$("$G" --backend vulkan $V --qtype q4 --n 96 --k 256 --grid "LN_BOGUS=1" 2>&1); rc=$?
 check "linear_variants refuses a define the route lacks (rc=$rc: $out)" \
   '[[ $rc -eq 2 ]] && grep -q "linear_variants: the gemv route has no define LN_BOGUS" <<<"$out"'

@@ -118,6 +118,9 @@ t.test("gemv reduction paths: lane groups narrower than, equal to and wider than
         if routes.DOT_QTYPES[q] and dev.integer_dot_product then
           r = routes.dot(q, 1, 3, lanes, v.nr, true, v.unroll)
           check_route(dev, q, r, 29, 520, { 1, 3 }, 550 + 10 * i + lanes + v.nr)
+          -- x per workgroup: 17 chunks in slices of 2 lane groups' rounds (one slice at 256 lanes)
+          r = routes.dot(q, 1, 3, lanes, v.nr, true, v.unroll, 2, 2 * lanes * v.unroll)
+          if r.requires(dev) then check_route(dev, q, r, 29, 520, { 1, 3 }, 560 + 10 * i + lanes + v.nr) end
         end
       end
     end
@@ -126,11 +129,17 @@ end)
 
 -- ---------------------------------------------------------------- the dot route
 
+-- The table's dot routes this device runs, and each as LIN_DOT = 2 (x quantized per
+-- workgroup in slices of 64 chunks: K = 4304 takes three slices).
 local function dot_routes(dev)
   local list = {}
   for _, q in ipairs { "q4", "q5", "q6", "w8" } do
     for _, r in ipairs(runnable(dev, q)) do
-      if r.name == "dot" then list[#list + 1] = { q = q, r = r } end
+      if r.name == "dot" then
+        list[#list + 1] = { q = q, r = r }
+        local other = routes.variant(q, r, { LIN_DOT = 3 - r.defines.LIN_DOT, LIN_XS = 64 })
+        if other.requires(dev) then list[#list + 1] = { q = q, r = other } end
+      end
     end
   end
   if #list == 0 then t.skip(dev.name .. " runs no dot route (no integer dot product)") end
@@ -331,8 +340,21 @@ t.test("the dot route: who has one, what it requires, what its maker refuses", f
     t.errors(function() routes.dot(q, 1, 1, 32, 8, true, 1) end, ("linear_vulkan.dot: %s has no integer-dot route"):format(q), true)
   end
   t.errors(function() routes.dot("q4", 1, 5, 32, 8, true, 1) end, "linear_vulkan.dot: tmax 5 is above 4", true)
+  t.errors(function() routes.dot("q4", 1, 2, 32, 8, true, 1, 3) end, "linear_vulkan.dot: mode 3 is not 1 or 2", true)
+  t.errors(function() routes.dot("q4", 1, 2, 32, 8, true, 2, 2, 96) end,
+    "linear_vulkan.dot: xs 96 is not a positive multiple of lanes x unroll (64)", true)
   local v = routes.variant("w8", d, { LIN_NR = 3 })
-  t.eq({ v.name, v.defines.LIN_DOT, v.defines.LIN_NR, v.rows_per_group }, { "dot", 1, 3, 24 })
+  t.eq({ v.name, v.defines.LIN_DOT, v.defines.LIN_NR, v.rows_per_group, v.defines.LIN_XS }, { "dot", 1, 3, 24, nil })
+  v = routes.variant("q6", d, { LIN_DOT = 2, LIN_XS = 64 })
+  t.eq({ v.name, v.defines.LIN_DOT, v.defines.LIN_XS }, { "dot", 2, 64 })
+  -- shared memory: the reduction's 64 x NR x TMAX floats and 72 bytes per chunk and row of x
+  t.eq(v.shared_bytes, 64 * v.defines.LIN_NR * v.defines.LIN_TMAX * 4 + v.defines.LIN_TMAX * 64 * 72)
+  t.eq({ v.requires(fake { name = "dev", idot = true, shared = 1024 }) },
+    { false, ("the route needs %d bytes of shared memory; dev allows 1024"):format(v.shared_bytes) })
+  t.eq(routes.variant("q4", v, { LIN_DOT = 0 }).name, "gemv")
+  t.errors(function() routes.variant("q4", v, { LIN_XS = 48 }) end,
+    "linear_vulkan.variant: xs 48 is not a positive multiple of lanes x unroll (32)", true)
+  t.errors(function() routes.variant("q4", v, { LIN_DOT = 3 }) end, "linear_vulkan.variant: LIN_DOT=3 is not 0, 1 or 2", true)
 end)
 
 t.test("coopmat requirements name what is missing", function()
