@@ -85,7 +85,7 @@ local function base_route(t)
   if not first then
     options.fail(("linear_variants: %s has no %s route in the %s route table"):format(opts.qtype, opts.route, dev.backend))
   end
-  if first.name == "dot" and dev.backend == "cuda" then return lc.variant(opts.qtype, first, { LN_TT = t }) end
+  if first.name == "dot" then return lc.variant(opts.qtype, first, { [dev.backend == "cuda" and "LN_TT" or "LIN_TMAX"] = t }) end
   return first
 end
 

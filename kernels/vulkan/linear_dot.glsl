@@ -1,9 +1,8 @@
-// linear_dot.glsl: the integer-dot Linear route (linear_gemv.comp with LIN_DOT = 1 or 2, q4,
-// q5, q6 and w8; docs/kernels/vulkan-linear.md, "Route dot"). Each weight's code byte meets x
+// linear_dot.glsl: the integer-dot Linear route (linear_gemv.comp with LIN_DOT = 1, q4, q5,
+// q6 and w8; docs/kernels/vulkan-linear.md, "Route dot"). Each weight's code byte meets x
 // through packed 4x8-bit dots (dp4a on NVIDIA) instead of a decode to float and an FMA.
 //
-// x is quantized per chunk (32 elements) and row of x, by each lane in registers (LIN_DOT = 1)
-// or once per workgroup into shared memory (LIN_DOT = 2, lin_xq_stage): one power-of-two
+// x is quantized per lane, chunk (32 elements) and row of x, in registers: one power-of-two
 // scale sx = 2^(e - 141) from the exponent field e of the chunk's max|x| (at least 15), so
 // max|x| / sx lies in [2^14, 2^15) and q = round(x / sx) is an int16; elements within 2^7
 // of the maximum are exact (bf16 has 8 significant bits), the others are off by at most
@@ -82,42 +81,6 @@ LinXq lin_xq(uint t, uint c, uint T) {
 #endif
     return r;
 }
-
-#if LIN_DOT == 2
-// A slice of LIN_XS chunks of every row of x (up to LIN_TMAX), quantized once per workgroup:
-// each field in its own array, so the lanes of a subgroup, which read consecutive chunks,
-// read consecutive 16-byte words (no bank conflict).
-shared uvec4 lin_xs_h0[LIN_TMAX * LIN_XS], lin_xs_h1[LIN_TMAX * LIN_XS];
-shared uvec4 lin_xs_l0[LIN_TMAX * LIN_XS], lin_xs_l1[LIN_TMAX * LIN_XS];
-shared uvec2 lin_xs_ss[LIN_TMAX * LIN_XS]; // sum, sx bits
-
-// Chunks sb .. sb + LIN_XS - 1 of every row of x into the slice (zero past K and T), by
-// the whole workgroup; the caller puts a barrier before and after.
-void lin_xq_stage(uint sb, uint T) {
-    for (uint i = gl_LocalInvocationIndex; i < uint(LIN_TMAX * LIN_XS); i += gl_WorkGroupSize.x) {
-        LinXq q = lin_xq(i / uint(LIN_XS), sb + i % uint(LIN_XS), T);
-        lin_xs_h0[i] = q.h0;
-        lin_xs_h1[i] = q.h1;
-        lin_xs_l0[i] = q.l0;
-        lin_xs_l1[i] = q.l1;
-        lin_xs_ss[i] = uvec2(uint(q.sum), floatBitsToUint(q.sx));
-    }
-}
-
-// Chunk j of the slice, row t of x.
-LinXq lin_xq_staged(uint t, uint j) {
-    uint i = t * uint(LIN_XS) + j;
-    LinXq q;
-    q.h0 = lin_xs_h0[i];
-    q.h1 = lin_xs_h1[i];
-    q.l0 = lin_xs_l0[i];
-    q.l1 = lin_xs_l1[i];
-    uvec2 ss = lin_xs_ss[i];
-    q.sum = int(ss.x);
-    q.sx = uintBitsToFloat(ss.y);
-    return q;
-}
-#endif
 
 // sum over the chunk of (code - LIN_CODE_OFFSET) * q, exactly: |code| <= 128 and |q| < 2^15, so
 // every partial stays below 32 * 2^7 * 2^15 = 2^27.

@@ -8,9 +8,8 @@
 // keeps LIN_NR x LIN_TMAX fp32 sums; a subgroup reduction (through shared memory where a
 // lane group spans several subgroups) finishes them, and one lane stores y.
 // Rows per workgroup: (256 / LIN_LANES) * LIN_NR, which linear_vulkan.lua repeats.
-// With LIN_DOT = 1 or 2 (route "dot", q4/q5/q6/w8) a chunk's codes meet x quantized to
-// int16 through integer dots (linear_dot.glsl) instead of fp32 FMAs: 1 quantizes x per lane
-// in registers, 2 once per workgroup into shared memory, LIN_XS chunks at a time.
+// With LIN_DOT = 1 (route "dot", q4/q5/q6/w8) a chunk's codes meet x quantized to int16
+// through integer dots (linear_dot.glsl) instead of fp32 FMAs; the rest is the same.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -25,9 +24,6 @@
 #include "linear_dot.glsl"
 #if LIN_TMAX > 4
 #error "the integer-dot route keeps every row of x's chunk in registers: LIN_TMAX must be at most 4"
-#endif
-#if LIN_DOT == 2 && (!defined(LIN_XS) || (LIN_XS % (LIN_LANES * LIN_UNROLL)) != 0)
-#error "LIN_DOT = 2 needs LIN_XS, chunks of x per slice, a multiple of LIN_LANES * LIN_UNROLL"
 #endif
 #endif
 
@@ -129,21 +125,7 @@ void main() {
 #else
     uint kp = lin_kpad();
     uint nch = (K + 31u) >> 5u; // chunks holding an element k < K
-#if LIN_DOT == 2
-    // x quantized once per workgroup, a slice of LIN_XS chunks at a time (linear_dot.glsl);
-    // LIN_XS is a multiple of LIN_LANES * LIN_UNROLL, so a lane's chunks are those of the
-    // plain loop. The slice loop is uniform: every invocation meets both barriers.
-    for (uint sb = 0u; sb < nch; sb += uint(LIN_XS)) {
-        barrier();
-        lin_xq_stage(sb, T);
-        barrier();
-        uint cend = min(sb + uint(LIN_XS), nch);
-        for (uint c0 = sb + lane; c0 < cend; c0 += uint(LIN_LANES * LIN_UNROLL)) {
-#else
-    {
-        uint sb = 0u;
-        for (uint c0 = lane; c0 < nch; c0 += uint(LIN_LANES * LIN_UNROLL)) {
-#endif
+    for (uint c0 = lane; c0 < nch; c0 += uint(LIN_LANES * LIN_UNROLL)) {
         LinChunk ch[LIN_UNROLL * LIN_NR];
         [[unroll]] for (int u = 0; u < LIN_UNROLL; u++) {
             uint c = min(c0 + uint(u * LIN_LANES), nch - 1u);
@@ -155,11 +137,7 @@ void main() {
             // x of this chunk as int16 bytes, every row of x at once; then per row the
             // integer sums (offset included) and one scale each.
             LinXq xq[LIN_TMAX];
-#if LIN_DOT == 2
-            [[unroll]] for (int t = 0; t < LIN_TMAX; t++) xq[t] = lin_xq_staged(uint(t), c - sb);
-#else
             [[unroll]] for (int t = 0; t < LIN_TMAX; t++) xq[t] = lin_xq(uint(t), c, T);
-#endif
             [[unroll]] for (int r = 0; r < LIN_NR; r++) {
                 float d = lin_chunk_d(ch[u * LIN_NR + r], c);
                 [[unroll]] for (int t = 0; t < LIN_TMAX; t++)
@@ -190,7 +168,6 @@ void main() {
                     acc[r * LIN_TMAX + t] += ab.x * part[r * LIN_TMAX + t] - ab.y * sx[t];
             }
 #endif
-        }
         }
     }
 #endif

@@ -88,11 +88,10 @@ local function integer_dot(dev)
   return true
 end
 
--- Shared memory the lane kernel declares (kernels/vulkan/linear_gemv.comp, linear_dot.glsl):
--- the reduction's partials (one per subgroup of at least 4, per sum) and, with LIN_DOT = 2,
--- the slice of x (72 bytes per chunk and row of x).
+-- Shared memory the lane kernel declares (kernels/vulkan/linear_gemv.comp): the
+-- reduction's partials, one per subgroup of at least 4 and per sum.
 local function lane_shared(d)
-  return (WG // 4) * d.LIN_NR * d.LIN_TMAX * 4 + (d.LIN_DOT == 2 and d.LIN_TMAX * d.LIN_XS * 72 or 0)
+  return (WG // 4) * d.LIN_NR * d.LIN_TMAX * 4
 end
 
 local function shared_fits(bytes)
@@ -106,14 +105,12 @@ local function shared_fits(bytes)
 end
 
 -- The memory-bound kernel (linear_gemv.comp) as route "gemv" (fp32 FMAs, LIN_DOT = 0) or
--- "dot" (integer dots: q4, q5, q6 and w8, on devices with integer dot products; LIN_DOT = 1
--- quantizes x per lane, 2 per workgroup in slices of LIN_XS chunks).
--- g = {lanes, nr, unroll, dot = 0 | 1 | 2, xs}
+-- "dot" (integer dots, LIN_DOT = 1: q4, q5, q6 and w8, on devices with integer dot products).
+-- g = {lanes, nr, unroll, dot = 0 | 1}
 local function lane_route(qtype, min_t, tmax, g, y16)
   local rows = (WG // g.lanes) * g.nr
   local d = { LIN_FMT = FMT[qtype], LIN_Y16 = y16 and 1 or 0, LIN_LANES = g.lanes, LIN_NR = g.nr,
               LIN_TMAX = tmax, LIN_UNROLL = g.unroll or 1, LIN_DOT = g.dot or 0 }
-  if d.LIN_DOT == 2 then d.LIN_XS = g.xs end
   local shared = lane_shared(d)
   local req = both(y16 and both(any_device, storage16) or any_device, shared_fits(shared))
   return {
@@ -135,19 +132,12 @@ function M.gemv(qtype, min_t, tmax, lanes, nr, y16, unroll)
 end
 
 -- dot: the same work split with x quantized to int16 and integer dots on the codes
--- (kernels/vulkan/linear_dot.glsl); tmax at most 4. mode 1 (the default): x quantized
--- per lane; 2: per workgroup, xs chunks at a time (a multiple of lanes * unroll).
+-- (kernels/vulkan/linear_dot.glsl); tmax at most 4.
 M.DOT_QTYPES = { q4 = true, q5 = true, q6 = true, w8 = true }
-function M.dot(qtype, min_t, tmax, lanes, nr, y16, unroll, mode, xs)
+function M.dot(qtype, min_t, tmax, lanes, nr, y16, unroll)
   if not M.DOT_QTYPES[qtype] then error(("linear_vulkan.dot: %s has no integer-dot route"):format(tostring(qtype)), 2) end
   if tmax > 4 then error(("linear_vulkan.dot: tmax %d is above 4"):format(tmax), 2) end
-  mode = mode or 1
-  if mode ~= 1 and mode ~= 2 then error(("linear_vulkan.dot: mode %s is not 1 or 2"):format(tostring(mode)), 2) end
-  if mode == 2 and (math.type(xs) ~= "integer" or xs < 1 or xs % (lanes * (unroll or 1)) ~= 0) then
-    error(("linear_vulkan.dot: xs %s is not a positive multiple of lanes x unroll (%d)")
-      :format(tostring(xs), lanes * (unroll or 1)), 2)
-  end
-  return lane_route(qtype, min_t, tmax, { lanes = lanes, nr = nr, unroll = unroll, dot = mode, xs = xs }, y16)
+  return lane_route(qtype, min_t, tmax, { lanes = lanes, nr = nr, unroll = unroll, dot = 1 }, y16)
 end
 
 -- tiled: 64 x 64 tiles of y, workgroup x over t.
@@ -179,12 +169,41 @@ end
 
 -- ---------------------------------------------------------------- the table
 
--- The integer-dot route by T (tmax, lanes, nr, unroll), before the gemv variants where the
--- device has integer dot products.
+-- The integer-dot route by T, for the formats whose dot route was faster than gemv there
+-- (docs/kernels/vulkan-linear.md, "Route dot"), before the gemv variants where the device
+-- has integer dot products; q5 at T = 2 lost to gemv (6144 x 5120, the only q5 shape timed).
 local DOT = {
-  { tmax = 1, lanes = 32, nr = 8, unroll = 1, mode = 1 },
-  { tmax = 2, lanes = 32, nr = 8, unroll = 1, mode = 1 },
+  { tmax = 1, qtypes = { q4 = true, q5 = true, q6 = true, w8 = true } },
+  { tmax = 2, qtypes = { q4 = true, q6 = true, w8 = true } },
 }
+-- Rows per lane group of the dot route (lanes of 32, unroll 1): w8 4 (its chunks are two
+-- 16-byte words a row); the others 8, or fewer where 8 would leave less than two
+-- workgroups per SM (q5 at 6144 rows: 8 rows 1.33x slower than 2).
+local DOT_NR = { q4 = { 8, 4, 2 }, q5 = { 8, 4, 2 }, q6 = { 8, 4, 2 }, w8 = { 4 } }
+local DOT_MIN_GROUPS_PER_SM = 2
+local DOT_UNKNOWN_SMS = 128 -- where the device does not report its SM count
+
+-- The dot route for T up to tmax: its table entry has the most rows per lane group, and
+-- for_shape(N, K, dev) gives the variant the shape rule picks (one table per variant: the
+-- kernel cache's key).
+local function dot_route(qtype, min_t, tmax, y16)
+  local list = DOT_NR[qtype]
+  local r = M.dot(qtype, min_t, tmax, 32, list[1], y16, 1)
+  local by = { [list[1]] = r }
+  r.for_shape = function(N, K, dev)
+    local sms = dev and dev.sm_count or 0
+    if sms <= 0 then sms = DOT_UNKNOWN_SMS end
+    local nr = list[#list]
+    for _, v in ipairs(list) do
+      if ceil_div(N, (WG // 32) * v) >= DOT_MIN_GROUPS_PER_SM * sms then nr = v; break end
+    end
+    by[nr] = by[nr] or M.dot(qtype, min_t, tmax, 32, nr, y16, 1)
+    by[nr].for_shape = r.for_shape
+    return by[nr]
+  end
+  return r
+end
+
 -- gemv variants by T: (tmax, lanes, nr, unroll); each takes T from the previous tmax + 1.
 local GEMV = {
   { tmax = 1, lanes = 32, nr = 2, unroll = 1 },
@@ -220,13 +239,11 @@ end
 
 local function routes(qtype)
   local list = {}
-  if M.DOT_QTYPES[qtype] then
-    for _, y16 in ipairs { true, false } do
-      local from = 1
-      for _, g in ipairs(DOT) do
-        list[#list + 1] = M.dot(qtype, from, g.tmax, g.lanes, g.nr, y16, g.unroll, g.mode, g.xs)
-        from = g.tmax + 1
-      end
+  for _, y16 in ipairs { true, false } do
+    local from = 1
+    for _, g in ipairs(DOT) do
+      if g.qtypes[qtype] then list[#list + 1] = dot_route(qtype, from, g.tmax, y16) end
+      from = g.tmax + 1
     end
   end
   for _, y16 in ipairs { true, false } do gemv_range(list, qtype, 1, COOPMAT_FROM - 1, y16) end
@@ -243,42 +260,41 @@ end
 for _, q in ipairs(M.qtypes) do M[q] = routes(q) end
 
 -- variant(qtype, route, changes) -> a copy of a gemv or dot route of qtype's list
--- with other LIN_LANES / LIN_NR / LIN_UNROLL, the other kind (LIN_DOT = 0 | 1 | 2) or
--- another slice (LIN_XS, for LIN_DOT = 2), for a geometry sweep
--- (experiments/linear_variants.lua); the tiled and coopmat routes are not swept.
-local SWEPT = { LIN_LANES = true, LIN_NR = true, LIN_UNROLL = true, LIN_DOT = true, LIN_XS = true }
+-- with other LIN_LANES / LIN_NR / LIN_UNROLL / LIN_TMAX (T then up to it), or the other
+-- kind (LIN_DOT = 0 | 1), for a geometry sweep (experiments/linear_variants.lua); the tiled
+-- and coopmat routes are not swept.
+local SWEPT = { LIN_LANES = true, LIN_NR = true, LIN_UNROLL = true, LIN_DOT = true, LIN_TMAX = true }
 function M.variant(qtype, route, changes)
   if route.name ~= "gemv" and route.name ~= "dot" then
     error(("linear_vulkan.variant: only the gemv and dot routes are swept, not %s"):format(route.name), 2)
   end
   local d = {}
   for k in pairs(SWEPT) do d[k] = route.defines[k] end
-  d.LIN_XS = d.LIN_XS or 128
   for k, v in pairs(changes) do
     if not SWEPT[k] then
-      error(("linear_vulkan.variant: the %s route varies LIN_LANES, LIN_NR, LIN_UNROLL, LIN_DOT and LIN_XS, not %s")
+      error(("linear_vulkan.variant: the %s route varies LIN_LANES, LIN_NR, LIN_UNROLL, LIN_TMAX and LIN_DOT, not %s")
         :format(route.name, tostring(k)), 2)
     end
-    if math.type(v) ~= "integer" or v < (k == "LIN_DOT" and 0 or 1) or (k == "LIN_DOT" and v > 2) then
+    if math.type(v) ~= "integer" or v < (k == "LIN_DOT" and 0 or 1) or (k == "LIN_DOT" and v > 1) then
       error(("linear_vulkan.variant: %s=%s is not %s"):format(k, tostring(v),
-        k == "LIN_DOT" and "0, 1 or 2" or "a positive integer"), 2)
+        k == "LIN_DOT" and "0 or 1" or "a positive integer"), 2)
     end
     d[k] = v
   end
   if WG % d.LIN_LANES ~= 0 then error(("linear_vulkan.variant: LIN_LANES=%d does not divide %d"):format(d.LIN_LANES, WG), 2) end
   local y16 = route.defines.LIN_Y16 == 1
+  local min_t = math.min(route.min_t, d.LIN_TMAX)
   if d.LIN_DOT == 0 then
-    return M.gemv(qtype, route.min_t, route.max_t, d.LIN_LANES, d.LIN_NR, y16, d.LIN_UNROLL)
+    if d.LIN_TMAX > 16 then error(("linear_vulkan.variant: LIN_TMAX=%d is above 16"):format(d.LIN_TMAX), 2) end
+    return M.gemv(qtype, min_t, d.LIN_TMAX, d.LIN_LANES, d.LIN_NR, y16, d.LIN_UNROLL)
   end
   if not M.DOT_QTYPES[qtype] then
-    error(("linear_vulkan.variant: %s has no integer-dot route (LIN_DOT=%d)"):format(qtype, d.LIN_DOT), 2)
+    error(("linear_vulkan.variant: %s has no integer-dot route (LIN_DOT=1)"):format(qtype), 2)
   end
-  if route.max_t > 4 then
-    error(("linear_vulkan.variant: the dot route takes T up to 4, this route %d"):format(route.max_t), 2)
+  if d.LIN_TMAX > 4 then
+    error(("linear_vulkan.variant: the dot route takes T up to 4, not %d"):format(d.LIN_TMAX), 2)
   end
-  local ok, r = pcall(M.dot, qtype, route.min_t, route.max_t, d.LIN_LANES, d.LIN_NR, y16, d.LIN_UNROLL, d.LIN_DOT, d.LIN_XS)
-  if not ok then error(("linear_vulkan.variant: %s"):format(tostring(r):gsub("^.-linear_vulkan%.dot: ", "")), 2) end
-  return r
+  return M.dot(qtype, min_t, d.LIN_TMAX, d.LIN_LANES, d.LIN_NR, y16, d.LIN_UNROLL)
 end
 
 return M

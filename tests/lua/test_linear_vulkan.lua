@@ -118,9 +118,6 @@ t.test("gemv reduction paths: lane groups narrower than, equal to and wider than
         if routes.DOT_QTYPES[q] and dev.integer_dot_product then
           r = routes.dot(q, 1, 3, lanes, v.nr, true, v.unroll)
           check_route(dev, q, r, 29, 520, { 1, 3 }, 550 + 10 * i + lanes + v.nr)
-          -- x per workgroup: 17 chunks in slices of 2 lane groups' rounds (one slice at 256 lanes)
-          r = routes.dot(q, 1, 3, lanes, v.nr, true, v.unroll, 2, 2 * lanes * v.unroll)
-          if r.requires(dev) then check_route(dev, q, r, 29, 520, { 1, 3 }, 560 + 10 * i + lanes + v.nr) end
         end
       end
     end
@@ -129,16 +126,15 @@ end)
 
 -- ---------------------------------------------------------------- the dot route
 
--- The table's dot routes this device runs, and each as LIN_DOT = 2 (x quantized per
--- workgroup in slices of 64 chunks: K = 4304 takes three slices).
+-- The table's dot routes this device runs, and each with 2 rows per lane group (what the
+-- shape rule gives small N).
 local function dot_routes(dev)
   local list = {}
   for _, q in ipairs { "q4", "q5", "q6", "w8" } do
     for _, r in ipairs(runnable(dev, q)) do
       if r.name == "dot" then
         list[#list + 1] = { q = q, r = r }
-        local other = routes.variant(q, r, { LIN_DOT = 3 - r.defines.LIN_DOT, LIN_XS = 64 })
-        if other.requires(dev) then list[#list + 1] = { q = q, r = other } end
+        list[#list + 1] = { q = q, r = routes.variant(q, r, { LIN_NR = 2 }) }
       end
     end
   end
@@ -314,7 +310,7 @@ t.test("gpubench.linear picks dot or gemv for small T, coopmat on NV_cooperative
         t.eq(b.defines.LIN_DOT, 0, ("%s T=%d gemv has LIN_DOT 0"):format(q, tt))
       end
       local d, d32 = linear.route(idot, spec, tt), linear.route(idot32, spec, tt)
-      local want = (has_dot and tt <= 2) and "dot" or b.name
+      local want = (has_dot and (tt == 1 or (tt == 2 and q ~= "q5"))) and "dot" or b.name
       t.eq({ d.name, d32.name, d.defines.LIN_Y16, d32.defines.LIN_Y16 }, { want, want, 1, 0 },
         ("%s T=%d with integer dot products"):format(q, tt))
       if want == "dot" then
@@ -323,6 +319,25 @@ t.test("gpubench.linear picks dot or gemv for small T, coopmat on NV_cooperative
       end
     end
   end
+end)
+
+-- Rows per lane group by shape: as many as leave two workgroups per SM (w8: 4 always).
+t.test("the dot route's rows per lane group follow N and the device's SM count", function()
+  local linear = require "gpubench.linear"
+  local dev = fake { name = "idot", idot = true }
+  dev.sm_count = 132
+  local function nr(q, n, tt, d) return linear.route(d or dev, { qtype = q, n = n, k = 5120 }, tt or 1).defines.LIN_NR end
+  -- 64 rows a workgroup at 8: 264 workgroups from 16833 rows; 32 at 4: from 8417 (8161 at 128 SMs)
+  t.eq({ nr("q4", 131072), nr("q6", 248320, 2), nr("q4", 16833), nr("q4", 16832), nr("q5", 8417), nr("q5", 8416), nr("q5", 6144) },
+    { 8, 8, 8, 4, 4, 2, 2 })
+  t.eq({ nr("w8", 34816), nr("w8", 5120), nr("w8", 14336, 2) }, { 4, 4, 4 })
+  local small = fake { name = "small", idot = true }
+  small.sm_count = 16
+  t.eq(nr("q5", 6144, 1, small), 8, "a device of 16 SMs")
+  t.eq({ nr("q5", 8200, 1, fake { name = "nosms", idot = true }), nr("q5", 8200) }, { 4, 2 }, "no SM count: taken as 128")
+  t.truthy(linear.route(dev, { qtype = "q4", n = 100, k = 64 }, 1) == linear.route(dev, { qtype = "q4", n = 90, k = 64 }, 1),
+    "one route table per variant (the kernel cache's key)")
+  t.eq(linear.route(dev, { qtype = "q5", n = 131072, k = 5120 }, 2).name, "gemv", "q5 at T = 2 stays on gemv")
 end)
 
 t.test("the dot route: who has one, what it requires, what its maker refuses", function()
@@ -340,21 +355,19 @@ t.test("the dot route: who has one, what it requires, what its maker refuses", f
     t.errors(function() routes.dot(q, 1, 1, 32, 8, true, 1) end, ("linear_vulkan.dot: %s has no integer-dot route"):format(q), true)
   end
   t.errors(function() routes.dot("q4", 1, 5, 32, 8, true, 1) end, "linear_vulkan.dot: tmax 5 is above 4", true)
-  t.errors(function() routes.dot("q4", 1, 2, 32, 8, true, 1, 3) end, "linear_vulkan.dot: mode 3 is not 1 or 2", true)
-  t.errors(function() routes.dot("q4", 1, 2, 32, 8, true, 2, 2, 96) end,
-    "linear_vulkan.dot: xs 96 is not a positive multiple of lanes x unroll (64)", true)
   local v = routes.variant("w8", d, { LIN_NR = 3 })
-  t.eq({ v.name, v.defines.LIN_DOT, v.defines.LIN_NR, v.rows_per_group, v.defines.LIN_XS }, { "dot", 1, 3, 24, nil })
-  v = routes.variant("q6", d, { LIN_DOT = 2, LIN_XS = 64 })
-  t.eq({ v.name, v.defines.LIN_DOT, v.defines.LIN_XS }, { "dot", 2, 64 })
-  -- shared memory: the reduction's 64 x NR x TMAX floats and 72 bytes per chunk and row of x
-  t.eq(v.shared_bytes, 64 * v.defines.LIN_NR * v.defines.LIN_TMAX * 4 + v.defines.LIN_TMAX * 64 * 72)
-  t.eq({ v.requires(fake { name = "dev", idot = true, shared = 1024 }) },
-    { false, ("the route needs %d bytes of shared memory; dev allows 1024"):format(v.shared_bytes) })
+  t.eq({ v.name, v.defines.LIN_DOT, v.defines.LIN_NR, v.rows_per_group }, { "dot", 1, 3, 24 })
+  -- shared memory: the reduction's 64 x NR x TMAX floats
+  t.eq(v.shared_bytes, 64 * 3 * v.defines.LIN_TMAX * 4)
+  t.eq({ v.requires(fake { name = "dev", idot = true, shared = 512 }) },
+    { false, ("the route needs %d bytes of shared memory; dev allows 512"):format(v.shared_bytes) })
   t.eq(routes.variant("q4", v, { LIN_DOT = 0 }).name, "gemv")
-  t.errors(function() routes.variant("q4", v, { LIN_XS = 48 }) end,
-    "linear_vulkan.variant: xs 48 is not a positive multiple of lanes x unroll (32)", true)
-  t.errors(function() routes.variant("q4", v, { LIN_DOT = 3 }) end, "linear_vulkan.variant: LIN_DOT=3 is not 0, 1 or 2", true)
+  v = routes.variant("q6", d, { LIN_TMAX = 4 })
+  t.eq({ v.name, v.min_t, v.max_t, v.defines.LIN_TMAX }, { "dot", 1, 4, 4 })
+  t.errors(function() routes.variant("q4", v, { LIN_TMAX = 5 }) end, "linear_vulkan.variant: the dot route takes T up to 4, not 5", true)
+  t.errors(function() routes.variant("q4", v, { LIN_DOT = 2 }) end, "linear_vulkan.variant: LIN_DOT=2 is not 0 or 1", true)
+  t.errors(function() routes.variant("q4", v, { LIN_XS = 2 }) end,
+    "linear_vulkan.variant: the dot route varies LIN_LANES, LIN_NR, LIN_UNROLL, LIN_TMAX and LIN_DOT, not LIN_XS", true)
 end)
 
 t.test("coopmat requirements name what is missing", function()
