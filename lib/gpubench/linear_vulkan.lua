@@ -171,14 +171,17 @@ end
 
 -- The integer-dot route by T, for the formats whose dot route was faster than gemv there
 -- (docs/kernels/vulkan-linear.md, "Route dot"), before the gemv variants where the device
--- has integer dot products; q5 at T = 2 lost to gemv (6144 x 5120, the only q5 shape timed).
+-- has integer dot products: q5 at T = 2 lost to gemv (6144 x 5120, the only q5 shape
+-- timed) and is not timed at T = 3; at T = 4 gemv won or tied for every format timed.
 local DOT = {
   { tmax = 1, qtypes = { q4 = true, q5 = true, q6 = true, w8 = true } },
   { tmax = 2, qtypes = { q4 = true, q6 = true, w8 = true } },
+  { tmax = 3, qtypes = { q4 = true, q6 = true, w8 = true } },
 }
--- Rows per lane group of the dot route (lanes of 32, unroll 1): w8 4 (its chunks are two
--- 16-byte words a row); the others 8, or fewer where 8 would leave less than two
--- workgroups per SM (q5 at 6144 rows: 8 rows 1.33x slower than 2).
+-- The dot route's lane groups (lanes, chunks per trip) and rows per lane group: w8 4 (its
+-- chunks are two 16-byte words a row); the others 8, or fewer where 8 would leave less
+-- than two workgroups per SM (q5 at 6144 rows: 8 rows 1.33x slower than 2).
+local DOT_LANES, DOT_UNROLL = 32, 1
 local DOT_NR = { q4 = { 8, 4, 2 }, q5 = { 8, 4, 2 }, q6 = { 8, 4, 2 }, w8 = { 4 } }
 local DOT_MIN_GROUPS_PER_SM = 2
 local DOT_UNKNOWN_SMS = 128 -- where the device does not report its SM count
@@ -188,16 +191,17 @@ local DOT_UNKNOWN_SMS = 128 -- where the device does not report its SM count
 -- kernel cache's key).
 local function dot_route(qtype, min_t, tmax, y16)
   local list = DOT_NR[qtype]
-  local r = M.dot(qtype, min_t, tmax, 32, list[1], y16, 1)
+  local function make(nr) return M.dot(qtype, min_t, tmax, DOT_LANES, nr, y16, DOT_UNROLL) end
+  local r = make(list[1])
   local by = { [list[1]] = r }
   r.for_shape = function(N, K, dev)
     local sms = dev and dev.sm_count or 0
     if sms <= 0 then sms = DOT_UNKNOWN_SMS end
     local nr = list[#list]
     for _, v in ipairs(list) do
-      if ceil_div(N, (WG // 32) * v) >= DOT_MIN_GROUPS_PER_SM * sms then nr = v; break end
+      if ceil_div(N, (WG // DOT_LANES) * v) >= DOT_MIN_GROUPS_PER_SM * sms then nr = v; break end
     end
-    by[nr] = by[nr] or M.dot(qtype, min_t, tmax, 32, nr, y16, 1)
+    by[nr] = by[nr] or make(nr)
     by[nr].for_shape = r.for_shape
     return by[nr]
   end

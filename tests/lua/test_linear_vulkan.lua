@@ -310,7 +310,7 @@ t.test("gpubench.linear picks dot or gemv for small T, coopmat on NV_cooperative
         t.eq(b.defines.LIN_DOT, 0, ("%s T=%d gemv has LIN_DOT 0"):format(q, tt))
       end
       local d, d32 = linear.route(idot, spec, tt), linear.route(idot32, spec, tt)
-      local want = (has_dot and (tt == 1 or (tt == 2 and q ~= "q5"))) and "dot" or b.name
+      local want = (has_dot and (tt == 1 or (tt <= 3 and q ~= "q5"))) and "dot" or b.name
       t.eq({ d.name, d32.name, d.defines.LIN_Y16, d32.defines.LIN_Y16 }, { want, want, 1, 0 },
         ("%s T=%d with integer dot products"):format(q, tt))
       if want == "dot" then
