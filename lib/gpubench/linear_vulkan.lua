@@ -169,29 +169,31 @@ end
 
 -- ---------------------------------------------------------------- the table
 
--- The integer-dot route by T, for the formats whose dot route was faster than gemv there
--- (docs/kernels/vulkan-linear.md, "Route dot"), before the gemv variants where the device
--- has integer dot products: q5 at T = 2 lost to gemv (6144 x 5120, the only q5 shape
--- timed) and is not timed at T = 3; at T = 4 gemv won or tied for every format timed.
+-- The integer-dot route by T: for each format whose dot route was faster than gemv there,
+-- its lane groups (lanes, chunks loaded per trip), the fastest of the H200 sweeps
+-- (docs/kernels/vulkan-linear.md, "Route dot"). q5 at T = 2 lost to gemv (6144 x 5120,
+-- the only q5 shape timed) and was not timed at T = 3 or with lanes of 16; at T = 4 gemv
+-- won or tied for every format timed. The dot routes come before the gemv variants and
+-- run where the device has integer dot products.
+local WIDE, NARROW = { lanes = 32, unroll = 1 }, { lanes = 16, unroll = 2 }
 local DOT = {
-  { tmax = 1, qtypes = { q4 = true, q5 = true, q6 = true, w8 = true } },
-  { tmax = 2, qtypes = { q4 = true, q6 = true, w8 = true } },
-  { tmax = 3, qtypes = { q4 = true, q6 = true, w8 = true } },
+  { tmax = 1, geo = { q4 = NARROW, q5 = WIDE, q6 = NARROW, w8 = WIDE } },
+  { tmax = 2, geo = { q4 = WIDE, q6 = WIDE, w8 = WIDE } },
+  { tmax = 3, geo = { q4 = WIDE, q6 = WIDE, w8 = WIDE } },
 }
--- The dot route's lane groups (lanes, chunks per trip) and rows per lane group: w8 4 (its
--- chunks are two 16-byte words a row); the others 8, or fewer where 8 would leave less
--- than two workgroups per SM (q5 at 6144 rows: 8 rows 1.33x slower than 2).
-local DOT_LANES, DOT_UNROLL = 32, 1
+-- Rows per lane group: w8 4 (its chunks are two 16-byte words a row); the others 8, or
+-- fewer where 8 would leave less than two workgroups per SM (q5 at 6144 rows: 8 rows
+-- 1.33x slower than 2).
 local DOT_NR = { q4 = { 8, 4, 2 }, q5 = { 8, 4, 2 }, q6 = { 8, 4, 2 }, w8 = { 4 } }
 local DOT_MIN_GROUPS_PER_SM = 2
 local DOT_UNKNOWN_SMS = 128 -- where the device does not report its SM count
 
--- The dot route for T up to tmax: its table entry has the most rows per lane group, and
--- for_shape(N, K, dev) gives the variant the shape rule picks (one table per variant: the
--- kernel cache's key).
-local function dot_route(qtype, min_t, tmax, y16)
+-- The dot route for T up to tmax with lane groups g: its table entry has the most rows per
+-- lane group, and for_shape(N, K, dev) gives the variant the shape rule picks (one table
+-- per variant: the kernel cache's key).
+local function dot_route(qtype, min_t, tmax, y16, g)
   local list = DOT_NR[qtype]
-  local function make(nr) return M.dot(qtype, min_t, tmax, DOT_LANES, nr, y16, DOT_UNROLL) end
+  local function make(nr) return M.dot(qtype, min_t, tmax, g.lanes, nr, y16, g.unroll) end
   local r = make(list[1])
   local by = { [list[1]] = r }
   r.for_shape = function(N, K, dev)
@@ -199,7 +201,7 @@ local function dot_route(qtype, min_t, tmax, y16)
     if sms <= 0 then sms = DOT_UNKNOWN_SMS end
     local nr = list[#list]
     for _, v in ipairs(list) do
-      if ceil_div(N, (WG // DOT_LANES) * v) >= DOT_MIN_GROUPS_PER_SM * sms then nr = v; break end
+      if ceil_div(N, (WG // g.lanes) * v) >= DOT_MIN_GROUPS_PER_SM * sms then nr = v; break end
     end
     by[nr] = by[nr] or make(nr)
     by[nr].for_shape = r.for_shape
@@ -246,7 +248,7 @@ local function routes(qtype)
   for _, y16 in ipairs { true, false } do
     local from = 1
     for _, g in ipairs(DOT) do
-      if g.qtypes[qtype] then list[#list + 1] = dot_route(qtype, from, g.tmax, y16) end
+      if g.geo[qtype] then list[#list + 1] = dot_route(qtype, from, g.tmax, y16, g.geo[qtype]) end
       from = g.tmax + 1
     end
   end

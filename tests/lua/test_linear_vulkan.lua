@@ -327,9 +327,14 @@ t.test("the dot route's rows per lane group follow N and the device's SM count",
   local dev = fake { name = "idot", idot = true }
   dev.sm_count = 132
   local function nr(q, n, tt, d) return linear.route(d or dev, { qtype = q, n = n, k = 5120 }, tt or 1).defines.LIN_NR end
-  -- 64 rows a workgroup at 8: 264 workgroups from 16833 rows; 32 at 4: from 8417 (8161 at 128 SMs)
-  t.eq({ nr("q4", 131072), nr("q6", 248320, 2), nr("q4", 16833), nr("q4", 16832), nr("q5", 8417), nr("q5", 8416), nr("q5", 6144) },
+  -- q5 (lanes of 32): 64 rows a workgroup at 8, 264 workgroups from 16833 rows; 32 at 4, from
+  -- 8417 (8161 at 128 SMs). q4 at T = 1 (lanes of 16): 128 rows at 8, from 33665 rows.
+  t.eq({ nr("q4", 131072), nr("q6", 248320, 2), nr("q5", 16833), nr("q5", 16832), nr("q5", 8417), nr("q5", 8416), nr("q5", 6144) },
     { 8, 8, 8, 4, 4, 2, 2 })
+  t.eq({ nr("q4", 33665), nr("q4", 33664), nr("q4", 33664, 2) }, { 8, 4, 8 })
+  local g1, g2 = linear.route(dev, { qtype = "q6", n = 248320, k = 5120 }, 1), linear.route(dev, { qtype = "q6", n = 248320, k = 5120 }, 2)
+  t.eq({ g1.defines.LIN_LANES, g1.defines.LIN_UNROLL, g1.rows_per_group, g2.defines.LIN_LANES, g2.defines.LIN_UNROLL, g2.rows_per_group },
+    { 16, 2, 128, 32, 1, 64 })
   t.eq({ nr("w8", 34816), nr("w8", 5120), nr("w8", 14336, 2) }, { 4, 4, 4 })
   local small = fake { name = "small", idot = true }
   small.sm_count = 16
@@ -356,7 +361,7 @@ t.test("the dot route: who has one, what it requires, what its maker refuses", f
   end
   t.errors(function() routes.dot("q4", 1, 5, 32, 8, true, 1) end, "linear_vulkan.dot: tmax 5 is above 4", true)
   local v = routes.variant("w8", d, { LIN_NR = 3 })
-  t.eq({ v.name, v.defines.LIN_DOT, v.defines.LIN_NR, v.rows_per_group }, { "dot", 1, 3, 24 })
+  t.eq({ v.name, v.defines.LIN_DOT, v.defines.LIN_NR, v.rows_per_group }, { "dot", 1, 3, (256 // d.defines.LIN_LANES) * 3 })
   -- shared memory: the reduction's 64 x NR x TMAX floats
   t.eq(v.shared_bytes, 64 * 3 * v.defines.LIN_TMAX * 4)
   t.eq({ v.requires(fake { name = "dev", idot = true, shared = 512 }) },
