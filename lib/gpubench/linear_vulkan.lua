@@ -217,11 +217,12 @@ local GEMV = {
   { tmax = 4, lanes = 32, nr = 2, unroll = 1 },
   { tmax = 8, lanes = 32, nr = 1, unroll = 1 },
 }
--- Where cooperative matrices take over (gemv below, where every device runs it) and
--- their tiles by T: a t tile no wider than T needs (each weight is then decoded once per
--- call up to T = 64), 128 x 128 beyond. Where the tiled route takes over on a device
--- without them. The H200 figures behind these are in docs/kernels/vulkan-linear.md.
-local COOPMAT_FROM = 5
+-- Where cooperative matrices take over (gemv below, where every device runs it: at T = 5
+-- to 8 it was 2x faster than the 128 x 16 coopmat tile on the H200) and their tiles by T:
+-- a t tile no wider than T needs (each weight is then decoded once per call up to T = 64),
+-- 128 x 128 beyond. Where the tiled route takes over on a device without them. The H200
+-- figures behind these are in docs/kernels/vulkan-linear.md.
+local COOPMAT_FROM = 9
 local COOPMAT = {
   { max_t = 16, bn = 128, bt = 16, wn = 8, wt = 1, stages = 2 },
   { max_t = 64, bn = 128, bt = 64, wn = 8, wt = 1, stages = 2 },

@@ -302,7 +302,7 @@ t.test("gpubench.linear picks dot or gemv for small T, coopmat on NV_cooperative
     local has_dot = q ~= "nvfp4" and q ~= "bf16"
     for _, tt in ipairs { 1, 2, 3, 4, 5, 8, 9, 17, 1024, 65535 } do
       local a, b, c = linear.route(nv, spec, tt), linear.route(plain, spec, tt), linear.route(no16, spec, tt)
-      t.eq(a.name, tt < 5 and "gemv" or "coopmat", ("%s T=%d nv"):format(q, tt))
+      t.eq(a.name, tt < 9 and "gemv" or "coopmat", ("%s T=%d nv"):format(q, tt))
       t.eq(b.name, tt < 9 and "gemv" or "tiled", ("%s T=%d plain"):format(q, tt))
       t.eq({ b.defines.LIN_Y16, c.defines.LIN_Y16, c.name }, { 1, 0, b.name }, ("%s T=%d y stores"):format(q, tt))
       if b.name == "gemv" then
