@@ -11,8 +11,9 @@
 -- call, no route forcing; cold L2 per sample; warm-up 3, 20 samples;
 -- median/min/p95; model bytes weight + 2KT + 2NT. Beyond it: both backends,
 -- every route checked against the FP64 reference before it is timed, the
--- clean flush, the stopping rule on request, every sample kept, and a vendor
--- GEMM (cuBLASLt) on the same point timed by the same contract.
+-- clean flush, the stopping rule on request, every sample kept, a vendor
+-- GEMM (cuBLASLt) on the same point timed by the same contract, and each
+-- point timed a second time after its group (B/A, unsteady past 10 %).
 
 local gpu = require "gpu"
 local options = require "gpubench.options"
@@ -58,6 +59,8 @@ local opts, meta = options.parse({
     { "vendor", type = "enum", choices = { "auto", "off" }, default = "auto",
       help = "auto: time cuBLASLt's bf16 GEMM on every point where it loads (CUDA); off: no vendor column." },
     { "check_rows", type = "int", min = 1, default = 256, help = "Rows of N the reference check covers at most." },
+    { "retime", type = "enum", choices = { "on", "off" }, default = "on",
+      help = "Time each point again after its group, in reverse order (B/A column); a row whose two medians differ by more than 10 % is marked unsteady." },
     { "read_gbs", type = "float", help = "Read ceiling in GB/s (default: measured once, cached)." },
     { "peak_gbs", type = "float", help = "Spec DRAM bandwidth in GB/s (default: the device's)." },
     { "profile", type = "flag", help = "One call of the single point between profiler start and stop (ncu --profile-from-start off)." },
@@ -194,6 +197,10 @@ local columns = {
   { key = "memory_floor_pct", format = "%.1f", width = 7 },
 }
 if mode == "sweep" then columns[#columns + 1] = { key = "delta_pct", title = "delta_%", format = "%+.1f", width = 7 } end
+if opts.retime == "on" then
+  columns[#columns + 1] = { key = "retime_ratio", title = "B/A", format = "%.2f", width = 5 }
+  columns[#columns + 1] = { key = "unsteady", width = 8 }
+end
 if vendor then
   columns[#columns + 1] = { key = "vendor_us", format = "%.2f", width = 9 }
   columns[#columns + 1] = { key = "vs_vendor", title = "vendor/ours", format = "%.2f", width = 6 }
@@ -208,7 +215,7 @@ local sink <close> = report.open {
   csv_extra = { "weight_bytes", "x_bytes", "y_bytes", "model_bytes", "useful_flops", "warmup", "n_samples", "noise",
                 "fixed_us", "memory_floor_us", "route", "check_rows", "check_failures", "check_worst",
                 "vendor_tflops", "vendor_note", "note", "prepare_s", "check_s", "time_s", "vendor_s",
-                "weights_read_us", "spin_up_ms" },
+                "weights_read_us", "spin_up_ms", "retime_us" },
   env = report.environment(dev, meta, { ceilings = ceil, header = header, vendor = vendor and vendor.describe(dev) or nil,
                                         shard = shard.record(opts.shard, total) }),
 }
@@ -226,6 +233,7 @@ for _, g in ipairs(groups) do
   local prepare_s = gpu.clock() - t0
   spent.prepare_s = spent.prepare_s + prepare_s
   local read_us = lb.read_weights(dev, grp, po)
+  local rows = {}
   for i, p in ipairs(g.points) do
     local row = watch(function() return lb.measure(dev, grp, p, po) end)
     if i == 1 then row.prepare_s = prepare_s end
@@ -238,8 +246,17 @@ for _, g in ipairs(groups) do
       row.delta_pct = 100 * (row.median_us / prev.median_us - 1)
     end
     prev = row
-    sink:add(row)
+    rows[i] = row
   end
+  -- B: the group's points again, in reverse order (A B B A over the run)
+  if opts.retime == "on" then
+    for i = #g.points, 1, -1 do
+      local t1 = gpu.clock()
+      lb.retime(dev, grp, g.points[i], po, rows[i])
+      spent.time_s = spent.time_s + (gpu.clock() - t1)
+    end
+  end
+  for _, row in ipairs(rows) do sink:add(row) end
   lb.close_group(grp)
 end
 sink:note(("* %d points, %d weight groups; cold: per sample a %s L2 flush completed before the start timestamp, "
@@ -261,6 +278,14 @@ sink:note(no_clocks and ("* clocks: not read (%s), so not brought up before the 
   .. "%d of these points needed it, up to %.0f ms"):format(clocks.SPIN_FRACTION >= 1 and "its maximum"
     or (">= %d %% of its maximum"):format(math.floor(100 * clocks.SPIN_FRACTION + 0.5)), clocks.SPIN_MAX_MS,
     spun, spun_ms))
+if opts.retime == "on" then
+  local bad = {}
+  for _, r in ipairs(sink.rows or {}) do if r.unsteady then bad[#bad + 1] = r.label end end
+  sink:note(("* B/A: each point timed again after its group, in reverse order; the reported times are the first "
+    .. "(A). %d of %d rows differ by more than %d %% and are marked unsteady (the device changed between the two "
+    .. "timings, not the kernel: time them again)%s"):format(#bad, #(sink.rows or {}),
+    math.floor(100 * lb.RETIME_TOLERANCE + 0.5), #bad > 0 and (": " .. table.concat(bad, ", ")) or ""))
+end
 sink:note("* weights_read_us (CSV, JSON): the pure-read kernel over each group's weight buffer, timed as its points "
   .. "are, before them: what reading those very bytes costs in this process")
 if vendor then sink:note("* vendor: " .. vendor.note(dev)) end

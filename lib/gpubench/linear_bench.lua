@@ -111,6 +111,29 @@ function lb.metrics(row, median_us, ceil)
   return row
 end
 
+-- The cold timing of one public call of point p (the contract's: o.flush, o.warmup, o.rule).
+local function time_call(dev, grp, p, o)
+  local launches = linear.launches(dev, grp.spec, grp.w, grp.x, grp.y, p.t, o.route)
+  local cell <close> = bench.cell(dev, { launches = launches })
+  return cell:cold { rule = o.rule, flush = o.flush, warmup = o.warmup }
+end
+
+-- A second timing of a point whose median differs from the first by more than this
+-- fraction marks the row unsteady: the device changed between the two, not the kernel
+-- (docs/results/h200-linear.md, "The Vulkan dot route": stretches of a run up to 2.8x slow).
+lb.RETIME_TOLERANCE = 0.10
+
+-- retime(dev, grp, p, o, row): times point p again, as measure did (no check: the same
+-- buffers and route), and records it in its row: retime_us, retime_ratio (second /
+-- first median) and unsteady where they differ by more than RETIME_TOLERANCE.
+function lb.retime(dev, grp, p, o, row)
+  if not row.median_us then return row end
+  local us = cold_stats(time_call(dev, grp, p, o)).median_us
+  row.retime_us, row.retime_ratio = us, us / row.median_us
+  row.unsteady = math.abs(row.retime_ratio - 1) > lb.RETIME_TOLERANCE or nil
+  return row
+end
+
 -- measure(dev, grp, p, o) -> row: the oracle check, then the cold timing of
 -- one public call (and of the vendor GEMM), or the row of a point that failed.
 -- o = {rule, flush, warmup, ceil, max_rows}
@@ -132,9 +155,7 @@ function lb.measure(dev, grp, p, o)
   end
   local t1 = clock()
   row.check_s = t1 - t0 -- where a run's wall time goes: the check, our timing, the vendor's
-  local launches = linear.launches(dev, grp.spec, grp.w, grp.x, grp.y, p.t, o.route)
-  local cell <close> = bench.cell(dev, { launches = launches })
-  local res = cell:cold { rule = o.rule, flush = o.flush, warmup = o.warmup }
+  local res = time_call(dev, grp, p, o)
   row.time_s = clock() - t1
   local c = cold_stats(res)
   for k, v in pairs(c) do row[k] = v end

@@ -65,6 +65,22 @@ check "every sample kept (3 per point)" \
 check "delta_% from the second point on" '[[ $(grep -Ec "\"delta_pct\":-?[0-9]" "$tmp/sweep.jsonl") -eq 2 ]]'
 check "the CSV has the contract's columns" \
   'grep -v "^#" "$tmp/sweep.csv" | head -n 1 | grep -q "label,qtype,policy,n,k,t,median_us,min_us,p95_us,model_gb,effective_gbs,dram_pct,read_pct,useful_tflops,memory_floor_pct"'
+# B/A: every point timed a second time after its group; unsteady exactly where the two differ by > 10 %
+ba=$("$G" -e 'local r = require "gpubench.report"; local lb = require "gpubench.linear_bench"
+  local n, bad = 0, 0
+  for _, c in ipairs(r.read_jsonl("'"$tmp/sweep.jsonl"'")) do
+    if c.type == "cell" then
+      n = n + 1
+      local want = math.abs(c.retime_us / c.median_us - 1) > lb.RETIME_TOLERANCE
+      if math.abs(c.retime_ratio - c.retime_us / c.median_us) > 1e-9 or (c.unsteady == true) ~= want then bad = bad + 1 end
+    end
+  end
+  print(n, bad)' 2>&1)
+check "B/A: each row timed twice, unsteady exactly past 10 % ($ba)" '[[ "$ba" == "3"$'"'"'\t'"'"'"0" ]]'
+check "B/A: the footer says how many rows are unsteady" 'grep -q "B/A: each point timed again after its group, in reverse order" <<<"$out"'
+out=$("$G" $E --backend vulkan --qtype q4 --n 100 --k 200 --t 1 --samples 3 --retime off --json "$tmp/once.jsonl" 2>&1); rc=$?
+check "--retime off: one timing per point, no B/A (rc=$rc)" \
+  '[[ $rc -eq 0 ]] && ! grep -q "retime_ratio" "$tmp/once.jsonl" && ! grep -q "B/A" <<<"$out" && grep -q "\"status\":\"ok\"" "$tmp/once.jsonl"'
 check "the byte breakdown and warm-up in the CSV" \
   'grep -v "^#" "$tmp/sweep.csv" | head -n 1 | grep -q "weight_bytes" && grep -v "^#" "$tmp/sweep.csv" | head -n 1 | grep -q "warmup"'
 
