@@ -35,11 +35,25 @@ local function any_device(dev)
   return true
 end
 
-local function storage16(dev)
-  if not dev.storage_buffer_16bit then
-    return false, ("%s has no 16-bit storage (storageBuffer16BitAccess)"):format(tostring(dev.name))
+-- A requirement on one boolean field of the device.
+local function needs(field, what)
+  return function(dev)
+    if not dev[field] then return false, ("%s has no %s"):format(tostring(dev.name), what) end
+    return true
   end
-  return true
+end
+local storage16 = needs("storage_buffer_16bit", "16-bit storage (storageBuffer16BitAccess)")
+local integer_dot = needs("integer_dot_product", "integer dot product (shaderIntegerDotProduct)")
+
+-- `who` needs `bytes` of shared memory.
+local function shared_fits(bytes, who)
+  return function(dev)
+    if (dev.max_shared_bytes or 0) < bytes then
+      return false, ("%s needs %d bytes of shared memory; %s allows %d")
+        :format(who, bytes, tostring(dev.name), dev.max_shared_bytes or 0)
+    end
+    return true
+  end
 end
 
 -- The coopmat shaders use 16x16x16 fp16 x fp16 -> fp32 subgroup matrices, 8 subgroups
@@ -63,10 +77,8 @@ local function coopmat_device(shared)
       return false, ("the coopmat route needs subgroups of 32; %s reports %d")
         :format(tostring(dev.name), dev.subgroup_size or 0)
     end
-    if (dev.max_shared_bytes or 0) < shared then
-      return false, ("the coopmat route needs %d bytes of shared memory; %s allows %d")
-        :format(shared, tostring(dev.name), dev.max_shared_bytes or 0)
-    end
+    local ok, why = shared_fits(shared, "the coopmat route")(dev)
+    if not ok then return false, why end
     return storage16(dev)
   end
 end
@@ -81,27 +93,10 @@ end
 
 -- ---------------------------------------------------------------- route makers
 
-local function integer_dot(dev)
-  if not dev.integer_dot_product then
-    return false, ("%s has no integer dot product (shaderIntegerDotProduct)"):format(tostring(dev.name))
-  end
-  return true
-end
-
 -- Shared memory the lane kernel declares (kernels/vulkan/linear_gemv.comp): the
 -- reduction's partials, one per subgroup of at least 4 and per sum.
 local function lane_shared(d)
   return (WG // 4) * d.LIN_NR * d.LIN_TMAX * 4
-end
-
-local function shared_fits(bytes)
-  return function(dev)
-    if (dev.max_shared_bytes or 0) < bytes then
-      return false, ("the route needs %d bytes of shared memory; %s allows %d")
-        :format(bytes, tostring(dev.name), dev.max_shared_bytes or 0)
-    end
-    return true
-  end
 end
 
 -- The memory-bound kernel (linear_gemv.comp) as route "gemv" (fp32 FMAs, LIN_DOT = 0) or
@@ -112,7 +107,7 @@ local function lane_route(qtype, min_t, tmax, g, y16)
   local d = { LIN_FMT = FMT[qtype], LIN_Y16 = y16 and 1 or 0, LIN_LANES = g.lanes, LIN_NR = g.nr,
               LIN_TMAX = tmax, LIN_UNROLL = g.unroll or 1, LIN_DOT = g.dot or 0 }
   local shared = lane_shared(d)
-  local req = both(y16 and both(any_device, storage16) or any_device, shared_fits(shared))
+  local req = both(y16 and both(any_device, storage16) or any_device, shared_fits(shared, "the route"))
   return {
     name = d.LIN_DOT > 0 and "dot" or "gemv", min_t = min_t, max_t = tmax,
     file = "kernels/vulkan/linear_gemv.comp", entry = "main",

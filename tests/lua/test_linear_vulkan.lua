@@ -185,48 +185,50 @@ end)
 
 -- An infinity or NaN in a chunk of x: every output of that row of x is non-finite (NaN
 -- makes NaN), the other row is unaffected.
-t.test("dot route: NaN and infinity in x make their row's outputs non-finite", function()
+-- fn(dev, i, e) for each dot route of dot_routes that takes two rows of x.
+local function each_two_row_dot_route(fn)
   local dev = t.device("vulkan")
+  for i, e in ipairs(dot_routes(dev)) do
+    if e.r.max_t >= 2 then fn(dev, i, e) end
+  end
+end
+
+t.test("dot route: NaN and infinity in x make their row's outputs non-finite", function()
   local ref = require "gpubench.ref"
   local n, k = 37, 200
-  for i, e in ipairs(dot_routes(dev)) do
-    if e.r.max_t >= 2 then
-      for _, bad in ipairs { { 5, 0x7FC0, "NaN" }, { 150, 0xFF80, "-inf" } } do
-        local x = ref.random_bf16(2 * k, 700 + i)
-        x = x:sub(1, 2 * bad[1]) .. string.pack("<I2", bad[2]) .. x:sub(2 * bad[1] + 3)
-        local w, _, ys = run_route(dev, e.q, e.r, n, k, { 2 }, 800 + i, x)
-        local what = ("%s x[0][%d] = %s"):format(route_label(e.q, e.r), bad[1], bad[3])
-        for nn = 0, n - 1 do
-          local b = bf16_bits(ys[2], nn)
-          t.truthy(b & 0x7F80 == 0x7F80, ("%s: y[0][%d] = 0x%04x is finite"):format(what, nn, b))
-          if bad[3] == "NaN" then t.truthy(b & 0x7F ~= 0, ("%s: y[0][%d] = 0x%04x is not NaN"):format(what, nn, b)) end
-        end
-        local rr, s = ref.linear(e.q, w, n, k, x:sub(2 * k + 1), 1, GSCALE)
-        local c = ref.check_linear(ys[2]:sub(2 * n + 1), rr, s, 1, n)
-        t.truthy(c.ok, what .. ": the other row of x")
+  each_two_row_dot_route(function(dev, i, e)
+    for _, bad in ipairs { { 5, 0x7FC0, "NaN" }, { 150, 0xFF80, "-inf" } } do
+      local x = ref.random_bf16(2 * k, 700 + i)
+      x = x:sub(1, 2 * bad[1]) .. string.pack("<I2", bad[2]) .. x:sub(2 * bad[1] + 3)
+      local w, _, ys = run_route(dev, e.q, e.r, n, k, { 2 }, 800 + i, x)
+      local what = ("%s x[0][%d] = %s"):format(route_label(e.q, e.r), bad[1], bad[3])
+      for nn = 0, n - 1 do
+        local b = bf16_bits(ys[2], nn)
+        t.truthy(b & 0x7F80 == 0x7F80, ("%s: y[0][%d] = 0x%04x is finite"):format(what, nn, b))
+        if bad[3] == "NaN" then t.truthy(b & 0x7F ~= 0, ("%s: y[0][%d] = 0x%04x is not NaN"):format(what, nn, b)) end
       end
+      local rr, s = ref.linear(e.q, w, n, k, x:sub(2 * k + 1), 1, GSCALE)
+      local c = ref.check_linear(ys[2]:sub(2 * n + 1), rr, s, 1, n)
+      t.truthy(c.ok, what .. ": the other row of x")
     end
-  end
+  end)
 end)
 
 -- Rows of x 2^80 apart: each row of x and each chunk has its own scale.
 t.test("dot route: rows of x 2^80 apart, K 4304", function()
-  local dev = t.device("vulkan")
   local ref = require "gpubench.ref"
   local k = 4304
-  for i, e in ipairs(dot_routes(dev)) do
-    if e.r.max_t >= 2 then
-      local x = ref.random_bf16(2 * k, 600 + i)
-      local parts = {}
-      for j = 0, 2 * k - 1 do
-        local b = string.unpack("<I2", x, 2 * j + 1)
-        local shift = j < k and -40 or 40 -- exponent field moved by 40 (no random value leaves the range)
-        if b & 0x7F80 ~= 0 then b = b + shift * 0x80 end
-        parts[#parts + 1] = string.pack("<I2", b)
-      end
-      check_route(dev, e.q, e.r, 19, k, { 2 }, 610 + i, table.concat(parts))
+  each_two_row_dot_route(function(dev, i, e)
+    local x = ref.random_bf16(2 * k, 600 + i)
+    local parts = {}
+    for j = 0, 2 * k - 1 do
+      local b = string.unpack("<I2", x, 2 * j + 1)
+      local shift = j < k and -40 or 40 -- exponent field moved by 40 (no random value leaves the range)
+      if b & 0x7F80 ~= 0 then b = b + shift * 0x80 end
+      parts[#parts + 1] = string.pack("<I2", b)
     end
-  end
+    check_route(dev, e.q, e.r, 19, k, { 2 }, 610 + i, table.concat(parts))
+  end)
 end)
 
 -- The largest T and the smallest K: grids at their limit, x rows of one 16-byte word.
