@@ -17,12 +17,29 @@
 #if LIN_FMT == LIN_NVFP4 || LIN_FMT == LIN_BF16
 #error "the integer-dot route takes q4, q5, q6 and w8"
 #endif
+// q6: LIN_Q6_SPLIT = 1 dots the nibbles and the high pairs apart, sum = sum(nib x) +
+// 16 sum(pair x), the pairs taken from the high plane with a shift and a mask per 4 (x
+// packed a second time in their order) instead of spread into the code bytes
+// (lin_q6_spread, two shift-or-mask steps a word); 0 merges them first.
+#if LIN_FMT == LIN_Q6 && !defined(LIN_Q6_SPLIT)
+#error "LIN_Q6_SPLIT must be defined for q6 (1: nibbles and high pairs dotted apart, 0: merged)"
+#endif
+#if LIN_FMT == LIN_Q6 && LIN_Q6_SPLIT
+#define LIN_SPLIT 1
+#else
+#define LIN_SPLIT 0
+#endif
 
 // A chunk of x as bytes: component s of h0/l0 and h1/l1 meets sub-chunk s's code words
 // c0 and c1 (lin_chunk_codes: q4/q5/q6 even and odd elements, w8 two runs of 4).
 struct LinXq {
     uvec4 h0, h1; // high bytes of q (signed)
     uvec4 l0, l1; // low bytes of q (unsigned)
+#if LIN_SPLIT
+    // the same in the high pairs' order: component k of ph0/pl0 holds elements k, k+4,
+    // k+8, k+12, of ph1/pl1 those plus 16
+    uvec4 ph0, ph1, pl0, pl1;
+#endif
     int sum;      // sum of q over the chunk (for the code offset)
     float sx;     // the scale
 };
@@ -54,20 +71,30 @@ LinXq lin_xq(uint t, uint c, uint T) {
     // x * mul is exact (a power of two times 8 significant bits, below 2^15); adding 1.5 * 2^23
     // rounds it to an integer (to nearest even) held in the low mantissa bits, two's complement.
     const float MAGIC = 12582912.0;
-    ivec4 hs = ivec4(0);
-    uvec4 ls = uvec4(0u);
+    uvec4 qe[4], qo[4]; // the codes of sub-chunk s's even and odd elements
     [[unroll]] for (int s = 0; s < 4; s++) {
         vec4 ev, od;
         lin_bf16x8(v[s], ev, od);
-        uvec4 qe = floatBitsToUint(ev * mul + MAGIC), qo = floatBitsToUint(od * mul + MAGIC);
+        qe[s] = floatBitsToUint(ev * mul + MAGIC);
+        qo[s] = floatBitsToUint(od * mul + MAGIC);
 #if LIN_FMT == LIN_W8
-        lin_pack4(qe.x, qo.x, qe.y, qo.y, r.h0[s], r.l0[s]);
-        lin_pack4(qe.z, qo.z, qe.w, qo.w, r.h1[s], r.l1[s]);
+        lin_pack4(qe[s].x, qo[s].x, qe[s].y, qo[s].y, r.h0[s], r.l0[s]);
+        lin_pack4(qe[s].z, qo[s].z, qe[s].w, qo[s].w, r.h1[s], r.l1[s]);
 #else
-        lin_pack4(qe.x, qe.y, qe.z, qe.w, r.h0[s], r.l0[s]);
-        lin_pack4(qo.x, qo.y, qo.z, qo.w, r.h1[s], r.l1[s]);
+        lin_pack4(qe[s].x, qe[s].y, qe[s].z, qe[s].w, r.h0[s], r.l0[s]);
+        lin_pack4(qo[s].x, qo[s].y, qo[s].z, qo[s].w, r.h1[s], r.l1[s]);
 #endif
     }
+#if LIN_SPLIT
+    // element 8s + j is qe[s][j / 2] (j even) or qo[s][j / 2]; k and k + 4 have one parity
+    [[unroll]] for (int k = 0; k < 4; k++) {
+        uvec4 a0 = (k & 1) == 0 ? qe[0] : qo[0], a1 = (k & 1) == 0 ? qe[1] : qo[1];
+        uvec4 a2 = (k & 1) == 0 ? qe[2] : qo[2], a3 = (k & 1) == 0 ? qe[3] : qo[3];
+        int i = k >> 1;
+        lin_pack4(a0[i], a0[i + 2], a1[i], a1[i + 2], r.ph0[k], r.pl0[k]);
+        lin_pack4(a2[i], a2[i + 2], a3[i], a3[i + 2], r.ph1[k], r.pl1[k]);
+    }
+#endif
 #if LIN_CODE_OFFSET != 0
     int hsum = 0;
     uint lsum = 0u;
@@ -88,9 +115,27 @@ int lin_dot_chunk(LinChunk ch, LinXq x) {
     int ih = 0;
     uint il = 0u;
     int is = 0;
+#if LIN_SPLIT
+    // the high pairs: element 4m + k of each 16 at bits 8m + 2k of its word
+    int ph = 0;
+    uint pl = 0u;
+    [[unroll]] for (uint k = 0u; k < 4u; k++) {
+        uint p0 = (ch.h.x >> (2u * k)) & 0x03030303u, p1 = (ch.h.y >> (2u * k)) & 0x03030303u;
+        ph += idot_su(x.ph0[k], p0, 0) + idot_su(x.ph1[k], p1, 0);
+        pl += idot_uu(p0, x.pl0[k], 0) + idot_uu(p1, x.pl1[k], 0);
+    }
+    ih += 16 * ph;
+    il += 16u * pl;
+#endif
     [[unroll]] for (uint s = 0u; s < 4u; s++) {
         uint c0, c1;
+#if LIN_SPLIT
+        uint v = lin_pick(ch.q, s);
+        c0 = v & 0x0F0F0F0Fu;
+        c1 = (v >> 4u) & 0x0F0F0F0Fu;
+#else
         lin_chunk_codes(ch, s, c0, c1);
+#endif
 #if LIN_FMT == LIN_W8
         ih += idot_ss(c0, x.h0[s], 0) + idot_ss(c1, x.h1[s], 0);
         is += idot_su(c0, x.l0[s], 0) + idot_su(c1, x.l1[s], 0);

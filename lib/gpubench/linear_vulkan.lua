@@ -106,6 +106,7 @@ local function lane_route(qtype, min_t, tmax, g, y16)
   local rows = (WG // g.lanes) * g.nr
   local d = { LIN_FMT = FMT[qtype], LIN_Y16 = y16 and 1 or 0, LIN_LANES = g.lanes, LIN_NR = g.nr,
               LIN_TMAX = tmax, LIN_UNROLL = g.unroll or 1, LIN_DOT = g.dot or 0 }
+  if d.LIN_DOT > 0 and qtype == "q6" then d.LIN_Q6_SPLIT = g.q6_split or 0 end
   local shared = lane_shared(d)
   local req = both(y16 and both(any_device, storage16) or any_device, shared_fits(shared, "the route"))
   return {
@@ -127,12 +128,16 @@ function M.gemv(qtype, min_t, tmax, lanes, nr, y16, unroll)
 end
 
 -- dot: the same work split with x quantized to int16 and integer dots on the codes
--- (kernels/vulkan/linear_dot.glsl); tmax at most 4.
+-- (kernels/vulkan/linear_dot.glsl); tmax at most 4. q6_split (q6 only): 1 dots the nibbles
+-- and the high pairs apart (LIN_Q6_SPLIT; not yet timed on a GPU, so not the table's).
 M.DOT_QTYPES = { q4 = true, q5 = true, q6 = true, w8 = true }
-function M.dot(qtype, min_t, tmax, lanes, nr, y16, unroll)
+function M.dot(qtype, min_t, tmax, lanes, nr, y16, unroll, q6_split)
   if not M.DOT_QTYPES[qtype] then error(("linear_vulkan.dot: %s has no integer-dot route"):format(tostring(qtype)), 2) end
   if tmax > 4 then error(("linear_vulkan.dot: tmax %d is above 4"):format(tmax), 2) end
-  return lane_route(qtype, min_t, tmax, { lanes = lanes, nr = nr, unroll = unroll, dot = 1 }, y16)
+  if q6_split and q6_split ~= 0 and qtype ~= "q6" then
+    error(("linear_vulkan.dot: q6_split is for q6, not %s"):format(qtype), 2)
+  end
+  return lane_route(qtype, min_t, tmax, { lanes = lanes, nr = nr, unroll = unroll, dot = 1, q6_split = q6_split }, y16)
 end
 
 -- tiled: 64 x 64 tiles of y, workgroup x over t.
@@ -265,7 +270,8 @@ for _, q in ipairs(M.qtypes) do M[q] = routes(q) end
 -- with other LIN_LANES / LIN_NR / LIN_UNROLL / LIN_TMAX (T then up to it), or the other
 -- kind (LIN_DOT = 0 | 1), for a geometry sweep (experiments/linear_variants.lua); the tiled
 -- and coopmat routes are not swept.
-local SWEPT = { LIN_LANES = true, LIN_NR = true, LIN_UNROLL = true, LIN_DOT = true, LIN_TMAX = true }
+local SWEPT = { LIN_LANES = true, LIN_NR = true, LIN_UNROLL = true, LIN_DOT = true, LIN_TMAX = true,
+                LIN_Q6_SPLIT = true }
 function M.variant(qtype, route, changes)
   if route.name ~= "gemv" and route.name ~= "dot" then
     error(("linear_vulkan.variant: only the gemv and dot routes are swept, not %s"):format(route.name), 2)
@@ -274,12 +280,12 @@ function M.variant(qtype, route, changes)
   for k in pairs(SWEPT) do d[k] = route.defines[k] end
   for k, v in pairs(changes) do
     if not SWEPT[k] then
-      error(("linear_vulkan.variant: the %s route varies LIN_LANES, LIN_NR, LIN_UNROLL, LIN_TMAX and LIN_DOT, not %s")
+      error(("linear_vulkan.variant: the %s route varies LIN_LANES, LIN_NR, LIN_UNROLL, LIN_TMAX, LIN_DOT and LIN_Q6_SPLIT, not %s")
         :format(route.name, tostring(k)), 2)
     end
-    if math.type(v) ~= "integer" or v < (k == "LIN_DOT" and 0 or 1) or (k == "LIN_DOT" and v > 1) then
-      error(("linear_vulkan.variant: %s=%s is not %s"):format(k, tostring(v),
-        k == "LIN_DOT" and "0 or 1" or "a positive integer"), 2)
+    local flag = k == "LIN_DOT" or k == "LIN_Q6_SPLIT"
+    if math.type(v) ~= "integer" or v < (flag and 0 or 1) or (flag and v > 1) then
+      error(("linear_vulkan.variant: %s=%s is not %s"):format(k, tostring(v), flag and "0 or 1" or "a positive integer"), 2)
     end
     d[k] = v
   end
@@ -296,7 +302,10 @@ function M.variant(qtype, route, changes)
   if d.LIN_TMAX > 4 then
     error(("linear_vulkan.variant: the dot route takes T up to 4, not %d"):format(d.LIN_TMAX), 2)
   end
-  return M.dot(qtype, min_t, d.LIN_TMAX, d.LIN_LANES, d.LIN_NR, y16, d.LIN_UNROLL)
+  if (d.LIN_Q6_SPLIT or 0) ~= 0 and qtype ~= "q6" then
+    error(("linear_vulkan.variant: LIN_Q6_SPLIT is for q6, not %s"):format(qtype), 2)
+  end
+  return M.dot(qtype, min_t, d.LIN_TMAX, d.LIN_LANES, d.LIN_NR, y16, d.LIN_UNROLL, d.LIN_Q6_SPLIT)
 end
 
 return M

@@ -128,6 +128,7 @@ end)
 
 -- The table's dot routes this device runs, and each with 2 rows per lane group (what the
 -- shape rule gives small N).
+-- q6 also with its nibbles and high pairs dotted apart (LIN_Q6_SPLIT = 1).
 local function dot_routes(dev)
   local list = {}
   for _, q in ipairs { "q4", "q5", "q6", "w8" } do
@@ -135,6 +136,7 @@ local function dot_routes(dev)
       if r.name == "dot" then
         list[#list + 1] = { q = q, r = r }
         list[#list + 1] = { q = q, r = routes.variant(q, r, { LIN_NR = 2 }) }
+        if q == "q6" then list[#list + 1] = { q = q, r = routes.variant(q, r, { LIN_Q6_SPLIT = 1 }) } end
       end
     end
   end
@@ -373,8 +375,13 @@ t.test("the dot route: who has one, what it requires, what its maker refuses", f
   t.eq({ v.name, v.min_t, v.max_t, v.defines.LIN_TMAX }, { "dot", 1, 4, 4 })
   t.errors(function() routes.variant("q4", v, { LIN_TMAX = 5 }) end, "linear_vulkan.variant: the dot route takes T up to 4, not 5", true)
   t.errors(function() routes.variant("q4", v, { LIN_DOT = 2 }) end, "linear_vulkan.variant: LIN_DOT=2 is not 0 or 1", true)
+  t.eq(routes.variant("q6", v, { LIN_Q6_SPLIT = 1 }).defines.LIN_Q6_SPLIT, 1)
+  t.errors(function() routes.variant("q4", v, { LIN_Q6_SPLIT = 1 }) end, "linear_vulkan.variant: LIN_Q6_SPLIT is for q6, not q4", true)
+  for _, r in ipairs(routes.q6) do
+    if r.name == "dot" then t.eq(r.defines.LIN_Q6_SPLIT, 0, "the table's q6 dot routes merge (the split is untimed)") end
+  end
   t.errors(function() routes.variant("q4", v, { LIN_XS = 2 }) end,
-    "linear_vulkan.variant: the dot route varies LIN_LANES, LIN_NR, LIN_UNROLL, LIN_TMAX and LIN_DOT, not LIN_XS", true)
+    "linear_vulkan.variant: the dot route varies LIN_LANES, LIN_NR, LIN_UNROLL, LIN_TMAX, LIN_DOT and LIN_Q6_SPLIT, not LIN_XS", true)
 end)
 
 t.test("coopmat requirements name what is missing", function()
