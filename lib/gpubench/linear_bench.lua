@@ -120,7 +120,7 @@ end
 
 -- A second timing of a point whose median differs from the first by more than this
 -- fraction marks the row unsteady: the device changed between the two, not the kernel
--- (docs/results/h200-linear.md, "The Vulkan dot route": stretches of a run up to 2.8x slow).
+-- (docs/results/h200-linear.md, "The Vulkan dot route": slow stretches of a Vulkan run).
 lb.RETIME_TOLERANCE = 0.10
 
 -- retime(dev, grp, p, o, row): times point p again, as measure did (no check: the same

@@ -170,11 +170,10 @@ end
 -- ---------------------------------------------------------------- the table
 
 -- The integer-dot route by T: for each format whose dot route was faster than gemv there,
--- its lane groups (lanes, chunks loaded per trip), the fastest of the H200 sweeps
--- (docs/kernels/vulkan-linear.md, "Route dot"). q5 at T = 2 lost to gemv (6144 x 5120,
--- the only q5 shape timed) and was not timed at T = 3 or with lanes of 16; at T = 4 gemv
--- won or tied for every format timed. The dot routes come before the gemv variants and
--- run where the device has integer dot products.
+-- its lane groups (lanes, chunks loaded per trip), the fastest of the sweeps in
+-- docs/kernels/vulkan-linear.md, "Route dot" (q5 lost at T = 2 and was not timed at 3 or
+-- with lanes of 16; at T = 4 gemv won or tied). The dot routes come before the gemv
+-- variants and run where the device has integer dot products.
 local WIDE, NARROW = { lanes = 32, unroll = 1 }, { lanes = 16, unroll = 2 }
 local DOT = {
   { tmax = 1, geo = { q4 = NARROW, q5 = WIDE, q6 = NARROW, w8 = WIDE } },
@@ -182,8 +181,8 @@ local DOT = {
   { tmax = 3, geo = { q4 = WIDE, q6 = WIDE, w8 = WIDE } },
 }
 -- Rows per lane group: w8 4 (its chunks are two 16-byte words a row); the others 8, or
--- fewer where 8 would leave less than two workgroups per SM (q5 at 6144 rows: 8 rows
--- 1.33x slower than 2).
+-- fewer where 8 would leave less than two workgroups per SM (a thin grid lost in the
+-- sweeps, same section).
 local DOT_NR = { q4 = { 8, 4, 2 }, q5 = { 8, 4, 2 }, q6 = { 8, 4, 2 }, w8 = { 4 } }
 local DOT_MIN_GROUPS_PER_SM = 2
 local DOT_UNKNOWN_SMS = 128 -- where the device does not report its SM count
@@ -217,11 +216,11 @@ local GEMV = {
   { tmax = 4, lanes = 32, nr = 2, unroll = 1 },
   { tmax = 8, lanes = 32, nr = 1, unroll = 1 },
 }
--- Where cooperative matrices take over (gemv below, where every device runs it: at T = 5
--- to 8 it was 2x faster than the 128 x 16 coopmat tile on the H200) and their tiles by T:
--- a t tile no wider than T needs (each weight is then decoded once per call up to T = 64),
--- 128 x 128 beyond. Where the tiled route takes over on a device without them. The H200
--- figures behind these are in docs/kernels/vulkan-linear.md.
+-- Where cooperative matrices take over (gemv below, where every device runs it and, at T
+-- up to 8, the faster of the two) and their tiles by T: a t tile no wider than T needs
+-- (each weight is then decoded once per call up to T = 64), 128 x 128 beyond. Where the
+-- tiled route takes over on a device without them. The figures behind these are in
+-- docs/kernels/vulkan-linear.md.
 local COOPMAT_FROM = 9
 local COOPMAT = {
   { max_t = 16, bn = 128, bt = 16, wn = 8, wt = 1, stages = 2 },
