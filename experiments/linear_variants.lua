@@ -33,8 +33,10 @@ local opts, meta = options.parse({
     { "n", type = "int", default = 14336, help = "Output features N." },
     { "k", type = "int", default = 5120, help = "Input features K (a multiple of 8)." },
     { "t", type = "list", of = "int", default = "1", help = "Tokens T, one table per T." },
-    { "route", type = "enum", choices = { "gemv", "mma", "dot" }, default = "gemv",
-      help = "The route whose geometry varies (mma: CUDA only; dot: q4, q5, q6, w8; Vulkan's LIN_DOT=0,1 sweeps gemv against dot)." },
+    { "route", type = "enum", choices = { "gemv", "mma", "wgmma", "dot" }, default = "gemv",
+      help = "The route whose geometry varies (mma, wgmma: CUDA only; dot: q4, q5, q6, w8; Vulkan's LIN_DOT=0,1 sweeps gemv against dot)." },
+    { "versus", type = "enum", choices = { "none", "gemv", "mma", "wgmma", "dot" }, default = "none",
+      help = "Also time the route table's route of this kind for each T, in the same ABBA rounds." },
     { "grid", type = "string", help = "Defines to vary, \"NAME=v1,v2;NAME2=...\" (the others: the route table's)." },
     { "samples", type = "int", min = 3, default = 20, help = "Cold samples per variant and round." },
     { "csv", type = "path", output = true, help = "Write a CSV file (- for standard output)." },
@@ -64,26 +66,30 @@ end
 
 local dev = gpu.open { backend = opts.backend, index = opts.device }
 local lc = linear.route_table(dev.backend)
-if opts.route == "mma" and dev.backend ~= "cuda" then
-  options.fail("linear_variants: --route mma is CUDA's")
+for _, kind in ipairs { opts.route, opts.versus } do
+  if (kind == "mma" or kind == "wgmma") and dev.backend ~= "cuda" then
+    options.fail(("linear_variants: --route %s is CUDA's"):format(kind))
+  end
 end
 local ceil = ceilings.get(dev, {})
 
 -- The route table's route for (qtype, t) when it is of the swept kind: the base.
 -- Else the table's first route of that kind; an integer-dot route whose
 -- LN_TT is below t is widened to LN_TT = t (it takes T <= LN_TT in one pass).
-local function base_route(t)
+local function base_route(t, kind)
+  kind = kind or opts.route
   local r = linear.route(dev, { qtype = opts.qtype, n = opts.n, k = opts.k }, t)
-  if r.name == opts.route then return r end
+  if r.name == kind then return r end
   local first
   for _, x in ipairs(lc[opts.qtype]) do
-    if x.name == opts.route then
+    if x.name == kind and (not x.requires or x.requires(dev)) then
       if x.max_t >= t then return x end
       first = first or x
     end
   end
   if not first then
-    options.fail(("linear_variants: %s has no %s route in the %s route table"):format(opts.qtype, opts.route, dev.backend))
+    options.fail(("linear_variants: %s has no %s route for %s in the %s route table"):format(opts.qtype, kind, dev.name,
+      dev.backend))
   end
   if first.name == "dot" then return lc.variant(opts.qtype, first, { [dev.backend == "cuda" and "LN_TT" or "LIN_TMAX"] = t }) end
   return first
@@ -119,6 +125,9 @@ local function variants_for(t)
     for _, k in ipairs(keys) do parts[#parts + 1] = ("%s=%d"):format(k:gsub("^L[IN]*_", ""), v.changes[k]) end
     v.name = (#parts > 0 and table.concat(parts, ",") or "table") .. (v.default and " *" or "")
   end
+  if opts.versus ~= "none" and opts.versus ~= opts.route then
+    list[#list + 1] = { route = base_route(t, opts.versus), name = "route " .. opts.versus, changes = {} }
+  end
   return list
 end
 
@@ -129,6 +138,7 @@ local sink <close> = report.open {
     { key = "t", title = "T", format = "%d", width = 4 }, { key = "variant", width = 30 },
     { key = "us_a", title = "us (A)", format = "%.2f", width = 9 }, { key = "us_b", title = "us (B)", format = "%.2f", width = 9 },
     { key = "read_pct", title = "% read", format = "%.1f", width = 7 },
+    { key = "tflops", title = "TFLOP/s", format = "%.1f", width = 8 },
     { key = "vs_default", title = "default/this", format = "%.3f", width = 8 }, { key = "status", width = 10 },
   },
   json = opts.json, csv = opts.csv, markdown = opts.markdown,
@@ -163,12 +173,14 @@ end)())) do
       local us = v.us_a and v.us_b and (v.us_a + v.us_b) / 2
       sink:add { t = p.t, variant = v.name, us_a = v.us_a, us_b = v.us_b, defines = v.route and v.route.defines,
                  read_pct = us and ceil.read_gbs and 100 * linear.weight_bytes(p.qtype, p.n, p.k) / (us * 1e3) / ceil.read_gbs,
+                 tflops = us and 2 * p.n * p.k * p.t / (us * 1e6),
                  vs_default = us and base_us and base_us / us, status = v.status or "ok", note = v.note }
     end
   end
   lb.close_group(grp)
 end
 sink:note("* cold: a clean L2 flush before each sample, timestamps around one call; median of the samples; "
-  .. "A = declared order, B = reversed (ABBA); % read = weight bytes / mean(A, B) against the read ceiling")
+  .. "A = declared order, B = reversed (ABBA); % read = weight bytes / mean(A, B) against the read ceiling; "
+  .. "TFLOP/s = 2 N K T / mean(A, B)")
 sink:note("* * = the route table's geometry (the table's route for T when it is of this kind, else its first "
   .. opts.route .. " route); every variant checked against the FP64 reference first")

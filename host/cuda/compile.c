@@ -224,9 +224,26 @@ static int nvrtc_compile(const gb_kernel_source *src, const char *label, const o
     return rc;
 }
 
+/* A kernel defining GB_ARCH_SPECIFIC (= 1 or true) uses instructions of one architecture
+ * only (wgmma on 9.0): it is compiled for the arch-specific target, sm_90 ->
+ * sm_90a (docs/LUA_API.md, "Kernels"); a target that names a suffix stays. */
+static const char *arch_specific_target(const gb_kernel_source *src, const char *target, char *buf,
+                                        size_t cap) {
+    int want = 0;
+    for (int i = 0; i < src->ndefines; i++)
+        if (src->defines[i].name && strcmp(src->defines[i].name, "GB_ARCH_SPECIFIC") == 0)
+            want = !src->defines[i].value || !src->defines[i].value[0] || strcmp(src->defines[i].value, "1") == 0;
+    size_t n = target ? strlen(target) : 0;
+    if (!want || n == 0 || !isdigit((unsigned char)target[n - 1]) || n + 2 > cap) return target;
+    snprintf(buf, cap, "%sa", target);
+    return buf;
+}
+
 int gb_cuda_compile(const gb_kernel_source *src, const char *target, int read_cache, void **cubin,
                     size_t *len, char **log, int *cache_hit, gb_err *e) {
     const char *label = src->label ? src->label : "<string>";
+    char specific[32];
+    target = arch_specific_target(src, target, specific, sizeof specific);
     const char *toolkit = "";
     *cubin = NULL;
     *len = 0;

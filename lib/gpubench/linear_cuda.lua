@@ -2,10 +2,12 @@
 -- (kernels/cuda/linear_*.cu), y[T, N] = x[T, K] . W[N, K]^T (docs/LINEAR.md).
 --
 -- For each qtype (q4 q5 q6 w8 nvfp4 bf16) an ordered list of routes; the
--- T ranges of a qtype's routes tile 1 .. 65535 without overlap, and
--- gpubench.linear takes the first route whose range holds T. A route is
---   { name = "dot" | "gemv" | "mma", min_t =, max_t =, file =, entry =, defines =,
---     block = {x, y, z}, grid = function(N, K, T) -> {gx, gy, gz} }
+-- T ranges of a qtype's routes tile 1 .. 65535 without overlap, except that
+-- a route with a device requirement is followed by one of the same range for
+-- the devices without it; gpubench.linear takes the first route whose range
+-- holds T and whose requirement the device meets. A route is
+--   { name = "dot" | "gemv" | "mma" | "wgmma", min_t =, max_t =, file =, entry =, defines =,
+--     block = {x, y, z}, grid = function(N, K, T) -> {gx, gy, gz}, requires = nil | function(dev) }
 -- and every kernel takes (W, x, y, u32 N, u32 K, u32 T, f32 gscale).
 -- The defines go to the compiler and this table is their only copy: the
 -- kernels refuse to compile without them (kernels/cuda/linear_geometry.cuh),
@@ -37,6 +39,15 @@
 --   LN_BN      rows of x per block tile (grid.y = ceil(T / LN_BN));
 --   LN_STAGES  shared-memory stages of the x tile, LN_STAGES - 1 in flight
 --              (LN_STAGES x LN_BN x 128 bytes must fit 48 KiB).
+-- wgmma route "wgmma" (linear_wgmma_<q>.cu; "wgmma route"; sm_90 only,
+-- compiled for sm_90a: GB_ARCH_SPECIFIC = 1):
+--   LN_WG      warpgroups per block (block = 128 LN_WG threads);
+--   LN_MT      m64 row tiles per warpgroup (block tile 64 LN_MT LN_WG rows of W);
+--   LN_BN      rows of x per block tile, 64, 128 or 256 (grid.x = ceil(T / LN_BN));
+--   LN_STAGES  shared-memory stages of weights (decoded, bf16) and x, >= 3;
+--   LN_WPF     units of weights loaded ahead into registers, 1, 2 or 4;
+--   LN_WS      0: every thread fills the stages and multiplies, one barrier a
+--              unit; 1: one more warpgroup fills them, mbarriers between.
 -- The integer-dot route takes T = 1 (q6) and T = 1, 2 (q4, q5, w8): there it
 -- measured faster than the memory-bound route (DOT below); its dp2a count
 -- grows with T and passes the mma route's instruction count at T = 3.
@@ -68,6 +79,25 @@ local function mma(q, min_t, max_t, d)
     file = "kernels/cuda/linear_mma_" .. q .. ".cu", entry = "linear_mma_" .. q,
     defines = d, block = { 32 * d.LN_NW, 1, 1 },
     grid = function(N, K, T) return { ceil_div(N, rows), ceil_div(T, d.LN_BN), 1 } end,
+  }
+end
+
+-- Devices whose tensor cores take wgmma: sm_90 only (the kernels are compiled
+-- for sm_90a, which runs on 9.0 alone; sm_100 has other tensor-core
+-- instructions).
+local function wgmma_requires(dev)
+  local arch = dev.info and dev.info.arch or ""
+  if dev.backend == "cuda" and arch == "sm_90" then return true end
+  return false, ("wgmma needs sm_90, this device is %s"):format(arch ~= "" and arch or "not an NVIDIA GPU")
+end
+
+local function wgmma(q, min_t, max_t, d)
+  local rows = 64 * d.LN_MT * d.LN_WG
+  return {
+    name = "wgmma", min_t = min_t, max_t = max_t,
+    file = "kernels/cuda/linear_wgmma_" .. q .. ".cu", entry = "linear_wgmma_" .. q,
+    defines = d, block = { 128 * (d.LN_WG + d.LN_WS), 1, 1 }, requires = wgmma_requires,
+    grid = function(N, K, T) return { ceil_div(T, d.LN_BN), ceil_div(N, rows), 1 } end,
   }
 end
 
@@ -106,7 +136,7 @@ function M.variant(qtype, route, changes)
   for k, v in pairs(route.defines) do d[k] = v end
   for k, v in pairs(changes) do
     if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE") and 0 or 1) then
+    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS") and 0 or 1) then
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
@@ -115,7 +145,8 @@ function M.variant(qtype, route, changes)
     -- the T range follows LN_TT (a sweep's T must lie in it)
     return dot(qtype, math.min(route.min_t, d.LN_TT), d.LN_TT, d)
   end
-  return (route.name == "gemv" and gemv or mma)(qtype, route.min_t, route.max_t, d)
+  local make = { gemv = gemv, mma = mma, wgmma = wgmma }
+  return make[route.name](qtype, route.min_t, route.max_t, d)
 end
 
 M.qtypes = { "q4", "q5", "q6", "w8", "nvfp4", "bf16" }
@@ -151,6 +182,20 @@ local DOT = {
 -- row warps; q5 at 768 and w8 at 1792 lost (same page).
 local DOT_KS = { { max_row_warps = 340, ks = 4 }, { max_row_warps = 2200, ks = 2 } }
 local DOT_KS_T2 = { w8 = { { max_row_warps = 640, ks = 2 } } }
+-- The wgmma route (sm_90) from T = 256; below it, and on other devices, the
+-- mma route. 2 warpgroups of one m64 tile (128 rows of W) by 256 rows of x,
+-- 4 stages, units of weights in flight: 4 for q4, 2 for the others; nvfp4
+-- with a third warpgroup that only fills the stages (LN_WS = 1), which was
+-- slower for the others. At T = 128 the tile of 256 rows of x is half empty
+-- and the mma route was up to 2x faster; from 256 on the wgmma route tied or
+-- won for every format timed (docs/kernels/cuda-linear.md, "wgmma route").
+local WGMMA_FROM = 256
+local WGMMA_WPF = { q4 = 4 }
+local WGMMA_WS = { nvfp4 = 1 }
+local function wgmma_geometry(q)
+  return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
+           LN_WS = WGMMA_WS[q] or 0 }
+end
 for _, q in ipairs(M.qtypes) do
   local list = {}
   local geo = DOT[q] or {}
@@ -162,12 +207,11 @@ for _, q in ipairs(M.qtypes) do
   list[#list + 1] = gemv(q, dmax + 1, 8,
     { LN_NW = 4, LN_RT = 2, LN_NJ = 1, LN_U = GEMV_U[q], LN_KC = 0, LN_STAGE = GEMV_STAGE[q] or 0 })
   list[#list + 1] = gemv(q, 9, 16, { LN_NW = 4, LN_RT = 2, LN_NJ = 2, LN_U = 2, LN_KC = 0, LN_STAGE = 0 })
-  if BN64_ONLY[q] then
-    list[#list + 1] = mma(q, 17, 65535, { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 })
-  else
-    list[#list + 1] = mma(q, 17, 64, { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 })
-    list[#list + 1] = mma(q, 65, 65535, { LN_NW = 8, LN_BN = 128, LN_STAGES = 3 })
-  end
+  list[#list + 1] = mma(q, 17, 64, { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 })
+  local large = BN64_ONLY[q] and { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 } or { LN_NW = 8, LN_BN = 128, LN_STAGES = 3 }
+  list[#list + 1] = mma(q, 65, WGMMA_FROM - 1, large)
+  list[#list + 1] = wgmma(q, WGMMA_FROM, 65535, wgmma_geometry(q))
+  list[#list + 1] = mma(q, WGMMA_FROM, 65535, large)
   M[q] = list
 end
 

@@ -112,5 +112,12 @@ check "linear_variants refuses a define the route lacks (rc=$rc: $out)" \
   '[[ $rc -eq 2 ]] && grep -q "linear_variants: the gemv route has no define LN_BOGUS" <<<"$out"'
 out=$("$G" --backend vulkan $V --qtype q4 --n 96 --k 256 --route mma 2>&1); rc=$?
 check "linear_variants: --route mma is CUDA's (rc=$rc: $out)" '[[ $rc -eq 2 ]] && grep -q "route mma is CUDA" <<<"$out"'
+out=$("$G" --backend vulkan $V --qtype q4 --n 96 --k 256 --versus wgmma 2>&1); rc=$?
+check "linear_variants: --versus wgmma is CUDA's (rc=$rc: $out)" '[[ $rc -eq 2 ]] && grep -q "route wgmma is CUDA" <<<"$out"'
+out=$("$G" --backend vulkan $V --qtype q4 --n 96 --k 256 --t 1 --route gemv --grid "LIN_NR=1" --versus dot --samples 3 --json "$tmp/vs.jsonl" 2>&1); rc=$?
+check "linear_variants --versus dot: the dot route timed in the same rounds, checked (rc=$rc: $(tail -n 3 <<<"$out"))" \
+  '[[ $rc -eq 0 ]] && [[ $(grep -c "\"type\":\"cell\"" "$tmp/vs.jsonl") -eq 3 ]] \
+   && [[ $(grep -c "\"variant\":\"route dot\"" "$tmp/vs.jsonl") -eq 1 ]] && grep "route dot" "$tmp/vs.jsonl" | grep -q "\"LIN_DOT\":1" \
+   && [[ $(grep -c "\"status\":\"ok\"" "$tmp/vs.jsonl") -eq 3 ]] && [[ $(grep -c "\"tflops\":" "$tmp/vs.jsonl") -eq 3 ]]'
 
 summary

@@ -38,11 +38,27 @@ t.test("route table: every qtype, T ranges tiling 1 .. 65535 in order, block and
       local where = ("%s route %d (%s)"):format(q, i, r.name)
       t.eq(r.min_t, next_t, where .. ": min_t follows the previous route")
       t.truthy(r.max_t >= r.min_t, where)
-      next_t = r.max_t + 1
       t.eq(r.file, ("kernels/cuda/linear_%s_%s.cu"):format(r.name, q), where)
       t.eq(r.entry, ("linear_%s_%s"):format(r.name, q), where)
-      t.eq(r.block, { 32 * r.defines.LN_NW * (r.name == "dot" and r.defines.LN_KS or 1), 1, 1 }, where)
-      if r.name == "dot" then
+      if r.requires then
+        -- an alternative: the next route takes the same T for the devices without it
+        local nx = list[i + 1]
+        t.truthy(nx and nx.min_t == r.min_t and nx.max_t == r.max_t and not nx.requires,
+          where .. ": followed by a route of the same range without a requirement")
+      else
+        next_t = r.max_t + 1
+      end
+      if r.name == "wgmma" then
+        t.eq(r.block, { 128 * (r.defines.LN_WG + r.defines.LN_WS), 1, 1 }, where)
+        t.eq(r.defines.GB_ARCH_SPECIFIC, 1, where .. ": compiled for sm_90a")
+      else
+        t.eq(r.block, { 32 * r.defines.LN_NW * (r.name == "dot" and r.defines.LN_KS or 1), 1, 1 }, where)
+      end
+      if r.name == "wgmma" then
+        local rows = 64 * r.defines.LN_MT * r.defines.LN_WG
+        t.eq(r.grid(300, 200, 1000), { (1000 + r.defines.LN_BN - 1) // r.defines.LN_BN, (300 + rows - 1) // rows, 1 }, where)
+        t.truthy(r.grid(248320, 8, 1)[2] <= 65535, where .. ": grid.y in range at the largest suite N")
+      elseif r.name == "dot" then
         t.truthy(DOT[q], where .. ": the integer-dot route is for q4, q5, q6, w8 only")
         t.eq(r.max_t, r.defines.LN_TT, where .. ": the route covers T <= LN_TT")
         t.eq(r.grid(37, 200, 3), { (37 + r.defines.LN_NW * r.defines.LN_R - 1) // (r.defines.LN_NW * r.defines.LN_R),
@@ -66,8 +82,27 @@ t.test("route table: every qtype, T ranges tiling 1 .. 65535 in order, block and
     local names = {}
     for _, r in ipairs(list) do names[#names + 1] = r.name end
     local order = table.concat(names, " ")
-    t.truthy(order:match("^[dot ]*gemv gemv mma") or order:match("^dot[dot ]* gemv gemv mma"), q .. ": " .. order)
+    t.truthy(order:match("^[dot ]*gemv gemv mma mma wgmma mma$") or order:match("^dot[dot ]* gemv gemv mma mma wgmma mma$"),
+      q .. ": " .. order)
   end
+end)
+
+t.test("the wgmma route is picked on sm_90 only; other architectures get the mma route of the same T", function()
+  local linear = require "gpubench.linear"
+  local function fake(arch) return { backend = "cuda", name = "fake " .. arch, info = { arch = arch } } end
+  for _, q in ipairs(routes.qtypes) do
+    local spec = { qtype = q, n = 4096, k = 5120 }
+    t.eq(linear.route(fake("sm_90"), spec, 255).name, "mma", q .. " T = 255 on sm_90")
+    t.eq(linear.route(fake("sm_90"), spec, 256).name, "wgmma", q .. " T = 256 on sm_90")
+    t.eq(linear.route(fake("sm_90"), spec, 1024).name, "wgmma", q .. " T = 1024 on sm_90")
+    t.eq(linear.route(fake("sm_90"), spec, 65535).name, "wgmma", q .. " T = 65535 on sm_90")
+    for _, arch in ipairs { "sm_89", "sm_100", "sm_120" } do
+      t.eq(linear.route(fake(arch), spec, 1024).name, "mma", q .. " T = 1024 on " .. arch)
+    end
+  end
+  local ok, why = routes.q4[#routes.q4 - 1].requires(fake("sm_89"))
+  t.eq(ok, false)
+  t.eq(why, "wgmma needs sm_90, this device is sm_89")
 end)
 
 -- The variants a dot route picks for short shapes (for_shape: slices of K).
@@ -153,6 +188,14 @@ t.test("every route compiles for sm_90 with NVRTC and takes (W, x, y, u32 N, u32
     t.eq(ok, false, r.entry .. " compiled without defines")
     t.truthy(t.error_text(err):find("defaults: lib/gpubench/linear_cuda.lua", 1, true), t.error_text(err))
   end
+  -- the wgmma kernels compiled for plain sm_90 (without GB_ARCH_SPECIFIC) say what they need
+  local wg = routes.q4[#routes.q4 - 1]
+  local plain = {}
+  for k2, v in pairs(wg.defines) do plain[k2] = v end
+  plain.GB_ARCH_SPECIFIC = nil
+  t.errors(function()
+    gpu.compile { backend = "cuda", file = wg.file, entry = wg.entry, defines = plain, target = "sm_90" }
+  end, "the wgmma route needs sm_90a", true)
   -- an x ring that does not fit static shared memory is refused at compile time
   local r = routes.bf16[#routes.bf16]
   local big = { LN_NW = 8, LN_BN = 128, LN_STAGES = 4 } -- 64 KiB of x stages
@@ -204,7 +247,7 @@ end
 local function ts_of(r)
   local ts = { r.min_t }
   if r.max_t > r.min_t then ts[#ts + 1] = math.min(r.max_t, r.min_t < 64 and r.max_t or 1024) end
-  if r.name == "mma" or r.name == "dot" then
+  if r.name == "mma" or r.name == "wgmma" or r.name == "dot" then
     if r.min_t ~= 1 then ts[#ts + 1] = 1 end
     if r.max_t < 3 then ts[#ts + 1] = 3 end
   end
@@ -255,11 +298,99 @@ t.test("integer-dot routes: T = 1, 3 and the largest T at K with a partial last 
   end)
 end)
 
-t.test("tensor-core route at 1024 x 1024, T = 1024 (several tiles in both directions), every format", function()
+t.test("tensor-core routes at 1024 x 1024, T = 1024 (several tiles in both directions), every format", function()
   local dev = t.device("cuda")
   local kernels = {}
   releasing(kernels, function()
-    for _, q in ipairs(routes.qtypes) do check(dev, kernels, q, routes[q][#routes[q]], 1024, 1024, 1024, 910) end
+    for _, q in ipairs(routes.qtypes) do
+      for i, r in ipairs(routes[q]) do
+        if r.name == "wgmma" or r.max_t == 65535 then check(dev, kernels, q, r, 1024, 1024, 1024, 910 + i) end
+      end
+    end
+  end)
+end)
+
+-- wgmma tiles ragged in every direction: N past a 256-row tile, T past a
+-- 128-row tile of x, K past a unit of 64 (and not a multiple of 128).
+t.test("wgmma route at N = 1000, K = 1032, T = 1000 and at one row, every format", function()
+  local dev = t.device("cuda")
+  if not routes.q4[#routes.q4 - 1].requires(dev) then t.skip("the wgmma route needs sm_90") end
+  local kernels = {}
+  releasing(kernels, function()
+    for _, q in ipairs(routes.qtypes) do
+      local r = routes[q][#routes[q] - 1]
+      check(dev, kernels, q, r, 1000, 1032, 1000, 930)
+      check(dev, kernels, q, r, 1, 64, 129, 931)
+    end
+  end)
+end)
+
+-- The wgmma route keeps the sum in units of the current group's scale
+-- (kernels/cuda/linear_wgmma.cuh): rows whose scales are 0 in some groups
+-- (codes stored as zeros, the previous scale carried), all 0, or alternate
+-- between the smallest subnormal and the largest fp16 (ratios of 2^40).
+local function with_scales(q, w, n, k)
+  local kp = (k + 127) // 128 * 128
+  local g = q == "w8" and 32 or 64
+  local per_row = 2 * kp // g
+  local plane = #w - n * per_row -- the scale plane is the last
+  local pieces, at = {}, 1
+  for row = 0, n - 1 do
+    local kind = row % 4
+    if kind ~= 0 then
+      local bytes = {}
+      for grp = 0, per_row // 2 - 1 do
+        local v
+        if kind == 1 then v = grp % 3 == 0 and "\0\0" or nil
+        elseif kind == 2 then v = grp % 2 == 0 and "\1\0" or "\xFF\x7B"
+        else v = "\0\0" end
+        local off = plane + row * per_row + 2 * grp
+        bytes[#bytes + 1] = v or w:sub(off + 1, off + 2)
+      end
+      local off = plane + row * per_row
+      pieces[#pieces + 1] = w:sub(at, off)
+      pieces[#pieces + 1] = table.concat(bytes)
+      at = off + per_row + 1
+    end
+  end
+  pieces[#pieces + 1] = w:sub(at)
+  local out = table.concat(pieces)
+  assert(#out == #w)
+  return out
+end
+
+t.test("wgmma route: zero, subnormal and largest fp16 scales in a row's groups, against FP64", function()
+  local dev = t.device("cuda")
+  if not routes.q4[#routes.q4 - 1].requires(dev) then t.skip("the wgmma route needs sm_90") end
+  local ref = require "gpubench.ref"
+  local kernels = {}
+  releasing(kernels, function()
+    for _, q in ipairs { "q4", "q5", "q6", "w8" } do
+      local r = routes[q][#routes[q] - 1]
+      local n, k, tt = 300, 1032, 200
+      local w = with_scales(q, ref.planar_random(q, n, k, 970), n, k)
+      local x = ref.random_bf16(tt * k, 971)
+      local wb <close> = dev:buffer(round256(#w))
+      local xb <close> = dev:buffer(round256(2 * tt * k))
+      local yb <close> = dev:buffer(round256(2 * tt * n))
+      wb:upload(w)
+      xb:upload(x)
+      local key = r.entry .. "#" .. r.min_t
+      kernels[key] = kernels[key] or dev:kernel { file = r.file, entry = r.entry, defines = r.defines }
+      kernels[key]:launch(r.grid(n, k, tt), r.block, wb, xb, yb, n, k, tt, t.gpu.f32(GSCALE))
+      local y = yb:download(0, 2 * tt * n)
+      local rr, s = ref.linear(q, w, n, k, x, tt, GSCALE)
+      local c = ref.check_linear(y, rr, s, tt, n)
+      t.truthy(c.ok, ("%s: %d outputs off%s"):format(q, c.failures, c.first and
+        (", first (t=%d, n=%d) y=%.9g ref=%.9g"):format(c.first.t, c.first.n, c.first.y, c.first.ref) or ""))
+      -- the rows with every scale 0 are exactly 0
+      for tt0 = 0, tt - 1, 37 do
+        for row = 3, n - 1, 4 do
+          t.eq(y:sub(2 * (tt0 * n + row) + 1, 2 * (tt0 * n + row) + 2) == "\0\0" or
+            y:sub(2 * (tt0 * n + row) + 1, 2 * (tt0 * n + row) + 2) == "\0\x80", true, q .. " zero row")
+        end
+      end
+    end
   end)
 end)
 

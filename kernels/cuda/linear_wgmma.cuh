@@ -1,0 +1,529 @@
+// The wgmma route of the CUDA Linear kernels (large T, sm_90a): a tiled GEMM
+// on Hopper's warpgroup MMA, yT[N, T] = W[N, K] . xT, both operands read by
+// the tensor cores from shared memory. docs/kernels/cuda-linear.md, "wgmma route".
+//
+// A block of LN_WG warpgroups computes BM = 64 LN_MT LN_WG rows of W by LN_BN
+// rows t of x, K walked in units of 64. Per unit the block's threads load the
+// weights of the tile (4 lanes a row, F's runs, LN_WPF units ahead in
+// registers), decode them exactly to bf16 (codes minus their offset, or the
+// prescaled formats' values) and store them into a shared-memory stage, the
+// rows' fp32 scales beside them; x goes to the stage by cp.async, LN_STAGES -
+// 2 units ahead. Both tiles are K-major, 128 bytes (64 bf16) a row, in the
+// 128-byte swizzle (chunk c of row r at c ^ (r & 7)), so that wgmma's matrix
+// descriptors read them as they lie. Warpgroup g multiplies rows
+// [64 LN_MT g, 64 LN_MT (g + 1)) by the whole x tile: for nvfp4 and bf16
+// straight into fp32 accumulators (one commit group per unit, one left in
+// flight while the next unit is decoded); for the formats with scales after
+// the sum through partial sums per scale group (below), so that no weight is
+// rounded, as on the other routes.
+//
+// A stage is rewritten only after every warpgroup's wgmma that read it has
+// completed: the weights of unit u go to stage u % S, last read by unit
+// u - S, whose completion each warpgroup waited for (wait_group 1) before the
+// barrier of unit u - S + 2 <= u - 1 (S >= 3); x of unit u + S - 2 goes, after
+// the barrier of unit u, to the stage of unit u - 2, waited for before it.
+#ifndef GPUBENCH_LINEAR_WGMMA_CUH
+#define GPUBENCH_LINEAR_WGMMA_CUH
+
+#include "dynamic_shared.cuh"
+#include "linear_formats.cuh"
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "the wgmma route needs sm_90a: compile it with the define GB_ARCH_SPECIFIC=1 (lib/gpubench/linear_cuda.lua)"
+#endif
+
+// A stage: the weights (BM rows of 128 bytes), x (BN rows), and for the
+// formats with scales after the sum two fp32 arrays per group (the rows'
+// ratios r and scales e, below); each stage 1024-byte aligned (the 128-byte swizzle repeats every 8
+// rows of 128 bytes), plus 1024 bytes to align the first.
+template <class F, int WG, int MT, int BN>
+GB_HD constexpr unsigned lw_stage_bytes()
+{
+    return ((64 * MT * WG + BN) * 128 + (F::MODE == LN_SCALE_AFTER ? 2 * F::NG * 64 * MT * WG * 4 : 0) + 1023) / 1024 * 1024;
+}
+template <class F, int WG, int MT, int BN, int S>
+GB_HD constexpr unsigned lw_shared_bytes()
+{
+    return S * lw_stage_bytes<F, WG, MT, BN>() + 1024;
+}
+// With LN_WS = 1, 2 S mbarriers after the stages.
+template <class F, int WG, int MT, int BN, int S, int WS>
+GB_HD constexpr unsigned lw_shared_bytes_ws()
+{
+    return lw_shared_bytes<F, WG, MT, BN, S>() + (WS ? 16 * S : 0);
+}
+
+#define LW_REGS16 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
+#define LW_REGS32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define LW_REGS64 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define LW_REGS128 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+
+// A shared-memory matrix descriptor of a K-major bf16 tile in the 128-byte
+// swizzle: start address, leading offset unused (1), 1024 bytes between
+// groups of 8 rows, swizzle mode 1 (128 B). A k-step of 16 moves the start
+// by 32 bytes inside the swizzled row.
+__device__ __forceinline__ gb_u64 lw_desc(gb_u32 saddr)
+{
+    return (gb_u64)((saddr & 0x3FFFFu) >> 4) | (gb_u64)1 << 16 | (gb_u64)(1024 >> 4) << 32 | (gb_u64)1 << 62;
+}
+
+// D[64 x N] = A[64 x 16] . B[16 x N] + (acc ? D : 0), A and B from shared
+// memory (K-major both), fp32 D: thread (warp w, lane g * 4 + t) holds d[4 j + c] = row
+// 16 w + g + 8 (c >> 1), column 8 j + 2 t + (c & 1).
+__device__ __forceinline__ void lw_mma_n32(float* d, gb_u64 da, gb_u64 db, int acc)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {" LW_REGS16 "}, %16, %17, p, 1, 1, 0, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+                 : "l"(da), "l"(db), "r"(acc));
+}
+
+__device__ __forceinline__ void lw_mma_n64(float* d, gb_u64 da, gb_u64 db, int acc)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" LW_REGS32 "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "l"(da), "l"(db), "r"(acc));
+}
+
+__device__ __forceinline__ void lw_mma_n128(float* d, gb_u64 da, gb_u64 db, int acc)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" LW_REGS64 "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(da), "l"(db), "r"(acc));
+}
+
+__device__ __forceinline__ void lw_mma_n256(float* d, gb_u64 da, gb_u64 db, int acc)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" LW_REGS128 "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+                   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+                   "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+                   "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+                   "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+                   "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+                   "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+                   "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+                   "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+                 : "l"(da), "l"(db), "r"(acc));
+}
+
+template <int N>
+__device__ __forceinline__ void lw_mma(float* d, gb_u64 da, gb_u64 db, int acc)
+{
+    static_assert(N == 32 || N == 64 || N == 128 || N == 256, "a product is 32, 64, 128 or 256 rows of x wide");
+    if constexpr (N == 32) lw_mma_n32(d, da, db, acc);
+    else if constexpr (N == 64) lw_mma_n64(d, da, db, acc);
+    else if constexpr (N == 128) lw_mma_n128(d, da, db, acc);
+    else lw_mma_n256(d, da, db, acc);
+}
+
+__device__ __forceinline__ void lw_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void lw_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void lw_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Keeps the accumulators in place around the asynchronous products (the
+// compiler must not copy them while a wgmma owns them), as CUTLASS's
+// warpgroup_fence_operand.
+template <int N>
+__device__ __forceinline__ void lw_hold(float* d)
+{
+#pragma unroll
+    for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// The threads' st.shared and cp.async writes made visible to wgmma's reads.
+__device__ __forceinline__ void lw_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+__device__ __forceinline__ void lw_sts128(gb_u32 saddr, const gb_u32* v)
+{
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(saddr), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
+                 : "memory");
+}
+
+// Byte offset of chunk c (8 bf16) of row r in a swizzled tile.
+__device__ __forceinline__ gb_u32 lw_swz(gb_u32 r, gb_u32 c) { return r * 128 + ((c ^ (r & 7)) << 4); }
+
+// The runs of one unit of weights: run i of a thread is row rq + NP / 4 i of
+// the tile, lane t of its quad.
+template <class F, int RUNS>
+struct LwRuns {
+    typename F::Raw r[RUNS];
+};
+
+// Formats with scales after the sum (q4, q5, q6, w8) keep their weights
+// exact: the tensor cores multiply the integer codes, and the accumulators
+// hold the sum so far in units of the current group's scale. With e_g the
+// scale of group g of a row (a zero scale carries the previous one, and its
+// codes are stored as zeros) and r_g = e_(g-1) / e_g, the accumulators are
+// multiplied by r_g before group g's products are added, and by the last
+// e at the end: D_g = r_g D_(g-1) + C_g, y = e_last D_last. One accumulator
+// set, products as wide as the tile; each group waits for the previous one's
+// products before its rescale (the other warpgroup's products fill the gap).
+
+// What NP threads (p = 0 .. NP - 1) do to fill the stages: the tile's weights
+// of a unit (loaded, decoded, stored with their r and e) and its x.
+template <class F, int BM, int BN, int NP, int STAGE>
+struct LwFill {
+    enum { RUNS = BM * 4 / NP, XCP = BN * 8 / NP, A_BYTES = BM * 128, B_BYTES = BN * 128,
+           AFTER = F::MODE == LN_SCALE_AFTER };
+    static_assert(RUNS * NP == BM * 4, "the tile's rows must split evenly over the filling threads");
+    static_assert(XCP * NP == BN * 8, "the x tile's 16-byte chunks must split evenly over the filling threads");
+    typedef LwRuns<F, RUNS> Runs;
+    gb_u32 base, p, t, rq, K, T, t0, nunits;
+    const unsigned short* x;
+    LnPtr P[RUNS];
+    float eprev[RUNS];
+
+    // Rows past N are read as row N - 1: their sums are never stored.
+    __device__ __forceinline__ LwFill(gb_u32 base_, gb_u32 p_, const unsigned char* W, const unsigned short* x_,
+                                      gb_u32 N, gb_u32 K_, gb_u32 T_, gb_u32 n0, gb_u32 t0_)
+        : base(base_), p(p_), t(p_ & 3), rq(p_ >> 2), K(K_), T(T_), t0(t0_), nunits((K_ + 63) / 64), x(x_)
+    {
+        const LnGeo geo = F::geo(W, N, K);
+#pragma unroll
+        for (int i = 0; i < RUNS; i++) {
+            const gb_u32 row = n0 + rq + NP / 4 * i;
+            P[i] = F::ptr(geo, row < N ? row : N - 1, t);
+            eprev[i] = 1.0f;
+        }
+    }
+    __device__ __forceinline__ void load_unit(gb_u32 u, Runs& c) const
+    {
+        LnDevCtx ctx;
+        const bool last = u + 1 == nunits; // the only unit that can reach past K
+#pragma unroll
+        for (int i = 0; i < RUNS; i++) {
+            const LnPtr pr = ln_at<F>(P[i], u);
+            if (last) F::template load<true>(ctx, pr, 0, (int)K - 64 * (int)u - 8 * (int)F::chunk(t, 0), c.r[i]);
+            else F::template load<false>(ctx, pr, 0, 0, c.r[i]);
+        }
+    }
+    // The weights of a unit into stage st as bf16, exact: the prescaled
+    // formats' values, or codes minus their offset (zeros in a group whose
+    // scale is 0) with the rows' r and e per group (lane 0 of each row).
+    __device__ __forceinline__ void store_unit(const Runs& c, int st)
+    {
+        const gb_u32 a = base + st * STAGE;
+#pragma unroll
+        for (int i = 0; i < RUNS; i++) {
+            gb_u32 d[8];
+            F::decode(c.r[i], d);
+            const gb_u32 row = rq + NP / 4 * i;
+            if constexpr (AFTER) {
+#pragma unroll
+                for (int grp = 0; grp < F::NG; grp++) {
+                    const float sc = F::scale(c.r[i], grp), e = sc != 0.0f ? sc : eprev[i];
+#pragma unroll
+                    for (int w = 0; w < 8; w++)
+                        if ((F::NG == 2 ? w / 4 : 0) == grp && sc == 0.0f) d[w] = 0;
+                    if (t == 0) {
+                        const gb_u32 at = a + A_BYTES + B_BYTES + 4 * (2 * grp * BM + row);
+                        asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(at), "f"(eprev[i] / e) : "memory");
+                        asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(at + 4 * BM), "f"(e) : "memory");
+                    }
+                    eprev[i] = e;
+                }
+            }
+            lw_sts128(a + lw_swz(row, F::chunk(t, 0)), d);
+            lw_sts128(a + lw_swz(row, F::chunk(t, 1)), d + 4);
+        }
+    }
+    // x unit u (k = 64 u .. 64 u + 63) of rows t0 .. t0 + BN - 1 into stage st,
+    // zero-filled past T and past K.
+    __device__ __forceinline__ void stage_x(gb_u32 u, int st) const
+    {
+        const gb_u32 b = base + st * STAGE + A_BYTES;
+#pragma unroll
+        for (int m = 0; m < XCP; m++) {
+            const gb_u32 id = p + NP * m, r = id / 8, c = id % 8;
+            const gb_u32 k = 64 * u + 8 * c, tt = t0 + r;
+            const bool ok = tt < T && k < K;
+            const unsigned short* src = ok ? x + (gb_u64)tt * K + k : x;
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(b + lw_swz(r, c)), "l"(src),
+                         "r"(ok ? 16 : 0)
+                         : "memory");
+        }
+    }
+};
+
+// The products side of a warpgroup: MT m64 tiles of rows [64 MT wg, 64 MT
+// (wg + 1)) of the block tile by its BN rows of x, into fp32 accumulators.
+template <class F, int MT, int BN, int BM, int STAGE>
+struct LwMma {
+    enum { A_BYTES = BM * 128, B_BYTES = BN * 128, AFTER = F::MODE == LN_SCALE_AFTER };
+    gb_u32 base, wg, g, w4;
+    float acc[MT][BN / 2];
+
+    __device__ __forceinline__ LwMma(gb_u32 base_, gb_u32 wg_, gb_u32 lane, gb_u32 w4_)
+        : base(base_), wg(wg_), g(lane >> 2), w4(w4_)
+    {
+#pragma unroll
+        for (int m = 0; m < MT; m++)
+#pragma unroll
+            for (int j = 0; j < BN / 2; j++) acc[m][j] = 0.0f;
+    }
+    __device__ __forceinline__ void hold()
+    {
+#pragma unroll
+        for (int m = 0; m < MT; m++) lw_hold<BN / 2>(acc[m]);
+    }
+    // the k-steps ks0 .. ks0 + n - 1 of stage st, one commit group
+    __device__ __forceinline__ void products(int st, int ks0, int n)
+    {
+        const gb_u32 a = base + st * STAGE + wg * (MT * 64 * 128), b = base + st * STAGE + A_BYTES;
+        lw_fence();
+        hold();
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++)
+            if (kk < n) {
+#pragma unroll
+                for (int m = 0; m < MT; m++)
+                    lw_mma<BN>(acc[m], lw_desc(a + m * 64 * 128 + 32 * (ks0 + kk)), lw_desc(b + 32 * (ks0 + kk)), 1);
+            }
+        lw_commit();
+        hold();
+    }
+    // acc times the per-row values at array `which` (0: r, 1: e) of group grp
+    // in stage st: rows g and g + 8 of each of the warp's m16 slices.
+    __device__ __forceinline__ void scale_rows(int st, int grp, int which)
+    {
+        const gb_u32 sc =
+            base + st * STAGE + A_BYTES + B_BYTES + 4 * ((2 * grp + which) * BM + (wg * MT) * 64 + 16 * w4 + g);
+#pragma unroll
+        for (int m = 0; m < MT; m++) {
+            float s0, s1;
+            asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(s0) : "r"(sc + 4 * 64 * m));
+            asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(s1) : "r"(sc + 4 * (64 * m + 8)));
+#pragma unroll
+            for (int j = 0; j < BN / 2; j++) acc[m][j] *= (j & 2) ? s1 : s0;
+        }
+    }
+    // unit u of stage st; the previous unit's products complete when this returns
+    // for the formats with scales after the sum (rescaled before each group), one
+    // unit left in flight for the others; `last` closes the pipeline
+    __device__ __forceinline__ void unit(gb_u32 u, int st, bool last)
+    {
+        if constexpr (!AFTER) {
+            products(st, 0, 4);
+            // the last unit closes the pipeline here, so that no path leaves the
+            // loop with a product in flight (ptxas would serialize them all)
+            if (!last) lw_wait<1>();
+            else lw_wait<0>();
+        } else {
+#pragma unroll
+            for (int grp = 0; grp < F::NG; grp++) {
+                if (u > 0 || grp > 0) {
+                    lw_wait<0>();
+                    hold();
+                    scale_rows(st, grp, 0);
+                }
+                products(st, grp * F::KG, F::KG);
+            }
+            if (last) {
+                lw_wait<0>();
+                hold();
+                scale_rows(st, F::NG - 1, 1);
+            }
+        }
+    }
+    __device__ __forceinline__ void store(unsigned short* y, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0, gb_u32 t,
+                                          float gscale)
+    {
+        hold();
+#pragma unroll
+        for (int m = 0; m < MT; m++)
+#pragma unroll
+            for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+                for (int c = 0; c < 4; c++) {
+                    const gb_u32 n = n0 + (wg * MT + m) * 64 + 16 * w4 + g + 8 * (c >> 1),
+                                 tt = t0 + 8 * j + 2 * t + (c & 1);
+                    if (n < N && tt < T) {
+                        const float v = F::GSCALE ? acc[m][4 * j + c] * gscale : acc[m][4 * j + c];
+                        y[(gb_u64)tt * N + n] = (unsigned short)ln_bf16(v);
+                    }
+                }
+    }
+};
+
+// Steps fn(u, c) for u = 0 .. nunits - 1 with register set c = cur[u % WPF],
+// WPF units a trip so that the index is a constant; nested, so that ptxas
+// sees every skipped step leave no product in flight.
+template <int WPF, class R, class Fn>
+__device__ __forceinline__ void lw_each_unit(gb_u32 nunits, R* cur, Fn&& fn)
+{
+    for (gb_u32 u = 0; u < nunits; u += WPF) {
+        fn(u, cur[0]);
+        if constexpr (WPF > 1) {
+            if (u + 1 < nunits) {
+                fn(u + 1, cur[WPF > 1 ? 1 : 0]);
+                if constexpr (WPF > 2) {
+                    if (u + 2 < nunits) {
+                        fn(u + 2, cur[WPF > 2 ? 2 : 0]);
+                        if constexpr (WPF > 3)
+                            if (u + 3 < nunits) fn(u + 3, cur[WPF > 3 ? 3 : 0]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// Lockstep (LN_WS = 0): every thread fills and multiplies; one barrier a unit.
+template <class F, int WG, int MT, int BN, int S, int WPF>
+__device__ __forceinline__ void ln_wgmma(const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
+                                         gb_u32 K, gb_u32 T, float gscale)
+{
+    enum { NTH = 128 * WG, BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN>(), D = S - 2 };
+    static_assert(S >= 3, "LN_STAGES must be at least 3 (a stage is rewritten two units after its last reader)");
+    static_assert(WPF == 1 || WPF == 2 || WPF == 4, "LN_WPF must be 1, 2 or 4 (at 3 ptxas serializes the products)");
+    static_assert(F::E == 16, "the wgmma route takes runs of 16 (units of 64)");
+    const gb_u32 base =
+        ((gb_u32)__cvta_generic_to_shared(gb_dynamic_shared(lw_shared_bytes<F, WG, MT, BN, S>())) + 1023u) & ~1023u;
+    const gb_u32 tid = threadIdx.x, t0 = blockIdx.x * BN, n0 = blockIdx.y * BM;
+    LnDevCtx ctx;
+    typedef LwFill<F, BM, BN, NTH, STAGE> Fill;
+    Fill fill(base, tid, W, x, N, K, T, n0, t0);
+    LwMma<F, MT, BN, BM, STAGE> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
+    const gb_u32 nunits = fill.nunits;
+
+    typename Fill::Runs cur[WPF];
+#pragma unroll
+    for (int w = 0; w < WPF; w++)
+        if ((gb_u32)w < nunits) fill.load_unit(w, cur[w]);
+#pragma unroll
+    for (int d = 0; d < D; d++) {
+        if ((gb_u32)d < nunits) fill.stage_x(d, d);
+        ctx.commit();
+    }
+    lw_each_unit<WPF>(nunits, cur, [&](gb_u32 u, typename Fill::Runs& c) {
+        const int st = (int)(u % S);
+        fill.store_unit(c, st);
+        if (u + WPF < nunits) fill.load_unit(u + WPF, c);
+        ctx.template wait<D - 1>(); // this thread's copies of x unit u have landed
+        lw_proxy_fence();
+        __syncthreads(); // unit u's stage is whole; every warpgroup has finished unit u - 2
+        if (u + D < nunits) fill.stage_x(u + D, (int)((u + D) % S));
+        ctx.commit();
+        mm.unit(u, st, u + 1 == nunits);
+    });
+    mm.store(y, N, T, n0, t0, tid & 3, gscale);
+}
+
+// ------------------------------------------------------------ warp-specialized
+
+__device__ __forceinline__ void lw_bar_init(gb_u32 bar, gb_u32 count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void lw_bar_arrive(gb_u32 bar)
+{
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void lw_bar_wait(gb_u32 bar, gb_u32 parity)
+{
+    asm volatile("{\n.reg .pred p;\nLW_WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 "@p bra LW_DONE;\nbra LW_WAIT;\nLW_DONE:\n}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+
+// Warp-specialized (LN_WS = 1): warpgroup WG fills the stages (weights LN_WPF
+// units ahead, x LN_STAGES - 2 units ahead) and warpgroups 0 .. WG - 1 only
+// multiply. Stage st has two mbarriers: full (the 128 filling threads arrive
+// once their weights are stored and their copies of x have landed) and empty
+// (the multiplying threads arrive once their products that read it have
+// completed); no block-wide barrier in the loop, so one warpgroup's rescale
+// and waits overlap the other's products.
+template <class F, int WG, int MT, int BN, int S, int WPF>
+__device__ __forceinline__ void ln_wgmma_ws(const unsigned char* W, const unsigned short* x, unsigned short* y,
+                                            gb_u32 N, gb_u32 K, gb_u32 T, float gscale)
+{
+    enum { BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN>(), D = S - 2 };
+    static_assert(S >= 3, "LN_STAGES must be at least 3");
+    static_assert(WPF == 1 || WPF == 2 || WPF == 4, "LN_WPF must be 1, 2 or 4 (at 3 ptxas serializes the products)");
+    static_assert(F::E == 16, "the wgmma route takes runs of 16 (units of 64)");
+    unsigned char* sm = gb_dynamic_shared(lw_shared_bytes_ws<F, WG, MT, BN, S, 1>());
+    const gb_u32 base = ((gb_u32)__cvta_generic_to_shared(sm) + 1023u) & ~1023u;
+    const gb_u32 bars = base + S * STAGE; // full[S], then empty[S], 8 bytes each
+    const gb_u32 tid = threadIdx.x, t0 = blockIdx.x * BN, n0 = blockIdx.y * BM;
+    if (tid == 0) {
+        for (int st = 0; st < S; st++) {
+            lw_bar_init(bars + 8 * st, 128);
+            lw_bar_init(bars + 8 * (S + st), 128 * WG);
+        }
+    }
+    __syncthreads();
+    const gb_u32 nunits = (K + 63) / 64;
+    // the role from a value ptxas knows is uniform across the warp (else it
+    // serializes the products of a divergent path), as CUTLASS does
+    const gb_u32 role = __shfl_sync(0xffffffffu, tid / 128, 0);
+    if (role >= WG) {
+        LnDevCtx ctx;
+        typedef LwFill<F, BM, BN, 128, STAGE> Fill;
+        Fill fill(base, tid - 128 * WG, W, x, N, K, T, n0, t0);
+        typename Fill::Runs cur[WPF];
+#pragma unroll
+        for (int w = 0; w < WPF; w++)
+            if ((gb_u32)w < nunits) fill.load_unit(w, cur[w]);
+#pragma unroll
+        for (int d = 0; d < D; d++) {
+            if ((gb_u32)d < nunits) fill.stage_x(d, d);
+            ctx.commit();
+        }
+        lw_each_unit<WPF>(nunits, cur, [&](gb_u32 u, typename Fill::Runs& c) {
+            const int st = (int)(u % S);
+            // x of unit u + D goes to the stage of unit u + D - S: wait for its release
+            const gb_u32 v = u + D;
+            if (v >= (gb_u32)S && v < nunits) lw_bar_wait(bars + 8 * (S + v % S), ((v / S) - 1) & 1);
+            if (v < nunits) fill.stage_x(v, (int)(v % S));
+            ctx.commit();
+            fill.store_unit(c, st); // its stage was released before x of unit u went in
+            if (u + WPF < nunits) fill.load_unit(u + WPF, c);
+            ctx.template wait<D>(); // this thread's copies of x unit u have landed
+            lw_proxy_fence();
+            lw_bar_arrive(bars + 8 * st);
+        });
+    } else {
+        LwMma<F, MT, BN, BM, STAGE> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
+        // leaves right after the last unit's wait for all its products, so that
+        // ptxas sees no path out of the loop with one in flight
+        for (gb_u32 u = 0; nunits > 0; u++) {
+            const int st = (int)(u % S);
+            const bool last = u + 1 == nunits;
+            lw_bar_wait(bars + 8 * st, (u / S) & 1);
+            mm.unit(u, st, last);
+            // unit u - 1's products have completed (unit() waited for them)
+            if (u > 0) lw_bar_arrive(bars + 8 * (S + (u - 1) % S));
+            if (last) break;
+        }
+        mm.store(y, N, T, n0, t0, tid & 3, gscale);
+    }
+}
+
+#endif
