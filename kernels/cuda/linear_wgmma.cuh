@@ -14,14 +14,15 @@
 // [64 LN_MT g, 64 LN_MT (g + 1)) by the whole x tile: for nvfp4 and bf16
 // straight into fp32 accumulators (one commit group per unit, one left in
 // flight while the next unit is decoded); for the formats with scales after
-// the sum through partial sums per scale group (below), so that no weight is
-// rounded, as on the other routes.
+// the sum on their integer codes, the accumulators rescaled per group (below),
+// so that no weight is rounded, as on the other routes.
 //
-// A stage is rewritten only after every warpgroup's wgmma that read it has
-// completed: the weights of unit u go to stage u % S, last read by unit
-// u - S, whose completion each warpgroup waited for (wait_group 1) before the
-// barrier of unit u - S + 2 <= u - 1 (S >= 3); x of unit u + S - 2 goes, after
-// the barrier of unit u, to the stage of unit u - 2, waited for before it.
+// Lockstep (LN_WS = 0): a stage is rewritten only after every warpgroup's
+// wgmma that read it has completed: the weights of unit u go to stage u % S,
+// last read by unit u - S, whose completion each warpgroup waited for before
+// the barrier of unit u - S + 2 <= u - 1 (S >= 3); x of unit u + S - 2 goes,
+// after the barrier of unit u, to the stage of unit u - 2, waited for before
+// it. The warp-specialized variant (LN_WS = 1) orders the same by mbarriers.
 #ifndef GPUBENCH_LINEAR_WGMMA_CUH
 #define GPUBENCH_LINEAR_WGMMA_CUH
 
@@ -53,7 +54,6 @@ GB_HD constexpr unsigned lw_shared_bytes_ws()
     return lw_shared_bytes<F, WG, MT, BN, S>() + (WS ? 16 * S : 0);
 }
 
-#define LW_REGS16 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
 #define LW_REGS32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define LW_REGS64 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
 #define LW_REGS128 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
@@ -70,15 +70,8 @@ __device__ __forceinline__ gb_u64 lw_desc(gb_u32 saddr)
 // D[64 x N] = A[64 x 16] . B[16 x N] + (acc ? D : 0), A and B from shared
 // memory (K-major both), fp32 D: thread (warp w, lane g * 4 + t) holds d[4 j + c] = row
 // 16 w + g + 8 (c >> 1), column 8 j + 2 t + (c & 1).
-__device__ __forceinline__ void lw_mma_n32(float* d, gb_u64 da, gb_u64 db, int acc)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {" LW_REGS16 "}, %16, %17, p, 1, 1, 0, 0;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-                 : "l"(da), "l"(db), "r"(acc));
-}
-
+// One wrapper per width: the operand lists differ only in length (inline asm
+// takes no variadic register list).
 __device__ __forceinline__ void lw_mma_n64(float* d, gb_u64 da, gb_u64 db, int acc)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
@@ -131,9 +124,8 @@ __device__ __forceinline__ void lw_mma_n256(float* d, gb_u64 da, gb_u64 db, int 
 template <int N>
 __device__ __forceinline__ void lw_mma(float* d, gb_u64 da, gb_u64 db, int acc)
 {
-    static_assert(N == 32 || N == 64 || N == 128 || N == 256, "a product is 32, 64, 128 or 256 rows of x wide");
-    if constexpr (N == 32) lw_mma_n32(d, da, db, acc);
-    else if constexpr (N == 64) lw_mma_n64(d, da, db, acc);
+    static_assert(N == 64 || N == 128 || N == 256, "LN_BN must be 64, 128 or 256");
+    if constexpr (N == 64) lw_mma_n64(d, da, db, acc);
     else if constexpr (N == 128) lw_mma_n128(d, da, db, acc);
     else lw_mma_n256(d, da, db, acc);
 }

@@ -141,8 +141,8 @@ function linear.route(dev, spec, t)
       if r.requires then ok, reason = r.requires(dev) end
       if ok then
         -- a route may pick its own variant for the shape and device (the CUDA dot route's
-        -- slices of K, the Vulkan dot route's rows per lane group)
-        if r.for_shape then return r.for_shape(spec.n, spec.k, dev) end
+        -- slices of K, the Vulkan dot route's rows per lane group, the CUDA wgmma route's tile by grid)
+        if r.for_shape then return r.for_shape(spec.n, spec.k, dev, t) end
         return r
       end
       why[#why + 1] = ("%s: %s"):format(r.name, tostring(reason or "not available"))

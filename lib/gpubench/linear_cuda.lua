@@ -188,13 +188,32 @@ local DOT_KS_T2 = { w8 = { { max_row_warps = 640, ks = 2 } } }
 -- with a third warpgroup that only fills the stages (LN_WS = 1), which was
 -- slower for the others. At T = 128 the tile of 256 rows of x is half empty
 -- and the mma route was up to 2x faster; from 256 on the wgmma route tied or
--- won for every format timed (docs/kernels/cuda-linear.md, "wgmma route").
+-- won for every format at large N (docs/kernels/cuda-linear.md, "wgmma route").
 local WGMMA_FROM = 256
 local WGMMA_WPF = { q4 = 4 }
 local WGMMA_WS = { nvfp4 = 1 }
 local function wgmma_geometry(q)
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
            LN_WS = WGMMA_WS[q] or 0 }
+end
+-- By the grid of 128 x 256 tiles against the SMs (132 where the device does
+-- not say): w8 takes the mma route below two tiles per SM (its mma tiles are
+-- 64 rows of x: 4x the blocks; at 2048 and 5120 rows the mma route was
+-- 1.1-2x faster, at 14336 and 34816 1.14-1.28x slower); the prescaled
+-- formats (nvfp4, bf16) take tiles of 128 rows of x below one tile per SM
+-- (1.13-1.34x faster there, slower at 160 tiles).
+local WGMMA_UNKNOWN_SMS = 132
+local PRESCALED = { nvfp4 = true, bf16 = true }
+local function wgmma_for_shape(q, r, fallback)
+  local small = PRESCALED[q] and M.variant(q, r, { LN_BN = 128 }) or nil
+  return function(N, K, dev, T)
+    local sms = dev and dev.sm_count or 0
+    if sms <= 0 then sms = WGMMA_UNKNOWN_SMS end
+    local tiles = ceil_div(N, 64 * r.defines.LN_MT * r.defines.LN_WG) * ceil_div(T or r.min_t, r.defines.LN_BN)
+    if q == "w8" and tiles < 2 * sms then return fallback end
+    if small and tiles < sms then return small end
+    return r
+  end
 end
 for _, q in ipairs(M.qtypes) do
   local list = {}
@@ -210,8 +229,10 @@ for _, q in ipairs(M.qtypes) do
   list[#list + 1] = mma(q, 17, 64, { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 })
   local large = BN64_ONLY[q] and { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 } or { LN_NW = 8, LN_BN = 128, LN_STAGES = 3 }
   list[#list + 1] = mma(q, 65, WGMMA_FROM - 1, large)
-  list[#list + 1] = wgmma(q, WGMMA_FROM, 65535, wgmma_geometry(q))
-  list[#list + 1] = mma(q, WGMMA_FROM, 65535, large)
+  local wg, fallback = wgmma(q, WGMMA_FROM, 65535, wgmma_geometry(q)), mma(q, WGMMA_FROM, 65535, large)
+  wg.for_shape = wgmma_for_shape(q, wg, fallback)
+  list[#list + 1] = wg
+  list[#list + 1] = fallback
   M[q] = list
 end
 

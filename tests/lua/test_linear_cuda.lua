@@ -91,7 +91,7 @@ t.test("the wgmma route is picked on sm_90 only; other architectures get the mma
   local linear = require "gpubench.linear"
   local function fake(arch) return { backend = "cuda", name = "fake " .. arch, info = { arch = arch } } end
   for _, q in ipairs(routes.qtypes) do
-    local spec = { qtype = q, n = 4096, k = 5120 }
+    local spec = { qtype = q, n = 34816, k = 5120 }
     t.eq(linear.route(fake("sm_90"), spec, 255).name, "mma", q .. " T = 255 on sm_90")
     t.eq(linear.route(fake("sm_90"), spec, 256).name, "wgmma", q .. " T = 256 on sm_90")
     t.eq(linear.route(fake("sm_90"), spec, 1024).name, "wgmma", q .. " T = 1024 on sm_90")
@@ -105,11 +105,40 @@ t.test("the wgmma route is picked on sm_90 only; other architectures get the mma
   t.eq(why, "wgmma needs sm_90, this device is sm_89")
 end)
 
--- The variants a dot route picks for short shapes (for_shape: slices of K).
+t.test("the wgmma route by grid: w8 below 2 tiles per SM takes the mma route, nvfp4 and bf16 below 1 tiles of 128", function()
+  local linear = require "gpubench.linear"
+  local dev = { backend = "cuda", name = "fake H200", info = { arch = "sm_90" }, sm_count = 132 }
+  local function pick(q, n, tt, d)
+    local r = linear.route(d or dev, { qtype = q, n = n, k = 5120 }, tt)
+    return { r.name, r.defines.LN_BN }
+  end
+  -- tiles = ceil(N / 128) ceil(T / 256): 5120 rows at T = 1024 are 160, 14336 rows 448
+  t.eq(pick("w8", 5120, 1024), { "mma", 64 })
+  t.eq(pick("w8", 2048, 1024), { "mma", 64 })
+  t.eq(pick("w8", 8448, 1024), { "wgmma", 256 }) -- 66 x 4 = 264 = 2 x 132
+  t.eq(pick("w8", 8320, 1024), { "mma", 64 })    -- 65 x 4 = 260
+  t.eq(pick("w8", 14336, 1024), { "wgmma", 256 })
+  t.eq(pick("w8", 5120, 1024, { backend = "cuda", name = "half", info = { arch = "sm_90" }, sm_count = 66 }),
+    { "wgmma", 256 })
+  t.eq(pick("w8", 5120, 1024, { backend = "cuda", name = "unsaid", info = { arch = "sm_90" } }), { "mma", 64 })
+  for _, q in ipairs { "nvfp4", "bf16" } do
+    t.eq(pick(q, 2048, 1024), { "wgmma", 128 }, q)  -- 16 x 4 = 64 tiles
+    t.eq(pick(q, 5120, 256), { "wgmma", 128 }, q)   -- 40 tiles
+    t.eq(pick(q, 5120, 1024), { "wgmma", 256 }, q)  -- 160 tiles
+    t.truthy(linear.route(dev, { qtype = q, n = 2048, k = 64 }, 300) == linear.route(dev, { qtype = q, n = 64, k = 8 }, 999),
+      q .. ": one spec table for the small tiles")
+  end
+  for _, q in ipairs { "q4", "q5", "q6" } do t.eq(pick(q, 1152, 256), { "wgmma", 256 }, q) end
+end)
+
+-- The variants a route picks for shapes (for_shape: the dot route's slices
+-- of K, the wgmma route's tile by grid).
 local function shape_variants(r)
   local out = {}
   if r.for_shape then
-    for _, n in ipairs { 1, 5120, 14336, 34816, 131072, 248320 } do out[#out + 1] = r.for_shape(n, 5120) end
+    for _, n in ipairs { 1, 5120, 14336, 34816, 131072, 248320 } do
+      for _, tt in ipairs { r.min_t, 1024 } do out[#out + 1] = r.for_shape(n, 5120, nil, tt) end
+    end
   end
   return out
 end
@@ -219,7 +248,7 @@ local function check(dev, kernels, q, r, n, k, tt, seed)
   xb:fill(0xFF) -- NaN past T*K: a kernel using x there fails
   xb:upload(x)
   yb:fill(0xFF)
-  local key = r.entry .. "#" .. r.min_t
+  local key = r.entry .. "#" .. r.min_t .. "#" .. (r.defines.LN_BN or "")
   kernels[key] = kernels[key] or dev:kernel { file = r.file, entry = r.entry, defines = r.defines }
   local kern = kernels[key]
   kern:launch(r.grid(n, k, tt), r.block, wb, xb, yb, n, k, tt, t.gpu.f32(GSCALE))
@@ -321,6 +350,9 @@ t.test("wgmma route at N = 1000, K = 1032, T = 1000 and at one row, every format
       local r = routes[q][#routes[q] - 1]
       check(dev, kernels, q, r, 1000, 1032, 1000, 930)
       check(dev, kernels, q, r, 1, 64, 129, 931)
+      -- and what the grid rule picks there (tiles of 128 rows of x for nvfp4 and bf16)
+      local v = r.for_shape(1000, 1032, dev, 1000)
+      if v ~= r and v.name == "wgmma" then check(dev, kernels, q, v, 1000, 1032, 1000, 932) end
     end
   end)
 end)
