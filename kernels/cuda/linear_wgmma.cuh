@@ -342,8 +342,10 @@ struct LwMma {
             }
         }
     }
-    __device__ __forceinline__ void store(unsigned short* y, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0, gb_u32 t,
-                                          float gscale)
+    // y[T, N] as bf16, or (part) this slice's fp32 sums at part[T, N]; NVFP4's
+    // tensor scale applied either way
+    __device__ __forceinline__ void store(unsigned short* y, float* part, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0,
+                                          gb_u32 t, float gscale)
     {
         hold();
 #pragma unroll
@@ -356,7 +358,8 @@ struct LwMma {
                                  tt = t0 + 8 * j + 2 * t + (c & 1);
                     if (n < N && tt < T) {
                         const float v = F::GSCALE ? acc[m][4 * j + c] * gscale : acc[m][4 * j + c];
-                        y[(gb_u64)tt * N + n] = (unsigned short)ln_bf16(v);
+                        if (part) part[(gb_u64)tt * N + n] = v;
+                        else y[(gb_u64)tt * N + n] = (unsigned short)ln_bf16(v);
                     }
                 }
     }
@@ -368,6 +371,7 @@ struct LwMma {
 template <int WPF, class R, class Fn>
 __device__ __forceinline__ void lw_each_unit(gb_u32 nunits, R* cur, Fn&& fn)
 {
+    // (u counts from 0: a caller with a slice of K adds the slice's first unit)
     for (gb_u32 u = 0; u < nunits; u += WPF) {
         fn(u, cur[0]);
         if constexpr (WPF > 1) {
@@ -386,14 +390,19 @@ __device__ __forceinline__ void lw_each_unit(gb_u32 nunits, R* cur, Fn&& fn)
 }
 
 // Lockstep (LN_WS = 0): every thread fills and multiplies; one barrier a unit.
-template <class F, int WG, int MT, int BN, int S, int WPF>
+// With KS > 1 (LN_KSPLIT) block z of grid.z takes units [z U / KS, (z + 1) U
+// / KS) of the U units of K and writes its fp32 sums to part[z][T][N];
+// kernels/cuda/linear_reduce.cu adds the slices into y (the call's second
+// launch): more blocks where the tiles alone would leave SMs idle.
+template <class F, int WG, int MT, int BN, int S, int WPF, int KS>
 __device__ __forceinline__ void ln_wgmma(const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
-                                         gb_u32 K, gb_u32 T, float gscale)
+                                         gb_u32 K, gb_u32 T, float gscale, float* part)
 {
     enum { NTH = 128 * WG, BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN>(), D = S - 2 };
     static_assert(S >= 3, "LN_STAGES must be at least 3 (a stage is rewritten two units after its last reader)");
     static_assert(WPF == 1 || WPF == 2 || WPF == 4, "LN_WPF must be 1, 2 or 4 (at 3 ptxas serializes the products)");
     static_assert(F::E == 16, "the wgmma route takes runs of 16 (units of 64)");
+    static_assert(KS >= 1 && KS <= 64, "LN_KSPLIT must be 1 to 64");
     const gb_u32 base =
         ((gb_u32)__cvta_generic_to_shared(gb_dynamic_shared(lw_shared_bytes<F, WG, MT, BN, S>())) + 1023u) & ~1023u;
     const gb_u32 tid = threadIdx.x, t0 = blockIdx.x * BN, n0 = blockIdx.y * BM;
@@ -401,29 +410,31 @@ __device__ __forceinline__ void ln_wgmma(const unsigned char* W, const unsigned 
     typedef LwFill<F, BM, BN, NTH, STAGE> Fill;
     Fill fill(base, tid, W, x, N, K, T, n0, t0);
     LwMma<F, MT, BN, BM, STAGE> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
-    const gb_u32 nunits = fill.nunits;
+    const gb_u32 z = KS > 1 ? blockIdx.z : 0;
+    const gb_u32 u0 = (gb_u32)((gb_u64)fill.nunits * z / KS), nunits = (gb_u32)((gb_u64)fill.nunits * (z + 1) / KS) - u0;
 
     typename Fill::Runs cur[WPF];
 #pragma unroll
     for (int w = 0; w < WPF; w++)
-        if ((gb_u32)w < nunits) fill.load_unit(w, cur[w]);
+        if ((gb_u32)w < nunits) fill.load_unit(u0 + w, cur[w]);
 #pragma unroll
     for (int d = 0; d < D; d++) {
-        if ((gb_u32)d < nunits) fill.stage_x(d, d);
+        if ((gb_u32)d < nunits) fill.stage_x(u0 + d, d);
         ctx.commit();
     }
-    lw_each_unit<WPF>(nunits, cur, [&](gb_u32 u, typename Fill::Runs& c) {
-        const int st = (int)(u % S);
+    // i counts this slice's units; the stages and the pipeline follow i
+    lw_each_unit<WPF>(nunits, cur, [&](gb_u32 i, typename Fill::Runs& c) {
+        const int st = (int)(i % S);
         fill.store_unit(c, st);
-        if (u + WPF < nunits) fill.load_unit(u + WPF, c);
-        ctx.template wait<D - 1>(); // this thread's copies of x unit u have landed
+        if (i + WPF < nunits) fill.load_unit(u0 + i + WPF, c);
+        ctx.template wait<D - 1>(); // this thread's copies of x unit i have landed
         lw_proxy_fence();
-        __syncthreads(); // unit u's stage is whole; every warpgroup has finished unit u - 2
-        if (u + D < nunits) fill.stage_x(u + D, (int)((u + D) % S));
+        __syncthreads(); // unit i's stage is whole; every warpgroup has finished unit i - 2
+        if (i + D < nunits) fill.stage_x(u0 + i + D, (int)((i + D) % S));
         ctx.commit();
-        mm.unit(u, st, u + 1 == nunits);
+        mm.unit(i, st, i + 1 == nunits);
     });
-    mm.store(y, N, T, n0, t0, tid & 3, gscale);
+    mm.store(y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale);
 }
 
 // ------------------------------------------------------------ warp-specialized
@@ -514,7 +525,7 @@ __device__ __forceinline__ void ln_wgmma_ws(const unsigned char* W, const unsign
             if (u > 0) lw_bar_arrive(bars + 8 * (S + (u - 1) % S));
             if (last) break;
         }
-        mm.store(y, N, T, n0, t0, tid & 3, gscale);
+        mm.store(y, nullptr, N, T, n0, t0, tid & 3, gscale);
     }
 }
 

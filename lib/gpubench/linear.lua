@@ -155,8 +155,30 @@ end
 local cache = require("gpubench.kernels").cache()
 -- kernel(dev, route) -> the route's kernel, compiled once per device.
 linear.kernel = cache.get
--- release(dev): frees the kernels compiled for dev.
-linear.release = cache.release
+
+-- workspace(dev, bytes) -> a device buffer of at least `bytes`, kept per
+-- device and grown when a call needs more: the fp32 sums of the slices of K
+-- of a route that splits K. Made while the launches are built (before any
+-- timing), never inside a call.
+local workspaces = setmetatable({}, { __mode = "k" })
+function linear.workspace(dev, bytes)
+  local ws = workspaces[dev]
+  if ws and ws.size >= bytes then return ws end
+  if ws then ws:free() end
+  ws = dev:buffer((bytes + 255) // 256 * 256)
+  workspaces[dev] = ws
+  return ws
+end
+
+-- release(dev): frees the kernels compiled for dev and its workspace.
+function linear.release(dev)
+  cache.release(dev)
+  if workspaces[dev] then workspaces[dev]:free(); workspaces[dev] = nil end
+end
+
+-- The second launch of a call whose route splits K (CUDA): the slices' sums into y.
+local REDUCE = { file = "kernels/cuda/linear_reduce.cu", entry = "linear_reduce", defines = {} }
+local REDUCE_BLOCK, REDUCE_MAX_BLOCKS = 256, 1056
 
 local function check_buffer(buf, need, what, who)
   if type(buf) ~= "userdata" and type(buf) ~= "table" then
@@ -187,8 +209,17 @@ function linear.launches(dev, spec, w, x, y, t, route)
   check_buffer(xb, 2 * t * spec.k, "x", "linear.launches")
   check_buffer(yb, 2 * t * spec.n, "y", "linear.launches")
   local gscale = spec.gscale or (type(w) == "table" and w.gscale) or 1.0
-  return { { linear.kernel(dev, r), r.grid(spec.n, spec.k, t), r.block, wb, xb, yb,
-             gpu.u32(spec.n), gpu.u32(spec.k), gpu.u32(t), gpu.f32(gscale) } }, r
+  local l = { linear.kernel(dev, r), r.grid(spec.n, spec.k, t), r.block, wb, xb, yb,
+              gpu.u32(spec.n), gpu.u32(spec.k), gpu.u32(t), gpu.f32(gscale) }
+  if not r.slices then return { l }, r end
+  -- a kernel that can split K takes a buffer for the slices' sums (y itself,
+  -- never written through it, when it does not split)
+  local part = r.slices > 1 and linear.workspace(dev, 4 * r.slices * t * spec.n) or yb
+  l[#l + 1] = part
+  if r.slices == 1 then return { l }, r end
+  local blocks = math.min((t * spec.n + REDUCE_BLOCK - 1) // REDUCE_BLOCK, REDUCE_MAX_BLOCKS)
+  return { l, { linear.kernel(dev, REDUCE), { blocks, 1, 1 }, { REDUCE_BLOCK, 1, 1 }, part, yb,
+                gpu.u32(spec.n), gpu.u32(t), gpu.u32(r.slices) } }, r
 end
 
 -- call(dev, spec, w, x, y, t): one Linear call, queued now.

@@ -47,7 +47,10 @@
 --   LN_STAGES  shared-memory stages of weights (decoded, bf16) and x, >= 3;
 --   LN_WPF     units of weights loaded ahead into registers, 1, 2 or 4;
 --   LN_WS      0: every thread fills the stages and multiplies, one barrier a
---              unit; 1: one more warpgroup fills them, mbarriers between.
+--              unit; 1: one more warpgroup fills them, mbarriers between;
+--   LN_KSPLIT  slices of K (grid.z, LN_WS = 0 only): each writes its fp32 sums
+--              to a workspace and a second launch (linear_reduce.cu) adds them.
+-- A route with `slices` takes an eighth argument, that workspace (y when 1).
 -- The integer-dot route takes T = 1 (q6) and T = 1, 2 (q4, q5, w8): there it
 -- measured faster than the memory-bound route (DOT below); its dp2a count
 -- grows with T and passes the mma route's instruction count at T = 3.
@@ -96,8 +99,8 @@ local function wgmma(q, min_t, max_t, d)
   return {
     name = "wgmma", min_t = min_t, max_t = max_t,
     file = "kernels/cuda/linear_wgmma_" .. q .. ".cu", entry = "linear_wgmma_" .. q,
-    defines = d, block = { 128 * (d.LN_WG + d.LN_WS), 1, 1 }, requires = wgmma_requires,
-    grid = function(N, K, T) return { ceil_div(T, d.LN_BN), ceil_div(N, rows), 1 } end,
+    defines = d, block = { 128 * (d.LN_WG + d.LN_WS), 1, 1 }, requires = wgmma_requires, slices = d.LN_KSPLIT,
+    grid = function(N, K, T) return { ceil_div(T, d.LN_BN), ceil_div(N, rows), d.LN_KSPLIT } end,
   }
 end
 
@@ -182,36 +185,67 @@ local DOT = {
 -- row warps; q5 at 768 and w8 at 1792 lost (same page).
 local DOT_KS = { { max_row_warps = 340, ks = 4 }, { max_row_warps = 2200, ks = 2 } }
 local DOT_KS_T2 = { w8 = { { max_row_warps = 640, ks = 2 } } }
--- The wgmma route (sm_90) from T = 256; below it, and on other devices, the
--- mma route. 2 warpgroups of one m64 tile (128 rows of W) by 256 rows of x,
--- 4 stages, units of weights in flight: 4 for q4, 2 for the others; nvfp4
--- with a third warpgroup that only fills the stages (LN_WS = 1), which was
--- slower for the others. At T = 128 the tile of 256 rows of x is half empty
--- and the mma route was up to 2x faster; from 256 on the wgmma route tied or
--- won for every format at large N (docs/kernels/cuda-linear.md, "wgmma route").
-local WGMMA_FROM = 256
+-- The wgmma route (sm_90) from T = 65; the mma route on other devices and
+-- where the rules below give it. 2 warpgroups of one m64 tile (128 rows of
+-- W) by 256 rows of x, 4 stages, units of weights in flight: 4 for q4, 2 for
+-- the others; nvfp4 with a third warpgroup that only fills the stages
+-- (LN_WS = 1), which was slower for the others (docs/kernels/cuda-linear.md,
+-- "wgmma route").
+local WGMMA_FROM = 65
 local WGMMA_WPF = { q4 = 4 }
 local WGMMA_WS = { nvfp4 = 1 }
 local function wgmma_geometry(q)
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
-           LN_WS = WGMMA_WS[q] or 0 }
+           LN_WS = WGMMA_WS[q] or 0, LN_KSPLIT = 1 }
 end
--- By the grid of 128 x 256 tiles against the SMs (132 where the device does
--- not say): w8 takes the mma route below two tiles per SM (its mma tiles are
--- 64 rows of x: 4x the blocks; at 2048 and 5120 rows the mma route was
--- 1.1-2x faster, at 14336 and 34816 1.14-1.28x slower); the prescaled
--- formats (nvfp4, bf16) take tiles of 128 rows of x below one tile per SM
--- (1.13-1.34x faster there, slower at 160 tiles).
+-- By the grid of 128-row tiles against the SMs (132 where the device does
+-- not say), tiles of 128 rows of x below T = 256, of 256 from it:
+-- * under half a tile per SM, slices of K (LN_KSPLIT, the largest power of
+--   two up to 16 that keeps the blocks within 2.5 per SM and 4 units a
+--   slice): 1.2-6.9x faster at the suite's short points, T = 128 and 1024;
+--   for w8 and q5 from T = 256 also under 1.5 tiles per SM, within 5 blocks
+--   per SM and 16 units a slice (w8 at 160 tiles: 1.20-1.39x the mma route
+--   with 4 slices; q5 at 192: 1.22x the unsplit route with 2; the other
+--   formats were not timed there);
+-- * else below T = 256 the mma route (its 256-row tiles; the wgmma route's
+--   of 128 rows of x were up to 1.6x slower at 131072 rows);
+-- * else w8 takes the mma route below two tiles per SM (its mma tiles are 64
+--   rows of x: at 2048 and 5120 rows 1.1-2.0x faster, at 14336 and 34816
+--   1.14-1.28x slower), and nvfp4 and bf16 take tiles of 128 rows of x below
+--   one tile per SM (1.13-1.34x faster there, slower at 160 tiles).
 local WGMMA_UNKNOWN_SMS = 132
 local PRESCALED = { nvfp4 = true, bf16 = true }
+-- {below tiles per SM, blocks per SM at most, units a slice at least, from T, formats (nil: all)}
+local SPLITS = { { 0.5, 2.5, 4, 1 }, { 1.5, 5, 16, 256, { w8 = true, q5 = true } } }
+local SPLIT_MAX = 16
 local function wgmma_for_shape(q, r, fallback)
-  local small = PRESCALED[q] and M.variant(q, r, { LN_BN = 128 }) or nil
+  local by = {}
+  local function variant(bn, ks)
+    local key = bn .. "/" .. ks
+    if not by[key] then
+      by[key] = (bn == r.defines.LN_BN and ks == 1) and r
+        or M.variant(q, r, { LN_BN = bn, LN_KSPLIT = ks, LN_WS = ks > 1 and 0 or r.defines.LN_WS })
+    end
+    return by[key]
+  end
   return function(N, K, dev, T)
     local sms = dev and dev.sm_count or 0
     if sms <= 0 then sms = WGMMA_UNKNOWN_SMS end
-    local tiles = ceil_div(N, 64 * r.defines.LN_MT * r.defines.LN_WG) * ceil_div(T or r.min_t, r.defines.LN_BN)
+    T = T or r.min_t
+    local bn = T < 256 and 128 or 256
+    local tiles = ceil_div(N, 64 * r.defines.LN_MT * r.defines.LN_WG) * ceil_div(T, bn)
+    for _, rule in ipairs(SPLITS) do
+      local below, per_sm, min_units, from_t, formats = table.unpack(rule)
+      if tiles < below * sms and T >= from_t and (not formats or formats[q]) then
+        local units, ks = ceil_div(K, 64), 1
+        while 2 * ks <= SPLIT_MAX and tiles * 2 * ks <= per_sm * sms and units >= min_units * 2 * ks do ks = 2 * ks end
+        if ks > 1 then return variant(bn, ks) end
+        break
+      end
+    end
+    if T < 256 then return fallback end
     if q == "w8" and tiles < 2 * sms then return fallback end
-    if small and tiles < sms then return small end
+    if PRESCALED[q] and tiles < sms then return variant(128, 1) end
     return r
   end
 end
@@ -228,7 +262,6 @@ for _, q in ipairs(M.qtypes) do
   list[#list + 1] = gemv(q, 9, 16, { LN_NW = 4, LN_RT = 2, LN_NJ = 2, LN_U = 2, LN_KC = 0, LN_STAGE = 0 })
   list[#list + 1] = mma(q, 17, 64, { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 })
   local large = BN64_ONLY[q] and { LN_NW = 4, LN_BN = 64, LN_STAGES = 4 } or { LN_NW = 8, LN_BN = 128, LN_STAGES = 3 }
-  list[#list + 1] = mma(q, 65, WGMMA_FROM - 1, large)
   local wg, fallback = wgmma(q, WGMMA_FROM, 65535, wgmma_geometry(q)), mma(q, WGMMA_FROM, 65535, large)
   wg.for_shape = wgmma_for_shape(q, wg, fallback)
   list[#list + 1] = wg

@@ -56,7 +56,9 @@ t.test("route table: every qtype, T ranges tiling 1 .. 65535 in order, block and
       end
       if r.name == "wgmma" then
         local rows = 64 * r.defines.LN_MT * r.defines.LN_WG
-        t.eq(r.grid(300, 200, 1000), { (1000 + r.defines.LN_BN - 1) // r.defines.LN_BN, (300 + rows - 1) // rows, 1 }, where)
+        t.eq(r.grid(300, 200, 1000), { (1000 + r.defines.LN_BN - 1) // r.defines.LN_BN, (300 + rows - 1) // rows,
+          r.defines.LN_KSPLIT }, where)
+        t.eq(r.slices, r.defines.LN_KSPLIT, where)
         t.truthy(r.grid(248320, 8, 1)[2] <= 65535, where .. ": grid.y in range at the largest suite N")
       elseif r.name == "dot" then
         t.truthy(DOT[q], where .. ": the integer-dot route is for q4, q5, q6, w8 only")
@@ -82,7 +84,7 @@ t.test("route table: every qtype, T ranges tiling 1 .. 65535 in order, block and
     local names = {}
     for _, r in ipairs(list) do names[#names + 1] = r.name end
     local order = table.concat(names, " ")
-    t.truthy(order:match("^[dot ]*gemv gemv mma mma wgmma mma$") or order:match("^dot[dot ]* gemv gemv mma mma wgmma mma$"),
+    t.truthy(order:match("^[dot ]*gemv gemv mma wgmma mma$") or order:match("^dot[dot ]* gemv gemv mma wgmma mma$"),
       q .. ": " .. order)
   end
 end)
@@ -92,7 +94,8 @@ t.test("the wgmma route is picked on sm_90 only; other architectures get the mma
   local function fake(arch) return { backend = "cuda", name = "fake " .. arch, info = { arch = arch } } end
   for _, q in ipairs(routes.qtypes) do
     local spec = { qtype = q, n = 34816, k = 5120 }
-    t.eq(linear.route(fake("sm_90"), spec, 255).name, "mma", q .. " T = 255 on sm_90")
+    t.eq(linear.route(fake("sm_90"), spec, 64).name, "mma", q .. " T = 64 on sm_90")
+    t.eq(linear.route(fake("sm_90"), spec, 255).name, "mma", q .. " T = 255 on sm_90 (a large grid)")
     t.eq(linear.route(fake("sm_90"), spec, 256).name, "wgmma", q .. " T = 256 on sm_90")
     t.eq(linear.route(fake("sm_90"), spec, 1024).name, "wgmma", q .. " T = 1024 on sm_90")
     t.eq(linear.route(fake("sm_90"), spec, 65535).name, "wgmma", q .. " T = 65535 on sm_90")
@@ -105,30 +108,49 @@ t.test("the wgmma route is picked on sm_90 only; other architectures get the mma
   t.eq(why, "wgmma needs sm_90, this device is sm_89")
 end)
 
-t.test("the wgmma route by grid: w8 below 2 tiles per SM takes the mma route, nvfp4 and bf16 below 1 tiles of 128", function()
+t.test("the wgmma route by grid: slices of K under half a tile per SM, else mma below T = 256, w8's and the prescaled formats' rules", function()
   local linear = require "gpubench.linear"
   local dev = { backend = "cuda", name = "fake H200", info = { arch = "sm_90" }, sm_count = 132 }
-  local function pick(q, n, tt, d)
-    local r = linear.route(d or dev, { qtype = q, n = n, k = 5120 }, tt)
-    return { r.name, r.defines.LN_BN }
+  local function pick(q, n, k, tt, d)
+    local r = linear.route(d or dev, { qtype = q, n = n, k = k }, tt)
+    return { r.name, r.defines.LN_BN, r.defines.LN_KSPLIT }
   end
-  -- tiles = ceil(N / 128) ceil(T / 256): 5120 rows at T = 1024 are 160, 14336 rows 448
-  t.eq(pick("w8", 5120, 1024), { "mma", 64 })
-  t.eq(pick("w8", 2048, 1024), { "mma", 64 })
-  t.eq(pick("w8", 8448, 1024), { "wgmma", 256 }) -- 66 x 4 = 264 = 2 x 132
-  t.eq(pick("w8", 8320, 1024), { "mma", 64 })    -- 65 x 4 = 260
-  t.eq(pick("w8", 14336, 1024), { "wgmma", 256 })
-  t.eq(pick("w8", 5120, 1024, { backend = "cuda", name = "half", info = { arch = "sm_90" }, sm_count = 66 }),
-    { "wgmma", 256 })
-  t.eq(pick("w8", 5120, 1024, { backend = "cuda", name = "unsaid", info = { arch = "sm_90" } }), { "mma", 64 })
+  -- tiles = ceil(N / 128) ceil(T / BN), BN = 128 below T = 256, 256 from it
+  t.eq(pick("q5", 1152, 4304, 128), { "wgmma", 128, 16 }) -- 9 tiles, 68 units: 16 slices of 4.25
+  t.eq(pick("q5", 1152, 4304, 1024), { "wgmma", 256, 8 }) -- 36 tiles: 8 x 36 = 288 <= 330 blocks
+  t.eq(pick("q4", 3456, 1152, 128), { "wgmma", 128, 4 })  -- 27 tiles, 18 units: 4 slices of 4.5
+  t.eq(pick("q4", 3456, 1152, 1024), { "wgmma", 256, 1 }) -- 108 tiles: not under 66
+  t.eq(pick("w8", 2048, 16384, 1024), { "wgmma", 256, 4 }) -- 64 tiles: 4 x 64 = 256 blocks
+  t.eq(pick("w8", 5120, 17408, 128), { "wgmma", 128, 8 }) -- 40 tiles
+  t.eq(pick("q4", 64, 256, 1024), { "wgmma", 256, 1 })     -- 4 units: no slices of 4 or more; from T = 256 the route itself
+  t.eq(pick("q4", 64, 128, 128), { "mma", 128, nil })      -- 2 units, T < 256: the mma route
+  t.eq(pick("q4", 131072, 5120, 128), { "mma", 128, nil }) -- a large grid below T = 256
+  t.eq(pick("q4", 131072, 5120, 256), { "wgmma", 256, 1 })
+  -- from T = 256 under 1.5 tiles per SM: slices of 16 units or more within 5 blocks per SM
+  t.eq(pick("w8", 5120, 5120, 1024), { "wgmma", 256, 4 }) -- 160 tiles, 80 units
+  t.eq(pick("q5", 6144, 5120, 1024), { "wgmma", 256, 2 }) -- 192 tiles
+  t.eq(pick("q5", 6144, 5120, 128), { "wgmma", 128, 4 })  -- 48 tiles: under half a tile per SM, 4 x 48 = 192 blocks
+  t.eq(pick("w8", 14336, 5120, 128), { "mma", 64, nil })  -- 112 tiles below T = 256: the mma route
+  -- w8 from 1.5 to two tiles per SM: the mma route (8320 rows: 65 x 4 = 260 tiles)
+  t.eq(pick("w8", 8448, 5120, 1024), { "wgmma", 256, 1 }) -- 66 x 4 = 264 = 2 x 132
+  t.eq(pick("w8", 8320, 5120, 1024), { "mma", 64, nil })    -- 65 x 4 = 260
+  t.eq(pick("w8", 14336, 5120, 1024), { "wgmma", 256, 1 })
+  t.eq(pick("w8", 5120, 5120, 1024, { backend = "cuda", name = "half", info = { arch = "sm_90" }, sm_count = 66 }),
+    { "wgmma", 256, 1 })
+  t.eq(pick("w8", 5120, 5120, 1024, { backend = "cuda", name = "unsaid", info = { arch = "sm_90" } }),
+    { "wgmma", 256, 4 }) -- 132 SMs
+  t.eq(pick("w8", 7168, 5120, 1024), { "mma", 64, nil })   -- 56 x 4 = 224 tiles
+  -- the second slice rule is w8's and q5's only
+  t.eq(pick("q4", 5120, 5120, 1024), { "wgmma", 256, 1 })
+  t.eq(pick("q6", 6144, 5120, 1024), { "wgmma", 256, 1 })
+  -- nvfp4 and bf16 from half to one tile per SM: tiles of 128 rows of x
   for _, q in ipairs { "nvfp4", "bf16" } do
-    t.eq(pick(q, 2048, 1024), { "wgmma", 128 }, q)  -- 16 x 4 = 64 tiles
-    t.eq(pick(q, 5120, 256), { "wgmma", 128 }, q)   -- 40 tiles
-    t.eq(pick(q, 5120, 1024), { "wgmma", 256 }, q)  -- 160 tiles
-    t.truthy(linear.route(dev, { qtype = q, n = 2048, k = 64 }, 300) == linear.route(dev, { qtype = q, n = 64, k = 8 }, 999),
-      q .. ": one spec table for the small tiles")
+    t.eq(pick(q, 4096, 5120, 1024), { "wgmma", 128, 1 }, q)  -- 32 x 4 = 128 tiles
+    t.eq(pick(q, 14336, 5120, 1024), { "wgmma", 256, 1 }, q) -- 448 tiles
+    t.eq(pick(q, 2048, 4096, 1024), { "wgmma", 256, 4 }, q)  -- 64 tiles: slices
+    t.truthy(linear.route(dev, { qtype = q, n = 4096, k = 64 }, 300) == linear.route(dev, { qtype = q, n = 4000, k = 8 }, 999),
+      q .. ": one spec table per variant")
   end
-  for _, q in ipairs { "q4", "q5", "q6" } do t.eq(pick(q, 1152, 256), { "wgmma", 256 }, q) end
 end)
 
 -- The variants a route picks for shapes (for_shape: the dot route's slices
@@ -208,7 +230,9 @@ t.test("every route compiles for sm_90 with NVRTC and takes (W, x, y, u32 N, u32
         target = "sm_90" })
       if not ok and nvrtc_missing(t.error_text(res)) then t.skip("NVRTC not available: " .. t.error_text(res)) end
       t.truthy(ok, r.entry .. ": " .. t.error_text(res))
-      t.eq(res.params, PARAMS, r.entry)
+      local want = { table.unpack(PARAMS) }
+      if r.slices then want[#want + 1] = "buffer" end -- the slices' workspace
+      t.eq(res.params, want, r.entry)
     end
   end
   -- without its geometry a kernel is refused, naming the table
@@ -233,6 +257,10 @@ t.test("every route compiles for sm_90 with NVRTC and takes (W, x, y, u32 N, u32
   end, "exceed the 48 KiB of static shared memory", true)
 end)
 
+-- The devices whose kernels and workspace gpubench.linear holds (the routes
+-- launched through linear.launches): released with the test's own kernels.
+local linear_devs = {}
+
 -- One launch of route r at N x K x T on random data, checked against the
 -- reference; y's bytes past T*N must stay as they were.
 local function check(dev, kernels, q, r, n, k, tt, seed)
@@ -248,10 +276,19 @@ local function check(dev, kernels, q, r, n, k, tt, seed)
   xb:fill(0xFF) -- NaN past T*K: a kernel using x there fails
   xb:upload(x)
   yb:fill(0xFF)
-  local key = r.entry .. "#" .. r.min_t .. "#" .. (r.defines.LN_BN or "")
-  kernels[key] = kernels[key] or dev:kernel { file = r.file, entry = r.entry, defines = r.defines }
-  local kern = kernels[key]
-  kern:launch(r.grid(n, k, tt), r.block, wb, xb, yb, n, k, tt, t.gpu.f32(GSCALE))
+  if r.slices then
+    -- a route that can split K: its launches as gpubench.linear makes them
+    -- (the workspace, and the reduction as a second launch when it splits)
+    local linear = require "gpubench.linear"
+    linear_devs[dev] = true
+    local ls = linear.launches(dev, { qtype = q, policy = "a16", n = n, k = k, gscale = GSCALE }, wb, xb, yb, tt, r)
+    t.eq(#ls, r.slices > 1 and 2 or 1, "launches of a call")
+    for _, l in ipairs(ls) do l[1]:launch(table.unpack(l, 2)) end
+  else
+    local key = r.entry .. "#" .. r.min_t
+    kernels[key] = kernels[key] or dev:kernel { file = r.file, entry = r.entry, defines = r.defines }
+    kernels[key]:launch(r.grid(n, k, tt), r.block, wb, xb, yb, n, k, tt, t.gpu.f32(GSCALE))
+  end
   local y = yb:download(0, 2 * tt * n)
   local rr, s = ref.linear(q, w, n, k, x, tt, GSCALE)
   local c = ref.check_linear(y, rr, s, tt, n)
@@ -263,9 +300,14 @@ local function check(dev, kernels, q, r, n, k, tt, seed)
   return c.worst
 end
 
+
 local function releasing(kernels, fn)
   local ok, e = pcall(fn)
   for _, k in pairs(kernels) do k:free() end
+  for d in pairs(linear_devs) do
+    require("gpubench.linear").release(d)
+    linear_devs[d] = nil
+  end
   if not ok then error(e, 0) end
 end
 
@@ -339,22 +381,41 @@ t.test("tensor-core routes at 1024 x 1024, T = 1024 (several tiles in both direc
   end)
 end)
 
+-- A test of the wgmma route on a CUDA device that has it: fn(dev, kernels).
+local function wgmma_test(name, fn)
+  t.test(name, function()
+    local dev = t.device("cuda")
+    if not routes.q4[#routes.q4 - 1].requires(dev) then t.skip("the wgmma route needs sm_90") end
+    local kernels = {}
+    releasing(kernels, function() fn(dev, kernels) end)
+  end)
+end
+
 -- wgmma tiles ragged in every direction: N past a 256-row tile, T past a
 -- 128-row tile of x, K past a unit of 64 (and not a multiple of 128).
-t.test("wgmma route at N = 1000, K = 1032, T = 1000 and at one row, every format", function()
-  local dev = t.device("cuda")
-  if not routes.q4[#routes.q4 - 1].requires(dev) then t.skip("the wgmma route needs sm_90") end
-  local kernels = {}
-  releasing(kernels, function()
-    for _, q in ipairs(routes.qtypes) do
-      local r = routes[q][#routes[q] - 1]
-      check(dev, kernels, q, r, 1000, 1032, 1000, 930)
-      check(dev, kernels, q, r, 1, 64, 129, 931)
-      -- and what the grid rule picks there (tiles of 128 rows of x for nvfp4 and bf16)
-      local v = r.for_shape(1000, 1032, dev, 1000)
-      if v ~= r and v.name == "wgmma" then check(dev, kernels, q, v, 1000, 1032, 1000, 932) end
+wgmma_test("wgmma route at N = 1000, K = 1032, T = 1000 and at one row, every format", function(dev, kernels)
+  for _, q in ipairs(routes.qtypes) do
+    local r = routes[q][#routes[q] - 1]
+    check(dev, kernels, q, r, 1000, 1032, 1000, 930)
+    check(dev, kernels, q, r, 1, 64, 129, 931)
+    -- and what the grid rule picks there (tiles of 128 rows of x for nvfp4 and bf16)
+    local v = r.for_shape(1000, 1032, dev, 1000)
+    if v ~= r and v.name == "wgmma" then check(dev, kernels, q, v, 1000, 1032, 1000, 932) end
+  end
+end)
+
+-- Slices of K: uneven (3 of 4 or 68 units), more slices than units (8 of
+-- 4: empty slices add zeros), and the workspace grown between calls.
+wgmma_test("wgmma route with slices of K (LN_KSPLIT = 2, 3, 8), every format, against FP64", function(dev, kernels)
+  for _, q in ipairs(routes.qtypes) do
+    local base = routes[q][#routes[q] - 1]
+    for i, ks in ipairs { 2, 3, 8 } do
+      local r = routes.variant(q, base, { LN_KSPLIT = ks, LN_WS = 0 })
+      t.eq(r.grid(100, 200, 300)[3], ks)
+      check(dev, kernels, q, r, 37, 200, 300, 980 + i)
+      check(dev, kernels, q, r, 300, 4304, 257, 990 + i)
     end
-  end)
+  end
 end)
 
 -- The wgmma route keeps the sum in units of the current group's scale
@@ -391,39 +452,35 @@ local function with_scales(q, w, n, k)
   return out
 end
 
-t.test("wgmma route: zero, subnormal and largest fp16 scales in a row's groups, against FP64", function()
-  local dev = t.device("cuda")
-  if not routes.q4[#routes.q4 - 1].requires(dev) then t.skip("the wgmma route needs sm_90") end
+wgmma_test("wgmma route: zero, subnormal and largest fp16 scales in a row's groups, against FP64", function(dev, kernels)
   local ref = require "gpubench.ref"
-  local kernels = {}
-  releasing(kernels, function()
-    for _, q in ipairs { "q4", "q5", "q6", "w8" } do
-      local r = routes[q][#routes[q] - 1]
-      local n, k, tt = 300, 1032, 200
-      local w = with_scales(q, ref.planar_random(q, n, k, 970), n, k)
-      local x = ref.random_bf16(tt * k, 971)
-      local wb <close> = dev:buffer(round256(#w))
-      local xb <close> = dev:buffer(round256(2 * tt * k))
-      local yb <close> = dev:buffer(round256(2 * tt * n))
-      wb:upload(w)
-      xb:upload(x)
-      local key = r.entry .. "#" .. r.min_t
-      kernels[key] = kernels[key] or dev:kernel { file = r.file, entry = r.entry, defines = r.defines }
-      kernels[key]:launch(r.grid(n, k, tt), r.block, wb, xb, yb, n, k, tt, t.gpu.f32(GSCALE))
-      local y = yb:download(0, 2 * tt * n)
-      local rr, s = ref.linear(q, w, n, k, x, tt, GSCALE)
-      local c = ref.check_linear(y, rr, s, tt, n)
-      t.truthy(c.ok, ("%s: %d outputs off%s"):format(q, c.failures, c.first and
-        (", first (t=%d, n=%d) y=%.9g ref=%.9g"):format(c.first.t, c.first.n, c.first.y, c.first.ref) or ""))
-      -- the rows with every scale 0 are exactly 0
-      for tt0 = 0, tt - 1, 37 do
-        for row = 3, n - 1, 4 do
-          t.eq(y:sub(2 * (tt0 * n + row) + 1, 2 * (tt0 * n + row) + 2) == "\0\0" or
-            y:sub(2 * (tt0 * n + row) + 1, 2 * (tt0 * n + row) + 2) == "\0\x80", true, q .. " zero row")
-        end
+  for _, q in ipairs { "q4", "q5", "q6", "w8" } do
+    local r = routes[q][#routes[q] - 1]
+    local n, k, tt = 300, 1032, 200
+    local w = with_scales(q, ref.planar_random(q, n, k, 970), n, k)
+    local x = ref.random_bf16(tt * k, 971)
+    local wb <close> = dev:buffer(round256(#w))
+    local xb <close> = dev:buffer(round256(2 * tt * k))
+    local yb <close> = dev:buffer(round256(2 * tt * n))
+    wb:upload(w)
+    xb:upload(x)
+    local linear = require "gpubench.linear"
+    linear_devs[dev] = true
+    local ls = linear.launches(dev, { qtype = q, policy = "a16", n = n, k = k, gscale = GSCALE }, wb, xb, yb, tt, r)
+    for _, l in ipairs(ls) do l[1]:launch(table.unpack(l, 2)) end
+    local y = yb:download(0, 2 * tt * n)
+    local rr, s = ref.linear(q, w, n, k, x, tt, GSCALE)
+    local c = ref.check_linear(y, rr, s, tt, n)
+    t.truthy(c.ok, ("%s: %d outputs off%s"):format(q, c.failures, c.first and
+      (", first (t=%d, n=%d) y=%.9g ref=%.9g"):format(c.first.t, c.first.n, c.first.y, c.first.ref) or ""))
+    -- the rows with every scale 0 are exactly 0
+    for tt0 = 0, tt - 1, 37 do
+      for row = 3, n - 1, 4 do
+        t.eq(y:sub(2 * (tt0 * n + row) + 1, 2 * (tt0 * n + row) + 2) == "\0\0" or
+          y:sub(2 * (tt0 * n + row) + 1, 2 * (tt0 * n + row) + 2) == "\0\x80", true, q .. " zero row")
       end
     end
-  end)
+  end
 end)
 
 t.run()
