@@ -199,20 +199,17 @@ local function wgmma_geometry(q)
            LN_WS = WGMMA_WS[q] or 0, LN_KSPLIT = 1 }
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
--- not say), tiles of 128 rows of x below T = 256, of 256 from it:
+-- not say), tiles of 128 rows of x below T = 256, of 256 from it, the
+-- fastest of the sweeps (docs/kernels/cuda-linear.md, "wgmma route", "By grid"):
 -- * under half a tile per SM, slices of K (LN_KSPLIT, the largest power of
 --   two up to 16 that keeps the blocks within 2.5 per SM and 4 units a
---   slice): 1.2-6.9x faster at the suite's short points, T = 128 and 1024;
---   for w8 and q5 from T = 256 also under 1.5 tiles per SM, within 5 blocks
---   per SM and 16 units a slice (w8 at 160 tiles: 1.20-1.39x the mma route
---   with 4 slices; q5 at 192: 1.22x the unsplit route with 2; the other
---   formats were not timed there);
--- * else below T = 256 the mma route (its 256-row tiles; the wgmma route's
---   of 128 rows of x were up to 1.6x slower at 131072 rows);
--- * else w8 takes the mma route below two tiles per SM (its mma tiles are 64
---   rows of x: at 2048 and 5120 rows 1.1-2.0x faster, at 14336 and 34816
---   1.14-1.28x slower), and nvfp4 and bf16 take tiles of 128 rows of x below
---   one tile per SM (1.13-1.34x faster there, slower at 160 tiles).
+--   slice); for w8 and q5 from T = 256 also under 1.5 tiles per SM, within
+--   5 blocks per SM and 16 units a slice (the other formats were not timed there);
+-- * else below T = 256 the mma route (its tiles of 128 rows of x and 256 of W
+--   were faster on large grids);
+-- * else w8 takes the mma route below two tiles per SM (its mma tiles of 64
+--   rows of x give 4x the blocks), and nvfp4 and bf16 take tiles of 128 rows
+--   of x below one tile per SM.
 local WGMMA_UNKNOWN_SMS = 132
 local PRESCALED = { nvfp4 = true, bf16 = true }
 -- {below tiles per SM, blocks per SM at most, units a slice at least, from T, formats (nil: all)}
