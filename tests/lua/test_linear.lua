@@ -66,6 +66,47 @@ t.test("the route is the first whose T range and requirement hold", function()
   package.loaded["gpubench.linear_fake"] = nil
 end)
 
+-- A route that splits K (the CUDA wgmma route's slices): the call is its
+-- kernel with an eighth argument, a workspace of 4 slices T N bytes that
+-- linear keeps per device (grown, never shrunk, freed by release), then the
+-- reduction as a second launch; without slices the eighth argument is y.
+t.test("a route with slices of K: the workspace and the second launch", function()
+  local made, freed = {}, 0
+  local dev = { backend = "fake", name = "fake0", info = {} }
+  function dev:buffer(n)
+    local b = { size = n }
+    function b:free() freed = freed + 1; self.freed = true end
+    made[#made + 1] = b
+    return b
+  end
+  function dev:kernel(spec) return { entry = spec.entry, free = function() end } end
+  local function route(ks)
+    return { name = "split", min_t = 1, file = "k.cu", entry = "split", defines = { KS = ks }, slices = ks,
+             block = { 256, 1, 1 }, grid = function(n, k, tt) return { 1, 1, ks } end }
+  end
+  local spec = { qtype = "bf16", policy = "a16", n = 100, k = 64 }
+  local w, x, y = { size = 1 << 20 }, { size = 1 << 20 }, { size = 1 << 20 }
+  local ls = linear.launches(dev, spec, w, x, y, 30, route(1))
+  t.eq(#ls, 1)
+  t.truthy(ls[1][#ls[1]] == y, "no slices: y is the eighth argument")
+  t.eq(#made, 0)
+  ls = linear.launches(dev, spec, w, x, y, 30, route(4))
+  t.eq(#ls, 2)
+  t.eq(ls[2][1].entry, "linear_reduce")
+  local ws = ls[1][#ls[1]]
+  t.truthy(ws == made[1] and ws.size >= 4 * 4 * 30 * 100, "a workspace of 4 slices T N fp32")
+  t.truthy(ls[2][4] == ws and ls[2][5] == y, "the reduction reads the workspace into y")
+  t.eq({ tostring(ls[2][6]), tostring(ls[2][7]), tostring(ls[2][8]) }, { "gpu.u32(100)", "gpu.u32(30)", "gpu.u32(4)" })
+  -- a smaller call reuses it; a larger one frees it and takes a larger one
+  ls = linear.launches(dev, spec, w, x, y, 10, route(2))
+  t.truthy(ls[1][#ls[1]] == ws and #made == 1, "reused")
+  ls = linear.launches(dev, spec, w, x, y, 300, route(8))
+  t.eq(#made, 2)
+  t.truthy(made[1].freed and ls[1][#ls[1]] == made[2] and made[2].size >= 4 * 8 * 300 * 100, "grown")
+  linear.release(dev)
+  t.eq(freed, 2)
+end)
+
 t.test("slice_rows cuts every plane row by row", function()
   -- q4 at K=128: codes 64 B per row, scales 4 B per row; rows 0..2 hold bytes tagged by plane and row.
   local n, k = 3, 128
