@@ -135,6 +135,14 @@ __device__ __forceinline__ void ln_mma_bf16(float* c, const gb_u32* a, const gb_
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// A 16-byte cp.async (.cg: not allocating in L1) to shared address s,
+// zero-filled when !pred: the x stages of both tensor-core routes and the
+// memory-bound route's 16-byte weight stages.
+__device__ __forceinline__ void ln_cp16(gb_u32 s, const void* src, bool pred)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(pred ? 16 : 0) : "memory");
+}
+
 // The device side of every load, store and copy. Weights are read once per
 // call: streaming loads that do not allocate in L1 (ld_w*); the small planes
 // that several units share a sector of (scales, high bits) and x go through
@@ -170,9 +178,7 @@ struct LnDevCtx {
     // x tiles of the tensor-core route: 16-byte cp.async, zero-filled when !pred
     __device__ __forceinline__ void cp_x(unsigned char* dst, const unsigned short* src, bool pred) const
     {
-        const gb_u32 s = (gb_u32)__cvta_generic_to_shared(dst);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(pred ? 16 : 0)
-                     : "memory");
+        ln_cp16((gb_u32)__cvta_generic_to_shared(dst), src, pred);
     }
     __device__ __forceinline__ void commit() const { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
     template <int N>
@@ -188,8 +194,7 @@ struct LnDevCtx {
         static_assert(B == 4 || B == 8 || B == 16, "cp.async copies 4, 8 or 16 bytes");
         const gb_u32 s = (gb_u32)__cvta_generic_to_shared(dst);
         if (B == 16)
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(pred ? 16 : 0)
-                         : "memory");
+            ln_cp16(s, src, pred);
         else
             asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(B), "r"(pred ? B : 0)
                          : "memory");

@@ -4,14 +4,12 @@
 // whichever block finished first), i over T x N.
 // Launch: block (256), any grid (a grid-stride loop).
 #include "linear_base.cuh"
+#include "linear_reduce.cuh"
 
 extern "C" __global__ void linear_reduce(const float* __restrict__ part, unsigned short* __restrict__ y, unsigned n,
                                          unsigned t, unsigned slices)
 {
     const gb_u64 total = (gb_u64)n * t;
-    for (gb_u64 i = (gb_u64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (gb_u64)gridDim.x * blockDim.x) {
-        float s = part[i];
-        for (unsigned z = 1; z < slices; z++) s += part[z * total + i];
-        y[i] = (unsigned short)ln_bf16(s);
-    }
+    for (gb_u64 i = (gb_u64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (gb_u64)gridDim.x * blockDim.x)
+        ln_reduce_one(part, y, total, i, slices);
 }

@@ -23,6 +23,12 @@
 // the barrier of unit u - S + 2 <= u - 1 (S >= 3); x of unit u + S - 2 goes,
 // after the barrier of unit u, to the stage of unit u - 2, waited for before
 // it. The warp-specialized variant (LN_WS = 1) orders the same by mbarriers.
+//
+// The kernel bodies are __host__ __device__ templates over a per-thread
+// context C through which every shared-memory access, copy, barrier,
+// mbarrier and wgmma goes (LwDevCtx below issues the instructions); the host
+// emulation (tests/cuda_host/linear_wgmma_emulate.cu) runs every thread of a
+// block as a coroutine with a context that models them and checks each.
 #ifndef GPUBENCH_LINEAR_WGMMA_CUH
 #define GPUBENCH_LINEAR_WGMMA_CUH
 
@@ -40,7 +46,7 @@
 template <class F, int WG, int MT, int BN>
 GB_HD constexpr unsigned lw_stage_bytes()
 {
-    return ((64 * MT * WG + BN) * 128 + (F::MODE == LN_SCALE_AFTER ? 2 * F::NG * 64 * MT * WG * 4 : 0) + 1023) / 1024 * 1024;
+    return ((64 * MT * WG + BN) * 128 + ((int)F::MODE == (int)LN_SCALE_AFTER ? 2 * F::NG * 64 * MT * WG * 4 : 0) + 1023) / 1024 * 1024;
 }
 template <class F, int WG, int MT, int BN, int S>
 GB_HD constexpr unsigned lw_shared_bytes()
@@ -62,7 +68,7 @@ GB_HD constexpr unsigned lw_shared_bytes_ws()
 // swizzle: start address, leading offset unused (1), 1024 bytes between
 // groups of 8 rows, swizzle mode 1 (128 B). A k-step of 16 moves the start
 // by 32 bytes inside the swizzled row.
-__device__ __forceinline__ gb_u64 lw_desc(gb_u32 saddr)
+GB_HD gb_u64 lw_desc(gb_u32 saddr)
 {
     return (gb_u64)((saddr & 0x3FFFFu) >> 4) | (gb_u64)1 << 16 | (gb_u64)(1024 >> 4) << 32 | (gb_u64)1 << 62;
 }
@@ -156,8 +162,67 @@ __device__ __forceinline__ void lw_sts128(gb_u32 saddr, const gb_u32* v)
                  : "memory");
 }
 
+// mbarriers of the warp-specialized variant (LN_WS = 1).
+__device__ __forceinline__ void lw_bar_init(gb_u32 bar, gb_u32 count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void lw_bar_arrive(gb_u32 bar)
+{
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void lw_bar_wait(gb_u32 bar, gb_u32 parity)
+{
+    asm volatile("{\n.reg .pred p;\nLW_WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 "@p bra LW_DONE;\nbra LW_WAIT;\nLW_DONE:\n}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+
+// The device side of the wgmma route's context (the kernel bodies below are
+// written over it): shared memory by 32-bit offsets, the wgmma group and its
+// fences, mbarriers; LnDevCtx's loads, cp.async groups and barrier.
+struct LwDevCtx : LnDevCtx {
+    __device__ __forceinline__ gb_u32 thread() const { return threadIdx.x; }
+    __device__ __forceinline__ gb_u32 block(int d) const { return d == 0 ? blockIdx.x : d == 1 ? blockIdx.y : blockIdx.z; }
+    // the block's dynamic shared memory (at least BYTES), 1024-byte aligned
+    template <unsigned BYTES>
+    __device__ __forceinline__ gb_u32 shared_base() const
+    {
+        return ((gb_u32)__cvta_generic_to_shared(gb_dynamic_shared(BYTES)) + 1023u) & ~1023u;
+    }
+    __device__ __forceinline__ void sts128(gb_u32 a, const gb_u32* v) const { lw_sts128(a, v); }
+    __device__ __forceinline__ void sts_f32(gb_u32 a, float v) const
+    {
+        asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(a), "f"(v) : "memory");
+    }
+    __device__ __forceinline__ float lds_f32(gb_u32 a) const
+    {
+        float v;
+        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(a));
+        return v;
+    }
+    __device__ __forceinline__ void cp16(gb_u32 a, const void* src, bool pred) const { ln_cp16(a, src, pred); }
+    __device__ __forceinline__ void proxy_fence() const { lw_proxy_fence(); }
+    template <int N>
+    __device__ __forceinline__ void wgmma(float* d, gb_u64 da, gb_u64 db) const { lw_mma<N>(d, da, db, 1); }
+    __device__ __forceinline__ void wg_fence() const { lw_fence(); }
+    __device__ __forceinline__ void wg_commit() const { lw_commit(); }
+    template <int N>
+    __device__ __forceinline__ void wg_wait() const { lw_wait<N>(); }
+    template <int N>
+    __device__ __forceinline__ void hold(float* d) const { lw_hold<N>(d); }
+    __device__ __forceinline__ void bar_init(gb_u32 a, gb_u32 count) const { lw_bar_init(a, count); }
+    __device__ __forceinline__ void bar_arrive(gb_u32 a) const { lw_bar_arrive(a); }
+    __device__ __forceinline__ void bar_wait(gb_u32 a, gb_u32 parity) const { lw_bar_wait(a, parity); }
+    // v as lane 0 of the warp has it: a value ptxas knows is warp-uniform
+    __device__ __forceinline__ gb_u32 warp_uniform(gb_u32 v) const { return __shfl_sync(0xffffffffu, v, 0); }
+    __device__ __forceinline__ void st_part(float* part, gb_u64 i, float v) const { part[i] = v; }
+};
+
 // Byte offset of chunk c (8 bf16) of row r in a swizzled tile.
-__device__ __forceinline__ gb_u32 lw_swz(gb_u32 r, gb_u32 c) { return r * 128 + ((c ^ (r & 7)) << 4); }
+GB_HD gb_u32 lw_swz(gb_u32 r, gb_u32 c) { return r * 128 + ((c ^ (r & 7)) << 4); }
 
 // The runs of one unit of weights: run i of a thread is row rq + NP / 4 i of
 // the tile, lane t of its quad.
@@ -181,7 +246,7 @@ struct LwRuns {
 template <class F, int BM, int BN, int NP, int STAGE>
 struct LwFill {
     enum { RUNS = BM * 4 / NP, XCP = BN * 8 / NP, A_BYTES = BM * 128, B_BYTES = BN * 128,
-           AFTER = F::MODE == LN_SCALE_AFTER };
+           AFTER = (int)F::MODE == (int)LN_SCALE_AFTER };
     static_assert(RUNS * NP == BM * 4, "the tile's rows must split evenly over the filling threads");
     static_assert(XCP * NP == BN * 8, "the x tile's 16-byte chunks must split evenly over the filling threads");
     typedef LwRuns<F, RUNS> Runs;
@@ -191,7 +256,7 @@ struct LwFill {
     float eprev[RUNS];
 
     // Rows past N are read as row N - 1: their sums are never stored.
-    __device__ __forceinline__ LwFill(gb_u32 base_, gb_u32 p_, const unsigned char* W, const unsigned short* x_,
+    GB_HD LwFill(gb_u32 base_, gb_u32 p_, const unsigned char* W, const unsigned short* x_,
                                       gb_u32 N, gb_u32 K_, gb_u32 T_, gb_u32 n0, gb_u32 t0_)
         : base(base_), p(p_), t(p_ & 3), rq(p_ >> 2), K(K_), T(T_), t0(t0_), nunits((K_ + 63) / 64), x(x_)
     {
@@ -203,9 +268,9 @@ struct LwFill {
             eprev[i] = 1.0f;
         }
     }
-    __device__ __forceinline__ void load_unit(gb_u32 u, Runs& c) const
+    template <class C>
+    GB_HD void load_unit(const C& ctx, gb_u32 u, Runs& c) const
     {
-        LnDevCtx ctx;
         const bool last = u + 1 == nunits; // the only unit that can reach past K
 #pragma unroll
         for (int i = 0; i < RUNS; i++) {
@@ -217,7 +282,8 @@ struct LwFill {
     // The weights of a unit into stage st as bf16, exact: the prescaled
     // formats' values, or codes minus their offset (zeros in a group whose
     // scale is 0) with the rows' r and e per group (lane 0 of each row).
-    __device__ __forceinline__ void store_unit(const Runs& c, int st)
+    template <class C>
+    GB_HD void store_unit(C& ctx, const Runs& c, int st)
     {
         const gb_u32 a = base + st * STAGE;
 #pragma unroll
@@ -234,19 +300,20 @@ struct LwFill {
                         if ((F::NG == 2 ? w / 4 : 0) == grp && sc == 0.0f) d[w] = 0;
                     if (t == 0) {
                         const gb_u32 at = a + A_BYTES + B_BYTES + 4 * (2 * grp * BM + row);
-                        asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(at), "f"(eprev[i] / e) : "memory");
-                        asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(at + 4 * BM), "f"(e) : "memory");
+                        ctx.sts_f32(at, eprev[i] / e);
+                        ctx.sts_f32(at + 4 * BM, e);
                     }
                     eprev[i] = e;
                 }
             }
-            lw_sts128(a + lw_swz(row, F::chunk(t, 0)), d);
-            lw_sts128(a + lw_swz(row, F::chunk(t, 1)), d + 4);
+            ctx.sts128(a + lw_swz(row, F::chunk(t, 0)), d);
+            ctx.sts128(a + lw_swz(row, F::chunk(t, 1)), d + 4);
         }
     }
     // x unit u (k = 64 u .. 64 u + 63) of rows t0 .. t0 + BN - 1 into stage st,
     // zero-filled past T and past K.
-    __device__ __forceinline__ void stage_x(gb_u32 u, int st) const
+    template <class C>
+    GB_HD void stage_x(C& ctx, gb_u32 u, int st) const
     {
         const gb_u32 b = base + st * STAGE + A_BYTES;
 #pragma unroll
@@ -255,9 +322,7 @@ struct LwFill {
             const gb_u32 k = 64 * u + 8 * c, tt = t0 + r;
             const bool ok = tt < T && k < K;
             const unsigned short* src = ok ? x + (gb_u64)tt * K + k : x;
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(b + lw_swz(r, c)), "l"(src),
-                         "r"(ok ? 16 : 0)
-                         : "memory");
+            ctx.cp16(b + lw_swz(r, c), src, ok);
         }
     }
 };
@@ -266,11 +331,11 @@ struct LwFill {
 // (wg + 1)) of the block tile by its BN rows of x, into fp32 accumulators.
 template <class F, int MT, int BN, int BM, int STAGE>
 struct LwMma {
-    enum { A_BYTES = BM * 128, B_BYTES = BN * 128, AFTER = F::MODE == LN_SCALE_AFTER };
+    enum { A_BYTES = BM * 128, B_BYTES = BN * 128, AFTER = (int)F::MODE == (int)LN_SCALE_AFTER };
     gb_u32 base, wg, g, w4;
     float acc[MT][BN / 2];
 
-    __device__ __forceinline__ LwMma(gb_u32 base_, gb_u32 wg_, gb_u32 lane, gb_u32 w4_)
+    GB_HD LwMma(gb_u32 base_, gb_u32 wg_, gb_u32 lane, gb_u32 w4_)
         : base(base_), wg(wg_), g(lane >> 2), w4(w4_)
     {
 #pragma unroll
@@ -278,38 +343,39 @@ struct LwMma {
 #pragma unroll
             for (int j = 0; j < BN / 2; j++) acc[m][j] = 0.0f;
     }
-    __device__ __forceinline__ void hold()
+    template <class C>
+    GB_HD void hold(const C& ctx)
     {
 #pragma unroll
-        for (int m = 0; m < MT; m++) lw_hold<BN / 2>(acc[m]);
+        for (int m = 0; m < MT; m++) ctx.template hold<BN / 2>(acc[m]);
     }
     // the k-steps ks0 .. ks0 + n - 1 of stage st, one commit group
-    __device__ __forceinline__ void products(int st, int ks0, int n)
+    template <class C>
+    GB_HD void products(C& ctx, int st, int ks0, int n)
     {
         const gb_u32 a = base + st * STAGE + wg * (MT * 64 * 128), b = base + st * STAGE + A_BYTES;
-        lw_fence();
-        hold();
+        ctx.wg_fence();
+        hold(ctx);
 #pragma unroll
         for (int kk = 0; kk < 4; kk++)
             if (kk < n) {
 #pragma unroll
                 for (int m = 0; m < MT; m++)
-                    lw_mma<BN>(acc[m], lw_desc(a + m * 64 * 128 + 32 * (ks0 + kk)), lw_desc(b + 32 * (ks0 + kk)), 1);
+                    ctx.template wgmma<BN>(acc[m], lw_desc(a + m * 64 * 128 + 32 * (ks0 + kk)), lw_desc(b + 32 * (ks0 + kk)));
             }
-        lw_commit();
-        hold();
+        ctx.wg_commit();
+        hold(ctx);
     }
     // acc times the per-row values at array `which` (0: r, 1: e) of group grp
     // in stage st: rows g and g + 8 of each of the warp's m16 slices.
-    __device__ __forceinline__ void scale_rows(int st, int grp, int which)
+    template <class C>
+    GB_HD void scale_rows(const C& ctx, int st, int grp, int which)
     {
         const gb_u32 sc =
             base + st * STAGE + A_BYTES + B_BYTES + 4 * ((2 * grp + which) * BM + (wg * MT) * 64 + 16 * w4 + g);
 #pragma unroll
         for (int m = 0; m < MT; m++) {
-            float s0, s1;
-            asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(s0) : "r"(sc + 4 * 64 * m));
-            asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(s1) : "r"(sc + 4 * (64 * m + 8)));
+            const float s0 = ctx.lds_f32(sc + 4 * 64 * m), s1 = ctx.lds_f32(sc + 4 * (64 * m + 8));
 #pragma unroll
             for (int j = 0; j < BN / 2; j++) acc[m][j] *= (j & 2) ? s1 : s0;
         }
@@ -317,37 +383,39 @@ struct LwMma {
     // unit u of stage st; the previous unit's products complete when this returns
     // for the formats with scales after the sum (rescaled before each group), one
     // unit left in flight for the others; `last` closes the pipeline
-    __device__ __forceinline__ void unit(gb_u32 u, int st, bool last)
+    template <class C>
+    GB_HD void unit(C& ctx, gb_u32 u, int st, bool last)
     {
         if constexpr (!AFTER) {
-            products(st, 0, 4);
+            products(ctx, st, 0, 4);
             // the last unit closes the pipeline here, so that no path leaves the
             // loop with a product in flight (ptxas would serialize them all)
-            if (!last) lw_wait<1>();
-            else lw_wait<0>();
+            if (!last) ctx.template wg_wait<1>();
+            else ctx.template wg_wait<0>();
         } else {
 #pragma unroll
             for (int grp = 0; grp < F::NG; grp++) {
                 if (u > 0 || grp > 0) {
-                    lw_wait<0>();
-                    hold();
-                    scale_rows(st, grp, 0);
+                    ctx.template wg_wait<0>();
+                    hold(ctx);
+                    scale_rows(ctx, st, grp, 0);
                 }
-                products(st, grp * F::KG, F::KG);
+                products(ctx, st, grp * F::KG, F::KG);
             }
             if (last) {
-                lw_wait<0>();
-                hold();
-                scale_rows(st, F::NG - 1, 1);
+                ctx.template wg_wait<0>();
+                hold(ctx);
+                scale_rows(ctx, st, F::NG - 1, 1);
             }
         }
     }
     // y[T, N] as bf16, or (part) this slice's fp32 sums at part[T, N]; NVFP4's
     // tensor scale applied either way
-    __device__ __forceinline__ void store(unsigned short* y, float* part, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0,
+    template <class C>
+    GB_HD void store(C& ctx, unsigned short* y, float* part, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0,
                                           gb_u32 t, float gscale)
     {
-        hold();
+        hold(ctx);
 #pragma unroll
         for (int m = 0; m < MT; m++)
 #pragma unroll
@@ -358,8 +426,8 @@ struct LwMma {
                                  tt = t0 + 8 * j + 2 * t + (c & 1);
                     if (n < N && tt < T) {
                         const float v = F::GSCALE ? acc[m][4 * j + c] * gscale : acc[m][4 * j + c];
-                        if (part) part[(gb_u64)tt * N + n] = v;
-                        else y[(gb_u64)tt * N + n] = (unsigned short)ln_bf16(v);
+                        if (part) ctx.st_part(part, (gb_u64)tt * N + n, v);
+                        else ctx.st_y(y + ((gb_u64)tt * N + n), ln_bf16(v));
                     }
                 }
     }
@@ -369,7 +437,7 @@ struct LwMma {
 // WPF units a trip so that the index is a constant; nested, so that ptxas
 // sees every skipped step leave no product in flight.
 template <int WPF, class R, class Fn>
-__device__ __forceinline__ void lw_each_unit(gb_u32 nunits, R* cur, Fn&& fn)
+GB_HD void lw_each_unit(gb_u32 nunits, R* cur, Fn&& fn)
 {
     // (u counts from 0: a caller with a slice of K adds the slice's first unit)
     for (gb_u32 u = 0; u < nunits; u += WPF) {
@@ -394,8 +462,8 @@ __device__ __forceinline__ void lw_each_unit(gb_u32 nunits, R* cur, Fn&& fn)
 // / KS) of the U units of K and writes its fp32 sums to part[z][T][N];
 // kernels/cuda/linear_reduce.cu adds the slices into y (the call's second
 // launch): more blocks where the tiles alone would leave SMs idle.
-template <class F, int WG, int MT, int BN, int S, int WPF, int KS>
-__device__ __forceinline__ void ln_wgmma(const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
+template <class F, int WG, int MT, int BN, int S, int WPF, int KS, class C>
+GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                                          gb_u32 K, gb_u32 T, float gscale, float* part)
 {
     enum { NTH = 128 * WG, BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN>(), D = S - 2 };
@@ -403,57 +471,36 @@ __device__ __forceinline__ void ln_wgmma(const unsigned char* W, const unsigned 
     static_assert(WPF == 1 || WPF == 2 || WPF == 4, "LN_WPF must be 1, 2 or 4 (at 3 ptxas serializes the products)");
     static_assert(F::E == 16, "the wgmma route takes runs of 16 (units of 64)");
     static_assert(KS >= 1 && KS <= 64, "LN_KSPLIT must be 1 to 64");
-    const gb_u32 base =
-        ((gb_u32)__cvta_generic_to_shared(gb_dynamic_shared(lw_shared_bytes<F, WG, MT, BN, S>())) + 1023u) & ~1023u;
-    const gb_u32 tid = threadIdx.x, t0 = blockIdx.x * BN, n0 = blockIdx.y * BM;
-    LnDevCtx ctx;
+    const gb_u32 base = ctx.template shared_base<lw_shared_bytes<F, WG, MT, BN, S>()>();
+    const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN, n0 = ctx.block(1) * BM;
     typedef LwFill<F, BM, BN, NTH, STAGE> Fill;
     Fill fill(base, tid, W, x, N, K, T, n0, t0);
     LwMma<F, MT, BN, BM, STAGE> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
-    const gb_u32 z = KS > 1 ? blockIdx.z : 0;
+    const gb_u32 z = KS > 1 ? ctx.block(2) : 0;
     const gb_u32 u0 = (gb_u32)((gb_u64)fill.nunits * z / KS), nunits = (gb_u32)((gb_u64)fill.nunits * (z + 1) / KS) - u0;
 
     typename Fill::Runs cur[WPF];
 #pragma unroll
     for (int w = 0; w < WPF; w++)
-        if ((gb_u32)w < nunits) fill.load_unit(u0 + w, cur[w]);
+        if ((gb_u32)w < nunits) fill.load_unit(ctx, u0 + w, cur[w]);
 #pragma unroll
     for (int d = 0; d < D; d++) {
-        if ((gb_u32)d < nunits) fill.stage_x(u0 + d, d);
+        if ((gb_u32)d < nunits) fill.stage_x(ctx, u0 + d, d);
         ctx.commit();
     }
     // i counts this slice's units; the stages and the pipeline follow i
     lw_each_unit<WPF>(nunits, cur, [&](gb_u32 i, typename Fill::Runs& c) {
         const int st = (int)(i % S);
-        fill.store_unit(c, st);
-        if (i + WPF < nunits) fill.load_unit(u0 + i + WPF, c);
+        fill.store_unit(ctx, c, st);
+        if (i + WPF < nunits) fill.load_unit(ctx, u0 + i + WPF, c);
         ctx.template wait<D - 1>(); // this thread's copies of x unit i have landed
-        lw_proxy_fence();
-        __syncthreads(); // unit i's stage is whole; every warpgroup has finished unit i - 2
-        if (i + D < nunits) fill.stage_x(u0 + i + D, (int)((i + D) % S));
+        ctx.proxy_fence();
+        ctx.barrier(); // unit i's stage is whole; every warpgroup has finished unit i - 2
+        if (i + D < nunits) fill.stage_x(ctx, u0 + i + D, (int)((i + D) % S));
         ctx.commit();
-        mm.unit(i, st, i + 1 == nunits);
+        mm.unit(ctx, i, st, i + 1 == nunits);
     });
-    mm.store(y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale);
-}
-
-// ------------------------------------------------------------ warp-specialized
-
-__device__ __forceinline__ void lw_bar_init(gb_u32 bar, gb_u32 count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void lw_bar_arrive(gb_u32 bar)
-{
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void lw_bar_wait(gb_u32 bar, gb_u32 parity)
-{
-    asm volatile("{\n.reg .pred p;\nLW_WAIT:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-                 "@p bra LW_DONE;\nbra LW_WAIT;\nLW_DONE:\n}\n" ::"r"(bar),
-                 "r"(parity)
-                 : "memory");
+    mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale);
 }
 
 // Warp-specialized (LN_WS = 1): warpgroup WG fills the stages (weights LN_WPF
@@ -463,54 +510,52 @@ __device__ __forceinline__ void lw_bar_wait(gb_u32 bar, gb_u32 parity)
 // (the multiplying threads arrive once their products that read it have
 // completed); no block-wide barrier in the loop, so one warpgroup's rescale
 // and waits overlap the other's products.
-template <class F, int WG, int MT, int BN, int S, int WPF>
-__device__ __forceinline__ void ln_wgmma_ws(const unsigned char* W, const unsigned short* x, unsigned short* y,
+template <class F, int WG, int MT, int BN, int S, int WPF, class C>
+GB_HD void ln_wgmma_ws(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y,
                                             gb_u32 N, gb_u32 K, gb_u32 T, float gscale)
 {
     enum { BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN>(), D = S - 2 };
     static_assert(S >= 3, "LN_STAGES must be at least 3");
     static_assert(WPF == 1 || WPF == 2 || WPF == 4, "LN_WPF must be 1, 2 or 4 (at 3 ptxas serializes the products)");
     static_assert(F::E == 16, "the wgmma route takes runs of 16 (units of 64)");
-    unsigned char* sm = gb_dynamic_shared(lw_shared_bytes_ws<F, WG, MT, BN, S, 1>());
-    const gb_u32 base = ((gb_u32)__cvta_generic_to_shared(sm) + 1023u) & ~1023u;
+    const gb_u32 base = ctx.template shared_base<lw_shared_bytes_ws<F, WG, MT, BN, S, 1>()>();
     const gb_u32 bars = base + S * STAGE; // full[S], then empty[S], 8 bytes each
-    const gb_u32 tid = threadIdx.x, t0 = blockIdx.x * BN, n0 = blockIdx.y * BM;
+    const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN, n0 = ctx.block(1) * BM;
     if (tid == 0) {
         for (int st = 0; st < S; st++) {
-            lw_bar_init(bars + 8 * st, 128);
-            lw_bar_init(bars + 8 * (S + st), 128 * WG);
+            ctx.bar_init(bars + 8 * st, 128);
+            ctx.bar_init(bars + 8 * (S + st), 128 * WG);
         }
     }
-    __syncthreads();
+    ctx.barrier();
     const gb_u32 nunits = (K + 63) / 64;
     // the role from a value ptxas knows is uniform across the warp (else it
     // serializes the products of a divergent path), as CUTLASS does
-    const gb_u32 role = __shfl_sync(0xffffffffu, tid / 128, 0);
+    const gb_u32 role = ctx.warp_uniform(tid / 128);
     if (role >= WG) {
-        LnDevCtx ctx;
         typedef LwFill<F, BM, BN, 128, STAGE> Fill;
         Fill fill(base, tid - 128 * WG, W, x, N, K, T, n0, t0);
         typename Fill::Runs cur[WPF];
 #pragma unroll
         for (int w = 0; w < WPF; w++)
-            if ((gb_u32)w < nunits) fill.load_unit(w, cur[w]);
+            if ((gb_u32)w < nunits) fill.load_unit(ctx, w, cur[w]);
 #pragma unroll
         for (int d = 0; d < D; d++) {
-            if ((gb_u32)d < nunits) fill.stage_x(d, d);
+            if ((gb_u32)d < nunits) fill.stage_x(ctx, d, d);
             ctx.commit();
         }
         lw_each_unit<WPF>(nunits, cur, [&](gb_u32 u, typename Fill::Runs& c) {
             const int st = (int)(u % S);
             // x of unit u + D goes to the stage of unit u + D - S: wait for its release
             const gb_u32 v = u + D;
-            if (v >= (gb_u32)S && v < nunits) lw_bar_wait(bars + 8 * (S + v % S), ((v / S) - 1) & 1);
-            if (v < nunits) fill.stage_x(v, (int)(v % S));
+            if (v >= (gb_u32)S && v < nunits) ctx.bar_wait(bars + 8 * (S + v % S), ((v / S) - 1) & 1);
+            if (v < nunits) fill.stage_x(ctx, v, (int)(v % S));
             ctx.commit();
-            fill.store_unit(c, st); // its stage was released before x of unit u went in
-            if (u + WPF < nunits) fill.load_unit(u + WPF, c);
+            fill.store_unit(ctx, c, st); // its stage was released before x of unit u went in
+            if (u + WPF < nunits) fill.load_unit(ctx, u + WPF, c);
             ctx.template wait<D>(); // this thread's copies of x unit u have landed
-            lw_proxy_fence();
-            lw_bar_arrive(bars + 8 * st);
+            ctx.proxy_fence();
+            ctx.bar_arrive(bars + 8 * st);
         });
     } else {
         LwMma<F, MT, BN, BM, STAGE> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
@@ -519,13 +564,13 @@ __device__ __forceinline__ void ln_wgmma_ws(const unsigned char* W, const unsign
         for (gb_u32 u = 0; nunits > 0; u++) {
             const int st = (int)(u % S);
             const bool last = u + 1 == nunits;
-            lw_bar_wait(bars + 8 * st, (u / S) & 1);
-            mm.unit(u, st, last);
+            ctx.bar_wait(bars + 8 * st, (u / S) & 1);
+            mm.unit(ctx, u, st, last);
             // unit u - 1's products have completed (unit() waited for them)
-            if (u > 0) lw_bar_arrive(bars + 8 * (S + (u - 1) % S));
+            if (u > 0) ctx.bar_arrive(bars + 8 * (S + (u - 1) % S));
             if (last) break;
         }
-        mm.store(y, nullptr, N, T, n0, t0, tid & 3, gscale);
+        mm.store(ctx, y, nullptr, N, T, n0, t0, tid & 3, gscale);
     }
 }
 

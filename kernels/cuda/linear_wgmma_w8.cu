@@ -23,6 +23,7 @@ extern "C" __global__ void __launch_bounds__(128 * (LN_WG + LN_WS), 1)
                     unsigned short* __restrict__ y, unsigned n, unsigned k, unsigned t, float gscale,
                     float* __restrict__ part)
 {
-    if constexpr (LN_WS) ln_wgmma_ws<LnW8, LN_WG, LN_MT, LN_BN, LN_STAGES, LN_WPF>(w, x, y, n, k, t, gscale);
-    else ln_wgmma<LnW8, LN_WG, LN_MT, LN_BN, LN_STAGES, LN_WPF, LN_KSPLIT>(w, x, y, n, k, t, gscale, part);
+    LwDevCtx ctx;
+    if constexpr (LN_WS) ln_wgmma_ws<LnW8, LN_WG, LN_MT, LN_BN, LN_STAGES, LN_WPF>(ctx, w, x, y, n, k, t, gscale);
+    else ln_wgmma<LnW8, LN_WG, LN_MT, LN_BN, LN_STAGES, LN_WPF, LN_KSPLIT>(ctx, w, x, y, n, k, t, gscale, part);
 }

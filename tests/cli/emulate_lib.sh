@@ -15,10 +15,11 @@ emu_setup() {
 }
 
 # emu_linear SOURCE: builds tests/cuda_host/SOURCE (a Linear emulation, with
-# the planar reference it links) and runs it; its status is the test's.
+# the planar reference it links) and runs it; its status is the test's. EMU_ARCH
+# (default -arch=sm_90) targets its device pass: sm_90a, by -gencode, for the wgmma route.
 emu_linear() {
   emu_setup ref/formats ref/blocks ref/planar ref/linear ref/parallel ref/random_fill core/random
-  "$NVCC" -O2 -Xcompiler -fno-strict-aliasing -std=c++17 -arch=sm_90 -Ihost/ref -Ihost/core -Ikernels/cuda \
+  "$NVCC" -O2 -Xcompiler -fno-strict-aliasing -std=c++17 ${EMU_ARCH:--arch=sm_90} -Ihost/ref -Ihost/core -Ikernels/cuda \
     -Itests/cuda_host -o "$tmp/emu" "tests/cuda_host/$1" "$tmp"/*.o -lm -lpthread || exit 1
   "$tmp/emu"
 }

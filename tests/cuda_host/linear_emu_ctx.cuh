@@ -39,6 +39,14 @@ struct HostLnCtx {
     struct Copy { unsigned char* dst; unsigned char data[16]; int n = 16; };
     std::vector<Copy> open;
     std::vector<std::vector<Copy>> groups;
+    // called as each copy lands (the wgmma emulation marks the bytes written)
+    void (*on_land)(void* user, unsigned char* dst, int n) = nullptr;
+    void* land_user = nullptr;
+    void land(const Copy& cp)
+    {
+        memcpy(cp.dst, cp.data, cp.n);
+        if (on_land) on_land(land_user, cp.dst, cp.n);
+    }
 
     gb_u32 tid(int q) const { return (gb_u32)q; }
     void w_ok(const unsigned char* p, size_t n) const
@@ -75,14 +83,14 @@ struct HostLnCtx {
         Copy cp{dst, {0}};
         if (pred && x_ok(src)) memcpy(cp.data, src, 16);
         if (land_at_wait) open.push_back(cp);
-        else memcpy(dst, cp.data, 16);
+        else land(cp);
     }
     void commit() { groups.push_back(open); open.clear(); }
     template <int N>
     void wait()
     {
         while (groups.size() > (size_t)N) {
-            for (const Copy& cp : groups.front()) memcpy(cp.dst, cp.data, cp.n);
+            for (const Copy& cp : groups.front()) land(cp);
             groups.erase(groups.begin());
         }
     }
@@ -103,7 +111,7 @@ struct HostLnCtx {
         Copy cp{dst, {0}, B};
         if (pred) { w_ok(src, B); memcpy(cp.data, src, B); }
         if (land_at_wait) open.push_back(cp);
-        else memcpy(dst, cp.data, B);
+        else land(cp);
     }
     // the code plane read through the stage's swizzle: stage byte offset XOR key
     const unsigned char* swz(const unsigned char* p, gb_u32 key) const { return slo + ((size_t)(p - slo) ^ key); }

@@ -1,0 +1,143 @@
+// Part of the host emulations of the CUDA kernels (tests/cuda_host/
+// linear_wgmma_emulate.cu): a block's threads as coroutines on one OS
+// thread, for kernel bodies written per thread (a context of NT = 1) that
+// block on each other: __syncthreads, warp shuffles, mbarrier waits.
+//
+// A thread runs until it must wait (a barrier not yet reached by all, an
+// mbarrier phase not yet complete) or, with preemption on, until a seeded
+// random draw at any of its context's operations says so; the scheduler then
+// resumes the next thread whose wait is over, in round-robin order from a
+// rotating (or, preempting, random) start. Deterministic for a seed. When
+// no thread can run and some have not finished, the block is deadlocked: it
+// is reported with each thread's wait, and the block abandoned.
+// Needs <ucontext.h>, <functional>, <vector>, <cstdio> and gb_u32 / gb_u64.
+#ifndef GPUBENCH_EMU_CORO_CUH
+#define GPUBENCH_EMU_CORO_CUH
+
+struct CoroBlock {
+    int n = 0;
+    std::vector<ucontext_t> uc;
+    ucontext_t main_uc;
+    std::vector<char> done;
+    std::vector<std::function<bool()>> until; // a waiting thread's condition (empty: runnable)
+    std::vector<const char*> what;            // what it waits for, for the deadlock report
+    int cur = -1;
+    std::function<void(int)> body;
+    // __syncthreads
+    int bar_arrived = 0;
+    unsigned bar_gen = 0;
+    // warp shuffles of a value from lane 0
+    std::vector<int> warp_arrived;
+    std::vector<unsigned> warp_gen;
+    std::vector<gb_u32> warp_val, warp_result;
+    // preemption
+    double preempt = 0;
+    gb_u64 rng = 1;
+    bool deadlocked = false;
+
+    static std::vector<std::vector<char>>& stacks()
+    {
+        static std::vector<std::vector<char>> s; // kept across blocks: allocated once
+        return s;
+    }
+    static CoroBlock*& active()
+    {
+        static CoroBlock* b = nullptr;
+        return b;
+    }
+    static void entry()
+    {
+        CoroBlock* b = active();
+        const int t = b->cur;
+        b->body(t);
+        b->done[t] = 1;
+    }
+    double draw()
+    {
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        return (double)(rng >> 11) * 0x1p-53;
+    }
+    void yield() { swapcontext(&uc[cur], &main_uc); }
+    // Blocks the running thread until cond() holds.
+    void wait_until(const char* why, std::function<bool()> cond)
+    {
+        if (cond()) return;
+        until[cur] = std::move(cond);
+        what[cur] = why;
+        yield();
+    }
+    // A preemption point: with probability `preempt` another thread runs first.
+    void point()
+    {
+        if (preempt > 0 && draw() < preempt) yield();
+    }
+    void barrier()
+    {
+        const unsigned gen = bar_gen;
+        if (++bar_arrived == n) {
+            bar_arrived = 0, bar_gen++;
+            point();
+            return;
+        }
+        wait_until("__syncthreads", [this, gen] { return bar_gen != gen; });
+    }
+    // __shfl_sync(full mask, v, 0): every lane of the warp must arrive.
+    gb_u32 warp_lane0(int t, gb_u32 v)
+    {
+        const int w = t / 32;
+        warp_val[t] = v;
+        const unsigned gen = warp_gen[w];
+        if (++warp_arrived[w] == 32) {
+            warp_arrived[w] = 0, warp_result[w] = warp_val[32 * w], warp_gen[w]++;
+        } else {
+            wait_until("a warp shuffle", [this, w, gen] { return warp_gen[w] != gen; });
+        }
+        return warp_result[w];
+    }
+    // Runs fn(t) for t = 0 .. threads - 1 to completion; false on a deadlock.
+    bool run(int threads, std::function<void(int)> fn, double preempt_ = 0, gb_u64 seed = 1)
+    {
+        n = threads, body = std::move(fn), preempt = preempt_, rng = seed | 1;
+        uc.assign(n, ucontext_t{});
+        done.assign(n, 0), until.assign(n, nullptr), what.assign(n, nullptr);
+        warp_arrived.assign((n + 31) / 32, 0), warp_gen.assign((n + 31) / 32, 0);
+        warp_val.assign(n, 0), warp_result.assign((n + 31) / 32, 0);
+        bar_arrived = 0, bar_gen = 0, deadlocked = false;
+        auto& st = stacks();
+        while ((int)st.size() < n) st.emplace_back(256 * 1024);
+        active() = this;
+        for (int t = 0; t < n; t++) {
+            getcontext(&uc[t]);
+            uc[t].uc_stack.ss_sp = st[t].data();
+            uc[t].uc_stack.ss_size = st[t].size();
+            uc[t].uc_link = &main_uc;
+            makecontext(&uc[t], (void (*)())entry, 0);
+        }
+        int left = n, start = 0;
+        while (left > 0) {
+            bool progress = false;
+            const int first = preempt > 0 ? (int)(draw() * n) : start;
+            for (int k = 0; k < n; k++) {
+                const int t = (first + k) % n;
+                if (done[t] || (until[t] && !until[t]())) continue;
+                until[t] = nullptr;
+                cur = t;
+                swapcontext(&main_uc, &uc[t]);
+                progress = true;
+                if (done[t]) left--;
+            }
+            start = (start + 1) % n;
+            if (!progress) {
+                deadlocked = true;
+                int shown = 0;
+                for (int t = 0; t < n && shown < 8; t++)
+                    if (!done[t]) fprintf(stderr, "  deadlock: thread %d waits for %s\n", t, what[t]), shown++;
+                break;
+            }
+        }
+        active() = nullptr;
+        return !deadlocked;
+    }
+};
+
+#endif

@@ -1,0 +1,385 @@
+// Part of the host emulation of the wgmma Linear route (tests/cuda_host/
+// linear_wgmma_emulate.cu, the only file that includes it, after
+// linear_emu_ctx.cuh and emu_coro.cuh): the emulated block's shared memory,
+// wgmma and mbarriers, the per-thread context the kernel bodies of
+// kernels/cuda/linear_wgmma.cuh run with, and the runner of a whole grid.
+//
+// What the model holds the kernel to, each a reported failure:
+//   - wgmma (m64nNk16, bf16, fp32 accumulators, both operands from shared
+//     memory): the descriptors decoded field by field from the PTX ISA's
+//     "Matrix Descriptor Format" (start address, stride byte offset 1024, base
+//     offset 0, 128-byte swizzle), each element's address swizzled as the
+//     hardware does (address bits 4..6 XOR bits 7..9), never by the kernel's
+//     own lw_swz; products complete only at the wgmma.wait_group that covers
+//     their commit group, and until then the accumulators hold a signalling
+//     NaN that must come back unchanged (not written, not rescaled); every thread of a warpgroup issues the same
+//     products in the same order; a wgmma.fence before the first product
+//     after a wait; the shared bytes a product reads are never written while
+//     it is in flight (from the first thread's issue to the last thread's
+//     completion) and were made visible to the async proxy
+//     (fence.proxy.async by the thread that wrote them, after the write);
+//   - shared memory: every access inside the bytes the launch declares (the
+//     dynamic bytes less the 1024 of alignment), aligned; mbarriers
+//     initialized before use and never overwritten as data; an arrival
+//     completes a phase at the initialized count; a parity wait returns once
+//     the phase of that parity has completed;
+//   - at a thread's exit no product and no cp.async copy left in flight; a
+//     block whose threads all wait is a deadlock;
+//   - slices of K: every fp32 sum written exactly once inside part[KS][T][N].
+// Fresh shared memory is poison (0xFF bytes: NaN as bf16 and as fp32).
+#ifndef GPUBENCH_LINEAR_WGMMA_EMU_CTX_CUH
+#define GPUBENCH_LINEAR_WGMMA_EMU_CTX_CUH
+
+struct LwBlock;
+
+// What one warpgroup has issued: its k-th product, the threads that issued
+// and completed it.
+struct LwIssued {
+    gb_u64 da, db;
+    int n, issued = 0, completed = 0;
+};
+
+struct LwBlock {
+    CoroBlock coro;
+    LnCall* call;
+    float* part = nullptr; // slices of K: [KS][T][N]
+    size_t part_n = 0;
+    std::vector<int>* part_writes = nullptr;
+    std::vector<unsigned char> mem;
+    unsigned char* smem = nullptr;
+    size_t bytes = 0;                  // what the kernel may address
+    std::vector<unsigned short> inflight; // products in flight reading each byte
+    std::vector<short> unfenced;       // 1 + the thread that wrote it since its last proxy fence, or 0
+    std::vector<char> is_bar;          // bytes of an initialized mbarrier
+    struct Mbar { gb_u32 count, pending, phase; };
+    std::vector<std::pair<gb_u32, Mbar>> bars;
+    std::vector<std::vector<LwIssued>> wg; // per warpgroup
+    int bad = 0;
+
+    Mbar* bar(gb_u32 a)
+    {
+        for (auto& b : bars)
+            if (b.first == a) return &b.second;
+        return nullptr;
+    }
+    bool range_ok(gb_u32 a, gb_u32 n, const char* what)
+    {
+        if ((size_t)a + n > bytes || a % n) {
+            EMU_BAD(call, "%s of %u bytes at shared offset %u (%zu bytes declared)", what, n, a, bytes);
+            return false;
+        }
+        return true;
+    }
+    // A write by thread t (its unfenced bytes are listed in `mine`).
+    void wrote(int t, gb_u32 a, gb_u32 n, std::vector<std::pair<gb_u32, gb_u32>>& mine)
+    {
+        for (gb_u32 i = a; i < a + n; i++) {
+            if (inflight[i] && bad++ < 5)
+                EMU_BAD(call, "thread %d writes shared byte %u while a wgmma reading it is in flight", t, i);
+            if (is_bar[i] && bad++ < 5) EMU_BAD(call, "thread %d writes shared byte %u of an mbarrier", t, i);
+            unfenced[i] = (short)(t + 1);
+        }
+        mine.emplace_back(a, n);
+    }
+    // A tile operand's element addresses: K-major, 128-byte swizzle.
+    struct Desc { gb_u32 start; bool ok; };
+    Desc decode(gb_u64 d, const char* which)
+    {
+        const gb_u32 start = (gb_u32)(d & 0x3FFF) << 4, sbo = (gb_u32)((d >> 32) & 0x3FFF) << 4,
+                     base_off = (gb_u32)(d >> 49) & 7, swz = (gb_u32)(d >> 62);
+        const bool ok = swz == 1 && base_off == 0 && sbo == 1024 && ((start >> 7) & 7) == 0;
+        if (!ok)
+            EMU_BAD(call, "%s descriptor %016llx: start %u (bits 7..9 must be 0), stride %u (1024), base offset %u (0), swizzle %u (1: 128 B)",
+                    which, (unsigned long long)d, start, sbo, base_off, swz);
+        return Desc{start, ok};
+    }
+    static gb_u32 elem(gb_u32 start, gb_u32 row, gb_u32 k)
+    {
+        const gb_u32 a = start + (row >> 3) * 1024 + (row & 7) * 128 + 2 * k;
+        return a ^ (((a >> 7) & 7) << 4);
+    }
+    // Every byte of rows 0 .. rows - 1, k 0..15 of an operand.
+    template <class Fn>
+    void each_byte(gb_u32 start, int rows, Fn&& fn)
+    {
+        for (int r = 0; r < rows; r++)
+            for (gb_u32 k = 0; k < 16; k++) {
+                const gb_u32 a = elem(start, r, k);
+                fn(a), fn(a + 1);
+            }
+    }
+    bool operand_ok(gb_u32 start, int rows, const char* which)
+    {
+        const gb_u32 last = elem(start, rows - 1, 15) | 0x7F;
+        if ((size_t)last >= bytes) {
+            EMU_BAD(call, "%s operand at %u (%d rows) reaches past the %zu shared bytes", which, start, rows, bytes);
+            return false;
+        }
+        return true;
+    }
+};
+
+// One thread's context (kernels/cuda/linear_wgmma.cuh, LwDevCtx's host twin).
+struct LwHostCtx {
+    LwBlock* b;
+    gb_u32 t, bx, by, bz;
+    mutable HostLnCtx<1> g; // global loads and stores, and the cp.async model
+    std::vector<std::pair<gb_u32, gb_u32>> mine;
+    struct Prod { float* d; int n; gb_u32 a, bb; int wgk; };
+    std::vector<Prod> open;
+    std::vector<std::vector<Prod>> groups;
+    std::vector<std::pair<float*, std::vector<float>>> held; // accumulators in flight: their values before
+    int issued = 0;
+    bool need_fence = true;
+    // What an accumulator holds while its product is in flight: a signalling
+    // NaN, which any arithmetic on it quiets (so a rescale before the wait
+    // changes its bits and is reported).
+    static constexpr gb_u32 HELD = 0x7FA5A5A5u;
+
+    static void landed(void* user, unsigned char* dst, int n)
+    {
+        LwHostCtx* c = (LwHostCtx*)user;
+        c->b->wrote((int)c->t, (gb_u32)(dst - c->b->smem), (gb_u32)n, c->mine);
+    }
+    LwHostCtx(LwBlock* b_, gb_u32 t_, gb_u32 x, gb_u32 y, gb_u32 z) : b(b_), t(t_), bx(x), by(y), bz(z), g{b_->call}
+    {
+        g.slo = b->smem, g.shi = b->smem + b->bytes;
+        g.on_land = landed, g.land_user = this;
+    }
+    gb_u32 thread() const { return t; }
+    gb_u32 block(int d) const { return d == 0 ? bx : d == 1 ? by : bz; }
+    template <unsigned BYTES>
+    gb_u32 shared_base() const
+    {
+        if (BYTES < b->bytes + 1024) EMU_BAD(b->call, "the kernel asks for %u dynamic shared bytes, addresses %zu + 1024", BYTES, b->bytes);
+        return 0;
+    }
+    // global memory
+    void ld_w64(const unsigned char* p, gb_u32* o) const { b->coro.point(); g.ld_w64(p, o); }
+    void ld_w128(const unsigned char* p, gb_u32* o) const { b->coro.point(); g.ld_w128(p, o); }
+    gb_u32 ld_c8(const unsigned char* p) const { return g.ld_c8(p); }
+    gb_u32 ld_c16(const unsigned char* p) const { return g.ld_c16(p); }
+    gb_u32 ld_c32(const unsigned char* p) const { return g.ld_c32(p); }
+    void st_y(unsigned short* p, gb_u32 v) const { g.st_y(p, v); }
+    void st_part(float* part, gb_u64 i, float v) const
+    {
+        float* p = part + i;
+        const ptrdiff_t e = p - b->part;
+        if (!b->part || e < 0 || (size_t)e >= b->part_n) { EMU_BAD(b->call, "slice sum store at element %td of %zu", e, b->part_n); return; }
+        *p = v;
+        (*b->part_writes)[(size_t)e]++;
+    }
+    // shared memory
+    void sts128(gb_u32 a, const gb_u32* v)
+    {
+        b->coro.point();
+        if (!b->range_ok(a, 16, "st.shared.v4")) return;
+        memcpy(b->smem + a, v, 16);
+        b->wrote((int)t, a, 16, mine);
+    }
+    void sts_f32(gb_u32 a, float v)
+    {
+        if (!b->range_ok(a, 4, "st.shared.f32")) return;
+        memcpy(b->smem + a, &v, 4);
+        b->wrote((int)t, a, 4, mine);
+    }
+    float lds_f32(gb_u32 a) const
+    {
+        float v = 0;
+        if (b->range_ok(a, 4, "ld.shared.f32")) memcpy(&v, b->smem + a, 4);
+        return v;
+    }
+    void cp16(gb_u32 a, const void* src, bool pred)
+    {
+        b->coro.point();
+        g.cp_x(b->smem + a, (const unsigned short*)src, pred);
+    }
+    void commit() { g.commit(); }
+    template <int N>
+    void wait() { g.template wait<N>(); }
+    void barrier() { b->coro.barrier(); }
+    void proxy_fence()
+    {
+        for (auto& r : mine)
+            for (gb_u32 i = r.first; i < r.first + r.second; i++)
+                if (b->unfenced[i] == (short)(t + 1)) b->unfenced[i] = 0;
+        mine.clear();
+    }
+    // wgmma
+    void wg_fence() { need_fence = false; }
+    template <int N>
+    void wgmma(float* d, gb_u64 da, gb_u64 db)
+    {
+        b->coro.point();
+        const int w = (int)t / 128;
+        if (need_fence) EMU_BAD(b->call, "thread %u: a wgmma without a wgmma.fence after the last wait", t);
+        LwBlock::Desc A = b->decode(da, "A"), B = b->decode(db, "B");
+        auto& log = b->wg[w];
+        const int k = issued++;
+        if (k == (int)log.size()) {
+            log.push_back(LwIssued{da, db, N});
+            if (A.ok && B.ok && b->operand_ok(A.start, 64, "A") && b->operand_ok(B.start, N, "B")) {
+                bool unf = false;
+                auto enter = [&](gb_u32 a) { b->inflight[a]++; unf = unf || b->unfenced[a]; };
+                b->each_byte(A.start, 64, enter);
+                b->each_byte(B.start, N, enter);
+                if (unf) EMU_BAD(b->call, "warpgroup %d product %d reads shared bytes written without fence.proxy.async after the write", w, k);
+            }
+        } else if (log[k].da != da || log[k].db != db || log[k].n != N) {
+            EMU_BAD(b->call, "thread %u: product %d of warpgroup %d differs from its other threads' (descriptors or N)", t, k, w);
+        }
+        log[k].issued++;
+        bool have = false;
+        for (auto& h : held) have = have || h.first == d;
+        if (!have) {
+            held.emplace_back(d, std::vector<float>(d, d + N / 2));
+            for (int i = 0; i < N / 2; i++) memcpy(d + i, &HELD, 4);
+        }
+        open.push_back(Prod{d, N, A.ok ? A.start : ~0u, B.ok ? B.start : ~0u, k});
+    }
+    void wg_commit() { groups.push_back(open); open.clear(); }
+    template <int N>
+    void wg_wait()
+    {
+        while (groups.size() > (size_t)N) {
+            for (const Prod& p : groups.front()) complete(p);
+            groups.erase(groups.begin());
+        }
+        // the accumulators of products completed: back in the registers
+        for (size_t i = 0; i < held.size();) {
+            bool pending = false;
+            for (auto& gr : groups)
+                for (auto& p : gr) pending = pending || p.d == held[i].first;
+            for (auto& p : open) pending = pending || p.d == held[i].first;
+            if (pending) { i++; continue; }
+            float* d = held[i].first;
+            for (size_t j = 0; j < held[i].second.size(); j++) {
+                if (memcmp(d + j, &HELD, 4) && b->bad++ < 5)
+                    EMU_BAD(b->call, "thread %u changed an accumulator while its wgmma was in flight", t);
+                d[j] = held[i].second[j];
+            }
+            held.erase(held.begin() + i);
+        }
+        need_fence = true;
+    }
+    // Thread t's fragment of D += A . B^T: d[4 j + c] is row 16 w + g + 8 (c >> 1), column 8 j + 2 t + (c & 1).
+    void complete(const Prod& p)
+    {
+        const int w4 = ((int)t >> 5) & 3, lane = (int)t & 31, gq = lane >> 2, tq = lane & 3, wgi = (int)t / 128;
+        std::vector<float>* acc = nullptr;
+        for (auto& h : held)
+            if (h.first == p.d) acc = &h.second;
+        if (p.a != ~0u && p.bb != ~0u && acc) {
+            double a[2][16];
+            for (int h = 0; h < 2; h++)
+                for (int k = 0; k < 16; k++) a[h][k] = emu_bf16_elem(lds16(LwBlock::elem(p.a, 16 * w4 + gq + 8 * h, k)));
+            for (int j = 0; j < p.n / 8; j++)
+                for (int c = 0; c < 4; c++) {
+                    const gb_u32 col = 8 * j + 2 * tq + (c & 1);
+                    float& s = (*acc)[4 * j + c];
+                    if (mma_round_nearest) {
+                        double e = s;
+                        for (int k = 0; k < 16; k++) e += a[c >> 1][k] * emu_bf16_elem(lds16(LwBlock::elem(p.bb, col, k)));
+                        s = (float)e;
+                    } else {
+                        for (int k = 0; k < 16; k++) s = rz_add(s, a[c >> 1][k] * emu_bf16_elem(lds16(LwBlock::elem(p.bb, col, k))));
+                    }
+                }
+        }
+        LwIssued& e = b->wg[wgi][p.wgk];
+        if (++e.completed == 128 && p.a != ~0u && p.bb != ~0u) {
+            auto leave = [&](gb_u32 x) { b->inflight[x]--; };
+            b->each_byte(p.a, 64, leave);
+            b->each_byte(p.bb, p.n, leave);
+        }
+    }
+    gb_u32 lds16(gb_u32 a) const { gb_u32 v = 0; memcpy(&v, b->smem + a, 2); return v; }
+    template <int N>
+    void hold(float*) const {}
+    // mbarriers
+    void bar_init(gb_u32 a, gb_u32 count)
+    {
+        if (!b->range_ok(a, 8, "mbarrier.init")) return;
+        for (int i = 0; i < 8; i++) b->is_bar[a + i] = 1;
+        if (LwBlock::Mbar* m = b->bar(a)) *m = {count, count, 0};
+        else b->bars.push_back({a, {count, count, 0}});
+    }
+    void bar_arrive(gb_u32 a)
+    {
+        b->coro.point();
+        LwBlock::Mbar* m = b->bar(a);
+        if (!m) { EMU_BAD(b->call, "thread %u arrives at shared %u, not an initialized mbarrier", t, a); return; }
+        if (--m->pending == 0) m->pending = m->count, m->phase++;
+    }
+    void bar_wait(gb_u32 a, gb_u32 parity)
+    {
+        LwBlock::Mbar* m = b->bar(a);
+        if (!m) { EMU_BAD(b->call, "thread %u waits at shared %u, not an initialized mbarrier", t, a); return; }
+        b->coro.wait_until("an mbarrier phase", [m, parity] { return (m->phase & 1) != (parity & 1); });
+    }
+    gb_u32 warp_uniform(gb_u32 v) { return b->coro.warp_lane0((int)t, v); }
+    // at the thread's exit
+    void finish()
+    {
+        size_t copies = g.open.size();
+        for (auto& gr : g.groups) copies += gr.size();
+        size_t prods = open.size();
+        for (auto& gr : groups) prods += gr.size();
+        if (copies || prods) EMU_BAD(b->call, "thread %u exits with %zu cp.async copies and %zu wgmma products in flight", t, copies, prods);
+    }
+};
+
+static double wgmma_preempt = 0; // the emulation's preemption probability at each context operation
+static gb_u64 wgmma_seed = 1;
+
+// Every block of the wgmma route: grid (ceil(T / BN), ceil(N / (64 MT WG)),
+// KS), 128 (WG + WS) threads; with KS > 1 the slices' sums into a guarded
+// part[KS][T][N], then the reduction's code (linear_reduce.cuh) into y.
+template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS>
+static void run_wgmma(LnCall& c, float gscale)
+{
+    enum { BM = 64 * MT * WG, NTH = 128 * (WG + WS) };
+    const size_t declared = lw_shared_bytes_ws<F, WG, MT, BN, S, WS>();
+    const size_t part_n = KS > 1 ? (size_t)KS * c.T * c.N : 0;
+    Guarded pg(KS > 1 ? 4 * part_n : 16);
+    std::vector<int> part_writes(part_n, 0);
+    for (gb_u32 bz = 0; bz < (gb_u32)KS; bz++)
+        for (gb_u32 by = 0; by < (c.N + BM - 1) / BM; by++)
+            for (gb_u32 bx = 0; bx < (c.T + BN - 1) / BN; bx++) {
+                LwBlock blk;
+                blk.call = &c;
+                blk.bytes = declared - 1024;
+                blk.mem.assign(blk.bytes + 1024, 0xFF);
+                blk.smem = blk.mem.data();
+                while ((uintptr_t)blk.smem & 1023) blk.smem++;
+                blk.inflight.assign(blk.bytes, 0), blk.unfenced.assign(blk.bytes, 0), blk.is_bar.assign(blk.bytes, 0);
+                blk.wg.assign(WG + WS, {});
+                blk.part = KS > 1 ? (float*)pg.p : nullptr, blk.part_n = part_n, blk.part_writes = &part_writes;
+                const bool ok = blk.coro.run(NTH, [&](int t) {
+                    LwHostCtx ctx(&blk, (gb_u32)t, bx, by, bz);
+                    if constexpr (WS) ln_wgmma_ws<F, WG, MT, BN, S, WPF>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale);
+                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.part);
+                    ctx.finish();
+                }, wgmma_preempt, wgmma_seed++);
+                if (!ok) EMU_BAD(&c, "block (%u, %u, %u) deadlocked", bx, by, bz);
+                for (size_t w = 0; w < blk.wg.size(); w++)
+                    for (size_t k = 0; k < blk.wg[w].size(); k++)
+                        if (blk.wg[w][k].issued != 128 || blk.wg[w][k].completed != 128) {
+                            EMU_BAD(&c, "block (%u, %u, %u) warpgroup %zu product %zu: issued by %d threads, completed by %d", bx, by, bz, w,
+                                    k, blk.wg[w][k].issued, blk.wg[w][k].completed);
+                            break;
+                        }
+            }
+    if (KS > 1) {
+        size_t off = 0;
+        for (int v : part_writes) off += v != 1;
+        if (off) EMU_BAD(&c, "%zu slice sums not written exactly once", off);
+        const gb_u64 total = (gb_u64)c.T * c.N;
+        for (gb_u64 i = 0; i < total; i++) {
+            ln_reduce_one((const float*)pg.p, c.y, total, i, KS);
+            c.writes[(size_t)i]++;
+        }
+    }
+}
+
+#endif

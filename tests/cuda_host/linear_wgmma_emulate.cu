@@ -1,0 +1,145 @@
+// Host emulation of the wgmma Linear route (kernels/cuda/linear_wgmma_*.cu),
+// run by tests/cli/test_linear_wgmma_emulate.sh: compiled with nvcc as host
+// code, it runs the kernels' own bodies (kernels/cuda/linear_wgmma.cuh, both
+// the lockstep kernel with its slices of K and the warp-specialized one)
+// with every thread of a block a coroutine (emu_coro.cuh) and a context
+// that models shared memory, cp.async, barriers, mbarriers and wgmma and
+// checks each (linear_wgmma_emu_ctx.cuh says what), and compares y with the
+// FP64 reference under docs/LINEAR.md's accuracy rule:
+//   - one-hot x: y equals the bf16 of the exactly decoded weight, bit for
+//     bit, for every weight of the matrix (nvfp4, bf16), or one of its two
+//     bf16 neighbours (the integer formats, whose sums are rescaled by
+//     ratios of scales rounded in fp32);
+//   - random weights and x at ragged N, K not a multiple of 64 or 128, T of 1
+//     .. 300 (a tile of x partly or wholly past T), K sliced into more slices
+//     than units;
+//   - rows whose scales are 0, all 0, or alternate between the smallest and
+//     largest fp16 (the accumulators' rescaling);
+//   - a NaN or infinity in x makes its row of y non-finite;
+//   - copies that land only at their wait, threads preempted at random, and
+//     a second model of the tensor cores' rounding.
+// What it cannot check (the real instructions' timing, the asynchronous
+// proxy's actual ordering, register allocation, ptxas serializing products)
+// is tests/lua/test_linear_cuda.lua's, on an sm_90 GPU.
+//
+// Build (from the repository root, as test_linear_wgmma_emulate.sh does): as
+// linear_emulate.cu, with -arch=sm_90a (the header refuses plain sm_90).
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "linear_gemv.cuh"
+#include "linear_mma.cuh"
+#include "linear_wgmma.cuh"
+#include "linear_reduce.cuh"
+
+extern "C" {
+#include "random.h"
+#include "ref_planar.h"
+}
+
+#include "emu_report.cuh"
+#include "emu_guard.cuh"
+#include "emu_mma.cuh"
+#include "emu_coro.cuh"
+#include "linear_emu_ctx.cuh"
+#include "linear_emu_checks.cuh"
+#include "linear_wgmma_emu_ctx.cuh"
+
+// The route table's geometries (lib/gpubench/linear_cuda.lua: 2 warpgroups,
+// 128 or 256 rows of x, 4 stages, q4 4 units in registers, nvfp4
+// warp-specialized, slices of K) and the kernel files' other compile lines.
+#define WR(F, q, WG, MT, BN, S, WPF, WS, KS)                                                                        \
+    Route{q, "wgmma " #F " WG=" #WG " MT=" #MT " BN=" #BN " S=" #S " WPF=" #WPF " WS=" #WS " KS=" #KS,           \
+          run_wgmma<F, WG, MT, BN, S, WPF, WS, KS>, 65535}
+static const std::vector<Route>& wgmma_routes()
+{
+    static const std::vector<Route> r = {
+        WR(LnQ4, "q4", 2, 1, 256, 4, 4, 0, 1), WR(LnQ4, "q4", 2, 1, 128, 4, 4, 0, 8), WR(LnQ4, "q4", 2, 2, 128, 4, 2, 0, 1),
+        WR(LnQ4, "q4", 1, 1, 64, 3, 1, 0, 1), WR(LnQ4, "q4", 2, 1, 128, 3, 4, 0, 1), WR(LnQ4, "q4", 2, 1, 256, 4, 4, 1, 1),
+        WR(LnQ5, "q5", 2, 1, 256, 4, 2, 0, 1), WR(LnQ5, "q5", 2, 1, 256, 4, 2, 0, 3),
+        WR(LnQ6, "q6", 2, 1, 256, 4, 2, 0, 1), WR(LnQ6, "q6", 2, 1, 128, 4, 2, 0, 16),
+        WR(LnW8, "w8", 2, 1, 256, 4, 2, 0, 1), WR(LnW8, "w8", 2, 1, 256, 4, 2, 0, 4), WR(LnW8, "w8", 2, 1, 256, 4, 2, 1, 1),
+        WR(LnNvfp4, "nvfp4", 2, 1, 256, 4, 2, 1, 1), WR(LnNvfp4, "nvfp4", 2, 1, 128, 4, 2, 0, 2),
+        WR(LnBf16, "bf16", 2, 1, 256, 4, 2, 0, 1), WR(LnBf16, "bf16", 2, 1, 128, 4, 2, 0, 1), WR(LnBf16, "bf16", 2, 1, 256, 4, 2, 0, 2),
+    };
+    return r;
+}
+
+// Rows of scales 0, all 0, or alternating 2^-24 and 65504, written over
+// random weights of the planar layout (docs/FORMATS.md): the accumulators'
+// rescaling must carry the previous scale over a zero one and stay exact
+// across 2^40.
+static void check_scales(const Route& r, gb_u32 n, gb_u32 k, gb_u32 t)
+{
+    if (!strcmp(r.qtype, "nvfp4") || !strcmp(r.qtype, "bf16")) return; // no fp16 group scales
+    Problem p(r, n, k, t);
+    gb_planar_layout l;
+    gb_err e = {0};
+    if (gb_planar_layout_of(p.f, n, k, &l, "emulate", &e) != 0) abort();
+    const gb_planar_plane& sp = l.planes[l.nplanes - 1]; // the scales: the last plane
+    const gb_u32 groups = (gb_u32)l.groups;
+    for (gb_u32 row = 0; row < n; row++) {
+        unsigned short* s = (unsigned short*)(p.wb.p + sp.offset + (size_t)row * sp.row_bytes);
+        for (gb_u32 gi = 0; gi < groups; gi++) {
+            if (row % 4 == 1) s[gi] = 0;                                  // all zero
+            else if (row % 4 == 2 && gi % 3 == 1) s[gi] = 0;             // some zero
+            else if (row % 4 == 3) s[gi] = gi % 2 ? 0x7BFF : 0x0001;      // 65504, 2^-24
+        }
+    }
+    p.run(r, GSCALE);
+    std::vector<double> ref((size_t)t * n), sum((size_t)t * n);
+    if (gb_ref_linear(p.f, p.wb.p, p.wbytes, n, k, GSCALE, p.x, (size_t)t * k, t, ref.data(), sum.data(), &e) != 0) abort();
+    gb_linear_check chk;
+    gb_ref_check_linear(p.y, ref.data(), sum.data(), t, n, &chk);
+    int zero_rows_bad = 0;
+    for (gb_u32 tt = 0; tt < t; tt++)
+        for (gb_u32 row = 1; row < n; row += 4) zero_rows_bad += p.y[(size_t)tt * n + row] != 0;
+    CHECK(chk.failures == 0 && zero_rows_bad == 0, "%s %s N=%u K=%u T=%u scales 0 / 2^-24 / 65504: %llu outputs off, %d of the all-zero rows not +0",
+          r.qtype, r.label, n, k, t, (unsigned long long)chk.failures, zero_rows_bad);
+}
+
+int main()
+{
+    printf("one-hot x: y is the bf16 of every decoded weight, bit for bit (the scaled formats: or its other bf16 neighbour)\n");
+    for (const Route& r : wgmma_routes())
+        check_exact(r, 37, 200, 17, strcmp(r.qtype, "nvfp4") != 0 && strcmp(r.qtype, "bf16") != 0);
+    printf("random weights and x against the FP64 reference\n");
+    for (const Route& r : wgmma_routes()) {
+        check_linear(r, 37, 200, 1);
+        check_linear(r, 37, 200, 17);
+        check_linear(r, 130, 1032, 69);
+        check_linear(r, 20, 136, 300);
+    }
+    printf("scales 0, all 0, 2^-24 and 65504\n");
+    for (const Route& r : wgmma_routes()) check_scales(r, 36, 520, 33);
+    printf("non-finite x\n");
+    for (const Route& r : wgmma_routes()) check_nonfinite(r, 21, 264, 19);
+    printf("copies landing only at their wait\n");
+    land_at_wait = true;
+    for (const Route& r : wgmma_routes()) check_linear(r, 37, 520, 69);
+    land_at_wait = false;
+    printf("threads preempted at random\n");
+    wgmma_preempt = 0.05;
+    for (const Route& r : wgmma_routes()) { check_linear(r, 37, 520, 69); check_linear(r, 70, 264, 5); }
+    land_at_wait = true;
+    for (const Route& r : wgmma_routes()) check_linear(r, 37, 520, 69);
+    land_at_wait = false;
+    wgmma_preempt = 0;
+    printf("one-rounding model of the tensor cores' sums\n");
+    mma_round_nearest = true;
+    for (const Route& r : wgmma_routes()) check_linear(r, 37, 1032, 69);
+    mma_round_nearest = false;
+    printf("worst |y - r| / bound: %.3g\n", worst_seen);
+    printf("%s: %d failures\n", failures ? "FAILED" : "ok", failures);
+    return failures ? 1 : 0;
+}
