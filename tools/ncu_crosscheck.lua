@@ -102,8 +102,8 @@ local function csv_fields(line)
 end
 
 -- NCU_REPEATS=N: ncu measures each cell N times (each its own process), and
--- the median duration is kept: a single ncu duration of a ~15 us call moved
--- by up to 4 % between runs on an H200.
+-- the median duration is kept: a single ncu duration of a short call moves
+-- between runs (docs/results/h200-flush.md).
 local repeats = math.tointeger(tonumber(os.getenv("NCU_REPEATS") or "1")) or 1
 
 local function ncu_once(name)

@@ -5,8 +5,8 @@
 -- cached read ceiling (1 GiB).
 --
 -- Why: the ceiling is measured over 1 GiB, where one launch's start and end
--- are a negligible part of its time; a 14336 x 5120 q4_0 GEMV reads 41 MB in
--- about 14 us. This says what fraction of the ceiling a read of that size can
+-- are a negligible part of its time; a 14336 x 5120 q4_0 GEMV reads 41 MB, a
+-- few microseconds' work. This says what fraction of the ceiling a read of that size can
 -- reach at all, launched back to back as the GEMV cells are.
 --
 -- OVERLAP=1: the launches overlap the one before (timing.runner's overlap;

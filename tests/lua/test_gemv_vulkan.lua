@@ -770,7 +770,7 @@ t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared 
     t.truthy(gemv.spec_for(fake { integer_dot_product = false }, "q6_k", 300, 1024, T) == gemv.spec("vulkan", "q6_k", T),
       ("T=%d: no integerDotProduct, the float kernel"):format(T))
   end
-  -- T = 3, 4: 16 lanes a row, 8 rows a lane group (3-4 % faster there); 8 x 4 again from T = 5
+  -- T = 3, 4: 16 lanes a row, 8 rows a lane group (faster there: docs/kernels/vulkan-gemv.md); 8 x 4 again from T = 5
   for T = 2, 8 do
     local want = (T == 3 or T == 4) and { 16, 8 } or { 8, 4 }
     t.eq(specs.idot_geometry("q6_k", 14336, T), want, "q6_k T=" .. T)

@@ -78,7 +78,7 @@ t.test("a clean harness validates: nothing moves", function()
 end)
 
 t.test("a positional artifact (first cell 3x slow) is flagged", function()
-  -- Seed 000 defect 2: whichever kernel ran first looked ~3x slow.
+  -- cera's wgpu_gemv_bench: whichever kernel ran first looked slow (a positional artifact).
   local artifact = function(cell, _, pos) return true_ms[cell.label] * (pos == 1 and 3 or 1) end
   local results, moved, text = check(artifact, 1)
   t.eq(moved, 2, "q4 (first forward) and f32 (first reversed) both move")
@@ -93,8 +93,8 @@ t.test("a positional artifact (first cell 3x slow) is flagged", function()
 end)
 
 t.test("an unsubtracted fixed cost (T + C/ITERS) is flagged", function()
-  -- Seed 000 defect 3: one timed run(ITERS) divided by ITERS reads
-  -- T + C/ITERS; its fit gave C ~ 1.16 ms against cheap cells of tens of us.
+  -- cera's wgpu_gemv_bench: one timed run(ITERS) divided by ITERS reads
+  -- T + C/ITERS, a fixed cost far above its cheap cells (docs/DESIGN.md, "validation").
   local iters, C = 200, 1.16
   local T = { q4 = 0.02, q8 = 0.03, f32 = 0.1 }
   local single_point = function(cell, ctx) return T[cell.label] + C / (iters * ctx.scale) end
