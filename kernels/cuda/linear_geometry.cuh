@@ -14,7 +14,8 @@
 // wgmma route (LN_ROUTE_WGMMA): LN_WG warpgroups of LN_MT m64 row tiles each,
 // LN_BN rows of x, LN_STAGES stages of weights and x, LN_WPF units of weights
 // in flight in registers, LN_WS = 1 a warpgroup that only fills the stages,
-// LN_KSPLIT slices of K (grid.z; the fp32 sums added by linear_reduce.cu).
+// LN_KSPLIT slices of K (grid.z; the fp32 sums added by linear_reduce.cu),
+// LN_CLOSE = 1 the pipeline closed after the loop (linear_wgmma.cuh).
 #ifndef GPUBENCH_LINEAR_GEOMETRY_CUH
 #define GPUBENCH_LINEAR_GEOMETRY_CUH
 
@@ -24,8 +25,8 @@
 #if defined(LN_ROUTE_MMA) && (!defined(LN_NW) || !defined(LN_BN) || !defined(LN_STAGES))
 #error "tensor-core Linear kernels take their geometry from -DLN_NW, -DLN_BN and -DLN_STAGES (defaults: lib/gpubench/linear_cuda.lua)"
 #endif
-#if defined(LN_ROUTE_WGMMA) && (!defined(LN_WG) || !defined(LN_MT) || !defined(LN_BN) || !defined(LN_STAGES) || !defined(LN_WPF) || !defined(LN_WS) || !defined(LN_KSPLIT))
-#error "wgmma Linear kernels take their geometry from -DLN_WG, -DLN_MT, -DLN_BN, -DLN_STAGES, -DLN_WPF, -DLN_WS and -DLN_KSPLIT (defaults: lib/gpubench/linear_cuda.lua)"
+#if defined(LN_ROUTE_WGMMA) && (!defined(LN_WG) || !defined(LN_MT) || !defined(LN_BN) || !defined(LN_STAGES) || !defined(LN_WPF) || !defined(LN_WS) || !defined(LN_KSPLIT) || !defined(LN_CLOSE))
+#error "wgmma Linear kernels take their geometry from -DLN_WG, -DLN_MT, -DLN_BN, -DLN_STAGES, -DLN_WPF, -DLN_WS, -DLN_KSPLIT and -DLN_CLOSE (defaults: lib/gpubench/linear_cuda.lua)"
 #endif
 
 #endif

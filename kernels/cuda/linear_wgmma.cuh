@@ -24,6 +24,14 @@
 // after the barrier of unit u, to the stage of unit u - 2, waited for before
 // it. The warp-specialized variant (LN_WS = 1) orders the same by mbarriers.
 //
+// Closing the pipeline (LN_CLOSE): 0, the last unit waits for all its
+// products inside the loop (so the loop's back-edge merges paths with and
+// without products in flight, and ptxas injects a warpgroup.wait there,
+// advisory C7517); 1, every unit leaves the same products in flight across
+// the back-edge, as CUTLASS's main loop does, and the wait, with the formats'
+// last scale, comes after the loop (no injected wait). docs/kernels/cuda-linear.md,
+// "Closing the pipeline".
+//
 // The kernel bodies are __host__ __device__ templates over a per-thread
 // context C through which every shared-memory access, copy, barrier,
 // mbarrier and wgmma goes (LwDevCtx below issues the instructions); the host
@@ -409,6 +417,17 @@ struct LwMma {
             }
         }
     }
+    // LN_CLOSE = 1: after the loop, every product completes and (scales after
+    // the sum) the last unit's e multiplies the accumulators (any: the slice
+    // had a unit; st: the last one's stage, which no fill rewrites after it)
+    template <class C>
+    GB_HD void finish(C& ctx, int st, bool any)
+    {
+        ctx.template wg_wait<0>();
+        hold(ctx);
+        if constexpr (AFTER)
+            if (any) scale_rows(ctx, st, F::NG - 1, 1);
+    }
     // y[T, N] as bf16, or (part) this slice's fp32 sums at part[T, N]; NVFP4's
     // tensor scale applied either way
     template <class C>
@@ -462,7 +481,7 @@ GB_HD void lw_each_unit(gb_u32 nunits, R* cur, Fn&& fn)
 // / KS) of the U units of K and writes its fp32 sums to part[z][T][N];
 // kernels/cuda/linear_reduce.cu adds the slices into y (the call's second
 // launch): more blocks where the tiles alone would leave SMs idle.
-template <class F, int WG, int MT, int BN, int S, int WPF, int KS, class C>
+template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, class C>
 GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                                          gb_u32 K, gb_u32 T, float gscale, float* part)
 {
@@ -471,6 +490,7 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     static_assert(WPF == 1 || WPF == 2 || WPF == 4, "LN_WPF must be 1, 2 or 4 (at 3 ptxas serializes the products)");
     static_assert(F::E == 16, "the wgmma route takes runs of 16 (units of 64)");
     static_assert(KS >= 1 && KS <= 64, "LN_KSPLIT must be 1 to 64");
+    static_assert(CLOSE == 0 || CLOSE == 1, "LN_CLOSE must be 0 or 1");
     const gb_u32 base = ctx.template shared_base<lw_shared_bytes<F, WG, MT, BN, S>()>();
     const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN, n0 = ctx.block(1) * BM;
     typedef LwFill<F, BM, BN, NTH, STAGE> Fill;
@@ -498,8 +518,9 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
         ctx.barrier(); // unit i's stage is whole; every warpgroup has finished unit i - 2
         if (i + D < nunits) fill.stage_x(ctx, u0 + i + D, (int)((i + D) % S));
         ctx.commit();
-        mm.unit(ctx, i, st, i + 1 == nunits);
+        mm.unit(ctx, i, st, !CLOSE && i + 1 == nunits);
     });
+    if constexpr (CLOSE != 0) mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
     mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale);
 }
 
@@ -510,12 +531,13 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
 // (the multiplying threads arrive once their products that read it have
 // completed); no block-wide barrier in the loop, so one warpgroup's rescale
 // and waits overlap the other's products.
-template <class F, int WG, int MT, int BN, int S, int WPF, class C>
+template <class F, int WG, int MT, int BN, int S, int WPF, int CLOSE, class C>
 GB_HD void ln_wgmma_ws(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y,
                                             gb_u32 N, gb_u32 K, gb_u32 T, float gscale)
 {
     enum { BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN>(), D = S - 2 };
     static_assert(S >= 3, "LN_STAGES must be at least 3");
+    static_assert(CLOSE == 0 || CLOSE == 1, "LN_CLOSE must be 0 or 1");
     static_assert(WPF == 1 || WPF == 2 || WPF == 4, "LN_WPF must be 1, 2 or 4 (at 3 ptxas serializes the products)");
     static_assert(F::E == 16, "the wgmma route takes runs of 16 (units of 64)");
     const gb_u32 base = ctx.template shared_base<lw_shared_bytes_ws<F, WG, MT, BN, S, 1>()>();
@@ -559,16 +581,26 @@ GB_HD void ln_wgmma_ws(C& ctx, const unsigned char* W, const unsigned short* x, 
         });
     } else {
         LwMma<F, MT, BN, BM, STAGE> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
-        // leaves right after the last unit's wait for all its products, so that
-        // ptxas sees no path out of the loop with one in flight
-        for (gb_u32 u = 0; nunits > 0; u++) {
-            const int st = (int)(u % S);
-            const bool last = u + 1 == nunits;
-            ctx.bar_wait(bars + 8 * st, (u / S) & 1);
-            mm.unit(ctx, u, st, last);
-            // unit u - 1's products have completed (unit() waited for them)
-            if (u > 0) ctx.bar_arrive(bars + 8 * (S + (u - 1) % S));
-            if (last) break;
+        if constexpr (CLOSE == 0) {
+            // leaves right after the last unit's wait for all its products, so
+            // that no path out of the loop has one in flight
+            for (gb_u32 u = 0; nunits > 0; u++) {
+                const int st = (int)(u % S);
+                const bool last = u + 1 == nunits;
+                ctx.bar_wait(bars + 8 * st, (u / S) & 1);
+                mm.unit(ctx, u, st, last);
+                // unit u - 1's products have completed (unit() waited for them)
+                if (u > 0) ctx.bar_arrive(bars + 8 * (S + (u - 1) % S));
+                if (last) break;
+            }
+        } else {
+            for (gb_u32 u = 0; u < nunits; u++) {
+                const int st = (int)(u % S);
+                ctx.bar_wait(bars + 8 * st, (u / S) & 1);
+                mm.unit(ctx, u, st, false);
+                if (u > 0) ctx.bar_arrive(bars + 8 * (S + (u - 1) % S)); // as above
+            }
+            mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
         }
         mm.store(ctx, y, nullptr, N, T, n0, t0, tid & 3, gscale);
     }

@@ -333,9 +333,10 @@ static double wgmma_preempt = 0; // the emulation's preemption probability at ea
 static gb_u64 wgmma_seed = 1;
 
 // Every block of the wgmma route: grid (ceil(T / BN), ceil(N / (64 MT WG)),
-// KS), 128 (WG + WS) threads; with KS > 1 the slices' sums into a guarded
-// part[KS][T][N], then the reduction's code (linear_reduce.cuh) into y.
-template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS>
+// KS), 128 (WG + WS) threads, the pipeline closed as LN_CLOSE = CL says;
+// with KS > 1 the slices' sums into a guarded part[KS][T][N], then the
+// reduction's code (linear_reduce.cuh) into y.
+template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL>
 static void run_wgmma(LnCall& c, float gscale)
 {
     enum { BM = 64 * MT * WG, NTH = 128 * (WG + WS) };
@@ -357,8 +358,8 @@ static void run_wgmma(LnCall& c, float gscale)
                 blk.part = KS > 1 ? (float*)pg.p : nullptr, blk.part_n = part_n, blk.part_writes = &part_writes;
                 const bool ok = blk.coro.run(NTH, [&](int t) {
                     LwHostCtx ctx(&blk, (gb_u32)t, bx, by, bz);
-                    if constexpr (WS) ln_wgmma_ws<F, WG, MT, BN, S, WPF>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale);
-                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.part);
+                    if constexpr (WS) ln_wgmma_ws<F, WG, MT, BN, S, WPF, CL>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale);
+                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.part);
                     ctx.finish();
                 }, wgmma_preempt, wgmma_seed++);
                 if (!ok) EMU_BAD(&c, "block (%u, %u, %u) deadlocked", bx, by, bz);

@@ -58,19 +58,25 @@ extern "C" {
 // The route table's geometries (lib/gpubench/linear_cuda.lua: 2 warpgroups,
 // 128 or 256 rows of x, 4 stages, q4 4 units in registers, nvfp4
 // warp-specialized, slices of K) and the kernel files' other compile lines.
-#define WR(F, q, WG, MT, BN, S, WPF, WS, KS)                                                                        \
-    Route{q, "wgmma " #F " WG=" #WG " MT=" #MT " BN=" #BN " S=" #S " WPF=" #WPF " WS=" #WS " KS=" #KS,           \
-          run_wgmma<F, WG, MT, BN, S, WPF, WS, KS>, 65535}
+#define WR(F, q, WG, MT, BN, S, WPF, WS, KS, CL)                                                                    \
+    Route{q, "wgmma " #F " WG=" #WG " MT=" #MT " BN=" #BN " S=" #S " WPF=" #WPF " WS=" #WS " KS=" #KS " CLOSE=" #CL, \
+          run_wgmma<F, WG, MT, BN, S, WPF, WS, KS, CL>, 65535}
 static const std::vector<Route>& wgmma_routes()
 {
     static const std::vector<Route> r = {
-        WR(LnQ4, "q4", 2, 1, 256, 4, 4, 0, 1), WR(LnQ4, "q4", 2, 1, 128, 4, 4, 0, 8), WR(LnQ4, "q4", 2, 2, 128, 4, 2, 0, 1),
-        WR(LnQ4, "q4", 1, 1, 64, 3, 1, 0, 1), WR(LnQ4, "q4", 2, 1, 128, 3, 4, 0, 1), WR(LnQ4, "q4", 2, 1, 256, 4, 4, 1, 1),
-        WR(LnQ5, "q5", 2, 1, 256, 4, 2, 0, 1), WR(LnQ5, "q5", 2, 1, 256, 4, 2, 0, 3),
-        WR(LnQ6, "q6", 2, 1, 256, 4, 2, 0, 1), WR(LnQ6, "q6", 2, 1, 128, 4, 2, 0, 16),
-        WR(LnW8, "w8", 2, 1, 256, 4, 2, 0, 1), WR(LnW8, "w8", 2, 1, 256, 4, 2, 0, 4), WR(LnW8, "w8", 2, 1, 256, 4, 2, 1, 1),
-        WR(LnNvfp4, "nvfp4", 2, 1, 256, 4, 2, 1, 1), WR(LnNvfp4, "nvfp4", 2, 1, 128, 4, 2, 0, 2),
-        WR(LnBf16, "bf16", 2, 1, 256, 4, 2, 0, 1), WR(LnBf16, "bf16", 2, 1, 128, 4, 2, 0, 1), WR(LnBf16, "bf16", 2, 1, 256, 4, 2, 0, 2),
+        WR(LnQ4, "q4", 2, 1, 256, 4, 4, 0, 1, 0), WR(LnQ4, "q4", 2, 1, 128, 4, 4, 0, 8, 0), WR(LnQ4, "q4", 2, 2, 128, 4, 2, 0, 1, 0),
+        WR(LnQ4, "q4", 1, 1, 64, 3, 1, 0, 1, 0), WR(LnQ4, "q4", 2, 1, 128, 3, 4, 0, 1, 0), WR(LnQ4, "q4", 2, 1, 256, 4, 4, 1, 1, 0),
+        WR(LnQ5, "q5", 2, 1, 256, 4, 2, 0, 1, 0), WR(LnQ5, "q5", 2, 1, 256, 4, 2, 0, 3, 0),
+        WR(LnQ6, "q6", 2, 1, 256, 4, 2, 0, 1, 0), WR(LnQ6, "q6", 2, 1, 128, 4, 2, 0, 16, 0),
+        WR(LnW8, "w8", 2, 1, 256, 4, 2, 0, 1, 0), WR(LnW8, "w8", 2, 1, 256, 4, 2, 0, 4, 0), WR(LnW8, "w8", 2, 1, 256, 4, 2, 1, 1, 0),
+        WR(LnNvfp4, "nvfp4", 2, 1, 256, 4, 2, 1, 1, 0), WR(LnNvfp4, "nvfp4", 2, 1, 128, 4, 2, 0, 2, 0),
+        WR(LnBf16, "bf16", 2, 1, 256, 4, 2, 0, 1, 0), WR(LnBf16, "bf16", 2, 1, 128, 4, 2, 0, 1, 0), WR(LnBf16, "bf16", 2, 1, 256, 4, 2, 0, 2, 0),
+        // the pipeline closed after the loop (LN_CLOSE = 1): lockstep, warp-specialized, slices, odd geometries
+        WR(LnQ4, "q4", 2, 1, 256, 4, 4, 0, 1, 1), WR(LnQ4, "q4", 2, 1, 128, 4, 4, 0, 16, 1), WR(LnQ4, "q4", 2, 1, 256, 4, 4, 1, 1, 1),
+        WR(LnQ4, "q4", 1, 1, 64, 3, 1, 0, 1, 1), WR(LnQ5, "q5", 2, 1, 256, 4, 2, 0, 3, 1), WR(LnQ6, "q6", 2, 2, 128, 4, 2, 0, 1, 1),
+        WR(LnW8, "w8", 2, 1, 256, 4, 2, 0, 1, 1), WR(LnW8, "w8", 2, 1, 256, 4, 2, 1, 1, 1),
+        WR(LnNvfp4, "nvfp4", 2, 1, 256, 4, 2, 1, 1, 1), WR(LnNvfp4, "nvfp4", 2, 1, 128, 3, 4, 0, 2, 1),
+        WR(LnBf16, "bf16", 2, 1, 256, 4, 2, 0, 1, 1), WR(LnBf16, "bf16", 2, 1, 256, 4, 2, 1, 1, 1),
     };
     return r;
 }

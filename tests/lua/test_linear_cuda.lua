@@ -418,6 +418,21 @@ wgmma_test("wgmma route with slices of K (LN_KSPLIT = 2, 3, 8), every format, ag
   end
 end)
 
+-- LN_CLOSE = 1 (kernels/cuda/linear_wgmma.cuh): the products stay in flight
+-- across the loop's back-edge and the pipeline closes after it, in the
+-- lockstep kernel, with slices of K and in the warp-specialized kernel.
+wgmma_test("wgmma route with the pipeline closed after the loop (LN_CLOSE = 1), every format, against FP64", function(dev, kernels)
+  for _, q in ipairs(routes.qtypes) do
+    local base = routes[q][#routes[q] - 1]
+    local changes = { { LN_CLOSE = 1, LN_WS = 0 }, { LN_CLOSE = 1, LN_WS = 1 }, { LN_CLOSE = 1, LN_WS = 0, LN_KSPLIT = 3 } }
+    for i, c in ipairs(changes) do
+      local r = routes.variant(q, base, c)
+      check(dev, kernels, q, r, 37, 200, 300, 960 + i)
+      check(dev, kernels, q, r, 300, 4304, 257, 965 + i)
+    end
+  end
+end)
+
 -- The wgmma route keeps the sum in units of the current group's scale
 -- (kernels/cuda/linear_wgmma.cuh): rows whose scales are 0 in some groups
 -- (codes stored as zeros, the previous scale carried), all 0, or alternate
