@@ -21,6 +21,7 @@
 #   scripts/gpu-session.sh swiglu [cuda|vulkan]   # swiglu_ab, every shape, both modes and regimes
 #   scripts/gpu-session.sh tune        # linear_variants sweeps of the CUDA Linear routes; ncu sections of three points
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
+#   scripts/gpu-session.sh wgclose     # the wgmma route's LN_CLOSE = 0 against 1: its GPU test, the SASS waits of each, ABBA at T = 1024, 256
 #   scripts/gpu-session.sh data        # the same bytes read as zeros, random bytes and normal bf16; swiglu_ab's paths
 #   scripts/gpu-session.sh tokens_tune [T]  # gemv_variants at T tokens (default 8): scalar vs tensor-core paths (f16, int8), geometry
 #   scripts/gpu-session.sh vkidot      # Vulkan q8_0/q4_0 at T = 8, 4, 2: float kernels against the T-token integer loop (GEMV_IDOT=1, 2), both orders, after the Vulkan GEMV test
@@ -270,6 +271,29 @@ tune)
       $G --backend cuda experiments/linear_suite.lua --qtype $1 --n $2 --k 5120 --t $3 --profile
   done
   for f in "$LOGS"/tune_*.log; do cat "$f"; done
+  ;;
+wgclose)
+  # The wgmma route's two ways of closing its pipeline (LN_CLOSE, docs/kernels/cuda-linear.md, "Closing the
+  # pipeline"): the GPU test, where ptxas put each closing's warpgroup waits (SASS), then LN_CLOSE = 0 against 1
+  # at large-T points of four formats (linear_variants: every variant checked against FP64 first, ABBA)
+  GPUBENCH_TEST_ONLY="pipeline closed" run lua_test_wgclose timeout 300 $G tests/lua/test_linear_cuda.lua
+  for q in q4 bf16 nvfp4; do
+    for c in 0 1; do
+      ws=0; wpf=2; [[ $q == nvfp4 ]] && ws=1; [[ $q == q4 ]] && wpf=4
+      /usr/local/cuda/bin/nvcc -std=c++17 -arch=sm_90a -cubin -Ikernels/cuda -DGB_ARCH_SPECIFIC=1 -DLN_WG=2 -DLN_MT=1 \
+        -DLN_BN=256 -DLN_STAGES=4 -DLN_WPF=$wpf -DLN_WS=$ws -DLN_KSPLIT=1 -DLN_CLOSE=$c -o "$LOGS/wg_${q}_c$c.cubin" \
+        kernels/cuda/linear_wgmma_$q.cu > "$LOGS/wg_${q}_c$c.ptxas" 2>&1
+      /usr/local/cuda/bin/cuobjdump -sass "$LOGS/wg_${q}_c$c.cubin" > "$LOGS/wg_${q}_c$c.sass" 2>&1
+      echo "$q LN_CLOSE=$c: $(grep -c 'WARPGROUP.DEPBAR' "$LOGS/wg_${q}_c$c.sass") WARPGROUP.DEPBAR," \
+        "$(grep -c 'HGMMA' "$LOGS/wg_${q}_c$c.sass") HGMMA"
+    done
+  done
+  V="$G --backend cuda experiments/linear_variants.lua --route wgmma --grid LN_CLOSE=0,1"
+  run wgclose_q4 timeout 200 $V --qtype q4 --n 131072 --k 5120 --t 1024,256 --json "$LOGS/wgclose_q4.jsonl"
+  run wgclose_bf16 timeout 120 $V --qtype bf16 --n 14336 --k 5120 --t 1024,256 --json "$LOGS/wgclose_bf16.jsonl"
+  run wgclose_nvfp4 timeout 120 $V --qtype nvfp4 --n 14336 --k 5120 --t 1024 --json "$LOGS/wgclose_nvfp4.jsonl"
+  run wgclose_w8 timeout 120 $V --qtype w8 --n 17408 --k 5120 --t 1024 --json "$LOGS/wgclose_w8.jsonl"
+  for f in "$LOGS"/wgclose_*.log; do cat "$f"; done
   ;;
 stage)
   # The staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA, at T = 1 and 8
