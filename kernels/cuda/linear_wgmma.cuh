@@ -410,16 +410,13 @@ struct LwMma {
                 }
                 products(ctx, st, grp * F::KG, F::KG);
             }
-            if (last) {
-                ctx.template wg_wait<0>();
-                hold(ctx);
-                scale_rows(ctx, st, F::NG - 1, 1);
-            }
+            if (last) finish(ctx, st, true);
         }
     }
-    // LN_CLOSE = 1: after the loop, every product completes and (scales after
-    // the sum) the last unit's e multiplies the accumulators (any: the slice
-    // had a unit; st: the last one's stage, which no fill rewrites after it)
+    // Closing the pipeline (the last unit with LN_CLOSE = 0, after the loop with
+    // 1): every product completes and (scales after the sum) the last unit's e
+    // multiplies the accumulators (any: the slice had a unit; st: the last
+    // one's stage, which no fill rewrites after it)
     template <class C>
     GB_HD void finish(C& ctx, int st, bool any)
     {
@@ -581,27 +578,18 @@ GB_HD void ln_wgmma_ws(C& ctx, const unsigned char* W, const unsigned short* x, 
         });
     } else {
         LwMma<F, MT, BN, BM, STAGE> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
-        if constexpr (CLOSE == 0) {
-            // leaves right after the last unit's wait for all its products, so
-            // that no path out of the loop has one in flight
-            for (gb_u32 u = 0; nunits > 0; u++) {
-                const int st = (int)(u % S);
-                const bool last = u + 1 == nunits;
-                ctx.bar_wait(bars + 8 * st, (u / S) & 1);
-                mm.unit(ctx, u, st, last);
-                // unit u - 1's products have completed (unit() waited for them)
-                if (u > 0) ctx.bar_arrive(bars + 8 * (S + (u - 1) % S));
-                if (last) break;
-            }
-        } else {
-            for (gb_u32 u = 0; u < nunits; u++) {
-                const int st = (int)(u % S);
-                ctx.bar_wait(bars + 8 * st, (u / S) & 1);
-                mm.unit(ctx, u, st, false);
-                if (u > 0) ctx.bar_arrive(bars + 8 * (S + (u - 1) % S)); // as above
-            }
-            mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
+        // LN_CLOSE = 0 leaves right after the last unit's wait for all its
+        // products, so that no path out of the loop has one in flight
+        for (gb_u32 u = 0; CLOSE ? u < nunits : nunits > 0; u++) {
+            const int st = (int)(u % S);
+            const bool last = !CLOSE && u + 1 == nunits;
+            ctx.bar_wait(bars + 8 * st, (u / S) & 1);
+            mm.unit(ctx, u, st, last);
+            // unit u - 1's products have completed (unit() waited for them)
+            if (u > 0) ctx.bar_arrive(bars + 8 * (S + (u - 1) % S));
+            if (last) break;
         }
+        if constexpr (CLOSE != 0) mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
         mm.store(ctx, y, nullptr, N, T, n0, t0, tid & 3, gscale);
     }
 }

@@ -54,7 +54,6 @@ struct LwBlock {
     struct Mbar { gb_u32 count, pending, phase; };
     std::vector<std::pair<gb_u32, Mbar>> bars;
     std::vector<std::vector<LwIssued>> wg; // per warpgroup
-    int bad = 0;
 
     Mbar* bar(gb_u32 a)
     {
@@ -74,9 +73,9 @@ struct LwBlock {
     void wrote(int t, gb_u32 a, gb_u32 n, std::vector<std::pair<gb_u32, gb_u32>>& mine)
     {
         for (gb_u32 i = a; i < a + n; i++) {
-            if (inflight[i] && bad++ < 5)
+            if (inflight[i])
                 EMU_BAD(call, "thread %d writes shared byte %u while a wgmma reading it is in flight", t, i);
-            if (is_bar[i] && bad++ < 5) EMU_BAD(call, "thread %d writes shared byte %u of an mbarrier", t, i);
+            if (is_bar[i]) EMU_BAD(call, "thread %d writes shared byte %u of an mbarrier", t, i);
             unfenced[i] = (short)(t + 1);
         }
         mine.emplace_back(a, n);
@@ -254,7 +253,7 @@ struct LwHostCtx {
             if (pending) { i++; continue; }
             float* d = held[i].first;
             for (size_t j = 0; j < held[i].second.size(); j++) {
-                if (memcmp(d + j, &HELD, 4) && b->bad++ < 5)
+                if (memcmp(d + j, &HELD, 4))
                     EMU_BAD(b->call, "thread %u changed an accumulator while its wgmma was in flight", t);
                 d[j] = held[i].second[j];
             }
