@@ -93,6 +93,16 @@ struct Problem {
         CHECK(c.bad == 0 && off == 0 && slack, "%s %s N=%u K=%u T=%u: %d bad accesses, %zu outputs not written exactly once, slack %s",
               r.qtype, r.label, N, K, T, c.bad, off, slack ? "untouched" : "written");
     }
+    // y (after run) against the FP64 reference of these weights and x, docs/LINEAR.md's bound.
+    gb_linear_check against_reference(float gscale) const
+    {
+        std::vector<double> ref((size_t)T * N), s((size_t)T * N);
+        gb_err e = {0};
+        if (gb_ref_linear(f, wb.p, wbytes, N, K, gscale, x, (size_t)T * K, T, ref.data(), s.data(), &e) != 0) abort();
+        gb_linear_check chk;
+        gb_ref_check_linear(y, ref.data(), s.data(), T, N, &chk);
+        return chk;
+    }
 };
 
 static const float GSCALE = 0.3671875f; // NVFP4's tensor scale here (the other formats must ignore it)
@@ -102,11 +112,7 @@ static void check_linear(const Route& r, gb_u32 n, gb_u32 k, gb_u32 t)
 {
     Problem p(r, n, k, t);
     p.run(r, GSCALE);
-    std::vector<double> ref((size_t)t * n), s((size_t)t * n);
-    gb_err e = {0};
-    if (gb_ref_linear(p.f, p.wb.p, p.wbytes, n, k, GSCALE, p.x, (size_t)t * k, t, ref.data(), s.data(), &e) != 0) abort();
-    gb_linear_check chk;
-    gb_ref_check_linear(p.y, ref.data(), s.data(), t, n, &chk);
+    const gb_linear_check chk = p.against_reference(GSCALE);
     CHECK(chk.failures == 0, "%s %s N=%u K=%u T=%u: %llu outputs off, first (t=%llu, n=%llu) y=%.9g r=%.9g bound %.3g",
           r.qtype, r.label, n, k, t, (unsigned long long)chk.failures, (unsigned long long)chk.first_t,
           (unsigned long long)chk.first_n, chk.first_y, chk.first_r, chk.first_bound);
