@@ -20,6 +20,8 @@
 #   scripts/gpu-session.sh moe [cuda|vulkan]      # moe_scaling, every config (MOE_CONFIGS), both regimes (MOE_ARGS: more options, MOE_LIMIT: seconds per run)
 #   scripts/gpu-session.sh swiglu [cuda|vulkan]   # swiglu_ab, every shape, both modes and regimes
 #   scripts/gpu-session.sh tune        # linear_variants sweeps of the CUDA Linear routes; ncu sections of three points
+#   scripts/gpu-session.sh splitload   # the tensor-core routes' weight loads, one load (LN_SPLITLOAD = 0) against a branch (1): SASS waits, ABBA
+#   scripts/gpu-session.sh wgncu       # ncu's full set and per-instruction SASS page of one wgmma call at T = 1024 (WGNCU)
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
 #   scripts/gpu-session.sh wgclose     # the wgmma route's LN_CLOSE = 0 against 1: its GPU test, the SASS waits of each, ABBA at T = 1024, 256
 #   scripts/gpu-session.sh data        # the same bytes read as zeros, random bytes and normal bf16; swiglu_ab's paths
@@ -294,6 +296,55 @@ wgclose)
   run wgclose_nvfp4 timeout 120 $V --qtype nvfp4 --n 14336 --k 5120 --t 1024 --json "$LOGS/wgclose_nvfp4.jsonl"
   run wgclose_w8 timeout 120 $V --qtype w8 --n 17408 --k 5120 --t 1024 --json "$LOGS/wgclose_w8.jsonl"
   for f in "$LOGS"/wgclose_*.log; do cat "$f"; done
+  ;;
+splitload)
+  # The tensor-core routes' weight loads: one load whatever the unit (LN_SPLITLOAD = 0) against a tail and a
+  # plain load behind a branch (1): where each load's first consumer waits (SASS), then ABBA
+  for q in q4 w8 nvfp4 bf16; do
+    for c in 0 1; do
+      ws=0; wpf=2; [[ $q == nvfp4 ]] && ws=1; [[ $q == q4 ]] && wpf=4
+      /usr/local/cuda/bin/nvcc -std=c++17 -arch=sm_90a -cubin -Ikernels/cuda -DGB_ARCH_SPECIFIC=1 -DLN_WG=2 -DLN_MT=1 \
+        -DLN_BN=256 -DLN_STAGES=4 -DLN_WPF=$wpf -DLN_WS=$ws -DLN_KSPLIT=1 -DLN_CLOSE=1 -DLN_SPLITLOAD=$c \
+        -o "$LOGS/wg_${q}_s$c.cubin" kernels/cuda/linear_wgmma_$q.cu > "$LOGS/wg_${q}_s$c.ptxas" 2>&1
+      /usr/local/cuda/bin/cuobjdump -sass "$LOGS/wg_${q}_s$c.cubin" > "$LOGS/wg_${q}_s$c.sass" 2>&1
+    done
+  done
+  for c in 0 1; do
+    /usr/local/cuda/bin/nvcc -std=c++17 -arch=sm_90 -cubin -Ikernels/cuda -DLN_NW=4 -DLN_BN=64 -DLN_STAGES=4 \
+      -DLN_SPLITLOAD=$c -o "$LOGS/mma_q4_s$c.cubin" kernels/cuda/linear_mma_q4.cu > "$LOGS/mma_q4_s$c.ptxas" 2>&1
+    /usr/local/cuda/bin/cuobjdump -sass "$LOGS/mma_q4_s$c.cubin" > "$LOGS/mma_q4_s$c.sass" 2>&1
+  done
+  python3 tools/sass_load_waits.py "$LOGS"/*_s[01].sass | grep -v '^   +' | tee "$LOGS/load_waits.txt"
+  V="$G --backend cuda experiments/linear_variants.lua --grid LN_SPLITLOAD=0,1"
+  run split_q4 timeout 200 $V --route wgmma --qtype q4 --n 131072 --k 5120 --t 1024,256 --json "$LOGS/split_q4.jsonl"
+  run split_w8 timeout 120 $V --route wgmma --qtype w8 --n 17408 --k 5120 --t 1024 --json "$LOGS/split_w8.jsonl"
+  run split_q6 timeout 120 $V --route wgmma --qtype q6 --n 248320 --k 2048 --t 1024 --json "$LOGS/split_q6.jsonl"
+  run split_nvfp4 timeout 120 $V --route wgmma --qtype nvfp4 --n 14336 --k 5120 --t 1024 --json "$LOGS/split_nvfp4.jsonl"
+  run split_bf16 timeout 120 $V --route wgmma --qtype bf16 --n 14336 --k 5120 --t 1024 --json "$LOGS/split_bf16.jsonl"
+  run split_mma_q4 timeout 120 $V --route mma --qtype q4 --n 131072 --k 5120 --t 64,32 --json "$LOGS/split_mma_q4.jsonl"
+  run split_mma_w8 timeout 120 $V --route mma --qtype w8 --n 34816 --k 5120 --t 64 --json "$LOGS/split_mma_w8.jsonl"
+  for f in "$LOGS"/split_*.log; do grep -E '^ *[0-9]+ ' "$f" | sed "s|^|$(basename $f .log) |"; done
+  # every kernel in the cache: loads consumed within a few instructions of their issue
+  mkdir -p /tmp/cache-sass
+  for f in "$GPUBENCH_CACHE_DIR"/kernels/*.cubin; do
+    /usr/local/cuda/bin/cuobjdump -sass "$f" > "/tmp/cache-sass/$(basename "$f" .cubin).sass" 2>/dev/null
+  done
+  python3 tools/sass_load_waits.py /tmp/cache-sass/*.sass | grep -v '^   +' | sed 's|^/tmp/cache-sass/||' \
+    | sort -t'(' -k2 > "$LOGS/load_waits_cache.txt"
+  ;;
+wgncu)
+  # ncu's full set over one cold call of the wgmma route at T = 1024 (WGNCU="q:N:K ..."): the details page and
+  # the per-instruction SASS page (stall samples per instruction), gzipped
+  for p in ${WGNCU:-q4:131072:5120 w8:17408:5120 bf16:14336:5120}; do
+    IFS=: read -r q n k <<< "$p"
+    run "wgncu_$q" "$NCU" --profile-from-start off --cache-control none --clock-control none --set full \
+      --import-source no -o "/tmp/wgncu_$q" -f $G --backend cuda experiments/linear_suite.lua --qtype $q --n $n --k $k \
+      --t 1024 --profile
+    "$NCU" -i "/tmp/wgncu_$q.ncu-rep" --page details --print-details all > "$LOGS/wgncu_${q}_details.txt" 2>&1
+    "$NCU" -i "/tmp/wgncu_$q.ncu-rep" --page source --csv --print-source sass 2>&1 | gzip > "$LOGS/wgncu_${q}_sass.csv.gz"
+    grep -E "^ *(Duration|Issue Slots Busy|No Eligible|Eligible Warps|Compute \(SM\) Throughput|Registers Per)" \
+      "$LOGS/wgncu_${q}_details.txt" | sed "s|^|$q |"
+  done
   ;;
 stage)
   # The staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA, at T = 1 and 8

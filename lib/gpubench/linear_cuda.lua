@@ -52,7 +52,8 @@
 --              to a workspace and a second launch (linear_reduce.cu) adds them;
 --   LN_CLOSE   0: the last unit waits for its products inside the loop; 1: the
 --              products stay in flight across every back-edge and the wait
---              follows the loop (no wait injected by ptxas; not yet timed).
+--              follows the loop (no wait injected by ptxas; the table's, faster
+--              or equal at every point timed: docs/kernels/cuda-linear.md).
 -- A route with `slices` takes an eighth argument, that workspace (y when 1).
 -- The integer-dot route takes T = 1 (q6) and T = 1, 2 (q4, q5, w8): there it
 -- measured faster than the memory-bound route (DOT below); its dp2a count
@@ -141,8 +142,9 @@ function M.variant(qtype, route, changes)
   local d = {}
   for k, v in pairs(route.defines) do d[k] = v end
   for k, v in pairs(changes) do
-    if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE") and 0 or 1) then
+    -- LN_SPLITLOAD: the A/B of the tensor-core routes' weight loads (linear_base.cuh)
+    if d[k] == nil and not (k == "LN_SPLITLOAD" and (route.name == "mma" or route.name == "wgmma")) then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
+    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_SPLITLOAD") and 0 or 1) then
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
@@ -199,7 +201,7 @@ local WGMMA_WPF = { q4 = 4 }
 local WGMMA_WS = { nvfp4 = 1 }
 local function wgmma_geometry(q)
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
-           LN_WS = WGMMA_WS[q] or 0, LN_KSPLIT = 1, LN_CLOSE = 0 }
+           LN_WS = WGMMA_WS[q] or 0, LN_KSPLIT = 1, LN_CLOSE = 1 }
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the
