@@ -20,7 +20,7 @@
 #   scripts/gpu-session.sh moe [cuda|vulkan]      # moe_scaling, every config (MOE_CONFIGS), both regimes (MOE_ARGS: more options, MOE_LIMIT: seconds per run)
 #   scripts/gpu-session.sh swiglu [cuda|vulkan]   # swiglu_ab, every shape, both modes and regimes
 #   scripts/gpu-session.sh tune        # linear_variants sweeps of the CUDA Linear routes; ncu sections of three points
-#   scripts/gpu-session.sh splitload   # the tensor-core routes' weight loads, one load (LN_SPLITLOAD = 0) against a branch (1): SASS waits, ABBA
+#   scripts/gpu-session.sh splitload   # the tensor-core routes' weight loads, one load (LN_SPLITLOAD = 0) against a branch (1): SASS waits, ABBA; then staggered warpgroups (LN_STAGGER), LN_WS, LN_WPF; the cache's kernels' load waits (SPLIT_SURVEY=0 skips)
 #   scripts/gpu-session.sh wgncu       # ncu's full set and per-instruction SASS page of one wgmma call at T = 1024 (WGNCU)
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
 #   scripts/gpu-session.sh wgclose     # the wgmma route's LN_CLOSE = 0 against 1: its GPU test, the SASS waits of each, ABBA at T = 1024, 256
@@ -323,7 +323,19 @@ splitload)
   run split_bf16 timeout 120 $V --route wgmma --qtype bf16 --n 14336 --k 5120 --t 1024 --json "$LOGS/split_bf16.jsonl"
   run split_mma_q4 timeout 120 $V --route mma --qtype q4 --n 131072 --k 5120 --t 64,32 --json "$LOGS/split_mma_q4.jsonl"
   run split_mma_w8 timeout 120 $V --route mma --qtype w8 --n 34816 --k 5120 --t 64 --json "$LOGS/split_mma_w8.jsonl"
+  # with loads ahead: the staggered warpgroups (LN_STAGGER), the warp-specialized variant, the weights in flight
+  V="$G --backend cuda experiments/linear_variants.lua --route wgmma"
+  run split_st_q4 timeout 150 $V --grid "LN_STAGGER=0,1;LN_WPF=2,4" --qtype q4 --n 131072 --k 5120 --t 1024,256 \
+    --json "$LOGS/split_st_q4.jsonl"
+  run split_ws_q4 timeout 100 $V --grid "LN_WS=1" --qtype q4 --n 131072 --k 5120 --t 1024 --json "$LOGS/split_ws_q4.jsonl"
+  for p in w8:17408:5120 q6:248320:2048 bf16:14336:5120 q5:6144:5120; do
+    IFS=: read -r q n k <<< "$p"
+    run split_st_$q timeout 100 $V --grid "LN_STAGGER=0,1" --qtype $q --n $n --k $k --t 1024 --json "$LOGS/split_st_$q.jsonl"
+  done
+  run split_st_nvfp4 timeout 100 $V --grid "LN_WS=0;LN_STAGGER=0,1" --qtype nvfp4 --n 14336 --k 5120 --t 1024 \
+    --json "$LOGS/split_st_nvfp4.jsonl"
   for f in "$LOGS"/split_*.log; do grep -E '^ *[0-9]+ ' "$f" | sed "s|^|$(basename $f .log) |"; done
+  [[ ${SPLIT_SURVEY:-1} == 1 ]] || exit $status
   # every kernel in the cache: loads consumed within a few instructions of their issue
   mkdir -p /tmp/cache-sass
   for f in "$GPUBENCH_CACHE_DIR"/kernels/*.cubin; do

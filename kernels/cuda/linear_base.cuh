@@ -24,6 +24,10 @@
 #ifndef LN_SPLITLOAD
 #define LN_SPLITLOAD 0
 #endif
+// A/B of the wgmma route's staggered warpgroups (linear_wgmma.cuh, ln_wgmma).
+#ifndef LN_STAGGER
+#define LN_STAGGER 0
+#endif
 
 // PRMT with its full default mode: result byte n is byte (s >> 4n) & 7 of the
 // 8 bytes {b:a}, or, when bit 3 of that selector nibble is set, 0xFF or 0x00

@@ -459,6 +459,11 @@ struct LwMma {
     }
 };
 
+template <bool B>
+struct lw_bool {
+    static constexpr bool value = B;
+};
+
 // Steps fn(u, c) for u = 0 .. nunits - 1 with register set c = cur[u % WPF],
 // WPF units a trip so that the index is a constant; nested, so that ptxas
 // sees every skipped step leave no product in flight.
@@ -488,7 +493,7 @@ GB_HD void lw_each_unit(gb_u32 nunits, R* cur, Fn&& fn)
 // / KS) of the U units of K and writes its fp32 sums to part[z][T][N];
 // kernels/cuda/linear_reduce.cu adds the slices into y (the call's second
 // launch): more blocks where the tiles alone would leave SMs idle.
-template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, class C>
+template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, class C>
 GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                                          gb_u32 K, gb_u32 T, float gscale, float* part)
 {
@@ -498,6 +503,7 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     static_assert(F::E == 16, "the wgmma route takes runs of 16 (units of 64)");
     static_assert(KS >= 1 && KS <= 64, "LN_KSPLIT must be 1 to 64");
     static_assert(CLOSE == 0 || CLOSE == 1, "LN_CLOSE must be 0 or 1");
+    static_assert(STAGGER == 0 || (STAGGER == 1 && CLOSE == 1 && WG == 2), "LN_STAGGER = 1 takes 2 warpgroups and LN_CLOSE = 1");
     const gb_u32 base = ctx.template shared_base<lw_shared_bytes<F, WG, MT, BN, S>()>();
     const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN, n0 = ctx.block(1) * BM;
     typedef LwFill<F, BM, BN, NTH, STAGE> Fill;
@@ -515,19 +521,35 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
         if ((gb_u32)d < nunits) fill.stage_x(ctx, u0 + d, d);
         ctx.commit();
     }
-    // i counts this slice's units; the stages and the pipeline follow i
-    lw_each_unit<WPF>(nunits, cur, [&](gb_u32 i, typename Fill::Runs& c) {
-        const int st = (int)(i % S);
-        fill.store_unit(ctx, c, st);
-        if (i + WPF < nunits) fill.load_unit(ctx, u0 + i + WPF, c);
-        ctx.template wait<D - 1>(); // this thread's copies of x unit i have landed
-        ctx.proxy_fence();
-        ctx.barrier(); // unit i's stage is whole; every warpgroup has finished unit i - 2
-        if (i + D < nunits) fill.stage_x(ctx, u0 + i + D, (int)((i + D) % S));
-        ctx.commit();
-        mm.unit(ctx, i, st, !CLOSE && i + 1 == nunits);
-    });
-    if constexpr (CLOSE != 0) mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
+    // LN_STAGGER = 1: the last warpgroup multiplies unit i - 1 before the
+    // barrier of unit i instead of unit i after it, so that its products run
+    // while the first one waits and rescales (and the other way round); each
+    // unit's products are still waited for before the barrier two units on.
+    // One loop per role, the role warp-uniform (else ptxas serializes).
+    auto loop = [&](auto late_tag) {
+        constexpr bool LATE = decltype(late_tag)::value;
+        // i counts this slice's units; the stages and the pipeline follow i
+        lw_each_unit<WPF>(nunits, cur, [&](gb_u32 i, typename Fill::Runs& c) {
+            const int st = (int)(i % S);
+            fill.store_unit(ctx, c, st);
+            if (i + WPF < nunits) fill.load_unit(ctx, u0 + i + WPF, c);
+            if constexpr (LATE)
+                if (i > 0) mm.unit(ctx, i - 1, (int)((i - 1) % S), false);
+            ctx.template wait<D - 1>(); // this thread's copies of x unit i have landed
+            ctx.proxy_fence();
+            ctx.barrier(); // unit i's stage is whole; every warpgroup has finished unit i - 2
+            if (i + D < nunits) fill.stage_x(ctx, u0 + i + D, (int)((i + D) % S));
+            ctx.commit();
+            if constexpr (!LATE) mm.unit(ctx, i, st, !CLOSE && i + 1 == nunits);
+        });
+        if constexpr (LATE) mm.unit(ctx, nunits - 1, (int)((nunits - 1) % S), false); // nunits > 0 (below)
+        if constexpr (CLOSE != 0) mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
+    };
+    if (STAGGER && ctx.warp_uniform(tid >> 7) == WG - 1) {
+        // a slice without units stores its zeros (a guard on the last unit's
+        // products after the loop made ptxas serialize them all)
+        if (nunits > 0) loop(lw_bool<STAGGER != 0>());
+    } else loop(lw_bool<false>());
     mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale);
 }
 

@@ -143,8 +143,9 @@ function M.variant(qtype, route, changes)
   for k, v in pairs(route.defines) do d[k] = v end
   for k, v in pairs(changes) do
     -- LN_SPLITLOAD: the A/B of the tensor-core routes' weight loads (linear_base.cuh)
-    if d[k] == nil and not (k == "LN_SPLITLOAD" and (route.name == "mma" or route.name == "wgmma")) then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_SPLITLOAD") and 0 or 1) then
+    if d[k] == nil and not (k == "LN_SPLITLOAD" and (route.name == "mma" or route.name == "wgmma"))
+      and not (k == "LN_STAGGER" and route.name == "wgmma") then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
+    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_SPLITLOAD" or k == "LN_STAGGER") and 0 or 1) then
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v

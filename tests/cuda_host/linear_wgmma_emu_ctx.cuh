@@ -335,7 +335,7 @@ static gb_u64 wgmma_seed = 1;
 // KS), 128 (WG + WS) threads, the pipeline closed as LN_CLOSE = CL says;
 // with KS > 1 the slices' sums into a guarded part[KS][T][N], then the
 // reduction's code (linear_reduce.cuh) into y.
-template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL>
+template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0>
 static void run_wgmma(LnCall& c, float gscale)
 {
     enum { BM = 64 * MT * WG, NTH = 128 * (WG + WS) };
@@ -358,7 +358,7 @@ static void run_wgmma(LnCall& c, float gscale)
                 const bool ok = blk.coro.run(NTH, [&](int t) {
                     LwHostCtx ctx(&blk, (gb_u32)t, bx, by, bz);
                     if constexpr (WS) ln_wgmma_ws<F, WG, MT, BN, S, WPF, CL>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale);
-                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.part);
+                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL, STG>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.part);
                     ctx.finish();
                 }, wgmma_preempt, wgmma_seed++);
                 if (!ok) EMU_BAD(&c, "block (%u, %u, %u) deadlocked", bx, by, bz);

@@ -61,6 +61,10 @@ extern "C" {
 #define WR(F, q, WG, MT, BN, S, WPF, WS, KS, CL)                                                                    \
     Route{q, "wgmma " #F " WG=" #WG " MT=" #MT " BN=" #BN " S=" #S " WPF=" #WPF " WS=" #WS " KS=" #KS " CLOSE=" #CL, \
           run_wgmma<F, WG, MT, BN, S, WPF, WS, KS, CL>, 65535}
+// the last warpgroup's products staggered half a unit (LN_STAGGER = 1)
+#define WRS(F, q, MT, BN, S, WPF, KS)                                                                                  \
+    Route{q, "wgmma " #F " WG=2 MT=" #MT " BN=" #BN " S=" #S " WPF=" #WPF " KS=" #KS " CLOSE=1 STAGGER=1",            \
+          run_wgmma<F, 2, MT, BN, S, WPF, 0, KS, 1, 1>, 65535}
 static const std::vector<Route>& wgmma_routes()
 {
     static const std::vector<Route> r = {
@@ -77,6 +81,10 @@ static const std::vector<Route>& wgmma_routes()
         WR(LnW8, "w8", 2, 1, 256, 4, 2, 0, 1, 1), WR(LnW8, "w8", 2, 1, 256, 4, 2, 1, 1, 1),
         WR(LnNvfp4, "nvfp4", 2, 1, 256, 4, 2, 1, 1, 1), WR(LnNvfp4, "nvfp4", 2, 1, 128, 3, 4, 0, 2, 1),
         WR(LnBf16, "bf16", 2, 1, 256, 4, 2, 0, 1, 1), WR(LnBf16, "bf16", 2, 1, 256, 4, 2, 1, 1, 1),
+        // staggered warpgroups: every format, 3 and 4 stages, slices of K, two m64 tiles a warpgroup
+        WRS(LnQ4, "q4", 1, 256, 4, 4, 1), WRS(LnQ4, "q4", 1, 128, 3, 4, 16), WRS(LnQ5, "q5", 1, 256, 4, 2, 3),
+        WRS(LnQ6, "q6", 2, 128, 4, 2, 1), WRS(LnW8, "w8", 1, 256, 4, 2, 1), WRS(LnW8, "w8", 1, 128, 3, 1, 4),
+        WRS(LnNvfp4, "nvfp4", 1, 256, 4, 2, 1), WRS(LnBf16, "bf16", 1, 256, 4, 2, 1), WRS(LnBf16, "bf16", 1, 128, 3, 4, 2),
     };
     return r;
 }

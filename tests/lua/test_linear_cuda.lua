@@ -433,6 +433,18 @@ wgmma_test("wgmma route with the pipeline closed in the last unit (LN_CLOSE = 0,
   end
 end)
 
+wgmma_test("wgmma route with staggered warpgroups (LN_STAGGER = 1), every format, against FP64", function(dev, kernels)
+  for _, q in ipairs(routes.qtypes) do
+    local base = routes[q][#routes[q] - 1]
+    local changes = { { LN_STAGGER = 1, LN_WS = 0 }, { LN_STAGGER = 1, LN_WS = 0, LN_KSPLIT = 3 } }
+    for i, c in ipairs(changes) do
+      local r = routes.variant(q, base, c)
+      check(dev, kernels, q, r, 37, 200, 300, 970 + i)
+      check(dev, kernels, q, r, 300, 4304, 257, 975 + i)
+    end
+  end
+end)
+
 -- The wgmma route keeps the sum in units of the current group's scale
 -- (kernels/cuda/linear_wgmma.cuh): rows whose scales are 0 in some groups
 -- (codes stored as zeros, the previous scale carried), all 0, or alternate
