@@ -459,11 +459,6 @@ struct LwMma {
     }
 };
 
-template <bool B>
-struct lw_bool {
-    static constexpr bool value = B;
-};
-
 // Steps fn(u, c) for u = 0 .. nunits - 1 with register set c = cur[u % WPF],
 // WPF units a trip so that the index is a constant; nested, so that ptxas
 // sees every skipped step leave no product in flight.
@@ -486,6 +481,33 @@ GB_HD void lw_each_unit(gb_u32 nunits, R* cur, Fn&& fn)
             }
         }
     }
+}
+
+// The lockstep kernel's unit loop, i counting the slice's units (the stages
+// and the pipeline follow i). LATE (LN_STAGGER = 1, the last warpgroup):
+// unit i - 1 is multiplied before the barrier of unit i instead of unit i
+// after it, so that these products run while the other warpgroup waits and
+// rescales, and the other way round; each unit's products are still waited
+// for before the barrier two units on, as the stages' reuse needs.
+template <bool LATE, int S, int WPF, int CLOSE, class C, class Fill, class Mm>
+GB_HD void lw_lockstep_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, gb_u32 u0, gb_u32 nunits)
+{
+    enum { D = S - 2 };
+    lw_each_unit<WPF>(nunits, cur, [&](gb_u32 i, typename Fill::Runs& c) {
+        const int st = (int)(i % S);
+        fill.store_unit(ctx, c, st);
+        if (i + WPF < nunits) fill.load_unit(ctx, u0 + i + WPF, c);
+        if constexpr (LATE)
+            if (i > 0) mm.unit(ctx, i - 1, (int)((i - 1) % S), false);
+        ctx.template wait<D - 1>(); // this thread's copies of x unit i have landed
+        ctx.proxy_fence();
+        ctx.barrier(); // unit i's stage is whole; every warpgroup has finished unit i - 2
+        if (i + D < nunits) fill.stage_x(ctx, u0 + i + D, (int)((i + D) % S));
+        ctx.commit();
+        if constexpr (!LATE) mm.unit(ctx, i, st, !CLOSE && i + 1 == nunits);
+    });
+    if constexpr (LATE) mm.unit(ctx, nunits - 1, (int)((nunits - 1) % S), false); // nunits > 0
+    if constexpr (CLOSE != 0) mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
 }
 
 // Lockstep (LN_WS = 0): every thread fills and multiplies; one barrier a unit.
@@ -521,35 +543,12 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
         if ((gb_u32)d < nunits) fill.stage_x(ctx, u0 + d, d);
         ctx.commit();
     }
-    // LN_STAGGER = 1: the last warpgroup multiplies unit i - 1 before the
-    // barrier of unit i instead of unit i after it, so that its products run
-    // while the first one waits and rescales (and the other way round); each
-    // unit's products are still waited for before the barrier two units on.
-    // One loop per role, the role warp-uniform (else ptxas serializes).
-    auto loop = [&](auto late_tag) {
-        constexpr bool LATE = decltype(late_tag)::value;
-        // i counts this slice's units; the stages and the pipeline follow i
-        lw_each_unit<WPF>(nunits, cur, [&](gb_u32 i, typename Fill::Runs& c) {
-            const int st = (int)(i % S);
-            fill.store_unit(ctx, c, st);
-            if (i + WPF < nunits) fill.load_unit(ctx, u0 + i + WPF, c);
-            if constexpr (LATE)
-                if (i > 0) mm.unit(ctx, i - 1, (int)((i - 1) % S), false);
-            ctx.template wait<D - 1>(); // this thread's copies of x unit i have landed
-            ctx.proxy_fence();
-            ctx.barrier(); // unit i's stage is whole; every warpgroup has finished unit i - 2
-            if (i + D < nunits) fill.stage_x(ctx, u0 + i + D, (int)((i + D) % S));
-            ctx.commit();
-            if constexpr (!LATE) mm.unit(ctx, i, st, !CLOSE && i + 1 == nunits);
-        });
-        if constexpr (LATE) mm.unit(ctx, nunits - 1, (int)((nunits - 1) % S), false); // nunits > 0 (below)
-        if constexpr (CLOSE != 0) mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
-    };
+    // LN_STAGGER = 1: one loop per role, the role warp-uniform (else ptxas
+    // serializes); a slice without units stores its zeros (a guard on the
+    // late role's last products after its loop made ptxas serialize them all)
     if (STAGGER && ctx.warp_uniform(tid >> 7) == WG - 1) {
-        // a slice without units stores its zeros (a guard on the last unit's
-        // products after the loop made ptxas serialize them all)
-        if (nunits > 0) loop(lw_bool<STAGGER != 0>());
-    } else loop(lw_bool<false>());
+        if (nunits > 0) lw_lockstep_loop<STAGGER != 0, S, WPF, CLOSE>(ctx, fill, mm, cur, u0, nunits);
+    } else lw_lockstep_loop<false, S, WPF, CLOSE>(ctx, fill, mm, cur, u0, nunits);
     mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale);
 }
 

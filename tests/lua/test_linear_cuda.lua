@@ -418,32 +418,26 @@ wgmma_test("wgmma route with slices of K (LN_KSPLIT = 2, 3, 8), every format, ag
   end
 end)
 
--- LN_CLOSE = 1 (kernels/cuda/linear_wgmma.cuh): the products stay in flight
--- across the loop's back-edge and the pipeline closes after it, in the
--- lockstep kernel, with slices of K and in the warp-specialized kernel.
-wgmma_test("wgmma route with the pipeline closed in the last unit (LN_CLOSE = 0, the table takes 1), every format, against FP64", function(dev, kernels)
-  for _, q in ipairs(routes.qtypes) do
-    local base = routes[q][#routes[q] - 1]
-    local changes = { { LN_CLOSE = 0, LN_WS = 0 }, { LN_CLOSE = 0, LN_WS = 1 }, { LN_CLOSE = 0, LN_WS = 0, LN_KSPLIT = 3 } }
-    for i, c in ipairs(changes) do
-      local r = routes.variant(q, base, c)
-      check(dev, kernels, q, r, 37, 200, 300, 960 + i)
-      check(dev, kernels, q, r, 300, 4304, 257, 965 + i)
+-- wgmma variants other than the table's, every format, at two shapes against
+-- FP64 (kernels/cuda/linear_wgmma.cuh): LN_CLOSE = 0, the pipeline closed in
+-- the last unit (lockstep, warp-specialized, slices of K); LN_STAGGER = 1, the
+-- last warpgroup's products half a unit behind the first's.
+local function wgmma_variants_test(name, changes, seed)
+  wgmma_test(name, function(dev, kernels)
+    for _, q in ipairs(routes.qtypes) do
+      local base = routes[q][#routes[q] - 1]
+      for i, c in ipairs(changes) do
+        local r = routes.variant(q, base, c)
+        check(dev, kernels, q, r, 37, 200, 300, seed + i)
+        check(dev, kernels, q, r, 300, 4304, 257, seed + 5 + i)
+      end
     end
-  end
-end)
-
-wgmma_test("wgmma route with staggered warpgroups (LN_STAGGER = 1), every format, against FP64", function(dev, kernels)
-  for _, q in ipairs(routes.qtypes) do
-    local base = routes[q][#routes[q] - 1]
-    local changes = { { LN_STAGGER = 1, LN_WS = 0 }, { LN_STAGGER = 1, LN_WS = 0, LN_KSPLIT = 3 } }
-    for i, c in ipairs(changes) do
-      local r = routes.variant(q, base, c)
-      check(dev, kernels, q, r, 37, 200, 300, 970 + i)
-      check(dev, kernels, q, r, 300, 4304, 257, 975 + i)
-    end
-  end
-end)
+  end)
+end
+wgmma_variants_test("wgmma route with the pipeline closed in the last unit (LN_CLOSE = 0, the table takes 1), every format, against FP64",
+  { { LN_CLOSE = 0, LN_WS = 0 }, { LN_CLOSE = 0, LN_WS = 1 }, { LN_CLOSE = 0, LN_WS = 0, LN_KSPLIT = 3 } }, 960)
+wgmma_variants_test("wgmma route with staggered warpgroups (LN_STAGGER = 1), every format, against FP64",
+  { { LN_STAGGER = 1, LN_WS = 0 }, { LN_STAGGER = 1, LN_WS = 0, LN_KSPLIT = 3 } }, 970)
 
 -- The wgmma route keeps the sum in units of the current group's scale
 -- (kernels/cuda/linear_wgmma.cuh): rows whose scales are 0 in some groups
