@@ -300,6 +300,7 @@ wgclose)
 splitload)
   # The tensor-core routes' weight loads: one load whatever the unit (LN_SPLITLOAD = 0) against a tail and a
   # plain load behind a branch (1): where each load's first consumer waits (SASS), then ABBA
+  GPUBENCH_TEST_ONLY="wgmma route" run lua_test_wgmma timeout 200 $G tests/lua/test_linear_cuda.lua
   for q in q4 w8 nvfp4 bf16; do
     for c in 0 1; do
       ws=0; wpf=2; [[ $q == nvfp4 ]] && ws=1; [[ $q == q4 ]] && wpf=4
