@@ -20,7 +20,7 @@
 #   scripts/gpu-session.sh moe [cuda|vulkan]      # moe_scaling, every config (MOE_CONFIGS), both regimes (MOE_ARGS: more options, MOE_LIMIT: seconds per run)
 #   scripts/gpu-session.sh swiglu [cuda|vulkan]   # swiglu_ab, every shape, both modes and regimes
 #   scripts/gpu-session.sh tune        # linear_variants sweeps of the CUDA Linear routes; ncu sections of three points
-#   scripts/gpu-session.sh splitload   # the tensor-core routes' weight loads, one load (LN_SPLITLOAD = 0) against a branch (1): SASS waits, ABBA; then staggered warpgroups (LN_STAGGER), LN_WS, LN_WPF; the cache's kernels' load waits (SPLIT_SURVEY=0 skips)
+#   scripts/gpu-session.sh splitload   # the tensor-core routes' weight loads, one load (LN_SPLITLOAD = 0) against a branch (1): SASS waits, ABBA; then staggered warpgroups (LN_STAGGER), LN_WS, LN_WPF
 #   scripts/gpu-session.sh wgncu       # ncu's full set and per-instruction SASS page of one wgmma call at T = 1024 (WGNCU)
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
 #   scripts/gpu-session.sh wgclose     # the wgmma route's LN_CLOSE = 0 against 1: its GPU test, the SASS waits of each, ABBA at T = 1024, 256
@@ -299,23 +299,7 @@ wgclose)
   ;;
 splitload)
   # The tensor-core routes' weight loads: one load whatever the unit (LN_SPLITLOAD = 0) against a tail and a
-  # plain load behind a branch (1): where each load's first consumer waits (SASS), then ABBA
-  GPUBENCH_TEST_ONLY="wgmma route" run lua_test_wgmma timeout 200 $G tests/lua/test_linear_cuda.lua
-  for q in q4 w8 nvfp4 bf16; do
-    for c in 0 1; do
-      ws=0; wpf=2; [[ $q == nvfp4 ]] && ws=1; [[ $q == q4 ]] && wpf=4
-      /usr/local/cuda/bin/nvcc -std=c++17 -arch=sm_90a -cubin -Ikernels/cuda -DGB_ARCH_SPECIFIC=1 -DLN_WG=2 -DLN_MT=1 \
-        -DLN_BN=256 -DLN_STAGES=4 -DLN_WPF=$wpf -DLN_WS=$ws -DLN_KSPLIT=1 -DLN_CLOSE=1 -DLN_SPLITLOAD=$c \
-        -o "$LOGS/wg_${q}_s$c.cubin" kernels/cuda/linear_wgmma_$q.cu > "$LOGS/wg_${q}_s$c.ptxas" 2>&1
-      /usr/local/cuda/bin/cuobjdump -sass "$LOGS/wg_${q}_s$c.cubin" > "$LOGS/wg_${q}_s$c.sass" 2>&1
-    done
-  done
-  for c in 0 1; do
-    /usr/local/cuda/bin/nvcc -std=c++17 -arch=sm_90 -cubin -Ikernels/cuda -DLN_NW=4 -DLN_BN=64 -DLN_STAGES=4 \
-      -DLN_SPLITLOAD=$c -o "$LOGS/mma_q4_s$c.cubin" kernels/cuda/linear_mma_q4.cu > "$LOGS/mma_q4_s$c.ptxas" 2>&1
-    /usr/local/cuda/bin/cuobjdump -sass "$LOGS/mma_q4_s$c.cubin" > "$LOGS/mma_q4_s$c.sass" 2>&1
-  done
-  python3 tools/sass_load_waits.py "$LOGS"/*_s[01].sass | grep -v '^   +' | tee "$LOGS/load_waits.txt"
+  # plain load behind a branch (1), ABBA (the SASS of both: tools/sass_load_waits.py, docs/kernels/cuda-linear.md)
   V="$G --backend cuda experiments/linear_variants.lua --grid LN_SPLITLOAD=0,1"
   run split_q4 timeout 200 $V --route wgmma --qtype q4 --n 131072 --k 5120 --t 1024,256 --json "$LOGS/split_q4.jsonl"
   run split_w8 timeout 120 $V --route wgmma --qtype w8 --n 17408 --k 5120 --t 1024 --json "$LOGS/split_w8.jsonl"
@@ -336,14 +320,7 @@ splitload)
   run split_st_nvfp4 timeout 100 $V --grid "LN_WS=0;LN_STAGGER=0,1" --qtype nvfp4 --n 14336 --k 5120 --t 1024 \
     --json "$LOGS/split_st_nvfp4.jsonl"
   for f in "$LOGS"/split_*.log; do grep -E '^ *[0-9]+ ' "$f" | sed "s|^|$(basename $f .log) |"; done
-  [[ ${SPLIT_SURVEY:-1} == 1 ]] || exit $status
-  # every kernel in the cache: loads consumed within a few instructions of their issue
-  mkdir -p /tmp/cache-sass
-  for f in "$GPUBENCH_CACHE_DIR"/kernels/*.cubin; do
-    /usr/local/cuda/bin/cuobjdump -sass "$f" > "/tmp/cache-sass/$(basename "$f" .cubin).sass" 2>/dev/null
-  done
-  python3 tools/sass_load_waits.py /tmp/cache-sass/*.sass | grep -v '^   +' | sed 's|^/tmp/cache-sass/||' \
-    | sort -t'(' -k2 > "$LOGS/load_waits_cache.txt"
+  GPUBENCH_TEST_ONLY="wgmma route" run lua_test_wgmma timeout 200 $G tests/lua/test_linear_cuda.lua
   ;;
 wgncu)
   # ncu's full set over one cold call of the wgmma route at T = 1024 (WGNCU="q:N:K ..."): the details page and

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-# For each global load (LDG) in a `cuobjdump -sass` listing, the first later
-# instruction (in address order) that waits on the load's scoreboard, and how
-# many instructions apart: a load consumed a few instructions after it is
-# issued was not loaded ahead (docs/kernels/cuda-linear.md, "Loads that
+# For each global load (LDG) inside a loop (between a backward branch and its
+# target) of a `cuobjdump -sass` listing, the first later instruction (in
+# address order) that waits on the load's scoreboard, and how many
+# instructions apart: a load consumed a few instructions after it is issued
+# was not loaded ahead (docs/kernels/cuda-linear.md, "Loads that
 # waited"). The control bits of each instruction's second word: stall 41-44,
 # yield 45, write barrier 46-48, read barrier 49-51, wait mask 52-57.
 #   tools/sass_load_waits.py FILE.sass ...
@@ -28,16 +29,22 @@ for path in sys.argv[1:]:
     ins = parse(path)
     name = re.search(r'Function : (\S+)', open(path).read())
     path = f"{path} ({name.group(1)})" if name else path
+    # loops: the spans [target, branch] of the backward branches
+    loops = []
+    for x in ins:
+        m = re.search(r'\bBRA (?:`\(\S+\) )?(0x[0-9a-f]+)', x['text'])
+        if m and int(m.group(1), 16) <= x['addr']:
+            loops.append((int(m.group(1), 16), x['addr']))
     near = []
     for k, x in enumerate(ins):
-        if 'LDG' in x['text'] and x['wr'] != 7:
+        if 'LDG' in x['text'] and x['wr'] != 7 and any(a <= x['addr'] <= b for a, b in loops):
             sb = x['wr']
             for j in range(k + 1, len(ins)):
                 if ins[j]['wait'] >> sb & 1:
                     near.append((j - k, x['addr'], ins[j]['addr'], ins[j]['text'][:40]))
                     break
     short = [n for n in near if n[0] < 60]
-    print(f"{path}: {len(near)} LDG, {len(short)} consumed within 60 instructions")
+    print(f"{path}: {len(near)} LDG in loops, {len(short)} consumed within 60 instructions")
     if not ins:
         print("   no instructions parsed: not a cuobjdump -sass listing?")
     for n in short[:12]:
