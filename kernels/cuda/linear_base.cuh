@@ -19,16 +19,6 @@
 
 #define LN_EACH for (int q = 0; q < Ctx::NT; q++)
 
-// A/B of the tensor-core routes' weight loads (1: a tail and a plain load
-// behind a branch, as before 2026-12-05; linear_wgmma.cuh, load_unit).
-#ifndef LN_SPLITLOAD
-#define LN_SPLITLOAD 0
-#endif
-// A/B of the wgmma route's staggered warpgroups (linear_wgmma.cuh, ln_wgmma).
-#ifndef LN_STAGGER
-#define LN_STAGGER 0
-#endif
-
 // PRMT with its full default mode: result byte n is byte (s >> 4n) & 7 of the
 // 8 bytes {b:a}, or, when bit 3 of that selector nibble is set, 0xFF or 0x00
 // as the sign bit of that byte (the NVFP4 decode uses both).

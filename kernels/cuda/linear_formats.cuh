@@ -121,6 +121,7 @@ template <int B>
 struct LnQk {
     enum { E = 16, MODE = LN_SCALE_AFTER, GSCALE = 0, KG = 4, NG = 1, SWZ = 1, CB = 32, HB = 8 * B, SB = 2 };
     enum { LW = 8 }; // bytes of each code load of a lane (the staged route's swizzle)
+    enum { TAIL_CUT = 0 }; // its load<true> reads the same as load<false>
     GB_HD static gb_u32 chunk(gb_u32 t, int h) { return 2 * t + h; }
     typedef LnQkRaw<B> Raw;
     GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K) { return ln_planar_geo<LnQk>(W, N, K); }
@@ -172,6 +173,7 @@ GB_HD float ln_w8_magic(gb_u32 u, int i) { return gb_as_float(ln_prmt(u, 0x47000
 struct LnW8 {
     enum { E = 16, MODE = LN_SCALE_AFTER, GSCALE = 0, KG = 2, NG = 2, SWZ = 4, CB = 64, HB = 0, SB = 4 };
     enum { LW = 8 }; // bytes of each code load of a lane (the staged route's swizzle)
+    enum { TAIL_CUT = 0 }; // its load<true> reads the same as load<false>
     GB_HD static gb_u32 chunk(gb_u32 t, int h) { return t + 4 * h; }
     struct Raw { gb_u32 c[4], s; };
     GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K) { return ln_planar_geo<LnW8>(W, N, K); }
@@ -205,6 +207,7 @@ struct LnW8 {
 struct LnNvfp4 {
     enum { E = 16, MODE = LN_PRESCALED, GSCALE = 1, KG = 4, NG = 1, SWZ = 1, CB = 32, HB = 0, SB = 4 };
     enum { LW = 8 }; // bytes of each code load of a lane (the staged route's swizzle)
+    enum { TAIL_CUT = 0 }; // its load<true> reads the same as load<false>
     GB_HD static gb_u32 chunk(gb_u32 t, int h) { return 2 * t + h; }
     struct Raw { gb_u32 c[2], s; };
     GB_HD static LnGeo geo(const unsigned char* W, gb_u32 N, gb_u32 K) { return ln_planar_geo<LnNvfp4>(W, N, K); }
@@ -253,6 +256,7 @@ struct LnNvfp4 {
 struct LnBf16 {
     enum { E = 16, MODE = LN_PRESCALED, GSCALE = 0, KG = 4, NG = 1, SWZ = 4, CB = 128, HB = 0, SB = 0 };
     enum { LW = 16 }; // bytes of each code load of a lane (the staged route's swizzle)
+    enum { TAIL_CUT = 1 }; // its load<true> reads only the words below K
     GB_HD static gb_u32 chunk(gb_u32 t, int h) { return t + 4 * h; }
     struct Raw { gb_u32 c[8]; };
     GB_HD static LnGeo geo(const unsigned char* W, gb_u32, gb_u32 K)

@@ -100,7 +100,8 @@ GB_HD void ln_mma_block(Ctx& ctx, const unsigned char* W, const unsigned short* 
         float s[NT][RT][2][F::NG];
         ln_decode_unit<F, RT, Ctx>(cur, A, s);
         if (u + 1 < nunits) {
-#if LN_SPLITLOAD
+            // one load whatever the unit, except for TAIL_CUT formats (as
+            // linear_wgmma.cuh's load_unit)
             const bool last = u + 2 == nunits; // the only unit that can reach past K
             LN_EACH
 #pragma unroll
@@ -108,19 +109,9 @@ GB_HD void ln_mma_block(Ctx& ctx, const unsigned char* W, const unsigned short* 
 #pragma unroll
                 for (int h = 0; h < 2; h++) {
                     const LnPtr pr = ln_at<F>(P[q][i][h], u + 1);
-                    if (last) F::template load<true>(ctx, pr, 0, (int)K - 64 * (int)(u + 1) - 8 * (int)F::chunk(t[q], 0), cur[q][i][h]);
-                    else F::template load<false>(ctx, pr, 0, 0, cur[q][i][h]);
+                    if (F::TAIL_CUT && !last) F::template load<false>(ctx, pr, 0, 0, cur[q][i][h]);
+                    else F::template load<true>(ctx, pr, 0, (int)K - 64 * (int)(u + 1) - 8 * (int)F::chunk(t[q], 0), cur[q][i][h]);
                 }
-#else
-            // one load whatever the unit (as linear_wgmma.cuh's load_unit)
-            LN_EACH
-#pragma unroll
-            for (int i = 0; i < RT; i++)
-#pragma unroll
-                for (int h = 0; h < 2; h++)
-                    F::template load<true>(ctx, ln_at<F>(P[q][i][h], u + 1), 0,
-                                           (int)K - 64 * (int)(u + 1) - 8 * (int)F::chunk(t[q], 0), cur[q][i][h]);
-#endif
         }
         const int st = (int)(u % S);
 #pragma unroll

@@ -279,23 +279,18 @@ struct LwFill {
     template <class C>
     GB_HD void load_unit(const C& ctx, gb_u32 u, Runs& c) const
     {
-#if LN_SPLITLOAD
-        const bool last = u + 1 == nunits; // the only unit that can reach past K
+        // Formats whose load reads less at K's end (TAIL_CUT: bf16) take a tail
+        // and a plain load behind a branch; the others one load whatever the
+        // unit: with the branch, ptxas merged their two identical loads with
+        // moves that waited for the load, so nothing was loaded ahead
+        // (docs/kernels/cuda-linear.md, "Loads that waited").
+        const int kleft = (int)K - 64 * (int)u - 8 * (int)F::chunk(t, 0);
 #pragma unroll
         for (int i = 0; i < RUNS; i++) {
             const LnPtr pr = ln_at<F>(P[i], u);
-            if (last) F::template load<true>(ctx, pr, 0, (int)K - 64 * (int)u - 8 * (int)F::chunk(t, 0), c.r[i]);
-            else F::template load<false>(ctx, pr, 0, 0, c.r[i]);
+            if (F::TAIL_CUT && u + 1 != nunits) F::template load<false>(ctx, pr, 0, 0, c.r[i]);
+            else F::template load<true>(ctx, pr, 0, kleft, c.r[i]);
         }
-#else
-        // One load whatever the unit (below the last, kleft >= 40 and nothing
-        // is cut): with a branch between a tail and a plain load, ptxas merged
-        // the two with moves that wait for the load, so nothing was loaded
-        // ahead (docs/kernels/cuda-linear.md, "Loads that waited").
-        const int kleft = (int)K - 64 * (int)u - 8 * (int)F::chunk(t, 0);
-#pragma unroll
-        for (int i = 0; i < RUNS; i++) F::template load<true>(ctx, ln_at<F>(P[i], u), 0, kleft, c.r[i]);
-#endif
     }
     // The weights of a unit into stage st as bf16, exact: the prescaled
     // formats' values, or codes minus their offset (zeros in a group whose

@@ -54,6 +54,8 @@
 --              products stay in flight across every back-edge and the wait
 --              follows the loop (no wait injected by ptxas; the table's, faster
 --              or equal at every point timed: docs/kernels/cuda-linear.md).
+--   LN_STAGGER 1: the last warpgroup multiplies each unit half a unit after
+--              the first (LN_WG = 2, LN_WS = 0, LN_CLOSE = 1).
 -- A route with `slices` takes an eighth argument, that workspace (y when 1).
 -- The integer-dot route takes T = 1 (q6) and T = 1, 2 (q4, q5, w8): there it
 -- measured faster than the memory-bound route (DOT below); its dp2a count
@@ -142,10 +144,8 @@ function M.variant(qtype, route, changes)
   local d = {}
   for k, v in pairs(route.defines) do d[k] = v end
   for k, v in pairs(changes) do
-    -- LN_SPLITLOAD: the A/B of the tensor-core routes' weight loads (linear_base.cuh)
-    if d[k] == nil and not (k == "LN_SPLITLOAD" and (route.name == "mma" or route.name == "wgmma"))
-      and not (k == "LN_STAGGER" and route.name == "wgmma") then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_SPLITLOAD" or k == "LN_STAGGER") and 0 or 1) then
+    if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
+    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER") and 0 or 1) then
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
@@ -194,15 +194,17 @@ local DOT_KS_T2 = { w8 = { { max_row_warps = 640, ks = 2 } } }
 -- The wgmma route (sm_90) from T = 65; the mma route on other devices and
 -- where the rules below give it. 2 warpgroups of one m64 tile (128 rows of
 -- W) by 256 rows of x, 4 stages, units of weights in flight: 4 for q4, 2 for
--- the others; nvfp4 with a third warpgroup that only fills the stages
--- (LN_WS = 1), which was slower for the others (docs/kernels/cuda-linear.md,
--- "wgmma route").
+-- the others; the second warpgroup's products half a unit behind the
+-- first's (LN_STAGGER = 1) for q5, q6, nvfp4 and bf16, where it measured
+-- 1.02-1.20x faster (q4 and w8 0.95-0.98x; a third warpgroup that only
+-- fills the stages, LN_WS = 1, slower everywhere once the weights were loaded
+-- ahead: docs/kernels/cuda-linear.md, "wgmma route", "Loads that waited").
 local WGMMA_FROM = 65
 local WGMMA_WPF = { q4 = 4 }
-local WGMMA_WS = { nvfp4 = 1 }
+local WGMMA_STAGGER = { q5 = 1, q6 = 1, nvfp4 = 1, bf16 = 1 }
 local function wgmma_geometry(q)
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
-           LN_WS = WGMMA_WS[q] or 0, LN_KSPLIT = 1, LN_CLOSE = 1 }
+           LN_WS = 0, LN_KSPLIT = 1, LN_CLOSE = 1, LN_STAGGER = WGMMA_STAGGER[q] or 0 }
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the

@@ -420,14 +420,15 @@ end)
 
 -- wgmma variants other than the table's, every format, at two shapes against
 -- FP64 (kernels/cuda/linear_wgmma.cuh): LN_CLOSE = 0, the pipeline closed in
--- the last unit (lockstep, warp-specialized, slices of K); LN_STAGGER = 1, the
--- last warpgroup's products half a unit behind the first's.
+-- the last unit (lockstep, warp-specialized, slices of K); the LN_STAGGER the
+-- table does not take for the format (1: the last warpgroup's products half a
+-- unit behind the first's).
 local function wgmma_variants_test(name, changes, seed)
   wgmma_test(name, function(dev, kernels)
     for _, q in ipairs(routes.qtypes) do
       local base = routes[q][#routes[q] - 1]
       for i, c in ipairs(changes) do
-        local r = routes.variant(q, base, c)
+        local r = routes.variant(q, base, type(c) == "function" and c(base.defines) or c)
         check(dev, kernels, q, r, 37, 200, 300, seed + i)
         check(dev, kernels, q, r, 300, 4304, 257, seed + 5 + i)
       end
@@ -435,9 +436,11 @@ local function wgmma_variants_test(name, changes, seed)
   end)
 end
 wgmma_variants_test("wgmma route with the pipeline closed in the last unit (LN_CLOSE = 0, the table takes 1), every format, against FP64",
-  { { LN_CLOSE = 0, LN_WS = 0 }, { LN_CLOSE = 0, LN_WS = 1 }, { LN_CLOSE = 0, LN_WS = 0, LN_KSPLIT = 3 } }, 960)
-wgmma_variants_test("wgmma route with staggered warpgroups (LN_STAGGER = 1), every format, against FP64",
-  { { LN_STAGGER = 1, LN_WS = 0 }, { LN_STAGGER = 1, LN_WS = 0, LN_KSPLIT = 3 } }, 970)
+  { { LN_CLOSE = 0, LN_STAGGER = 0 }, { LN_CLOSE = 0, LN_WS = 1, LN_STAGGER = 0 },
+    { LN_CLOSE = 0, LN_STAGGER = 0, LN_KSPLIT = 3 } }, 960)
+local function other_stagger(d) return { LN_STAGGER = 1 - d.LN_STAGGER } end
+wgmma_variants_test("wgmma route with the other LN_STAGGER than the table's (warpgroups in step or staggered), every format, against FP64",
+  { other_stagger, function(d) return { LN_STAGGER = 1 - d.LN_STAGGER, LN_KSPLIT = 3 } end }, 970)
 
 -- The wgmma route keeps the sum in units of the current group's scale
 -- (kernels/cuda/linear_wgmma.cuh): rows whose scales are 0 in some groups
