@@ -16,7 +16,7 @@
 #   scripts/gpu-session.sh tables [cuda|vulkan]   # the GEMV tables for docs/results
 #   scripts/gpu-session.sh compare DIR [cuda|vulkan]  # gemv_table and bandwidth, this build and DIR's, same commands
 #   scripts/gpu-session.sh kernels     # the Linear, vendor GEMM, MoE and SwiGLU tests on both backends (correctness first)
-#   scripts/gpu-session.sh linear [cuda|vulkan]   # linear_suite --suite all, a T sweep, the ncu crosscheck of one point
+#   scripts/gpu-session.sh linear [cuda|vulkan]   # linear_suite --suite all, a T sweep, the ncu crosscheck of one point (LINEAR_EXTRA=0: the suite only)
 #   scripts/gpu-session.sh moe [cuda|vulkan]      # moe_scaling, every config (MOE_CONFIGS), both regimes (MOE_ARGS: more options, MOE_LIMIT: seconds per run)
 #   scripts/gpu-session.sh swiglu [cuda|vulkan]   # swiglu_ab, every shape, both modes and regimes
 #   scripts/gpu-session.sh tune        # linear_variants sweeps of the CUDA Linear routes; ncu sections of three points
@@ -224,9 +224,11 @@ linear)
   for b in ${arg2:-cuda vulkan}; do
     run "linear_all_$b" timeout 500 $G --backend $b experiments/linear_suite.lua --suite all \
       --json "$LOGS/linear_all_$b.jsonl" --markdown "$LOGS/linear_all_$b.md"
+    [[ ${LINEAR_EXTRA:-1} == 1 ]] || continue
     run "linear_sweep_q4_$b" $G --backend $b experiments/linear_suite.lua --qtype q4 --n 4096 --k 5120 \
       --sweep 1:32:1 --json "$LOGS/linear_sweep_q4_$b.jsonl"
   done
+  [[ ${LINEAR_EXTRA:-1} == 1 ]] || exit $status
   # DRAM bytes of one cold call against the model's (ninfer: 14848 extra bytes)
   run linear_ncu "$NCU" --profile-from-start off --cache-control none --clock-control none \
     --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum --csv --print-units base \
