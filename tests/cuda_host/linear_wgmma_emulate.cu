@@ -56,8 +56,9 @@ extern "C" {
 #include "linear_wgmma_emu_ctx.cuh"
 
 // The route table's geometries (lib/gpubench/linear_cuda.lua: 2 warpgroups,
-// 128 or 256 rows of x, 4 stages, q4 4 units in registers, nvfp4
-// warp-specialized, slices of K) and the kernel files' other compile lines.
+// 128 or 256 rows of x, 4 stages, q4 4 units in registers, slices of K,
+// staggered warpgroups for q5, q6, nvfp4 and bf16: WRS below) and the kernel
+// files' other compile lines.
 #define WR(F, q, WG, MT, BN, S, WPF, WS, KS, CL)                                                                    \
     Route{q, "wgmma " #F " WG=" #WG " MT=" #MT " BN=" #BN " S=" #S " WPF=" #WPF " WS=" #WS " KS=" #KS " CLOSE=" #CL, \
           run_wgmma<F, WG, MT, BN, S, WPF, WS, KS, CL>, 65535}
@@ -83,7 +84,8 @@ static const std::vector<Route>& wgmma_routes()
         WR(LnBf16, "bf16", 2, 1, 256, 4, 2, 0, 1, 1), WR(LnBf16, "bf16", 2, 1, 256, 4, 2, 1, 1, 1),
         // staggered warpgroups: every format, 3 and 4 stages, slices of K, two m64 tiles a warpgroup
         WRS(LnQ4, "q4", 1, 256, 4, 4, 1), WRS(LnQ4, "q4", 1, 128, 3, 4, 16), WRS(LnQ5, "q5", 1, 256, 4, 2, 3),
-        WRS(LnQ6, "q6", 2, 128, 4, 2, 1), WRS(LnW8, "w8", 1, 256, 4, 2, 1), WRS(LnW8, "w8", 1, 128, 3, 1, 4),
+        WRS(LnQ6, "q6", 2, 128, 4, 2, 1), WRS(LnQ6, "q6", 1, 256, 4, 2, 1), WRS(LnQ6, "q6", 1, 128, 4, 2, 16),
+        WRS(LnW8, "w8", 1, 256, 4, 2, 1), WRS(LnW8, "w8", 1, 128, 3, 1, 4),
         WRS(LnNvfp4, "nvfp4", 1, 256, 4, 2, 1), WRS(LnBf16, "bf16", 1, 256, 4, 2, 1), WRS(LnBf16, "bf16", 1, 128, 3, 4, 2),
     };
     return r;
