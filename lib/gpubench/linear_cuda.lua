@@ -195,10 +195,10 @@ local DOT_KS_T2 = { w8 = { { max_row_warps = 640, ks = 2 } } }
 -- where the rules below give it. 2 warpgroups of one m64 tile (128 rows of
 -- W) by 256 rows of x, 4 stages, units of weights in flight: 4 for q4, 2 for
 -- the others; the second warpgroup's products half a unit behind the
--- first's (LN_STAGGER = 1) for q5, q6, nvfp4 and bf16, where it measured
--- 1.02-1.20x faster (q4 and w8 0.95-0.98x; a third warpgroup that only
--- fills the stages, LN_WS = 1, slower everywhere once the weights were loaded
--- ahead: docs/kernels/cuda-linear.md, "wgmma route", "Loads that waited").
+-- first's (LN_STAGGER = 1) for q5, q6, nvfp4 and bf16, where it was faster
+-- (slower for q4 and w8); no warpgroup that only fills the stages (LN_WS = 1
+-- lost once the weights were loaded ahead): docs/kernels/cuda-linear.md,
+-- "Loads that waited", "Staggered warpgroups".
 local WGMMA_FROM = 65
 local WGMMA_WPF = { q4 = 4 }
 local WGMMA_STAGGER = { q5 = 1, q6 = 1, nvfp4 = 1, bf16 = 1 }
