@@ -20,7 +20,7 @@
 #   scripts/gpu-session.sh moe [cuda|vulkan]      # moe_scaling, every config (MOE_CONFIGS), both regimes (MOE_ARGS: more options, MOE_LIMIT: seconds per run)
 #   scripts/gpu-session.sh swiglu [cuda|vulkan]   # swiglu_ab, every shape, both modes and regimes
 #   scripts/gpu-session.sh tune        # linear_variants sweeps of the CUDA Linear routes; ncu sections of three points
-#   scripts/gpu-session.sh splitload   # the tensor-core routes' weight loads, one load (LN_SPLITLOAD = 0) against a branch (1): SASS waits, ABBA; then staggered warpgroups (LN_STAGGER), LN_WS, LN_WPF
+#   scripts/gpu-session.sh stagger     # the wgmma route's staggered warpgroups (LN_STAGGER) at five formats, LN_WS and LN_WPF for q4, ABBA; the wgmma GPU tests
 #   scripts/gpu-session.sh wgncu       # ncu's full set and per-instruction SASS page of one wgmma call at T = 1024 (WGNCU)
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
 #   scripts/gpu-session.sh wgclose     # the wgmma route's LN_CLOSE = 0 against 1: its GPU test, the SASS waits of each, ABBA at T = 1024, 256
@@ -285,43 +285,34 @@ wgclose)
     for c in 0 1; do
       ws=0; wpf=2; [[ $q == nvfp4 ]] && ws=1; [[ $q == q4 ]] && wpf=4
       /usr/local/cuda/bin/nvcc -std=c++17 -arch=sm_90a -cubin -Ikernels/cuda -DGB_ARCH_SPECIFIC=1 -DLN_WG=2 -DLN_MT=1 \
-        -DLN_BN=256 -DLN_STAGES=4 -DLN_WPF=$wpf -DLN_WS=$ws -DLN_KSPLIT=1 -DLN_CLOSE=$c -o "$LOGS/wg_${q}_c$c.cubin" \
+        -DLN_BN=256 -DLN_STAGES=4 -DLN_WPF=$wpf -DLN_WS=$ws -DLN_KSPLIT=1 -DLN_CLOSE=$c -DLN_STAGGER=0 -o "$LOGS/wg_${q}_c$c.cubin" \
         kernels/cuda/linear_wgmma_$q.cu > "$LOGS/wg_${q}_c$c.ptxas" 2>&1
       /usr/local/cuda/bin/cuobjdump -sass "$LOGS/wg_${q}_c$c.cubin" > "$LOGS/wg_${q}_c$c.sass" 2>&1
       echo "$q LN_CLOSE=$c: $(grep -c 'WARPGROUP.DEPBAR' "$LOGS/wg_${q}_c$c.sass") WARPGROUP.DEPBAR," \
         "$(grep -c 'HGMMA' "$LOGS/wg_${q}_c$c.sass") HGMMA"
     done
   done
-  V="$G --backend cuda experiments/linear_variants.lua --route wgmma --grid LN_CLOSE=0,1"
+  # LN_CLOSE = 0 takes warpgroups in step (LN_STAGGER = 0), so both closings are timed without the stagger
+  V="$G --backend cuda experiments/linear_variants.lua --route wgmma --grid LN_CLOSE=0,1;LN_STAGGER=0"
   run wgclose_q4 timeout 200 $V --qtype q4 --n 131072 --k 5120 --t 1024,256 --json "$LOGS/wgclose_q4.jsonl"
   run wgclose_bf16 timeout 120 $V --qtype bf16 --n 14336 --k 5120 --t 1024,256 --json "$LOGS/wgclose_bf16.jsonl"
   run wgclose_nvfp4 timeout 120 $V --qtype nvfp4 --n 14336 --k 5120 --t 1024 --json "$LOGS/wgclose_nvfp4.jsonl"
   run wgclose_w8 timeout 120 $V --qtype w8 --n 17408 --k 5120 --t 1024 --json "$LOGS/wgclose_w8.jsonl"
   for f in "$LOGS"/wgclose_*.log; do cat "$f"; done
   ;;
-splitload)
-  # The tensor-core routes' weight loads: one load whatever the unit (LN_SPLITLOAD = 0) against a tail and a
-  # plain load behind a branch (1), ABBA (the SASS of both: tools/sass_load_waits.py, docs/kernels/cuda-linear.md)
-  V="$G --backend cuda experiments/linear_variants.lua --grid LN_SPLITLOAD=0,1"
-  run split_q4 timeout 200 $V --route wgmma --qtype q4 --n 131072 --k 5120 --t 1024,256 --json "$LOGS/split_q4.jsonl"
-  run split_w8 timeout 120 $V --route wgmma --qtype w8 --n 17408 --k 5120 --t 1024 --json "$LOGS/split_w8.jsonl"
-  run split_q6 timeout 120 $V --route wgmma --qtype q6 --n 248320 --k 2048 --t 1024 --json "$LOGS/split_q6.jsonl"
-  run split_nvfp4 timeout 120 $V --route wgmma --qtype nvfp4 --n 14336 --k 5120 --t 1024 --json "$LOGS/split_nvfp4.jsonl"
-  run split_bf16 timeout 120 $V --route wgmma --qtype bf16 --n 14336 --k 5120 --t 1024 --json "$LOGS/split_bf16.jsonl"
-  run split_mma_q4 timeout 120 $V --route mma --qtype q4 --n 131072 --k 5120 --t 64,32 --json "$LOGS/split_mma_q4.jsonl"
-  run split_mma_w8 timeout 120 $V --route mma --qtype w8 --n 34816 --k 5120 --t 64 --json "$LOGS/split_mma_w8.jsonl"
-  # with loads ahead: the staggered warpgroups (LN_STAGGER), the warp-specialized variant, the weights in flight
+stagger)
+  # The wgmma route's staggered warpgroups (LN_STAGGER) and the other lockstep choices, ABBA, each variant checked
+  # against FP64 first (docs/kernels/cuda-linear.md, "Staggered warpgroups"; the phase was `splitload` with the
+  # loads' A/B first, "Loads that waited", whose switch is gone)
   V="$G --backend cuda experiments/linear_variants.lua --route wgmma"
-  run split_st_q4 timeout 150 $V --grid "LN_STAGGER=0,1;LN_WPF=2,4" --qtype q4 --n 131072 --k 5120 --t 1024,256 \
-    --json "$LOGS/split_st_q4.jsonl"
-  run split_ws_q4 timeout 100 $V --grid "LN_WS=1" --qtype q4 --n 131072 --k 5120 --t 1024 --json "$LOGS/split_ws_q4.jsonl"
-  for p in w8:17408:5120 q6:248320:2048 bf16:14336:5120 q5:6144:5120; do
+  run stagger_q4 timeout 150 $V --grid "LN_STAGGER=0,1;LN_WPF=2,4" --qtype q4 --n 131072 --k 5120 --t 1024,256 \
+    --json "$LOGS/stagger_q4.jsonl"
+  run stagger_ws_q4 timeout 100 $V --grid "LN_WS=1" --qtype q4 --n 131072 --k 5120 --t 1024 --json "$LOGS/stagger_ws_q4.jsonl"
+  for p in w8:17408:5120 q6:248320:2048 bf16:14336:5120 q5:6144:5120 nvfp4:14336:5120; do
     IFS=: read -r q n k <<< "$p"
-    run split_st_$q timeout 100 $V --grid "LN_STAGGER=0,1" --qtype $q --n $n --k $k --t 1024 --json "$LOGS/split_st_$q.jsonl"
+    run stagger_$q timeout 100 $V --grid "LN_STAGGER=0,1" --qtype $q --n $n --k $k --t 1024 --json "$LOGS/stagger_$q.jsonl"
   done
-  run split_st_nvfp4 timeout 100 $V --grid "LN_WS=0;LN_STAGGER=0,1" --qtype nvfp4 --n 14336 --k 5120 --t 1024 \
-    --json "$LOGS/split_st_nvfp4.jsonl"
-  for f in "$LOGS"/split_*.log; do grep -E '^ *[0-9]+ ' "$f" | sed "s|^|$(basename $f .log) |"; done
+  for f in "$LOGS"/stagger_*.log; do grep -E '^ *[0-9]+ ' "$f" | sed "s|^|$(basename $f .log) |"; done
   GPUBENCH_TEST_ONLY="wgmma route" run lua_test_wgmma timeout 200 $G tests/lua/test_linear_cuda.lua
   ;;
 wgncu)
