@@ -315,6 +315,44 @@ stagger)
   for f in "$LOGS"/stagger_*.log; do grep -E '^ *[0-9]+ ' "$f" | sed "s|^|$(basename $f .log) |"; done
   GPUBENCH_TEST_ONLY="wgmma route" run lua_test_wgmma timeout 200 $G tests/lua/test_linear_cuda.lua
   ;;
+half)
+  # LN_HALF (weights decoded to fp16 with their scales, x in fp16 from a prepass; docs/kernels/cuda-linear.md,
+  # "Weights in fp16") against the table's bf16 codes with the scales after the sum, staggered or not, ABBA, every
+  # variant checked against FP64 first (HALF=${HALF_PTS} overrides the points, q:N:K:T,T)
+  V="$G --backend cuda experiments/linear_variants.lua --route wgmma --grid LN_HALF=0,1;LN_STAGGER=0,1"
+  for p in ${HALF_PTS:-q4:131072:5120:1024,256 w8:17408:5120:1024 q6:248320:2048:1024 q5:6144:5120:1024 w8:34816:5120:1024}; do
+    IFS=: read -r q n k ts <<< "$p"
+    run "half_${q}_$n" timeout 170 $V --qtype $q --n $n --k $k --t $ts --json "$LOGS/half_${q}_$n.jsonl"
+  done
+  for f in "$LOGS"/half_*.log; do grep -E '^ *[0-9]+ |LN_HALF' "$f" | sed "s|^|$(basename $f .log) |"; done
+  ;;
+half_check)
+  # The table with LN_HALF: the GPU tests of the wgmma route (every variant against FP64), then the suite twice
+  # (the second with the kernel cache warm)
+  GPUBENCH_TEST_ONLY="wgmma route" run lua_test_wgmma timeout 300 $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL|SKIP)|passed" "$LOGS/lua_test_wgmma.log" | cut -c1-200
+  for r in 1 2; do
+    run "linear_all_cuda_r$r" timeout 240 $G --backend cuda experiments/linear_suite.lua --suite all \
+      --json "$LOGS/linear_all_cuda_r$r.jsonl" --markdown "$LOGS/linear_all_cuda_r$r.md"
+    grep -E "wall|checks" "$LOGS/linear_all_cuda_r$r.log" | tail -3
+  done
+  ;;
+half_rule)
+  # Where LN_HALF pays: the sliced and small-grid points of the suite, ABBA, each variant FP64-checked (geometry
+  # as the table's grid rule picks it: LN_BN and LN_KSPLIT given), then the suite twice
+  V="$G --backend cuda experiments/linear_variants.lua --route wgmma"
+  for p in q6:1152:1536:1024:256:4 q5:1152:4304:1024:256:8 q4:3456:1152:1024:256:1 q4:3456:1152:128:128:4 \
+           w8:2048:4096:128:128:16 w8:2048:4096:1024:256:4 w8:5120:17408:1024:256:4 q4:131072:2048:1024:256:1; do
+    IFS=: read -r q n k tt bn ks <<< "$p"
+    run "hrule_${q}_${n}_${k}_$tt" timeout 120 $V --grid "LN_HALF=0,1;LN_STAGGER=0,1;LN_BN=$bn;LN_KSPLIT=$ks" \
+      --qtype $q --n $n --k $k --t $tt --json "$LOGS/hrule_${q}_${n}_${k}_$tt.jsonl"
+  done
+  for f in "$LOGS"/hrule_*.log; do grep -E '^ *[0-9]+ ' "$f" | sed "s|^|$(basename $f .log) |"; done
+  for r in 1 2; do
+    run "linear_all_cuda_r$r" timeout 240 $G --backend cuda experiments/linear_suite.lua --suite all \
+      --json "$LOGS/linear_all_cuda_r$r.jsonl" --markdown "$LOGS/linear_all_cuda_r$r.md"
+  done
+  ;;
 wgncu)
   # ncu's full set over one cold call of the wgmma route at T = 1024 (WGNCU="q:N:K ..."): the details page and
   # the per-instruction SASS page (stall samples per instruction), gzipped

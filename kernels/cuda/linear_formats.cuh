@@ -15,7 +15,8 @@
 // group of 64; 2 for W8, whose lane takes 8 elements of each of the unit's
 // two groups of 32).
 //
-// Two kinds of decode, both exact (no weight is ever rounded):
+// Two kinds of decode, both exact (the wgmma route's decode_half, LN_HALF,
+// is the one that rounds: code x scale to fp16):
 //   LN_SCALE_AFTER (Q4, Q5, Q6, W8): the decode gives the integer codes minus
 //     their offset (exact in bf16); each group's fp32 scale multiplies the
 //     fp32 partial sums of its k-steps afterwards (linear_tile.cuh).
@@ -60,18 +61,40 @@ enum : gb_u32 {
     LN_NEG136 = 0xC308C308u, // -(128 + 8)
     LN_NEG144 = 0xC310C310u, // -(128 + 16)
     LN_NEG160 = 0xC320C320u, // -(128 + 32)
+    // fp16x2: 1, the magic 1024 (0x6400), and the offsets -(1024 + o) that leave c - o
+    LN_HONE2 = 0x3C003C00u,
+    LN_HMAGIC2 = 0x64006400u,
+    LN_HNEG1032 = 0xE408E408u,
+    LN_HNEG1040 = 0xE410E410u,
+    LN_HNEG1056 = 0xE420E420u,
+    LN_HNEG1152 = 0xE480E480u, // -(1024 + 128): W8's byte c ^ 0x80
 };
+
+// LN_HALF (the wgmma route, docs/kernels/cuda-linear.md, "Weights in fp16"):
+// a group's fp16 scale times the row's 2^-f (f from the prepass,
+// linear_half_prep.cu), both halves of one fp16x2 register; exact unless
+// it falls below fp16's normal range.
+GB_HD gb_u32 ln_half_scale2(gb_u32 s16, float sinv)
+{
+    const gb_u32 h = ln_f16(gb_half_to_float(s16) * sinv);
+    return h | h << 16;
+}
 
 // Four pairs (e_s, e_{s+4}) of a word's 4-bit fields (bits 4s and 4s + 16),
 // each 128 + code in bf16: hm[s] holds the magic 0x4300 of both halves and
 // any high code bits already in place (bits 4.. and 20..); then reordered
 // into the natural pairs (e0,e1), (e2,e3), (e4,e5), (e6,e7) and the offset
 // removed: 3 SHF, 4 LOP3, 4 HFMA2, 4 PRMT for 8 weights.
+// H: the same in fp16 (magic 0x6400, 1024 + code; LN_HALF's decode_half).
+template <bool H = false>
 GB_HD void ln_nibbles(gb_u32 w, const gb_u32* hm, gb_u32 neg, gb_u32* a)
 {
     gb_u32 A[4];
 #pragma unroll
-    for (int s = 0; s < 4; s++) A[s] = ln_fma2(ln_andor(w >> (4 * s), 0x000F000Fu, hm[s]), LN_ONE2, neg);
+    for (int s = 0; s < 4; s++) {
+        const gb_u32 v = ln_andor(w >> (4 * s), 0x000F000Fu, hm[s]);
+        A[s] = H ? ln_hfma2(v, LN_HONE2, neg) : ln_fma2(v, LN_ONE2, neg);
+    }
     a[0] = ln_prmt(A[0], A[1], 0x5410); // (e0, e1): the low halves
     a[1] = ln_prmt(A[2], A[3], 0x5410); // (e2, e3)
     a[2] = ln_prmt(A[0], A[1], 0x7632); // (e4, e5): the high halves
@@ -157,6 +180,30 @@ struct LnQk {
             }
         }
     }
+    // LN_HALF: (code - offset) * scale * 2^-f in fp16, one rounding (the product)
+    GB_HD static void decode_half(const Raw& r, float sinv, gb_u32* a)
+    {
+        const gb_u32 neg = B == 0 ? LN_HNEG1032 : B == 1 ? LN_HNEG1040 : LN_HNEG1056;
+        if constexpr (B == 0) {
+            const gb_u32 hm[4] = {LN_HMAGIC2, LN_HMAGIC2, LN_HMAGIC2, LN_HMAGIC2};
+            ln_nibbles<true>(r.c[0], hm, neg, a);
+            ln_nibbles<true>(r.c[1], hm, neg, a + 4);
+        } else {
+            const gb_u32 lo = (1u << (4 * B)) - 1, all = (1u << (8 * B)) - 1;
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const gb_u32 H = r.h >> (8 * B * h);
+                const gb_u32 G = ((H & lo) << 4) | ((H & (all & ~lo)) << (20 - 4 * B));
+                gb_u32 hs[4];
+#pragma unroll
+                for (int s = 0; s < 4; s++) hs[s] = ln_andor(G >> (B * s), ((1u << B) - 1) * 0x00100010u, LN_HMAGIC2);
+                ln_nibbles<true>(r.c[h], hs, neg, a + 4 * h);
+            }
+        }
+        const gb_u32 s2 = ln_half_scale2(r.s, sinv);
+#pragma unroll
+        for (int i = 0; i < 8; i++) a[i] = ln_hmul2(a[i], s2);
+    }
 };
 struct LnQ4 : LnQk<0> {};
 struct LnQ5 : LnQk<1> {};
@@ -195,6 +242,20 @@ struct LnW8 {
 #pragma unroll
             for (int p = 0; p < 2; p++)
                 a[2 * h + p] = ln_pack(ln_w8_magic(u, 2 * p) - 32896.0f, ln_w8_magic(u, 2 * p + 1) - 32896.0f);
+        }
+    }
+    // LN_HALF: bytes 2p, 2p + 1 of c ^ 0x80 under the fp16 magic 0x64 (1024 +
+    // c + 128) by one byte permute, minus 1152 (exact), times the group's
+    // scale * 2^-f (one rounding); words 0-1 are group 0, 2-3 group 1
+    GB_HD static void decode_half(const Raw& r, float sinv, gb_u32* a)
+    {
+        const gb_u32 s2[2] = {ln_half_scale2(r.s & 0xFFFFu, sinv), ln_half_scale2(r.s >> 16, sinv)};
+#pragma unroll
+        for (int h = 0; h < 4; h++) {
+            const gb_u32 u = r.c[h] ^ 0x80808080u;
+#pragma unroll
+            for (int p = 0; p < 2; p++)
+                a[2 * h + p] = ln_hmul2(ln_hfma2(ln_prmt(u, 0x64646464u, p ? 0x4342u : 0x4140u), LN_HONE2, LN_HNEG1152), s2[h >> 1]);
         }
     }
 };

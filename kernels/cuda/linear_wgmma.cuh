@@ -15,7 +15,11 @@
 // straight into fp32 accumulators (one commit group per unit, one left in
 // flight while the next unit is decoded); for the formats with scales after
 // the sum on their integer codes, the accumulators rescaled per group (below),
-// so that no weight is rounded, as on the other routes.
+// so that no weight is rounded, as on the other routes. With LN_HALF = 1
+// (H below) the formats with scales after the sum instead store code x scale
+// x 2^-f in fp16 and multiply x in fp16 from a first launch
+// (linear_half_prep.cu): no rescale, one unit left in flight, the sums
+// times 2^(f + g) at the end (docs/kernels/cuda-linear.md, "Weights in fp16").
 //
 // Lockstep (LN_WS = 0): a stage is rewritten only after every warpgroup's
 // wgmma that read it has completed: the weights of unit u go to stage u % S,
@@ -51,21 +55,22 @@
 // formats with scales after the sum two fp32 arrays per group (the rows'
 // ratios r and scales e, below); each stage 1024-byte aligned (the 128-byte swizzle repeats every 8
 // rows of 128 bytes), plus 1024 bytes to align the first.
-template <class F, int WG, int MT, int BN>
+// (LN_HALF = 1, H: the weights go to the stage already scaled, no arrays.)
+template <class F, int WG, int MT, int BN, int H = 0>
 GB_HD constexpr unsigned lw_stage_bytes()
 {
-    return ((64 * MT * WG + BN) * 128 + ((int)F::MODE == (int)LN_SCALE_AFTER ? 2 * F::NG * 64 * MT * WG * 4 : 0) + 1023) / 1024 * 1024;
+    return ((64 * MT * WG + BN) * 128 + ((int)F::MODE == (int)LN_SCALE_AFTER && !H ? 2 * F::NG * 64 * MT * WG * 4 : 0) + 1023) / 1024 * 1024;
 }
-template <class F, int WG, int MT, int BN, int S>
+template <class F, int WG, int MT, int BN, int S, int H = 0>
 GB_HD constexpr unsigned lw_shared_bytes()
 {
-    return S * lw_stage_bytes<F, WG, MT, BN>() + 1024;
+    return S * lw_stage_bytes<F, WG, MT, BN, H>() + 1024;
 }
 // With LN_WS = 1, 2 S mbarriers after the stages.
-template <class F, int WG, int MT, int BN, int S, int WS>
+template <class F, int WG, int MT, int BN, int S, int WS, int H = 0>
 GB_HD constexpr unsigned lw_shared_bytes_ws()
 {
-    return lw_shared_bytes<F, WG, MT, BN, S>() + (WS ? 16 * S : 0);
+    return lw_shared_bytes<F, WG, MT, BN, S, H>() + (WS ? 16 * S : 0);
 }
 
 #define LW_REGS32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
@@ -83,65 +88,58 @@ GB_HD gb_u64 lw_desc(gb_u32 saddr)
 
 // D[64 x N] = A[64 x 16] . B[16 x N] + (acc ? D : 0), A and B from shared
 // memory (K-major both), fp32 D: thread (warp w, lane g * 4 + t) holds d[4 j + c] = row
-// 16 w + g + 8 (c >> 1), column 8 j + 2 t + (c & 1).
-// One wrapper per width: the operand lists differ only in length (inline asm
-// takes no variadic register list).
+// 16 w + g + 8 (c >> 1), column 8 j + 2 t + (c & 1). The operands bf16, or
+// fp16 with H (LN_HALF). One wrapper per width: the operand lists differ
+// only in length (inline asm takes no variadic register list).
+#define LW_D32 \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+#define LW_D64 LW_D32, \
+    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define LW_D128 LW_D64, \
+    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+    "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+    "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+    "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+    "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+    "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+    "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+    "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+#define LW_MMA(SHAPE, TY, REGS, AB, P) \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, " P ", 0;\n"                                                     \
+    "wgmma.mma_async.sync.aligned." SHAPE ".f32." TY "." TY " {" REGS "}, " AB ", p, 1, 1, 0, 0;\n}\n"
+
+template <bool H>
 __device__ __forceinline__ void lw_mma_n64(float* d, gb_u64 da, gb_u64 db, int acc)
 {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" LW_REGS32 "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "l"(da), "l"(db), "r"(acc));
+    if constexpr (H) asm volatile(LW_MMA("m64n64k16", "f16", LW_REGS32, "%32, %33", "%34") : LW_D32 : "l"(da), "l"(db), "r"(acc));
+    else asm volatile(LW_MMA("m64n64k16", "bf16", LW_REGS32, "%32, %33", "%34") : LW_D32 : "l"(da), "l"(db), "r"(acc));
 }
-
+template <bool H>
 __device__ __forceinline__ void lw_mma_n128(float* d, gb_u64 da, gb_u64 db, int acc)
 {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" LW_REGS64 "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "l"(da), "l"(db), "r"(acc));
+    if constexpr (H) asm volatile(LW_MMA("m64n128k16", "f16", LW_REGS64, "%64, %65", "%66") : LW_D64 : "l"(da), "l"(db), "r"(acc));
+    else asm volatile(LW_MMA("m64n128k16", "bf16", LW_REGS64, "%64, %65", "%66") : LW_D64 : "l"(da), "l"(db), "r"(acc));
 }
-
+template <bool H>
 __device__ __forceinline__ void lw_mma_n256(float* d, gb_u64 da, gb_u64 db, int acc)
 {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" LW_REGS128 "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
-                   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-                   "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
-                   "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
-                   "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-                   "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-                   "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
-                   "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
-                   "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-                 : "l"(da), "l"(db), "r"(acc));
+    if constexpr (H) asm volatile(LW_MMA("m64n256k16", "f16", LW_REGS128, "%128, %129", "%130") : LW_D128 : "l"(da), "l"(db), "r"(acc));
+    else asm volatile(LW_MMA("m64n256k16", "bf16", LW_REGS128, "%128, %129", "%130") : LW_D128 : "l"(da), "l"(db), "r"(acc));
 }
 
-template <int N>
+template <int N, bool H>
 __device__ __forceinline__ void lw_mma(float* d, gb_u64 da, gb_u64 db, int acc)
 {
     static_assert(N == 64 || N == 128 || N == 256, "LN_BN must be 64, 128 or 256");
-    if constexpr (N == 64) lw_mma_n64(d, da, db, acc);
-    else if constexpr (N == 128) lw_mma_n128(d, da, db, acc);
-    else lw_mma_n256(d, da, db, acc);
+    if constexpr (N == 64) lw_mma_n64<H>(d, da, db, acc);
+    else if constexpr (N == 128) lw_mma_n128<H>(d, da, db, acc);
+    else lw_mma_n256<H>(d, da, db, acc);
 }
 
 __device__ __forceinline__ void lw_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -213,8 +211,10 @@ struct LwDevCtx : LnDevCtx {
     }
     __device__ __forceinline__ void cp16(gb_u32 a, const void* src, bool pred) const { ln_cp16(a, src, pred); }
     __device__ __forceinline__ void proxy_fence() const { lw_proxy_fence(); }
-    template <int N>
-    __device__ __forceinline__ void wgmma(float* d, gb_u64 da, gb_u64 db) const { lw_mma<N>(d, da, db, 1); }
+    template <int N, bool H = false>
+    __device__ __forceinline__ void wgmma(float* d, gb_u64 da, gb_u64 db) const { lw_mma<N, H>(d, da, db, 1); }
+    // the LN_HALF prepass's exponents (linear_half_prep.cu)
+    __device__ __forceinline__ int ld_ex(const int* p) const { return __ldg(p); }
     __device__ __forceinline__ void wg_fence() const { lw_fence(); }
     __device__ __forceinline__ void wg_commit() const { lw_commit(); }
     template <int N>
@@ -251,17 +251,23 @@ struct LwRuns {
 
 // What NP threads (p = 0 .. NP - 1) do to fill the stages: the tile's weights
 // of a unit (loaded, decoded, stored with their r and e) and its x.
-template <class F, int BM, int BN, int NP, int STAGE>
+// With H (LN_HALF = 1) the weights go to the stage as fp16, (code - offset)
+// times the group's scale times 2^-f of the row (f from the prepass), and x
+// is the prepass's fp16 copy.
+template <class F, int BM, int BN, int NP, int STAGE, int H = 0>
 struct LwFill {
     enum { RUNS = BM * 4 / NP, XCP = BN * 8 / NP, A_BYTES = BM * 128, B_BYTES = BN * 128,
-           AFTER = (int)F::MODE == (int)LN_SCALE_AFTER };
+           AFTER = (int)F::MODE == (int)LN_SCALE_AFTER && !H };
+    static_assert(!H || (int)F::MODE == (int)LN_SCALE_AFTER, "LN_HALF is for the formats with group scales (q4, q5, q6, w8)");
     static_assert(RUNS * NP == BM * 4, "the tile's rows must split evenly over the filling threads");
     static_assert(XCP * NP == BN * 8, "the x tile's 16-byte chunks must split evenly over the filling threads");
     typedef LwRuns<F, RUNS> Runs;
     gb_u32 base, p, t, rq, K, T, t0, nunits;
     const unsigned short* x;
     LnPtr P[RUNS];
-    float eprev[RUNS];
+    float eprev[RUNS]; // the previous group's scale (scales after the sum)
+    float sinv[RUNS];  // 2^-f of the run's row (H)
+    gb_u32 rows[RUNS];
 
     // Rows past N are read as row N - 1: their sums are never stored.
     GB_HD LwFill(gb_u32 base_, gb_u32 p_, const unsigned char* W, const unsigned short* x_,
@@ -272,9 +278,18 @@ struct LwFill {
 #pragma unroll
         for (int i = 0; i < RUNS; i++) {
             const gb_u32 row = n0 + rq + NP / 4 * i;
-            P[i] = F::ptr(geo, row < N ? row : N - 1, t);
+            rows[i] = row < N ? row : N - 1;
+            P[i] = F::ptr(geo, rows[i], t);
             eprev[i] = 1.0f;
+            sinv[i] = 1.0f;
         }
+    }
+    // H: the rows' exponents f, ex_rows[n] (linear_half_prep.cu)
+    template <class C>
+    GB_HD void half_rows(const C& ctx, const int* ex_rows)
+    {
+#pragma unroll
+        for (int i = 0; i < RUNS; i++) sinv[i] = ln_pow2(-ctx.ld_ex(ex_rows + rows[i]));
     }
     template <class C>
     GB_HD void load_unit(const C& ctx, gb_u32 u, Runs& c) const
@@ -302,7 +317,8 @@ struct LwFill {
 #pragma unroll
         for (int i = 0; i < RUNS; i++) {
             gb_u32 d[8];
-            F::decode(c.r[i], d);
+            if constexpr (H) F::decode_half(c.r[i], sinv[i], d);
+            else F::decode(c.r[i], d);
             const gb_u32 row = rq + NP / 4 * i;
             if constexpr (AFTER) {
 #pragma unroll
@@ -342,9 +358,9 @@ struct LwFill {
 
 // The products side of a warpgroup: MT m64 tiles of rows [64 MT wg, 64 MT
 // (wg + 1)) of the block tile by its BN rows of x, into fp32 accumulators.
-template <class F, int MT, int BN, int BM, int STAGE>
+template <class F, int MT, int BN, int BM, int STAGE, int H = 0>
 struct LwMma {
-    enum { A_BYTES = BM * 128, B_BYTES = BN * 128, AFTER = (int)F::MODE == (int)LN_SCALE_AFTER };
+    enum { A_BYTES = BM * 128, B_BYTES = BN * 128, AFTER = (int)F::MODE == (int)LN_SCALE_AFTER && !H };
     gb_u32 base, wg, g, w4;
     float acc[MT][BN / 2];
 
@@ -374,7 +390,7 @@ struct LwMma {
             if (kk < n) {
 #pragma unroll
                 for (int m = 0; m < MT; m++)
-                    ctx.template wgmma<BN>(acc[m], lw_desc(a + m * 64 * 128 + 32 * (ks0 + kk)), lw_desc(b + 32 * (ks0 + kk)));
+                    ctx.template wgmma<BN, H != 0>(acc[m], lw_desc(a + m * 64 * 128 + 32 * (ks0 + kk)), lw_desc(b + 32 * (ks0 + kk)));
             }
         ctx.wg_commit();
         hold(ctx);
@@ -431,10 +447,11 @@ struct LwMma {
             if (any) scale_rows(ctx, st, F::NG - 1, 1);
     }
     // y[T, N] as bf16, or (part) this slice's fp32 sums at part[T, N]; NVFP4's
-    // tensor scale applied either way
+    // tensor scale applied either way; with H the sums times 2^f of the row
+    // and 2^g of the row of x (ex: g[T], then f[N])
     template <class C>
     GB_HD void store(C& ctx, unsigned short* y, float* part, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0,
-                                          gb_u32 t, float gscale)
+                                          gb_u32 t, float gscale, const int* ex)
     {
         hold(ctx);
 #pragma unroll
@@ -446,7 +463,8 @@ struct LwMma {
                     const gb_u32 n = n0 + (wg * MT + m) * 64 + 16 * w4 + g + 8 * (c >> 1),
                                  tt = t0 + 8 * j + 2 * t + (c & 1);
                     if (n < N && tt < T) {
-                        const float v = F::GSCALE ? acc[m][4 * j + c] * gscale : acc[m][4 * j + c];
+                        float v = F::GSCALE ? acc[m][4 * j + c] * gscale : acc[m][4 * j + c];
+                        if constexpr (H != 0) v = v * ln_pow2(ctx.ld_ex(ex + T + n)) * ln_pow2(ctx.ld_ex(ex + tt));
                         if (part) ctx.st_part(part, (gb_u64)tt * N + n, v);
                         else ctx.st_y(y + ((gb_u64)tt * N + n), ln_bf16(v));
                     }
@@ -510,22 +528,25 @@ GB_HD void lw_lockstep_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur
 // / KS) of the U units of K and writes its fp32 sums to part[z][T][N];
 // kernels/cuda/linear_reduce.cu adds the slices into y (the call's second
 // launch): more blocks where the tiles alone would leave SMs idle.
-template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, class C>
+// With H (LN_HALF = 1) x is the prepass's fp16 copy and ex its exponents
+// (linear_half_prep.cu: g[T] of the rows of x, then f[N] of the rows of W).
+template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, int H, class C>
 GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
-                                         gb_u32 K, gb_u32 T, float gscale, float* part)
+                                         gb_u32 K, gb_u32 T, float gscale, float* part, const int* ex)
 {
-    enum { NTH = 128 * WG, BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN>(), D = S - 2 };
+    enum { NTH = 128 * WG, BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN, H>(), D = S - 2 };
     static_assert(S >= 3, "LN_STAGES must be at least 3 (a stage is rewritten two units after its last reader)");
     static_assert(WPF == 1 || WPF == 2 || WPF == 4, "LN_WPF must be 1, 2 or 4 (at 3 ptxas serializes the products)");
     static_assert(F::E == 16, "the wgmma route takes runs of 16 (units of 64)");
     static_assert(KS >= 1 && KS <= 64, "LN_KSPLIT must be 1 to 64");
     static_assert(CLOSE == 0 || CLOSE == 1, "LN_CLOSE must be 0 or 1");
     static_assert(STAGGER == 0 || (STAGGER == 1 && CLOSE == 1 && WG == 2), "LN_STAGGER = 1 takes 2 warpgroups and LN_CLOSE = 1");
-    const gb_u32 base = ctx.template shared_base<lw_shared_bytes<F, WG, MT, BN, S>()>();
+    const gb_u32 base = ctx.template shared_base<lw_shared_bytes<F, WG, MT, BN, S, H>()>();
     const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN, n0 = ctx.block(1) * BM;
-    typedef LwFill<F, BM, BN, NTH, STAGE> Fill;
+    typedef LwFill<F, BM, BN, NTH, STAGE, H> Fill;
     Fill fill(base, tid, W, x, N, K, T, n0, t0);
-    LwMma<F, MT, BN, BM, STAGE> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
+    if constexpr (H != 0) fill.half_rows(ctx, ex + T);
+    LwMma<F, MT, BN, BM, STAGE, H> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
     const gb_u32 z = KS > 1 ? ctx.block(2) : 0;
     const gb_u32 u0 = (gb_u32)((gb_u64)fill.nunits * z / KS), nunits = (gb_u32)((gb_u64)fill.nunits * (z + 1) / KS) - u0;
 
@@ -544,7 +565,7 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     if (STAGGER && ctx.warp_uniform(tid >> 7) == WG - 1) {
         if (nunits > 0) lw_lockstep_loop<STAGGER != 0, S, WPF, CLOSE>(ctx, fill, mm, cur, u0, nunits);
     } else lw_lockstep_loop<false, S, WPF, CLOSE>(ctx, fill, mm, cur, u0, nunits);
-    mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale);
+    mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale, ex);
 }
 
 // Warp-specialized (LN_WS = 1): warpgroup WG fills the stages (weights LN_WPF
@@ -554,16 +575,16 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
 // (the multiplying threads arrive once their products that read it have
 // completed); no block-wide barrier in the loop, so one warpgroup's rescale
 // and waits overlap the other's products.
-template <class F, int WG, int MT, int BN, int S, int WPF, int CLOSE, class C>
+template <class F, int WG, int MT, int BN, int S, int WPF, int CLOSE, int H, class C>
 GB_HD void ln_wgmma_ws(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y,
-                                            gb_u32 N, gb_u32 K, gb_u32 T, float gscale)
+                                            gb_u32 N, gb_u32 K, gb_u32 T, float gscale, const int* ex)
 {
-    enum { BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN>(), D = S - 2 };
+    enum { BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN, H>(), D = S - 2 };
     static_assert(S >= 3, "LN_STAGES must be at least 3");
     static_assert(CLOSE == 0 || CLOSE == 1, "LN_CLOSE must be 0 or 1");
     static_assert(WPF == 1 || WPF == 2 || WPF == 4, "LN_WPF must be 1, 2 or 4 (at 3 ptxas serializes the products)");
     static_assert(F::E == 16, "the wgmma route takes runs of 16 (units of 64)");
-    const gb_u32 base = ctx.template shared_base<lw_shared_bytes_ws<F, WG, MT, BN, S, 1>()>();
+    const gb_u32 base = ctx.template shared_base<lw_shared_bytes_ws<F, WG, MT, BN, S, 1, H>()>();
     const gb_u32 bars = base + S * STAGE; // full[S], then empty[S], 8 bytes each
     const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN, n0 = ctx.block(1) * BM;
     if (tid == 0) {
@@ -578,8 +599,9 @@ GB_HD void ln_wgmma_ws(C& ctx, const unsigned char* W, const unsigned short* x, 
     // serializes the products of a divergent path), as CUTLASS does
     const gb_u32 role = ctx.warp_uniform(tid / 128);
     if (role >= WG) {
-        typedef LwFill<F, BM, BN, 128, STAGE> Fill;
+        typedef LwFill<F, BM, BN, 128, STAGE, H> Fill;
         Fill fill(base, tid - 128 * WG, W, x, N, K, T, n0, t0);
+        if constexpr (H != 0) fill.half_rows(ctx, ex + T);
         typename Fill::Runs cur[WPF];
 #pragma unroll
         for (int w = 0; w < WPF; w++)
@@ -603,7 +625,7 @@ GB_HD void ln_wgmma_ws(C& ctx, const unsigned char* W, const unsigned short* x, 
             ctx.bar_arrive(bars + 8 * st);
         });
     } else {
-        LwMma<F, MT, BN, BM, STAGE> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
+        LwMma<F, MT, BN, BM, STAGE, H> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
         // LN_CLOSE = 0 leaves right after the last unit's wait for all its
         // products, so that no path out of the loop has one in flight
         for (gb_u32 u = 0; CLOSE ? u < nunits : nunits > 0; u++) {
@@ -616,7 +638,7 @@ GB_HD void ln_wgmma_ws(C& ctx, const unsigned char* W, const unsigned short* x, 
             if (last) break;
         }
         if constexpr (CLOSE != 0) mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
-        mm.store(ctx, y, nullptr, N, T, n0, t0, tid & 3, gscale);
+        mm.store(ctx, y, nullptr, N, T, n0, t0, tid & 3, gscale, ex);
     }
 }
 

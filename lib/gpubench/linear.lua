@@ -156,29 +156,36 @@ local cache = require("gpubench.kernels").cache()
 -- kernel(dev, route) -> the route's kernel, compiled once per device.
 linear.kernel = cache.get
 
--- workspace(dev, bytes) -> a device buffer of at least `bytes`, kept per
--- device and grown when a call needs more: the fp32 sums of the slices of K
--- of a route that splits K. Made while the launches are built (before any
--- timing), never inside a call.
+-- workspace(dev, bytes [, name]) -> a device buffer of at least `bytes`,
+-- one per device and name ("part" when left out), grown when a call needs
+-- more: the fp32 sums of the slices of K of a route that splits K ("part"),
+-- the fp16 copy of x and the exponents of an LN_HALF route ("half_x",
+-- "half_ex"). Made while the launches are built (before any timing), never
+-- inside a call.
 local workspaces = setmetatable({}, { __mode = "k" })
-function linear.workspace(dev, bytes)
-  local ws = workspaces[dev]
+function linear.workspace(dev, bytes, name)
+  name = name or "part"
+  local per = workspaces[dev] or {}
+  workspaces[dev] = per
+  local ws = per[name]
   if ws and ws.size >= bytes then return ws end
   if ws then ws:free() end
   ws = dev:buffer((bytes + 255) // 256 * 256)
-  workspaces[dev] = ws
+  per[name] = ws
   return ws
 end
 
--- release(dev): frees the kernels compiled for dev and its workspace.
+-- release(dev): frees the kernels compiled for dev and its workspaces.
 function linear.release(dev)
   cache.release(dev)
-  if workspaces[dev] then workspaces[dev]:free(); workspaces[dev] = nil end
+  for _, ws in pairs(workspaces[dev] or {}) do ws:free() end
+  workspaces[dev] = nil
 end
 
 -- The second launch of a call whose route splits K (CUDA): the slices' sums into y.
 local REDUCE = { file = "kernels/cuda/linear_reduce.cu", entry = "linear_reduce", defines = {} }
 local REDUCE_BLOCK, REDUCE_MAX_BLOCKS = 256, 1056
+local PREP_BLOCK = 256 -- linear_half_prep.cu's block
 
 local function check_buffer(buf, need, what, who)
   if type(buf) ~= "userdata" and type(buf) ~= "table" then
@@ -209,17 +216,30 @@ function linear.launches(dev, spec, w, x, y, t, route)
   check_buffer(xb, 2 * t * spec.k, "x", "linear.launches")
   check_buffer(yb, 2 * t * spec.n, "y", "linear.launches")
   local gscale = spec.gscale or (type(w) == "table" and w.gscale) or 1.0
-  local l = { linear.kernel(dev, r), r.grid(spec.n, spec.k, t), r.block, wb, xb, yb,
+  local ls = {}
+  local xk, ex = xb, yb
+  if r.prep then
+    -- LN_HALF: a first launch writes x in fp16 and the exponents of the rows of x and W
+    xk = linear.workspace(dev, 2 * t * spec.k, "half_x")
+    ex = linear.workspace(dev, 4 * (t + spec.n), "half_ex")
+    ls[1] = { linear.kernel(dev, r.prep), { t + (spec.n + PREP_BLOCK - 1) // PREP_BLOCK, 1, 1 }, { PREP_BLOCK, 1, 1 },
+              xb, xk, ex, wb, gpu.u32(spec.n), gpu.u32(spec.k), gpu.u32(t) }
+  end
+  local l = { linear.kernel(dev, r), r.grid(spec.n, spec.k, t), r.block, wb, xk, yb,
               gpu.u32(spec.n), gpu.u32(spec.k), gpu.u32(t), gpu.f32(gscale) }
-  if not r.slices then return { l }, r end
+  ls[#ls + 1] = l
+  if not r.slices then return ls, r end
   -- a kernel that can split K takes a buffer for the slices' sums (y itself,
-  -- never written through it, when it does not split)
+  -- never written through it, when it does not split), then the exponents
+  -- (y, never read, without LN_HALF)
   local part = r.slices > 1 and linear.workspace(dev, 4 * r.slices * t * spec.n) or yb
   l[#l + 1] = part
-  if r.slices == 1 then return { l }, r end
+  l[#l + 1] = ex
+  if r.slices == 1 then return ls, r end
   local blocks = math.min((t * spec.n + REDUCE_BLOCK - 1) // REDUCE_BLOCK, REDUCE_MAX_BLOCKS)
-  return { l, { linear.kernel(dev, REDUCE), { blocks, 1, 1 }, { REDUCE_BLOCK, 1, 1 }, part, yb,
-                gpu.u32(spec.n), gpu.u32(t), gpu.u32(r.slices) } }, r
+  ls[#ls + 1] = { linear.kernel(dev, REDUCE), { blocks, 1, 1 }, { REDUCE_BLOCK, 1, 1 }, part, yb,
+                  gpu.u32(spec.n), gpu.u32(t), gpu.u32(r.slices) }
+  return ls, r
 end
 
 -- call(dev, spec, w, x, y, t): one Linear call, queued now.

@@ -56,7 +56,13 @@
 --              or equal at every point timed: docs/kernels/cuda-linear.md).
 --   LN_STAGGER 1: the last warpgroup multiplies each unit half a unit after
 --              the first (LN_WG = 2, LN_WS = 0, LN_CLOSE = 1).
--- A route with `slices` takes an eighth argument, that workspace (y when 1).
+--   LN_HALF    1 (q4, q5, q6, w8): the weights decoded to fp16 with their
+--              scales applied and x rounded to fp16 by a first launch
+--              (linear_half_prep.cu: the route's `prep`), each row scaled by a
+--              power of two ("Weights in fp16"); 0: bf16 codes, the scales
+--              applied to the sums.
+-- A route with `slices` takes an eighth argument, that workspace (y when 1),
+-- and a ninth, the exponents of LN_HALF (y when 0).
 -- The integer-dot route takes T = 1 (q6) and T = 1, 2 (q4, q5, w8): there it
 -- measured faster than the memory-bound route (DOT below); its dp2a count
 -- grows with T and passes the mma route's instruction count at T = 3.
@@ -100,12 +106,23 @@ local function wgmma_requires(dev)
   return false, ("wgmma needs sm_90, this device is %s"):format(arch ~= "" and arch or "not an NVIDIA GPU")
 end
 
+-- The first launch of an LN_HALF = 1 call: one kernel spec per format (the
+-- kernel cache compiles each once), nil for the formats without fp16 group scales.
+local PREP = {}
+for q, n in pairs { q4 = 4, q5 = 5, q6 = 6, w8 = 8 } do
+  PREP[q] = { file = "kernels/cuda/linear_half_prep.cu", entry = "linear_half_prep", defines = { LN_PREP_Q = n } }
+end
+
 local function wgmma(q, min_t, max_t, d)
   local rows = 64 * d.LN_MT * d.LN_WG
+  if d.LN_HALF == 1 and not PREP[q] then
+    error(("linear_cuda: LN_HALF=1 is for the formats with fp16 group scales (q4 q5 q6 w8), not %s"):format(q), 3)
+  end
   return {
     name = "wgmma", min_t = min_t, max_t = max_t,
     file = "kernels/cuda/linear_wgmma_" .. q .. ".cu", entry = "linear_wgmma_" .. q,
     defines = d, block = { 128 * (d.LN_WG + d.LN_WS), 1, 1 }, requires = wgmma_requires, slices = d.LN_KSPLIT,
+    prep = d.LN_HALF == 1 and PREP[q] or nil,
     grid = function(N, K, T) return { ceil_div(T, d.LN_BN), ceil_div(N, rows), d.LN_KSPLIT } end,
   }
 end
@@ -145,7 +162,7 @@ function M.variant(qtype, route, changes)
   for k, v in pairs(route.defines) do d[k] = v end
   for k, v in pairs(changes) do
     if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER") and 0 or 1) then
+    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER" or k == "LN_HALF") and 0 or 1) then
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
@@ -201,10 +218,23 @@ local DOT_KS_T2 = { w8 = { { max_row_warps = 640, ks = 2 } } }
 -- "Loads that waited", "Staggered warpgroups".
 local WGMMA_FROM = 65
 local WGMMA_WPF = { q4 = 4 }
+-- Weights and x in fp16 (LN_HALF = 1, staggered) for the formats with fp16
+-- group scales on grids of at least a tile per SM without slices: 1.03-1.43x
+-- in one process (docs/kernels/cuda-linear.md, "Weights in fp16"); with
+-- slices only w8 from T = 256 (the short q4, q5, q6 points and the smaller
+-- grids ran slower with it, the prepass's launch a larger share); elsewhere
+-- the bf16 codes with the scales after the sum, staggered where WGMMA_STAGGER says.
 local WGMMA_STAGGER = { q5 = 1, q6 = 1, nvfp4 = 1, bf16 = 1 }
+local WGMMA_HALF = { q4 = true, q5 = true, q6 = true, w8 = true }
+local function half_for(q, T, ks, tiles, sms)
+  if not WGMMA_HALF[q] then return 0 end
+  if ks > 1 then return (q == "w8" and T >= 256) and 1 or 0 end
+  return tiles >= sms and 1 or 0
+end
 local function wgmma_geometry(q)
+  local half = WGMMA_HALF[q] and 1 or 0
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
-           LN_WS = 0, LN_KSPLIT = 1, LN_CLOSE = 1, LN_STAGGER = WGMMA_STAGGER[q] or 0 }
+           LN_WS = 0, LN_KSPLIT = 1, LN_CLOSE = 1, LN_STAGGER = half == 1 and 1 or WGMMA_STAGGER[q] or 0, LN_HALF = half }
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the
@@ -225,11 +255,13 @@ local SPLITS = { { 0.5, 2.5, 4, 1 }, { 1.5, 5, 16, 256, { w8 = true, q5 = true }
 local SPLIT_MAX = 16
 local function wgmma_for_shape(q, r, fallback)
   local by = {}
-  local function variant(bn, ks)
-    local key = bn .. "/" .. ks
+  local function variant(bn, ks, half)
+    local stagger = half == 1 and 1 or WGMMA_STAGGER[q] or 0
+    local key = bn .. "/" .. ks .. "/" .. half
     if not by[key] then
-      by[key] = (bn == r.defines.LN_BN and ks == 1) and r
-        or M.variant(q, r, { LN_BN = bn, LN_KSPLIT = ks, LN_WS = ks > 1 and 0 or r.defines.LN_WS })
+      by[key] = (bn == r.defines.LN_BN and ks == 1 and half == r.defines.LN_HALF) and r
+        or M.variant(q, r, { LN_BN = bn, LN_KSPLIT = ks, LN_WS = ks > 1 and 0 or r.defines.LN_WS, LN_HALF = half,
+                             LN_STAGGER = stagger })
     end
     return by[key]
   end
@@ -244,13 +276,14 @@ local function wgmma_for_shape(q, r, fallback)
       if tiles < below * sms and T >= from_t and (not formats or formats[q]) then
         local units, ks = ceil_div(K, 64), 1
         while 2 * ks <= SPLIT_MAX and tiles * 2 * ks <= per_sm * sms and units >= min_units * 2 * ks do ks = 2 * ks end
-        if ks > 1 then return variant(bn, ks) end
+        if ks > 1 then return variant(bn, ks, half_for(q, T, ks, tiles, sms)) end
         break
       end
     end
     if T < 256 then return fallback end
     if q == "w8" and tiles < 2 * sms then return fallback end
-    if PRESCALED[q] and tiles < sms then return variant(128, 1) end
+    if PRESCALED[q] and tiles < sms then return variant(128, 1, 0) end
+    if half_for(q, T, 1, tiles, sms) ~= r.defines.LN_HALF then return variant(bn, 1, half_for(q, T, 1, tiles, sms)) end
     return r
   end
 end

@@ -37,6 +37,7 @@ struct LwBlock;
 struct LwIssued {
     gb_u64 da, db;
     int n, issued = 0, completed = 0;
+    bool h; // fp16 operands (LN_HALF), else bf16
 };
 
 struct LwBlock {
@@ -45,6 +46,8 @@ struct LwBlock {
     float* part = nullptr; // slices of K: [KS][T][N]
     size_t part_n = 0;
     std::vector<int>* part_writes = nullptr;
+    const int* ex = nullptr; // LN_HALF: the prepass's exponents, ex_n of them
+    size_t ex_n = 0;
     std::vector<unsigned char> mem;
     unsigned char* smem = nullptr;
     size_t bytes = 0;                  // what the kernel may address
@@ -124,7 +127,7 @@ struct LwHostCtx {
     gb_u32 t, bx, by, bz;
     mutable HostLnCtx<1> g; // global loads and stores, and the cp.async model
     std::vector<std::pair<gb_u32, gb_u32>> mine;
-    struct Prod { float* d; int n; gb_u32 a, bb; int wgk; };
+    struct Prod { float* d; int n; gb_u32 a, bb; int wgk; bool h; };
     std::vector<Prod> open;
     std::vector<std::vector<Prod>> groups;
     std::vector<std::pair<float*, std::vector<float>>> held; // accumulators in flight: their values before
@@ -160,6 +163,12 @@ struct LwHostCtx {
     gb_u32 ld_c16(const unsigned char* p) const { return g.ld_c16(p); }
     gb_u32 ld_c32(const unsigned char* p) const { return g.ld_c32(p); }
     void st_y(unsigned short* p, gb_u32 v) const { g.st_y(p, v); }
+    int ld_ex(const int* p) const
+    {
+        const ptrdiff_t e = p - b->ex;
+        if (!b->ex || e < 0 || (size_t)e >= b->ex_n) { EMU_BAD(b->call, "exponent load at element %td of %zu", e, b->ex_n); return 0; }
+        return *p;
+    }
     void st_part(float* part, gb_u64 i, float v) const
     {
         float* p = part + i;
@@ -206,7 +215,7 @@ struct LwHostCtx {
     }
     // wgmma
     void wg_fence() { need_fence = false; }
-    template <int N>
+    template <int N, bool H = false>
     void wgmma(float* d, gb_u64 da, gb_u64 db)
     {
         b->coro.point();
@@ -216,7 +225,7 @@ struct LwHostCtx {
         auto& log = b->wg[w];
         const int k = issued++;
         if (k == (int)log.size()) {
-            log.push_back(LwIssued{da, db, N});
+            log.push_back(LwIssued{da, db, N, 0, 0, H});
             if (A.ok && B.ok && b->operand_ok(A.start, 64, "A") && b->operand_ok(B.start, N, "B")) {
                 bool unf = false;
                 auto enter = [&](gb_u32 a) { b->inflight[a]++; unf = unf || b->unfenced[a]; };
@@ -224,8 +233,8 @@ struct LwHostCtx {
                 b->each_byte(B.start, N, enter);
                 if (unf) EMU_BAD(b->call, "warpgroup %d product %d reads shared bytes written without fence.proxy.async after the write", w, k);
             }
-        } else if (log[k].da != da || log[k].db != db || log[k].n != N) {
-            EMU_BAD(b->call, "thread %u: product %d of warpgroup %d differs from its other threads' (descriptors or N)", t, k, w);
+        } else if (log[k].da != da || log[k].db != db || log[k].n != N || log[k].h != H) {
+            EMU_BAD(b->call, "thread %u: product %d of warpgroup %d differs from its other threads' (descriptors, N or type)", t, k, w);
         }
         log[k].issued++;
         bool have = false;
@@ -234,7 +243,7 @@ struct LwHostCtx {
             held.emplace_back(d, std::vector<float>(d, d + N / 2));
             for (int i = 0; i < N / 2; i++) memcpy(d + i, &HELD, 4);
         }
-        open.push_back(Prod{d, N, A.ok ? A.start : ~0u, B.ok ? B.start : ~0u, k});
+        open.push_back(Prod{d, N, A.ok ? A.start : ~0u, B.ok ? B.start : ~0u, k, H});
     }
     void wg_commit() { groups.push_back(open); open.clear(); }
     template <int N>
@@ -268,20 +277,22 @@ struct LwHostCtx {
         std::vector<float>* acc = nullptr;
         for (auto& h : held)
             if (h.first == p.d) acc = &h.second;
+        // both operands' elements exactly, fp16 or bf16
+        auto el = [&](gb_u32 bits) -> double { return p.h ? (double)gb_half_to_float(bits) : (double)emu_bf16_elem(bits); };
         if (p.a != ~0u && p.bb != ~0u && acc) {
             double a[2][16];
             for (int h = 0; h < 2; h++)
-                for (int k = 0; k < 16; k++) a[h][k] = emu_bf16_elem(lds16(LwBlock::elem(p.a, 16 * w4 + gq + 8 * h, k)));
+                for (int k = 0; k < 16; k++) a[h][k] = el(lds16(LwBlock::elem(p.a, 16 * w4 + gq + 8 * h, k)));
             for (int j = 0; j < p.n / 8; j++)
                 for (int c = 0; c < 4; c++) {
                     const gb_u32 col = 8 * j + 2 * tq + (c & 1);
                     float& s = (*acc)[4 * j + c];
                     if (mma_round_nearest) {
                         double e = s;
-                        for (int k = 0; k < 16; k++) e += a[c >> 1][k] * emu_bf16_elem(lds16(LwBlock::elem(p.bb, col, k)));
+                        for (int k = 0; k < 16; k++) e += a[c >> 1][k] * el(lds16(LwBlock::elem(p.bb, col, k)));
                         s = (float)e;
                     } else {
-                        for (int k = 0; k < 16; k++) s = rz_add(s, a[c >> 1][k] * emu_bf16_elem(lds16(LwBlock::elem(p.bb, col, k))));
+                        for (int k = 0; k < 16; k++) s = rz_add(s, a[c >> 1][k] * el(lds16(LwBlock::elem(p.bb, col, k))));
                     }
                 }
         }
@@ -334,12 +345,31 @@ static gb_u64 wgmma_seed = 1;
 // Every block of the wgmma route: grid (ceil(T / BN), ceil(N / (64 MT WG)),
 // KS), 128 (WG + WS) threads, the pipeline closed as LN_CLOSE = CL says;
 // with KS > 1 the slices' sums into a guarded part[KS][T][N], then the
-// reduction's code (linear_reduce.cuh) into y.
-template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0>
+// reduction's code (linear_reduce.cuh) into y. With H (LN_HALF = 1) first
+// the prepass (linear_half_prep.cu's per-element and per-row code, its loops
+// here): x in fp16 into a copy the kernel reads as its x, the exponents g[T]
+// and f[N] into ex.
+template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0, int H = 0>
 static void run_wgmma(LnCall& c, float gscale)
 {
     enum { BM = 64 * MT * WG, NTH = 128 * (WG + WS) };
-    const size_t declared = lw_shared_bytes_ws<F, WG, MT, BN, S, WS>();
+    const size_t declared = lw_shared_bytes_ws<F, WG, MT, BN, S, WS, H>();
+    std::vector<int> ex;
+    std::vector<unsigned short> xh;
+    const unsigned short* x_in = c.x;
+    if constexpr (H != 0) {
+        ex.resize((size_t)c.T + c.N);
+        xh.resize((size_t)c.T * c.K);
+        for (gb_u32 tt = 0; tt < c.T; tt++) {
+            gb_u32 m = 0;
+            for (gb_u32 k = 0; k < c.K; k++) m = std::max(m, (gb_u32)(c.x[(size_t)tt * c.K + k] & 0x7FFFu));
+            ex[tt] = ln_half_x_exp(m);
+            for (gb_u32 k = 0; k < c.K; k++)
+                xh[(size_t)tt * c.K + k] = (unsigned short)ln_half_x(c.x[(size_t)tt * c.K + k], ln_pow2(-ex[tt]));
+        }
+        for (gb_u32 n = 0; n < c.N; n++) ex[c.T + n] = ln_half_w_row<F>(c.w, c.N, c.K, n);
+        c.x = xh.data(); // the kernel's x (its loads checked against the same T x K bounds)
+    }
     const size_t part_n = KS > 1 ? (size_t)KS * c.T * c.N : 0;
     Guarded pg(KS > 1 ? 4 * part_n : 16);
     std::vector<int> part_writes(part_n, 0);
@@ -355,10 +385,11 @@ static void run_wgmma(LnCall& c, float gscale)
                 blk.inflight.assign(blk.bytes, 0), blk.unfenced.assign(blk.bytes, 0), blk.is_bar.assign(blk.bytes, 0);
                 blk.wg.assign(WG + WS, {});
                 blk.part = KS > 1 ? (float*)pg.p : nullptr, blk.part_n = part_n, blk.part_writes = &part_writes;
+                blk.ex = H ? ex.data() : nullptr, blk.ex_n = ex.size();
                 const bool ok = blk.coro.run(NTH, [&](int t) {
                     LwHostCtx ctx(&blk, (gb_u32)t, bx, by, bz);
-                    if constexpr (WS) ln_wgmma_ws<F, WG, MT, BN, S, WPF, CL>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale);
-                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL, STG>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.part);
+                    if constexpr (WS) ln_wgmma_ws<F, WG, MT, BN, S, WPF, CL, H>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.ex);
+                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL, STG, H>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.part, blk.ex);
                     ctx.finish();
                 }, wgmma_preempt, wgmma_seed++);
                 if (!ok) EMU_BAD(&c, "block (%u, %u, %u) deadlocked", bx, by, bz);
@@ -370,6 +401,7 @@ static void run_wgmma(LnCall& c, float gscale)
                             break;
                         }
             }
+    c.x = x_in;
     if (KS > 1) {
         size_t off = 0;
         for (int v : part_writes) off += v != 1;

@@ -41,6 +41,7 @@
 #include "linear_mma.cuh"
 #include "linear_wgmma.cuh"
 #include "linear_reduce.cuh"
+#include "linear_half_prep.cuh"
 
 extern "C" {
 #include "random.h"
@@ -66,6 +67,11 @@ extern "C" {
 #define WRS(F, q, MT, BN, S, WPF, KS)                                                                                  \
     Route{q, "wgmma " #F " WG=2 MT=" #MT " BN=" #BN " S=" #S " WPF=" #WPF " KS=" #KS " CLOSE=1 STAGGER=1",            \
           run_wgmma<F, 2, MT, BN, S, WPF, 0, KS, 1, 1>, 65535}
+// weights and x in fp16 from the prepass (LN_HALF = 1), the integer formats
+#define WRH(F, q, WG, MT, BN, S, WPF, WS, KS, STG)                                                                   \
+    Route{q, "wgmma " #F " WG=" #WG " MT=" #MT " BN=" #BN " S=" #S " WPF=" #WPF " WS=" #WS " KS=" #KS " STAGGER=" #STG \
+             " HALF=1",                                                                                              \
+          run_wgmma<F, WG, MT, BN, S, WPF, WS, KS, 1, STG, 1>, 65535}
 static const std::vector<Route>& wgmma_routes()
 {
     static const std::vector<Route> r = {
@@ -87,6 +93,11 @@ static const std::vector<Route>& wgmma_routes()
         WRS(LnQ6, "q6", 2, 128, 4, 2, 1), WRS(LnQ6, "q6", 1, 256, 4, 2, 1), WRS(LnQ6, "q6", 1, 128, 4, 2, 16),
         WRS(LnW8, "w8", 1, 256, 4, 2, 1), WRS(LnW8, "w8", 1, 128, 3, 1, 4),
         WRS(LnNvfp4, "nvfp4", 1, 256, 4, 2, 1), WRS(LnBf16, "bf16", 1, 256, 4, 2, 1), WRS(LnBf16, "bf16", 1, 128, 3, 4, 2),
+        // weights and x in fp16 (LN_HALF = 1): every integer format, staggered or not, slices, warp-specialized
+        WRH(LnQ4, "q4", 2, 1, 256, 4, 4, 0, 1, 1), WRH(LnQ4, "q4", 2, 1, 128, 4, 4, 0, 8, 1), WRH(LnQ4, "q4", 2, 1, 256, 4, 4, 0, 1, 0),
+        WRH(LnQ5, "q5", 2, 1, 256, 4, 2, 0, 3, 1), WRH(LnQ6, "q6", 2, 1, 256, 4, 2, 0, 1, 1), WRH(LnQ6, "q6", 2, 2, 128, 4, 2, 0, 1, 1),
+        WRH(LnW8, "w8", 2, 1, 256, 4, 2, 0, 1, 1), WRH(LnW8, "w8", 2, 1, 256, 4, 2, 0, 4, 0), WRH(LnW8, "w8", 2, 1, 256, 4, 2, 1, 1, 0),
+        WRH(LnQ4, "q4", 1, 1, 64, 3, 1, 0, 1, 0),
     };
     return r;
 }

@@ -67,44 +67,78 @@ t.test("the route is the first whose T range and requirement hold", function()
 end)
 
 -- A route that splits K (the CUDA wgmma route's slices): the call is its
--- kernel with an eighth argument, a workspace of 4 slices T N bytes that
+-- kernel with an eleventh argument, a workspace of 4 slices T N bytes that
 -- linear keeps per device (grown, never shrunk, freed by release), then the
--- reduction as a second launch; without slices the eighth argument is y.
-t.test("a route with slices of K: the workspace and the second launch", function()
-  local made, freed = {}, 0
+-- reduction as a second launch; without slices the eleventh argument is y.
+-- The twelfth is the exponents of LN_HALF, y without it.
+local function fake_dev()
+  local made, freed = {}, { n = 0 }
   local dev = { backend = "fake", name = "fake0", info = {} }
   function dev:buffer(n)
     local b = { size = n }
-    function b:free() freed = freed + 1; self.freed = true end
+    function b:free() freed.n = freed.n + 1; self.freed = true end
     made[#made + 1] = b
     return b
   end
-  function dev:kernel(spec) return { entry = spec.entry, free = function() end } end
-  local function route(ks)
-    return { name = "split", min_t = 1, file = "k.cu", entry = "split", defines = { KS = ks }, slices = ks,
-             block = { 256, 1, 1 }, grid = function(n, k, tt) return { 1, 1, ks } end }
-  end
+  function dev:kernel(spec) return { entry = spec.entry, defines = spec.defines, free = function() end } end
+  return dev, made, freed
+end
+local function split_route(ks, prep)
+  return { name = "split", min_t = 1, file = "k.cu", entry = "split", defines = { KS = ks }, slices = ks, prep = prep,
+           block = { 256, 1, 1 }, grid = function(n, k, tt) return { 1, 1, ks } end }
+end
+
+t.test("a route with slices of K: the workspace and the second launch", function()
+  local dev, made, freed = fake_dev()
   local spec = { qtype = "bf16", policy = "a16", n = 100, k = 64 }
   local w, x, y = { size = 1 << 20 }, { size = 1 << 20 }, { size = 1 << 20 }
-  local ls = linear.launches(dev, spec, w, x, y, 30, route(1))
+  local ls = linear.launches(dev, spec, w, x, y, 30, split_route(1))
   t.eq(#ls, 1)
-  t.truthy(ls[1][#ls[1]] == y, "no slices: y is the eighth argument")
+  t.eq(#ls[1], 12)
+  t.truthy(ls[1][11] == y and ls[1][12] == y, "no slices, no LN_HALF: y is the eleventh and twelfth argument")
   t.eq(#made, 0)
-  ls = linear.launches(dev, spec, w, x, y, 30, route(4))
+  ls = linear.launches(dev, spec, w, x, y, 30, split_route(4))
   t.eq(#ls, 2)
   t.eq(ls[2][1].entry, "linear_reduce")
-  local ws = ls[1][#ls[1]]
+  local ws = ls[1][11]
   t.truthy(ws == made[1] and ws.size >= 4 * 4 * 30 * 100, "a workspace of 4 slices T N fp32")
   t.truthy(ls[2][4] == ws and ls[2][5] == y, "the reduction reads the workspace into y")
   t.eq({ tostring(ls[2][6]), tostring(ls[2][7]), tostring(ls[2][8]) }, { "gpu.u32(100)", "gpu.u32(30)", "gpu.u32(4)" })
   -- a smaller call reuses it; a larger one frees it and takes a larger one
-  ls = linear.launches(dev, spec, w, x, y, 10, route(2))
-  t.truthy(ls[1][#ls[1]] == ws and #made == 1, "reused")
-  ls = linear.launches(dev, spec, w, x, y, 300, route(8))
+  ls = linear.launches(dev, spec, w, x, y, 10, split_route(2))
+  t.truthy(ls[1][11] == ws and #made == 1, "reused")
+  ls = linear.launches(dev, spec, w, x, y, 300, split_route(8))
   t.eq(#made, 2)
-  t.truthy(made[1].freed and ls[1][#ls[1]] == made[2] and made[2].size >= 4 * 8 * 300 * 100, "grown")
+  t.truthy(made[1].freed and ls[1][11] == made[2] and made[2].size >= 4 * 8 * 300 * 100, "grown")
   linear.release(dev)
-  t.eq(freed, 2)
+  t.eq(freed.n, 2)
+end)
+
+-- LN_HALF (a route with `prep`): a first launch from x into an fp16 copy of
+-- 2 T K bytes and T + N exponents, both workspaces of their own; the kernel
+-- reads the copy as its x and the exponents as its twelfth argument.
+t.test("a route with LN_HALF: the prepass launch and its workspaces", function()
+  local dev, made, freed = fake_dev()
+  local spec = { qtype = "q4", policy = "a16", n = 100, k = 64 }
+  local w, x, y = { size = 1 << 20 }, { size = 1 << 20 }, { size = 1 << 20 }
+  local prep = { file = "p.cu", entry = "prep", defines = { LN_PREP_Q = 4 } }
+  local ls = linear.launches(dev, spec, w, x, y, 30, split_route(2, prep))
+  t.eq(#ls, 3)
+  t.eq({ ls[1][1].entry, ls[2][1].entry, ls[3][1].entry }, { "prep", "split", "linear_reduce" })
+  local xh, ex = ls[1][5], ls[1][6]
+  t.truthy(ls[1][4] == x and ls[1][7] == w, "the prepass reads x and the weights' scales")
+  t.truthy(xh.size >= 2 * 30 * 64 and ex.size >= 4 * (30 + 100), "x in fp16 and T + N exponents")
+  t.eq(ls[1][2], { 30 + 1, 1, 1 })
+  t.eq(ls[1][3], { 256, 1, 1 })
+  t.eq({ tostring(ls[1][8]), tostring(ls[1][9]), tostring(ls[1][10]) }, { "gpu.u32(100)", "gpu.u32(64)", "gpu.u32(30)" })
+  t.truthy(ls[2][5] == xh and ls[2][12] == ex and ls[2][11] ~= ex and ls[2][11] ~= xh, "the kernel reads the copy and the exponents")
+  t.eq(#made, 3)
+  -- the next call reuses all three
+  ls = linear.launches(dev, spec, w, x, y, 20, split_route(2, prep))
+  t.truthy(ls[2][5] == xh and ls[2][12] == ex and #made == 3, "reused")
+  t.eq(ls[1][2], { 20 + 1, 1, 1 })
+  linear.release(dev)
+  t.eq(freed.n, 3)
 end)
 
 t.test("slice_rows cuts every plane row by row", function()

@@ -231,7 +231,10 @@ t.test("every route compiles for sm_90 with NVRTC and takes (W, x, y, u32 N, u32
       if not ok and nvrtc_missing(t.error_text(res)) then t.skip("NVRTC not available: " .. t.error_text(res)) end
       t.truthy(ok, r.entry .. ": " .. t.error_text(res))
       local want = { table.unpack(PARAMS) }
-      if r.slices then want[#want + 1] = "buffer" end -- the slices' workspace
+      if r.slices then -- the slices' workspace, then LN_HALF's exponents
+        want[#want + 1] = "buffer"
+        want[#want + 1] = "buffer"
+      end
       t.eq(res.params, want, r.entry)
     end
   end
@@ -278,11 +281,12 @@ local function check(dev, kernels, q, r, n, k, tt, seed)
   yb:fill(0xFF)
   if r.slices then
     -- a route that can split K: its launches as gpubench.linear makes them
-    -- (the workspace, and the reduction as a second launch when it splits)
+    -- (the workspace, and the reduction as a second launch when it splits;
+    -- LN_HALF's prepass as a first launch)
     local linear = require "gpubench.linear"
     linear_devs[dev] = true
     local ls = linear.launches(dev, { qtype = q, policy = "a16", n = n, k = k, gscale = GSCALE }, wb, xb, yb, tt, r)
-    t.eq(#ls, r.slices > 1 and 2 or 1, "launches of a call")
+    t.eq(#ls, (r.slices > 1 and 2 or 1) + (r.prep and 1 or 0), "launches of a call")
     for _, l in ipairs(ls) do l[1]:launch(table.unpack(l, 2)) end
   else
     local key = r.entry .. "#" .. r.min_t
@@ -438,6 +442,8 @@ end
 wgmma_variants_test("wgmma route with the pipeline closed in the last unit (LN_CLOSE = 0, the table takes 1), every format, against FP64",
   { { LN_CLOSE = 0, LN_STAGGER = 0 }, { LN_CLOSE = 0, LN_WS = 1, LN_STAGGER = 0 },
     { LN_CLOSE = 0, LN_STAGGER = 0, LN_KSPLIT = 3 } }, 960)
+wgmma_variants_test("wgmma route with the codes in bf16 and the scales after the sum (LN_HALF = 0; the table takes 1 for q4, q5, q6, w8), every format, against FP64",
+  { { LN_HALF = 0 }, { LN_HALF = 0, LN_KSPLIT = 3 } }, 950)
 local function other_stagger(d) return { LN_STAGGER = 1 - d.LN_STAGGER } end
 wgmma_variants_test("wgmma route with the other LN_STAGGER than the table's (warpgroups in step or staggered), every format, against FP64",
   { other_stagger, function(d) return { LN_STAGGER = 1 - d.LN_STAGGER, LN_KSPLIT = 3 } end }, 970)

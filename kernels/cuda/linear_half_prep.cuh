@@ -1,0 +1,68 @@
+// The exponents of the wgmma route's LN_HALF = 1 (docs/kernels/cuda-linear.md,
+// "Weights in fp16"): a row of x is scaled by 2^-g so that its largest
+// magnitude lies in [2^14, 2^15) and rounded to fp16 (exact for every element
+// above 2^-31 of that magnitude: bf16's 8 significant bits fit fp16's 11), and
+// a row of W by 2^-f so that its largest group scale lies in [1, 2), which
+// keeps code x scale inside fp16's range for every fp16 scale. The kernel's
+// sums are multiplied back by 2^(f + g). __host__ __device__, so that the
+// host emulation runs the same code (tests/cuda_host/linear_wgmma_emulate.cu).
+#ifndef GPUBENCH_LINEAR_HALF_PREP_CUH
+#define GPUBENCH_LINEAR_HALF_PREP_CUH
+
+#include "linear_formats.cuh"
+
+// floor(log2(m)) for m > 0
+GB_HD int ln_ilog2(gb_u32 m)
+{
+    int e = -1;
+    while (m) { m >>= 1; e++; }
+    return e;
+}
+
+// g of a row of x from the largest bf16 magnitude bits m (sign cleared): 0
+// for a row of zeros or with an infinity or NaN (which then stays what it
+// is); at least -126, so that 2^g and 2^-g are normal f32.
+GB_HD int ln_half_x_exp(gb_u32 m)
+{
+    if (m == 0 || m >= 0x7F80u) return 0;
+    const int e = (m >> 7) ? (int)(m >> 7) - 127 : ln_ilog2(m) - 133;
+    const int g = e - 14;
+    return g < -126 ? -126 : g;
+}
+
+// f of a row of W from its largest fp16 scale magnitude bits m: 0 for a row
+// of zero scales or with an infinity or NaN.
+GB_HD int ln_half_w_exp(gb_u32 m)
+{
+    if (m == 0 || m >= 0x7C00u) return 0;
+    return (m >> 10) ? (int)(m >> 10) - 15 : ln_ilog2(m) - 24;
+}
+
+// One element of x as fp16 bits, scaled by 2^-g.
+GB_HD gb_u32 ln_half_x(gb_u32 xb, float inv) { return ln_f16(gb_as_float(xb << 16) * inv); }
+
+// The largest magnitude bits of two fp16 values in a word (what the scales
+// plane holds: every format with LN_HALF has fp16 group scales).
+GB_HD gb_u32 ln_half_max2(gb_u32 w, gb_u32 m)
+{
+    const gb_u32 a = w & 0x7FFFu, b = (w >> 16) & 0x7FFFu;
+    const gb_u32 c = a > b ? a : b;
+    return c > m ? c : m;
+}
+
+// f of row `row` of W: the largest of the scales of the groups that hold
+// elements below K (those past it have scale +0: docs/FORMATS.md, "Padding
+// and geometry"), two fp16 scales a word of the scales plane.
+template <class F>
+GB_HD int ln_half_w_row(const unsigned char* w, gb_u32 n, gb_u32 k, gb_u32 row)
+{
+    const LnGeo geo = F::geo(w, n, k);
+    const gb_u32 groups = (k + 128 / F::SB - 1) / (128 / F::SB);
+    const gb_u32* sr = reinterpret_cast<const gb_u32*>(geo.ps + row * geo.rs);
+    gb_u32 m = 0;
+    for (gb_u32 i = 0; i < groups / 2; i++) m = ln_half_max2(sr[i], m);
+    if (groups & 1) m = ln_half_max2(sr[groups / 2] & 0xFFFFu, m);
+    return ln_half_w_exp(m);
+}
+
+#endif
