@@ -109,6 +109,33 @@ GB_HD float gb_half_to_float(gb_u32 h)
 #endif
 }
 
+// f32 -> f16 bits, round to nearest even (the cvt.rn.f16.f32 of the GPU).
+GB_HD gb_u32 gb_h_from_f32(float f)
+{
+#ifdef __CUDA_ARCH__
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+#else
+    union { float f; gb_u32 u; } c;
+    c.f = f;
+    const gb_u32 sign = (c.u >> 16) & 0x8000u, a = c.u & 0x7FFFFFFFu;
+    if (a >= 0x7F800000u) return sign | 0x7C00u | (a > 0x7F800000u ? 0x200u : 0);
+    if (a >= 0x477FF000u) return sign | 0x7C00u; // rounds to infinity
+    const int e = (int)(a >> 23) - 127;
+    gb_u64 man = (a & 0x7FFFFFu) | (e > -127 ? 0x800000u : 0);
+    int sh; // bits to drop: normal f16 keeps 10 fraction bits, subnormal units of 2^-24
+    gb_u32 base;
+    if (e >= -14) { sh = 13; base = (gb_u32)(e + 14) << 10; } // q keeps the implicit bit: +1 exponent
+    else { sh = -e - 1; base = 0; if (e == -127) sh = 126; }
+    if (sh > 40) return sign;
+    gb_u64 q = man >> sh;
+    const gb_u64 rem = man & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+    if (rem > half || (rem == half && (q & 1))) q++;
+    return sign | (base + (gb_u32)q); // a carry out of the fraction steps the exponent, as it should
+#endif
+}
+
 // Loads N consecutive floats (N a multiple of 4, p 16-byte aligned) with
 // 16-byte loads through the read-only path: x is re-read by every warp, so it
 // should stay in L1.

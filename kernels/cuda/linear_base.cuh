@@ -58,24 +58,37 @@ GB_HD float ln_lo(gb_u32 w) { return gb_as_float(w << 16); }
 GB_HD float ln_hi(gb_u32 w) { return gb_as_float(w & 0xFFFF0000u); }
 
 #ifndef __CUDA_ARCH__
-// The bf16 nearest (ties to even) to an exact value v, as bits. Host only:
-// the emulated bf16 FMA computes a*b+c exactly in double and rounds once.
+// |v| rounded to `bits` significant bits, ties to even, never to a quantum
+// below 2^qmin (the subnormals). Host only: the emulated 16-bit FMAs compute
+// a*b+c exactly in double and round once.
+static inline double ln_round_sig(double a, int bits, int qmin)
+{
+    int e;
+    __builtin_frexp(a, &e); // a = m * 2^e, m in [0.5, 1)
+    int qe = e - bits;
+    if (qe < qmin) qe = qmin;
+    return __builtin_ldexp(__builtin_nearbyint(__builtin_ldexp(a, -qe)), qe);
+}
+// The bf16 nearest (ties to even) to an exact value v, as bits.
 static inline gb_u32 ln_bf16_of_double(double v)
 {
     if (v != v) return 0x7FC0u;
     const gb_u32 sign = __builtin_signbit(v) ? 0x8000u : 0;
-    const double a = __builtin_fabs(v);
-    if (a == 0) return sign;
-    int e;
-    __builtin_frexp(a, &e);        // a = m * 2^e, m in [0.5, 1)
-    int qe = e - 8;                // 8 significant bits
-    if (qe < -133) qe = -133;      // subnormal: the quantum stays 2^-133
-    const double out = __builtin_ldexp(__builtin_nearbyint(__builtin_ldexp(a, -qe)), qe);
+    const double out = ln_round_sig(__builtin_fabs(v), 8, -133);
     if (out >= 0x1p128) return sign | 0x7F80u;
     return sign | (gb_bits((float)out) >> 16); // (float)out is exact
 }
+// The fp16 nearest (ties to even) to an exact value v, as bits (LN_HALF:
+// docs/kernels/cuda-linear.md, "Weights in fp16").
+static inline gb_u32 ln_f16_of_double(double v)
+{
+    if (v != v) return 0x7E00u;
+    const gb_u32 sign = __builtin_signbit(v) ? 0x8000u : 0;
+    const double out = ln_round_sig(__builtin_fabs(v), 11, -24);
+    if (out >= 65520.0) return sign | 0x7C00u;
+    return sign | gb_h_from_f32((float)out); // exact in fp16, so no second rounding
+}
 #endif
-
 // f32 -> bf16 bits, round to nearest even (cvt.rn.bf16.f32).
 GB_HD gb_u32 ln_bf16(float f)
 {
@@ -117,39 +130,10 @@ GB_HD gb_u32 ln_fma2(gb_u32 a, gb_u32 b, gb_u32 c)
 #endif
 }
 
-// fp16 (the wgmma route's LN_HALF = 1: docs/kernels/cuda-linear.md, "Weights in
-// fp16"). The fp16 nearest (ties to even) to an exact value v, as bits. Host only.
-#ifndef __CUDA_ARCH__
-static inline gb_u32 ln_f16_of_double(double v)
-{
-    if (v != v) return 0x7E00u;
-    const gb_u32 sign = __builtin_signbit(v) ? 0x8000u : 0;
-    const double a = __builtin_fabs(v);
-    if (a == 0) return sign;
-    int e;
-    __builtin_frexp(a, &e);        // a = m * 2^e, m in [0.5, 1)
-    int qe = e - 11;               // 11 significant bits
-    if (qe < -24) qe = -24;        // subnormal: the quantum stays 2^-24
-    const double out = __builtin_ldexp(__builtin_nearbyint(__builtin_ldexp(a, -qe)), qe);
-    if (out >= 65520.0) return sign | 0x7C00u;
-    if (out < 0x1p-14) return sign | (gb_u32)(out * 0x1p24); // subnormal (or zero)
-    int oe;
-    const double m = __builtin_frexp(out, &oe); // out = m 2^oe, m in [0.5, 1): biased exponent oe - 1 + 15
-    return sign | (gb_u32)(oe + 14) << 10 | ((gb_u32)(m * 2048.0) & 0x3FFu);
-}
-#endif
 // f32 -> fp16 bits, round to nearest even (cvt.rn.f16.f32).
-GB_HD gb_u32 ln_f16(float f)
-{
-#ifdef __CUDA_ARCH__
-    unsigned short h;
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    return h;
-#else
-    return ln_f16_of_double((double)f);
-#endif
-}
-// a * b + c and a * b on both fp16 halves, one rounding each (fma.rn.f16x2, mul.rn.f16x2).
+GB_HD gb_u32 ln_f16(float f) { return gb_h_from_f32(f); }
+// a * b + c on both fp16 halves, one rounding each (fma.rn.f16x2); with c =
+// LN_HNZERO2 the plain product, signed zeros kept.
 GB_HD gb_u32 ln_hfma2(gb_u32 a, gb_u32 b, gb_u32 c)
 {
 #ifdef __CUDA_ARCH__
@@ -166,26 +150,13 @@ GB_HD gb_u32 ln_hfma2(gb_u32 a, gb_u32 b, gb_u32 c)
     return r;
 #endif
 }
-GB_HD gb_u32 ln_hmul2(gb_u32 a, gb_u32 b)
-{
-#ifdef __CUDA_ARCH__
-    gb_u32 r;
-    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-#else
-    gb_u32 r = 0;
-    for (int h = 0; h < 2; h++)
-        r |= ln_f16_of_double((double)gb_half_to_float(a >> (16 * h) & 0xFFFF) * gb_half_to_float(b >> (16 * h) & 0xFFFF))
-             << (16 * h);
-    return r;
-#endif
-}
 // 2^e as f32 for e in -126 .. 127 (the LN_HALF route's power-of-two factors).
 GB_HD float ln_pow2(int e) { return gb_as_float((gb_u32)(e + 127) << 23); }
 // bf16x2 constants.
 enum : gb_u32 {
     LN_ONE2 = 0x3F803F80u,  // (1, 1)
-    LN_NZERO2 = 0x80008000u // (-0, -0): a * b + (-0) is the plain product, signed zeros kept
+    LN_NZERO2 = 0x80008000u, // (-0, -0): a * b + (-0) is the plain product, signed zeros kept
+    LN_HNZERO2 = 0x80008000u // the same in fp16
 };
 
 // ------------------------------------------------------------ the GPU context

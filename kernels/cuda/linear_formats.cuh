@@ -202,7 +202,7 @@ struct LnQk {
         }
         const gb_u32 s2 = ln_half_scale2(r.s, sinv);
 #pragma unroll
-        for (int i = 0; i < 8; i++) a[i] = ln_hmul2(a[i], s2);
+        for (int i = 0; i < 8; i++) a[i] = ln_hfma2(a[i], s2, LN_HNZERO2);
     }
 };
 struct LnQ4 : LnQk<0> {};
@@ -255,7 +255,7 @@ struct LnW8 {
             const gb_u32 u = r.c[h] ^ 0x80808080u;
 #pragma unroll
             for (int p = 0; p < 2; p++)
-                a[2 * h + p] = ln_hmul2(ln_hfma2(ln_prmt(u, 0x64646464u, p ? 0x4342u : 0x4140u), LN_HONE2, LN_HNEG1152), s2[h >> 1]);
+                a[2 * h + p] = ln_hfma2(ln_hfma2(ln_prmt(u, 0x64646464u, p ? 0x4342u : 0x4140u), LN_HONE2, LN_HNEG1152), s2[h >> 1], LN_HNZERO2);
         }
     }
 };
