@@ -22,6 +22,10 @@
 #   scripts/gpu-session.sh tune        # linear_variants sweeps of the CUDA Linear routes; ncu sections of three points
 #   scripts/gpu-session.sh stagger     # the wgmma route's staggered warpgroups (LN_STAGGER) at five formats, LN_WS and LN_WPF for q4, ABBA; the wgmma GPU tests
 #   scripts/gpu-session.sh wgncu       # ncu's full set and per-instruction SASS page of one wgmma call at T = 1024 (WGNCU)
+#   scripts/gpu-session.sh half        # LN_HALF (weights and x in fp16) against the bf16 codes, staggered or not, ABBA at large points (HALF_PTS)
+#   scripts/gpu-session.sh half_check  # the wgmma GPU tests, then --suite all on CUDA twice
+#   scripts/gpu-session.sh half_rule   # LN_HALF at the sliced and small-grid points (the table's rule), ABBA, then --suite all twice
+#   scripts/gpu-session.sh xcopy       # LN_XCOPY (x's copies from addresses set once) against 0, ABBA, every format (XCOPY_PTS)
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
 #   scripts/gpu-session.sh wgclose     # the wgmma route's LN_CLOSE = 0 against 1: its GPU test, the SASS waits of each, ABBA at T = 1024, 256
 #   scripts/gpu-session.sh data        # the same bytes read as zeros, random bytes and normal bf16; swiglu_ab's paths
@@ -352,6 +356,18 @@ half_rule)
     run "linear_all_cuda_r$r" timeout 240 $G --backend cuda experiments/linear_suite.lua --suite all \
       --json "$LOGS/linear_all_cuda_r$r.jsonl" --markdown "$LOGS/linear_all_cuda_r$r.md"
   done
+  ;;
+xcopy)
+  # x's copies from addresses set once per thread (LN_XCOPY; docs/kernels/cuda-linear.md, "Copies of x") against
+  # the table's per-copy arithmetic, ABBA, every variant checked against FP64 first; T = 1024 and 256 at the large
+  # points of every format, then the same at a sliced point (XCOPY_PTS="q:N:K:T,T ..." overrides)
+  V="$G --backend cuda experiments/linear_variants.lua --route wgmma --grid LN_XCOPY=0,1"
+  for p in ${XCOPY_PTS:-q4:131072:5120:1024,256 q6:248320:2048:1024 w8:34816:5120:1024,256 q5:6144:5120:1024 \
+           nvfp4:14336:5120:1024 bf16:14336:5120:1024,256}; do
+    IFS=: read -r q n k ts <<< "$p"
+    run "xcopy_${q}_$n" timeout 150 $V --qtype $q --n $n --k $k --t $ts --json "$LOGS/xcopy_${q}_$n.jsonl"
+  done
+  for f in "$LOGS"/xcopy_*.log; do grep -E '^ *[0-9]+ ' "$f" | sed "s|^|$(basename $f .log) |"; done
   ;;
 wgncu)
   # ncu's full set over one cold call of the wgmma route at T = 1024 (WGNCU="q:N:K ..."): the details page and

@@ -17,7 +17,8 @@
 // LN_KSPLIT slices of K (grid.z; the fp32 sums added by linear_reduce.cu),
 // LN_CLOSE = 1 the pipeline closed after the loop, LN_STAGGER = 1 the last
 // warpgroup's products half a unit behind, LN_HALF = 1 weights and x in fp16
-// from a prepass (linear_half_prep.cu) (linear_wgmma.cuh).
+// from a prepass (linear_half_prep.cu), LN_XCOPY = 1 x's copies from
+// addresses set once per thread (linear_wgmma.cuh).
 #ifndef GPUBENCH_LINEAR_GEOMETRY_CUH
 #define GPUBENCH_LINEAR_GEOMETRY_CUH
 
@@ -27,8 +28,8 @@
 #if defined(LN_ROUTE_MMA) && (!defined(LN_NW) || !defined(LN_BN) || !defined(LN_STAGES))
 #error "tensor-core Linear kernels take their geometry from -DLN_NW, -DLN_BN and -DLN_STAGES (defaults: lib/gpubench/linear_cuda.lua)"
 #endif
-#if defined(LN_ROUTE_WGMMA) && (!defined(LN_WG) || !defined(LN_MT) || !defined(LN_BN) || !defined(LN_STAGES) || !defined(LN_WPF) || !defined(LN_WS) || !defined(LN_KSPLIT) || !defined(LN_CLOSE) || !defined(LN_STAGGER) || !defined(LN_HALF))
-#error "wgmma Linear kernels take their geometry from -DLN_WG, -DLN_MT, -DLN_BN, -DLN_STAGES, -DLN_WPF, -DLN_WS, -DLN_KSPLIT, -DLN_CLOSE, -DLN_STAGGER and -DLN_HALF (defaults: lib/gpubench/linear_cuda.lua)"
+#if defined(LN_ROUTE_WGMMA) && (!defined(LN_WG) || !defined(LN_MT) || !defined(LN_BN) || !defined(LN_STAGES) || !defined(LN_WPF) || !defined(LN_WS) || !defined(LN_KSPLIT) || !defined(LN_CLOSE) || !defined(LN_STAGGER) || !defined(LN_HALF) || !defined(LN_XCOPY))
+#error "wgmma Linear kernels take their geometry from -DLN_WG, -DLN_MT, -DLN_BN, -DLN_STAGES, -DLN_WPF, -DLN_WS, -DLN_KSPLIT, -DLN_CLOSE, -DLN_STAGGER, -DLN_HALF and -DLN_XCOPY (defaults: lib/gpubench/linear_cuda.lua)"
 #endif
 
 #endif

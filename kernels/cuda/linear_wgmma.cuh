@@ -253,8 +253,9 @@ struct LwRuns {
 // of a unit (loaded, decoded, stored with their r and e) and its x.
 // With H (LN_HALF = 1) the weights go to the stage as fp16, (code - offset)
 // times the group's scale times 2^-f of the row (f from the prepass), and x
-// is the prepass's fp16 copy.
-template <class F, int BM, int BN, int NP, int STAGE, int H = 0>
+// is the prepass's fp16 copy. XC (LN_XCOPY = 1): x's copies from addresses
+// set once per thread (stage_x).
+template <class F, int BM, int BN, int NP, int STAGE, int H = 0, int XC = 0>
 struct LwFill {
     enum { RUNS = BM * 4 / NP, XCP = BN * 8 / NP, A_BYTES = BM * 128, B_BYTES = BN * 128,
            AFTER = (int)F::MODE == (int)LN_SCALE_AFTER && !H };
@@ -268,6 +269,8 @@ struct LwFill {
     float eprev[RUNS]; // the previous group's scale (scales after the sum)
     float sinv[RUNS];  // 2^-f of the run's row (H)
     gb_u32 rows[RUNS];
+    const unsigned short* xr; // XC: x at the thread's first row of the tile and its chunk, unit 0
+    gb_u32 xoff, xrow;        // XC: its swizzled offset in a stage's x tile; that row (t0 + r0)
 
     // Rows past N are read as row N - 1: their sums are never stored.
     GB_HD LwFill(gb_u32 base_, gb_u32 p_, const unsigned char* W, const unsigned short* x_,
@@ -283,6 +286,9 @@ struct LwFill {
             eprev[i] = 1.0f;
             sinv[i] = 1.0f;
         }
+        xrow = t0 + p / 8;
+        xr = x + (gb_u64)xrow * K + 8 * (p % 8);
+        xoff = lw_swz(p / 8, p % 8);
     }
     // H: the rows' exponents f, ex_rows[n] (linear_half_prep.cu)
     template <class C>
@@ -340,18 +346,34 @@ struct LwFill {
         }
     }
     // x unit u (k = 64 u .. 64 u + 63) of rows t0 .. t0 + BN - 1 into stage st,
-    // zero-filled past T and past K.
+    // zero-filled past T and past K. XC = 1: a thread's chunks are chunk p % 8
+    // of rows p / 8 + NP / 8 m (NP a multiple of 64, so every such row has the
+    // same row & 7 and the swizzled offsets differ by NP / 8 x 128 bytes);
+    // from the address set once, a unit adds 64 elements and a chunk a row
+    // stride (the per-chunk arithmetic of XC = 0 was about 15 instructions a
+    // copy: docs/kernels/cuda-linear.md, "Copies of x").
     template <class C>
     GB_HD void stage_x(C& ctx, gb_u32 u, int st) const
     {
         const gb_u32 b = base + st * STAGE + A_BYTES;
+        if constexpr (XC != 0) {
+            static_assert(NP % 64 == 0, "LN_XCOPY = 1 takes a multiple of 64 filling threads");
+            const bool kok = 64 * u + 8 * (p % 8) < K;
+            const unsigned short* s = xr + 64 * (gb_u64)u;
 #pragma unroll
-        for (int m = 0; m < XCP; m++) {
-            const gb_u32 id = p + NP * m, r = id / 8, c = id % 8;
-            const gb_u32 k = 64 * u + 8 * c, tt = t0 + r;
-            const bool ok = tt < T && k < K;
-            const unsigned short* src = ok ? x + (gb_u64)tt * K + k : x;
-            ctx.cp16(b + lw_swz(r, c), src, ok);
+            for (int m = 0; m < XCP; m++) {
+                const bool ok = kok && xrow + NP / 8 * m < T;
+                ctx.cp16(b + xoff + NP / 8 * 128 * m, s + (gb_u64)(NP / 8 * m) * K, ok);
+            }
+        } else {
+#pragma unroll
+            for (int m = 0; m < XCP; m++) {
+                const gb_u32 id = p + NP * m, r = id / 8, c = id % 8;
+                const gb_u32 k = 64 * u + 8 * c, tt = t0 + r;
+                const bool ok = tt < T && k < K;
+                const unsigned short* src = ok ? x + (gb_u64)tt * K + k : x;
+                ctx.cp16(b + lw_swz(r, c), src, ok);
+            }
         }
     }
 };
@@ -530,7 +552,7 @@ GB_HD void lw_lockstep_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur
 // launch): more blocks where the tiles alone would leave SMs idle.
 // With H (LN_HALF = 1) x is the prepass's fp16 copy and ex its exponents
 // (linear_half_prep.cu: g[T] of the rows of x, then f[N] of the rows of W).
-template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, int H, class C>
+template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, int H, int XC, class C>
 GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                                          gb_u32 K, gb_u32 T, float gscale, float* part, const int* ex)
 {
@@ -543,7 +565,7 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     static_assert(STAGGER == 0 || (STAGGER == 1 && CLOSE == 1 && WG == 2), "LN_STAGGER = 1 takes 2 warpgroups and LN_CLOSE = 1");
     const gb_u32 base = ctx.template shared_base<lw_shared_bytes<F, WG, MT, BN, S, H>()>();
     const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN, n0 = ctx.block(1) * BM;
-    typedef LwFill<F, BM, BN, NTH, STAGE, H> Fill;
+    typedef LwFill<F, BM, BN, NTH, STAGE, H, XC> Fill;
     Fill fill(base, tid, W, x, N, K, T, n0, t0);
     if constexpr (H != 0) fill.half_rows(ctx, ex + T);
     LwMma<F, MT, BN, BM, STAGE, H> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
@@ -575,7 +597,7 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
 // (the multiplying threads arrive once their products that read it have
 // completed); no block-wide barrier in the loop, so one warpgroup's rescale
 // and waits overlap the other's products.
-template <class F, int WG, int MT, int BN, int S, int WPF, int CLOSE, int H, class C>
+template <class F, int WG, int MT, int BN, int S, int WPF, int CLOSE, int H, int XC, class C>
 GB_HD void ln_wgmma_ws(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y,
                                             gb_u32 N, gb_u32 K, gb_u32 T, float gscale, const int* ex)
 {
@@ -599,7 +621,7 @@ GB_HD void ln_wgmma_ws(C& ctx, const unsigned char* W, const unsigned short* x, 
     // serializes the products of a divergent path), as CUTLASS does
     const gb_u32 role = ctx.warp_uniform(tid / 128);
     if (role >= WG) {
-        typedef LwFill<F, BM, BN, 128, STAGE, H> Fill;
+        typedef LwFill<F, BM, BN, 128, STAGE, H, XC> Fill;
         Fill fill(base, tid - 128 * WG, W, x, N, K, T, n0, t0);
         if constexpr (H != 0) fill.half_rows(ctx, ex + T);
         typename Fill::Runs cur[WPF];

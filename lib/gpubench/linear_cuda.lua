@@ -61,6 +61,8 @@
 --              (linear_half_prep.cu: the route's `prep`), each row scaled by a
 --              power of two ("Weights in fp16"); 0: bf16 codes, the scales
 --              applied to the sums.
+--   LN_XCOPY   1: each thread's copies of x from addresses set once (its
+--              chunk and rows are the same every unit); 0: computed per copy.
 -- A route with `slices` takes an eighth argument, that workspace (y when 1),
 -- and a ninth, the exponents of LN_HALF (y when 0).
 -- The integer-dot route takes T = 1 (q6) and T = 1, 2 (q4, q5, w8): there it
@@ -162,7 +164,7 @@ function M.variant(qtype, route, changes)
   for k, v in pairs(route.defines) do d[k] = v end
   for k, v in pairs(changes) do
     if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER" or k == "LN_HALF") and 0 or 1) then
+    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER" or k == "LN_HALF" or k == "LN_XCOPY") and 0 or 1) then
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
@@ -234,7 +236,8 @@ end
 local function wgmma_geometry(q)
   local half = WGMMA_HALF[q] and 1 or 0
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
-           LN_WS = 0, LN_KSPLIT = 1, LN_CLOSE = 1, LN_STAGGER = half == 1 and 1 or WGMMA_STAGGER[q] or 0, LN_HALF = half }
+           LN_WS = 0, LN_KSPLIT = 1, LN_CLOSE = 1, LN_STAGGER = half == 1 and 1 or WGMMA_STAGGER[q] or 0, LN_HALF = half,
+           LN_XCOPY = 0 }
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the

@@ -348,8 +348,8 @@ static gb_u64 wgmma_seed = 1;
 // reduction's code (linear_reduce.cuh) into y. With H (LN_HALF = 1) first
 // the prepass (linear_half_prep.cu's per-element and per-row code, its loops
 // here): x in fp16 into a copy the kernel reads as its x, the exponents g[T]
-// and f[N] into ex.
-template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0, int H = 0>
+// and f[N] into ex. XC: LN_XCOPY.
+template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0, int H = 0, int XC = 0>
 static void run_wgmma(LnCall& c, float gscale)
 {
     enum { BM = 64 * MT * WG, NTH = 128 * (WG + WS) };
@@ -388,8 +388,8 @@ static void run_wgmma(LnCall& c, float gscale)
                 blk.ex = H ? ex.data() : nullptr, blk.ex_n = ex.size();
                 const bool ok = blk.coro.run(NTH, [&](int t) {
                     LwHostCtx ctx(&blk, (gb_u32)t, bx, by, bz);
-                    if constexpr (WS) ln_wgmma_ws<F, WG, MT, BN, S, WPF, CL, H>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.ex);
-                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL, STG, H>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.part, blk.ex);
+                    if constexpr (WS) ln_wgmma_ws<F, WG, MT, BN, S, WPF, CL, H, XC>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.ex);
+                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL, STG, H, XC>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.part, blk.ex);
                     ctx.finish();
                 }, wgmma_preempt, wgmma_seed++);
                 if (!ok) EMU_BAD(&c, "block (%u, %u, %u) deadlocked", bx, by, bz);

@@ -72,6 +72,11 @@ extern "C" {
     Route{q, "wgmma " #F " WG=" #WG " MT=" #MT " BN=" #BN " S=" #S " WPF=" #WPF " WS=" #WS " KS=" #KS " STAGGER=" #STG \
              " HALF=1",                                                                                              \
           run_wgmma<F, WG, MT, BN, S, WPF, WS, KS, 1, STG, 1>, 65535}
+// x's copies from addresses set once per thread (LN_XCOPY = 1)
+#define WRX(F, q, WG, MT, BN, S, WPF, WS, KS, STG, H)                                                                \
+    Route{q, "wgmma " #F " WG=" #WG " MT=" #MT " BN=" #BN " S=" #S " WPF=" #WPF " WS=" #WS " KS=" #KS " STAGGER=" #STG \
+             " HALF=" #H " XCOPY=1",                                                                                 \
+          run_wgmma<F, WG, MT, BN, S, WPF, WS, KS, 1, STG, H, 1>, 65535}
 static const std::vector<Route>& wgmma_routes()
 {
     static const std::vector<Route> r = {
@@ -98,6 +103,10 @@ static const std::vector<Route>& wgmma_routes()
         WRH(LnQ5, "q5", 2, 1, 256, 4, 2, 0, 3, 1), WRH(LnQ6, "q6", 2, 1, 256, 4, 2, 0, 1, 1), WRH(LnQ6, "q6", 2, 2, 128, 4, 2, 0, 1, 1),
         WRH(LnW8, "w8", 2, 1, 256, 4, 2, 0, 1, 1), WRH(LnW8, "w8", 2, 1, 256, 4, 2, 0, 4, 0), WRH(LnW8, "w8", 2, 1, 256, 4, 2, 1, 1, 0),
         WRH(LnQ4, "q4", 1, 1, 64, 3, 1, 0, 1, 0),
+        // x's copies from addresses set once (LN_XCOPY = 1): 256 and 128 filling threads, 4 and 8 copies each
+        WRX(LnQ4, "q4", 2, 1, 256, 4, 4, 0, 1, 1, 1), WRX(LnQ4, "q4", 2, 1, 128, 4, 4, 0, 16, 0, 0), WRX(LnQ4, "q4", 1, 1, 64, 3, 1, 0, 1, 0, 1),
+        WRX(LnQ6, "q6", 2, 2, 128, 4, 2, 0, 1, 1, 1), WRX(LnW8, "w8", 2, 1, 256, 4, 2, 1, 1, 0, 1), WRX(LnW8, "w8", 2, 1, 256, 4, 2, 0, 4, 1, 1),
+        WRX(LnNvfp4, "nvfp4", 2, 1, 256, 4, 2, 0, 1, 1, 0), WRX(LnBf16, "bf16", 2, 1, 256, 4, 2, 0, 1, 1, 0), WRX(LnBf16, "bf16", 2, 1, 128, 3, 4, 0, 2, 1, 0),
     };
     return r;
 }
