@@ -153,6 +153,37 @@ t.test("the wgmma route by grid: slices of K under half a tile per SM, else mma 
   end
 end)
 
+-- LN_HALF (weights and x in fp16 from a first launch, staggered) for q4, q5,
+-- q6, w8 on grids of a tile per SM or more without slices, and for w8 with
+-- slices from T = 256; elsewhere the bf16 codes with the stagger of the
+-- exact path; the route carries its prepass (one spec per format), and the
+-- formats without fp16 group scales refuse it.
+t.test("the wgmma route's LN_HALF by grid, its prepass, and the formats that refuse it", function()
+  local linear = require "gpubench.linear"
+  local dev = { backend = "cuda", name = "fake H200", info = { arch = "sm_90" }, sm_count = 132 }
+  local function pick(q, n, k, tt)
+    local r = linear.route(dev, { qtype = q, n = n, k = k }, tt)
+    return { r.name, r.defines.LN_KSPLIT, r.defines.LN_HALF, r.defines.LN_STAGGER, r.prep and r.prep.defines.LN_PREP_Q }
+  end
+  t.eq(pick("q4", 131072, 5120, 1024), { "wgmma", 1, 1, 1, 4 })
+  t.eq(pick("q4", 131072, 5120, 256), { "wgmma", 1, 1, 1, 4 })
+  t.eq(pick("q6", 248320, 2048, 1024), { "wgmma", 1, 1, 1, 6 })
+  t.eq(pick("w8", 34816, 5120, 1024), { "wgmma", 1, 1, 1, 8 })
+  t.eq(pick("q5", 14336, 5120, 1024), { "wgmma", 1, 1, 1, 5 })  -- 448 tiles
+  t.eq(pick("q4", 3456, 1152, 1024), { "wgmma", 1, 0, 0, nil }) -- 108 tiles, under one per SM
+  t.eq(pick("q5", 6144, 5120, 1024), { "wgmma", 2, 0, 1, nil }) -- slices: the exact path, staggered as before
+  t.eq(pick("q4", 3456, 1152, 128), { "wgmma", 4, 0, 0, nil })
+  t.eq(pick("w8", 5120, 17408, 1024), { "wgmma", 4, 1, 1, 8 })  -- w8 with slices from T = 256
+  t.eq(pick("w8", 5120, 17408, 128), { "wgmma", 8, 0, 0, nil })
+  t.eq(pick("bf16", 14336, 5120, 1024), { "wgmma", 1, 0, 1, nil })
+  t.eq(pick("nvfp4", 14336, 5120, 1024), { "wgmma", 1, 0, 1, nil })
+  t.truthy(linear.route(dev, { qtype = "q4", n = 131072, k = 5120 }, 1024).prep
+    == linear.route(dev, { qtype = "q4", n = 65536, k = 4096 }, 512).prep, "one prepass spec per format")
+  local base = routes.nvfp4[#routes.nvfp4 - 1]
+  t.errors(function() routes.variant("nvfp4", base, { LN_HALF = 1 }) end,
+    "LN_HALF=1 is for the formats with fp16 group scales (q4 q5 q6 w8), not nvfp4", true)
+end)
+
 -- The variants a route picks for shapes (for_shape: the dot route's slices
 -- of K, the wgmma route's tile by grid).
 local function shape_variants(r)
