@@ -26,6 +26,7 @@
 #   scripts/gpu-session.sh half_check  # the wgmma GPU tests, then --suite all on CUDA twice
 #   scripts/gpu-session.sh half_rule   # LN_HALF at the sliced and small-grid points (the table's rule), ABBA, then --suite all twice
 #   scripts/gpu-session.sh xcopy       # LN_XCOPY (x's copies from addresses set once) against 0, ABBA, every format (XCOPY_PTS)
+#   scripts/gpu-session.sh wgnext      # xcopy, then half_rule, in one call
 #   scripts/gpu-session.sh stage       # the staged memory-bound Linear route (LN_STAGE) against the direct one, ABBA
 #   scripts/gpu-session.sh wgclose     # the wgmma route's LN_CLOSE = 0 against 1: its GPU test, the SASS waits of each, ABBA at T = 1024, 256
 #   scripts/gpu-session.sh data        # the same bytes read as zeros, random bytes and normal bf16; swiglu_ab's paths
@@ -368,6 +369,12 @@ xcopy)
     run "xcopy_${q}_$n" timeout 150 $V --qtype $q --n $n --k $k --t $ts --json "$LOGS/xcopy_${q}_$n.jsonl"
   done
   for f in "$LOGS"/xcopy_*.log; do grep -E '^ *[0-9]+ ' "$f" | sed "s|^|$(basename $f .log) |"; done
+  ;;
+wgnext)
+  # The two A/Bs the 2026-12-05 session could not run, in one call: LN_XCOPY, then LN_HALF's rule at the small
+  # points and the suite twice (half_rule)
+  bash "$0" xcopy
+  bash "$0" half_rule
   ;;
 wgncu)
   # ncu's full set over one cold call of the wgmma route at T = 1024 (WGNCU="q:N:K ..."): the details page and
