@@ -350,8 +350,8 @@ struct LwFill {
     // of rows p / 8 + NP / 8 m (NP a multiple of 64, so every such row has the
     // same row & 7 and the swizzled offsets differ by NP / 8 x 128 bytes);
     // from the address set once, a unit adds 64 elements and a chunk a row
-    // stride (the per-chunk arithmetic of XC = 0 was about 15 instructions a
-    // copy: docs/kernels/cuda-linear.md, "Copies of x").
+    // stride; XC = 0 works each copy's address out again
+    // (docs/kernels/cuda-linear.md, "Copies of x").
     template <class C>
     GB_HD void stage_x(C& ctx, gb_u32 u, int st) const
     {

@@ -221,11 +221,11 @@ local DOT_KS_T2 = { w8 = { { max_row_warps = 640, ks = 2 } } }
 local WGMMA_FROM = 65
 local WGMMA_WPF = { q4 = 4 }
 -- Weights and x in fp16 (LN_HALF = 1, staggered) for the formats with fp16
--- group scales on grids of at least a tile per SM without slices: 1.03-1.43x
--- in one process (docs/kernels/cuda-linear.md, "Weights in fp16"); with
--- slices only w8 from T = 256 (the short q4, q5, q6 points and the smaller
--- grids ran slower with it, the prepass's launch a larger share); elsewhere
--- the bf16 codes with the scales after the sum, staggered where WGMMA_STAGGER says.
+-- group scales on grids of at least a tile per SM without slices, where it
+-- won the one-process A/B (docs/kernels/cuda-linear.md, "Weights in fp16");
+-- with slices only w8 from T = 256 (the short q4, q5, q6 points and the
+-- smaller grids ran slower with it, not yet in one process); elsewhere the
+-- bf16 codes with the scales after the sum, staggered where WGMMA_STAGGER says.
 local WGMMA_STAGGER = { q5 = 1, q6 = 1, nvfp4 = 1, bf16 = 1 }
 local WGMMA_HALF = { q4 = true, q5 = true, q6 = true, w8 = true }
 local function half_for(q, T, ks, tiles, sms)
