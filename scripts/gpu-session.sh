@@ -290,7 +290,7 @@ wgclose)
     for c in 0 1; do
       ws=0; wpf=2; [[ $q == nvfp4 ]] && ws=1; [[ $q == q4 ]] && wpf=4
       /usr/local/cuda/bin/nvcc -std=c++17 -arch=sm_90a -cubin -Ikernels/cuda -DGB_ARCH_SPECIFIC=1 -DLN_WG=2 -DLN_MT=1 \
-        -DLN_BN=256 -DLN_STAGES=4 -DLN_WPF=$wpf -DLN_WS=$ws -DLN_KSPLIT=1 -DLN_CLOSE=$c -DLN_STAGGER=0 -o "$LOGS/wg_${q}_c$c.cubin" \
+        -DLN_BN=256 -DLN_STAGES=4 -DLN_WPF=$wpf -DLN_WS=$ws -DLN_KSPLIT=1 -DLN_CLOSE=$c -DLN_STAGGER=0 -DLN_HALF=0 -DLN_XCOPY=0 -o "$LOGS/wg_${q}_c$c.cubin" \
         kernels/cuda/linear_wgmma_$q.cu > "$LOGS/wg_${q}_c$c.ptxas" 2>&1
       /usr/local/cuda/bin/cuobjdump -sass "$LOGS/wg_${q}_c$c.cubin" > "$LOGS/wg_${q}_c$c.sass" 2>&1
       echo "$q LN_CLOSE=$c: $(grep -c 'WARPGROUP.DEPBAR' "$LOGS/wg_${q}_c$c.sass") WARPGROUP.DEPBAR," \
