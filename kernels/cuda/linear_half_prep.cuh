@@ -11,31 +11,28 @@
 
 #include "linear_formats.cuh"
 
-// floor(log2(m)) for m > 0
-GB_HD int ln_ilog2(gb_u32 m)
-{
-    int e = -1;
-    while (m) { m >>= 1; e++; }
-    return e;
-}
+// floor(log2(v)) of a normal positive f32: its exponent field.
+GB_HD int ln_exp_of(float v) { return (int)(gb_bits(v) >> 23) - 127; }
 
 // g of a row of x from the largest bf16 magnitude bits m (sign cleared): 0
 // for a row of zeros or with an infinity or NaN (which then stays what it
-// is); at least -126, so that 2^g and 2^-g are normal f32.
+// is); at least -126, so that 2^g and 2^-g are normal f32. (A bf16
+// subnormal is an f32 subnormal: times 2^64 it is normal, exactly.)
 GB_HD int ln_half_x_exp(gb_u32 m)
 {
     if (m == 0 || m >= 0x7F80u) return 0;
-    const int e = (m >> 7) ? (int)(m >> 7) - 127 : ln_ilog2(m) - 133;
+    const int e = (m >> 7) ? (int)(m >> 7) - 127 : ln_exp_of(gb_as_float(m << 16) * 0x1p64f) - 64;
     const int g = e - 14;
     return g < -126 ? -126 : g;
 }
 
 // f of a row of W from its largest fp16 scale magnitude bits m: 0 for a row
-// of zero scales or with an infinity or NaN.
+// of zero scales or with an infinity or NaN. (Every fp16, subnormals too, is
+// a normal f32.)
 GB_HD int ln_half_w_exp(gb_u32 m)
 {
     if (m == 0 || m >= 0x7C00u) return 0;
-    return (m >> 10) ? (int)(m >> 10) - 15 : ln_ilog2(m) - 24;
+    return ln_exp_of(gb_half_to_float(m));
 }
 
 // One element of x as fp16 bits, scaled by 2^-g.

@@ -477,20 +477,31 @@ struct LwMma {
     {
         hold(ctx);
 #pragma unroll
-        for (int m = 0; m < MT; m++)
+        for (int m = 0; m < MT; m++) {
+            const gb_u32 nm = n0 + (wg * MT + m) * 64 + 16 * w4 + g; // rows nm and nm + 8
+            float rf[2] = {1.0f, 1.0f}; // H: 2^f of those rows, read once
+            if constexpr (H != 0)
+                for (int h = 0; h < 2; h++)
+                    if (nm + 8 * h < N) rf[h] = ln_pow2(ctx.ld_ex(ex + T + nm + 8 * h));
 #pragma unroll
-            for (int j = 0; j < BN / 8; j++)
+            for (int j = 0; j < BN / 8; j++) {
+                const gb_u32 tj = t0 + 8 * j + 2 * t; // rows of x tj and tj + 1
+                float tf[2] = {1.0f, 1.0f};            // H: their 2^g
+                if constexpr (H != 0)
+                    for (int b = 0; b < 2; b++)
+                        if (tj + b < T) tf[b] = ln_pow2(ctx.ld_ex(ex + tj + b));
 #pragma unroll
                 for (int c = 0; c < 4; c++) {
-                    const gb_u32 n = n0 + (wg * MT + m) * 64 + 16 * w4 + g + 8 * (c >> 1),
-                                 tt = t0 + 8 * j + 2 * t + (c & 1);
+                    const gb_u32 n = nm + 8 * (c >> 1), tt = tj + (c & 1);
                     if (n < N && tt < T) {
                         float v = F::GSCALE ? acc[m][4 * j + c] * gscale : acc[m][4 * j + c];
-                        if constexpr (H != 0) v = v * ln_pow2(ctx.ld_ex(ex + T + n)) * ln_pow2(ctx.ld_ex(ex + tt));
+                        if constexpr (H != 0) v = v * rf[c >> 1] * tf[c & 1];
                         if (part) ctx.st_part(part, (gb_u64)tt * N + n, v);
                         else ctx.st_y(y + ((gb_u64)tt * N + n), ln_bf16(v));
                     }
                 }
+            }
+        }
     }
 };
 

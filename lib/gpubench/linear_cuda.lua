@@ -286,7 +286,8 @@ local function wgmma_for_shape(q, r, fallback)
     if T < 256 then return fallback end
     if q == "w8" and tiles < 2 * sms then return fallback end
     if PRESCALED[q] and tiles < sms then return variant(128, 1, 0) end
-    if half_for(q, T, 1, tiles, sms) ~= r.defines.LN_HALF then return variant(bn, 1, half_for(q, T, 1, tiles, sms)) end
+    local half = half_for(q, T, 1, tiles, sms)
+    if half ~= r.defines.LN_HALF then return variant(bn, 1, half) end
     return r
   end
 end

@@ -141,8 +141,31 @@ static void check_scales(const Route& r, gb_u32 n, gb_u32 k, gb_u32 t)
           r.qtype, r.label, n, k, t, (unsigned long long)chk.failures, zero_rows_bad);
 }
 
+// LN_HALF's exponents (linear_half_prep.cuh) for every bf16 and fp16
+// magnitude against frexp: floor(log2) of the value (x's g 14 below it, at
+// least -126), 0 for zero, infinity and NaN.
+static void check_half_exponents()
+{
+    int bad = 0;
+    for (gb_u32 m = 1; m < 0x7F80u; m++) {
+        int e;
+        std::frexp((double)gb_as_float(m << 16), &e);
+        bad += ln_half_x_exp(m) != std::max(e - 1 - 14, -126);
+    }
+    for (gb_u32 m = 1; m < 0x7C00u; m++) {
+        int e;
+        std::frexp((double)gb_half_to_float(m), &e);
+        bad += ln_half_w_exp(m) != e - 1;
+    }
+    for (gb_u32 m : {0u, 0x7F80u, 0x7FC0u}) bad += ln_half_x_exp(m) != 0;
+    for (gb_u32 m : {0u, 0x7C00u, 0x7E00u}) bad += ln_half_w_exp(m) != 0;
+    CHECK(bad == 0, "LN_HALF exponents: %d magnitudes off", bad);
+}
+
 int main()
 {
+    printf("LN_HALF's exponents: every bf16 and fp16 magnitude against frexp\n");
+    check_half_exponents();
     printf("one-hot x: y is the bf16 of every decoded weight, bit for bit (the scaled formats: or its other bf16 neighbour)\n");
     for (const Route& r : wgmma_routes())
         check_exact(r, 37, 200, 17, strcmp(r.qtype, "nvfp4") != 0 && strcmp(r.qtype, "bf16") != 0);
