@@ -57,9 +57,9 @@ static int make_buffer(gb_device *d, gb_err *e) {
     if (d->flush_buf) return 0;
     if (own_buffer(d, gb_flush_bytes(d), &d->flush_buf, e) != 0) return -1;
     /* Zeros: the read kernel's fold is then 0, never the sentinel. Marked as
-     * written, so the first clean flush fills and primes it once more: the
-     * first clean flush of a fresh buffer left megabytes dirty, a refill and
-     * the same passes almost nothing (docs/results/h200-flush.md). */
+     * written, so the first clean flush fills and primes it once more: a fresh
+     * buffer's first clean flush leaves dirty lines, a refilled one's does not
+     * (docs/results/h200-flush.md, "The first flush of a fresh buffer"). */
     d->flush_dirty = 1;
     return d->ops->fill32(d->flush_buf, 0, d->flush_buf->size, 0, e);
 }

@@ -208,10 +208,10 @@ GB_HD gb_u32 gb_xswz(gb_u32 c)
 
 // Copies the x tile starting at xt (`left` floats of x remain from there,
 // a multiple of 4) into xslot, through L1 (ctx.copy16_l1: every warp reads
-// x, so L1 keeps it; the weights' copies bypass it). Copied around L1 like the
-// weights, every warp's x came from L2 and the kernels got far slower
-// (docs/kernels/cuda-gemv.md, "x through shared memory"). Ctx::LANES lanes'
-// share, as gb_stage_tile.
+// x, so L1 keeps it; the weights' copies bypass it). Bypassing L1 as the
+// weights do would have every warp read x from L2, at a far higher cost (why
+// .ca, not .cg: docs/kernels/cuda-gemv.md, "x through shared memory").
+// Ctx::LANES lanes' share, as gb_stage_tile.
 #pragma nv_exec_check_disable
 template <class Ctx>
 GB_HD void gb_stage_x(Ctx& ctx, const float* xt, gb_u32 left, unsigned char* xslot)

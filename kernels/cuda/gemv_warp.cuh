@@ -133,9 +133,9 @@ GB_HD void gb_stage_tile(Ctx& ctx, const unsigned char* Wb, const gb_u32* off, g
 // BULK=1: the same words of tile t of the R rows, each row's with one bulk
 // copy (cp.async.bulk, Hopper) by lane 0, all completing on the unit's
 // mbarrier `bar` (ctx.bulk_*): one instruction per row instead of one per
-// 16 bytes and lane. The sizes are whole 16-byte words, as above. Only q6_k at
-// large k gains from it; every other case loses (docs/kernels/cuda-gemv.md,
-// "Bulk copies", has the measurements and gemv_cuda.for_shape the choice).
+// 16 bytes and lane. The sizes are whole 16-byte words, as above. Used only
+// where it pays, q6_k at large k (docs/kernels/cuda-gemv.md, "Bulk copies",
+// has the evidence; gemv_cuda.for_shape makes the choice).
 #pragma nv_exec_check_disable
 template <class F, int R, class Ctx>
 GB_HD void gb_stage_tile_bulk(Ctx& ctx, const unsigned char* Wb, const gb_u32* off, gb_u32 t, gb_u32 tb,

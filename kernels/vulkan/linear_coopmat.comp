@@ -45,8 +45,8 @@ layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
 // [stage][row][SK]: weights row n (A, row-major), x row t (B = x^T, column-major), as
 // uvec4 of 8 fp16 (one 16-byte store per 8 values); the matrix loads count elements and
-// strides in uvec4s. (float16_t arrays, the matrices' own component type, measured the
-// same on the H200: docs/kernels/vulkan-linear.md.)
+// strides in uvec4s. (float16_t arrays, the matrices' own component type, buy nothing:
+// docs/kernels/vulkan-linear.md, "Measured on the H200".)
 shared uvec4 as_[LIN_STAGES * LIN_BN * SK];
 shared uvec4 bs_[LIN_STAGES * LIN_BT * SK];
 

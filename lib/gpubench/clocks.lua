@@ -18,9 +18,8 @@ clocks.REASONS = {
 }
 clocks.MIN_FRACTION = 0.9
 -- spin_up's target, as a fraction of the maximum SM clock: the maximum itself,
--- since a head timed after a spin that stopped short of it ran slower than
--- alone, and after one that reached it as fast (docs/results/h200-linear.md,
--- "Clocks"; an A/B sets it with
+-- since a spin that stops short of it leaves the next timings at the lower
+-- clock (docs/results/h200-linear.md, "Clocks"; an A/B sets it with
 -- gpubench -e 'require("gpubench.clocks").SPIN_FRACTION = 0.9' SCRIPT)
 clocks.SPIN_FRACTION = 1
 -- spin_up's default time limit, ms (what the experiments' notes quote)

@@ -68,8 +68,8 @@ local M = {
 -- half (two more words a block).
 local IDOT_BLOCK_BYTES = { q8_0 = { 68, 76 }, q4_0 = { 72, 88 }, q4_k = { 72 }, q5_k = { 72 }, q6_k = { 68, 76 } }
 -- Where for_device takes GEMV_IDOT=2: q8_0 and q4_0's layout 2 where k fits
--- it ("layout"); q6_k's always, at any T (faster than GEMV_IDOT=1 at T = 1 in
--- both orders, equal at T = 8: docs/kernels/vulkan-gemv.md, "q6_k").
+-- it ("layout"); q6_k's always, at any T (unsigned codes spare it the
+-- per-code conversion of GEMV_IDOT=1: docs/kernels/vulkan-gemv.md, "q6_k").
 local IDOT2_PICKED = { q8_0 = "layout", q4_0 = "layout", q6_k = "always" }
 -- How the integer kernel of a format takes GEMV_TOKENS, x of every token in
 -- shared memory, sliced per row tile where it does not fit: "any" (q4_k,
@@ -81,9 +81,8 @@ local IDOT2_PICKED = { q8_0 = "layout", q4_0 = "layout", q6_k = "always" }
 local IDOT_TOKENS = { q4_k = "any", q5_k = "any", q6_k = "any", q8_0 = "multi", q4_0 = "multi" }
 local IDOT_XB_MULTIPLE = { q4_k = 8, q5_k = 8, q6_k = 8 }
 -- q8_0 and q4_0 at T > 1: the T-token integer loop in layout 1, one workgroup
--- per row tile (x is quantized per tile there anyway): faster than the float
--- kernels at T = 2, 4 and 8 in both orders, and than layout 2 but for a tie at
--- q8_0 T = 2 (docs/kernels/vulkan-gemv.md, "q8_0 and q4_0 at T > 1").
+-- per row tile (x is quantized per tile there anyway): the A/B's pick over the
+-- float kernels and layout 2 (docs/kernels/vulkan-gemv.md, "q8_0 and q4_0 at T > 1").
 local IDOT_MULTI_TOKENS = { mode = 1, cap = 0 }
 -- Whether fmt's integer kernel of tokens rows slices x past GEMV_XB (no k limit).
 local function idot_slices(fmt, tokens)
@@ -92,18 +91,16 @@ end
 -- Layout 2 needs an even number of blocks per row (rows a multiple of 4 bytes).
 local IDOT2_K_MULTIPLE = 64
 -- The integer kernels' geometry, {GEMV_T, GEMV_NR}, at T > 1 and where a
--- variant names none: the fastest of GEMV_T 8..32 (4..64 for q8_0, q4_0) x
--- GEMV_NR 1..8 at T = 8, 14336 x 5120, both orders, and of the candidates
--- around it at T = 2 and 4 (docs/kernels/vulkan-gemv.md, "Geometry at T > 1").
--- More rows per lane group share each x load across the T tokens. T = 3 and
--- 6 checked after, both orders: the same picks, except q6_k, whose {16, 8}
--- was faster at T = 3 and 4 in both orders (IDOT_FEW_TOKENS; the figures: the doc above).
+-- variant names none: the sweeps' picks (docs/kernels/vulkan-gemv.md,
+-- "Geometry at T > 1", has what was swept and the figures). More rows per lane
+-- group share each x load across the T tokens. q6_k takes {16, 8} at T = 3 and
+-- 4 only (IDOT_FEW_TOKENS), where the same section shows it ahead.
 local IDOT_GEOMETRY = { q8_0 = { 16, 8 }, q4_0 = { 16, 8 }, q4_k = { 8, 4 }, q5_k = { 8, 4 }, q6_k = { 8, 4 } }
 local IDOT_FEW_TOKENS = { q6_k = { min_tokens = 3, max_tokens = 4, geometry = { 16, 8 } } }
--- At one token, by rows: below IDOT_TALL_ROWS and from it, the fastest of
--- GEMV_T 8..64 x GEMV_NR 2..8 at 14336 and 131072 rows, k = 5120, in both
--- orders (docs/kernels/vulkan-gemv.md, "Geometry at one token"). Smaller row
--- tiles where the rows are few (enough workgroups), larger where they are many.
+-- At one token, by rows: below IDOT_TALL_ROWS and from it, the sweeps' picks
+-- at 14336 and 131072 rows, k = 5120 (docs/kernels/vulkan-gemv.md, "Geometry
+-- at one token"). Smaller row tiles where the rows are few (enough
+-- workgroups), larger where they are many.
 local IDOT_ONE_TOKEN = {
   q8_0 = { short = { 32, 8 }, tall = { 16, 8 } },
   q4_0 = { short = { 32, 8 }, tall = { 16, 8 } },
@@ -131,12 +128,10 @@ local IDOT_XB_STEP = 32
 -- quantization is paid once per workgroup). At most idot_per_sm(fmt, m)
 -- workgroups per SM, or IDOT_GRID_UNKNOWN in all where the device does not
 -- report its SMs; then evened out so that every workgroup takes the same
--- number of tiles. 2 per SM was the fastest of 2, 4 and 8 per SM and one
--- workgroup per tile, in both orders (docs/kernels/vulkan-gemv.md, "Integer
--- path"), except q8_0 from 65536 rows, where 8 was. q4_k takes q4_0's rule
--- (the same bytes per weight, not yet swept).
--- q4_k's workgroups are not capped (one per row tile): faster than 2 and 4
--- per SM at 131072 rows in both orders, equal at 14336
+-- number of tiles. The cap, 2 per SM (8 for q8_0 from 65536 rows), is the
+-- grid sweep's pick (docs/kernels/vulkan-gemv.md, "Integer path"). q4_k takes
+-- q4_0's rule (the same bytes per weight, not yet swept).
+-- q4_k's workgroups are not capped (one per row tile), its A/B's pick
 -- (docs/kernels/vulkan-gemv.md, "q4_k").
 local IDOT_UNCAPPED = { q4_k = true, q5_k = true, q6_k = true } -- q5_k, q6_k: q4_k's, not swept
 local function idot_per_sm(fmt, m)
@@ -240,15 +235,14 @@ end
 -- max_shared_bytes, sm_count. The rule, in one place:
 --   * fmt is q8_0, q4_0, q4_k or q5_k, any tokens (every integer kernel
 --     reads each weight once for all T tokens; q8_0 and q4_0 at T > 1 take
---     IDOT_MULTI_TOKENS' layout and grid; q5_k's faster than its float kernel
---     at T = 1 and 8 in both orders: docs/kernels/vulkan-gemv.md, "q5_k");
+--     IDOT_MULTI_TOKENS' layout and grid; q5_k's by its A/B against the
+--     float kernel: docs/kernels/vulkan-gemv.md, "q5_k");
 --   * the device has shaderIntegerDotProduct and subgroups of >= 8;
 --   * k <= idot_max_k(fmt, dev.max_shared_bytes, mode, tokens) (x of k values
 --     of every token must fit in shared memory; larger k runs the float
 --     kernel), except where the kernel quantizes x in slices per row tile
---     (q4_k and q5_k at any T, q8_0 and q4_0 at T > 1): q4_k's faster than
---     its float kernel at T = 8 in both orders (docs/kernels/vulkan-gemv.md,
---     "q4_k");
+--     (q4_k and q5_k at any T, q8_0 and q4_0 at T > 1): x in slices still
+--     pays against the float kernel (docs/kernels/vulkan-gemv.md, "q4_k");
 --   * at one token, layout 2 (no funnel shifts) where k is a multiple of 64
 --     and fits its larger blocks (q8_0, q4_0), else layout 1;
 --   * q6_k: GEMV_IDOT=2 (unsigned codes, the -32 through x's half sums).
@@ -297,10 +291,9 @@ end
 
 -- The dense kernels' geometry at T > 1 (the entries' is T = 1's): 8 rows per
 -- lane group, so each x chunk of a token meets 8 rows instead of 1, and 16
--- lanes a row group from T = 4: faster than the entry's geometry at T = 2, 4
--- and 8 in every format, A B B A at ITERS 200 and 400 (docs/kernels/
--- vulkan-gemv.md, "Several tokens, dense"); T = 3 and 5..7 take their
--- neighbours' (not measured).
+-- lanes a row group from T = 4: the sweep's picks at T = 2, 4 and 8
+-- (docs/kernels/vulkan-gemv.md, "Several tokens, dense"); T = 3 and 5..7 take
+-- their neighbours' (not measured).
 local DENSE_TOKENS = {
   { min_tokens = 2, max_tokens = 3, changes = { GEMV_NR = 8 } },
   { min_tokens = 4, max_tokens = 8, changes = { GEMV_T = 16, GEMV_NR = 8 } },

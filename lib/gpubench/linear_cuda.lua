@@ -52,8 +52,8 @@
 --              to a workspace and a second launch (linear_reduce.cu) adds them;
 --   LN_CLOSE   0: the last unit waits for its products inside the loop; 1: the
 --              products stay in flight across every back-edge and the wait
---              follows the loop (no wait injected by ptxas; the table's, faster
---              or equal at every point timed: docs/kernels/cuda-linear.md).
+--              follows the loop (no wait injected by ptxas; the table's:
+--              docs/kernels/cuda-linear.md, "Closing the pipeline").
 --   LN_STAGGER 1: the last warpgroup multiplies each unit half a unit after
 --              the first (LN_WG = 2, LN_WS = 0, LN_CLOSE = 1).
 --   LN_HALF    1 (q4, q5, q6, w8): the weights decoded to fp16 with their
@@ -65,9 +65,9 @@
 --              chunk and rows are the same every unit); 0: computed per copy.
 -- A route with `slices` takes an eighth argument, that workspace (y when 1),
 -- and a ninth, the exponents of LN_HALF (y when 0).
--- The integer-dot route takes T = 1 (q6) and T = 1, 2 (q4, q5, w8): there it
--- measured faster than the memory-bound route (DOT below); its dp2a count
--- grows with T and passes the mma route's instruction count at T = 3.
+-- The integer-dot route takes T = 1 (q6) and T = 1, 2 (q4, q5, w8), where it
+-- beats the memory-bound route (DOT below; "Integer-dot route on the H200");
+-- its dp2a count grows with T and passes the mma route's instruction count at T = 3.
 -- The crossover at T = 16 | 17: up to 16 rows of x the memory-bound route
 -- decodes each weight once for two n8 tiles and stays at the cost of reading
 -- W; from 17 on the tensor-core route's tiles of 64 or 128 rows of x reuse a
@@ -184,48 +184,45 @@ M.qtypes = { "q4", "q5", "q6", "w8", "nvfp4", "bf16" }
 -- bytes per run) spill (ptxas: 272 and 180 bytes); the others spill 16-24
 -- bytes at 128, outside the mma loop.
 local BN64_ONLY = { w8 = true, bf16 = true }
--- Units in flight per warp at T <= 8: 2 where the sweeps timed it faster at
--- large N (q4, q6, bf16); 4 for w8 (32-element units: 2 leave too few bytes in
--- flight), q5 and nvfp4. The timings: docs/kernels/cuda-linear.md.
--- Staged (LN_STAGE = 3) where the ABBA sweeps timed it faster at T = 1 and 8:
--- q4 and q5 with U = 2, q6 and bf16 with U = 1 (their staged bests); nvfp4
--- ran slower staged and w8's stages do not fit.
+-- Units in flight per warp at T <= 8: 2 for q4, q6 and bf16; 4 for w8
+-- (32-element units: 2 leave too few bytes in flight), q5 and nvfp4: the
+-- sweeps' picks (docs/kernels/cuda-linear.md, "Measured on the H200").
+-- Staged (LN_STAGE = 3) for q4 and q5 with U = 2, q6 and bf16 with U = 1: the
+-- sweeps' picks; nvfp4 stays direct, and w8's stages do not fit at its U
+-- (docs/kernels/cuda-linear.md, "Staged memory-bound route").
 local GEMV_U = { q4 = 2, q5 = 2, q6 = 1, w8 = 4, nvfp4 = 4, bf16 = 1 }
 local GEMV_STAGE = { q4 = 3, q5 = 3, q6 = 3, bf16 = 3 }
 -- The integer-dot route per format: its geometry at T = 1 and, where it has
--- one, at T = 2 (absent: no such route): the fastest of the linear_variants
--- sweeps (docs/kernels/cuda-linear.md, "Integer-dot route on the H200"; q6's
--- NW = 8 from a later sweep on another H200); q6 at T = 2 tied with the
--- memory-bound route, so it has no entry.
+-- one, at T = 2 (absent: no such route), the linear_variants sweeps' picks;
+-- q6 has no T = 2 entry, as the route gains nothing there over the
+-- memory-bound one (docs/kernels/cuda-linear.md, "Integer-dot route on the H200").
 local DOT = {
   q4 = { { LN_NW = 8, LN_R = 8, LN_U = 1 }, { LN_NW = 4, LN_R = 8, LN_U = 1 } },
   q5 = { { LN_NW = 4, LN_R = 16, LN_U = 1 }, { LN_NW = 4, LN_R = 8, LN_U = 1 } },
   q6 = { { LN_NW = 8, LN_R = 4, LN_U = 1 } },
   w8 = { { LN_NW = 4, LN_R = 16, LN_U = 1 }, { LN_NW = 4, LN_R = 8, LN_U = 1 } },
 }
--- Slices of K at T = 1 where the rows give few warps (ceil(N / LN_R) row
--- warps; thresholds set for 132 SMs): faster on the short w8 and q5 points,
--- slower on the q4 and q6 heads (docs/kernels/cuda-linear.md, "Slices of
--- K"). At T = 2 (R = 8) only the w8 points with K >= 10240 gained, at 640
--- row warps; q5 at 768 and w8 at 1792 lost (same page).
+-- Slices of K where the rows give too few warps for the SMs (ceil(N / LN_R)
+-- row warps; thresholds set for 132 SMs, between the points swept): at T = 1
+-- for every format, at T = 2 (R = 8) for w8 only (docs/kernels/cuda-linear.md,
+-- "Slices of K").
 local DOT_KS = { { max_row_warps = 340, ks = 4 }, { max_row_warps = 2200, ks = 2 } }
 local DOT_KS_T2 = { w8 = { { max_row_warps = 640, ks = 2 } } }
 -- The wgmma route (sm_90) from T = 65; the mma route on other devices and
 -- where the rules below give it. 2 warpgroups of one m64 tile (128 rows of
 -- W) by 256 rows of x, 4 stages, units of weights in flight: 4 for q4, 2 for
 -- the others; the second warpgroup's products half a unit behind the
--- first's (LN_STAGGER = 1) for q5, q6, nvfp4 and bf16, where it was faster
--- (slower for q4 and w8); no warpgroup that only fills the stages (LN_WS = 1
--- lost once the weights were loaded ahead): docs/kernels/cuda-linear.md,
--- "Loads that waited", "Staggered warpgroups".
+-- first's (LN_STAGGER = 1) for q5, q6, nvfp4 and bf16, not q4 and w8; no
+-- warpgroup that only fills the stages (LN_WS = 0). The sweeps' picks:
+-- docs/kernels/cuda-linear.md, "Loads that waited", "Staggered warpgroups".
 local WGMMA_FROM = 65
 local WGMMA_WPF = { q4 = 4 }
 -- Weights and x in fp16 (LN_HALF = 1, staggered) for the formats with fp16
--- group scales on grids of at least a tile per SM without slices, where it
--- won the one-process A/B (docs/kernels/cuda-linear.md, "Weights in fp16");
--- with slices only w8 from T = 256 (the short q4, q5, q6 points and the
--- smaller grids ran slower with it, not yet in one process); elsewhere the
--- bf16 codes with the scales after the sum, staggered where WGMMA_STAGGER says.
+-- group scales on grids of at least a tile per SM without slices, and with
+-- slices for w8 from T = 256: where the evidence says it pays (the smaller
+-- and sliced grids of q4, q5, q6 still want an A/B; docs/kernels/cuda-linear.md,
+-- "Weights in fp16"); elsewhere the bf16 codes with the scales after the sum,
+-- staggered where WGMMA_STAGGER says.
 local WGMMA_STAGGER = { q5 = 1, q6 = 1, nvfp4 = 1, bf16 = 1 }
 local WGMMA_HALF = { q4 = true, q5 = true, q6 = true, w8 = true }
 local function half_for(q, T, ks, tiles, sms)
@@ -241,13 +238,13 @@ local function wgmma_geometry(q)
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the
--- fastest of the sweeps (docs/kernels/cuda-linear.md, "wgmma route", "By grid"):
+-- sweeps' picks (docs/kernels/cuda-linear.md, "wgmma route", "By grid"):
 -- * under half a tile per SM, slices of K (LN_KSPLIT, the largest power of
 --   two up to 16 that keeps the blocks within 2.5 per SM and 4 units a
 --   slice); for w8 and q5 from T = 256 also under 1.5 tiles per SM, within
---   5 blocks per SM and 16 units a slice (the other formats were not timed there);
+--   5 blocks per SM and 16 units a slice (set from the w8 and q5 sweeps);
 -- * else below T = 256 the mma route (its tiles of 128 rows of x and 256 of W
---   were faster on large grids);
+--   suit large grids there);
 -- * else w8 takes the mma route below two tiles per SM (its mma tiles of 64
 --   rows of x give 4x the blocks), and nvfp4 and bf16 take tiles of 128 rows
 --   of x below one tile per SM.

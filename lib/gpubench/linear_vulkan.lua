@@ -169,11 +169,11 @@ end
 
 -- ---------------------------------------------------------------- the table
 
--- The integer-dot route by T: for each format whose dot route was faster than gemv there,
--- its lane groups (lanes, chunks loaded per trip), the fastest of the sweeps in
--- docs/kernels/vulkan-linear.md, "Route dot" (q5 lost at T = 2 and was not timed at 3 or
--- with lanes of 16; at T = 4 gemv won or tied). The dot routes come before the gemv
--- variants and run where the device has integer dot products.
+-- The integer-dot route by T: for each format where the sweeps took it over gemv, its
+-- lane groups (lanes, chunks loaded per trip), the sweeps' picks (docs/kernels/
+-- vulkan-linear.md, "Route `dot`", has which formats and T, and why it stops at T = 3).
+-- The dot routes come before the gemv variants and run where the device has integer
+-- dot products.
 local WIDE, NARROW = { lanes = 32, unroll = 1 }, { lanes = 16, unroll = 2 }
 local DOT = {
   { tmax = 1, geo = { q4 = NARROW, q5 = WIDE, q6 = NARROW, w8 = WIDE } },
@@ -181,8 +181,8 @@ local DOT = {
   { tmax = 3, geo = { q4 = WIDE, q6 = WIDE, w8 = WIDE } },
 }
 -- Rows per lane group: w8 4 (its chunks are two 16-byte words a row); the others 8, or
--- fewer where 8 would leave less than two workgroups per SM (a thin grid lost in the
--- sweeps, same section).
+-- fewer where 8 would leave less than two workgroups per SM (too thin a grid: same
+-- section).
 local DOT_NR = { q4 = { 8, 4, 2 }, q5 = { 8, 4, 2 }, q6 = { 8, 4, 2 }, w8 = { 4 } }
 local DOT_MIN_GROUPS_PER_SM = 2
 local DOT_UNKNOWN_SMS = 128 -- where the device does not report its SM count

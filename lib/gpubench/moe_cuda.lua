@@ -68,15 +68,15 @@ function M.variant(name, changes)
   return gemv_like(base.file:match("[^/]+$"), base.entry, d)
 end
 
--- Steps where the sweeps timed another grouped geometry faster
--- (docs/kernels/moe.md, "Geometry per step"): where the launch has at most
--- one block per SM of the H200 (min(E, pairs) x row tiles of the table's
--- geometry; qwen3 gate/up at m = 1: 96), x_hi and x_lo in one mma (GPACK=1:
--- shorter mma chains where a block waits on them alone; slower with the SMs
--- full: qwen3 m = 8, mixtral m = 1 and 4); with two or more pairs per expert
--- on average (pairs / min(E, pairs), uniform routing), eight tokens per pass
--- and two stages read each expert's tiles for more of its tokens. The first
--- rule whose max_blocks and min_pairs_per_expert the step meets applies.
+-- Steps where the sweeps picked another grouped geometry
+-- (docs/kernels/moe.md, "Geometry per step", "x_hi and x_lo in one mma"):
+-- where the launch has at most one block per SM of the H200 (min(E, pairs) x
+-- row tiles of the table's geometry; qwen3 gate/up at m = 1: 96), x_hi and
+-- x_lo in one mma (GPACK=1: shorter mma chains where a block waits on them
+-- alone; with the SMs full it costs a little); with two or more pairs per
+-- expert on average (pairs / min(E, pairs), uniform routing), eight tokens
+-- per pass and two stages read each expert's tiles for more of its tokens. The
+-- first rule whose max_blocks and min_pairs_per_expert the step meets applies.
 M.GROUPED_RULES = {
   { max_blocks = 132, changes = { GPACK = 1 } },
   { min_pairs_per_expert = 2, changes = { GTOK = 8, GSTAGES = 2 } },

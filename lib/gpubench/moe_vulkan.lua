@@ -35,10 +35,10 @@ local function spec(file, defines)
   return s
 end
 
--- The integer path (MOE_IDOT=1) is the table's for every shader: faster than
--- the float one at every m in both orders on the H200; rule_for falls back to
--- MOE_IDOT=0 on a device that cannot run it. The geometries are the fastest of
--- the sweeps at m = 1 (docs/kernels/moe.md, "Geometry of the integer shaders").
+-- The integer path (MOE_IDOT=1) is the table's for every shader, the A/Bs' pick
+-- over the float one; rule_for falls back to MOE_IDOT=0 on a device that cannot
+-- run it. The geometries are the sweeps' picks at m = 1. Evidence:
+-- docs/kernels/moe.md, "The integer path", "Geometry of the integer shaders".
 M.pairs = spec("moe_q4k_pairs.comp", { MOE_T = 32, MOE_NR = 4, MOE_IDOT = 1, MOE_XB = 64 })
 M.fused = spec("moe_q4k_fused.comp", { MOE_T = 32, MOE_NR = 2, MOE_IDOT = 1, MOE_XB = 64 })
 M.grouped = spec("moe_q4k_grouped.comp", { MOE_T = 16, MOE_NR = 4, MOE_TC = 4, MOE_IDOT = 1, MOE_XB = 64 })
@@ -70,12 +70,12 @@ function M.variant(name, changes)
   return spec(base.file:match("[^/]+$"), d)
 end
 
--- Steps where the sweeps timed another geometry faster in both orders
--- (docs/kernels/moe.md, "Geometry of the integer shaders"): lane groups of 8,
--- and 2 rows a lane group for grouped (the table's 64 rows a workgroup) and
--- for pairs, where a step has min_pairs or more pairs (m top_k; min_pairs lies
--- between the step sizes measured to lose and to win). Every rule whose kernel
--- and min_pairs the step meets applies, in order.
+-- Steps where the sweeps picked another geometry (docs/kernels/moe.md,
+-- "Geometry of the integer shaders"): lane groups of 8, and 2 rows a lane group
+-- for grouped (the table's 64 rows a workgroup) and for pairs, where a step has
+-- min_pairs or more pairs (m top_k; min_pairs lies between the step sizes
+-- swept, not at a measured edge). Every rule whose kernel and min_pairs the
+-- step meets applies, in order.
 M.STEP_RULES = {
   { kernels = { pairs = true, fused = true, grouped = true }, min_pairs = 32, changes = { MOE_T = 8 } },
   { kernels = { grouped = true }, min_pairs = 32, changes = { MOE_NR = 2 } },

@@ -63,8 +63,8 @@ function S.geometry(changes)
   return g
 end
 
--- The fused kernel's geometry per shape, from the H200 sweeps in both
--- orders (docs/kernels/swiglu.md, "Staged loads"): the weights through
+-- The fused kernel's geometry per shape, the sweeps' picks
+-- (docs/kernels/swiglu.md, "Staged loads", "Shape rules"): the weights through
 -- shared-memory stages (whole row runs per copy) everywhere: 3 short stages
 -- and 4 k slices at N = 6912, 2 short stages and 8 slices at 11008, 2 stages
 -- of 4 chunks and 4 slices from 13824. The thresholds lie between the
