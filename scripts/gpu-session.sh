@@ -55,6 +55,7 @@
 #   scripts/gpu-session.sh vkspin      # the Vulkan suite and replay with clocks.spin_up, nvidia-smi's clocks beside
 #   scripts/gpu-session.sh vkfused_idot # the fused shader's float and integer paths A/B, then the integer grouped shader's geometry
 #   scripts/gpu-session.sh vkgeo_big   # each quantized format's Vulkan integer kernel over GEMV_T x GEMV_NR at GEO_M (131072) x 5120
+#   scripts/gpu-session.sh xpre        # x quantized once per call (XPRE=1) against per block, every int8 format at T = 8, 4, 2, both orders (XPRE_FORMATS, XPRE_RUNS, XPRE_FLAGS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass; SWGEO_M, SWGEO_MODE, SWGEO_FLAGS)
@@ -493,6 +494,28 @@ q8tc)
       env M=14336 K=5120 $V --grid "${cell// /;}" --profile "$f $cell"
     grep -E 'Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|L1/TEX Hit|Eligible Warps|Mem Pipes|L1/TEX Cache Throughput|Executed Ipc A|Warp Cycles Per Issued|Block Limit' \
       "$LOGS/ncu_q8tc.log" | head -30
+  done
+  ;;
+xpre)
+  # x quantized once per call (XPRE=1: a first launch, docs/kernels/cuda-gemv.md, "x quantized once per call")
+  # against the int8 kernel quantizing x per block (XPRE=0), every int8 format: its oracle test first (XPRE_TEST=0
+  # skips), then ORDER:ITERS:T runs at 14336 x 5120 rotated, one process per run and format, with the table's
+  # kernel at that T beside them (I8=0: the integer dot; TC=1 for q8_0/q4_0) and XPRE=1's geometries
+  # (XPRE_FLAGS: e.g. --overlap, the prep overlapped with the kernel's start)
+  [[ ${XPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1" run lua_test_gemv_xpre timeout 300 $G tests/lua/test_gemv_cuda.lua
+  [[ ${XPRE_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_gemv_xpre.log"
+  for f in ${XPRE_FORMATS:-q4_k q5_k q6_k q8_0 q4_0}; do
+    for oit in ${XPRE_RUNS:-forward:200:8 reverse:200:8 forward:600:8 forward:200:4 reverse:200:4 forward:200:2}; do
+      IFS=: read -r o it tk <<< "$oit"
+      g="GEMV_TOKENS=$tk;I8=1;WARPS=4;KSPLIT=2;XPRE=0,1|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=1,2,8;KSPLIT=1,2,4"
+      g="$g|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=4;KSPLIT=1,4|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=4;KSPLIT=2;PREFETCH=1"
+      g="$g|GEMV_TOKENS=$tk;I8=0"
+      [[ $f == q8_0 || $f == q4_0 ]] && g="$g|GEMV_TOKENS=$tk;TC=1"
+      n="xpre_${f}_${o}_${it}_T$tk"
+      run "$n" timeout ${XPRE_LIMIT:-120} env M=14336 K=5120 ITERS=$it $G --backend cuda experiments/gemv_variants.lua \
+        --rotate --rounds 1 --kernels $f --order $o ${XPRE_FLAGS:-} --grid "$g" --json "$LOGS/$n.jsonl"
+      grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
+    done
   done
   ;;
 i8ab)

@@ -22,14 +22,18 @@
 // memory (one thread per (slice, row of x, run)), then each warp runs its
 // slice's chunk (the format's step: 8 runs x 2 mmas and the epilogue): two
 // barriers per step; at the end slices 1.. leave their sums in the digits'
-// shared memory and slice 0 adds them. Every per-thread value is an array
+// shared memory and slice 0 adds them. XP = 1 (the kernels' XPRE=1): a first
+// launch (gemv_i8_xprep.cu) quantizes x once per call into global memory in
+// the same layout, and the blocks read it there: no quantization and no
+// barrier in the loop. Every per-thread value is an array
 // over Ctx::NT threads: NT = 1 on the GPU, a whole block in the host
 // emulation (tests/cuda_host/gemv_i8_emulate.cu), where each phase runs for
 // every thread before the next, which is what the barriers enforce here.
 #ifndef GPUBENCH_GEMV_I8_COMMON_CUH
 #define GPUBENCH_GEMV_I8_COMMON_CUH
 
-#include "gemv_decode.cuh" // gb_prmt, gb_half_to_float, gb_k_scales
+#include "gemv_decode.cuh"     // gb_prmt, gb_half_to_float, gb_k_scales
+#include "launch_overlap.cuh" // gb_overlap_wait: the GPU context's wait_inputs
 
 #define GB_I8_EACH for (int q = 0; q < Ctx::NT; q++)
 
@@ -50,6 +54,10 @@ struct alignas(16) GbI8Smem { // the digit rows are read 8 bytes at a time
     float dx[T][8];                                   // per (row of x, run): dx
     S sx[T][8];                                       // and the format's sum (SX)
 };
+
+// lib/gpubench/gemv_cuda.lua sizes XPRE=1's workspace at 640 T bytes a chunk of 256 columns.
+static_assert(sizeof(GbI8Smem<1>) == 640 && sizeof(GbI8Smem<3, int>) == 3 * 640 && sizeof(GbI8Smem<8>) == 8 * 640,
+              "a chunk of x's digits is 640 T bytes");
 
 // The two digits of q in [-QMAX, QMAX]: q = 256 h + l, h and l in [-128, 127].
 GB_HD void gb_i8_digits(int q, int& h, int& l)
@@ -140,14 +148,38 @@ GB_HD void gb_i8_quantize(const float* x, gb_u32 k, gb_u32 sb, gb_u32 t, gb_u32 
 }
 
 // A block's shared memory: the digits of KS chunks (one per k slice), and
-// after the last chunk the slices' partial sums in the same bytes.
-template <int T, int NW, int KS, class S = float>
+// after the last chunk the slices' partial sums in the same bytes. With XP = 1
+// (x's digits quantized once per call into global memory, below) only the sums.
+template <int T, int NW, int KS, class S = float, int XP = 0>
 struct alignas(16) GbI8Block {
     union {
         GbI8Smem<T, S> s[KS];
         float red[KS > 1 ? KS - 1 : 1][NW][32][4];
     };
 };
+template <int T, int NW, int KS, class S>
+struct alignas(16) GbI8Block<T, NW, KS, S, 1> {
+    float red[KS > 1 ? KS - 1 : 1][NW][32][4];
+};
+
+// x's digits quantized once per call (XP = 1): the prepass (gemv_i8_xprep.cu)
+// writes chunk sb's GbI8Smem, the shared layout, at chunk sb of a workspace
+// of gb_i8_xq_chunks(k, KS) chunks. The chunks past k / 256 pad it to whole
+// steps: a warp whose chunk is missing still loads its B (and multiplies it by
+// a zero A, discarding the sum), so those loads stay inside the workspace.
+GB_HD gb_u32 gb_i8_xq_chunks(gb_u32 k, gb_u32 ks)
+{
+    return (k / 256 + ks - 1) / ks * ks;
+}
+
+// Unit u of the prepass's nsb * 8 * T: chunk u / 8T, row of x (u % 8T) / 8,
+// run u % 8 (the unit order of gb_i8_block's own quantization).
+template <int T, int SX, int PERM, class S>
+GB_HD void gb_i8_xprep_unit(const float* x, gb_u32 k, gb_u32 u, GbI8Smem<T, S>* xq)
+{
+    const gb_u32 sb = u / (8 * T), r = u % (8 * T);
+    gb_i8_quantize<T, SX, PERM>(x, k, sb, r >> 3, r & 7, xq[sb]);
+}
 
 // Block blk: NW row warps x KS k slices (warp w: rows of w % NW, slice w / NW)
 // of a format F (F::BPC bytes per row per chunk of 256 columns; F::Raw a
@@ -156,13 +188,20 @@ struct alignas(16) GbI8Block {
 // i KS + KS - 1, one per slice: the block quantizes their x digits, each warp
 // runs its own; the slices' sums meet in shared memory at the end. A step's
 // weights are loaded before its quantization (PF = 0), or during the
-// previous step's mmas (PF = 1).
-template <class F, int NW, int KS, int PF, int T, class Ctx>
-GB_HD void gb_i8_block(Ctx& ctx, const unsigned char* W, const float* x, float* y, gb_u32 m, gb_u32 k, gb_u32 blk,
-                       GbI8Block<T, NW, KS, typename F::S>& sm)
+// previous step's mmas (PF = 1). XP = 1: x is not the f32 rows but the
+// digits the prepass wrote (gb_i8_xq_chunks chunks of GbI8Smem): no
+// quantization and no barrier in the loop, each warp streams on its own.
+// ctx.wait_inputs() comes after the first weights' loads, before x is read:
+// under launch overlap the wait for the launch before (the prepass).
+template <class F, int NW, int KS, int PF, int T, class Ctx, int XP = 0>
+GB_HD void gb_i8_block(Ctx& ctx, const unsigned char* W, const void* xin, float* y, gb_u32 m, gb_u32 k, gb_u32 blk,
+                       GbI8Block<T, NW, KS, typename F::S, XP>& sm)
 {
     static_assert(T >= 1 && T <= 8, "GEMV_TOKENS must be 1..8: the mma has 8 columns");
     enum { NT = Ctx::NT, UNITS = 8 * T * KS, THREADS = 32 * NW * KS };
+    typedef GbI8Smem<T, typename F::S> D;
+    const float* x = static_cast<const float*>(xin);
+    const D* xq = static_cast<const D*>(xin);
     const gb_u32 nsb = k / 256, row_bytes = nsb * F::BPC, steps = (nsb + KS - 1) / KS;
     gb_u32 g[NT], tq[NT], r0[NT], sl[NT], rw[NT];
     const unsigned char *pa[NT], *pb[NT]; // rows g and g + 8 (the last row where those are past m)
@@ -180,13 +219,20 @@ GB_HD void gb_i8_block(Ctx& ctx, const unsigned char* W, const float* x, float* 
         for (int i = 0; i < 4; i++) acc[q][i] = 0.0f;
         F::load(ctx, pa[q], pb[q], sl[q], nsb, tq[q], cur[q]);
     }
+    ctx.wait_inputs();
     for (gb_u32 st = 0; st < steps; st++) {
-        GB_I8_EACH for (gb_u32 u = ctx.tid(q); u < (gb_u32)UNITS; u += THREADS)
-        {
-            const gb_u32 ss = u / (8 * T), r = u % (8 * T), sbq = st * KS + ss;
-            if (sbq < nsb) gb_i8_quantize<T, F::SX, F::PERM>(x, k, sbq, r >> 3, r & 7, sm.s[ss]);
+        const D* xs;
+        if constexpr (XP) {
+            xs = xq + st * KS;
+        } else {
+            GB_I8_EACH for (gb_u32 u = ctx.tid(q); u < (gb_u32)UNITS; u += THREADS)
+            {
+                const gb_u32 ss = u / (8 * T), r = u % (8 * T), sbq = st * KS + ss;
+                if (sbq < nsb) gb_i8_quantize<T, F::SX, F::PERM>(x, k, sbq, r >> 3, r & 7, sm.s[ss]);
+            }
+            ctx.barrier();
+            xs = sm.s;
         }
-        ctx.barrier();
         typename F::Raw nxt[NT];
         bool go[NT], any = false; // go: the warp's chunk of this step exists (warp-uniform on the GPU)
         GB_I8_EACH
@@ -195,15 +241,15 @@ GB_HD void gb_i8_block(Ctx& ctx, const unsigned char* W, const float* x, float* 
             go[q] = st * KS + sl[q] < nsb;
             any = any || go[q];
         }
-        if (any) F::template step<T>(ctx, cur, go, r0, m, g, tq, sl, sm.s, acc);
-        ctx.barrier(); // every warp done with this step's digits before the next overwrite them
+        if (any) F::template step<T>(ctx, cur, go, r0, m, g, tq, sl, xs, acc);
+        if constexpr (!XP) ctx.barrier(); // every warp done with this step's digits before the next overwrite them
         GB_I8_EACH
         {
             if (PF) cur[q] = nxt[q];
             else F::load(ctx, pa[q], pb[q], (st + 1) * KS + sl[q], nsb, tq[q], cur[q]);
         }
     }
-    if (KS > 1) { // the last barrier above freed the digits: slices 1.. leave their sums there
+    if (KS > 1) { // the last barrier above freed the digits (XP = 0): slices 1.. leave their sums there
         GB_I8_EACH if (sl[q] > 0)
         {
             const gb_u32 lane = ctx.tid(q) & 31;
@@ -233,6 +279,7 @@ struct GbI8DevCtx {
     enum { NT = 1 };
     __device__ __forceinline__ gb_u32 tid(int) const { return threadIdx.x; }
     __device__ __forceinline__ void barrier() { __syncthreads(); }
+    __device__ __forceinline__ void wait_inputs() { gb_overlap_wait(); }
     __device__ __forceinline__ uint4 ld16(const unsigned char* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
     __device__ __forceinline__ uint2 ld8(const unsigned char* p) { return __ldg(reinterpret_cast<const uint2*>(p)); }
     __device__ __forceinline__ gb_u32 ld4(const unsigned char* p) { return __ldg(reinterpret_cast<const unsigned*>(p)); }

@@ -14,6 +14,8 @@
 --   gemv.spec("vulkan", "q4_k")                       --> the geometry table
 --   local k, grid, block, ... = gemv.launch_args(dev, "q4_k", w, x, y, m, k)
 --   k:launch(grid, block, ...)                        -- or dev:record(n, k, grid, block, ...)
+--   gemv.launches(dev, "q4_k", w, x, y, m, k, 8, s)   --> { {k, grid, block, ...}, ... }: every
+--                                                     -- launch of a call (two where s.prep)
 --   local y, ystr = gemv.run(dev, "q4_k", weight_bytes, m, k, x)
 --   gemv.spec("vulkan", "q4_k", 4)                    --> the 4-token kernel
 --   gemv.spec_for(dev, "q8_0", m, k)                  --> what a launch on dev uses (Vulkan integer q8_0/q4_0/q4_k)
@@ -29,7 +31,7 @@
 -- last block.
 --
 -- Kernels are compiled once per device and cached in a table with weak device
--- keys; gemv.release(dev) frees a device's kernels now (leak-checked tests).
+-- keys; gemv.release(dev) frees a device's kernels and workspaces now (leak-checked tests).
 
 local gemv = {}
 
@@ -267,43 +269,80 @@ function gemv.kernel(dev, fmt, spec)
   return cache.get(dev, spec or gemv.spec(dev.backend, fmt))
 end
 
--- Frees the kernels cached for dev (all devices when dev is nil).
-gemv.release = cache.release
+-- Workspaces of the specs with a first launch (`prep`: the CUDA int8
+-- kernels' XPRE=1, x quantized once per call), one per device.
+local workspaces = require("gpubench.workspace").registry()
 
-local function check_buffer(buf, need, what, fmt, m, k, tokens)
+-- Frees the kernels and workspaces kept for dev (all devices when nil).
+function gemv.release(dev)
+  cache.release(dev)
+  workspaces.release(dev)
+end
+
+local function check_buffer(buf, need, what, fmt, m, k, tokens, fn)
   if buf.size < need then
-    error(("gemv.launch_args: %s buffer is %d bytes, %s m=%d k=%d%s needs %d"):format(
-      what, buf.size, fmt, m, k, tokens > 1 and (" tokens=%d"):format(tokens) or "", need), 3)
+    error(("gemv.%s: %s buffer is %d bytes, %s m=%d k=%d%s needs %d"):format(
+      fn, what, buf.size, fmt, m, k, tokens > 1 and (" tokens=%d"):format(tokens) or "", need), 4)
   end
 end
 
--- The arguments of one launch: kernel, grid, block, W, x, y, u32 m, u32 k.
--- Checks the shape and the buffer sizes first (x: tokens * k floats, y:
--- tokens * m), so a bad call fails here with the format and sizes in the
--- message rather than as an out-of-bounds read.
--- gemv.launch_args(dev, fmt, w, x, y, m, k [, tokens [, spec]]) or (..., m, k, spec).
-function gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec)
-  format_of(fmt, "launch_args", 3)
-  tokens, spec = tokens_and_spec(tokens, spec, "launch_args")
-  m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt, nil, nil, tokens), "launch_args")
+-- The checks of launch_args and launches (fn names the caller): the shape,
+-- the kernel's limits and the buffer sizes (x: tokens * k floats, y:
+-- tokens * m), so a bad call fails with the format and sizes in the message
+-- rather than as an out-of-bounds read. Returns spec, m, k.
+local function checked_call(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec, fn)
+  format_of(fmt, fn, 4)
+  tokens, spec = tokens_and_spec(tokens, spec, fn)
+  m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt, nil, nil, tokens), fn)
   spec = spec or gemv.spec_for(dev, fmt, m, k, tokens)
   if spec.max_k and k > spec.max_k then
     -- the integer kernels hold x in shared memory sized for max_k values
-    error(("gemv.launch_args: %s k=%d is more than the %d values of x the %s kernel (GEMV_XB=%s) holds"):format(
-      fmt, k, spec.max_k, spec.file or fmt, tostring(spec.defines and spec.defines.GEMV_XB)), 2)
+    error(("gemv.%s: %s k=%d is more than the %d values of x the %s kernel (GEMV_XB=%s) holds"):format(
+      fn, fmt, k, spec.max_k, spec.file or fmt, tostring(spec.defines and spec.defines.GEMV_XB)), 3)
   end
   local need = gemv.buffer_bytes(fmt, m, k)
   if spec.max_weight_bytes and need > spec.max_weight_bytes then
-    error(("gemv.launch_args: %s m=%d k=%d needs a %d-byte weight buffer, more than the %d "
-      .. "bytes the %s kernel can address"):format(fmt, m, k, need, spec.max_weight_bytes,
-      spec.file or fmt), 2)
+    error(("gemv.%s: %s m=%d k=%d needs a %d-byte weight buffer, more than the %d "
+      .. "bytes the %s kernel can address"):format(fn, fmt, m, k, need, spec.max_weight_bytes,
+      spec.file or fmt), 3)
   end
-  check_buffer(wbuf, need, "weight", fmt, m, k, tokens)
-  check_buffer(xbuf, 4 * k * tokens, "x", fmt, m, k, tokens)
-  check_buffer(ybuf, 4 * m * tokens, "y", fmt, m, k, tokens)
+  check_buffer(wbuf, need, "weight", fmt, m, k, tokens, fn)
+  check_buffer(xbuf, 4 * k * tokens, "x", fmt, m, k, tokens, fn)
+  check_buffer(ybuf, 4 * m * tokens, "y", fmt, m, k, tokens, fn)
+  return spec, m, k
+end
+
+-- The arguments of one launch: kernel, grid, block, W, x, y, u32 m, u32 k.
+-- A kernel with a first launch (a spec with `prep`) is refused here:
+-- gemv.launches gives both.
+-- gemv.launch_args(dev, fmt, w, x, y, m, k [, tokens [, spec]]) or (..., m, k, spec).
+function gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec)
+  spec, m, k = checked_call(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec, "launch_args")
+  if spec.prep then
+    error(("gemv.launch_args: the %s kernel %s (%s) is two launches, x's quantization first: use gemv.launches")
+      :format(fmt, spec.entry or "?", require("gpubench.options").format_defines(spec.defines)), 2)
+  end
   local gpu = require "gpu"
   local kern = gemv.kernel(dev, fmt, spec)
   return kern, gemv.grid(spec, m, k), spec.block, wbuf, xbuf, ybuf, gpu.u32(m), gpu.u32(k)
+end
+
+-- launches(dev, fmt, w, x, y, m, k [, tokens [, spec]]) -> the launches of one
+-- GEMV call, each {kernel, grid, block, args...} (what a bench cell times):
+-- launch_args' one, or for a spec with `prep` two: the prep (x, a workspace,
+-- u32 k) writing x's digits, then the kernel reading them in x's place
+-- (W, workspace, y, u32 m, u32 k). The workspace is made here, before any timing.
+function gemv.launches(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec)
+  spec, m, k = checked_call(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec, "launches")
+  local gpu = require "gpu"
+  local kern, grid = gemv.kernel(dev, fmt, spec), gemv.grid(spec, m, k)
+  if not spec.prep then return { { kern, grid, spec.block, wbuf, xbuf, ybuf, gpu.u32(m), gpu.u32(k) } } end
+  local p = spec.prep
+  local ws = workspaces.get(dev, p.bytes(k), "x_digits")
+  return {
+    { cache.get(dev, p.spec), p.grid(k), p.spec.block, xbuf, ws, gpu.u32(k) },
+    { kern, grid, spec.block, wbuf, ws, ybuf, gpu.u32(m), gpu.u32(k) },
+  }
 end
 
 -- y as a table of numbers from an f32 string, unpacked in slices so that a
@@ -370,8 +409,7 @@ function gemv.run(dev, fmt, weights, m, k, x, tokens, spec)
   w:fill(0) -- the slack past the weights is read (and shifted out): keep it defined
   w:upload(weights)
   xb:upload(xs)
-  local kern, grid, block = gemv.launch_args(dev, fmt, w, xb, yb, m, k, spec)
-  kern:launch(grid, block, w, xb, yb, m, k)
+  for _, l in ipairs(gemv.launches(dev, fmt, w, xb, yb, m, k, spec)) do l[1]:launch(table.unpack(l, 2)) end
   local ys = yb:download(0, 4 * m * tokens)
   return unpack_f32(ys, m * tokens), ys
 end

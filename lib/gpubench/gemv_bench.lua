@@ -116,9 +116,9 @@ end
 -- Fails with the format, shape and worst row when the kernel's output on
 -- these weights is not the oracle's (for every token).
 local function verify(dev, fmt, m, k, tokens, weights, xs, wbuf, xbuf, ybuf, spec, refs)
-  local kern, grid, block = gemv.launch_args(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec)
+  local ls = gemv.launches(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec)
   ybuf:fill("\xff") -- NaN: an unwritten row cannot pass
-  kern:launch(grid, block, wbuf, xbuf, ybuf, m, k)
+  for _, l in ipairs(ls) do l[1]:launch(table.unpack(l, 2)) end
   local ys = ybuf:download(0, 4 * m * tokens)
   local used = spec or gemv.spec_for(dev, fmt, m, k, tokens)
   local c = gemv_bench.check(fmt, weights, m, k, xs, ys, tokens, refs, used.x_rounding)
@@ -183,7 +183,9 @@ function gemv_bench.prepare(dev, fmt, m, k, opts)
     w:upload(weights)
     x:upload(xs)
     local check = verify(dev, fmt, m, k, tokens, weights, xs, w, x, y, opts.spec, refs)
-    local function call(wi) return { { gemv.launch_args(dev, fmt, wi, x, y, m, k, tokens, opts.spec) } } end
+    local function call(wi) return gemv.launches(dev, fmt, wi, x, y, m, k, tokens, opts.spec) end
+    local used = opts.spec or gemv.spec_for(dev, fmt, m, k, tokens)
+    local prep_bytes = used.prep and used.prep.bytes(k) or 0
     local first = call(w)
     local sets = { first }
     if opts.rotate then
@@ -197,8 +199,8 @@ function gemv_bench.prepare(dev, fmt, m, k, opts)
     local c = bench.cell(dev, {
       sets = sets, set_bytes = buf_bytes, buffers = buffers,
       rotation = opts.rotate and { l2_bytes = opts.l2_bytes or dev.l2_bytes, factor = opts.factor } or nil,
-      -- what stays resident between calls: every weight copy, x and y
-      working_set = #sets * buf_bytes + 4 * k * tokens + 4 * m * tokens,
+      -- what stays resident between calls: every weight copy, x, y and a first launch's workspace (x's digits)
+      working_set = #sets * buf_bytes + 4 * k * tokens + 4 * m * tokens + prep_bytes,
     })
     c.fmt, c.m, c.k, c.weight_bytes, c.check, c.tokens = fmt, m, k, weight_bytes, check, tokens
     return c

@@ -29,8 +29,10 @@
 --           (kernels/cuda/gemv_<fmt>_i8.cu): WARPS warps of 16 rows per block
 --           times KSPLIT slices of k; PREFETCH=1 (its own define, I8=1 only)
 --           loads a step's weights during the previous step's mmas; the
---           scalar path's other defines unused. q4_k's default from T = 5,
---           q8_0's and q4_0's from T = 4 (TOKEN_RULES below).
+--           scalar path's other defines unused; XPRE=1 (its own define too)
+--           quantizes x once per call in a first launch (xprep_spec below), a
+--           spec with `prep` that gemv.launches runs before the kernel. q4_k's
+--           default from T = 5, q8_0's and q4_0's from T = 4 (TOKEN_RULES below).
 -- Every kernel: GEMV_TOKENS, the T rows of x (1..8) multiplied by each
 -- weight read once (y[T, m] = x[T, k] . W^T; 1 in every entry, the GEMV).
 -- A T > 1 variant keeps the entry's geometry: every entry compiles without
@@ -107,8 +109,41 @@ local function tc_block_spec(fmt, tc, smem, level, changes)
   }
 end
 
--- The int8 tensor-core kernel's spec: its own file and entry, 16 rows a warp.
-local function i8_spec(fmt, d, prefetch)
+-- XPRE=1's first launch (kernels/cuda/gemv_i8_xprep.cu): x quantized once
+-- per call into a workspace the int8 kernel then reads in place of x. Per
+-- format the digits' extra sum (XP_SX) and column order (XP_PERM) its step
+-- expects (the format's SX and PERM in gemv_q4k_q5k_i8.cuh, gemv_q6k_i8.cuh,
+-- gemv_b32_i8.cuh); a chunk of 256 columns is 640 T bytes (GbI8Smem<T>,
+-- pinned by a static_assert in gemv_i8_common.cuh), and the workspace
+-- holds whole steps of KSPLIT chunks (gb_i8_xq_chunks).
+local XPREP = { q4_k = { 0, 0 }, q5_k = { 0, 0 }, q6_k = { 1, 1 }, q8_0 = { 1, 0 }, q4_0 = { 2, 1 } }
+local XPREP_BLOCK = 256
+local xprep_specs = {} -- one table per defines: gemv.kernel caches compiled kernels by spec table
+local function xprep_spec(fmt, tokens, ksplit)
+  local sx, perm = XPREP[fmt][1], XPREP[fmt][2]
+  local key = ("%d:%d:%d"):format(sx, perm, tokens)
+  local p = xprep_specs[key]
+  if not p then
+    p = {
+      file = "kernels/cuda/gemv_i8_xprep.cu",
+      entry = "gemv_i8_xprep",
+      block = { XPREP_BLOCK, 1, 1 },
+      defines = { XP_SX = sx, XP_PERM = perm, GEMV_TOKENS = tokens },
+      -- one thread per (chunk, row of x, run of 32)
+      grid = function(k) return { (k // 256 * 8 * tokens + XPREP_BLOCK - 1) // XPREP_BLOCK, 1, 1 } end,
+    }
+    xprep_specs[key] = p
+  end
+  return {
+    spec = p,
+    grid = p.grid,
+    bytes = function(k) return 640 * tokens * ((k // 256 + ksplit - 1) // ksplit * ksplit) end,
+  }
+end
+
+-- The int8 tensor-core kernel's spec: its own file and entry, 16 rows a warp;
+-- with XPRE=1 a prep (xprep_spec) that gemv.launches runs first.
+local function i8_spec(fmt, d, prefetch, xpre)
   if d.MMA == 1 or d.BULK == 1 then
     error(("gemv_cuda.variant: %s I8=1 is its own kernel: MMA and BULK must stay 0"):format(fmt), 3)
   end
@@ -120,7 +155,8 @@ local function i8_spec(fmt, d, prefetch)
     entry = "gemv_" .. fmt .. "_i8",
     block = { 32 * d.WARPS * d.KSPLIT, 1, 1 },
     rows_per_group = 16 * d.WARPS,
-    defines = { I8 = 1, WARPS = d.WARPS, KSPLIT = d.KSPLIT, PREFETCH = prefetch, GEMV_TOKENS = d.GEMV_TOKENS },
+    defines = { I8 = 1, WARPS = d.WARPS, KSPLIT = d.KSPLIT, PREFETCH = prefetch, XPRE = xpre, GEMV_TOKENS = d.GEMV_TOKENS },
+    prep = xpre == 1 and xprep_spec(fmt, d.GEMV_TOKENS, d.KSPLIT) or nil,
   }
 end
 -- The dense tensor-core kernel's spec (f16, bf16): its own file and entry,
@@ -211,13 +247,13 @@ local function qtc_spec(fmt, d, changes)
 end
 
 -- The defines variant(fmt, ...) takes and their defaults: the entry's, and
--- PREFETCH = 0 where the entry has the int8 kernel (I8) behind it.
+-- PREFETCH = 0 and XPRE = 0 where the entry has the int8 kernel (I8) behind it.
 function M.variant_defines(fmt)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
   if type(base) ~= "table" or type(base.defines) ~= "table" then return nil end
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
-  if d.I8 ~= nil then d.PREFETCH = 0 end
+  if d.I8 ~= nil then d.PREFETCH, d.XPRE = 0, 0 end
   d.EARLY_RELEASE = 0 -- the FMA and scalar kernels' release of an overlapping next launch: at start, not exit
   if TC_BEST[fmt] then d.KSPLIT, d.STAGES, d.TILES = 1, 0, 1 end -- the FMA kernel's: no split, direct loads, ROWS rows (MMA=1 takes others)
   for k, v in pairs(QTC_BEST[fmt] or {}) do -- TC=1's own defines, at their defaults
@@ -247,7 +283,7 @@ function M.variant(fmt, changes)
     d.GEMV_TOKENS = t
     return own(fmt, d, changes)
   end
-  local prefetch = 0 -- the int8 kernel's own switch, not a define of the entry
+  local prefetch, xpre = 0, 0 -- the int8 kernel's own switches, not defines of the entry
   for k, v in pairs(changes) do
     if k == "EARLY_RELEASE" then
       -- an overlapping next launch released at the block's start, not by its exit
@@ -262,6 +298,10 @@ function M.variant(fmt, changes)
       if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s PREFETCH is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
       if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: PREFETCH=%s is not 0 or 1"):format(tostring(v)), 2) end
       prefetch = v
+    elseif k == "XPRE" and base.defines.I8 ~= nil then
+      if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s XPRE is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
+      if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: XPRE=%s is not 0 or 1"):format(tostring(v)), 2) end
+      xpre = v
     elseif (k == "KSPLIT" or k == "STAGES" or k == "TILES") and TC_BEST[fmt] then
       -- MMA=1 returned above: the FMA kernel has no split, loads directly and has ROWS rows: KSPLIT=1, STAGES=0, TILES=1
       if k == "TILES" and v ~= 1 then
@@ -292,7 +332,7 @@ function M.variant(fmt, changes)
       d[k] = v
     end
   end
-  if d.I8 == 1 then return i8_spec(fmt, d, prefetch) end
+  if d.I8 == 1 then return i8_spec(fmt, d, prefetch, xpre) end
   -- The tensor-core path has a fixed geometry (16 rows, whole tiles): asking
   -- for it without naming ROWS or PARTS gets that rather than an error.
   if changes.MMA == 1 then
@@ -348,30 +388,19 @@ local SHAPE_RULES = {
 }
 local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by spec
 
--- Variants that measured faster than the entry's at T > 1 rows of x
--- (docs/kernels/cuda-gemv.md, "The int8 tensor-core q4_k kernel", "... q8_0
--- and q4_0 kernels" and "The f16 tensor-core q8_0 kernel"): from min_tokens
--- on, a tensor-core kernel, whose time hardly grows with T. q4_0 (int8) lost
--- to the integer dot at T = 2 and won at T = 4 and 8 (both orders, WARPS = 4
--- KSPLIT = 2 the fastest I8 geometry at each); q8_0's f16 kernel (its
--- QTC_BEST geometry) beat the int8 one at T = 4 and 8 in both orders and at
--- ITERS 600, and lost to the integer dot at T = 2. q4_0's f16 kernel (its
--- QTC_BEST, 4 slices) beat the int8 one at T = 4 and 8 in both orders, at
--- ITERS 500 and at T = 5, 6, 7; at T = 3 it beat the integer dot in both
--- orders, at T = 2 it lost (docs/kernels/cuda-gemv.md, "q4_0 on the f16
--- tensor cores"). q5_k's int8 kernel beat the integer dot at T = 3, 5, 6, 7
--- and 8 in both orders (8 also at ITERS 600) and lost at T = 4, where the
--- integer dot runs faster than at 3 (docs/kernels/cuda-gemv.md, "q5_k on the
--- int8 path"); WARPS = 4 KSPLIT = 2 its fastest geometry too. q6_k's int8
--- kernel won at T = 8 only (both orders, ITERS 600) and lost at T = 3 .. 7
--- ("q6_k on the int8 path").
+-- Kernels that won the one-process A/Bs at T > 1 rows of x (the figures:
+-- docs/kernels/cuda-gemv.md, "The int8 tensor-core q4_k kernel", "... q8_0
+-- and q4_0 kernels", "The f16 tensor-core q8_0 kernel", "q4_0 on the f16
+-- tensor cores", "q5_k on the int8 path", "q6_k on the int8 path"): from
+-- min_tokens on a tensor-core kernel, whose time hardly grows with T; at the
+-- T where the integer dot won, none. WARPS = 4 KSPLIT = 2 is the int8
+-- kernels' geometry (their sweeps' fastest).
 local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
 -- bf16 and f16 from T = 3: the dense tensor-core kernel (its TC_BEST
--- geometry), whose time hardly grows with T, against the FMA kernel's
--- (T = 3, 4, 6 and 8 faster in both orders and at ITERS 400; T = 2 slower).
--- f32: the FMA kernel's geometry at the two T it was swept at (both orders,
--- ITERS 200 and 400), the entry's elsewhere. A format's rules are tried in
--- order: the first whose min_tokens .. max_tokens holds T applies.
+-- geometry); f32: the FMA kernel's geometry at the two T it was swept at, the
+-- entry's elsewhere (docs/results/h200-gemv-tokens.md, "The dense tensor-core kernels").
+-- A format's rules are tried in order: the first whose min_tokens ..
+-- max_tokens holds T applies.
 local TOKEN_RULES = {
   bf16 = { { min_tokens = 3, changes = { MMA = 1 } } },
   f16 = { { min_tokens = 3, changes = { MMA = 1 } } },

@@ -158,28 +158,18 @@ linear.kernel = cache.get
 
 -- workspace(dev, bytes [, name]) -> a device buffer of at least `bytes`,
 -- one per device and name ("part" when left out), grown when a call needs
--- more: the fp32 sums of the slices of K of a route that splits K ("part"),
--- the fp16 copy of x and the exponents of an LN_HALF route ("half_x",
--- "half_ex"). Made while the launches are built (before any timing), never
--- inside a call.
-local workspaces = setmetatable({}, { __mode = "k" })
+-- more (gpubench.workspace): the fp32 sums of the slices of K of a route that
+-- splits K ("part"), the fp16 copy of x and the exponents of an LN_HALF route
+-- ("half_x", "half_ex").
+local workspaces = require("gpubench.workspace").registry()
 function linear.workspace(dev, bytes, name)
-  name = name or "part"
-  local per = workspaces[dev] or {}
-  workspaces[dev] = per
-  local ws = per[name]
-  if ws and ws.size >= bytes then return ws end
-  if ws then ws:free() end
-  ws = dev:buffer((bytes + 255) // 256 * 256)
-  per[name] = ws
-  return ws
+  return workspaces.get(dev, bytes, name or "part")
 end
 
 -- release(dev): frees the kernels compiled for dev and its workspaces.
 function linear.release(dev)
   cache.release(dev)
-  for _, ws in pairs(workspaces[dev] or {}) do ws:free() end
-  workspaces[dev] = nil
+  workspaces.release(dev)
 end
 
 -- The second launch of a call whose route splits K (CUDA): the slices' sums into y.

@@ -71,9 +71,11 @@ template <int NWARPS>
 struct HostI8Ctx {
     enum { NT = 32 * NWARPS };
     const unsigned char *wlo, *whi;
-    const signed char *slo, *shi;
+    const signed char *slo, *shi; // the block's shared memory
+    const signed char *xlo, *xhi; // the prepass's digits (XP = 1), else empty
     gb_u32 tid(int q) const { return (gb_u32)q; }
     void barrier() {}
+    void wait_inputs() {}
     void in_w(const unsigned char* p, int n)
     {
         EXPECT(p >= wlo && p + n <= whi && ((uintptr_t)(p - wlo) % n) == 0, "weight load of %d bytes at %td", n, p - wlo);
@@ -106,7 +108,9 @@ struct HostI8Ctx {
     }
     uint2 ld8s(const signed char* p)
     {
-        EXPECT(p >= slo && p + 8 <= shi && ((uintptr_t)p % 8) == 0, "shared load at %td", p - slo);
+        const bool in_s = p >= slo && p + 8 <= shi, in_x = p >= xlo && p + 8 <= xhi;
+        EXPECT((in_s || in_x) && ((uintptr_t)p % 8) == 0, "digit load at %td past shared memory and the digits",
+               p - slo);
         uint2 v;
         memcpy(&v, p, 8);
         return v;
@@ -156,26 +160,39 @@ struct FQ4_0 {
 };
 
 // y (T rows of m) for x (T rows of k) through the kernel's block code, with
-// KS slices of k and prefetch PF.
-template <class FM, int NW, int T, int KS = 1, int PF = 0>
+// KS slices of k and prefetch PF; XP = 1: x quantized first by the prepass's
+// code (gemv_i8_xprep.cu) into a workspace of gb_i8_xq_chunks chunks whose
+// pad is left stale, then read by the blocks from there.
+template <class FM, int NW, int T, int KS = 1, int PF = 0, int XP = 0>
 static std::vector<float> run(const std::vector<unsigned char>& W, const std::vector<float>& x, gb_u32 m, gb_u32 k)
 {
     typedef typename FM::F F;
+    typedef GbI8Smem<T, typename F::S> D;
     std::vector<float> y((size_t)T * m, NAN);
     const gb_u32 blocks = (m + 16 * NW - 1) / (16 * NW);
-    auto* sm = new GbI8Block<T, NW, KS, typename F::S>;
+    auto* sm = new GbI8Block<T, NW, KS, typename F::S, XP>;
     HostI8Ctx<NW * KS> ctx;
     ctx.wlo = W.data(), ctx.whi = W.data() + W.size();
     ctx.slo = reinterpret_cast<const signed char*>(sm), ctx.shi = ctx.slo + sizeof *sm;
+    ctx.xlo = ctx.xhi = nullptr;
+    std::vector<D> xq;
+    const void* xin = x.data();
+    if (XP) {
+        xq.resize(gb_i8_xq_chunks(k, KS));
+        memset((void*)xq.data(), 0x5A, xq.size() * sizeof(D)); // the pad is never written
+        for (gb_u32 u = 0; u < k / 256 * 8 * T; u++) gb_i8_xprep_unit<T, F::SX, F::PERM>(x.data(), k, u, xq.data());
+        ctx.xlo = reinterpret_cast<const signed char*>(xq.data()), ctx.xhi = ctx.xlo + xq.size() * sizeof(D);
+        xin = xq.data();
+    }
     for (gb_u32 b = 0; b < blocks; b++) {
-        memset(sm, 0x5A, sizeof *sm); // stale shared memory
-        gb_i8_block<F, NW, KS, PF, T>(ctx, W.data(), x.data(), y.data(), m, k, b, *sm); // what every entry runs
+        memset((void*)sm, 0x5A, sizeof *sm); // stale shared memory
+        gb_i8_block<F, NW, KS, PF, T, HostI8Ctx<NW * KS>, XP>(ctx, W.data(), xin, y.data(), m, k, b, *sm); // what every entry runs
     }
     delete sm;
     return y;
 }
 
-template <class FM, int NW, int T, int KS = 1, int PF = 0>
+template <class FM, int NW, int T, int KS = 1, int PF = 0, int XP = 0>
 static void random_case(gb_u32 m, gb_u32 k, int seed, bool outliers)
 {
     const gb_format* f = gb_format_find(FM::name());
@@ -187,7 +204,7 @@ static void random_case(gb_u32 m, gb_u32 k, int seed, bool outliers)
     for (auto& v : x) v = rnd();
     if (outliers)
         for (size_t i = 0; i < x.size(); i += 97) x[i] *= 20.0f; // a large value in most sub-blocks
-    const std::vector<float> y = run<FM, NW, T, KS, PF>(W, x, m, k);
+    const std::vector<float> y = run<FM, NW, T, KS, PF, XP>(W, x, m, k);
     std::vector<double> r(m), a(m);
     double worst = 0;
     int bad = 0;
@@ -199,17 +216,17 @@ static void random_case(gb_u32 m, gb_u32 k, int seed, bool outliers)
             if (!(rel <= worst)) worst = rel;
         }
     }
-    EXPECT(bad == 0, "%s NW=%d KS=%d PF=%d T=%d m=%u k=%u%s: %d row(s) beyond 1e-4 of sum|w x|, worst %g", FM::name(),
-           NW, KS, PF, T, m, k, outliers ? " (outliers)" : "", bad, worst);
-    printf("%s %s NW=%d KS=%d PF=%d T=%d m=%u k=%u%s: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ", FM::name(), NW,
-           KS, PF, T, m, k, outliers ? " outliers" : "", worst);
+    EXPECT(bad == 0, "%s NW=%d KS=%d PF=%d XP=%d T=%d m=%u k=%u%s: %d row(s) beyond 1e-4 of sum|w x|, worst %g",
+           FM::name(), NW, KS, PF, XP, T, m, k, outliers ? " (outliers)" : "", bad, worst);
+    printf("%s %s NW=%d KS=%d PF=%d XP=%d T=%d m=%u k=%u%s: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ", FM::name(),
+           NW, KS, PF, XP, T, m, k, outliers ? " outliers" : "", worst);
     gb_err_clear(&e);
 }
 
 // x rows one-hot at columns c_t (value 1): y[t][i] = W[i][c_t] dequantized, to
 // 2e-6 of the row's largest value, so a wrong k slot or a wrong x row in an
 // mma column shows.
-template <class FM, int NW, int T, int KS = 1, int PF = 0>
+template <class FM, int NW, int T, int KS = 1, int PF = 0, int XP = 0>
 static void one_hot_case(gb_u32 m, gb_u32 k)
 {
     const gb_format* f = gb_format_find(FM::name());
@@ -229,16 +246,17 @@ static void one_hot_case(gb_u32 m, gb_u32 k)
     for (gb_u32 c0 = 0; c0 < k; c0 += T) {
         std::vector<float> x((size_t)T * k, 0.0f);
         for (int t = 0; t < T; t++) x[(size_t)t * k + (c0 + t) % k] = 1.0f;
-        const std::vector<float> y = run<FM, NW, T, KS, PF>(W, x, m, k);
+        const std::vector<float> y = run<FM, NW, T, KS, PF, XP>(W, x, m, k);
         for (int t = 0; t < T; t++)
             for (gb_u32 i = 0; i < m; i++) {
                 const double want = deq[(size_t)i * k + (c0 + t) % k], got = y[(size_t)t * m + i];
                 if (!(std::fabs(got - want) <= 2e-6 * (std::fabs(want) + rowmax[i]))) bad++;
             }
     }
-    EXPECT(bad == 0, "%s one-hot NW=%d KS=%d PF=%d T=%d m=%u k=%u: %d outputs off", FM::name(), NW, KS, PF, T, m, k, bad);
-    printf("%s %s one-hot NW=%d KS=%d PF=%d T=%d m=%u k=%u: every column of every row\n", bad ? "not ok" : "ok  ",
-           FM::name(), NW, KS, PF, T, m, k);
+    EXPECT(bad == 0, "%s one-hot NW=%d KS=%d PF=%d XP=%d T=%d m=%u k=%u: %d outputs off", FM::name(), NW, KS, PF, XP, T,
+           m, k, bad);
+    printf("%s %s one-hot NW=%d KS=%d PF=%d XP=%d T=%d m=%u k=%u: every column of every row\n", bad ? "not ok" : "ok  ",
+           FM::name(), NW, KS, PF, XP, T, m, k);
     gb_err_clear(&e);
 }
 
@@ -299,6 +317,25 @@ static void kquant_cases(int seed)
     random_case<FM, 4, 2, 3, 0>(129, 2560, seed + 15, false);
 }
 
+// XP = 1 (x quantized once per call by the prepass, read from global memory):
+// one-hot x, and random x with slices whose last step misses chunks (the pad
+// read by warps without a chunk), prefetch on and off, outliers, every T.
+template <class FM>
+static void xprep_cases(int seed)
+{
+    one_hot_case<FM, 2, 8, 1, 0, 1>(40, 512);
+    one_hot_case<FM, 1, 3, 3, 1, 1>(23, 1280);
+    random_case<FM, 1, 1, 1, 0, 1>(16, 256, seed + 1, false);
+    random_case<FM, 4, 2, 3, 0, 1>(129, 2560, seed + 2, false);
+    random_case<FM, 2, 3, 2, 1, 1>(37, 768, seed + 3, true);
+    random_case<FM, 8, 4, 1, 0, 1>(130, 512, seed + 4, false);
+    random_case<FM, 4, 5, 4, 1, 1>(70, 1280, seed + 5, false);
+    random_case<FM, 1, 6, 8, 0, 1>(19, 768, seed + 6, true);
+    random_case<FM, 2, 7, 2, 0, 1>(48, 1280, seed + 7, false);
+    random_case<FM, 4, 8, 2, 0, 1>(200, 2048, seed + 8, false);
+    random_case<FM, 4, 8, 4, 1, 1>(96, 1280, seed + 9, true);
+}
+
 int main()
 {
     // digits: q = 256 h + l with both in [-128, 127] over the whole range
@@ -327,6 +364,11 @@ int main()
     kquant_cases<FQ6K>(300); // k = 1280 and 768: 5 and 3 super-blocks a row, rows starting at 2 mod 4
     b32_cases<FQ8_0>(100);
     b32_cases<FQ4_0>(200);
+    xprep_cases<FQ4K>(400);
+    xprep_cases<FQ5K>(450);
+    xprep_cases<FQ6K>(500);
+    xprep_cases<FQ8_0>(550);
+    xprep_cases<FQ4_0>(600);
     printf("gemv_i8_emulate: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }

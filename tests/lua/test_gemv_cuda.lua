@@ -501,11 +501,11 @@ for _, fmt in ipairs { "q4_k", "q5_k", "q6_k" } do
     local s = specs.variant(fmt, { I8 = 1, WARPS = 4, GEMV_TOKENS = 8 })
     t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] },
       { "kernels/cuda/gemv_" .. fmt .. "_i8.cu", "gemv_" .. fmt .. "_i8", 64, 128 })
-    t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 1, PREFETCH = 0, GEMV_TOKENS = 8 })
+    t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 1, PREFETCH = 0, XPRE = 0, GEMV_TOKENS = 8 })
     t.eq(gemv.grid(s, 129, 256), { 3, 1, 1 }, "ceil(129 / 64) blocks")
     local ks = specs.variant(fmt, { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, GEMV_TOKENS = 3 })
     t.eq({ ks.rows_per_group, ks.block[1] }, { 32, 256 }, "KSPLIT slices share the rows: 4 x 2 warps of 16 rows")
-    t.eq(ks.defines, { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, GEMV_TOKENS = 3 })
+    t.eq(ks.defines, { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, XPRE = 0, GEMV_TOKENS = 3 })
     t.errors(function() specs.variant(fmt, { PREFETCH = 1 }) end,
       "gemv_cuda.variant: " .. fmt .. " PREFETCH is the int8 kernel's: it needs I8=1", true)
     t.errors(function() specs.variant(fmt, { I8 = 1, PREFETCH = 2 }) end, "gemv_cuda.variant: PREFETCH=2 is not 0 or 1", true)
@@ -577,7 +577,7 @@ t.test("q4_k from 5 rows of x, q5_k at 3 and from 5, q6_k at 8 run the int8 kern
             INTERLEAVE = 2, GEMV_TOKENS = T }, fmt)
         else
           t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_i8.cu", fmt .. " T=" .. T)
-          t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, GEMV_TOKENS = T }, fmt)
+          t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, XPRE = 0, GEMV_TOKENS = T }, fmt)
         end
         t.truthy(gemv.spec("cuda", fmt, T) == s, "the same spec without a shape (the kernel cache's key)")
       else
@@ -600,10 +600,10 @@ t.test("the int8 tensor-core q8_0 and q4_0 kernels (I8=1): their own files, entr
     local s = specs.variant(fmt, { I8 = 1, WARPS = 4, KSPLIT = 2, GEMV_TOKENS = 8 })
     t.eq({ s.file, s.entry, s.rows_per_group, s.block[1] },
       { "kernels/cuda/gemv_" .. fmt .. "_i8.cu", "gemv_" .. fmt .. "_i8", 64, 256 }, fmt)
-    t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, GEMV_TOKENS = 8 }, fmt)
+    t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, XPRE = 0, GEMV_TOKENS = 8 }, fmt)
     t.eq(gemv.grid(s, 129, 256), { 3, 1, 1 }, fmt .. ": ceil(129 / 64) blocks")
     t.eq(specs.variant(fmt, { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, GEMV_TOKENS = 3 }).defines,
-      { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, GEMV_TOKENS = 3 }, fmt)
+      { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1, XPRE = 0, GEMV_TOKENS = 3 }, fmt)
     t.eq(specs[fmt].defines.I8, 0, fmt .. ": the entry is the integer dot")
     t.eq(specs.variant_defines(fmt).PREFETCH, 0, fmt .. ": a grid may name PREFETCH")
     t.errors(function() specs.variant(fmt, { PREFETCH = 1 }) end,
@@ -655,6 +655,129 @@ t.test("the int8 tensor-core q8_0 and q4_0 kernels match the FP64 reference at e
           gc.check_tokens(dev, fmt, 5, 256, T, 171 + T, spec)
           gc.check_tokens(dev, fmt, 70, 1280, T, 181 + T, spec)
           gc.check_tokens(dev, fmt, 37, 5120, T, 191 + T, spec)
+        end
+      end
+    end
+  end)
+end)
+
+-- XPRE=1 (gemv_i8_common.cuh, kernels/cuda/gemv_i8_xprep.cu): x quantized
+-- once per call by a first launch into a workspace the int8 kernel reads in
+-- x's place (docs/kernels/cuda-gemv.md, "x quantized once per call").
+local XPREP_WANT = { q4_k = { 0, 0 }, q5_k = { 0, 0 }, q6_k = { 1, 1 }, q8_0 = { 1, 0 }, q4_0 = { 2, 1 } }
+
+t.test("XPRE=1: the int8 kernel with a first launch (its file, defines, grid and workspace bytes); refused elsewhere", function()
+  for fmt, want in pairs(XPREP_WANT) do
+    local s = specs.variant(fmt, { I8 = 1, XPRE = 1, WARPS = 4, KSPLIT = 3, GEMV_TOKENS = 5 })
+    t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 3, PREFETCH = 0, XPRE = 1, GEMV_TOKENS = 5 }, fmt)
+    local p = s.prep
+    t.eq({ p.spec.file, p.spec.entry, p.spec.block[1] }, { "kernels/cuda/gemv_i8_xprep.cu", "gemv_i8_xprep", 256 }, fmt)
+    t.eq(p.spec.defines, { XP_SX = want[1], XP_PERM = want[2], GEMV_TOKENS = 5 }, fmt)
+    -- k = 5120: 20 chunks x 8 runs x 5 rows of x = 800 threads; 21 chunks (7 steps of 3) of 640 x 5 bytes
+    t.eq(p.grid(5120), { 4, 1, 1 }, fmt)
+    t.eq(p.bytes(5120), 21 * 640 * 5, fmt)
+    t.eq(p.bytes(256), 3 * 640 * 5, fmt .. ": one chunk padded to a step of 3")
+    t.eq(specs.variant(fmt, { I8 = 1, XPRE = 1, KSPLIT = 4, GEMV_TOKENS = 8 }).prep.bytes(5120), 20 * 640 * 8, fmt)
+    t.truthy(specs.variant(fmt, { I8 = 1, XPRE = 1, WARPS = 1, GEMV_TOKENS = 5 }).prep.spec == p.spec,
+      fmt .. ": one prep spec table per defines (the kernel cache's key)")
+    t.eq(specs.variant(fmt, { I8 = 1, XPRE = 0, GEMV_TOKENS = 5 }).prep, nil, fmt)
+    t.eq(specs.variant_defines(fmt).XPRE, 0, fmt .. ": a grid may name XPRE")
+    t.errors(function() specs.variant(fmt, { XPRE = 1 }) end,
+      ("gemv_cuda.variant: %s XPRE is the int8 kernel's: it needs I8=1"):format(fmt), true)
+    t.errors(function() specs.variant(fmt, { I8 = 1, XPRE = 2 }) end, "gemv_cuda.variant: XPRE=2 is not 0 or 1", true)
+  end
+  t.errors(function() specs.variant("bf16", { XPRE = 1 }) end, "gemv_cuda.variant: bf16 has no define XPRE", true)
+  -- every (XP_SX, XP_PERM) the formats use has a compile line of the prep (the NVRTC test compiles them)
+  local src = assert(io.open("kernels/cuda/gemv_i8_xprep.cu")):read("a")
+  for fmt, want in pairs(XPREP_WANT) do
+    t.truthy(src:find(("// gpubench%%-compile: entry=gemv_i8_xprep defines=XP_SX=%d,XP_PERM=%d,GEMV_TOKENS=%%d")
+      :format(want[1], want[2])), fmt .. ": a compile line of its prep")
+  end
+end)
+
+-- A device that records what is made: gemv.launches' workspace without a GPU.
+local function fake_cuda()
+  local made, freed = {}, { n = 0 }
+  local dev = { backend = "cuda", name = "fake0" }
+  function dev:buffer(n)
+    local b = { size = n }
+    function b:free() freed.n = freed.n + 1; self.freed = true end
+    made[#made + 1] = b
+    return b
+  end
+  function dev:kernel(spec) return { entry = spec.entry, defines = spec.defines, free = function() end } end
+  return dev, made, freed
+end
+
+t.test("gemv.launches: XPRE=1 is the prep launch, then the kernel reading the workspace in x's place", function()
+  local dev, made, freed = fake_cuda()
+  local m, k, T = 100, 5120, 8
+  local w, x, y = { size = gemv.buffer_bytes("q4_k", m, k) }, { size = 4 * k * T }, { size = 4 * m * T }
+  local spec = specs.variant("q4_k", { I8 = 1, XPRE = 1, WARPS = 4, KSPLIT = 2, GEMV_TOKENS = T })
+  local ls = gemv.launches(dev, "q4_k", w, x, y, m, k, T, spec)
+  t.eq(#ls, 2)
+  local ws = made[1]
+  t.truthy(#made == 1 and ws.size >= 20 * 640 * T, "one workspace of 20 chunks of 640 T bytes")
+  t.eq({ ls[1][1].entry, ls[1][2][1], ls[1][3][1], #ls[1] }, { "gemv_i8_xprep", 5, 256, 6 })
+  t.truthy(ls[1][4] == x and ls[1][5] == ws, "the prep reads x into the workspace")
+  t.eq(tostring(ls[1][6]), "gpu.u32(5120)")
+  t.eq({ ls[2][1].entry, ls[2][2][1], ls[2][3][1], #ls[2] }, { "gemv_q4_k_i8", 2, 256, 8 })
+  t.truthy(ls[2][4] == w and ls[2][5] == ws and ls[2][6] == y, "the kernel reads the workspace where x was")
+  t.eq({ tostring(ls[2][7]), tostring(ls[2][8]) }, { "gpu.u32(100)", "gpu.u32(5120)" })
+  t.eq(ls[2][1].defines.XPRE, 1)
+  t.errors(function() gemv.launch_args(dev, "q4_k", w, x, y, m, k, T, spec) end,
+    "gemv.launch_args: the q4_k kernel gemv_q4_k_i8 (GEMV_TOKENS=8,I8=1,KSPLIT=2,PREFETCH=0,WARPS=4,XPRE=1) is two launches, "
+    .. "x's quantization first: use gemv.launches", true)
+  -- the same checks as launch_args: a short x buffer is refused before anything is made
+  t.errors(function() gemv.launches(dev, "q4_k", w, { size = 4 * k }, y, m, k, T, spec) end,
+    "gemv.launches: x buffer is 20480 bytes, q4_k m=100 k=5120 tokens=8 needs 163840", true)
+  -- a kernel without a prep: one launch, launch_args' own; the workspace is reused, grown and freed
+  local one = gemv.launches(dev, "q4_k", w, x, y, m, k, T, specs.variant("q4_k", { I8 = 1, GEMV_TOKENS = T }))
+  t.eq(#one, 1)
+  t.truthy(one[1][5] == x, "XPRE=0 reads x itself")
+  gemv.launches(dev, "q4_k", w, x, y, m, 2560, T, spec)
+  t.eq(#made, 1, "a smaller call reuses the workspace")
+  local big = { size = gemv.buffer_bytes("q4_k", m, 10240) }
+  gemv.launches(dev, "q4_k", big, { size = 4 * 10240 * T }, y, m, 10240, T, spec)
+  t.truthy(#made == 2 and ws.freed and made[2].size >= 40 * 640 * T, "a larger one grows it")
+  gemv.release(dev)
+  t.eq(freed.n, 2)
+end)
+
+t.test("XPRE=1 kernels and their prep compile for sm_90 at every T", function()
+  local gpu = t.gpu
+  if not gpu or not gpu.compile then t.skip("no gpu module") end
+  local preps = {}
+  for fmt in pairs(XPREP_WANT) do
+    for _, T in ipairs { 1, 4, 8 } do
+      local s = specs.variant(fmt, { I8 = 1, XPRE = 1, WARPS = 4, KSPLIT = 2, GEMV_TOKENS = T })
+      for _, c in ipairs { s, s.prep.spec } do
+        if not preps[c] then
+          preps[c] = true
+          local ok, r = pcall(gpu.compile, { backend = "cuda", file = c.file, entry = c.entry, defines = c.defines, target = "sm_90" })
+          if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
+          t.truthy(ok, fmt .. " T=" .. T .. " " .. c.entry .. ": " .. t.error_text(r))
+          if ok then
+            t.eq(r.params, c == s and { "buffer", "buffer", "buffer", "u32", "u32" } or { "buffer", "buffer", "u32" }, c.entry)
+          end
+        end
+      end
+    end
+  end
+end)
+
+t.test("XPRE=1 int8 kernels match the FP64 reference at every T", function()
+  local dev = t.device("cuda")
+  releasing(dev, function()
+    -- (WARPS, KSPLIT, PREFETCH); 1280 columns are 5 chunks: steps of 2 or 4 read the workspace's pad
+    for i, fmt in ipairs { "q4_k", "q5_k", "q6_k", "q8_0", "q4_0" } do
+      for T = 1, 8 do
+        for _, g in ipairs { { 1, 1, 0 }, { 4, 2, 0 }, { 4, 4, 1 }, { 2, 3, 0 } } do
+          local spec = specs.variant(fmt, { I8 = 1, XPRE = 1, WARPS = g[1], KSPLIT = g[2], PREFETCH = g[3], GEMV_TOKENS = T })
+          local seed = 401 + 40 * i + T
+          gc.check_tokens(dev, fmt, 29, 3072, T, seed, spec)
+          gc.check_tokens(dev, fmt, 70, 1280, T, seed + 10, spec)
+          gc.check_tokens(dev, fmt, 37, 5120, T, seed + 20, spec)
         end
       end
     end
