@@ -23,11 +23,13 @@
 // GEMV_IDOT_HALF_SUMS (the sums of xq over each 16-element half of a block), GEMV_IDOT_SEG
 // (layout 2's segment), GEMV_IDOT_LAYOUT (the x layout, 1 or 2; default GEMV_IDOT),
 // GEMV_IDOT_TOKENS (its main loop takes GEMV_TOKENS rows of x), GEMV_IDOT_PAIRS (it reads
-// blocks in pairs 2i, 2i+1).
+// blocks in pairs 2i, 2i+1), GEMV_IDOT_XPRE_LOOP (its main loop can read x quantized once per
+// call, GEMV_XPRE=1: gemv_idot_kquant.glsl).
 #ifndef GEMV_IDOT_GLSL
 #define GEMV_IDOT_GLSL
 
 #include "idot_ops.glsl"
+#include "idot_quant.glsl"
 
 #ifndef GEMV_XB
 #error "GEMV_XB (blocks of 32 x values in shared memory) must be defined with GEMV_IDOT"
@@ -43,6 +45,12 @@
 #endif
 #if GEMV_TOKENS != 1 && !defined(GEMV_IDOT_TOKENS)
 #error "the integer path computes one token: GEMV_TOKENS must be 1 with GEMV_IDOT"
+#endif
+#ifndef GEMV_XPRE
+#define GEMV_XPRE 0
+#endif
+#if GEMV_XPRE && !defined(GEMV_IDOT_XPRE_LOOP)
+#error "GEMV_XPRE=1 (x quantized once per call) is the k-quant main loop's (q4_k, q5_k: gemv_idot_kquant.glsl)"
 #endif
 #if defined(GEMV_IDOT_PAIRS) && (GEMV_XB % 2) != 0
 #error "GEMV_IDOT_PAIRS needs an even GEMV_XB"
@@ -84,6 +92,10 @@ uint gemv_idot_blk(uint t, uint p) {
 #else
 #define GEMV_IDOT_POS(sl) (sl)
 #endif
+#if GEMV_XPRE
+// x quantized once per call by gemv_idot_xprep.comp: the kernel's x binding is that workspace,
+// read by the kernel's main loop (gemv_idot_kquant.glsl); nothing of x in shared memory.
+#else
 shared uint gx_h[GEMV_XW * GEMV_XB * GEMV_TOKENS]; // high bytes of xq, signed
 shared uint gx_l[GEMV_XW * GEMV_XB * GEMV_TOKENS]; // low bytes of xq, unsigned
 shared float gx_s[GEMV_XB * GEMV_TOKENS];    // s_b
@@ -106,24 +118,11 @@ void gemv_idot_quantize_token(uint tid, uint b0, int t) {
         uint b = b0 + sl;             // and in the row
         bool live = sl < nb;
         vec4 v = live ? X[gemv_xrow(t) + 8u * b + j] : vec4(0.0);
-        vec4 a = abs(v);
-        float amax = max(max(a.x, a.y), max(a.z, a.w));
-        amax = max(amax, subgroupShuffleXor(amax, 1u));
-        amax = max(amax, subgroupShuffleXor(amax, 2u));
-        amax = max(amax, subgroupShuffleXor(amax, 4u));
-        // amax = 0 (a block of zeros) gives inv = 0, so q = 0 and s_b = 0: no division
-        // by zero; the cap keeps inv finite for tiny amax (0 * inv must stay 0).
-        float inv = amax > 0.0 ? min(32767.0 / amax, 3.0e38) : 0.0;
-        ivec4 q = clamp(ivec4(roundEven(v * inv)), ivec4(-32767), ivec4(32767));
-        uvec4 hb = uvec4(q >> 8) & 0xFFu, lb = uvec4(q) & 0xFFu;
-        uint h = hb.x | (hb.y << 8u) | (hb.z << 16u) | (hb.w << 24u);
-        uint l = lb.x | (lb.y << 8u) | (lb.z << 16u) | (lb.w << 24u);
+        IdotQuant qz = idot_quant_lane(v);
+        uint h = qz.h, l = qz.l;
+        float amax = qz.amax;
 #if defined(GEMV_IDOT_SUM) || defined(GEMV_IDOT_HALF_SUMS)
-        int sum = q.x + q.y + q.z + q.w;
-        sum += subgroupShuffleXor(sum, 1u);
-        sum += subgroupShuffleXor(sum, 2u);
-        int half_sum = sum; // lanes 0..3 and 4..7: elements 0..15 and 16..31
-        sum += subgroupShuffleXor(sum, 4u);
+        int sum = qz.sum, half_sum = qz.half_sum;
 #endif
         uint p = GEMV_IDOT_POS(sl);
 #if GEMV_IDOT_LAYOUT == 2
@@ -174,6 +173,7 @@ void gemv_idot_quantize(uint tid, uint b0) {
 void gemv_idot_quantize(uint tid) {
     gemv_idot_quantize(tid, 0u);
 }
+#endif // GEMV_XPRE
 
 // Row tiles of GEMV_ROWS rows; workgroup w takes tiles w, w + groups, ... (the grid,
 // gemv_vulkan.lua's, is at most one workgroup per tile).

@@ -20,16 +20,39 @@
 #error "gemv_idot_kquant.glsl needs the kernel's GEMV_K_SB_UVEC4 and GEMV_K_HI_SHIFT (and gemv_k_codes)"
 #endif
 
+#if GEMV_XPRE
+// x's digits as gemv_idot_xprep.comp wrote them into the workspace bound where x was: block b
+// of token t is record t * nb + b, 5 vec4s (its 8 high-byte words, 8 low-byte words, then
+// s_b and the sum of xq as bits).
+void gemv_xpre_block(uint rec, out uint xh[8], out uint xl[8], out float s, out float sum) {
+    uint o = 5u * rec;
+    uvec4 h0 = floatBitsToUint(X[o]), h1 = floatBitsToUint(X[o + 1u]);
+    uvec4 l0 = floatBitsToUint(X[o + 2u]), l1 = floatBitsToUint(X[o + 3u]);
+    vec4 e = X[o + 4u];
+    xh = uint[8](h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w);
+    xl = uint[8](l0.x, l0.y, l0.z, l0.w, l1.x, l1.y, l1.z, l1.w);
+    s = e.x;
+    sum = float(floatBitsToInt(e.y));
+}
+#endif
+
 void gemv_idot_k_main() {
     uint tid = gemv_tid();
     uint nb = P.k >> 5u; // blocks of x (sub-blocks) per row
+#if GEMV_XPRE
+    // x quantized once per call (gemv_idot_xprep.comp): one slice of every block, no barrier
+    const uint T = uint(GEMV_T);
+    uint XB = nb;
+    bool whole = true;
+#else
     const uint T = uint(GEMV_T), XB = uint(GEMV_XB);
-    uint lane = tid % T, group = tid / T;
     // x of every token fits: quantized once for all the workgroup's tiles (the only case
     // gemv_vulkan.for_device picks). Else each tile quantizes it again, a slice of XB blocks at
     // a time: the path that takes T = 8 at k = 5120 in 48 KiB.
     bool whole = nb <= XB;
     if (whole) gemv_idot_quantize(tid, 0u);
+#endif
+    uint lane = tid % T, group = tid / T;
     uint tiles = gemv_idot_tiles();
     for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
         uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
@@ -39,10 +62,12 @@ void gemv_idot_k_main() {
             base[r] = gemv_clamp_row(row0 + uint(r)) * (nb >> 3u) * uint(GEMV_K_SB_UVEC4);
         [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
         for (uint b0 = 0u; b0 < nb; b0 += XB) {
+#if !GEMV_XPRE
             if (!whole) {
                 barrier(); // every lane is done with the previous slice
                 gemv_idot_quantize(tid, b0);
             }
+#endif
             uint c0 = b0 >> 1u, c1 = min(nb, b0 + XB) >> 1u; // the slice's chunks
             for (uint ch = c0 + lane; ch < c1; ch += T) {
                 uint sb = ch >> 2u, c = ch & 3u;
@@ -62,19 +87,27 @@ void gemv_idot_k_main() {
                         hi[r][j] = h8[j];
                     }
                 }
+#if !GEMV_XPRE
                 uint pa = GEMV_IDOT_POS(2u * (ch - c0)), pb = GEMV_IDOT_POS(2u * (ch - c0) + 1u);
+#endif
                 [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
                     // Token t's two blocks, loaded once for all GEMV_NR rows.
                     uint xha[8], xla[8], xhb[8], xlb[8];
+                    float sa, sx, ma, mb;
+#if GEMV_XPRE
+                    gemv_xpre_block(uint(t) * nb + 2u * ch, xha, xla, sa, ma);
+                    gemv_xpre_block(uint(t) * nb + 2u * ch + 1u, xhb, xlb, sx, mb);
+#else
                     [[unroll]] for (int j = 0; j < 8; j++) {
                         xha[j] = gx_h[gemv_idot_word(uint(j), uint(t), pa)];
                         xla[j] = gx_l[gemv_idot_word(uint(j), uint(t), pa)];
                         xhb[j] = gx_h[gemv_idot_word(uint(j), uint(t), pb)];
                         xlb[j] = gx_l[gemv_idot_word(uint(j), uint(t), pb)];
                     }
-                    float sa = gx_s[gemv_idot_blk(uint(t), pa)], sx = gx_s[gemv_idot_blk(uint(t), pb)];
-                    float ma = float(gx_sum[gemv_idot_blk(uint(t), pa)]);
-                    float mb = float(gx_sum[gemv_idot_blk(uint(t), pb)]);
+                    sa = gx_s[gemv_idot_blk(uint(t), pa)], sx = gx_s[gemv_idot_blk(uint(t), pb)];
+                    ma = float(gx_sum[gemv_idot_blk(uint(t), pa)]);
+                    mb = float(gx_sum[gemv_idot_blk(uint(t), pb)]);
+#endif
                     [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
                         int dha = 0, dhb = 0;
                         uint dla = 0u, dlb = 0u;

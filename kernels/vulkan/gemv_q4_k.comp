@@ -36,6 +36,7 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 #define GEMV_IDOT_SUM
 #define GEMV_IDOT_PAIRS
 #define GEMV_IDOT_TOKENS
+#define GEMV_IDOT_XPRE_LOOP
 #include "gemv_idot.glsl"
 
 // q4_k's codes: qs bytes 32c .. 32c+31 (two uvec4), low nibbles against block 2c, high

@@ -39,6 +39,7 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 #define GEMV_IDOT_SUM
 #define GEMV_IDOT_PAIRS
 #define GEMV_IDOT_TOKENS
+#define GEMV_IDOT_XPRE_LOOP
 #include "gemv_idot.glsl"
 #define GEMV_K_SB_UVEC4 11
 #define GEMV_K_HI_SHIFT 0

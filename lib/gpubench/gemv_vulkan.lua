@@ -180,17 +180,46 @@ local function idot_grid(m, rpg, cap)
   return { (tiles + per - 1) // per, 1, 1 }
 end
 
-local function idot_entry(fmt, mode, t, nr, xb, cap, tokens)
+-- GEMV_XPRE = 1 (q4_k, q5_k: the k-quant loop, gemv_idot_kquant.glsl): x
+-- quantized once per call by a first dispatch (kernels/vulkan/gemv_idot_xprep.comp)
+-- into a workspace of 80 bytes per block of 32 values and token (its record: 8
+-- words of high bytes, 8 of low bytes, s_b, the sum of xq, 2 unused), which the
+-- kernel reads in x's place: no x in shared memory, no k limit, no slices. A
+-- spec with `prep` (gemv.launches runs it first).
+local XPRE_FORMATS = { q4_k = true, q5_k = true }
+local XPRE_BLOCK = 256
+local xprep_specs = {} -- one table per T: gemv.kernel caches compiled kernels by spec table
+local function xprep(tokens)
+  local p = xprep_specs[tokens]
+  if not p then
+    local spec = { file = "kernels/vulkan/gemv_idot_xprep.comp", entry = "main", block = { XPRE_BLOCK, 1, 1 },
+                   defines = { GEMV_TOKENS = tokens } }
+    p = {
+      spec = spec,
+      -- 8 invocations per block of 32 values and token
+      grid = function(k) return { (k // 32 * tokens * 8 + XPRE_BLOCK - 1) // XPRE_BLOCK, 1, 1 } end,
+      bytes = function(k) return 80 * tokens * (k // 32) end,
+    }
+    xprep_specs[tokens] = p
+  end
+  return p
+end
+
+local function idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre)
   local e = entry(fmt, t, nr, tokens)
   e.defines.GEMV_IDOT, e.defines.GEMV_XB = mode, xb
+  if xpre == 1 then
+    e.defines.GEMV_XPRE = 1 -- 0 is not passed: the other kernels compile as before
+    e.prep = xprep(tokens or 1)
+  end
   if mode == 2 and IDOT2_PICKED[fmt] == "layout" then e.k_multiple = IDOT2_K_MULTIPLE end
   local rpg = e.rows_per_group
   e.grid = function(m) return idot_grid(m, rpg, cap) end
   e.grid_cap = cap
   -- q8_0/q4_0 at one token hold x whole; q4_k (and q8_0/q4_0 at T > 1)
   -- quantize it past 32 * xb values in slices (per row tile): any k.
-  if not idot_slices(fmt, tokens) then e.max_k = 32 * xb end
-  e.shared_bytes = idot_shared(fmt, mode, xb, nr, tokens)
+  if not idot_slices(fmt, tokens) and xpre ~= 1 then e.max_k = 32 * xb end
+  e.shared_bytes = xpre == 1 and 4 * WG * nr or idot_shared(fmt, mode, xb, nr, tokens)
   -- x is rounded to int16 per 32-block: the oracle check widens its bound by
   -- that rounding (gemv_bench.x_rounding_term).
   e.x_rounding = 32
@@ -218,12 +247,12 @@ local SHAPE_SHARED_BYTES = 49152
 -- One table per (fmt, defines, cap): gemv.kernel caches compiled kernels by
 -- spec table.
 local idot_specs = {}
-local function idot_spec(fmt, mode, t, nr, xb, cap, tokens)
-  tokens = tokens or 1
-  local key = ("%s:%d:%d:%d:%d:%d:%d"):format(fmt, mode, t, nr, xb, cap, tokens)
+local function idot_spec(fmt, mode, t, nr, xb, cap, tokens, xpre)
+  tokens, xpre = tokens or 1, xpre or 0
+  local key = ("%s:%d:%d:%d:%d:%d:%d:%d"):format(fmt, mode, t, nr, xb, cap, tokens, xpre)
   local s = idot_specs[key]
   if not s then
-    s = idot_entry(fmt, mode, t, nr, xb, cap, tokens)
+    s = idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre)
     idot_specs[key] = s
   end
   return s
@@ -276,7 +305,8 @@ end
 -- funnel shifts, k a multiple of 64, q8_0 and q4_0), GEMV_XB its shared blocks
 -- of x per token (shape_changes gives them for a k; q4_k slices x past them),
 -- GEMV_GRID its most workgroups (0: one per row tile; a launch setting, not a
--- shader define). The integer kernel's GEMV_T and GEMV_NR default to its own
+-- shader define), GEMV_XPRE (q4_k, q5_k) x quantized once per call by a first
+-- dispatch. The integer kernel's GEMV_T and GEMV_NR default to its own
 -- geometry (IDOT_GEOMETRY), not the float entry's.
 function M.variant_defines(fmt)
   local base = rawget(M, fmt)
@@ -284,6 +314,7 @@ function M.variant_defines(fmt)
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
   if IDOT_BLOCK_BYTES[fmt] then d.GEMV_IDOT, d.GEMV_XB, d.GEMV_GRID = 0, 0, 0 end
+  if XPRE_FORMATS[fmt] then d.GEMV_XPRE = 0 end
   return d
 end
 
@@ -344,7 +375,7 @@ function M.variant(fmt, changes)
     error(("gemv_vulkan.variant: unknown format %s"):format(tostring(fmt)), 2)
   end
   local t, nr, tokens = base.defines.GEMV_T, base.defines.GEMV_NR, base.defines.GEMV_TOKENS
-  local idot, xb, cap = 0, nil, 0
+  local idot, xb, cap, xpre = 0, nil, 0, 0
   local modes = IDOT_BLOCK_BYTES[fmt] and #IDOT_BLOCK_BYTES[fmt] or 0
   for k, v in pairs(changes) do
     if IDOT_BLOCK_BYTES[fmt] and (k == "GEMV_IDOT" or k == "GEMV_XB" or k == "GEMV_GRID") then
@@ -353,6 +384,9 @@ function M.variant(fmt, changes)
           k ~= "GEMV_IDOT" and "a non-negative integer" or modes == 2 and "0, 1 or 2" or "0 or 1"), 2)
       end
       if k == "GEMV_IDOT" then idot = v elseif k == "GEMV_XB" then xb = v else cap = v end
+    elseif k == "GEMV_XPRE" and XPRE_FORMATS[fmt] then
+      if v ~= 0 and v ~= 1 then error(("gemv_vulkan.variant: GEMV_XPRE=%s is not 0 or 1"):format(tostring(v)), 2) end
+      xpre = v
     elseif k == "GEMV_TOKENS" then
       -- the shared message of both backends (gemv_cuda.variant says the same)
       if math.type(v) ~= "integer" or v < 1 or v > MAX_TOKENS then
@@ -366,8 +400,9 @@ function M.variant(fmt, changes)
       if k == "GEMV_T" then t = v
       elseif k == "GEMV_NR" then nr = v
       else
-        error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_TOKENS%s)"):format(fmt,
-          tostring(k), IDOT_BLOCK_BYTES[fmt] and ", GEMV_IDOT, GEMV_XB, GEMV_GRID" or ""), 2)
+        error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_TOKENS%s%s)"):format(fmt,
+          tostring(k), IDOT_BLOCK_BYTES[fmt] and ", GEMV_IDOT, GEMV_XB, GEMV_GRID" or "",
+          XPRE_FORMATS[fmt] and ", GEMV_XPRE" or ""), 2)
       end
     end
   end
@@ -379,14 +414,18 @@ function M.variant(fmt, changes)
   if WG % t ~= 0 then
     error(("gemv_vulkan.variant: GEMV_T=%d does not divide the workgroup of %d"):format(t, WG), 2)
   end
+  if xpre == 1 and idot ~= 1 then
+    error(("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's: it needs GEMV_IDOT=1"):format(fmt), 2)
+  end
   if idot >= 1 then
     local step = IDOT_XB_MULTIPLE[fmt] or 1
+    if xpre == 1 and xb == nil then xb = step end -- no x in shared memory: GEMV_XB is not read
     if not xb or xb < 1 or xb % step ~= 0 then
       error(("gemv_vulkan.variant: GEMV_IDOT=%d needs GEMV_XB >= 1%s, the blocks of x in shared memory "
         .. "(gemv_vulkan.shape_changes gives it for a k)"):format(idot,
         step > 1 and (" and a multiple of %d"):format(step) or ""), 2)
     end
-    return idot_spec(fmt, idot, t, nr, xb, cap, tokens)
+    return idot_spec(fmt, idot, t, nr, xb, cap, tokens, xpre)
   end
   if (xb and xb ~= 0) or cap ~= 0 then
     error(("gemv_vulkan.variant: GEMV_XB and GEMV_GRID apply to the integer kernel only (GEMV_IDOT=1 or 2)"), 2)

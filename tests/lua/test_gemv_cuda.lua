@@ -695,22 +695,9 @@ t.test("XPRE=1: the int8 kernel with a first launch (its file, defines, grid and
   end
 end)
 
--- A device that records what is made: gemv.launches' workspace without a GPU.
-local function fake_cuda()
-  local made, freed = {}, { n = 0 }
-  local dev = { backend = "cuda", name = "fake0" }
-  function dev:buffer(n)
-    local b = { size = n }
-    function b:free() freed.n = freed.n + 1; self.freed = true end
-    made[#made + 1] = b
-    return b
-  end
-  function dev:kernel(spec) return { entry = spec.entry, defines = spec.defines, free = function() end } end
-  return dev, made, freed
-end
 
 t.test("gemv.launches: XPRE=1 is the prep launch, then the kernel reading the workspace in x's place", function()
-  local dev, made, freed = fake_cuda()
+  local dev, made, freed = dofile("tests/lua/fake_device.lua")("cuda") -- gemv.launches' workspace without a GPU
   local m, k, T = 100, 5120, 8
   local w, x, y = { size = gemv.buffer_bytes("q4_k", m, k) }, { size = 4 * k * T }, { size = 4 * m * T }
   local spec = specs.variant("q4_k", { I8 = 1, XPRE = 1, WARPS = 4, KSPLIT = 2, GEMV_TOKENS = T })

@@ -633,8 +633,9 @@ t.test("q4_k integer path: sub-block magnitudes 2^20 apart, zero blocks, zero x,
         rows[tk] = table.concat(parts)
       end
       local xs = table.concat(rows)
-      for _, xb in ipairs { 32, 8 } do
-        local spec = specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = xb, GEMV_TOKENS = T })
+      for _, xb in ipairs { 32, 8, "XPRE" } do -- x whole, in slices, quantized once per call (GEMV_XPRE)
+        local spec = xb == "XPRE" and specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_TOKENS = T })
+          or specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = xb, GEMV_TOKENS = T })
         local y, ys = gemv.run(dev, "q4_k", w, m, k, xs, T, spec)
         for tk = 1, T do
           local yref, absdot = ref.gemv("q4_k", w, m, k, rows[tk])
@@ -645,11 +646,11 @@ t.test("q4_k integer path: sub-block magnitudes 2^20 apart, zero blocks, zero x,
           local term = gc.x_rounding_term("q4_k", w, m, k, rows[tk], 32, gc.TOL)
           for i = 1, m do absdot[i] = absdot[i] + term[i] end
           local ok, worst, rel, failures = ref.check_rows(ys:sub(4 * m * (tk - 1) + 1, 4 * m * tk), yref, absdot, gc.TOL)
-          t.truthy(ok, ("T=%d XB=%d token %d: %d rows off, worst row %d (%.3g), y=%.9g ref=%.9g"):format(T, xb, tk,
+          t.truthy(ok, ("T=%d XB=%s token %d: %d rows off, worst row %d (%.3g), y=%.9g ref=%.9g"):format(T, xb, tk,
             failures, worst, rel, y[m * (tk - 1) + worst], yref[worst]))
         end
         local yz = gemv.run(dev, "q4_k", w, m, k, string.rep("\0", 4 * k * T), T, spec)
-        for i = 1, m * T do t.truthy(yz[i] == 0, ("T=%d XB=%d zero x: y[%d] = %s"):format(T, xb, i, tostring(yz[i]))) end
+        for i = 1, m * T do t.truthy(yz[i] == 0, ("T=%d XB=%s zero x: y[%d] = %s"):format(T, xb, i, tostring(yz[i]))) end
       end
     end
   end)
@@ -663,7 +664,7 @@ end)
 -- passes the tests above, whose bound with the x-rounding term is about 1.5e-4.
 -- fmt's integer kernel (GEMV_XB in xbs, one workgroup) on T rows of x on their blocks'
 -- int16 grids (random seed; the weights seed + 1) against 1e-6 of sum |w x| per row.
-local function check_int16_grid(dev, fmt, m, k, T, seed, xbs, mode)
+local function check_int16_grid(dev, fmt, m, k, T, seed, xbs, mode, xpre)
   local ref = require "gpubench.ref"
   local rng = math.random
   math.randomseed(seed)
@@ -683,7 +684,7 @@ local function check_int16_grid(dev, fmt, m, k, T, seed, xbs, mode)
   local xs = table.concat(rows)
   local w = ref.random_blocks(fmt, m * k // 256, seed + 1)
   for _, xb in ipairs(xbs) do
-    local spec = specs.variant(fmt, { GEMV_IDOT = mode or 1, GEMV_XB = xb, GEMV_TOKENS = T, GEMV_GRID = 1 })
+    local spec = specs.variant(fmt, { GEMV_IDOT = mode or 1, GEMV_XB = xb, GEMV_TOKENS = T, GEMV_GRID = 1, GEMV_XPRE = xpre })
     local y, ys = gemv.run(dev, fmt, w, m, k, xs, T, spec)
     for tk = 1, T do
       local yref, absdot = ref.gemv(fmt, w, m, k, rows[tk])
@@ -697,6 +698,64 @@ end
 t.test("q4_k integer path: x on the int16 grid, exact to 1e-6 of sum |w x|", function()
   local dev = idot_device()
   releasing(dev, function() check_int16_grid(dev, "q4_k", 67, 1024, 2, 151, { 32, 8 }) end)
+end)
+
+-- ------------------------------------------------------------ x quantized once per call
+-- GEMV_XPRE=1 (q4_k, q5_k): a first dispatch (kernels/vulkan/gemv_idot_xprep.comp)
+-- quantizes x into a workspace the k-quant loop reads in x's place (docs/kernels/vulkan-gemv.md,
+-- "x quantized once per call").
+t.test("GEMV_XPRE=1: the spec, its first dispatch and workspace bytes, and the errors", function()
+  for _, fmt in ipairs { "q4_k", "q5_k" } do
+    local s = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_TOKENS = 3 })
+    t.eq(s.defines.GEMV_XPRE, 1, fmt)
+    t.eq(s.max_k, nil, fmt .. ": no k limit, x is not in shared memory")
+    t.eq(s.shared_bytes, 4 * 256 * s.defines.GEMV_NR, fmt .. ": the reduction array only")
+    local p = s.prep
+    t.eq({ p.spec.file, p.spec.entry, p.spec.block[1], p.spec.defines.GEMV_TOKENS },
+      { "kernels/vulkan/gemv_idot_xprep.comp", "main", 256, 3 }, fmt)
+    t.eq(p.grid(5120), { 15, 1, 1 }, fmt .. ": 160 blocks x 3 rows x 8 invocations")
+    t.eq(p.bytes(5120), 80 * 3 * 160, fmt)
+    t.truthy(specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_TOKENS = 3, GEMV_NR = 2 }).prep.spec == p.spec,
+      fmt .. ": one prep spec per T (the kernel cache's key)")
+    t.eq(specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 3 }).defines.GEMV_XPRE, nil,
+      fmt .. ": GEMV_XPRE=0 is not passed")
+    t.eq(specs.variant_defines(fmt).GEMV_XPRE, 0, fmt)
+    t.errors(function() specs.variant(fmt, { GEMV_XPRE = 1 }) end,
+      ("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's: it needs GEMV_IDOT=1"):format(fmt), true)
+    t.errors(function() specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 2 }) end,
+      "gemv_vulkan.variant: GEMV_XPRE=2 is not 0 or 1", true)
+  end
+  t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 8, GEMV_XPRE = 1 }) end,
+    "gemv_vulkan.variant: q6_k has no define GEMV_XPRE", true)
+end)
+
+-- Every T, k past the device's shared-memory limit for x (what slices x without XPRE), a k
+-- of one super-block, ragged m, workgroups over several row tiles, every reduction path.
+t.test("GEMV_XPRE=1: q4_k and q5_k at every T = 1 .. 8, k past the shared limit, ragged m, every reduction path", function()
+  local dev = idot_device()
+  releasing(dev, function()
+    for i, fmt in ipairs { "q4_k", "q5_k" } do
+      for T = 1, 8 do
+        local v = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_TOKENS = T })
+        local past = specs.idot_max_k(fmt, dev.max_shared_bytes, 1, T) + 256
+        gc.check_tokens(dev, fmt, 37 + 30 * T, past, T, 500 + 20 * i + T, v)
+        gc.check_tokens(dev, fmt, 5, 256, T, 540 + 20 * i + T, v)
+      end
+      for _, lanes in ipairs(gc.lane_widths(dev.subgroup_size)) do
+        local v = specs.variant(fmt, { GEMV_T = lanes, GEMV_NR = 3, GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_TOKENS = 3,
+                                       GEMV_GRID = 3 })
+        gc.check_tokens(dev, fmt, 300, 1024, 3, 590 + lanes, v)
+      end
+    end
+  end)
+end)
+
+t.test("GEMV_XPRE=1: x on the int16 grid, exact to 1e-6 of sum |w x| (q4_k, q5_k)", function()
+  local dev = idot_device()
+  releasing(dev, function()
+    check_int16_grid(dev, "q4_k", 67, 1024, 3, 161, { 8 }, 1, 1)
+    check_int16_grid(dev, "q5_k", 45, 1280, 2, 171, { 8 }, 1, 1)
+  end)
 end)
 
 -- ------------------------------------------------------------ q5_k's integer path

@@ -71,18 +71,7 @@ end)
 -- linear keeps per device (grown, never shrunk, freed by release), then the
 -- reduction as a second launch; without slices the eleventh argument is y.
 -- The twelfth is the exponents of LN_HALF, y without it.
-local function fake_dev()
-  local made, freed = {}, { n = 0 }
-  local dev = { backend = "fake", name = "fake0", info = {} }
-  function dev:buffer(n)
-    local b = { size = n }
-    function b:free() freed.n = freed.n + 1; self.freed = true end
-    made[#made + 1] = b
-    return b
-  end
-  function dev:kernel(spec) return { entry = spec.entry, defines = spec.defines, free = function() end } end
-  return dev, made, freed
-end
+local function fake_dev() return dofile("tests/lua/fake_device.lua")("fake") end
 local function split_route(ks, prep)
   return { name = "split", min_t = 1, file = "k.cu", entry = "split", defines = { KS = ks }, slices = ks, prep = prep,
            block = { 256, 1, 1 }, grid = function(n, k, tt) return { 1, 1, ks } end }

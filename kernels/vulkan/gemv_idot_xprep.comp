@@ -1,0 +1,48 @@
+#version 450
+// The first dispatch of an integer k-quant GEMV call with GEMV_XPRE=1 (gemv_q4_k.comp,
+// gemv_q5_k.comp through gemv_idot_kquant.glsl): x's GEMV_TOKENS rows quantized once per call
+// into a workspace the GEMV kernel then reads in x's place, rather than by every workgroup
+// into its shared memory (docs/kernels/vulkan-gemv.md, "x quantized once per call").
+// 8 invocations per block of 32 values (idot_quant.glsl, the kernels' own quantizer); block b
+// of token t is record t * (k / 32) + b of 20 words: its 8 high-byte words, its 8 low-byte
+// words, s_b as float bits, the sum of xq, 2 unused. Launch: (x, workspace, u32 k), block 256,
+// grid ceil(GEMV_TOKENS * k / 32 * 8 / 256); k a multiple of 32; subgroups of at least 8.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#include "idot_quant.glsl"
+
+#ifndef GEMV_TOKENS
+#error "gemv_idot_xprep takes GEMV_TOKENS (rows of x, 1..8) as a define (lib/gpubench/gemv_vulkan.lua)"
+#endif
+#if GEMV_TOKENS < 1 || GEMV_TOKENS > 8
+#error "GEMV_TOKENS must be in 1..8"
+#endif
+
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+
+layout(set = 0, binding = 0) readonly buffer XBuf { vec4 X[]; };
+layout(set = 0, binding = 1) writeonly buffer QBuf { uint Q[]; };
+layout(push_constant) uniform Params {
+    uint k;
+} P;
+
+void main() {
+    // Lanes numbered by subgroup, so that a block's 8 invocations share one (gemv_common's gemv_tid)
+    uint tid = gl_WorkGroupID.x * 256u + gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+    uint nb = P.k >> 5u, rec = tid >> 3u, j = tid & 7u;
+    bool live = rec < nb * uint(GEMV_TOKENS);
+    uint t = live ? rec / nb : 0u, b = live ? rec % nb : 0u;
+    vec4 v = live ? X[t * (P.k >> 2u) + 8u * b + j] : vec4(0.0);
+    IdotQuant q = idot_quant_lane(v); // every invocation: the shuffles need all 8 of a block
+    if (live) {
+        uint o = 20u * rec;
+        Q[o + j] = q.h;
+        Q[o + 8u + j] = q.l;
+        if (j == 0u) {
+            Q[o + 16u] = floatBitsToUint(q.amax * (1.0 / 32767.0));
+            Q[o + 17u] = uint(q.sum);
+            Q[o + 18u] = 0u;
+            Q[o + 19u] = 0u;
+        }
+    }
+}
