@@ -168,6 +168,7 @@ local function measure(p, ctx)
     row.status, row.note = p.status, p.why
     return row
   end
+  row.launches = p.launches_per_call
   local d = p:time(ctx.iters) -- graph replay, n >= the copy count (see gemv_table --submit)
   local gbs = ceilings.gbs(p.weight_bytes, d.ms)
   row.status, row.ms, row.gbs = d.ms and "ok" or "noise", d.ms, gbs
@@ -198,6 +199,13 @@ local rows, ran = tb:run { order = opts.order, seed = opts.seed, rounds = opts.r
 sink:note(("* %% read: of %.1f GB/s (%s); * marks the default geometry; every timed variant "
   .. "matched the FP64 oracle first"):format(ceil.read_gbs, ceil.read_source))
 sink:note(bench.describe { iters = opts.iters, rotate = opts.rotate })
+local two = {}
+for _, r in ipairs(rows) do
+  if (r.launches or 1) > 1 then two[#two + 1] = r.kernel .. " " .. r.variant end
+end
+if #two > 0 then
+  sink:note(("* two launches per call, both timed (x quantized once in a first launch): %s"):format(table.concat(two, "; ")))
+end
 if opts.validate then
   validate.run { table = tb, first = rows, ran = ran, key = "ms", rounds = opts.rounds, format = "%.5f", sink = sink }
 end

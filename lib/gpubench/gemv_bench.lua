@@ -203,6 +203,7 @@ function gemv_bench.prepare(dev, fmt, m, k, opts)
       working_set = #sets * buf_bytes + 4 * k * tokens + 4 * m * tokens + prep_bytes,
     })
     c.fmt, c.m, c.k, c.weight_bytes, c.check, c.tokens = fmt, m, k, weight_bytes, check, tokens
+    c.launches_per_call = #first -- 2 where the kernel quantizes x in a first launch (XPRE)
     return c
   end)
   if not ok then
