@@ -51,14 +51,17 @@ out=$(GPUBENCH_CACHE_DIR="$tmp/cache" M=64 K=256 "$G" --backend vulkan experimen
 check "--rotate is refused before the read-ceiling probe (rc=$rc)" \
   '[[ $rc -eq 2 ]] && ! grep -q "measuring the read ceiling" <<<"$out" && [[ ! -e "$tmp/cache/ceilings.json" ]]'
 # A variant of two launches per call (GEMV_XPRE=1: x quantized in a first dispatch) is timed as one
-# call and says so: the JSON row's launches, and a note naming it; the one-launch variant has 1.
+# call and says so: the JSON row's launches, and a note naming it; the one-launch variant has 1. Its
+# workspace grows from the T = 2 cell to the T = 8 one, armed before either is timed: the T = 2
+# cell's launches keep their smaller buffer (a freed one fails the run: "use of a released gpu.buffer").
 out=$(M=64 K=256 ITERS=2 "$G" --backend vulkan experiments/gemv_variants.lua --rounds 1 --kernels q4_k \
-        --grid "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_XPRE=0,1" --json "$tmp/v.jsonl" 2>"$tmp/verr"); rc=$?
-check "gemv_variants GEMV_XPRE=0,1 runs (rc=$rc: $(head -c 300 "$tmp/verr"))" '[[ $rc -eq 0 ]]'
-check "the two-launch variant is named in a note" \
-  'grep -q "^\* two launches per call, both timed (x quantized once in a first launch): q4_k GEMV_TOKENS=2 GEMV_IDOT=1 GEMV_XPRE=1$" <<<"$out"'
-check "JSON rows: launches 1 and 2" \
-  '[[ $(grep -o "\"launches\":[0-9]" "$tmp/v.jsonl" | sort | paste -sd,) == "\"launches\":1,\"launches\":2" ]]'
+        --grid "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_XPRE=0,1|GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1" --json "$tmp/v.jsonl" \
+        2>"$tmp/verr"); rc=$?
+check "gemv_variants GEMV_XPRE=0,1 at T = 2 and 1 at T = 8 runs (rc=$rc: $(head -c 300 "$tmp/verr"))" '[[ $rc -eq 0 ]]'
+check "the two-launch variants are named in a note" \
+  'grep -q "^\* two launches per call, both timed (x quantized once in a first launch): q4_k GEMV_TOKENS=2 GEMV_IDOT=1 GEMV_XPRE=1; q4_k GEMV_TOKENS=8 GEMV_IDOT=1 GEMV_XPRE=1$" <<<"$out"'
+check "JSON rows: launches 1, 2 and 2" \
+  '[[ $(grep -o "\"launches\":[0-9]" "$tmp/v.jsonl" | sort | paste -sd,) == "\"launches\":1,\"launches\":2,\"launches\":2" ]]'
 # Launch overlap is CUDA's (sm_90+): on a Vulkan device the flag stops the run, naming the device,
 # before any device work (gemv_variants and swiglu_ab share the check: options.require_overlap).
 mkdir -p "$tmp/cache2"
