@@ -102,12 +102,14 @@ end
 
 -- The trailing (tokens, spec) of launch_args and run: a table in the tokens
 -- place is a spec (the older call form); tokens and a spec must agree.
-local function tokens_and_spec(a, b, fn)
+-- deeper: levels between the public function and this call (0 when it calls directly).
+local function tokens_and_spec(a, b, fn, deeper)
+  deeper = deeper or 0
   if type(a) == "table" then return spec_tokens(a), a end
-  local tokens = check_tokens(a, fn, 4)
+  local tokens = check_tokens(a, fn, 4 + deeper)
   if b ~= nil and spec_tokens(b) ~= tokens then
     error(("gemv.%s: tokens=%d, but the given spec's kernel computes GEMV_TOKENS=%s"):format(
-      fn, tokens, tostring(spec_tokens(b))), 3)
+      fn, tokens, tostring(spec_tokens(b))), 3 + deeper)
   end
   return tokens, b
 end
@@ -119,15 +121,17 @@ function gemv.format(fmt)
 end
 
 -- Checks a shape for fmt (and, when given, a backend spec's own k_multiple);
--- returns m and k as integers. fn names the caller in the message.
-local function check_shape(fmt, m, k, spec, fn)
-  local f = format_of(fmt, fn, 4)
-  m = check_dim(m, "m", fn, 4)
-  k = check_dim(k, "k", fn, 4)
+-- returns m and k as integers. fn names the caller in the message; deeper as
+-- in tokens_and_spec.
+local function check_shape(fmt, m, k, spec, fn, deeper)
+  deeper = deeper or 0
+  local f = format_of(fmt, fn, 4 + deeper)
+  m = check_dim(m, "m", fn, 4 + deeper)
+  k = check_dim(k, "k", fn, 4 + deeper)
   local mult = f.k_multiple
   if spec and spec.k_multiple and spec.k_multiple > mult then mult = spec.k_multiple end
   if k % mult ~= 0 then
-    error(("gemv.%s: %s needs k to be a multiple of %d, got k=%d"):format(fn, fmt, mult, k), 3)
+    error(("gemv.%s: %s needs k to be a multiple of %d, got k=%d"):format(fn, fmt, mult, k), 3 + deeper)
   end
   return m, k
 end
@@ -292,8 +296,8 @@ end
 -- rather than as an out-of-bounds read. Returns spec, m, k.
 local function checked_call(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec, fn)
   format_of(fmt, fn, 4)
-  tokens, spec = tokens_and_spec(tokens, spec, fn)
-  m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt, nil, nil, tokens), fn)
+  tokens, spec = tokens_and_spec(tokens, spec, fn, 1)
+  m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt, nil, nil, tokens), fn, 1)
   spec = spec or gemv.spec_for(dev, fmt, m, k, tokens)
   if spec.max_k and k > spec.max_k then
     -- the integer kernels hold x in shared memory sized for max_k values

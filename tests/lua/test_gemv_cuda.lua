@@ -715,6 +715,16 @@ t.test("gemv.launches: XPRE=1 is the prep launch, then the kernel reading the wo
   t.errors(function() gemv.launch_args(dev, "q4_k", w, x, y, m, k, T, spec) end,
     "gemv.launch_args: the q4_k kernel gemv_q4_k_i8 (GEMV_TOKENS=8,I8=1,KSPLIT=2,PREFETCH=0,WARPS=4,XPRE=1) is two launches, "
     .. "x's quantization first: use gemv.launches", true)
+  -- bad input is reported at the caller's line, by both
+  for _, fn in ipairs { gemv.launches, gemv.launch_args } do
+    for _, args in ipairs { { m, 100, T }, { 0, k, T }, { m, k, 9 } } do
+      local ok, e = pcall(function()
+        local r = fn(dev, "q4_k", w, x, y, args[1], args[2], args[3]) -- not a tail call: this line is the caller
+        return r
+      end)
+      t.truthy(not ok and tostring(e):find("^tests/lua/test_gemv_cuda%.lua:%d+: gemv%."), tostring(e))
+    end
+  end
   -- the same checks as launch_args: a short x buffer is refused before anything is made
   t.errors(function() gemv.launches(dev, "q4_k", w, { size = 4 * k }, y, m, k, T, spec) end,
     "gemv.launches: x buffer is 20480 bytes, q4_k m=100 k=5120 tokens=8 needs 163840", true)
