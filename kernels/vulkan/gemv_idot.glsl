@@ -24,7 +24,7 @@
 // (layout 2's segment), GEMV_IDOT_LAYOUT (the x layout, 1 or 2; default GEMV_IDOT),
 // GEMV_IDOT_TOKENS (its main loop takes GEMV_TOKENS rows of x), GEMV_IDOT_PAIRS (it reads
 // blocks in pairs 2i, 2i+1), GEMV_IDOT_XPRE_LOOP (its main loop can read x quantized once per
-// call, GEMV_XPRE=1: gemv_idot_kquant.glsl).
+// call, GEMV_XPRE=1: gemv_idot_kquant.glsl, gemv_idot_blocks.glsl).
 #ifndef GEMV_IDOT_GLSL
 #define GEMV_IDOT_GLSL
 
@@ -50,7 +50,7 @@
 #define GEMV_XPRE 0
 #endif
 #if GEMV_XPRE && !defined(GEMV_IDOT_XPRE_LOOP)
-#error "GEMV_XPRE=1 (x quantized once per call) is the k-quant main loop's (q4_k, q5_k: gemv_idot_kquant.glsl)"
+#error "GEMV_XPRE=1 (x quantized once per call) is the main loops' of q4_k, q5_k, q8_0 and q4_0 (gemv_idot_kquant.glsl, gemv_idot_blocks.glsl)"
 #endif
 #if defined(GEMV_IDOT_PAIRS) && (GEMV_XB % 2) != 0
 #error "GEMV_IDOT_PAIRS needs an even GEMV_XB"
@@ -93,8 +93,22 @@ uint gemv_idot_blk(uint t, uint p) {
 #define GEMV_IDOT_POS(sl) (sl)
 #endif
 #if GEMV_XPRE
-// x quantized once per call by gemv_idot_xprep.comp: the kernel's x binding is that workspace,
-// read by the kernel's main loop (gemv_idot_kquant.glsl); nothing of x in shared memory.
+#if GEMV_IDOT_LAYOUT != 1
+#error "GEMV_XPRE=1 reads x's words in layout 1 (word j: elements 4j .. 4j+3): it needs GEMV_IDOT=1"
+#endif
+// x quantized once per call by gemv_idot_xprep.comp: the kernel's x binding is that workspace
+// (nothing of x in shared memory). Block b of token t is record t * (k / 32) + b, 5 vec4s: its
+// 8 words of high bytes, 8 of low bytes (layout 1), then s_b and the sum of xq as bits.
+void gemv_xpre_block(uint rec, out uint xh[8], out uint xl[8], out float s, out int sum) {
+    uint o = 5u * rec;
+    uvec4 h0 = floatBitsToUint(X[o]), h1 = floatBitsToUint(X[o + 1u]);
+    uvec4 l0 = floatBitsToUint(X[o + 2u]), l1 = floatBitsToUint(X[o + 3u]);
+    vec4 e = X[o + 4u];
+    xh = uint[8](h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w);
+    xl = uint[8](l0.x, l0.y, l0.z, l0.w, l1.x, l1.y, l1.z, l1.w);
+    s = e.x;
+    sum = floatBitsToInt(e.y);
+}
 #else
 shared uint gx_h[GEMV_XW * GEMV_XB * GEMV_TOKENS]; // high bytes of xq, signed
 shared uint gx_l[GEMV_XW * GEMV_XB * GEMV_TOKENS]; // low bytes of xq, unsigned

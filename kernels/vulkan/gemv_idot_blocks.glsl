@@ -8,7 +8,8 @@
 //   int idot_block_dot(uint u[GEMV_IDOT_WORDS], uint s, uint xh[GEMV_XW], uint xl[GEMV_XW],
 //       int off): the block's integer dot with one token's x words, less off.
 // off is 8 * the block's sum of xq where the kernel stores it (GEMV_IDOT_SUM: q4_0's -8),
-// else 0.
+// else 0. With GEMV_XPRE=1 (layout 1) x's words come from the first dispatch's records
+// (gemv_idot.glsl, gemv_xpre_block) instead of shared memory, in both loops.
 #ifndef GEMV_IDOT_BLOCKS_GLSL
 #define GEMV_IDOT_BLOCKS_GLSL
 
@@ -17,15 +18,19 @@
 #endif
 #ifdef GEMV_IDOT_SUM
 #define GEMV_IDOT_OFF(blk) (8 * gx_sum[blk])
+#define GEMV_IDOT_OFF_OF(sum) (8 * (sum))
 #else
 #define GEMV_IDOT_OFF(blk) 0
+#define GEMV_IDOT_OFF_OF(sum) 0
 #endif
 
 #if GEMV_TOKENS == 1
 // One token: x whole in shared memory (gemv_vulkan.lua keeps k within GEMV_XB blocks).
 void main() {
     uint tid = gemv_tid();
+#if !GEMV_XPRE
     gemv_idot_quantize(tid);
+#endif
     uint nb = P.k >> 5u;   // blocks per row
     uint row_bytes = nb * uint(GEMV_IDOT_BLOCK_BYTES);
     const uint T = uint(GEMV_T);
@@ -43,12 +48,20 @@ void main() {
             // The block's x words, loaded once for all GEMV_NR rows (q4_0: words 0-3 meet the
             // low nibbles, 4-7 the high ones).
             uint xh[GEMV_XW], xl[GEMV_XW];
+            float sx;
+            int off;
+#if GEMV_XPRE
+            int sum;
+            gemv_xpre_block(b, xh, xl, sx, sum);
+            off = GEMV_IDOT_OFF_OF(sum);
+#else
             [[unroll]] for (int i = 0; i < GEMV_XW; i++) {
                 xh[i] = gx_h[uint(i) * uint(GEMV_XB) + b];
                 xl[i] = gx_l[uint(i) * uint(GEMV_XB) + b];
             }
-            float sx = gx_s[b];
-            int off = GEMV_IDOT_OFF(b);
+            sx = gx_s[b];
+            off = GEMV_IDOT_OFF(b);
+#endif
             [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
                 uint u[GEMV_IDOT_WORDS], s;
                 float d = idot_block_load(base[r] + uint(GEMV_IDOT_BLOCK_BYTES) * b, u, s);
@@ -68,10 +81,17 @@ void main() {
     uint tid = gemv_tid();
     uint nb = P.k >> 5u;   // blocks per row
     uint row_bytes = nb * uint(GEMV_IDOT_BLOCK_BYTES);
+#if GEMV_XPRE
+    // x quantized once per call (gemv_idot_xprep.comp): one slice of every block, no barrier
+    const uint T = uint(GEMV_T);
+    uint XB = nb;
+    bool whole = true;
+#else
     const uint T = uint(GEMV_T), XB = uint(GEMV_XB);
-    uint lane = tid % T, group = tid / T;
     bool whole = nb <= XB;
     if (whole) gemv_idot_quantize(tid, 0u);
+#endif
+    uint lane = tid % T, group = tid / T;
     uint tiles = gemv_idot_tiles();
     for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
         uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
@@ -81,10 +101,12 @@ void main() {
             base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
         [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
         for (uint b0 = 0u; b0 < nb; b0 += XB) {
+#if !GEMV_XPRE
             if (!whole) {
                 barrier(); // every lane is done with the previous slice
                 gemv_idot_quantize(tid, b0);
             }
+#endif
             uint b1 = min(nb, b0 + XB);
             for (uint b = b0 + lane; b < b1; b += T) {
                 uint p = b - b0; // the block's place in the slice
@@ -95,12 +117,20 @@ void main() {
                 [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
                     // Token t's x words, loaded once for all GEMV_NR rows.
                     uint xh[GEMV_XW], xl[GEMV_XW];
+                    float sx;
+                    int off;
+#if GEMV_XPRE
+                    int sum;
+                    gemv_xpre_block(uint(t) * nb + b, xh, xl, sx, sum);
+                    off = GEMV_IDOT_OFF_OF(sum);
+#else
                     [[unroll]] for (int i = 0; i < GEMV_XW; i++) {
                         xh[i] = gx_h[gemv_idot_word(uint(i), uint(t), p)];
                         xl[i] = gx_l[gemv_idot_word(uint(i), uint(t), p)];
                     }
-                    float sx = gx_s[gemv_idot_blk(uint(t), p)];
-                    int off = GEMV_IDOT_OFF(gemv_idot_blk(uint(t), p));
+                    sx = gx_s[gemv_idot_blk(uint(t), p)];
+                    off = GEMV_IDOT_OFF(gemv_idot_blk(uint(t), p));
+#endif
                     [[unroll]] for (int r = 0; r < GEMV_NR; r++)
                         acc[GEMV_AT(t, r)] += (d[r] * sx) * float(idot_block_dot(u[r], s[r], xh, xl, off));
                 }

@@ -20,22 +20,6 @@
 #error "gemv_idot_kquant.glsl needs the kernel's GEMV_K_SB_UVEC4 and GEMV_K_HI_SHIFT (and gemv_k_codes)"
 #endif
 
-#if GEMV_XPRE
-// x's digits as gemv_idot_xprep.comp wrote them into the workspace bound where x was: block b
-// of token t is record t * nb + b, 5 vec4s (its 8 high-byte words, 8 low-byte words, then
-// s_b and the sum of xq as bits).
-void gemv_xpre_block(uint rec, out uint xh[8], out uint xl[8], out float s, out float sum) {
-    uint o = 5u * rec;
-    uvec4 h0 = floatBitsToUint(X[o]), h1 = floatBitsToUint(X[o + 1u]);
-    uvec4 l0 = floatBitsToUint(X[o + 2u]), l1 = floatBitsToUint(X[o + 3u]);
-    vec4 e = X[o + 4u];
-    xh = uint[8](h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w);
-    xl = uint[8](l0.x, l0.y, l0.z, l0.w, l1.x, l1.y, l1.z, l1.w);
-    s = e.x;
-    sum = float(floatBitsToInt(e.y));
-}
-#endif
-
 void gemv_idot_k_main() {
     uint tid = gemv_tid();
     uint nb = P.k >> 5u; // blocks of x (sub-blocks) per row
@@ -95,8 +79,10 @@ void gemv_idot_k_main() {
                     uint xha[8], xla[8], xhb[8], xlb[8];
                     float sa, sx, ma, mb;
 #if GEMV_XPRE
-                    gemv_xpre_block(uint(t) * nb + 2u * ch, xha, xla, sa, ma);
-                    gemv_xpre_block(uint(t) * nb + 2u * ch + 1u, xhb, xlb, sx, mb);
+                    int ia_sum, ib_sum;
+                    gemv_xpre_block(uint(t) * nb + 2u * ch, xha, xla, sa, ia_sum);
+                    gemv_xpre_block(uint(t) * nb + 2u * ch + 1u, xhb, xlb, sx, ib_sum);
+                    ma = float(ia_sum), mb = float(ib_sum);
 #else
                     [[unroll]] for (int j = 0; j < 8; j++) {
                         xha[j] = gx_h[gemv_idot_word(uint(j), uint(t), pa)];

@@ -33,6 +33,7 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uint W[]; };
 #define GEMV_IDOT_SUM
 #define GEMV_IDOT_SEG 16
 #define GEMV_IDOT_TOKENS
+#define GEMV_IDOT_XPRE_LOOP
 #include "gemv_idot.glsl"
 
 // The main loops (gemv_idot_blocks.glsl) take a block through these two.

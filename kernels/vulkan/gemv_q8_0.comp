@@ -29,6 +29,7 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uint W[]; };
 // 32767 < 2^27, far inside int32, and exact in the int-to-float conversion to 2^-24.
 #define GEMV_IDOT_SEG 32
 #define GEMV_IDOT_TOKENS
+#define GEMV_IDOT_XPRE_LOOP
 #include "gemv_idot.glsl"
 
 // The main loops (gemv_idot_blocks.glsl) take a block through these two.

@@ -180,13 +180,14 @@ local function idot_grid(m, rpg, cap)
   return { (tiles + per - 1) // per, 1, 1 }
 end
 
--- GEMV_XPRE = 1 (q4_k, q5_k: the k-quant loop, gemv_idot_kquant.glsl): x
--- quantized once per call by a first dispatch (kernels/vulkan/gemv_idot_xprep.comp)
--- into a workspace of 80 bytes per block of 32 values and token (its record: 8
--- words of high bytes, 8 of low bytes, s_b, the sum of xq, 2 unused), which the
--- kernel reads in x's place: no x in shared memory, no k limit, no slices. A
--- spec with `prep` (gemv.launches runs it first).
-local XPRE_FORMATS = { q4_k = true, q5_k = true }
+-- GEMV_XPRE = 1 (q4_k, q5_k: the k-quant loop, gemv_idot_kquant.glsl; q8_0,
+-- q4_0: gemv_idot_blocks.glsl, layout 1 only): x quantized once per call by a
+-- first dispatch (kernels/vulkan/gemv_idot_xprep.comp) into a workspace of 80
+-- bytes per block of 32 values and token (its record: 8 words of high bytes, 8
+-- of low bytes, s_b, the sum of xq, 2 unused), which the kernel reads in x's
+-- place: no x in shared memory, no k limit, no slices. A spec with `prep`
+-- (gemv.launches runs it first).
+local XPRE_FORMATS = { q4_k = true, q5_k = true, q8_0 = true, q4_0 = true }
 local XPRE_BLOCK = 256
 local xprep_specs = {} -- one table per T: gemv.kernel caches compiled kernels by spec table
 local function xprep(tokens)
@@ -415,7 +416,7 @@ function M.variant(fmt, changes)
     error(("gemv_vulkan.variant: GEMV_T=%d does not divide the workgroup of %d"):format(t, WG), 2)
   end
   if xpre == 1 and idot ~= 1 then
-    error(("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's: it needs GEMV_IDOT=1"):format(fmt), 2)
+    error(("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's in layout 1: it needs GEMV_IDOT=1"):format(fmt), 2)
   end
   if idot >= 1 then
     local step = IDOT_XB_MULTIPLE[fmt] or 1

@@ -705,7 +705,7 @@ end)
 -- quantizes x into a workspace the k-quant loop reads in x's place (docs/kernels/vulkan-gemv.md,
 -- "x quantized once per call").
 t.test("GEMV_XPRE=1: the spec, its first dispatch and workspace bytes, and the errors", function()
-  for _, fmt in ipairs { "q4_k", "q5_k" } do
+  for _, fmt in ipairs { "q4_k", "q5_k", "q8_0", "q4_0" } do
     local s = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_TOKENS = 3 })
     t.eq(s.defines.GEMV_XPRE, 1, fmt)
     t.eq(s.max_k, nil, fmt .. ": no k limit, x is not in shared memory")
@@ -719,9 +719,13 @@ t.test("GEMV_XPRE=1: the spec, its first dispatch and workspace bytes, and the e
       fmt .. ": one prep spec per T (the kernel cache's key)")
     t.eq(specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 3 }).defines.GEMV_XPRE, nil,
       fmt .. ": GEMV_XPRE=0 is not passed")
+    if fmt == "q8_0" or fmt == "q4_0" then
+      t.errors(function() specs.variant(fmt, { GEMV_IDOT = 2, GEMV_XPRE = 1 }) end,
+        ("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's in layout 1: it needs GEMV_IDOT=1"):format(fmt), true)
+    end
     t.eq(specs.variant_defines(fmt).GEMV_XPRE, 0, fmt)
     t.errors(function() specs.variant(fmt, { GEMV_XPRE = 1 }) end,
-      ("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's: it needs GEMV_IDOT=1"):format(fmt), true)
+      ("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's in layout 1: it needs GEMV_IDOT=1"):format(fmt), true)
     t.errors(function() specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 2 }) end,
       "gemv_vulkan.variant: GEMV_XPRE=2 is not 0 or 1", true)
   end
@@ -731,10 +735,10 @@ end)
 
 -- Every T, k past the device's shared-memory limit for x (what slices x without XPRE), a k
 -- of one super-block, ragged m, workgroups over several row tiles, every reduction path.
-t.test("GEMV_XPRE=1: q4_k and q5_k at every T = 1 .. 8, k past the shared limit, ragged m, every reduction path", function()
+t.test("GEMV_XPRE=1: q4_k, q5_k, q8_0, q4_0 at every T = 1 .. 8, k past the shared limit, ragged m, every reduction path", function()
   local dev = idot_device()
   releasing(dev, function()
-    for i, fmt in ipairs { "q4_k", "q5_k" } do
+    for i, fmt in ipairs { "q4_k", "q5_k", "q8_0", "q4_0" } do
       for T = 1, 8 do
         local v = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_TOKENS = T })
         local past = specs.idot_max_k(fmt, dev.max_shared_bytes, 1, T) + 256
