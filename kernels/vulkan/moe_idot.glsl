@@ -11,6 +11,7 @@
 #define MOE_IDOT_GLSL
 
 #include "idot_ops.glsl"
+#include "idot_quant.glsl" // the int16 quantization of a block (the GEMV kernels' own)
 
 #ifndef MOE_XT
 #error "MOE_XT (rows of x quantized at a time) must be defined before moe_idot.glsl"
@@ -36,7 +37,7 @@ shared int mx_sum[MOE_XB * MOE_XT];   // sum of the block's xq (the mins)
 
 // Blocks b0 .. b0 + MOE_XB - 1 of the activation row at vec4 xrow into row t of the slice:
 // 8 invocations per block (tid: numbered through the subgroups, so a block's 8 lanes are
-// consecutive in one subgroup), one vec4 each; xq = round(x / s_b) in -32767 .. 32767.
+// consecutive in one subgroup), one vec4 each (idot_quant.glsl); xq = round(x / s_b) in -32767 .. 32767.
 void moe_quantize(uint tid, uint xrow, uint b0, uint t) {
     uint nb = min((P.k >> 5u) - b0, uint(MOE_XB));
     uint j = tid & 7u;
@@ -44,25 +45,14 @@ void moe_quantize(uint tid, uint xrow, uint b0, uint t) {
         uint sl = pass + (tid >> 3u);
         bool live = sl < nb;
         vec4 v = live ? X[xrow + 8u * (b0 + sl) + j] : vec4(0.0);
-        vec4 a = abs(v);
-        float amax = max(max(a.x, a.y), max(a.z, a.w));
-        amax = max(amax, subgroupShuffleXor(amax, 1u));
-        amax = max(amax, subgroupShuffleXor(amax, 2u));
-        amax = max(amax, subgroupShuffleXor(amax, 4u));
-        float inv = amax > 0.0 ? min(32767.0 / amax, 3.0e38) : 0.0; // a zero block: q = 0, s_b = 0
-        ivec4 q = clamp(ivec4(roundEven(v * inv)), ivec4(-32767), ivec4(32767));
-        uvec4 hb = uvec4(q >> 8) & 0xFFu, lb = uvec4(q) & 0xFFu;
-        int sum = q.x + q.y + q.z + q.w;
-        sum += subgroupShuffleXor(sum, 1u);
-        sum += subgroupShuffleXor(sum, 2u);
-        sum += subgroupShuffleXor(sum, 4u);
+        IdotQuant q = idot_quant_lane(v); // every invocation: the shuffles need all 8 of a block
         uint p = MOE_XPOS(sl);
         if (live) {
-            mx_h[moe_xw(j, t, p)] = hb.x | (hb.y << 8u) | (hb.z << 16u) | (hb.w << 24u);
-            mx_l[moe_xw(j, t, p)] = lb.x | (lb.y << 8u) | (lb.z << 16u) | (lb.w << 24u);
+            mx_h[moe_xw(j, t, p)] = q.h;
+            mx_l[moe_xw(j, t, p)] = q.l;
             if (j == 0u) {
-                mx_s[moe_xblk(t, p)] = amax * (1.0 / 32767.0);
-                mx_sum[moe_xblk(t, p)] = sum;
+                mx_s[moe_xblk(t, p)] = q.amax * (1.0 / 32767.0);
+                mx_sum[moe_xblk(t, p)] = q.sum;
             }
         }
     }
