@@ -231,6 +231,7 @@ function gemv_bench.row(p, d, iters, o)
     t_n = d.t_n, t_2n = d.t_2n, samples = { d.t_n, d.t_2n }, -- the fastest runner's median repeat
     repeats = d.repeats, runners = d.runners,
     max_rel_err = p.check.worst_rel,
+    launches = p.launches_per_call, -- per call, all timed (2 where x is quantized in a first launch)
   }
 end
 
