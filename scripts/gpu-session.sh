@@ -505,6 +505,10 @@ xpre)
   # (XPRE_FLAGS: e.g. --overlap, the prep overlapped with the kernel's start)
   [[ ${XPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1" run lua_test_gemv_xpre timeout 300 $G tests/lua/test_gemv_cuda.lua
   [[ ${XPRE_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_gemv_xpre.log"
+  # XPRE_SAN=1: memcheck over the same test (the workspace's pad is read by warps without a chunk)
+  [[ ${XPRE_SAN:-0} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1 int8 kernels match" run san_memcheck_xpre \
+    timeout ${SAN_LIMIT:-240} "$SAN" --tool memcheck --report-api-errors no --error-exitcode 9 $G tests/lua/test_gemv_cuda.lua
+  [[ ${XPRE_SAN:-0} == 1 ]] && tail -3 "$LOGS/san_memcheck_xpre.log"
   for f in ${XPRE_FORMATS:-q4_k q5_k q6_k q8_0 q4_0}; do
     # 15 processes of about 10 variants by default: within one 10-minute call
     for oit in ${XPRE_RUNS:-forward:200:8 reverse:200:8 forward:200:4}; do
