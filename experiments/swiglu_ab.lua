@@ -52,7 +52,7 @@ local opts, meta = options.parse({
       .. "the one before where it depends on it. The vendor GEMM's own launches cannot (its elementwise step "
       .. "can); the output says which paths did."),
     { "geometry", type = "string", argname = "<NAME=V,...>",
-      help = "Kernel defines for every shape instead of the table's (its shape rules included): CUDA TILES, UNROLL, WARPS, KSPLIT (fused); Vulkan SW_WG." },
+      help = "Kernel defines for every shape instead of the table's (its shape rules included): CUDA TILES, UNROLL, WARPS, KSPLIT (fused); Vulkan SW_WG, SW_OUT." },
     { "l2_bytes", type = "bytes",
       help = "L2 size for a device that does not report it (lavapipe); never below a reported one." },
     { "read_gbs", type = "float", help = "Read ceiling in GB/s (default: measured once, cached)." },

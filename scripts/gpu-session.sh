@@ -59,6 +59,7 @@
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
+#   scripts/gpu-session.sh vkswiglu_out # the Vulkan SwiGLU kernels with 4 outputs a workgroup (SW_OUT=4) against 2, A B B A processes per shape, M = 1, 4, 8
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass; SWGEO_M, SWGEO_MODE, SWGEO_FLAGS)
 set -uo pipefail
 phase=${1:-check}
@@ -103,8 +104,8 @@ run() { # run NAME CMD... : logs to $LOGS/NAME.log, prints a one-line verdict
 }
 
 swgeo() { # swgeo NAME N,K GEOMETRY: swiglu_ab's fused kernel at one geometry, rotated, M = SWGEO_M (1,8),
-  # mode SWGEO_MODE (graph), more swiglu_ab options in SWGEO_FLAGS (e.g. --overlap)
-  run "$1" timeout 60 $G --backend cuda experiments/swiglu_ab.lua --shape $2 --m-values ${SWGEO_M:-1,8} \
+  # mode SWGEO_MODE (graph), more swiglu_ab options in SWGEO_FLAGS (e.g. --overlap), on SWGEO_BACKEND (cuda)
+  run "$1" timeout 60 $G --backend ${SWGEO_BACKEND:-cuda} experiments/swiglu_ab.lua --shape $2 --m-values ${SWGEO_M:-1,8} \
     --mode ${SWGEO_MODE:-graph} --regime rotated --trials 4 --rounds 1 --geometry $3 ${SWGEO_FLAGS:-} --json "$LOGS/$1.jsonl"
   grep -E '^custom' "$LOGS/$1.log"
 }
@@ -750,6 +751,19 @@ swiglu_geo)
     elif [[ $nk == 24576,6144 ]]; then geos=${GEO24:-WARPS=4 WARPS=1 WARPS=1,KSPLIT=2 WARPS=1,UNROLL=4,KSPLIT=4}
     else geos=KSPLIT=2; fi
     for geo in $geos; do swgeo "swgeo${SWGEO_TAG:-}_${nk%,*}_${geo//[=,]/_}" $nk $geo; done
+  done
+  ;;
+vkswiglu_out)
+  # the Vulkan SwiGLU kernels with 4 outputs a workgroup (SW_OUT=4: each x word loaded once for 8 rows, not 4)
+  # against 2, one process per geometry in A B B A order per shape, rotated graph, M = 1, 4, 8 (the Vulkan
+  # SwiGLU test first; VKSW_SHAPES)
+  GPUBENCH_TEST_ONLY="SW_OUT" run lua_test_vk_swiglu_out timeout 120 $G tests/lua/test_swiglu_vulkan.lua
+  tail -1 "$LOGS/lua_test_vk_swiglu_out.log"
+  for nk in ${VKSW_SHAPES:-13824,5120 11008,4096 6912,1536}; do
+    for geo in SW_OUT=2 SW_OUT=4 SW_OUT=4 SW_OUT=2; do
+      n="vksw_${nk%,*}_${geo//[=,]/_}"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
+      SWGEO_BACKEND=vulkan SWGEO_M=${SWGEO_M:-1,4,8} swgeo "$n" $nk $geo
+    done
   done
   ;;
 moe_geo)

@@ -1,15 +1,16 @@
 // swiglu_common.glsl: the dot-product part of the Vulkan SwiGLU kernels
-// (swiglu_fused.comp, swiglu_gemv.comp): 4 weight rows of W [rows, K] times the MT
-// token rows of x [MT, K], bf16 in, fp32 accumulation; docs/kernels/swiglu.md.
+// (swiglu_fused.comp, swiglu_gemv.comp): SW_ROWS = 2 SW_OUT weight rows of W [rows, K]
+// times the MT token rows of x [MT, K], bf16 in, fp32 accumulation; docs/kernels/swiglu.md.
 //
-// A workgroup of SW_WG invocations owns the 4 rows; its invocations stride over the
-// rows' 16-byte words (8 bf16), each x word loaded once for the 4 rows. The partial
-// sums are reduced over the workgroup (a subgroupAdd, then shared memory across the
-// subgroups, so any subgroup size works) into sw_sum[r * MT + t].
+// A workgroup of SW_WG invocations owns the SW_ROWS rows (the fused kernel: SW_OUT
+// outputs' gate and up rows); its invocations stride over the rows' 16-byte words (8
+// bf16), each x word loaded once for the SW_ROWS rows (more rows a workgroup: fewer x
+// loads a weight). The partial sums are reduced over the workgroup (a subgroupAdd, then
+// shared memory across the subgroups, so any subgroup size works) into sw_sum[r * MT + t].
 //
 // Bindings 0 (W) and 1 (x) are declared here, binding 2 (the output) by each kernel;
 // then the push constants {n, k}: the backend reflects exactly that order.
-// Required defines: MT (tokens, 1..8) and SW_WG (a power of two, 32..1024).
+// Required defines: MT (tokens, 1..8), SW_WG (a power of two, 32..1024) and SW_OUT (2 or 4).
 #ifndef SWIGLU_COMMON_GLSL
 #define SWIGLU_COMMON_GLSL
 
@@ -19,8 +20,11 @@
 
 #include "swiglu_bf16.glsl"
 
-#if !defined(MT) || !defined(SW_WG)
-#error "the SwiGLU kernels take MT (tokens, 1..8) and SW_WG (invocations per workgroup) as defines (lib/gpubench/swiglu_vulkan.lua)"
+#if !defined(MT) || !defined(SW_WG) || !defined(SW_OUT)
+#error "the SwiGLU kernels take MT (tokens, 1..8), SW_WG (invocations per workgroup) and SW_OUT (outputs per workgroup) as defines (lib/gpubench/swiglu_vulkan.lua)"
+#endif
+#if SW_OUT != 2 && SW_OUT != 4
+#error "SW_OUT must be 2 or 4 (outputs per workgroup, in pairs of a bf16 word)"
 #endif
 #if MT < 1 || MT > 8
 #error "MT must be 1..8"
@@ -29,7 +33,7 @@
 #error "SW_WG must be a power of two in 32..1024"
 #endif
 
-#define SW_ROWS 4
+#define SW_ROWS (2 * SW_OUT)
 #define SW_NACC (SW_ROWS * MT)
 
 layout(local_size_x = SW_WG, local_size_y = 1, local_size_z = 1) in;
@@ -46,7 +50,7 @@ layout(push_constant) uniform Params {
 shared float sw_red[SW_WG * SW_NACC];
 shared float sw_sum[SW_NACC];
 
-// sw_sum[r * MT + t] = W[row[r]] . x[t] for the workgroup's 4 rows (word offsets of
+// sw_sum[r * MT + t] = W[row[r]] . x[t] for the workgroup's SW_ROWS rows (word offsets of
 // each row's start in W). Every invocation must call it: it holds barriers.
 void sw_dot_rows(uint row[SW_ROWS]) {
     uint words = P.k >> 3u;
@@ -65,10 +69,11 @@ void sw_dot_rows(uint row[SW_ROWS]) {
         [[unroll]] for (int j = 0; j < SW_NACC; j++) sw_red[gl_SubgroupID * uint(SW_NACC) + uint(j)] = acc[j];
     }
     barrier();
-    if (gl_LocalInvocationIndex < uint(SW_NACC)) {
+    // SW_NACC may pass the workgroup (SW_OUT = 4, MT = 8: 64 sums, 32 invocations)
+    for (uint a = gl_LocalInvocationIndex; a < uint(SW_NACC); a += uint(SW_WG)) {
         float s = 0.0;
-        for (uint i = 0u; i < gl_NumSubgroups; i++) s += sw_red[i * uint(SW_NACC) + gl_LocalInvocationIndex];
-        sw_sum[gl_LocalInvocationIndex] = s;
+        for (uint i = 0u; i < gl_NumSubgroups; i++) s += sw_red[i * uint(SW_NACC) + a];
+        sw_sum[a] = s;
     }
     barrier();
 }

@@ -24,6 +24,27 @@ t.test("other workgroup sizes", function()
   }, { "chain", "fused" })
 end)
 
+-- SW_OUT = 4: 4 outputs (8 rows) a workgroup; N of every residue mod 4 (the last
+-- workgroup's outputs past N, odd N's half-word stores), every M.
+t.test("4 outputs a workgroup (SW_OUT=4): N = 17 .. 20, M = 1 .. 8", function()
+  local dev = t.device("vulkan")
+  sc.check_paths(dev, {
+    { n = 17, k = 264, m = { 1, 3, 8 }, geometry = { SW_OUT = 4 } },
+    { n = 18, k = 520, m = { 2, 7 }, geometry = { SW_OUT = 4, SW_WG = 32 } },
+    { n = 19, k = 256, m = { 4, 5 }, geometry = { SW_OUT = 4 } },
+    { n = 20, k = 1032, m = { 6, 8 }, geometry = { SW_OUT = 4, SW_WG = 128 } },
+  }, { "chain", "fused" })
+  local S = require "gpubench.swiglu_vulkan"
+  local g = assert(S.geometry { SW_OUT = 4 })
+  t.eq({ S.fused(g, 8).grid(17), S.gemv(g, 8).grid(34), S.fused(g, 8).defines.SW_OUT }, { 5, 5, 4 })
+  t.eq({ S.fused(assert(S.geometry {}), 1).grid(17), S.gemv(assert(S.geometry {}), 1).grid(34) }, { 9, 9 },
+    "the default: 2 outputs, 4 rows a workgroup")
+  for _, bad in ipairs { { SW_OUT = 3 }, { SW_OUT = 8 }, { SW_ROWS = 4 } } do
+    local ok, why = S.geometry(bad)
+    t.truthy(ok == nil and why:find(next(bad), 1, true), tostring(why))
+  end
+end)
+
 t.test("a token left unwritten fails the check", function()
   sc.unwritten_token_fails(t.device("vulkan"))
 end)
