@@ -55,6 +55,7 @@
 #   scripts/gpu-session.sh vkspin      # the Vulkan suite and replay with clocks.spin_up, nvidia-smi's clocks beside
 #   scripts/gpu-session.sh vkfused_idot # the fused shader's float and integer paths A/B, then the integer grouped shader's geometry
 #   scripts/gpu-session.sh vkgeo_big   # each quantized format's Vulkan integer kernel over GEMV_T x GEMV_NR at GEO_M (131072) x 5120
+#   scripts/gpu-session.sh gemv_next   # xpre (q4_k, q8_0), vkxpre (q4_k, q4_0) at T = 8 both orders and vkswiglu_out at 13824x5120, in one call
 #   scripts/gpu-session.sh xpre        # x quantized once per call (XPRE=1) against per block, every int8 format at T = 8 (both orders) and 4 (XPRE_FORMATS, XPRE_RUNS, XPRE_FLAGS)
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
@@ -108,6 +109,75 @@ swgeo() { # swgeo NAME N,K GEOMETRY: swiglu_ab's fused kernel at one geometry, r
   run "$1" timeout 60 $G --backend ${SWGEO_BACKEND:-cuda} experiments/swiglu_ab.lua --shape $2 --m-values ${SWGEO_M:-1,8} \
     --mode ${SWGEO_MODE:-graph} --regime rotated --trials 4 --rounds 1 --geometry $3 ${SWGEO_FLAGS:-} --json "$LOGS/$1.jsonl"
   grep -E '^custom' "$LOGS/$1.log"
+}
+
+phase_xpre() {
+  # x quantized once per call (XPRE=1: a first launch, docs/kernels/cuda-gemv.md, "x quantized once per call")
+  # against the int8 kernel quantizing x per block (XPRE=0), every int8 format: its oracle test first (XPRE_TEST=0
+  # skips), then ORDER:ITERS:T runs at 14336 x 5120 rotated, one process per run and format, with the table's
+  # kernel at that T beside them (I8=0: the integer dot; TC=1 for q8_0/q4_0) and XPRE=1's geometries
+  # (XPRE_FLAGS: e.g. --overlap, the prep overlapped with the kernel's start)
+  [[ ${XPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1" run lua_test_gemv_xpre timeout 300 $G tests/lua/test_gemv_cuda.lua
+  [[ ${XPRE_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_gemv_xpre.log"
+  # XPRE_SAN=1: memcheck over the same test (the workspace's pad is read by warps without a chunk)
+  [[ ${XPRE_SAN:-0} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1 int8 kernels match" run san_memcheck_xpre \
+    timeout ${SAN_LIMIT:-240} "$SAN" --tool memcheck --report-api-errors no --error-exitcode 9 $G tests/lua/test_gemv_cuda.lua
+  [[ ${XPRE_SAN:-0} == 1 ]] && tail -3 "$LOGS/san_memcheck_xpre.log"
+  for f in ${XPRE_FORMATS:-q4_k q5_k q6_k q8_0 q4_0}; do
+    # 15 processes of about 10 variants by default: within one 10-minute call
+    for oit in ${XPRE_RUNS:-forward:200:8 reverse:200:8 forward:200:4}; do
+      IFS=: read -r o it tk <<< "$oit"
+      g="GEMV_TOKENS=$tk;I8=1;WARPS=4;KSPLIT=2;XPRE=0,1|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=2,8;KSPLIT=2,4"
+      g="$g|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=4;KSPLIT=1,4|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=4;KSPLIT=2;PREFETCH=1"
+      g="$g|GEMV_TOKENS=$tk;I8=0"
+      [[ $f == q8_0 || $f == q4_0 ]] && g="$g|GEMV_TOKENS=$tk;TC=1"
+      n="xpre_${f}_${o}_${it}_T$tk"
+      run "$n" timeout ${XPRE_LIMIT:-120} env M=14336 K=5120 ITERS=$it $G --backend cuda experiments/gemv_variants.lua \
+        --rotate --rounds 1 --kernels $f --order $o ${XPRE_FLAGS:-} --grid "$g" --json "$LOGS/$n.jsonl"
+      grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
+    done
+  done
+}
+
+phase_vkxpre() {
+  # Vulkan q4_k, q5_k, q8_0 and q4_0 with x quantized once per call (GEMV_XPRE=1: a first dispatch, docs/kernels/vulkan-gemv.md,
+  # "x quantized once per call") against x quantized per workgroup (GEMV_XPRE=0, sliced past the shared limit): the
+  # Vulkan GEMV test first (VKXPRE_TEST=0 skips), then ORDER:ITERS:T runs at 14336 x 5120 rotated, one process each
+  [[ ${VKXPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE" run lua_test_vk_xpre timeout 300 $G tests/lua/test_gemv_vulkan.lua
+  [[ ${VKXPRE_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_vk_xpre.log"
+  for f in ${VKXPRE_FORMATS:-q4_k q5_k q8_0 q4_0}; do
+    for oit in ${VKXPRE_RUNS:-forward:200:8 reverse:200:8 forward:200:4 forward:200:1}; do
+      IFS=: read -r o it tk <<< "$oit"
+      # the table's kernel at T (for_device: q8_0/q4_0 at T = 1 in layout 2), then layout 1 without and with XPRE
+      g="GEMV_TOKENS=$tk;GEMV_IDOT=1;GEMV_XPRE=0,1|GEMV_TOKENS=$tk;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=8,16,32;GEMV_NR=2,4,8"
+      [[ ($f == q8_0 || $f == q4_0) && $tk == 1 ]] && g="$g|GEMV_TOKENS=1;GEMV_IDOT=2"
+      n="vkxpre_${f}_${o}_${it}_T$tk"
+      run "$n" timeout ${VKXPRE_LIMIT:-150} env M=14336 K=5120 ITERS=$it $G --backend vulkan experiments/gemv_variants.lua \
+        --rotate --rounds 1 --kernels $f --order $o --grid "$g" --json "$LOGS/$n.jsonl"
+      grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
+    done
+  done
+}
+
+phase_vkswiglu_out() {
+  # the Vulkan SwiGLU kernels with 4 outputs a workgroup (SW_OUT=4: each x word loaded once for 8 rows, not 4)
+  # against 2, one process per geometry in A B B A order per shape, rotated graph, M = 1, 4, 8 (the Vulkan
+  # SwiGLU test first; VKSW_SHAPES)
+  GPUBENCH_TEST_ONLY="SW_OUT" run lua_test_vk_swiglu_out timeout 120 $G tests/lua/test_swiglu_vulkan.lua
+  tail -1 "$LOGS/lua_test_vk_swiglu_out.log"
+  for nk in ${VKSW_SHAPES:-13824,5120 11008,4096 6912,1536}; do
+    for geo in SW_OUT=2 SW_OUT=4 SW_OUT=4 SW_OUT=2; do
+      n="vksw_${nk%,*}_${geo//[=,]/_}"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
+      SWGEO_BACKEND=vulkan SWGEO_M=${SWGEO_M:-1,4,8} swgeo "$n" $nk $geo
+    done
+  done
+}
+
+phase_gemv_next() { # the first A/Bs of the x-once-per-call and SW_OUT variants in one call (one startup)
+  XPRE_FORMATS=${XPRE_FORMATS:-q4_k q8_0} XPRE_RUNS=${XPRE_RUNS:-forward:200:8 reverse:200:8} phase_xpre
+  VKXPRE_TEST=${VKXPRE_TEST:-0} VKXPRE_FORMATS=${VKXPRE_FORMATS:-q4_k q4_0} \
+    VKXPRE_RUNS=${VKXPRE_RUNS:-forward:200:8 reverse:200:8} phase_vkxpre
+  VKSW_SHAPES=${VKSW_SHAPES:-13824,5120} phase_vkswiglu_out
 }
 
 case $phase in
@@ -498,51 +568,14 @@ q8tc)
       "$LOGS/ncu_q8tc.log" | head -30
   done
   ;;
+gemv_next)
+  phase_gemv_next
+  ;;
 xpre)
-  # x quantized once per call (XPRE=1: a first launch, docs/kernels/cuda-gemv.md, "x quantized once per call")
-  # against the int8 kernel quantizing x per block (XPRE=0), every int8 format: its oracle test first (XPRE_TEST=0
-  # skips), then ORDER:ITERS:T runs at 14336 x 5120 rotated, one process per run and format, with the table's
-  # kernel at that T beside them (I8=0: the integer dot; TC=1 for q8_0/q4_0) and XPRE=1's geometries
-  # (XPRE_FLAGS: e.g. --overlap, the prep overlapped with the kernel's start)
-  [[ ${XPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1" run lua_test_gemv_xpre timeout 300 $G tests/lua/test_gemv_cuda.lua
-  [[ ${XPRE_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_gemv_xpre.log"
-  # XPRE_SAN=1: memcheck over the same test (the workspace's pad is read by warps without a chunk)
-  [[ ${XPRE_SAN:-0} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1 int8 kernels match" run san_memcheck_xpre \
-    timeout ${SAN_LIMIT:-240} "$SAN" --tool memcheck --report-api-errors no --error-exitcode 9 $G tests/lua/test_gemv_cuda.lua
-  [[ ${XPRE_SAN:-0} == 1 ]] && tail -3 "$LOGS/san_memcheck_xpre.log"
-  for f in ${XPRE_FORMATS:-q4_k q5_k q6_k q8_0 q4_0}; do
-    # 15 processes of about 10 variants by default: within one 10-minute call
-    for oit in ${XPRE_RUNS:-forward:200:8 reverse:200:8 forward:200:4}; do
-      IFS=: read -r o it tk <<< "$oit"
-      g="GEMV_TOKENS=$tk;I8=1;WARPS=4;KSPLIT=2;XPRE=0,1|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=2,8;KSPLIT=2,4"
-      g="$g|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=4;KSPLIT=1,4|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=4;KSPLIT=2;PREFETCH=1"
-      g="$g|GEMV_TOKENS=$tk;I8=0"
-      [[ $f == q8_0 || $f == q4_0 ]] && g="$g|GEMV_TOKENS=$tk;TC=1"
-      n="xpre_${f}_${o}_${it}_T$tk"
-      run "$n" timeout ${XPRE_LIMIT:-120} env M=14336 K=5120 ITERS=$it $G --backend cuda experiments/gemv_variants.lua \
-        --rotate --rounds 1 --kernels $f --order $o ${XPRE_FLAGS:-} --grid "$g" --json "$LOGS/$n.jsonl"
-      grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
-    done
-  done
+  phase_xpre
   ;;
 vkxpre)
-  # Vulkan q4_k, q5_k, q8_0 and q4_0 with x quantized once per call (GEMV_XPRE=1: a first dispatch, docs/kernels/vulkan-gemv.md,
-  # "x quantized once per call") against x quantized per workgroup (GEMV_XPRE=0, sliced past the shared limit): the
-  # Vulkan GEMV test first (VKXPRE_TEST=0 skips), then ORDER:ITERS:T runs at 14336 x 5120 rotated, one process each
-  [[ ${VKXPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE" run lua_test_vk_xpre timeout 300 $G tests/lua/test_gemv_vulkan.lua
-  [[ ${VKXPRE_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_vk_xpre.log"
-  for f in ${VKXPRE_FORMATS:-q4_k q5_k q8_0 q4_0}; do
-    for oit in ${VKXPRE_RUNS:-forward:200:8 reverse:200:8 forward:200:4 forward:200:1}; do
-      IFS=: read -r o it tk <<< "$oit"
-      # the table's kernel at T (for_device: q8_0/q4_0 at T = 1 in layout 2), then layout 1 without and with XPRE
-      g="GEMV_TOKENS=$tk;GEMV_IDOT=1;GEMV_XPRE=0,1|GEMV_TOKENS=$tk;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=8,16,32;GEMV_NR=2,4,8"
-      [[ ($f == q8_0 || $f == q4_0) && $tk == 1 ]] && g="$g|GEMV_TOKENS=1;GEMV_IDOT=2"
-      n="vkxpre_${f}_${o}_${it}_T$tk"
-      run "$n" timeout ${VKXPRE_LIMIT:-150} env M=14336 K=5120 ITERS=$it $G --backend vulkan experiments/gemv_variants.lua \
-        --rotate --rounds 1 --kernels $f --order $o --grid "$g" --json "$LOGS/$n.jsonl"
-      grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
-    done
-  done
+  phase_vkxpre
   ;;
 i8ab)
   # an int8 tensor-core kernel (I8=1) against the integer dot in one process per run (docs/kernels/cuda-gemv.md,
@@ -754,17 +787,7 @@ swiglu_geo)
   done
   ;;
 vkswiglu_out)
-  # the Vulkan SwiGLU kernels with 4 outputs a workgroup (SW_OUT=4: each x word loaded once for 8 rows, not 4)
-  # against 2, one process per geometry in A B B A order per shape, rotated graph, M = 1, 4, 8 (the Vulkan
-  # SwiGLU test first; VKSW_SHAPES)
-  GPUBENCH_TEST_ONLY="SW_OUT" run lua_test_vk_swiglu_out timeout 120 $G tests/lua/test_swiglu_vulkan.lua
-  tail -1 "$LOGS/lua_test_vk_swiglu_out.log"
-  for nk in ${VKSW_SHAPES:-13824,5120 11008,4096 6912,1536}; do
-    for geo in SW_OUT=2 SW_OUT=4 SW_OUT=4 SW_OUT=2; do
-      n="vksw_${nk%,*}_${geo//[=,]/_}"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
-      SWGEO_BACKEND=vulkan SWGEO_M=${SWGEO_M:-1,4,8} swgeo "$n" $nk $geo
-    done
-  done
+  phase_vkswiglu_out
   ;;
 moe_geo)
   # grouped kernel geometries (MOE_GEOS: space-separated NAME=V,... lists), gate_up of MOE_GEO_CONFIG (qwen3),
