@@ -545,7 +545,8 @@ int gb_batch_create(gb_device *d, const gb_launch *launches, int n, uint32_t cou
     return 0;
 }
 
-int gb_batch_submit(gb_batch *b, gb_err *e) {
+/* A batch whose kernels and buffers are all still alive. */
+static int check_batch(gb_batch *b, gb_err *e) {
     if (check_open(b->dev, e)) return -1;
     for (int i = 0; i < b->nlaunches; i++) {
         const gb_launch *l = &b->launches[i];
@@ -556,7 +557,24 @@ int gb_batch_submit(gb_batch *b, gb_err *e) {
                 return GB_FAIL(e, "batch launch %d (kernel %s) argument %d is a buffer that was released",
                                i + 1, l->kernel->entry, j + 1);
     }
+    return 0;
+}
+
+int gb_batch_submit(gb_batch *b, gb_err *e) {
+    if (check_batch(b, e)) return -1;
     return b->dev->ops->batch_submit(b, e);
+}
+
+int gb_timed_batch_submit(gb_batch *b, gb_timer *t, gb_err *e) {
+    if (t->dev != b->dev) return GB_FAIL(e, "timed submit: the timer belongs to another device");
+    if (!b->dev->ops->timed_batch_submit) {
+        if (gb_timer_start(t, e) != 0 || gb_batch_submit(b, e) != 0) return -1;
+        return gb_timer_stop(t, e);
+    }
+    if (check_batch(b, e)) return -1;
+    if (b->dev->ops->timed_batch_submit(b, t, e) != 0) return -1;
+    t->state = 2;
+    return 0;
 }
 
 void gb_batch_free(gb_batch *b) {

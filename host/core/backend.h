@@ -329,6 +329,11 @@ struct gb_backend_ops {
     int (*timer_create)(gb_timer *t, gb_err *e);
     int (*timer_record)(gb_timer *t, int which /* 0 start, 1 stop */, gb_err *e);
     int (*timer_elapsed_ms)(gb_timer *t, double *ms, gb_err *e);
+    /* The timer's start, one submit of the batch and the timer's stop as one
+     * submission to the device (Vulkan: one vkQueueSubmit, so that no
+     * submission boundary falls between the timestamps). May be NULL: then
+     * start, batch_submit and stop (gb_timed_batch_submit). */
+    int (*timed_batch_submit)(gb_batch *b, gb_timer *t, gb_err *e);
     void (*timer_free)(gb_timer *t);
 
     /* A named profiler range (cuProfilerStart/Stop plus an NVTX range on CUDA;
@@ -455,6 +460,9 @@ void gb_flush_release(gb_device *d);
  * before the start, and with the hold the call's launch does not wait for
  * the host either. *held says whether the stream was held (the backend may
  * have no hold). */
+/* The timer's start, one submit of b and the timer's stop (the backend's
+ * timed_batch_submit where it has one: a single submission). */
+int gb_timed_batch_submit(gb_batch *b, gb_timer *t, gb_err *e);
 int gb_cold_sample(gb_batch *b, gb_timer *t, gb_flush_kind flush, int hold, double *ms, int *held,
                    gb_err *e);
 

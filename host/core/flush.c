@@ -161,9 +161,7 @@ int gb_cold_sample(gb_batch *b, gb_timer *t, gb_flush_kind flush, int hold, doub
     int holding = hold && d->ops->hold && d->ops->release;
     if (holding && d->ops->hold(d, e) != 0) return -1;
     int rc = gb_flush_queue(d, flush, e);
-    if (rc == 0) rc = gb_timer_start(t, e);
-    if (rc == 0) rc = gb_batch_submit(b, e);
-    if (rc == 0) rc = gb_timer_stop(t, e);
+    if (rc == 0) rc = gb_timed_batch_submit(b, t, e);
     /* Released whatever happened, or the stream would wait forever. */
     if (holding) {
         gb_err later = {0};

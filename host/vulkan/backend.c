@@ -28,6 +28,7 @@ const gb_backend_ops gb_vulkan_backend = {
     .batch_free = vk_batch_free,
     .timer_create = vk_timer_create,
     .timer_record = vk_timer_record,
+    .timed_batch_submit = vk_timed_batch_submit,
     .timer_elapsed_ms = vk_timer_elapsed_ms,
     .timer_free = vk_timer_free,
     .profiler_range = vk_profiler_range,

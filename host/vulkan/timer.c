@@ -22,6 +22,35 @@ int vk_timer_create(gb_timer *t, gb_err *e)
         free(vt);
         return VK_FAIL(e, "vkCreateQueryPool", r);
     }
+    /* The stop of a timed batch submit (vk_timed_batch_submit): the stream
+     * barrier, then query 1, as vk_timer_record(t, 1) records it, in a
+     * command buffer of its own that rides in the batch's submission. */
+    VkCommandBufferAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = vd->cmd_pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    r = vd->f.vkAllocateCommandBuffers(vd->dev, &ai, &vt->stop_cb);
+    if (r == VK_SUCCESS) {
+        VkCommandBufferBeginInfo bi = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+            .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
+        };
+        r = vd->f.vkBeginCommandBuffer(vt->stop_cb, &bi);
+        if (r == VK_SUCCESS) {
+            vk_cmd_barrier(vd, vt->stop_cb);
+            vd->f.vkCmdWriteTimestamp(vt->stop_cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, vt->pool, 1u);
+            r = vd->f.vkEndCommandBuffer(vt->stop_cb);
+        }
+        if (r != VK_SUCCESS)
+            vd->f.vkFreeCommandBuffers(vd->dev, vd->cmd_pool, 1, &vt->stop_cb);
+    }
+    if (r != VK_SUCCESS) {
+        vd->f.vkDestroyQueryPool(vd->dev, vt->pool, NULL);
+        free(vt);
+        return VK_FAIL(e, "recording a timer's stop command buffer", r);
+    }
     t->impl = vt;
     return 0;
 }
@@ -74,6 +103,7 @@ int vk_timer_elapsed_ms(gb_timer *t, double *ms, gb_err *e)
 static void destroy_timer(vk_device *vd, void *obj)
 {
     vk_timer *vt = obj;
+    vd->f.vkFreeCommandBuffers(vd->dev, vd->cmd_pool, 1, &vt->stop_cb);
     vd->f.vkDestroyQueryPool(vd->dev, vt->pool, NULL);
     free(vt);
 }

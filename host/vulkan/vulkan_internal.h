@@ -156,6 +156,10 @@ int vk_stream_wait(vk_device *vd, uint64_t serial, const char *what, gb_err *e);
 int vk_stream_wait_all(vk_device *vd, const char *what, gb_err *e);
 /* Submits pre-recorded command buffers (in order, one submission) after the
  * open segment, without waiting. */
+/* The open segment (which must exist) and then cbs in one submission, under
+ * the segment's serial and fence. */
+int vk_stream_submit_open_with(vk_device *vd, const VkCommandBuffer *cbs, uint32_t n, uint64_t *serial,
+                               gb_err *e);
 int vk_stream_submit_cbs(vk_device *vd, const VkCommandBuffer *cbs, uint32_t n, uint64_t *serial,
                          gb_err *e);
 /* Destroys obj once `serial` has completed (now, if it already has). */
@@ -191,6 +195,7 @@ typedef struct vk_kernel {
 
 typedef struct vk_timer {
     VkQueryPool pool;
+    VkCommandBuffer stop_cb; /* a barrier and the stop timestamp, recorded once (vk_timed_batch_submit) */
     uint64_t stop_serial;
     uint64_t last_use;
 } vk_timer;
@@ -226,6 +231,7 @@ int vk_kernel_pipeline(gb_kernel *k, const uint32_t block[3], VkPipeline *pipe, 
 int vk_launch(const gb_launch *l, gb_err *e);
 int vk_batch_prepare(gb_batch *b, gb_err *e);
 int vk_batch_submit(gb_batch *b, gb_err *e);
+int vk_timed_batch_submit(gb_batch *b, gb_timer *t, gb_err *e);
 void vk_batch_free(gb_batch *b);
 
 /* hold.c: the stream hold (a host-set event the stream waits on) and the

@@ -257,4 +257,41 @@ t.test("on the Vulkan device: a three-launch call times, arms and closes", funct
   t.eq(#d.runners, 2)
 end)
 
+-- A cold sample (flush, start timestamp, the batch, stop timestamp: on Vulkan one
+-- submission since the timestamps ride with the batch, host/vulkan/launch.c,
+-- vk_timed_batch_submit) times the batch: its copies are done when it returns, three
+-- copies of 16 MiB take longer than one, one longer than an empty launch; and the timer
+-- is a plain timer again afterwards.
+t.test("on the Vulkan device: a cold sample times its batch between the timestamps", function()
+  local dev = t.device("vulkan")
+  local kernels = require "gpubench.kernels"
+  local gpu = require "gpu"
+  local copy <close> = kernels.load(dev, "copy")
+  local empty <close> = kernels.load(dev, "empty")
+  local n = 16 << 20
+  local src <close> = dev:buffer(n)
+  local dst <close> = dev:buffer(n)
+  local out <close> = dev:buffer(16)
+  src:upload(string.rep("gpubench", n // 8))
+  dst:fill(0)
+  local tm <close> = dev:timer()
+  local function sample(count, l)
+    local b <close> = dev:batch { count = count, graph = true, l }
+    local best = math.huge
+    for _ = 1, 3 do best = math.min(best, (b:cold_sample(tm, { flush = "none" }))) end
+    return best
+  end
+  local e = sample(1, { empty, 1, 1, out, 0 })
+  local c = { copy, 256, 256, src, dst, gpu.u32(n // 16) }
+  local one, three = sample(1, c), sample(3, c)
+  t.eq(dst:download(0, 64), string.rep("gpubench", 8), "the batch ran before cold_sample returned")
+  t.truthy(one > e, ("one copy %.4f ms against an empty launch's %.4f"):format(one, e))
+  t.truthy(three > 1.5 * one, ("three copies %.4f ms against one's %.4f"):format(three, one))
+  tm:start()
+  local b <close> = dev:batch { count = 1, graph = true, c }
+  b:submit()
+  tm:stop()
+  t.truthy(tm:ms() > 0, "the timer still starts and stops on its own")
+end)
+
 t.run()
