@@ -1,4 +1,4 @@
-/* The seam between host/cli/main.c and the Lua modules in bindings/. */
+/* The seam between cli/main.c and the Lua modules in bindings/. */
 #ifndef GPUBENCH_LGPU_H
 #define GPUBENCH_LGPU_H
 #include <lua.h>

@@ -68,7 +68,7 @@ size_t gb_kind_size(gb_kind k) { return (k == GB_ARG_BUFFER || k == GB_ARG_U64) 
 
 /* --------------------------------------------------------------- backends */
 
-/* The registry: the executable registers the backends it links (host/cli),
+/* The registry: the executable registers the backends it links (cli),
  * so this library depends on no GPU API and a test links only what it uses. */
 enum { GB_MAX_BACKENDS = 8 };
 static const gb_backend_ops *backends[GB_MAX_BACKENDS];

@@ -368,7 +368,7 @@ struct gb_backend_ops {
 
 /* The backends host/cuda and host/vulkan define. This library does not link
  * them: a program registers those it links, in order of preference for "best
- * available" (host/cli registers CUDA, then Vulkan). Registering a backend
+ * available" (cli registers CUDA, then Vulkan). Registering a backend
  * twice is a no-op; returns -1 only when the registry is full. */
 extern const gb_backend_ops gb_cuda_backend;
 extern const gb_backend_ops gb_vulkan_backend;

@@ -1,5 +1,5 @@
 -- gpubench.cli: the text the command line prints about devices, written
--- against the gpu module so it shows exactly what scripts see. host/cli
+-- against the gpu module so it shows exactly what scripts see. cli
 -- prints what these return.
 --
 --   cli.list_devices_text([gpu]) -> text [, err]   for --list-devices

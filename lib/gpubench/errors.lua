@@ -3,7 +3,7 @@
 -- A bad option value must stop the program with status 2 and a one-line
 -- message naming the key and the value, before any device work (in cera's
 -- wgpu_gemv_bench a mistyped ITERS=100O silently re-measured the default, so
--- an ITERS sweep came back looking ITERS-independent). host/cli/main.c prints only `message` for such
+-- an ITERS sweep came back looking ITERS-independent). cli/main.c prints only `message` for such
 -- an object and exits with `gpubench_exit`; under a stock interpreter the
 -- __tostring keeps the message readable.
 

@@ -1,4 +1,4 @@
--- gpubench.repl: what the REPL adds for exploring a device. host/cli/repl.c
+-- gpubench.repl: what the REPL adds for exploring a device. cli/repl.c
 -- calls install(_G) when the REPL starts, print_results(...) with each
 -- expression's values, and complete(word) at Tab; scripts never load it.
 --
@@ -381,7 +381,7 @@ end
 local lazy = setmetatable({}, { __mode = "k" }) -- G -> names opened on first use
 
 -- An error the REPL prints as one line, without a traceback (its
--- __tostring gives a string; see host/cli/protect.c).
+-- __tostring gives a string; see cli/protect.c).
 local NOTE = { __tostring = function(e) return e.message end }
 
 local function first_line(v)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# host/cli/main.c: Ctrl-C after a caught "interrupted!" raises again (the handler
+# cli/main.c: Ctrl-C after a caught "interrupted!" raises again (the handler
 # is re-armed), and only an integer gpubench_exit is an exit request.
 # Usage: bash test_interrupt_rearm.sh <path-to-gpubench>
 GB=${1:?usage: test_interrupt_rearm.sh <gpubench>}

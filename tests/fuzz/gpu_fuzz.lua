@@ -333,5 +333,5 @@ io.stdout:write(("gpu_fuzz: %d sequences, %d calls (%d returned, %d raised error
 io.stdout:flush()
 -- Ends through gpubench's own exit path, not os.exit: it closes the Lua state
 -- and, when the watchdog broke a device, leaves without the exit handlers
--- (host/cli/main.c), as any script would.
+-- (cli/main.c), as any script would.
 if stats.bad > 0 then error({ gpubench_exit = 3 }, 0) end
