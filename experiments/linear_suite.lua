@@ -213,7 +213,7 @@ local sink <close> = report.open {
   title = ("linear_suite on %s (%s, driver %s)"):format(dev.name, dev.backend, dev.driver_version),
   columns = columns, csv = opts.csv, json = opts.json, markdown = opts.markdown,
   csv_extra = { "weight_bytes", "x_bytes", "y_bytes", "model_bytes", "useful_flops", "warmup", "n_samples", "noise",
-                "fixed_us", "memory_floor_us", "route", "check_rows", "check_failures", "check_worst",
+                "fixed_us", "fixed_share", "fixed_bound", "memory_floor_us", "route", "check_rows", "check_failures", "check_worst",
                 "vendor_tflops", "vendor_note", "note", "prepare_s", "check_s", "time_s", "vendor_s",
                 "weights_read_us", "spin_up_ms", "retime_us" },
   env = report.environment(dev, meta, { ceilings = ceil, header = header, vendor = vendor and vendor.describe(dev) or nil,
@@ -238,6 +238,7 @@ for _, g in ipairs(groups) do
     local row = watch(function() return lb.measure(dev, grp, p, po) end)
     if i == 1 then row.prepare_s = prepare_s end
     row.weights_read_us = read_us
+    lb.fixed_share(row)
     for k in pairs(spent) do if k ~= "prepare_s" then spent[k] = spent[k] + (row[k] or 0) end end
     row.label = lb.point_label(p)
     row.cell_index, row.shard = p.cell_index, opts.shard and shard.text(shard.of(opts.shard)) or nil
@@ -288,6 +289,19 @@ if opts.retime == "on" then
 end
 sink:note("* weights_read_us (CSV, JSON): the pure-read kernel over each group's weight buffer, timed as its points "
   .. "are, before them: what reading those very bytes costs in this process")
+do
+  local bound, fixed = {}, nil
+  for _, r in ipairs(sink.rows or {}) do
+    fixed = fixed or r.fixed_us
+    if r.fixed_bound then bound[#bound + 1] = r.label end
+  end
+  if fixed then
+    sink:note(("* fixed cost: an empty kernel timed as these samples are takes %.2f us (the timer's residual, inside "
+      .. "every sample, not subtracted); it is over %d %% of the median at %d of %d rows (fixed_bound: their READ_%% "
+      .. "says more about the timer than the kernel)%s"):format(fixed, math.floor(100 * lb.FIXED_SHARE + 0.5), #bound,
+      #(sink.rows or {}), #bound > 0 and (": " .. table.concat(bound, ", ")) or ""))
+  end
+end
 if vendor then sink:note("* vendor: " .. vendor.note(dev)) end
 sink:note(("* wall time of the run %.1f s: weights made and uploaded %.1f s, reference checks %.1f s, "
   .. "our timings %.1f s, the vendor's %.1f s"):format(gpu.clock() - started, spent.prepare_s, spent.check_s,

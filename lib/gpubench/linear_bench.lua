@@ -118,6 +118,23 @@ local function time_call(dev, grp, p, o)
   return cell:cold { rule = o.rule, flush = o.flush, warmup = o.warmup }
 end
 
+-- A row whose timer's fixed cost (fixed_us: an empty kernel timed as its samples are,
+-- inside every sample and not subtracted) is more than this share of its median is
+-- fixed_bound: its READ_% says more about the timer than the kernel (on the H200's
+-- Vulkan before cold samples were one submission, 22 of a 45 us point: docs/results/
+-- h200-linear.md, "The Vulkan cold sample's fixed cost").
+lb.FIXED_SHARE = 0.20
+
+-- fixed_share(row) -> the row with fixed_share (fixed_us / median_us) and fixed_bound
+-- where that passes FIXED_SHARE (nothing for a row without both).
+function lb.fixed_share(row)
+  if row.median_us and row.fixed_us and row.median_us > 0 then
+    row.fixed_share = row.fixed_us / row.median_us
+    row.fixed_bound = row.fixed_share > lb.FIXED_SHARE or nil
+  end
+  return row
+end
+
 -- A second timing of a point whose median differs from the first by more than this
 -- fraction marks the row unsteady: the device changed between the two, not the kernel
 -- (docs/results/h200-linear.md, "The Vulkan dot route": slow stretches of a Vulkan run).

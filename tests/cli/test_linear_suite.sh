@@ -78,6 +78,20 @@ ba=$("$G" -e 'local r = require "gpubench.report"; local lb = require "gpubench.
   print(n, bad)' 2>&1)
 check "B/A: each row timed twice, unsteady exactly past 10 % ($ba)" '[[ "$ba" == "3"$'"'"'\t'"'"'"0" ]]'
 check "B/A: the footer says how many rows are unsteady" 'grep -q "B/A: each point timed again after its group, in reverse order" <<<"$out"'
+# the timer's fixed cost against each median: fixed_share exact, fixed_bound exactly past FIXED_SHARE, and a note
+fx=$("$G" -e 'local r = require "gpubench.report"; local lb = require "gpubench.linear_bench"
+  local n, bad = 0, 0
+  for _, c in ipairs(r.read_jsonl("'"$tmp/sweep.jsonl"'")) do
+    if c.type == "cell" then
+      n = n + 1
+      if math.abs(c.fixed_share - c.fixed_us / c.median_us) > 1e-9
+        or (c.fixed_bound == true) ~= (c.fixed_us / c.median_us > lb.FIXED_SHARE) then bad = bad + 1 end
+    end
+  end
+  print(n, bad)' 2>&1)
+check "fixed cost: fixed_share and fixed_bound on every row ($fx)" '[[ "$fx" == "3"$'"'"'\t'"'"'"0" ]]'
+check "fixed cost: the footer gives it and counts the rows it bounds" \
+  'grep -Eq "^\* fixed cost: an empty kernel timed as these samples are takes [0-9.]+ us .* at [0-3] of 3 rows" <<<"$out"'
 out=$("$G" $E --backend vulkan --qtype q4 --n 100 --k 200 --t 1 --samples 3 --retime off --json "$tmp/once.jsonl" 2>&1); rc=$?
 check "--retime off: one timing per point, no B/A (rc=$rc)" \
   '[[ $rc -eq 0 ]] && ! grep -q "retime_ratio" "$tmp/once.jsonl" && ! grep -q "B/A" <<<"$out" && grep -q "\"status\":\"ok\"" "$tmp/once.jsonl"'
