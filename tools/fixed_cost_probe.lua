@@ -1,0 +1,49 @@
+-- tools/fixed_cost_probe.lua: what a cold sample's fixed cost is made of. An
+-- empty kernel timed as linear_suite times its points (batch:cold_sample, the
+-- median of SAMPLES samples, default 20), in variants that each take one part
+-- away or add one more:
+--
+--   default           clean flush, held stream, one launch (bench.fixed_cost's sample)
+--   flush=none        no L2 flush before the start timestamp
+--   hold=false        the flush and the timestamps queued without the hold
+--   launches=2, 4     2 or 4 empty launches in the batch: the slope is the cost of one
+--                     more launch with its barrier (Vulkan) inside the interval
+--
+-- Why: on the H200 the Vulkan fixed cost was 22.4 us against CUDA's 2.8 us, and
+-- the pure read of a point's bytes minus it matched CUDA's (docs/results/
+-- h200-linear.md, "The Vulkan cold sample's fixed cost"). Its cold samples were
+-- then three queue submissions; they are one now. If the fixed cost stays, the
+-- slope over launches says whether each barrier and dispatch is what costs.
+--
+--   gpubench tools/fixed_cost_probe.lua            # BACKEND=cuda|vulkan (default: the first device)
+local gpu = require "gpu"
+local kernels = require "gpubench.kernels"
+local stats = require "gpubench.stats"
+
+local backend = os.getenv("BACKEND")
+local dev = gpu.open(backend and { backend = backend } or {})
+local samples = math.tointeger(tonumber(os.getenv("SAMPLES") or "20"))
+  or error("SAMPLES must be an integer", 0)
+local k <close> = kernels.load(dev, "empty")
+local out <close> = dev:buffer(16)
+local t <close> = dev:timer()
+
+local function probe(name, count, opts)
+  local b <close> = dev:batch { count = count, graph = true, { k, 1, 1, out, 0 } }
+  for _ = 1, 3 do b:cold_sample(t, opts) end -- warm-up, as bench.fixed_cost
+  local us = {}
+  for i = 1, samples do us[i] = 1000 * (b:cold_sample(t, opts)) end
+  table.sort(us)
+  print(("%-16s %8.2f us median  %8.2f min  %8.2f max"):format(name, stats.median(us), us[1], us[#us]))
+  return stats.median(us)
+end
+
+print(("fixed cost of a cold sample on %s (%s), median of %d samples"):format(dev.name, dev.backend, samples))
+probe("default", 1, {})
+probe("flush=none", 1, { flush = "none" })
+probe("hold=false", 1, { hold = false })
+local one = probe("launches=1", 1, {})
+local two = probe("launches=2", 2, {})
+local four = probe("launches=4", 4, {})
+print(("one more launch inside the interval: %.2f us (2 - 1), %.2f us ((4 - 1) / 3)"):format(two - one,
+  (four - one) / 3))
