@@ -144,7 +144,7 @@ phase_vkxpre() {
   # Vulkan q4_k, q5_k, q8_0 and q4_0 with x quantized once per call (GEMV_XPRE=1: a first dispatch, docs/kernels/vulkan-gemv.md,
   # "x quantized once per call") against x quantized per workgroup (GEMV_XPRE=0, sliced past the shared limit): the
   # Vulkan GEMV test first (VKXPRE_TEST=0 skips), then ORDER:ITERS:T runs at 14336 x 5120 rotated, one process each
-  [[ ${VKXPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE" run lua_test_vk_xpre timeout 300 $G tests/lua/test_gemv_vulkan.lua
+  [[ ${VKXPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE" run lua_test_vk_xpre timeout 300 $G tests/lua/test_gemv_vulkan_kquant.lua
   [[ ${VKXPRE_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_vk_xpre.log"
   for f in ${VKXPRE_FORMATS:-q4_k q5_k q8_0 q4_0}; do
     for oit in ${VKXPRE_RUNS:-forward:200:8 reverse:200:8 forward:200:4 forward:200:1}; do
@@ -192,6 +192,7 @@ check)
     run "lua_$n" $G "$t"
   done
   run lua_test_gemv_vulkan_nv $G --backend vulkan tests/lua/test_gemv_vulkan.lua
+  run lua_test_gemv_vulkan_kquant_nv $G --backend vulkan tests/lua/test_gemv_vulkan_kquant.lua
   run cli_cuda_fault bash tests/cli/test_cuda_fault.sh $G
   run cli_bad_inputs_nv env GPUBENCH_BACKEND=vulkan bash tests/cli/test_bad_inputs.sh $G
   ;;
@@ -664,6 +665,7 @@ vkidot)
   # Vulkan q8_0 and q4_0 at T > 1: the float kernels (for_device's) against the T-token integer loop, both x
   # layouts, 14336 x 5120 rotated, in one process per order (docs/kernels/vulkan-gemv.md, "q8_0 and q4_0 at T > 1")
   $G tests/lua/test_gemv_vulkan.lua > "$LOGS/vkidot_test.log" 2>&1; tail -1 "$LOGS/vkidot_test.log"
+  $G tests/lua/test_gemv_vulkan_kquant.lua > "$LOGS/vkidot_test_t.log" 2>&1; tail -1 "$LOGS/vkidot_test_t.log"
   V="$G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 --kernels q8_0,q4_0"
   for o in forward reverse; do
     for T in 8 4 2; do
@@ -859,7 +861,7 @@ overlap)
 vkq6)
   # Vulkan q6_k: the float kernel against the integer one (GEMV_IDOT=1, a variant until this A/B:
   # docs/kernels/vulkan-gemv.md, "q6_k") at T = 1 and 8, 14336 x 5120 rotated, both orders
-  $G --backend vulkan tests/lua/test_gemv_vulkan.lua > "$LOGS/vkq6_test.log" 2>&1; tail -1 "$LOGS/vkq6_test.log"
+  $G --backend vulkan tests/lua/test_gemv_vulkan_kquant.lua > "$LOGS/vkq6_test.log" 2>&1; tail -1 "$LOGS/vkq6_test.log"
   for o in forward reverse; do
     n="vkq6_$o"
     run "$n" timeout 150 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate \

@@ -81,6 +81,23 @@ return function(t)
     return ys, used
   end
 
+  -- A device table as gemv_vulkan.for_device reads it: the H200's Vulkan limits by default.
+  function gc.vulkan_fake(over)
+    local d = { backend = "vulkan", integer_dot_product = true, subgroup_size = 32,
+                max_shared_bytes = 49152, sm_count = 132 }
+    for k, v in pairs(over or {}) do d[k] = v end
+    return d
+  end
+
+  -- The Vulkan device, or a skip where it has no integer kernel (no shaderIntegerDotProduct,
+  -- subgroups below 8 invocations).
+  function gc.idot_device()
+    local dev = t.device("vulkan")
+    if not dev.integer_dot_product then t.skip("the device has no shaderIntegerDotProduct") end
+    if dev.subgroup_size < 8 then t.skip("subgroups below 8 invocations") end
+    return dev
+  end
+
   -- One row of x: gc.check_tokens with T nil.
   function gc.check(dev, fmt, m, k, seed, spec)
     return gc.check_tokens(dev, fmt, m, k, nil, seed, spec)
