@@ -119,7 +119,7 @@ static void destroy_batch(vk_device *vd, void *obj)
         vd->f.vkFreeCommandBuffers(vd->dev, vd->cmd_pool, 1, &vb->cb);
     if (vb->rest)
         vd->f.vkFreeCommandBuffers(vd->dev, vd->cmd_pool, 1, &vb->rest);
-    free(vb->cbs);
+    free(vb->slots);
     if (vb->pool)
         vd->f.vkDestroyDescriptorPool(vd->dev, vb->pool, NULL);
     free(vb);
@@ -216,10 +216,11 @@ static int batch_record(vk_device *vd, gb_batch *b, vk_batch *vb, const VkPipeli
     uint32_t chunk = gb_batch_chunk(b->count, b->nlaunches);
     uint32_t full = b->count / chunk, rest = b->count % chunk;
     vb->ncbs = full + (rest ? 1 : 0);
-    vb->cbs = calloc(vb->ncbs, sizeof *vb->cbs);
-    if (!vb->cbs)
+    vb->slots = calloc(vb->ncbs + 2, sizeof *vb->slots);
+    if (!vb->slots)
         return GB_FAIL(e, "batch failed: OUT_OF_HOST_MEMORY (%u command buffers of a %u-launch batch)",
                        vb->ncbs, b->count);
+    vb->cbs = vb->slots + 1;
     if (record_cb(vd, b, chunk, pipes, sets, &vb->cb, e) != 0)
         return -1;
     if (rest && record_cb(vd, b, rest, pipes, sets, &vb->rest, e) != 0)
@@ -253,16 +254,20 @@ int vk_batch_prepare(gb_batch *b, gb_err *e)
     return 0;
 }
 
-int vk_batch_submit(gb_batch *b, gb_err *e)
+static void mark_batch_used(gb_batch *b, uint64_t serial)
 {
-    vk_device *vd = vk_dev(b->dev);
-    vk_batch *vb = b->impl;
-    uint64_t serial;
-    if (vk_stream_submit_cbs(vd, vb->cbs, vb->ncbs, &serial, e) != 0)
-        return -1;
-    vb->last_use = serial;
+    ((vk_batch *)b->impl)->last_use = serial;
     for (int i = 0; i < b->nlaunches; i++)
         mark_used(&b->launches[i], serial);
+}
+
+int vk_batch_submit(gb_batch *b, gb_err *e)
+{
+    vk_batch *vb = b->impl;
+    uint64_t serial;
+    if (vk_stream_submit_cbs(vk_dev(b->dev), vb->cbs, vb->ncbs, &serial, e) != 0)
+        return -1;
+    mark_batch_used(b, serial);
     return 0;
 }
 
@@ -277,22 +282,15 @@ int vk_timed_batch_submit(gb_batch *b, gb_timer *t, gb_err *e)
     vk_timer *vt = t->impl;
     if (vk_timer_record(t, 0, e) != 0)
         return -1;
-    VkCommandBuffer *cbs = malloc((size_t)(vb->ncbs + 1) * sizeof *cbs);
-    if (!cbs)
-        return GB_FAIL(e, "vkQueueSubmit failed: OUT_OF_HOST_MEMORY (a list of %u command buffers)", vb->ncbs + 1);
-    memcpy(cbs, vb->cbs, (size_t)vb->ncbs * sizeof *cbs);
-    cbs[vb->ncbs] = vt->stop_cb;
+    vb->cbs[vb->ncbs] = vt->stop_cb;
     uint64_t serial;
     /* vk_timer_record leaves the segment open unless it filled it: then the
      * start went out alone, and the stop follows the batch as before */
-    int rc = vd->open ? vk_stream_submit_open_with(vd, cbs, vb->ncbs + 1, &serial, e)
-                      : vk_stream_submit_cbs(vd, cbs, vb->ncbs + 1, &serial, e);
-    free(cbs);
+    int rc = vd->open ? vk_stream_submit_open_with(vd, vb->slots, vb->ncbs + 2, &serial, e)
+                      : vk_stream_submit_cbs(vd, vb->cbs, vb->ncbs + 1, &serial, e);
     if (rc != 0)
         return -1;
-    vb->last_use = serial;
-    for (int i = 0; i < b->nlaunches; i++)
-        mark_used(&b->launches[i], serial);
+    mark_batch_used(b, serial);
     vt->last_use = vt->stop_serial = serial;
     return 0;
 }

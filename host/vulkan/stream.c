@@ -312,7 +312,7 @@ int vk_stream_flush(vk_device *vd, gb_err *e)
     return submit(vd, s, &s->cb, 1, e);
 }
 
-int vk_stream_submit_open_with(vk_device *vd, const VkCommandBuffer *cbs, uint32_t n, uint64_t *serial,
+int vk_stream_submit_open_with(vk_device *vd, VkCommandBuffer *list, uint32_t n, uint64_t *serial,
                                gb_err *e)
 {
     vk_segment *s = vd->open;
@@ -325,18 +325,11 @@ int vk_stream_submit_open_with(vk_device *vd, const VkCommandBuffer *cbs, uint32
         recycle(vd, s);
         return VK_FAIL(e, "vkEndCommandBuffer", r);
     }
-    VkCommandBuffer *all = malloc((size_t)(n + 1) * sizeof *all);
-    if (!all) {
-        recycle(vd, s);
-        return GB_FAIL(e, "vkQueueSubmit failed: OUT_OF_HOST_MEMORY (a list of %u command buffers)", n + 1);
-    }
-    all[0] = s->cb;
-    memcpy(all + 1, cbs, (size_t)n * sizeof *all);
-    int rc = submit(vd, s, all, n + 1, e);
-    free(all);
-    if (rc == 0)
-        *serial = s->serial;
-    return rc;
+    list[0] = s->cb;
+    if (submit(vd, s, list, n, e) != 0)
+        return -1;
+    *serial = s->serial;
+    return 0;
 }
 
 int vk_stream_submit_cbs(vk_device *vd, const VkCommandBuffer *cbs, uint32_t n, uint64_t *serial,

@@ -154,12 +154,13 @@ int vk_stream_flush(vk_device *vd, gb_err *e);   /* submits the open segment, no
  * lost device breaks the device. */
 int vk_stream_wait(vk_device *vd, uint64_t serial, const char *what, gb_err *e);
 int vk_stream_wait_all(vk_device *vd, const char *what, gb_err *e);
+/* The open segment (which must exist) and then list[1..n-1] in one
+ * submission, under the segment's serial and fence: list[0] is a free slot
+ * the segment's command buffer is written to (no list copied per submit). */
+int vk_stream_submit_open_with(vk_device *vd, VkCommandBuffer *list, uint32_t n, uint64_t *serial,
+                               gb_err *e);
 /* Submits pre-recorded command buffers (in order, one submission) after the
  * open segment, without waiting. */
-/* The open segment (which must exist) and then cbs in one submission, under
- * the segment's serial and fence. */
-int vk_stream_submit_open_with(vk_device *vd, const VkCommandBuffer *cbs, uint32_t n, uint64_t *serial,
-                               gb_err *e);
 int vk_stream_submit_cbs(vk_device *vd, const VkCommandBuffer *cbs, uint32_t n, uint64_t *serial,
                          gb_err *e);
 /* Destroys obj once `serial` has completed (now, if it already has). */
@@ -202,10 +203,11 @@ typedef struct vk_timer {
 
 /* A batch: one command buffer of `chunk` launches (and one of the rest when
  * count is not a multiple), submitted together as `cbs`: chunk, chunk, ...,
- * rest. */
+ * rest. `cbs` lies inside `slots`, between a free slot for the open segment
+ * and one for a timer's stop (vk_timed_batch_submit). */
 typedef struct vk_batch {
     VkCommandBuffer cb, rest;
-    VkCommandBuffer *cbs;
+    VkCommandBuffer *slots, *cbs;
     uint32_t ncbs;
     VkDescriptorPool pool;
     uint64_t last_use;
