@@ -120,8 +120,7 @@ local function verify(dev, fmt, m, k, tokens, weights, xs, wbuf, xbuf, ybuf, spe
   ybuf:fill("\xff") -- NaN: an unwritten row cannot pass
   for _, l in ipairs(ls) do l[1]:launch(table.unpack(l, 2)) end
   local ys = ybuf:download(0, 4 * m * tokens)
-  local used = spec or gemv.spec_for(dev, fmt, m, k, tokens)
-  local c = gemv_bench.check(fmt, weights, m, k, xs, ys, tokens, refs, used.x_rounding)
+  local c = gemv_bench.check(fmt, weights, m, k, xs, ys, tokens, refs, spec.x_rounding)
   local check = { ok = c.ok, worst_row = c.worst_row, worst_rel = c.worst_rel, failures = c.failures }
   if tokens > 1 then check.worst_token = c.worst_token end
   if not c.ok then
@@ -182,10 +181,10 @@ function gemv_bench.prepare(dev, fmt, m, k, opts)
     w:fill(0) -- defined slack past the last block (word-reading kernels touch it)
     w:upload(weights)
     x:upload(xs)
-    local check = verify(dev, fmt, m, k, tokens, weights, xs, w, x, y, opts.spec, refs)
-    local function call(wi) return gemv.launches(dev, fmt, wi, x, y, m, k, tokens, opts.spec) end
-    local used = opts.spec or gemv.spec_for(dev, fmt, m, k, tokens)
-    local prep_bytes = used.prep and used.prep.bytes(k) or 0
+    local spec = opts.spec or gemv.spec_for(dev, fmt, m, k, tokens)
+    local check = verify(dev, fmt, m, k, tokens, weights, xs, w, x, y, spec, refs)
+    local function call(wi) return gemv.launches(dev, fmt, wi, x, y, m, k, tokens, spec) end
+    local prep_bytes = spec.prep and spec.prep.bytes(k) or 0
     local first = call(w)
     local sets = { first }
     if opts.rotate then

@@ -20,7 +20,12 @@
  * not start with //); an unknown key fails the test.
  *
  * Without NVRTC the test is skipped (exit 77), except when CI=true: then a
- * missing NVRTC is a failure, so CI cannot pass by compiling nothing. */
+ * missing NVRTC is a failure, so CI cannot pass by compiling nothing.
+ *
+ * `test_nvrtc_compile K/N` compiles only every N-th (entry, defines) unit,
+ * starting at the K-th, and runs the other checks when K is 0: ctest runs
+ * the N shards side by side (tests/CMakeLists.txt), each well inside the
+ * sanitizer build's time limit. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <ftw.h>
@@ -229,11 +234,16 @@ static const struct {
 };
 enum { NEXPECTED = sizeof expected / sizeof expected[0] };
 
+/* This run's shard: units numbered over both trees in file order, this run
+ * compiling those with number % nshards == shard. */
+static int shard, nshards = 1, unit;
+
 static int cmp_names(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Compiles every *.cu in root/rel; marks which expected[] rows were seen. */
+/* Compiles every *.cu in root/rel (this shard's units); marks which
+ * expected[] rows were seen, 1 compiled here, -1 left to another shard. */
 static void compile_tree(const char *root, const char *rel, int seen[NEXPECTED]) {
     char dirpath[4096];
     snprintf(dirpath, sizeof dirpath, "%s/%s", root, rel);
@@ -264,6 +274,13 @@ static void compile_tree(const char *root, const char *rel, int seen[NEXPECTED])
         for (int c = 0; c < nconfigs; c++) {
             for (int k = 0; k < configs[c].nentries; k++) {
                 gb_kernel_source src = source(label, code, configs[c].entries[k]);
+                if (unit++ % nshards != shard) {
+                    for (int x = 0; x < NEXPECTED; x++)
+                        if (strcmp(expected[x].label, label) == 0 && strcmp(expected[x].entry, src.entry) == 0 &&
+                            !seen[x])
+                            seen[x] = -1;
+                    continue;
+                }
                 src.dir = dirpath;
                 src.defines = configs[c].defines;
                 src.ndefines = configs[c].ndefines;
@@ -549,8 +566,14 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return remove(path);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     gb_err e = {0};
+    char end;
+    if (argc > 2 || (argc == 2 && (sscanf(argv[1], "%d/%d%c", &shard, &nshards, &end) != 2 || nshards < 1 ||
+                                   shard < 0 || shard >= nshards))) {
+        fprintf(stderr, "usage: test_nvrtc_compile [K/N] (the K-th of N shards, 0 <= K < N)\n");
+        return 2;
+    }
     if (gb_cuda_load_nvrtc(&e) != 0) {
         int rc = check_skip(check_in_ci(), "NVRTC not available: %s", e.msg);
         gb_err_clear(&e);
@@ -572,12 +595,17 @@ int main(void) {
     compile_tree(GPUBENCH_SOURCE_DIR, "tests/kernels/cuda", seen);
     for (int x = 0; x < NEXPECTED; x++)
         CHECK(seen[x], "%s entry %s was not compiled", expected[x].label, expected[x].entry);
-    test_errors();
-    test_defines_and_includes(tmp);
-    test_cache(tmp);
-    test_dynamic_shared();
-    test_launch_overlap();
+    if (shard == 0) {
+        test_errors();
+        test_defines_and_includes(tmp);
+        test_cache(tmp);
+        test_dynamic_shared();
+        test_launch_overlap();
+    }
+    printf("shard %d/%d: %d of %d units compiled here\n", shard, nshards,
+           unit / nshards + (shard < unit % nshards), unit);
 
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    CHECK(unit >= nshards, "%d units for %d shards: a shard compiled nothing", unit, nshards);
     return check_finish("test_nvrtc_compile");
 }
