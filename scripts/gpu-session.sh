@@ -118,11 +118,11 @@ phase_xpre() {
   # skips), then ORDER:ITERS:T runs at 14336 x 5120 rotated, one process per run and format, with the table's
   # kernel at that T beside them (I8=0: the integer dot; TC=1 for q8_0/q4_0) and XPRE=1's geometries
   # (XPRE_FLAGS: e.g. --overlap, the prep overlapped with the kernel's start)
-  [[ ${XPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1" run lua_test_gemv_xpre timeout 300 $G tests/lua/test_gemv_cuda.lua
+  [[ ${XPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1" run lua_test_gemv_xpre timeout 300 $G tests/lua/test_gemv_cuda_i8.lua
   [[ ${XPRE_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_gemv_xpre.log"
   # XPRE_SAN=1: memcheck over the same test (the workspace's pad is read by warps without a chunk)
   [[ ${XPRE_SAN:-0} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1 int8 kernels match" run san_memcheck_xpre \
-    timeout ${SAN_LIMIT:-240} "$SAN" --tool memcheck --report-api-errors no --error-exitcode 9 $G tests/lua/test_gemv_cuda.lua
+    timeout ${SAN_LIMIT:-240} "$SAN" --tool memcheck --report-api-errors no --error-exitcode 9 $G tests/lua/test_gemv_cuda_i8.lua
   [[ ${XPRE_SAN:-0} == 1 ]] && tail -3 "$LOGS/san_memcheck_xpre.log"
   for f in ${XPRE_FORMATS:-q4_k q5_k q6_k q8_0 q4_0}; do
     # 15 processes of about 10 variants by default: within one 10-minute call
@@ -201,7 +201,7 @@ sanitize_new)
   # the SwiGLU fused kernel's KSPLIT): their GPU tests, filtered
   for tool in racecheck memcheck; do
     [[ -n ${SAN_SWIGLU_ONLY:-} ]] || GPUBENCH_TEST_ONLY="int8 tensor-core q4_k kernel matches" run "san_${tool}_i8" \
-      timeout ${SAN_LIMIT:-60} "$SAN" --tool $tool --report-api-errors no --error-exitcode 9 $G tests/lua/test_gemv_cuda.lua
+      timeout ${SAN_LIMIT:-60} "$SAN" --tool $tool --report-api-errors no --error-exitcode 9 $G tests/lua/test_gemv_cuda_i8.lua
     GPUBENCH_TEST_ONLY=${SAN_SWIGLU_ONLY:-other geometries} run "san_${tool}_swiglu" timeout ${SAN_LIMIT:-60} "$SAN" \
       --tool $tool --report-api-errors no --error-exitcode 9 $G tests/lua/test_swiglu_cuda.lua
   done
@@ -209,8 +209,11 @@ sanitize_new)
 sanitize)
   for tool in memcheck racecheck; do
     run "san_${tool}_c" timeout 240 "$SAN" --tool $tool --report-api-errors no --error-exitcode 9 $BIN/test_cuda_backend
-    run "san_${tool}_gemv" timeout 300 "$SAN" --tool $tool --report-api-errors no --error-exitcode 9 \
-      $G tests/lua/test_gemv_cuda.lua
+    # the CUDA GEMV tests, one file per kernel family: san_<tool>_gemv, _gemv_tokens, _gemv_i8, _gemv_tc
+    for part in "" _tokens _i8 _tc; do
+      run "san_${tool}_gemv$part" timeout 300 "$SAN" --tool $tool --report-api-errors no --error-exitcode 9 \
+        $G tests/lua/test_gemv_cuda$part.lua
+    done
   done
   ;;
 flush)
@@ -490,7 +493,7 @@ data)
 dense_tc)
   # the dense tensor-core GEMV (MMA=1): its GPU test, the FMA kernel's default at each T, then the tensor-core
   # geometries (DTC_GRID_T<T> overrides one T's grid) in DTC_ORDER; with DTC_ONLY=1 nothing else
-  GPUBENCH_TEST_ONLY="dense tensor-core" run lua_test_gemv_tc timeout 240 $G tests/lua/test_gemv_cuda.lua
+  GPUBENCH_TEST_ONLY="dense tensor-core" run lua_test_gemv_tc timeout 240 $G tests/lua/test_gemv_cuda_tc.lua
   V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --order ${DTC_ORDER:-forward}"
   for tk in ${DTC_TOKENS:-8 4 2}; do
     run "dtc_fma_T${tk}" timeout 60 env M=14336 K=5120 $V --kernels ${DTC_KERNELS:-bf16,f16} --grid "GEMV_TOKENS=$tk" \
@@ -521,7 +524,7 @@ tokens_tune)
   for f in "$LOGS"/ttune_*.log; do grep -vE '^gemv_variants: ' "$f"; done
   ;;
 i8)
-  GPUBENCH_TEST_ONLY="int8 tensor-core" run lua_test_gemv_i8 timeout 200 $G tests/lua/test_gemv_cuda.lua
+  GPUBENCH_TEST_ONLY="int8 tensor-core" run lua_test_gemv_i8 timeout 200 $G tests/lua/test_gemv_cuda_i8.lua
   V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --kernels q4_k"
   run i8_default timeout 60 env M=14336 K=5120 $V --grid "GEMV_TOKENS=2,4,8" --json "$LOGS/i8_default.jsonl"
   grep -E '^q4_k' "$LOGS/i8_default.log"
@@ -544,7 +547,7 @@ i8)
   ;;
 q8tc)
   f=${QTC_FORMAT:-q8_0} # q8_0 or q4_0
-  [[ ${Q8TC_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="f16 tensor-core $f" run lua_test_gemv_q8tc timeout 200 $G tests/lua/test_gemv_cuda.lua
+  [[ ${Q8TC_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="f16 tensor-core $f" run lua_test_gemv_q8tc timeout 200 $G tests/lua/test_gemv_cuda_tc.lua
   [[ ${Q8TC_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_gemv_q8tc.log"
   V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --kernels $f"
   # one process per run: the int8 kernel (the entry's from T = 4) and the integer dot, then the tensor-core
@@ -594,7 +597,7 @@ i8ab)
   # an int8 tensor-core kernel (I8=1) against the integer dot in one process per run (docs/kernels/cuda-gemv.md,
   # "q5_k on the int8 path"): its oracle test first (I8AB_TEST=0 skips), then ORDER:ITERS:T runs at 14336 x 5120
   f=${I8AB_FORMAT:-q5_k}
-  [[ ${I8AB_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="int8 tensor-core $f" run lua_test_gemv_i8_$f timeout 200 $G tests/lua/test_gemv_cuda.lua
+  [[ ${I8AB_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="int8 tensor-core $f" run lua_test_gemv_i8_$f timeout 200 $G tests/lua/test_gemv_cuda_i8.lua
   [[ ${I8AB_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_gemv_i8_$f.log"
   for oit in ${I8AB_RUNS:-forward:200:8 reverse:200:8 forward:600:8 forward:200:5 reverse:200:5 forward:200:4 reverse:200:4 forward:200:3}; do
     IFS=: read -r o it tk <<< "$oit"
@@ -612,9 +615,9 @@ dynsmem)
   # bf16 TC at T = 8 (DYN_RUNS "order:iters ..."), the SwiGLU fused kernel at LLaMA-2-7B and 13B
   # (one process per geometry, cuBLAS beside it in each; DYN_SW=0 skips)
   [[ ${DYN_TESTS:-1} == 1 ]] && run test_cuda_backend timeout 120 $BIN/test_cuda_backend
-  [[ ${DYN_TESTS:-1} == 1 ]] && GPUBENCH_TEST_ONLY="f16 tensor-core" run lua_qtc timeout 300 $G tests/lua/test_gemv_cuda.lua
+  [[ ${DYN_TESTS:-1} == 1 ]] && GPUBENCH_TEST_ONLY="f16 tensor-core" run lua_qtc timeout 300 $G tests/lua/test_gemv_cuda_tc.lua
   [[ ${DYN_DENSE_TEST:-0} == 1 ]] &&
-    GPUBENCH_TEST_ONLY="dense tensor-core kernels match" run lua_dense_tc timeout 300 $G tests/lua/test_gemv_cuda.lua
+    GPUBENCH_TEST_ONLY="dense tensor-core kernels match" run lua_dense_tc timeout 300 $G tests/lua/test_gemv_cuda_tc.lua
   [[ ${DYN_TESTS:-1} == 1 ]] && GPUBENCH_TEST_ONLY="staged geometries" run lua_swiglu_staged timeout 120 $G tests/lua/test_swiglu_cuda.lua
   V="$G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1"
   for oit in ${DYN_RUNS-forward:200 reverse:200 forward:500}; do
@@ -775,7 +778,9 @@ tokens)
   # TOKENS_TESTS=0: the tables only (the tests ran in an earlier call); TOKENS_SHAPES="131072:1 131072:8" picks the runs;
   # TOKENS_KERNELS="q8_0,bf16": those formats only
   if [[ ${TOKENS_TESTS:-1} == 1 ]]; then
-    run lua_test_gemv_cuda timeout 200 $G tests/lua/test_gemv_cuda.lua
+    for part in "" _tokens _i8 _tc; do # the CUDA GEMV tests, one file per kernel family
+      run lua_test_gemv_cuda$part timeout 200 $G tests/lua/test_gemv_cuda$part.lua
+    done
     run lua_test_gemv_tokens_nv timeout 100 $G tests/lua/test_gemv_tokens.lua
   fi
   for b in ${arg2:-cuda vulkan}; do
@@ -831,7 +836,7 @@ overlap)
   if [[ ${OV_TESTS:-1} == 1 ]]; then
     run ov_c_cuda_backend $BIN/test_cuda_backend
     grep -E "launch overlap" "$LOGS/ov_c_cuda_backend.log"
-    for t in ${OV_LUA_TESTS:-test_gpu_module test_swiglu_cuda test_gemv_cuda}; do run "ov_$t" $G tests/lua/$t.lua; done
+    for t in ${OV_LUA_TESTS:-test_gpu_module test_swiglu_cuda test_gemv_cuda test_gemv_cuda_tokens test_gemv_cuda_i8 test_gemv_cuda_tc}; do run "ov_$t" $G tests/lua/$t.lua; done
   fi
   if [[ ${OV_SWIGLU:-1} == 1 ]]; then
     for shape in ${OV_SHAPES:-6912,1536:KSPLIT=4,STAGES=3,UNROLL=2 11008,4096:KSPLIT=8,STAGES=2,UNROLL=2 \

@@ -1,5 +1,5 @@
 -- tests/lua/fake_device.lua: a device that records what is made, for the
--- launch builders' tests without a GPU (test_linear.lua, test_gemv_cuda.lua):
+-- launch builders' tests without a GPU (test_linear.lua, test_gemv_cuda_i8.lua):
 --
 --   local dev, made, freed = dofile("tests/lua/fake_device.lua")("cuda")
 --

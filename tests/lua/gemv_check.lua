@@ -1,6 +1,6 @@
 -- tests/lua/gemv_check.lua: the oracle check shared by the GEMV tests of
--- every backend (test_gemv_cuda.lua, test_gemv_vulkan.lua,
--- test_gemv_tokens.lua).
+-- every backend (test_gemv_cuda*.lua, test_gemv_vulkan*.lua,
+-- test_gemv_tokens.lua), and the helpers more than one of them uses.
 --
 --   local gc = dofile("tests/lua/gemv_check.lua")(t)
 --   gc.releasing(dev, function() gc.check(dev, "q4_k", 37, 256, seed) end)
@@ -96,6 +96,16 @@ return function(t)
     if not dev.integer_dot_product then t.skip("the device has no shaderIntegerDotProduct") end
     if dev.subgroup_size < 8 then t.skip("subgroups below 8 invocations") end
     return dev
+  end
+
+  -- The quantized formats (blocks of weights with scales); f32, f16 and bf16 are dense.
+  gc.QUANT = { q4_0 = true, q8_0 = true, q4_k = true, q5_k = true, q6_k = true }
+
+  -- gpu.compile needs NVRTC only; machines without it skip the compile tests: true
+  -- where an error text says NVRTC (or the CUDA backend) is missing.
+  function gc.nvrtc_missing(msg)
+    return msg:find("cannot load NVRTC", 1, true) or msg:find("CUDA backend not built", 1, true)
+      or msg:find("NVRTC has no", 1, true)
   end
 
   -- One row of x: gc.check_tokens with T nil.
