@@ -108,6 +108,16 @@ return function(t)
       or msg:find("NVRTC has no", 1, true)
   end
 
+  -- A spec compiled for sm_90 with NVRTC (skipping the test where NVRTC is
+  -- missing): the compile's result, or nil after a failed check naming label.
+  function gc.compile_sm90(spec, label)
+    local ok, r = pcall(t.gpu.compile, { backend = "cuda", file = spec.file, entry = spec.entry,
+      defines = spec.defines, target = "sm_90" })
+    if not ok and gc.nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
+    t.truthy(ok, label .. ": " .. t.error_text(r))
+    return ok and r or nil
+  end
+
   -- One row of x: gc.check_tokens with T nil.
   function gc.check(dev, fmt, m, k, seed, spec)
     return gc.check_tokens(dev, fmt, m, k, nil, seed, spec)

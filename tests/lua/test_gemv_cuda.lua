@@ -177,11 +177,8 @@ t.test("every kernel compiles for sm_90 with NVRTC and takes (buffer, buffer, bu
   if not gpu or not gpu.compile then t.skip("no gpu module") end
   for _, fmt in ipairs(gemv.formats) do
     local s = specs[fmt]
-    local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry,
-      defines = s.defines, target = "sm_90" })
-    if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
-    t.truthy(ok, fmt .. ": " .. t.error_text(r))
-    t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt)
+    local r = gc.compile_sm90(s, fmt)
+    if r then t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt) end
   end
   -- A geometry whose staging does not fit static shared memory is refused at compile time.
   local big = specs.variant("q8_0", { WARPS = 2, STAGES = 4, PARTS = 1 })
@@ -282,10 +279,7 @@ t.test("every variant geometry compiles for sm_90", function()
   for _, fmt in ipairs(gemv.formats) do
     for _, changes in ipairs(VARIANTS[fmt]) do
       local s = specs.variant(fmt, changes)
-      local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry,
-        defines = s.defines, target = "sm_90" })
-      if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
-      t.truthy(ok, fmt .. ": " .. t.error_text(r))
+      gc.compile_sm90(s, fmt)
     end
   end
 end)

@@ -15,7 +15,7 @@ local gemv = require "gpubench.gemv"
 local specs = require "gpubench.gemv_cuda"
 
 local gc = dofile("tests/lua/gemv_check.lua")(t)
-local releasing, nvrtc_missing = gc.releasing, gc.nvrtc_missing
+local releasing = gc.releasing
 
 for _, fmt in ipairs { "q4_k", "q5_k", "q6_k" } do
   t.test("the int8 tensor-core " .. fmt .. " kernel (I8=1): its own file, entry and geometry; refused elsewhere", function()
@@ -102,10 +102,8 @@ t.test("the int8 tensor-core q4_k, q5_k, q6_k, q8_0 and q4_0 kernels compile for
   for _, fmt in ipairs { "q4_k", "q5_k", "q6_k", "q8_0", "q4_0" } do
     for T = 1, 8 do
       local s = specs.variant(fmt, { I8 = 1, WARPS = 4, KSPLIT = 2, GEMV_TOKENS = T })
-      local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry, defines = s.defines, target = "sm_90" })
-      if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
-      t.truthy(ok, fmt .. " T=" .. T .. ": " .. t.error_text(r))
-      if ok then t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt) end
+      local r = gc.compile_sm90(s, fmt .. " T=" .. T)
+      if r then t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt) end
     end
   end
 end)
@@ -238,10 +236,8 @@ t.test("XPRE=1 kernels and their prep compile for sm_90 at every T", function()
       for _, c in ipairs { s, s.prep.spec } do
         if not preps[c] then
           preps[c] = true
-          local ok, r = pcall(gpu.compile, { backend = "cuda", file = c.file, entry = c.entry, defines = c.defines, target = "sm_90" })
-          if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
-          t.truthy(ok, fmt .. " T=" .. T .. " " .. c.entry .. ": " .. t.error_text(r))
-          if ok then
+          local r = gc.compile_sm90(c, fmt .. " T=" .. T .. " " .. c.entry)
+          if r then
             t.eq(r.params, c == s and { "buffer", "buffer", "buffer", "u32", "u32" } or { "buffer", "buffer", "u32" }, c.entry)
           end
         end

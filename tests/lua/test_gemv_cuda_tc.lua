@@ -16,7 +16,7 @@ local gemv = require "gpubench.gemv"
 local specs = require "gpubench.gemv_cuda"
 
 local gc = dofile("tests/lua/gemv_check.lua")(t)
-local releasing, nvrtc_missing = gc.releasing, gc.nvrtc_missing
+local releasing = gc.releasing
 
 -- q8_0 (gemv_b32_tc.cuh): the f16 tensor-core kernel, warps independent
 -- (docs/kernels/cuda-gemv.md, "The f16 tensor-core q8_0 kernel").
@@ -101,10 +101,8 @@ t.test("the f16 tensor-core q8_0 kernel compiles for sm_90 at every T", function
   for T = 1, 8 do
     local s = specs.variant("q8_0", { TC = 1, TILES = T % 2 + 1, STAGES = T % 3 == 0 and 0 or 2,
       INTERLEAVE = T % 3 == 0 and 1 or (T % 2 + 1) * 2 % 6, GEMV_TOKENS = T })
-    local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry, defines = s.defines, target = "sm_90" })
-    if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
-    t.truthy(ok, "T=" .. T .. ": " .. t.error_text(r))
-    if ok then t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }) end
+    local r = gc.compile_sm90(s, "T=" .. T)
+    if r then t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }) end
   end
 end)
 
@@ -135,10 +133,8 @@ t.test("tensor-core stages past 48 KiB are dynamic shared memory of exactly thei
   if not gpu or not gpu.compile then t.skip("no gpu module") end
   local function dynamic(fmt, changes)
     local s = specs.variant(fmt, changes)
-    local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry, defines = s.defines, target = "sm_90" })
-    if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
-    t.truthy(ok, fmt .. ": " .. t.error_text(r))
-    return r.dynamic_shared
+    local r = gc.compile_sm90(s, fmt)
+    return r and r.dynamic_shared
   end
   -- 4 warps x 2 stages x 16 x 2 rows x (68 x 4 + 16) bytes; QTC_BEST's 36864 + 1024 stay static
   t.eq(dynamic("q8_0", qtc_changes({ 1, 4, 2, 4, 2, 2 }, 8)), 4 * 2 * 16 * 2 * (68 * 4 + 16))
@@ -242,10 +238,8 @@ t.test("the dense tensor-core kernels compile for sm_90 at every T, and the FMA 
   for _, fmt in ipairs { "bf16", "f16" } do
     for T = 1, 8 do
       local s = specs.variant(fmt, { MMA = 1, GEMV_TOKENS = T })
-      local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry, defines = s.defines, target = "sm_90" })
-      if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
-      t.truthy(ok, fmt .. " T=" .. T .. ": " .. t.error_text(r))
-      if ok then t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt) end
+      local r = gc.compile_sm90(s, fmt .. " T=" .. T)
+      if r then t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt) end
     end
     local d = {}
     for name, v in pairs(specs[fmt].defines) do d[name] = v end

@@ -92,11 +92,8 @@ t.test("every kernel compiles for sm_90 at GEMV_TOKENS = 8 (and the tensor-core 
     if fmt == "q6_k" then list[#list + 1] = { BULK = 1, GEMV_TOKENS = 8 } end
     for _, changes in ipairs(list) do
       local s = specs.variant(fmt, changes)
-      local ok, r = pcall(gpu.compile, { backend = "cuda", file = s.file, entry = s.entry,
-        defines = s.defines, target = "sm_90" })
-      if not ok and nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
-      t.truthy(ok, fmt .. ": " .. t.error_text(r))
-      if ok then t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt) end
+      local r = gc.compile_sm90(s, fmt)
+      if r then t.eq(r.params, { "buffer", "buffer", "buffer", "u32", "u32" }, fmt) end
     end
   end
 end)
