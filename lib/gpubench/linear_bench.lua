@@ -120,8 +120,7 @@ end
 
 -- A row whose timer's fixed cost (fixed_us: an empty kernel timed as its samples are,
 -- inside every sample and not subtracted) is more than this share of its median is
--- fixed_bound: its READ_% says more about the timer than the kernel (on the H200's
--- Vulkan before cold samples were one submission, 22 of a 45 us point: docs/results/
+-- fixed_bound: its READ_% says more about the timer than the kernel (docs/results/
 -- h200-linear.md, "The Vulkan cold sample's fixed cost").
 lb.FIXED_SHARE = 0.20
 
