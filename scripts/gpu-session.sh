@@ -56,7 +56,7 @@
 #   scripts/gpu-session.sh vkfused_idot # the fused shader's float and integer paths A/B, then the integer grouped shader's geometry
 #   scripts/gpu-session.sh vkgeo_big   # each quantized format's Vulkan integer kernel over GEMV_T x GEMV_NR at GEO_M (131072) x 5120
 #   scripts/gpu-session.sh fixed       # the cold sample's fixed cost taken apart on both backends (tools/fixed_cost_probe.lua), then the Vulkan suite (FIXED_SUITE=0 skips)
-#   scripts/gpu-session.sh gemv_next   # xpre (q4_k, q8_0), vkxpre (q4_k, q4_0) at T = 8 both orders and vkswiglu_out at 13824x5120, in one call
+#   scripts/gpu-session.sh gemv_next   # the fixed-cost probes (no suite), then xpre (q4_k, q8_0), vkxpre (q4_k, q4_0) at T = 8 both orders and vkswiglu_out at 13824x5120, in one call
 #   scripts/gpu-session.sh xpre        # x quantized once per call (XPRE=1) against per block, every int8 format at T = 8 (both orders) and 4 (XPRE_FORMATS, XPRE_RUNS, XPRE_FLAGS)
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
@@ -174,7 +174,21 @@ phase_vkswiglu_out() {
   done
 }
 
-phase_gemv_next() { # the first A/Bs of the x-once-per-call and SW_OUT variants in one call (one startup)
+phase_fixed() {
+  # what a cold sample's fixed cost is made of, both backends (tools/fixed_cost_probe.lua): default, without the
+  # flush, without the hold, 1, 2 and 4 empty launches; then the Vulkan suite's T = 1 points for their fixed_us
+  for b in cuda vulkan; do
+    run "fixed_$b" timeout 120 env BACKEND=$b $G tools/fixed_cost_probe.lua
+    cat "$LOGS/fixed_$b.log"
+  done
+  [[ ${FIXED_SUITE:-1} == 1 ]] && run fixed_suite_vulkan timeout 400 $G --backend vulkan experiments/linear_suite.lua \
+    --suite all --vendor off --json "$LOGS/fixed_suite_vulkan.jsonl"
+  [[ ${FIXED_SUITE:-1} == 1 ]] && grep -E "fixed cost|T=1 " "$LOGS/fixed_suite_vulkan.log" | head -20
+}
+
+phase_gemv_next() { # the cold sample's fixed cost (short probes), then the first A/Bs of the x-once-per-call
+  # and SW_OUT variants, in one call (one startup), most wanted first
+  FIXED_SUITE=${FIXED_SUITE:-0} phase_fixed
   XPRE_FORMATS=${XPRE_FORMATS:-q4_k q8_0} XPRE_RUNS=${XPRE_RUNS:-forward:200:8 reverse:200:8} phase_xpre
   VKXPRE_TEST=${VKXPRE_TEST:-0} VKXPRE_FORMATS=${VKXPRE_FORMATS:-q4_k q4_0} \
     VKXPRE_RUNS=${VKXPRE_RUNS:-forward:200:8 reverse:200:8} phase_vkxpre
@@ -574,15 +588,7 @@ q8tc)
   done
   ;;
 fixed)
-  # what a cold sample's fixed cost is made of, both backends (tools/fixed_cost_probe.lua): default, without the
-  # flush, without the hold, 1, 2 and 4 empty launches; then the Vulkan suite's T = 1 points for their fixed_us
-  for b in cuda vulkan; do
-    run "fixed_$b" timeout 120 env BACKEND=$b $G tools/fixed_cost_probe.lua
-    cat "$LOGS/fixed_$b.log"
-  done
-  [[ ${FIXED_SUITE:-1} == 1 ]] && run fixed_suite_vulkan timeout 400 $G --backend vulkan experiments/linear_suite.lua \
-    --suite all --vendor off --json "$LOGS/fixed_suite_vulkan.jsonl"
-  [[ ${FIXED_SUITE:-1} == 1 ]] && grep -E "fixed cost|T=1 " "$LOGS/fixed_suite_vulkan.log" | head -20
+  phase_fixed
   ;;
 gemv_next)
   phase_gemv_next
