@@ -274,6 +274,9 @@ end
 -- default (gemv.shape_variant), and at tokens > 1 for every format whose T-row
 -- rule picks another kernel (gemv.token_variant), so the table says which
 -- kernel each number is.
+-- What a note adds for a kernel with a first launch (x quantized once per call).
+local TWO_LAUNCHES = "; two launches a call, x quantized in the first, both timed"
+
 function gemv_bench.variant_notes(backend, list, tokens)
   local notes, said = {}, {}
   for _, c in ipairs(list) do
@@ -285,8 +288,8 @@ function gemv_bench.variant_notes(backend, list, tokens)
     local by_t = gemv.token_variant(backend, c.fmt, tokens)
     if by_t and not said[c.fmt] then
       said[c.fmt] = true
-      notes[#notes + 1] = ("* %s at T=%d: the kernel with %s, the variant that measured faster at this T (gemv_%s.token_changes)")
-        :format(c.fmt, tokens, by_t, backend)
+      notes[#notes + 1] = ("* %s at T=%d: the kernel with %s, the variant that measured faster at this T (gemv_%s.token_changes)%s")
+        :format(c.fmt, tokens, by_t, backend, gemv.spec(backend, c.fmt, c.m, c.k, tokens).prep and TWO_LAUNCHES or "")
     end
   end
   return notes
@@ -301,9 +304,10 @@ function gemv_bench.device_notes(dev, list, tokens)
   for _, c in ipairs(list) do
     local used = gemv.device_spec(dev, c.fmt, c.m, c.k, tokens)
     if used then
-      notes[#notes + 1] = ("* %s: the kernel with %s, which this device's features select (gemv_%s.for_device)%s")
+      notes[#notes + 1] = ("* %s: the kernel with %s, which this device's features select (gemv_%s.for_device)%s%s")
         :format(c.label, format_defines(used.defines or {}), dev.backend,
-          used.x_rounding and (", x rounded to int16 per %d values"):format(used.x_rounding) or "")
+          used.x_rounding and (", x rounded to int16 per %d values"):format(used.x_rounding) or "",
+          used.prep and TWO_LAUNCHES or "")
     end
   end
   return notes

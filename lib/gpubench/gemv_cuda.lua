@@ -31,8 +31,8 @@
 --           loads a step's weights during the previous step's mmas; the
 --           scalar path's other defines unused; XPRE=1 (its own define too)
 --           quantizes x once per call in a first launch (xprep_spec below), a
---           spec with `prep` that gemv.launches runs before the kernel. q4_k's
---           default from T = 5, q8_0's and q4_0's from T = 4 (TOKEN_RULES below).
+--           spec with `prep` that gemv.launches runs before the kernel. The
+--           k-quants' default from T = 4 or 5, q8_0's at 8 (TOKEN_RULES below).
 -- Every kernel: GEMV_TOKENS, the T rows of x (1..8) multiplied by each
 -- weight read once (y[T, m] = x[T, k] . W^T; 1 in every entry, the GEMV).
 -- A T > 1 variant keeps the entry's geometry: every entry compiles without
@@ -396,6 +396,13 @@ local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by 
 -- T where the integer dot won, none. WARPS = 4 KSPLIT = 2 is the int8
 -- kernels' geometry (their sweeps' fastest).
 local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
+-- x quantized once per call (XPRE = 1) where it beat both the table's kernel
+-- and XPRE = 0 in every run (T = 8: q4_k, q5_k, q6_k, q8_0; T = 4: q4_k, q5_k),
+-- with each point's fastest geometry; the T between were not timed, so they
+-- keep the kernel before (docs/kernels/cuda-gemv.md, "x quantized once per call").
+local function xpre(warps, ksplit, prefetch)
+  return { I8 = 1, XPRE = 1, WARPS = warps, KSPLIT = ksplit, PREFETCH = prefetch or 0 }
+end
 -- bf16 and f16 from T = 3: the dense tensor-core kernel (its TC_BEST
 -- geometry); f32: the FMA kernel's geometry at the two T it was swept at, the
 -- entry's elsewhere (docs/results/h200-gemv-tokens.md, "The dense tensor-core kernels").
@@ -406,10 +413,13 @@ local TOKEN_RULES = {
   f16 = { { min_tokens = 3, changes = { MMA = 1 } } },
   f32 = { { min_tokens = 4, max_tokens = 4, changes = { UNROLL = 1 } },
           { min_tokens = 8, max_tokens = 8, changes = { ROWS = 2 } } },
-  q4_k = { { min_tokens = 5, changes = I8_BEST } },
-  q5_k = { { min_tokens = 3, max_tokens = 3, changes = I8_BEST }, { min_tokens = 5, changes = I8_BEST } },
-  q6_k = { { min_tokens = 8, changes = I8_BEST } },
-  q8_0 = { { min_tokens = 4, changes = { TC = 1 } } },
+  q4_k = { { min_tokens = 4, max_tokens = 4, changes = xpre(4, 4) }, { min_tokens = 5, max_tokens = 7, changes = I8_BEST },
+          { min_tokens = 8, changes = xpre(8, 4) } },
+  q5_k = { { min_tokens = 3, max_tokens = 3, changes = I8_BEST },
+          { min_tokens = 4, max_tokens = 4, changes = xpre(4, 2, 1) }, { min_tokens = 5, max_tokens = 7, changes = I8_BEST },
+          { min_tokens = 8, changes = xpre(4, 2) } },
+  q6_k = { { min_tokens = 8, changes = xpre(4, 2) } },
+  q8_0 = { { min_tokens = 4, max_tokens = 7, changes = { TC = 1 } }, { min_tokens = 8, changes = xpre(4, 2) } },
   q4_0 = { { min_tokens = 3, changes = { TC = 1 } } },
 }
 

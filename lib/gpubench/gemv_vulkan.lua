@@ -188,6 +188,14 @@ end
 -- place: no x in shared memory, no k limit, no slices. A spec with `prep`
 -- (gemv.launches runs it first).
 local XPRE_FORMATS = { q4_k = true, q5_k = true, q8_0 = true, q4_0 = true }
+-- Where for_device takes it: at T = 8, the one T timed, it beat the table's
+-- kernel (x quantized per workgroup) in both orders and at a second ITERS,
+-- each format at its fastest {GEMV_T, GEMV_NR} of the runs (docs/kernels/
+-- vulkan-gemv.md, "x quantized once per call").
+local XPRE_RULES = {
+  q4_k = { min_tokens = 8, geometry = { 16, 8 } }, q5_k = { min_tokens = 8, geometry = { 8, 4 } },
+  q8_0 = { min_tokens = 8, geometry = { 16, 4 } }, q4_0 = { min_tokens = 8, geometry = { 16, 4 } },
+}
 local XPRE_BLOCK = 256
 local xprep_specs = {} -- one table per T: gemv.kernel caches compiled kernels by spec table
 local function xprep(tokens)
@@ -275,12 +283,18 @@ end
 --     pays against the float kernel (docs/kernels/vulkan-gemv.md, "q4_k");
 --   * at one token, layout 2 (no funnel shifts) where k is a multiple of 64
 --     and fits its larger blocks (q8_0, q4_0), else layout 1;
---   * q6_k: GEMV_IDOT=2 (unsigned codes, the -32 through x's half sums).
+--   * q6_k: GEMV_IDOT=2 (unsigned codes, the -32 through x's half sums);
+--   * from XPRE_RULES' min_tokens, x quantized once per call (GEMV_XPRE=1,
+--     layout 1, one workgroup per row tile, any k) at the rule's geometry.
 function M.for_device(dev, fmt, m, k, tokens)
   tokens = tokens or 1
   if not IDOT_BLOCK_BYTES[fmt] then return nil end
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end
+  local xp = XPRE_RULES[fmt]
+  if xp and tokens >= xp.min_tokens then
+    return idot_spec(fmt, 1, xp.geometry[1], xp.geometry[2], IDOT_XB_MULTIPLE[fmt] or 1, 0, tokens, 1)
+  end
   local multi = IDOT_TOKENS[fmt] == "multi" and tokens > 1
   local g = M.idot_geometry(fmt, m, tokens)
   local mode = 1
@@ -426,6 +440,7 @@ function M.variant(fmt, changes)
         .. "(gemv_vulkan.shape_changes gives it for a k)"):format(idot,
         step > 1 and (" and a multiple of %d"):format(step) or ""), 2)
     end
+    if xpre == 1 then xb = step end -- not read: one kernel (and for_device's) whatever GEMV_XB said
     return idot_spec(fmt, idot, t, nr, xb, cap, tokens, xpre)
   end
   if (xb and xb ~= 0) or cap ~= 0 then

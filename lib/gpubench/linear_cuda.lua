@@ -213,8 +213,10 @@ local DOT_KS_T2 = { w8 = { { max_row_warps = 640, ks = 2 } } }
 -- W) by 256 rows of x, 4 stages, units of weights in flight: 4 for q4, 2 for
 -- the others; the second warpgroup's products half a unit behind the
 -- first's (LN_STAGGER = 1) for q5, q6, nvfp4 and bf16, not q4 and w8; no
--- warpgroup that only fills the stages (LN_WS = 0). The sweeps' picks:
--- docs/kernels/cuda-linear.md, "Loads that waited", "Staggered warpgroups".
+-- warpgroup that only fills the stages (LN_WS = 0); x's copies from addresses
+-- set once (LN_XCOPY = 1, faster or equal at every point of its A/B). The
+-- sweeps' picks: docs/kernels/cuda-linear.md, "Loads that waited",
+-- "Staggered warpgroups", "Copies of x".
 local WGMMA_FROM = 65
 local WGMMA_WPF = { q4 = 4 }
 -- Weights and x in fp16 (LN_HALF = 1, staggered) for the formats with fp16
@@ -234,7 +236,7 @@ local function wgmma_geometry(q)
   local half = WGMMA_HALF[q] and 1 or 0
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
            LN_WS = 0, LN_KSPLIT = 1, LN_CLOSE = 1, LN_STAGGER = half == 1 and 1 or WGMMA_STAGGER[q] or 0, LN_HALF = half,
-           LN_XCOPY = 0 }
+           LN_XCOPY = 1 }
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the

@@ -121,12 +121,17 @@ t.test("variant_notes at T > 1: the T-row rule's kernel named once per format", 
     { label = "q5_k a", fmt = "q5_k", m = 64, k = 5120 },
   }
   local notes = gemv_bench.variant_notes("cuda", cells, 8)
-  local function note(fmt)
-    return "* " .. fmt .. " at T=8: the kernel with I8=1,KSPLIT=2,PREFETCH=0,WARPS=4, the variant that measured faster "
-      .. "at this T (gemv_cuda.token_changes)"
+  local function note(fmt, T, defines)
+    return "* " .. fmt .. " at T=" .. T .. ": the kernel with " .. defines .. ", the variant that measured faster "
+      .. "at this T (gemv_cuda.token_changes); two launches a call, x quantized in the first, both timed"
   end
-  t.eq(notes, { note("q4_k"), note("q5_k") }, "q4_k's two cells: one note")
-  t.eq(gemv_bench.variant_notes("cuda", cells, 4), {}, "below the rule's T")
+  t.eq(notes, { note("q4_k", 8, "I8=1,KSPLIT=4,PREFETCH=0,WARPS=8,XPRE=1"), note("q5_k", 8, "I8=1,KSPLIT=2,PREFETCH=0,WARPS=4,XPRE=1") },
+    "q4_k's two cells: one note")
+  local five = gemv_bench.variant_notes("cuda", cells, 5)
+  t.eq(five, { "* q4_k at T=5: the kernel with I8=1,KSPLIT=2,PREFETCH=0,WARPS=4, the variant that measured faster at this T "
+    .. "(gemv_cuda.token_changes)", "* q5_k at T=5: the kernel with I8=1,KSPLIT=2,PREFETCH=0,WARPS=4, the variant that "
+    .. "measured faster at this T (gemv_cuda.token_changes)" }, "one launch: no second clause")
+  t.eq(gemv_bench.variant_notes("cuda", { cells[3] }, 2), {}, "below the rule's T")
   t.eq(gemv_bench.variant_notes("vulkan", cells, 8), {}, "Vulkan has no T-row rule")
   local big = { { label = "q6_k big", fmt = "q6_k", m = 64, k = 5120 } }
   local q6 = gemv_bench.variant_notes("cuda", big, 7)

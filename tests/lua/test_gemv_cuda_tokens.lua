@@ -165,27 +165,40 @@ t.test("f32: UNROLL=1 at T = 4 and ROWS=2 at T = 8 (the T they were measured fas
   end
 end)
 
-t.test("q4_k from 5 rows of x, q5_k at 3 and from 5, q6_k at 8 run the int8 kernel by default, q8_0 from 4 and q4_0 from 3 the f16 one", function()
-  for fmt, from in pairs { q4_k = 5, q5_k = 5, q6_k = 8, q8_0 = 4, q4_0 = 3 } do
+t.test("the T-row defaults: int8 for the k-quants, x quantized once per call where it won (T = 4, 8), q8_0's and q4_0's f16 kernel", function()
+  -- per format and T: "scalar", "tc" (the f16 kernel), "i8" (I8_BEST) or {WARPS, KSPLIT, PREFETCH} of XPRE = 1
+  local want = {
+    q4_k = { [4] = { 4, 4, 0 }, [5] = "i8", [6] = "i8", [7] = "i8", [8] = { 8, 4, 0 } },
+    q5_k = { [3] = "i8", [4] = { 4, 2, 1 }, [5] = "i8", [6] = "i8", [7] = "i8", [8] = { 4, 2, 0 } },
+    q6_k = { [8] = { 4, 2, 0 } },
+    q8_0 = { [4] = "tc", [5] = "tc", [6] = "tc", [7] = "tc", [8] = { 4, 2, 0 } },
+    q4_0 = { [3] = "tc", [4] = "tc", [5] = "tc", [6] = "tc", [7] = "tc", [8] = "tc" },
+  }
+  for fmt, by_t in pairs(want) do
     for T = 1, 8 do
-      local s = gemv.spec("cuda", fmt, 14336, 5120, T)
-      if T >= from or (fmt == "q5_k" and T == 3) then
-        if fmt == "q8_0" or fmt == "q4_0" then
-          t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_tc.cu", fmt .. " T=" .. T)
-          t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = fmt == "q4_0" and 4 or 2, TILES = 2, UNROLL = 4, STAGES = 2,
-            INTERLEAVE = 2, GEMV_TOKENS = T }, fmt)
-        else
-          t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_i8.cu", fmt .. " T=" .. T)
-          t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, XPRE = 0, GEMV_TOKENS = T }, fmt)
-        end
-        t.truthy(gemv.spec("cuda", fmt, T) == s, "the same spec without a shape (the kernel cache's key)")
+      local s, w, what = gemv.spec("cuda", fmt, 14336, 5120, T), by_t[T] or "scalar", fmt .. " T=" .. T
+      if w == "tc" then
+        t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_tc.cu", what)
+        t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = fmt == "q4_0" and 4 or 2, TILES = 2, UNROLL = 4, STAGES = 2,
+          INTERLEAVE = 2, GEMV_TOKENS = T }, what)
+      elseif w == "i8" then
+        t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_i8.cu", what)
+        t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, XPRE = 0, GEMV_TOKENS = T }, what)
+        t.eq(s.prep, nil, what)
+      elseif type(w) == "table" then
+        t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_i8.cu", what)
+        t.eq(s.defines, { I8 = 1, WARPS = w[1], KSPLIT = w[2], PREFETCH = w[3], XPRE = 1, GEMV_TOKENS = T }, what)
+        t.truthy(s.prep and s.prep.spec.entry == "gemv_i8_xprep", what .. ": the prep launch")
       else
-        t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt .. " T=" .. T)
+        t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. ".cu", what)
+      end
+      if w ~= "scalar" then
+        t.truthy(gemv.spec("cuda", fmt, T) == s, "the same spec without a shape (the kernel cache's key)")
       end
     end
   end
-  t.eq(gemv.spec("cuda", "q6_k", 7).file, "kernels/cuda/gemv_q6_k.cu")
   t.eq(specs.token_changes("q6_k", 7), {})
+  t.eq(specs.token_changes("q4_k", 4), { I8 = 1, XPRE = 1, WARPS = 4, KSPLIT = 4, PREFETCH = 0 })
   -- q6_k's shape rule (BULK=1 at 14336 x 5120) stays below T = 8 and gives way to the int8 kernel at 8
   t.eq(gemv.spec("cuda", "q6_k", 14336, 5120, 7).defines.BULK, 1)
   t.errors(function() specs.token_changes("q9", 8) end, "gemv_cuda.token_changes: unknown format q9", true)

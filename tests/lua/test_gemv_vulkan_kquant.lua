@@ -25,7 +25,7 @@ local function q4k_max_k(shared, T) return 32 * ((shared - 4096) // (72 * T) // 
 t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (fake devices)", function()
   t.eq({ specs.idot_max_k("q4_k", 49152), specs.idot_max_k("q4_k", 49152, 1, 3),
          specs.idot_max_k("q4_k", 49152, 1, 4), specs.idot_max_k("q4_k", 49152, 1, 8) }, { 19968, 6656, 4864, 2304 })
-  for T = 1, 8 do
+  for T = 1, 7 do -- T = 8: x quantized once per call (the test after this one)
     for _, shared in ipairs { 49152, 32768 } do
       t.eq(specs.idot_max_k("q4_k", shared, 1, T), q4k_max_k(shared, T), ("T=%d, %d bytes"):format(T, shared))
     end
@@ -61,7 +61,7 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
   end
   t.eq(gemv.spec_for(fake(), "q4_k", 14336, 5120, 4).defines.GEMV_XB, 128,
     "T = 4 at k = 5120: 45 KiB of x past the 44 KiB beside the reduction array, slices of 128 blocks")
-  t.eq(gemv.spec_for(fake(), "q4_k", 14336, 5120, 8).defines.GEMV_XB, 64, "T = 8 at k = 5120: slices of 64 blocks")
+  t.eq(gemv.spec_for(fake(), "q4_k", 14336, 5120, 7).defines.GEMV_XB, 64, "T = 7 at k = 5120: slices of 64 blocks")
   -- not capped: one workgroup per tile, whether or not the device reports its SMs
   -- (at one token from 65536 rows: 8 lanes a row, 8 rows a lane group, tiles of 256 rows)
   local tall = gemv.spec_for(fake(), "q4_k", 131072, 5120)
@@ -77,7 +77,9 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
          xb { GEMV_IDOT = 1, GEMV_TOKENS = 8 }, xb { GEMV_IDOT = 1, GEMV_TOKENS = 8, GEMV_NR = 8 } }, { 160, 160, 128, 64, 64 })
   t.eq(specs.shape_changes("q4_k", 14336, 5120, { GEMV_IDOT = 0 }), {})
   for T = 1, 8 do
-    local over = { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_GRID = 0 }
+    -- (T = 8: the XPRE A/B's variant, its geometry named)
+    local over = T < 8 and { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_GRID = 0 }
+      or { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_XPRE = 1, GEMV_T = 16, GEMV_NR = 8 }
     for d, x in pairs(specs.shape_changes("q4_k", 14336, 5120, over)) do over[d] = x end
     local v = specs.variant("q4_k", over)
     t.truthy(v.shared_bytes <= 49152, ("T=%d: the A/B's variant fits 48 KiB"):format(T))
@@ -325,6 +327,19 @@ t.test("GEMV_XPRE=1: q4_k, q5_k, q8_0, q4_0 at T = 1, 3, 8, k past the shared li
   end)
 end)
 
+t.test("q4_k and q5_k at T = 8: x quantized once per call (GEMV_XPRE=1) at each format's geometry, any k", function()
+  for fmt, g in pairs { q4_k = { 16, 8 }, q5_k = { 8, 4 } } do
+    for _, k in ipairs { 2048, 5120, 40960 } do
+      local s, what = gemv.spec_for(fake(), fmt, 14336, k, 8), ("%s T=8 k=%d"):format(fmt, k)
+      t.eq(s.defines, { GEMV_T = g[1], GEMV_NR = g[2], GEMV_TOKENS = 8, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_XPRE = 1 }, what)
+      t.eq({ s.max_k, s.grid_cap, s.shared_bytes, s.prep.bytes(k) }, { nil, 0, 1024 * g[2], 80 * 8 * (k // 32) }, what)
+      t.eq(gemv.grid(s, 14336, k), { 14336 // (256 // g[1] * g[2]), 1, 1 }, what .. ": one workgroup per tile")
+    end
+    t.truthy(gemv.spec_for(fake { integer_dot_product = false }, fmt, 300, 1024, 8) == gemv.spec("vulkan", fmt, 8),
+      fmt .. ": no integerDotProduct, the float kernel")
+  end
+end)
+
 t.test("GEMV_XPRE=1: x on the int16 grid, exact to 1e-6 of sum |w x| (q4_k, q5_k)", function()
   local dev = idot_device()
   releasing(dev, function()
@@ -337,7 +352,7 @@ end)
 -- q4_k's kernel with the fifth bit OR-ed into each code (gemv_q5_k.comp, GEMV_IDOT=1),
 -- picked by q4_k's rule (faster than the float kernel at T = 1 and 8 on the H200).
 t.test("q5_k integer path: for_device picks it by q4_k's rule; its geometry and shared memory", function()
-  for T = 2, 8 do
+  for T = 2, 7 do -- T = 8: each its own geometry with x quantized once per call (above)
     local s = gemv.spec_for(fake(), "q5_k", 14336, 5120, T)
     local k4 = gemv.spec_for(fake(), "q4_k", 14336, 5120, T)
     t.eq({ s.file, s.defines, s.shared_bytes, s.grid_cap, s.x_rounding },
