@@ -8,6 +8,11 @@
 --   hold=false        the flush and the timestamps queued without the hold
 --   launches=2, 4     2 or 4 empty launches in the batch: the slope is the cost of one
 --                     more launch with its barrier (Vulkan) inside the interval
+--   direct=1, 2       no batch: dev:flush_l2() (waits), then t:start(), 1 or 2 plain
+--                     launches and t:stop(). On Vulkan all three are recorded into one
+--                     command buffer (no command-buffer boundary inside the interval,
+--                     unlike a batch's cold sample); on CUDA the host's launch calls
+--                     fall inside it, so there it is an upper bound
 --
 -- Why: on the H200 the Vulkan fixed cost was 22.4 us against CUDA's 2.8 us, and
 -- the pure read of a point's bytes minus it matched CUDA's (docs/results/
@@ -47,3 +52,23 @@ local two = probe("launches=2", 2, {})
 local four = probe("launches=4", 4, {})
 print(("one more launch inside the interval: %.2f us (2 - 1), %.2f us ((4 - 1) / 3)"):format(two - one,
   (four - one) / 3))
+
+local function direct(name, count)
+  local function sample()
+    dev:flush_l2()
+    t:start()
+    for _ = 1, count do k:launch(1, 1, out, 0) end
+    t:stop()
+    return 1000 * t:ms()
+  end
+  for _ = 1, 3 do sample() end
+  local us = {}
+  for i = 1, samples do us[i] = sample() end
+  table.sort(us)
+  print(("%-16s %8.2f us median  %8.2f min  %8.2f max"):format(name, stats.median(us), us[1], us[#us]))
+  return stats.median(us)
+end
+local d1 = direct("direct=1", 1)
+local d2 = direct("direct=2", 2)
+print(("a batch's cold sample over plain launches in one recording: %+.2f us; one more plain launch: %.2f us"):format(
+  one - d1, d2 - d1))
