@@ -108,13 +108,18 @@ return function(t)
       or msg:find("NVRTC has no", 1, true)
   end
 
+  -- The parameters of every GEMV kernel: W, x, y, m, k.
+  gc.GEMV_PARAMS = { "buffer", "buffer", "buffer", "u32", "u32" }
+
   -- A spec compiled for sm_90 with NVRTC (skipping the test where NVRTC is
-  -- missing): the compile's result, or nil after a failed check naming label.
-  function gc.compile_sm90(spec, label)
+  -- missing): the compile's result, or nil after a failed check naming label;
+  -- params: the reflected parameter kinds it must have (not checked when nil).
+  function gc.compile_sm90(spec, label, params)
     local ok, r = pcall(t.gpu.compile, { backend = "cuda", file = spec.file, entry = spec.entry,
       defines = spec.defines, target = "sm_90" })
     if not ok and gc.nvrtc_missing(t.error_text(r)) then t.skip("NVRTC not available: " .. t.error_text(r)) end
     t.truthy(ok, label .. ": " .. t.error_text(r))
+    if ok and params then t.eq(r.params, params, label) end
     return ok and r or nil
   end
 
