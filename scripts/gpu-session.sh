@@ -58,7 +58,7 @@
 #   scripts/gpu-session.sh fixed       # the cold sample's fixed cost taken apart on both backends (tools/fixed_cost_probe.lua), then the Vulkan suite (FIXED_SUITE=0 skips)
 #   scripts/gpu-session.sh gemv_next   # the fixed-cost probes (no suite), then xpre (q4_k, q8_0), vkxpre (q4_k, q4_0) at T = 8 both orders and vkswiglu_out at 13824x5120, in one call
 #   scripts/gpu-session.sh xpre        # x quantized once per call (XPRE=1) against per block, every int8 format at T = 8 (both orders) and 4 (XPRE_FORMATS, XPRE_RUNS, XPRE_FLAGS)
-#   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
+#   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
 #   scripts/gpu-session.sh vkswiglu_out # the Vulkan SwiGLU kernels with 4 outputs a workgroup (SW_OUT=4) against 2, A B B A processes per shape, M = 1, 4, 8
@@ -141,16 +141,17 @@ phase_xpre() {
 }
 
 phase_vkxpre() {
-  # Vulkan q4_k, q5_k, q8_0 and q4_0 with x quantized once per call (GEMV_XPRE=1: a first dispatch, docs/kernels/vulkan-gemv.md,
+  # Vulkan q4_k, q5_k, q6_k (its GEMV_IDOT=2), q8_0 and q4_0 with x quantized once per call (GEMV_XPRE=1: a first dispatch, docs/kernels/vulkan-gemv.md,
   # "x quantized once per call") against x quantized per workgroup (GEMV_XPRE=0, sliced past the shared limit): the
   # Vulkan GEMV test first (VKXPRE_TEST=0 skips), then ORDER:ITERS:T runs at 14336 x 5120 rotated, one process each
   [[ ${VKXPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE" run lua_test_vk_xpre timeout 300 $G tests/lua/test_gemv_vulkan_kquant.lua
   [[ ${VKXPRE_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_vk_xpre.log"
-  for f in ${VKXPRE_FORMATS:-q4_k q5_k q8_0 q4_0}; do
+  for f in ${VKXPRE_FORMATS:-q4_k q5_k q6_k q8_0 q4_0}; do
+    local md=1; [[ $f == q6_k ]] && md=2 # q6_k's table mode (both of its modes are layout 1)
     for oit in ${VKXPRE_RUNS:-forward:200:8 reverse:200:8 forward:200:4 forward:200:1}; do
       IFS=: read -r o it tk <<< "$oit"
       # the table's kernel at T (for_device: q8_0/q4_0 at T = 1 in layout 2), then layout 1 without and with XPRE
-      g="GEMV_TOKENS=$tk;GEMV_IDOT=1;GEMV_XPRE=0,1|GEMV_TOKENS=$tk;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=8,16,32;GEMV_NR=2,4,8"
+      g="GEMV_TOKENS=$tk;GEMV_IDOT=$md;GEMV_XPRE=0,1|GEMV_TOKENS=$tk;GEMV_IDOT=$md;GEMV_XPRE=1;GEMV_T=8,16,32;GEMV_NR=2,4,8"
       [[ ($f == q8_0 || $f == q4_0) && $tk == 1 ]] && g="$g|GEMV_TOKENS=1;GEMV_IDOT=2"
       n="vkxpre_${f}_${o}_${it}_T$tk"
       run "$n" timeout ${VKXPRE_LIMIT:-150} env M=14336 K=5120 ITERS=$it $G --backend vulkan experiments/gemv_variants.lua \

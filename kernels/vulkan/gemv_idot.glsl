@@ -50,7 +50,7 @@
 #define GEMV_XPRE 0
 #endif
 #if GEMV_XPRE && !defined(GEMV_IDOT_XPRE_LOOP)
-#error "GEMV_XPRE=1 (x quantized once per call) is the main loops' of q4_k, q5_k, q8_0 and q4_0 (gemv_idot_kquant.glsl, gemv_idot_blocks.glsl)"
+#error "GEMV_XPRE=1 (x quantized once per call) is the main loops' of q4_k, q5_k, q6_k, q8_0 and q4_0 (gemv_idot_kquant.glsl, gemv_q6_k.comp, gemv_idot_blocks.glsl)"
 #endif
 #if defined(GEMV_IDOT_PAIRS) && (GEMV_XB % 2) != 0
 #error "GEMV_IDOT_PAIRS needs an even GEMV_XB"
@@ -98,8 +98,9 @@ uint gemv_idot_blk(uint t, uint p) {
 #endif
 // x quantized once per call by gemv_idot_xprep.comp: the kernel's x binding is that workspace
 // (nothing of x in shared memory). Block b of token t is record t * (k / 32) + b, 5 vec4s: its
-// 8 words of high bytes, 8 of low bytes (layout 1), then s_b and the sum of xq as bits.
-void gemv_xpre_block(uint rec, out uint xh[8], out uint xl[8], out float s, out int sum) {
+// 8 words of high bytes, 8 of low bytes (layout 1), then s_b, the sum of xq and the sums of
+// its two 16-element halves as bits (sums: the block's in .x, the halves' in .y, .z).
+void gemv_xpre_block3(uint rec, out uint xh[8], out uint xl[8], out float s, out ivec3 sums) {
     uint o = 5u * rec;
     uvec4 h0 = floatBitsToUint(X[o]), h1 = floatBitsToUint(X[o + 1u]);
     uvec4 l0 = floatBitsToUint(X[o + 2u]), l1 = floatBitsToUint(X[o + 3u]);
@@ -107,7 +108,12 @@ void gemv_xpre_block(uint rec, out uint xh[8], out uint xl[8], out float s, out 
     xh = uint[8](h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w);
     xl = uint[8](l0.x, l0.y, l0.z, l0.w, l1.x, l1.y, l1.z, l1.w);
     s = e.x;
-    sum = floatBitsToInt(e.y);
+    sums = floatBitsToInt(e.yzw);
+}
+void gemv_xpre_block(uint rec, out uint xh[8], out uint xl[8], out float s, out int sum) {
+    ivec3 sums;
+    gemv_xpre_block3(rec, xh, xl, s, sums);
+    sum = sums.x;
 }
 #else
 shared uint gx_h[GEMV_XW * GEMV_XB * GEMV_TOKENS]; // high bytes of xq, signed

@@ -1,11 +1,13 @@
 #version 450
-// The first dispatch of an integer k-quant GEMV call with GEMV_XPRE=1 (gemv_q4_k.comp,
-// gemv_q5_k.comp through gemv_idot_kquant.glsl): x's GEMV_TOKENS rows quantized once per call
+// The first dispatch of an integer GEMV call with GEMV_XPRE=1 (gemv_q4_k.comp,
+// gemv_q5_k.comp through gemv_idot_kquant.glsl, gemv_q6_k.comp, gemv_q8_0.comp and
+// gemv_q4_0.comp through gemv_idot_blocks.glsl): x's GEMV_TOKENS rows quantized once per call
 // into a workspace the GEMV kernel then reads in x's place, rather than by every workgroup
 // into its shared memory (docs/kernels/vulkan-gemv.md, "x quantized once per call").
 // 8 invocations per block of 32 values (idot_quant.glsl, the kernels' own quantizer); block b
 // of token t is record t * (k / 32) + b of 20 words: its 8 high-byte words, its 8 low-byte
-// words, s_b as float bits, the sum of xq, 2 unused. Launch: (x, workspace, u32 k), block 256,
+// words, s_b as float bits, the sum of xq, the sums of xq over its two 16-element halves
+// (q6_k's -32 per scale). Launch: (x, workspace, u32 k), block 256,
 // grid ceil(GEMV_TOKENS * k / 32 * 8 / 256); k a multiple of 32; subgroups of at least 8.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -41,8 +43,7 @@ void main() {
         if (j == 0u) {
             Q[o + 16u] = floatBitsToUint(q.amax * (1.0 / 32767.0));
             Q[o + 17u] = uint(q.sum);
-            Q[o + 18u] = 0u;
-            Q[o + 19u] = 0u;
         }
+        if ((j & 3u) == 0u) Q[o + 18u + (j >> 2u)] = uint(q.half_sum); // lanes 0 and 4: the halves
     }
 }

@@ -58,8 +58,11 @@ float sbyte(uint w, uint b) {
 // GEMV_IDOT=2 keeps the codes q (0..63, no per-byte conversion) and takes the -32 out once per
 // half and row through the half's sum of xq: dot = 256 * SUDot(xh, q) + UDot(q, xl) - 32 * sum xq,
 // the same integer (|256 SUDot + UDot| < 16 * 64 * 32767 < 2^31 before, < 2^24 after). x layout 1.
+// GEMV_XPRE=1 (either mode): x quantized once per call by gemv_idot_xprep.comp, read from its
+// records (the halves' sums included) in x's place; no x in shared memory, no slices.
 #define GEMV_IDOT_TOKENS
 #define GEMV_IDOT_LAYOUT 1
+#define GEMV_IDOT_XPRE_LOOP
 #if GEMV_IDOT == 2
 #define GEMV_IDOT_HALF_SUMS
 #endif
@@ -108,10 +111,15 @@ int q6_half_u(uint c[8], uint xh[8], uint xl[8], int j0) {
 void main() {
     uint tid = gemv_tid();
     uint nb = P.k >> 5u; // blocks of x per row
+#if GEMV_XPRE
+    const uint T = uint(GEMV_T);
+    uint XB = nb; // one slice of every block, no barrier
+#else
     const uint T = uint(GEMV_T), XB = uint(GEMV_XB);
-    uint lane = tid % T, group = tid / T;
     bool whole = nb <= XB; // else x is quantized again per tile, a slice of XB blocks at a time
     if (whole) gemv_idot_quantize(tid, 0u);
+#endif
+    uint lane = tid % T, group = tid / T;
     uint tiles = gemv_idot_tiles();
     uint row_bytes = (nb >> 3u) * 210u;
     for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
@@ -121,10 +129,12 @@ void main() {
         [[unroll]] for (int r = 0; r < GEMV_NR; r++) base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
         [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
         for (uint b0 = 0u; b0 < nb; b0 += XB) {
+#if !GEMV_XPRE
             if (!whole) {
                 barrier(); // every lane is done with the previous slice
                 gemv_idot_quantize(tid, b0);
             }
+#endif
             uint c0 = b0 >> 1u, c1 = min(nb, b0 + XB) >> 1u; // the slice's chunks
             for (uint ch = c0 + lane; ch < c1; ch += T) {
                 uint sb = ch >> 2u, h = (ch >> 1u) & 1u, p = ch & 1u;
@@ -158,15 +168,25 @@ void main() {
                 [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
                     // Token t's two blocks, loaded once for all GEMV_NR rows.
                     uint xha[8], xla[8], xhb[8], xlb[8];
+                    float s_a, s_b;
+#if GEMV_XPRE
+                    ivec3 sua, sub; // the records' sums: the block's, then its halves'
+                    gemv_xpre_block3(uint(t) * nb + pa, xha, xla, s_a, sua);
+                    gemv_xpre_block3(uint(t) * nb + pb, xhb, xlb, s_b, sub);
+#else
                     [[unroll]] for (int j = 0; j < 8; j++) {
                         xha[j] = gx_h[gemv_idot_word(uint(j), uint(t), pa)];
                         xla[j] = gx_l[gemv_idot_word(uint(j), uint(t), pa)];
                         xhb[j] = gx_h[gemv_idot_word(uint(j), uint(t), pb)];
                         xlb[j] = gx_l[gemv_idot_word(uint(j), uint(t), pb)];
                     }
-                    float s_a = gx_s[gemv_idot_blk(uint(t), pa)], s_b = gx_s[gemv_idot_blk(uint(t), pb)];
+                    s_a = gx_s[gemv_idot_blk(uint(t), pa)], s_b = gx_s[gemv_idot_blk(uint(t), pb)];
+#endif
                     // The -32 of each half: in the codes (GEMV_IDOT=1, no offset) or 32 * the half's sum of xq.
-#if GEMV_IDOT == 2
+#if GEMV_IDOT == 2 && GEMV_XPRE
+                    int oa0 = 32 * sua.y, oa1 = 32 * sua.z, ob0 = 32 * sub.y, ob1 = 32 * sub.z;
+#define Q6_HALF q6_half_u
+#elif GEMV_IDOT == 2
                     uint ha = 2u * gemv_idot_blk(uint(t), pa), hb = 2u * gemv_idot_blk(uint(t), pb);
                     int oa0 = 32 * gx_hsum[ha], oa1 = 32 * gx_hsum[ha + 1u];
                     int ob0 = 32 * gx_hsum[hb], ob1 = 32 * gx_hsum[hb + 1u];

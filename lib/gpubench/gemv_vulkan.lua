@@ -180,14 +180,15 @@ local function idot_grid(m, rpg, cap)
   return { (tiles + per - 1) // per, 1, 1 }
 end
 
--- GEMV_XPRE = 1 (q4_k, q5_k: the k-quant loop, gemv_idot_kquant.glsl; q8_0,
--- q4_0: gemv_idot_blocks.glsl, layout 1 only): x quantized once per call by a
--- first dispatch (kernels/vulkan/gemv_idot_xprep.comp) into a workspace of 80
--- bytes per block of 32 values and token (its record: 8 words of high bytes, 8
--- of low bytes, s_b, the sum of xq, 2 unused), which the kernel reads in x's
--- place: no x in shared memory, no k limit, no slices. A spec with `prep`
--- (gemv.launches runs it first).
-local XPRE_FORMATS = { q4_k = true, q5_k = true, q8_0 = true, q4_0 = true }
+-- GEMV_XPRE = 1 (q4_k, q5_k: the k-quant loop, gemv_idot_kquant.glsl; q6_k's
+-- loops, both layout 1; q8_0, q4_0: gemv_idot_blocks.glsl, layout 1 only): x
+-- quantized once per call by a first dispatch (kernels/vulkan/gemv_idot_xprep.comp)
+-- into a workspace of 80 bytes per block of 32 values and token (its record: 8
+-- words of high bytes, 8 of low bytes, s_b, the sum of xq, the sums of its two
+-- halves), which the kernel reads in x's place: no x in shared memory, no k
+-- limit, no slices. A spec with `prep` (gemv.launches runs it first).
+-- The value: the GEMV_IDOT modes whose loop reads the records (layout 1: q6_k's both).
+local XPRE_FORMATS = { q4_k = { 1 }, q5_k = { 1 }, q6_k = { 1, 2 }, q8_0 = { 1 }, q4_0 = { 1 } }
 -- Where for_device takes it: at T = 8, the one T timed, it beat the table's
 -- kernel (x quantized per workgroup) in both orders and at a second ITERS,
 -- each format at its fastest {GEMV_T, GEMV_NR} of the runs (docs/kernels/
@@ -320,7 +321,7 @@ end
 -- funnel shifts, k a multiple of 64, q8_0 and q4_0), GEMV_XB its shared blocks
 -- of x per token (shape_changes gives them for a k; q4_k slices x past them),
 -- GEMV_GRID its most workgroups (0: one per row tile; a launch setting, not a
--- shader define), GEMV_XPRE (q4_k, q5_k) x quantized once per call by a first
+-- shader define), GEMV_XPRE (q4_k, q5_k, q6_k, q8_0, q4_0) x quantized once per call by a first
 -- dispatch. The integer kernel's GEMV_T and GEMV_NR default to its own
 -- geometry (IDOT_GEOMETRY), not the float entry's.
 function M.variant_defines(fmt)
@@ -429,8 +430,9 @@ function M.variant(fmt, changes)
   if WG % t ~= 0 then
     error(("gemv_vulkan.variant: GEMV_T=%d does not divide the workgroup of %d"):format(t, WG), 2)
   end
-  if xpre == 1 and idot ~= 1 then
-    error(("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's in layout 1: it needs GEMV_IDOT=1"):format(fmt), 2)
+  if xpre == 1 and idot ~= XPRE_FORMATS[fmt][1] and idot ~= XPRE_FORMATS[fmt][2] then
+    error(("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's in layout 1: it needs GEMV_IDOT=%s"):format(fmt,
+      table.concat(XPRE_FORMATS[fmt], " or ")), 2)
   end
   if idot >= 1 then
     local step = IDOT_XB_MULTIPLE[fmt] or 1

@@ -268,11 +268,11 @@ t.test("q4_k integer path: x on the int16 grid, exact to 1e-6 of sum |w x|", fun
 end)
 
 -- ------------------------------------------------------------ x quantized once per call
--- GEMV_XPRE=1 (q4_k, q5_k): a first dispatch (kernels/vulkan/gemv_idot_xprep.comp)
--- quantizes x into a workspace the k-quant loop reads in x's place (docs/kernels/vulkan-gemv.md,
+-- GEMV_XPRE=1 (q4_k, q5_k, q6_k, q8_0, q4_0): a first dispatch (kernels/vulkan/gemv_idot_xprep.comp)
+-- quantizes x into a workspace the integer loops read in x's place (docs/kernels/vulkan-gemv.md,
 -- "x quantized once per call").
 t.test("GEMV_XPRE=1: the spec, its first dispatch and workspace bytes, and the errors", function()
-  for _, fmt in ipairs { "q4_k", "q5_k", "q8_0", "q4_0" } do
+  for _, fmt in ipairs { "q4_k", "q5_k", "q6_k", "q8_0", "q4_0" } do
     local s = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_TOKENS = 3 })
     t.eq(s.defines.GEMV_XPRE, 1, fmt)
     t.eq(s.max_k, nil, fmt .. ": no k limit, x is not in shared memory")
@@ -292,12 +292,18 @@ t.test("GEMV_XPRE=1: the spec, its first dispatch and workspace bytes, and the e
     end
     t.eq(specs.variant_defines(fmt).GEMV_XPRE, 0, fmt)
     t.errors(function() specs.variant(fmt, { GEMV_XPRE = 1 }) end,
-      ("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's in layout 1: it needs GEMV_IDOT=1"):format(fmt), true)
+      ("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's in layout 1: it needs GEMV_IDOT=%s"):format(fmt,
+        fmt == "q6_k" and "1 or 2" or "1"), true)
     t.errors(function() specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 2 }) end,
       "gemv_vulkan.variant: GEMV_XPRE=2 is not 0 or 1", true)
   end
-  t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 8, GEMV_XPRE = 1 }) end,
-    "gemv_vulkan.variant: q6_k has no define GEMV_XPRE", true)
+  -- q6_k's two modes are both layout 1; GEMV_XB is not read with the records (one kernel whatever it says)
+  local q6 = specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 64, GEMV_XPRE = 1, GEMV_TOKENS = 8 })
+  t.eq(q6.defines, { GEMV_T = 8, GEMV_NR = 4, GEMV_TOKENS = 8, GEMV_IDOT = 2, GEMV_XB = 8, GEMV_XPRE = 1 })
+  t.truthy(specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XPRE = 1, GEMV_TOKENS = 8 }) == q6, "one table whatever GEMV_XB")
+  t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 12, GEMV_XPRE = 1 }) end,
+    "GEMV_IDOT=2 needs GEMV_XB >= 1 and a multiple of 8", true)
+  t.errors(function() specs.variant("f16", { GEMV_XPRE = 1 }) end, "gemv_vulkan.variant: f16 has no define GEMV_XPRE", true)
 end)
 
 -- T = 1, 3 and 8 (one token, an odd count, the most), k past the device's shared-memory
@@ -306,13 +312,15 @@ end)
 -- loop (q4_k: gemv_idot_kquant.glsl; q8_0: gemv_idot_blocks.glsl). Each (format, T) is a
 -- shader compile: the T between are the same loop unrolled (and CI's sanitizer build runs
 -- this file within its time limit).
-t.test("GEMV_XPRE=1: q4_k, q5_k, q8_0, q4_0 at T = 1, 3, 8, k past the shared limit, ragged m, every reduction path", function()
+t.test("GEMV_XPRE=1: q4_k, q5_k, q6_k (both modes), q8_0, q4_0 at T = 1, 3, 8, k past the shared limit, ragged m, every reduction path", function()
   local dev = idot_device()
   releasing(dev, function()
-    for i, fmt in ipairs { "q4_k", "q5_k", "q8_0", "q4_0" } do
+    for i, fmt in ipairs { "q4_k", "q5_k", "q8_0", "q4_0", "q6_k", "q6_k:1" } do
+      local mode = fmt == "q6_k" and 2 or 1
+      fmt = fmt:match("^[^:]+")
       for _, T in ipairs { 1, 3, 8 } do
-        local v = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_TOKENS = T })
-        local past = specs.idot_max_k(fmt, dev.max_shared_bytes, 1, T) + 256
+        local v = specs.variant(fmt, { GEMV_IDOT = mode, GEMV_XPRE = 1, GEMV_TOKENS = T })
+        local past = specs.idot_max_k(fmt, dev.max_shared_bytes, mode, T) + 256
         gc.check_tokens(dev, fmt, 37 + 30 * T, past, T, 500 + 20 * i + T, v)
         gc.check_tokens(dev, fmt, 5, 256, T, 540 + 20 * i + T, v)
       end
@@ -340,11 +348,12 @@ t.test("q4_k and q5_k at T = 8: x quantized once per call (GEMV_XPRE=1) at each 
   end
 end)
 
-t.test("GEMV_XPRE=1: x on the int16 grid, exact to 1e-6 of sum |w x| (q4_k, q5_k)", function()
+t.test("GEMV_XPRE=1: x on the int16 grid, exact to 1e-6 of sum |w x| (q4_k, q5_k, q6_k)", function()
   local dev = idot_device()
   releasing(dev, function()
     check_int16_grid(dev, "q4_k", 67, 1024, 3, 161, { 8 }, 1, 1)
     check_int16_grid(dev, "q5_k", 45, 1280, 2, 171, { 8 }, 1, 1)
+    check_int16_grid(dev, "q6_k", 29, 1280, 3, 181, { 8 }, 2, 1) -- the halves' sums from the records
   end)
 end)
 
