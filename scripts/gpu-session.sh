@@ -58,6 +58,7 @@
 #   scripts/gpu-session.sh fixed       # the cold sample's fixed cost taken apart on both backends (tools/fixed_cost_probe.lua), then the Vulkan suite (FIXED_SUITE=0 skips)
 #   scripts/gpu-session.sh gemv_next   # the fixed-cost probes (no suite), then xpre (q4_k, q8_0), vkxpre (q4_k, q4_0) at T = 8 both orders and vkswiglu_out at 13824x5120, in one call
 #   scripts/gpu-session.sh xpre        # x quantized once per call (XPRE=1) against per block, every int8 format at T = 8 (both orders) and 4 (XPRE_FORMATS, XPRE_RUNS, XPRE_FLAGS)
+#   scripts/gpu-session.sh xpre_geo    # XPRE=1 geometries past the first A/B's (8 slices, 16 warps) at T = XPRE_GEO_T (8), both orders, beside the table's kernel
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
@@ -135,6 +136,25 @@ phase_xpre() {
       n="xpre_${f}_${o}_${it}_T$tk"
       run "$n" timeout ${XPRE_LIMIT:-120} env M=14336 K=5120 ITERS=$it $G --backend cuda experiments/gemv_variants.lua \
         --rotate --rounds 1 --kernels $f --order $o ${XPRE_FLAGS:-} --grid "$g" --json "$LOGS/$n.jsonl"
+      grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
+    done
+  done
+}
+
+phase_xpre_geo() {
+  # XPRE=1 geometries past the first A/B's (docs/kernels/cuda-gemv.md, "x quantized once per call": q4_k's pick at
+  # T = 8, 8 warps x 4 slices, is one 1024-thread block per SM at 64 registers, 112 blocks for 132 SMs): 8 slices,
+  # 16 warps, beside the table's picks, T = XPRE_GEO_T (8), both orders, XPRE_GEO_FORMATS (q4_k q5_k q6_k q8_0)
+  local tk=${XPRE_GEO_T:-8}
+  for f in ${XPRE_GEO_FORMATS:-q4_k q5_k q6_k q8_0}; do
+    for o in forward reverse; do
+      # W4 S2 and W8 S4: the table's picks at T = 8; then the new geometries
+      local g="GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=4;KSPLIT=2|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=1,2,4;KSPLIT=8"
+      g="$g|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=16;KSPLIT=1,2"
+      g="$g|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=2,4,8;KSPLIT=4"
+      local n="xpregeo_${f}_${o}_T$tk"
+      run "$n" timeout ${XPRE_LIMIT:-120} env M=14336 K=5120 ITERS=200 $G --backend cuda experiments/gemv_variants.lua \
+        --rotate --rounds 1 --kernels $f --order $o --grid "$g" --json "$LOGS/$n.jsonl"
       grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
     done
   done
@@ -599,6 +619,9 @@ xpre)
   ;;
 vkxpre)
   phase_vkxpre
+  ;;
+xpre_geo)
+  phase_xpre_geo
   ;;
 i8ab)
   # an int8 tensor-core kernel (I8=1) against the integer dot in one process per run (docs/kernels/cuda-gemv.md,
