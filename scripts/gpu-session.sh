@@ -164,7 +164,7 @@ phase_vkxpre() {
   # Vulkan q4_k, q5_k, q6_k (its GEMV_IDOT=2), q8_0 and q4_0 with x quantized once per call (GEMV_XPRE=1: a first dispatch, docs/kernels/vulkan-gemv.md,
   # "x quantized once per call") against x quantized per workgroup (GEMV_XPRE=0, sliced past the shared limit): the
   # Vulkan GEMV test first (VKXPRE_TEST=0 skips), then ORDER:ITERS:T runs at 14336 x 5120 rotated, one process each
-  [[ ${VKXPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE" run lua_test_vk_xpre timeout 300 $G tests/lua/test_gemv_vulkan_kquant.lua
+  [[ ${VKXPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE" run lua_test_vk_xpre timeout 300 $G tests/lua/test_gemv_vulkan_xpre.lua
   [[ ${VKXPRE_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_vk_xpre.log"
   for f in ${VKXPRE_FORMATS:-q4_k q5_k q6_k q8_0 q4_0}; do
     local md=1; [[ $f == q6_k ]] && md=2 # q6_k's table mode (both of its modes are layout 1)
@@ -228,6 +228,7 @@ check)
   done
   run lua_test_gemv_vulkan_nv $G --backend vulkan tests/lua/test_gemv_vulkan.lua
   run lua_test_gemv_vulkan_kquant_nv $G --backend vulkan tests/lua/test_gemv_vulkan_kquant.lua
+  run lua_test_gemv_vulkan_xpre_nv $G --backend vulkan tests/lua/test_gemv_vulkan_xpre.lua
   run cli_cuda_fault bash tests/cli/test_cuda_fault.sh $G
   run cli_bad_inputs_nv env GPUBENCH_BACKEND=vulkan bash tests/cli/test_bad_inputs.sh $G
   ;;

@@ -142,5 +142,44 @@ return function(t)
     return widths
   end
 
+  -- x on its blocks' int16 grids (x_i = n_i 2^-e_b, |n_i| <= 32767, one |n_i| = 32767 per
+  -- block, e_b from 4 to 24): the quantization is exact (s_b is 2^-e_b to one rounding),
+  -- so the integer kernel has no x-rounding error and must meet a bound 100 times
+  -- tighter than the GEMV criterion (lavapipe: 5e-8 at worst, as the float kernel).
+  -- An integer dot 8 units off in every sub-block (2e-6 of sum |w x|) fails it and
+  -- passes the oracle tests, whose bound with the x-rounding term is about 1.5e-4.
+  -- fmt's integer kernel (GEMV_XB in xbs, one workgroup) on T rows of x on their blocks'
+  -- int16 grids (random seed; the weights seed + 1) against 1e-6 of sum |w x| per row.
+  function gc.check_int16_grid(dev, fmt, m, k, T, seed, xbs, mode, xpre)
+    local ref = require "gpubench.ref"
+    local rng = math.random
+    math.randomseed(seed)
+    local rows = {}
+    for tk = 1, T do
+      local parts = {}
+      for b = 0, k // 32 - 1 do
+        local e = 4 + (b * 7 + tk) % 21
+        local top = rng(0, 31) -- the element that carries the block's amax
+        for i = 0, 31 do
+          local n = i == top and (rng(0, 1) == 0 and -32767 or 32767) or rng(-32767, 32767)
+          parts[#parts + 1] = string.pack("<f", n * 2.0 ^ -e)
+        end
+      end
+      rows[tk] = table.concat(parts)
+    end
+    local xs = table.concat(rows)
+    local w = ref.random_blocks(fmt, m * k // 256, seed + 1)
+    for _, xb in ipairs(xbs) do
+      local spec = require("gpubench.gemv_vulkan").variant(fmt, { GEMV_IDOT = mode or 1, GEMV_XB = xb, GEMV_TOKENS = T, GEMV_GRID = 1, GEMV_XPRE = xpre })
+      local y, ys = require("gpubench.gemv").run(dev, fmt, w, m, k, xs, T, spec)
+      for tk = 1, T do
+        local yref, absdot = ref.gemv(fmt, w, m, k, rows[tk])
+        local ok, worst, rel, failures = ref.check_rows(ys:sub(4 * m * (tk - 1) + 1, 4 * m * tk), yref, absdot, 1e-6)
+        t.truthy(ok, ("%s XB=%d token %d: %d rows beyond 1e-6 sum |w x|, worst row %d (%.3g), y=%.9g ref=%.9g"):format(
+          fmt, xb, tk, failures, worst, rel, y[m * (tk - 1) + worst], yref[worst]))
+      end
+    end
+  end
+
   return gc
 end

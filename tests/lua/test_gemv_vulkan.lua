@@ -1,7 +1,8 @@
 -- The Vulkan GEMV kernels (kernels/vulkan/gemv_*.comp) against the FP64 oracle,
 -- through lib/gpubench/gemv.lua. Runs on lavapipe in CI, so shapes stay small. The
--- k-quants' integer path and x quantized once per call are in test_gemv_vulkan_kquant.lua
--- (two files, so that each runs within CI's time limit under the sanitizers).
+-- k-quants' integer path is in test_gemv_vulkan_kquant.lua, x quantized once per call in
+-- test_gemv_vulkan_xpre.lua (three files, so that each runs within CI's time limit under the
+-- sanitizers).
 --
 -- Criterion (the GEMV contract): per row |y - y_ref| <= 1e-4 * sum_j |w_ij x_j|.
 

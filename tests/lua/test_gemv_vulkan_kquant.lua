@@ -1,7 +1,7 @@
 -- The integer path of the k-quant Vulkan GEMV kernels (q4_k, q5_k, q6_k: gemv_idot.glsl,
--- gemv_idot_kquant.glsl), the q8_0/q4_0 T-token loop, and x quantized once per call
--- (GEMV_XPRE) against the FP64 oracle; the rest of the Vulkan GEMV tests are in
--- test_gemv_vulkan.lua. Runs on lavapipe in CI, so shapes stay small.
+-- gemv_idot_kquant.glsl) and the q8_0/q4_0 T-token loop against the FP64 oracle; x quantized
+-- once per call (GEMV_XPRE) is in test_gemv_vulkan_xpre.lua, the rest of the Vulkan GEMV
+-- tests in test_gemv_vulkan.lua. Runs on lavapipe in CI, so shapes stay small.
 --
 -- Criterion (the GEMV contract): per row |y - y_ref| <= 1e-4 * sum_j |w_ij x_j|, widened by
 -- the exact x-rounding term for the integer kernels (gemv_bench.x_rounding_term).
@@ -223,138 +223,9 @@ t.test("q4_k integer path: sub-block magnitudes 2^20 apart, zero blocks, zero x,
   end)
 end)
 
--- x on its blocks' int16 grids (x_i = n_i 2^-e_b, |n_i| <= 32767, one |n_i| = 32767 per
--- block, e_b from 4 to 24): the quantization is exact (s_b is 2^-e_b to one rounding),
--- so the integer kernel has no x-rounding error and must meet a bound 100 times
--- tighter than the GEMV criterion (lavapipe: 5e-8 at worst, as the float kernel).
--- An integer dot 8 units off in every sub-block (2e-6 of sum |w x|) fails it and
--- passes the tests above, whose bound with the x-rounding term is about 1.5e-4.
--- fmt's integer kernel (GEMV_XB in xbs, one workgroup) on T rows of x on their blocks'
--- int16 grids (random seed; the weights seed + 1) against 1e-6 of sum |w x| per row.
-local function check_int16_grid(dev, fmt, m, k, T, seed, xbs, mode, xpre)
-  local ref = require "gpubench.ref"
-  local rng = math.random
-  math.randomseed(seed)
-  local rows = {}
-  for tk = 1, T do
-    local parts = {}
-    for b = 0, k // 32 - 1 do
-      local e = 4 + (b * 7 + tk) % 21
-      local top = rng(0, 31) -- the element that carries the block's amax
-      for i = 0, 31 do
-        local n = i == top and (rng(0, 1) == 0 and -32767 or 32767) or rng(-32767, 32767)
-        parts[#parts + 1] = string.pack("<f", n * 2.0 ^ -e)
-      end
-    end
-    rows[tk] = table.concat(parts)
-  end
-  local xs = table.concat(rows)
-  local w = ref.random_blocks(fmt, m * k // 256, seed + 1)
-  for _, xb in ipairs(xbs) do
-    local spec = specs.variant(fmt, { GEMV_IDOT = mode or 1, GEMV_XB = xb, GEMV_TOKENS = T, GEMV_GRID = 1, GEMV_XPRE = xpre })
-    local y, ys = gemv.run(dev, fmt, w, m, k, xs, T, spec)
-    for tk = 1, T do
-      local yref, absdot = ref.gemv(fmt, w, m, k, rows[tk])
-      local ok, worst, rel, failures = ref.check_rows(ys:sub(4 * m * (tk - 1) + 1, 4 * m * tk), yref, absdot, 1e-6)
-      t.truthy(ok, ("%s XB=%d token %d: %d rows beyond 1e-6 sum |w x|, worst row %d (%.3g), y=%.9g ref=%.9g"):format(
-        fmt, xb, tk, failures, worst, rel, y[m * (tk - 1) + worst], yref[worst]))
-    end
-  end
-end
-
 t.test("q4_k integer path: x on the int16 grid, exact to 1e-6 of sum |w x|", function()
   local dev = idot_device()
-  releasing(dev, function() check_int16_grid(dev, "q4_k", 67, 1024, 2, 151, { 32, 8 }) end)
-end)
-
--- ------------------------------------------------------------ x quantized once per call
--- GEMV_XPRE=1 (q4_k, q5_k, q6_k, q8_0, q4_0): a first dispatch (kernels/vulkan/gemv_idot_xprep.comp)
--- quantizes x into a workspace the integer loops read in x's place (docs/kernels/vulkan-gemv.md,
--- "x quantized once per call").
-t.test("GEMV_XPRE=1: the spec, its first dispatch and workspace bytes, and the errors", function()
-  for _, fmt in ipairs { "q4_k", "q5_k", "q6_k", "q8_0", "q4_0" } do
-    local s = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_TOKENS = 3 })
-    t.eq(s.defines.GEMV_XPRE, 1, fmt)
-    t.eq(s.max_k, nil, fmt .. ": no k limit, x is not in shared memory")
-    t.eq(s.shared_bytes, 4 * 256 * s.defines.GEMV_NR, fmt .. ": the reduction array only")
-    local p = s.prep
-    t.eq({ p.spec.file, p.spec.entry, p.spec.block[1], p.spec.defines.GEMV_TOKENS },
-      { "kernels/vulkan/gemv_idot_xprep.comp", "main", 256, 3 }, fmt)
-    t.eq(p.grid(5120), { 15, 1, 1 }, fmt .. ": 160 blocks x 3 rows x 8 invocations")
-    t.eq(p.bytes(5120), 80 * 3 * 160, fmt)
-    t.truthy(specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_TOKENS = 3, GEMV_NR = 2 }).prep.spec == p.spec,
-      fmt .. ": one prep spec per T (the kernel cache's key)")
-    t.eq(specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 3 }).defines.GEMV_XPRE, nil,
-      fmt .. ": GEMV_XPRE=0 is not passed")
-    if fmt == "q8_0" or fmt == "q4_0" then
-      t.errors(function() specs.variant(fmt, { GEMV_IDOT = 2, GEMV_XPRE = 1 }) end,
-        ("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's in layout 1: it needs GEMV_IDOT=1"):format(fmt), true)
-    end
-    t.eq(specs.variant_defines(fmt).GEMV_XPRE, 0, fmt)
-    t.errors(function() specs.variant(fmt, { GEMV_XPRE = 1 }) end,
-      ("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's in layout 1: it needs GEMV_IDOT=%s"):format(fmt,
-        fmt == "q6_k" and "1 or 2" or "1"), true)
-    t.errors(function() specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 2 }) end,
-      "gemv_vulkan.variant: GEMV_XPRE=2 is not 0 or 1", true)
-  end
-  -- q6_k's two modes are both layout 1; GEMV_XB is not read with the records (one kernel whatever it says)
-  local q6 = specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 64, GEMV_XPRE = 1, GEMV_TOKENS = 8 })
-  t.eq(q6.defines, { GEMV_T = 8, GEMV_NR = 4, GEMV_TOKENS = 8, GEMV_IDOT = 2, GEMV_XB = 8, GEMV_XPRE = 1 })
-  t.truthy(specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XPRE = 1, GEMV_TOKENS = 8 }) == q6, "one table whatever GEMV_XB")
-  t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 12, GEMV_XPRE = 1 }) end,
-    "GEMV_IDOT=2 needs GEMV_XB >= 1 and a multiple of 8", true)
-  t.errors(function() specs.variant("f16", { GEMV_XPRE = 1 }) end, "gemv_vulkan.variant: f16 has no define GEMV_XPRE", true)
-end)
-
--- T = 1, 3 and 8 (one token, an odd count, the most), k past the device's shared-memory
--- limit for x (what slices x without XPRE) and a k of one super-block, ragged m; then
--- workgroups over several row tiles through every reduction path, for one kernel of each
--- loop (q4_k: gemv_idot_kquant.glsl; q8_0: gemv_idot_blocks.glsl). Each (format, T) is a
--- shader compile: the T between are the same loop unrolled (and CI's sanitizer build runs
--- this file within its time limit).
-t.test("GEMV_XPRE=1: q4_k, q5_k, q6_k (both modes), q8_0, q4_0 at T = 1, 3, 8, k past the shared limit, ragged m, every reduction path", function()
-  local dev = idot_device()
-  releasing(dev, function()
-    for i, fmt in ipairs { "q4_k", "q5_k", "q8_0", "q4_0", "q6_k", "q6_k:1" } do
-      local mode = fmt == "q6_k" and 2 or 1
-      fmt = fmt:match("^[^:]+")
-      for _, T in ipairs { 1, 3, 8 } do
-        local v = specs.variant(fmt, { GEMV_IDOT = mode, GEMV_XPRE = 1, GEMV_TOKENS = T })
-        local past = specs.idot_max_k(fmt, dev.max_shared_bytes, mode, T) + 256
-        gc.check_tokens(dev, fmt, 37 + 30 * T, past, T, 500 + 20 * i + T, v)
-        gc.check_tokens(dev, fmt, 5, 256, T, 540 + 20 * i + T, v)
-      end
-      if fmt == "q4_k" or fmt == "q8_0" then
-        for _, lanes in ipairs(gc.lane_widths(dev.subgroup_size)) do
-          local v = specs.variant(fmt, { GEMV_T = lanes, GEMV_NR = 3, GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_TOKENS = 3,
-                                         GEMV_GRID = 3 })
-          gc.check_tokens(dev, fmt, 300, 1024, 3, 590 + lanes, v)
-        end
-      end
-    end
-  end)
-end)
-
-t.test("q4_k and q5_k at T = 8: x quantized once per call (GEMV_XPRE=1) at each format's geometry, any k", function()
-  for fmt, g in pairs { q4_k = { 16, 8 }, q5_k = { 8, 4 } } do
-    for _, k in ipairs { 2048, 5120, 40960 } do
-      local s, what = gemv.spec_for(fake(), fmt, 14336, k, 8), ("%s T=8 k=%d"):format(fmt, k)
-      t.eq(s.defines, { GEMV_T = g[1], GEMV_NR = g[2], GEMV_TOKENS = 8, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_XPRE = 1 }, what)
-      t.eq({ s.max_k, s.grid_cap, s.shared_bytes, s.prep.bytes(k) }, { nil, 0, 1024 * g[2], 80 * 8 * (k // 32) }, what)
-      t.eq(gemv.grid(s, 14336, k), { 14336 // (256 // g[1] * g[2]), 1, 1 }, what .. ": one workgroup per tile")
-    end
-    t.truthy(gemv.spec_for(fake { integer_dot_product = false }, fmt, 300, 1024, 8) == gemv.spec("vulkan", fmt, 8),
-      fmt .. ": no integerDotProduct, the float kernel")
-  end
-end)
-
-t.test("GEMV_XPRE=1: x on the int16 grid, exact to 1e-6 of sum |w x| (q4_k, q5_k, q6_k)", function()
-  local dev = idot_device()
-  releasing(dev, function()
-    check_int16_grid(dev, "q4_k", 67, 1024, 3, 161, { 8 }, 1, 1)
-    check_int16_grid(dev, "q5_k", 45, 1280, 2, 171, { 8 }, 1, 1)
-    check_int16_grid(dev, "q6_k", 29, 1280, 3, 181, { 8 }, 2, 1) -- the halves' sums from the records
-  end)
+  releasing(dev, function() gc.check_int16_grid(dev, "q4_k", 67, 1024, 2, 151, { 32, 8 }) end)
 end)
 
 -- ------------------------------------------------------------ q5_k's integer path
@@ -470,7 +341,7 @@ t.test("q6_k integer path: T = 1, 2, 3, 8, x whole and in slices, ragged m, exac
     -- T = 1, 2, 3, 8: the single-token loop, the first multi-token ones, the largest (the
     -- kernel's T loop is q5_k's shape; the sanitizer build's time is the limit)
     check_kquant_every_t(dev, "q6_k", 700, { 1, 2, 3, 8 })
-    check_int16_grid(dev, "q6_k", 45, 1280, 2, 761, { 40, 8 })
+    gc.check_int16_grid(dev, "q6_k", 45, 1280, 2, 761, { 40, 8 })
   end)
 end)
 
@@ -478,7 +349,7 @@ t.test("q6_k integer path, GEMV_IDOT=2 (codes q, the -32 per half through x's su
   local dev = idot_device()
   releasing(dev, function()
     check_kquant_every_t(dev, "q6_k", 800, { 1, 2, 8 }, 2)
-    check_int16_grid(dev, "q6_k", 45, 1280, 2, 861, { 40, 8 }, 2)
+    gc.check_int16_grid(dev, "q6_k", 45, 1280, 2, 861, { 40, 8 }, 2)
     -- T = 3 at its own geometry (16 lanes a row, 8 rows a lane group: 128-row tiles), over two tiles
     local few = specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 48, GEMV_TOKENS = 3, GEMV_T = 16, GEMV_NR = 8 })
     gc.check_tokens(dev, "q6_k", 150, 1280, 3, 871, few)
