@@ -33,14 +33,19 @@ local k <close> = kernels.load(dev, "empty")
 local out <close> = dev:buffer(16)
 local t <close> = dev:timer()
 
-local function probe(name, count, opts)
-  local b <close> = dev:batch { count = count, graph = true, { k, 1, 1, out, 0 } }
-  for _ = 1, 3 do b:cold_sample(t, opts) end -- warm-up, as bench.fixed_cost
+-- 3 warm-up samples (as bench.fixed_cost), then `samples` of sample() in us: prints and returns the median.
+local function measure(name, sample)
+  for _ = 1, 3 do sample() end
   local us = {}
-  for i = 1, samples do us[i] = 1000 * (b:cold_sample(t, opts)) end
+  for i = 1, samples do us[i] = sample() end
   table.sort(us)
   print(("%-16s %8.2f us median  %8.2f min  %8.2f max"):format(name, stats.median(us), us[1], us[#us]))
   return stats.median(us)
+end
+
+local function probe(name, count, opts)
+  local b <close> = dev:batch { count = count, graph = true, { k, 1, 1, out, 0 } }
+  return measure(name, function() return 1000 * b:cold_sample(t, opts) end)
 end
 
 print(("fixed cost of a cold sample on %s (%s), median of %d samples"):format(dev.name, dev.backend, samples))
@@ -54,19 +59,13 @@ print(("one more launch inside the interval: %.2f us (2 - 1), %.2f us ((4 - 1) /
   (four - one) / 3))
 
 local function direct(name, count)
-  local function sample()
+  return measure(name, function()
     dev:flush_l2()
     t:start()
     for _ = 1, count do k:launch(1, 1, out, 0) end
     t:stop()
     return 1000 * t:ms()
-  end
-  for _ = 1, 3 do sample() end
-  local us = {}
-  for i = 1, samples do us[i] = sample() end
-  table.sort(us)
-  print(("%-16s %8.2f us median  %8.2f min  %8.2f max"):format(name, stats.median(us), us[1], us[#us]))
-  return stats.median(us)
+  end)
 end
 local d1 = direct("direct=1", 1)
 local d2 = direct("direct=2", 2)

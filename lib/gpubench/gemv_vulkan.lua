@@ -259,6 +259,7 @@ local SHAPE_SHARED_BYTES = 49152
 local idot_specs = {}
 local function idot_spec(fmt, mode, t, nr, xb, cap, tokens, xpre)
   tokens, xpre = tokens or 1, xpre or 0
+  if xpre == 1 then xb = IDOT_XB_MULTIPLE[fmt] or 1 end -- not read: one kernel whatever GEMV_XB said
   local key = ("%s:%d:%d:%d:%d:%d:%d:%d"):format(fmt, mode, t, nr, xb, cap, tokens, xpre)
   local s = idot_specs[key]
   if not s then
@@ -294,7 +295,7 @@ function M.for_device(dev, fmt, m, k, tokens)
   if type(k) ~= "number" then return nil end
   local xp = XPRE_RULES[fmt]
   if xp and tokens >= xp.min_tokens then
-    return idot_spec(fmt, 1, xp.geometry[1], xp.geometry[2], IDOT_XB_MULTIPLE[fmt] or 1, 0, tokens, 1)
+    return idot_spec(fmt, 1, xp.geometry[1], xp.geometry[2], nil, 0, tokens, 1)
   end
   local multi = IDOT_TOKENS[fmt] == "multi" and tokens > 1
   local g = M.idot_geometry(fmt, m, tokens)
@@ -442,7 +443,6 @@ function M.variant(fmt, changes)
         .. "(gemv_vulkan.shape_changes gives it for a k)"):format(idot,
         step > 1 and (" and a multiple of %d"):format(step) or ""), 2)
     end
-    if xpre == 1 then xb = step end -- not read: one kernel (and for_device's) whatever GEMV_XB said
     return idot_spec(fmt, idot, t, nr, xb, cap, tokens, xpre)
   end
   if (xb and xb ~= 0) or cap ~= 0 then
