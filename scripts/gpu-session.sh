@@ -58,6 +58,7 @@
 #   scripts/gpu-session.sh fixed       # the cold sample's fixed cost taken apart on both backends (tools/fixed_cost_probe.lua), then the Vulkan suite (FIXED_SUITE=0 skips)
 #   scripts/gpu-session.sh gemv_next   # the fixed-cost probes (no suite), then xpre (q4_k, q8_0), vkxpre (q4_k, q4_0) at T = 8 both orders and vkswiglu_out at 13824x5120, in one call
 #   scripts/gpu-session.sh xpre        # x quantized once per call (XPRE=1) against per block, every int8 format at T = 8 (both orders) and 4 (XPRE_FORMATS, XPRE_RUNS, XPRE_FLAGS)
+#   scripts/gpu-session.sh xfrag       # x's digits in the mma's fragment order (XPRE=2) against the shared layout (XPRE=1), every int8 format at T = 8 (both orders) and 4; ncu of one call (XFRAG_NCU)
 #   scripts/gpu-session.sh xpre_geo    # XPRE=1 geometries past the first A/B's (8 slices, 16 warps) at T = XPRE_GEO_T (8), both orders, beside the table's kernel
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
@@ -122,7 +123,7 @@ phase_xpre() {
   [[ ${XPRE_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1" run lua_test_gemv_xpre timeout 300 $G tests/lua/test_gemv_cuda_i8.lua
   [[ ${XPRE_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_gemv_xpre.log"
   # XPRE_SAN=1: memcheck over the same test (the workspace's pad is read by warps without a chunk)
-  [[ ${XPRE_SAN:-0} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1 int8 kernels match" run san_memcheck_xpre \
+  [[ ${XPRE_SAN:-0} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1 and 2 int8 kernels match" run san_memcheck_xpre \
     timeout ${SAN_LIMIT:-240} "$SAN" --tool memcheck --report-api-errors no --error-exitcode 9 $G tests/lua/test_gemv_cuda_i8.lua
   [[ ${XPRE_SAN:-0} == 1 ]] && tail -3 "$LOGS/san_memcheck_xpre.log"
   for f in ${XPRE_FORMATS:-q4_k q5_k q6_k q8_0 q4_0}; do
@@ -138,6 +139,40 @@ phase_xpre() {
         --rotate --rounds 1 --kernels $f --order $o ${XPRE_FLAGS:-} --grid "$g" --json "$LOGS/$n.jsonl"
       grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
     done
+  done
+}
+
+phase_xfrag() {
+  # x's digits in the mma's fragment order (XPRE=2: one 16-byte load a lane per run, docs/kernels/cuda-gemv.md,
+  # "x in fragment order") against the shared layout in global memory (XPRE=1) at the same geometries: the oracle
+  # test first (XFRAG_TEST=0 skips), then ORDER:ITERS:T runs at 14336 x 5120 rotated, one process per run and format,
+  # the table's other kernels beside (I8=0; TC=1 for q8_0/q4_0); then ncu of XFRAG_NCU cells (FORMAT:DEFINES)
+  [[ ${XFRAG_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1 and 2 int8 kernels match" run lua_test_gemv_xfrag \
+    timeout 300 $G tests/lua/test_gemv_cuda_i8.lua
+  [[ ${XFRAG_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_gemv_xfrag.log"
+  for f in ${XFRAG_FORMATS:-q4_k q5_k q6_k q8_0 q4_0}; do
+    for oit in ${XFRAG_RUNS:-forward:200:8 reverse:200:8 forward:200:4}; do
+      IFS=: read -r o it tk <<< "$oit"
+      g="GEMV_TOKENS=$tk;I8=1;XPRE=1,2;WARPS=4;KSPLIT=2|GEMV_TOKENS=$tk;I8=1;XPRE=1,2;WARPS=8;KSPLIT=4"
+      g="$g|GEMV_TOKENS=$tk;I8=1;XPRE=1,2;WARPS=4;KSPLIT=4|GEMV_TOKENS=$tk;I8=1;XPRE=2;WARPS=4;KSPLIT=2;PREFETCH=1"
+      g="$g|GEMV_TOKENS=$tk;I8=1;XPRE=2;WARPS=2;KSPLIT=4,8|GEMV_TOKENS=$tk;I8=0"
+      [[ $f == q8_0 || $f == q4_0 ]] && g="$g|GEMV_TOKENS=$tk;TC=1"
+      n="xfrag_${f}_${o}_${it}_T$tk"
+      run "$n" timeout ${XFRAG_LIMIT:-120} env M=14336 K=5120 ITERS=$it $G --backend cuda experiments/gemv_variants.lua \
+        --rotate --rounds 1 --kernels $f --order $o ${XFRAG_FLAGS:-} --grid "$g" --json "$LOGS/$n.jsonl"
+      grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
+    done
+  done
+  S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy
+     --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis --section SourceCounters"
+  for cell in ${XFRAG_NCU-q4_k:GEMV_TOKENS=8;I8=1;XPRE=2;WARPS=8;KSPLIT=4}; do
+    IFS=: read -r f d <<< "$cell"
+    n="ncu_xfrag_${f}_${d//[=;]/_}"
+    run "$n" timeout 120 "$NCU" --cache-control none --clock-control none $S --profile-from-start off \
+      env M=14336 K=5120 $G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --kernels $f --grid "$d" \
+      --profile "$f ${d//;/ }"
+    grep -E 'gemv_|Duration|DRAM Throughput|L1/TEX Cache Throughput|SM Active Cycles|Elapsed Cycles|Issue Slots Busy|No Eligible|Registers Per' \
+      "$LOGS/$n.log" | head -30
   done
 }
 
@@ -623,6 +658,9 @@ vkxpre)
   ;;
 xpre_geo)
   phase_xpre_geo
+  ;;
+xfrag)
+  phase_xfrag
   ;;
 i8ab)
   # an int8 tensor-core kernel (I8=1) against the integer dot in one process per run (docs/kernels/cuda-gemv.md,

@@ -102,10 +102,9 @@ struct GbI8Q4_0 {
 // 2 rows of x (the C fragment: rows g, g + 8, columns 2t, 2t + 1).
 template <class Fm>
 struct GbI8B32 : Fm {
-    template <int T, class Ctx>
+    template <int T, class Ctx, class X>
     GB_HD static void step(Ctx& ctx, const typename Fm::Raw* cur, const bool* go, const gb_u32* r0, gb_u32 m,
-                           const gb_u32* g, const gb_u32* tq, const gb_u32* sl, const GbI8Smem<T, typename Fm::S>* xs,
-                           float (*acc)[4])
+                           const gb_u32* g, const gb_u32* tq, const gb_u32* sl, const X* xs, float (*acc)[4])
     {
         enum { NT = Ctx::NT };
         bool live[NT]; // zero A for a warp past m (its loads are the last row's)
@@ -113,6 +112,7 @@ struct GbI8B32 : Fm {
         #pragma unroll
         for (int j = 0; j < 8; j++) {
             gb_u32 A[NT][4], Bh[NT][2], Bl[NT][2];
+            GbI8Bx<typename Fm::S> bx[NT];
             int Ch[NT][4], Cl[NT][4], C0[NT][4];
             GB_I8_EACH
             {
@@ -121,16 +121,11 @@ struct GbI8B32 : Fm {
                 Fm::codes(cur[q], 1, j, b0, b2);
                 A[q][0] = live[q] ? a0 : 0, A[q][1] = live[q] ? b0 : 0;
                 A[q][2] = live[q] ? a2 : 0, A[q][3] = live[q] ? b2 : 0;
-                const bool has = g[q] < (gb_u32)T;
-                const gb_u32 o = 32u * j + 8u * tq[q], r = has ? g[q] : 0;
-                const GbI8Smem<T, typename Fm::S>& d = xs[sl[q]];
-                const uint2 vh = ctx.ld8s(&d.xh[r][o]), vl = ctx.ld8s(&d.xl[r][o]);
-                Bh[q][0] = has ? vh.x : 0, Bh[q][1] = has ? vh.y : 0;
-                Bl[q][0] = has ? vl.x : 0, Bl[q][1] = has ? vl.y : 0;
+                gb_i8_bx<T>(ctx, xs[sl[q]], j, g[q], tq[q], bx[q]);
+                Bh[q][0] = bx[q].h[0], Bh[q][1] = bx[q].h[1], Bl[q][0] = bx[q].l[0], Bl[q][1] = bx[q].l[1];
                 if ((int)Fm::SX == (int)GB_I8_SX_OFF8) { // -8 sum(x') of the C columns' rows of x (any value past T)
-                    const gb_u32 t0 = 2u * tq[q], t1 = t0 + 1;
-                    C0[q][0] = C0[q][2] = t0 < (gb_u32)T ? (int)d.sx[t0][j] : 0;
-                    C0[q][1] = C0[q][3] = t1 < (gb_u32)T ? (int)d.sx[t1][j] : 0;
+                    C0[q][0] = C0[q][2] = (int)bx[q].sx[0];
+                    C0[q][1] = C0[q][3] = (int)bx[q].sx[1];
                 }
             }
             ctx.mma_s8(Ch, A, Bh);
@@ -139,14 +134,13 @@ struct GbI8B32 : Fm {
             GB_I8_EACH
             {
                 if (!go[q]) continue;
-                const GbI8Smem<T, typename Fm::S>& d = xs[sl[q]];
                 const float da = gb_half_to_float(Fm::dbits(cur[q], 0, j)), db = gb_half_to_float(Fm::dbits(cur[q], 1, j));
                 #pragma unroll
                 for (int i = 0; i < 4; i++) {
                     const gb_u32 t = 2u * tq[q] + (i & 1);
                     if (t >= (gb_u32)T) continue;
                     const float v = (float)(256 * Ch[q][i] + Cl[q][i]);
-                    acc[q][i] = fmaf((i < 2 ? da : db) * d.dx[t][j], v, acc[q][i]);
+                    acc[q][i] = fmaf((i < 2 ? da : db) * bx[q].dx[i & 1], v, acc[q][i]);
                 }
             }
         }

@@ -22,10 +22,10 @@
 // memory (one thread per (slice, row of x, run)), then each warp runs its
 // slice's chunk (the format's step: 8 runs x 2 mmas and the epilogue): two
 // barriers per step; at the end slices 1.. leave their sums in the digits'
-// shared memory and slice 0 adds them. XP = 1 (the kernels' XPRE=1): a first
-// launch (gemv_i8_xprep.cu) quantizes x once per call into global memory in
-// the same layout, and the blocks read it there: no quantization and no
-// barrier in the loop. Every per-thread value is an array
+// shared memory and slice 0 adds them. XP = 1, 2 (the kernels' XPRE): a first
+// launch (gemv_i8_xprep.cu) quantizes x once per call into global memory, in
+// the shared layout (1) or the mma's fragment order (2, GbI8Frag), and the
+// blocks read it there: no quantization and no barrier in the loop. Every per-thread value is an array
 // over Ctx::NT threads: NT = 1 on the GPU, a whole block in the host
 // emulation (tests/cuda_host/gemv_i8_emulate.cu), where each phase runs for
 // every thread before the next, which is what the barriers enforce here.
@@ -148,7 +148,7 @@ GB_HD void gb_i8_quantize(const float* x, gb_u32 k, gb_u32 sb, gb_u32 t, gb_u32 
 }
 
 // A block's shared memory: the digits of KS chunks (one per k slice), and
-// after the last chunk the slices' partial sums in the same bytes. With XP = 1
+// after the last chunk the slices' partial sums in the same bytes. With XP = 1, 2
 // (x's digits quantized once per call into global memory, below) only the sums.
 template <int T, int NW, int KS, class S = float, int XP = 0>
 struct alignas(16) GbI8Block {
@@ -161,18 +161,38 @@ template <int T, int NW, int KS, class S>
 struct alignas(16) GbI8Block<T, NW, KS, S, 1> {
     float red[KS > 1 ? KS - 1 : 1][NW][32][4];
 };
+template <int T, int NW, int KS, class S>
+struct alignas(16) GbI8Block<T, NW, KS, S, 2> : GbI8Block<T, NW, KS, S, 1> {
+};
 
-// x's digits quantized once per call (XP = 1): the prepass (gemv_i8_xprep.cu)
-// writes chunk sb's GbI8Smem, the shared layout, at chunk sb of a workspace
-// of gb_i8_xq_chunks(k, KS) chunks. The chunks past k / 256 pad it to whole
-// steps: a warp whose chunk is missing still loads its B (and multiplies it by
-// a zero A, discarding the sum), so those loads stay inside the workspace.
+// x's digits quantized once per call by the prepass (gemv_i8_xprep.cu), into
+// a workspace of gb_i8_xq_chunks(k, KS) chunks: in the shared layout (XP = 1,
+// GbI8Smem, gb_i8_xprep_unit), or (XP = 2) in the mma's fragment order, so
+// that a warp's B registers of a run are one 16-byte load a lane, 512
+// contiguous bytes (4 L1 wavefronts; the shared layout's rows of x 288 bytes
+// apart cost 8 per 8-byte load: ncu found the XP = 1 kernels L1-bound,
+// docs/kernels/cuda-gemv.md, "x in fragment order").
+// Chunk sb (256 columns) is a GbI8Frag: b[j][4 g + t] = lane (g, t)'s digits of
+// run j (row of x g, its 8 k slots: h in two words, l in two), s[j][t] = dx of
+// rows 2t and 2t + 1 of x, then their sums (SX, S's bits). Rows past T are
+// never written: the blocks do not load them (B) or discard them (s). The
+// workspace holds gb_i8_xq_chunks(k, KS) chunks; the chunks past k / 256 pad
+// it to whole steps: a warp whose chunk is missing still loads its B (and
+// multiplies it by a zero A, discarding the sum), so those loads stay inside.
+template <class S>
+struct alignas(16) GbI8Frag {
+    uint4 b[8][32];
+    uint4 s[8][4];
+};
+// lib/gpubench/gemv_cuda.lua sizes XPRE=1's workspace at 4608 bytes a chunk.
+static_assert(sizeof(GbI8Frag<float>) == 4608 && sizeof(GbI8Frag<int>) == 4608, "a chunk in fragment order is 4608 bytes");
+
 GB_HD gb_u32 gb_i8_xq_chunks(gb_u32 k, gb_u32 ks)
 {
     return (k / 256 + ks - 1) / ks * ks;
 }
 
-// Unit u of the prepass's nsb * 8 * T: chunk u / 8T, row of x (u % 8T) / 8,
+// Unit u of the XP = 1 prepass's nsb * 8 * T: chunk u / 8T, row of x (u % 8T) / 8,
 // run u % 8 (the unit order of gb_i8_block's own quantization).
 template <int T, int SX, int PERM, class S>
 GB_HD void gb_i8_xprep_unit(const float* x, gb_u32 k, gb_u32 u, GbI8Smem<T, S>* xq)
@@ -181,6 +201,111 @@ GB_HD void gb_i8_xprep_unit(const float* x, gb_u32 k, gb_u32 u, GbI8Smem<T, S>* 
     gb_i8_quantize<T, SX, PERM>(x, k, sb, r >> 3, r & 7, xq[sb]);
 }
 
+GB_HD gb_u32 gb_i8_sbits(float v) { return gb_bits(v); }
+GB_HD gb_u32 gb_i8_sbits(int v) { return (gb_u32)v; }
+GB_HD void gb_i8_sfrom(gb_u32 u, float& v) { v = gb_as_float(u); }
+GB_HD void gb_i8_sfrom(gb_u32 u, int& v) { v = (int)u; }
+
+// Unit u of the XP = 2 prepass's nsb * 8 * T * 4: chunk sb, run j, row of x t and
+// lane quarter q (u = ((sb 8 + j) T + t) 4 + q, so that consecutive threads
+// write consecutive lanes' 16 bytes): the run's dx (and SX) from its 32
+// values, the digits of the lane's 8 k slots (the format's column groups, as
+// gb_i8_xpos places them: PERM = 0 columns 8q .. 8q + 7, PERM = 1 4q .. 4q + 3
+// and 16 + 4q ..), q = 0 also s[j][t / 2]'s two words of row t.
+template <int T, int SX, int PERM, class S>
+GB_HD void gb_i8_xfrag_unit(const float* x, gb_u32 k, gb_u32 u, GbI8Frag<S>* xq)
+{
+    const gb_u32 qq = u & 3, t = (u >> 2) % T, j = (u / (4 * T)) & 7, sb = u / (32 * T);
+    const float4* v4 = reinterpret_cast<const float4*>(x + (gb_u64)t * k + 256u * sb + 32u * j);
+    float v[32];
+    #pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const float4 f = v4[i];
+        v[4 * i] = f.x, v[4 * i + 1] = f.y, v[4 * i + 2] = f.z, v[4 * i + 3] = f.w;
+    }
+    float mx = 0.0f, sum = 0.0f;
+    #pragma unroll
+    for (int i = 0; i < 32; i++) {
+        mx = fmaxf(mx, fabsf(v[i]));
+        if (SX == GB_I8_SX_FLOAT) sum += v[i];
+    }
+    const float inv = mx > 0.0f ? gb_i8_scale(mx) : 0.0f;
+    gb_u32 hw[2], lw[2];
+    #pragma unroll
+    for (int e = 0; e < 2; e++) {
+        const gb_u32 w = PERM ? qq + 4u * e : 2u * qq + e;
+        int qv[4];
+        #pragma unroll
+        for (int b = 0; b < 4; b++) qv[b] = gb_i8_round(v[4 * w + b] * inv);
+        gb_i8_pack(qv, hw[e], lw[e]);
+    }
+    xq[sb].b[j][4 * t + qq] = make_uint4(hw[0], hw[1], lw[0], lw[1]);
+    if (qq == 0) {
+        S sx = 0;
+        if (SX == GB_I8_SX_FLOAT) sx = (S)sum;
+        if (SX == GB_I8_SX_OFF8) {
+            int isum = 0;
+            #pragma unroll
+            for (int i = 0; i < 32; i++) isum += gb_i8_round(v[i] * inv);
+            sx = (S)(-8 * isum);
+        }
+        gb_u32* s = reinterpret_cast<gb_u32*>(&xq[sb].s[j][t >> 1]);
+        s[t & 1] = gb_bits(mx * (1.0f / ((float)GB_I8_QMAX * (1.0f - 0x1p-20f))));
+        s[2 + (t & 1)] = gb_i8_sbits(sx);
+    }
+}
+
+// What a lane's mmas of run j take from x: its B digits (row of x g, zero past
+// T) and dx and the format's sum of rows 2t and 2t + 1 of x (zero past T from
+// the shared layout; unspecified from the fragment one, whose results there
+// are discarded).
+template <class S>
+struct GbI8Bx {
+    gb_u32 h[2], l[2];
+    float dx[2];
+    S sx[2];
+};
+
+// from the shared layout (the block's own digits, XP = 0, or the XP = 1 workspace's)
+template <int T, class Ctx, class S>
+GB_HD void gb_i8_bx(Ctx& ctx, const GbI8Smem<T, S>& d, int j, gb_u32 g, gb_u32 tq, GbI8Bx<S>& b)
+{
+    const bool has = g < (gb_u32)T;
+    const gb_u32 o = 32u * j + 8u * tq, r = has ? g : 0;
+    const uint2 vh = ctx.ld8s(&d.xh[r][o]), vl = ctx.ld8s(&d.xl[r][o]);
+    b.h[0] = has ? vh.x : 0, b.h[1] = has ? vh.y : 0;
+    b.l[0] = has ? vl.x : 0, b.l[1] = has ? vl.y : 0;
+    #pragma unroll
+    for (int e = 0; e < 2; e++) {
+        const gb_u32 t = 2u * tq + e;
+        b.dx[e] = t < (gb_u32)T ? d.dx[t][j] : 0.0f;
+        b.sx[e] = t < (gb_u32)T ? d.sx[t][j] : (S)0;
+    }
+}
+
+// from the prepass's fragment order (XP = 2): two 16-byte loads
+template <int T, class Ctx, class S>
+GB_HD void gb_i8_bx(Ctx& ctx, const GbI8Frag<S>& d, int j, gb_u32 g, gb_u32 tq, GbI8Bx<S>& b)
+{
+    const bool has = g < (gb_u32)T;
+    const uint4 v = has ? ctx.ldx16(&d.b[j][4 * g + tq]) : make_uint4(0, 0, 0, 0);
+    const uint4 s = ctx.ldx16(&d.s[j][tq]);
+    b.h[0] = v.x, b.h[1] = v.y, b.l[0] = v.z, b.l[1] = v.w;
+    b.dx[0] = gb_as_float(s.x), b.dx[1] = gb_as_float(s.y);
+    gb_i8_sfrom(s.z, b.sx[0]), gb_i8_sfrom(s.w, b.sx[1]);
+}
+
+// Where gb_i8_block's steps read x: the shared layout (the block's own
+// digits, XP = 0, or the prepass's, XP = 1) or the fragment order (XP = 2).
+template <int XP, int T, class S>
+struct GbI8XSource {
+    typedef GbI8Smem<T, S> type;
+};
+template <int T, class S>
+struct GbI8XSource<2, T, S> {
+    typedef GbI8Frag<S> type;
+};
+
 // Block blk: NW row warps x KS k slices (warp w: rows of w % NW, slice w / NW)
 // of a format F (F::BPC bytes per row per chunk of 256 columns; F::Raw a
 // lane's loads of one chunk of its rows g and g + 8, F::load issues them,
@@ -188,8 +313,8 @@ GB_HD void gb_i8_xprep_unit(const float* x, gb_u32 k, gb_u32 u, GbI8Smem<T, S>* 
 // i KS + KS - 1, one per slice: the block quantizes their x digits, each warp
 // runs its own; the slices' sums meet in shared memory at the end. A step's
 // weights are loaded before its quantization (PF = 0), or during the
-// previous step's mmas (PF = 1). XP = 1: x is not the f32 rows but the
-// digits the prepass wrote (gb_i8_xq_chunks chunks of GbI8Smem): no
+// previous step's mmas (PF = 1). XP = 1, 2: x is not the f32 rows but the
+// digits the prepass wrote (gb_i8_xq_chunks chunks of GbI8XSource): no
 // quantization and no barrier in the loop, each warp streams on its own.
 // ctx.wait_inputs() comes after the first weights' loads, before x is read:
 // under launch overlap the wait for the launch before (the prepass).
@@ -200,8 +325,9 @@ GB_HD void gb_i8_block(Ctx& ctx, const unsigned char* W, const void* xin, float*
     static_assert(T >= 1 && T <= 8, "GEMV_TOKENS must be 1..8: the mma has 8 columns");
     enum { NT = Ctx::NT, UNITS = 8 * T * KS, THREADS = 32 * NW * KS };
     typedef GbI8Smem<T, typename F::S> D;
+    typedef typename GbI8XSource<XP, T, typename F::S>::type X; // where the steps read x
     const float* x = static_cast<const float*>(xin);
-    const D* xq = static_cast<const D*>(xin);
+    const X* xq = static_cast<const X*>(xin);
     const gb_u32 nsb = k / 256, row_bytes = nsb * F::BPC, steps = (nsb + KS - 1) / KS;
     gb_u32 g[NT], tq[NT], r0[NT], sl[NT], rw[NT];
     const unsigned char *pa[NT], *pb[NT]; // rows g and g + 8 (the last row where those are past m)
@@ -221,7 +347,7 @@ GB_HD void gb_i8_block(Ctx& ctx, const unsigned char* W, const void* xin, float*
     }
     ctx.wait_inputs();
     for (gb_u32 st = 0; st < steps; st++) {
-        const D* xs;
+        const X* xs;
         if constexpr (XP) {
             xs = xq + st * KS;
         } else {
@@ -285,6 +411,7 @@ struct GbI8DevCtx {
     __device__ __forceinline__ gb_u32 ld4(const unsigned char* p) { return __ldg(reinterpret_cast<const unsigned*>(p)); }
     __device__ __forceinline__ gb_u32 ld2(const unsigned char* p) { return __ldg(reinterpret_cast<const unsigned short*>(p)); }
     __device__ __forceinline__ uint2 ld8s(const signed char* p) { return *reinterpret_cast<const uint2*>(p); }
+    __device__ __forceinline__ uint4 ldx16(const uint4* p) { return __ldg(p); }
     __device__ __forceinline__ void mma_s8(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2])
     {
         asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "

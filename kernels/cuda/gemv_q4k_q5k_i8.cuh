@@ -63,9 +63,9 @@ struct GbI8QK {
             r.va[c] = ctx.ld8(a + CODES + 32 * c + 8 * tq), r.vb[c] = ctx.ld8(b + CODES + 32 * c + 8 * tq);
         if (Q5) r.ha = ctx.ld8(a + 16 + 8 * tq), r.hb = ctx.ld8(b + 16 + 8 * tq);
     }
-    template <int T, class Ctx>
+    template <int T, class Ctx, class X>
     GB_HD static void step(Ctx& ctx, const Raw* cur, const bool* go, const gb_u32* r0, gb_u32 m, const gb_u32* g,
-                           const gb_u32* tq, const gb_u32* sl, const GbI8Smem<T>* xs, float (*acc)[4])
+                           const gb_u32* tq, const gb_u32* sl, const X* xs, float (*acc)[4])
     {
         enum { NT = Ctx::NT };
         // the scales of the lane's two rows and its code words (zero for a warp past m or a missing super-block)
@@ -99,6 +99,7 @@ struct GbI8QK {
             for (int h = 0; h < 2; h++) {
                 const int j = 2 * c + h;
                 gb_u32 A[NT][4], Bh[NT][2], Bl[NT][2];
+                GbI8Bx<float> bx[NT];
                 int Ch[NT][4], Cl[NT][4];
                 GB_I8_EACH
                 {
@@ -110,19 +111,14 @@ struct GbI8QK {
                         A[q][0] |= ((ha[q][0] >> j) << 4) & H, A[q][1] |= ((hb[q][0] >> j) << 4) & H;
                         A[q][2] |= ((ha[q][1] >> j) << 4) & H, A[q][3] |= ((hb[q][1] >> j) << 4) & H;
                     }
-                    const bool has = g[q] < (gb_u32)T;
-                    const gb_u32 o = 32u * j + 8u * tq[q], r = has ? g[q] : 0;
-                    const GbI8Smem<T>& d = xs[sl[q]];
-                    const uint2 vh = ctx.ld8s(&d.xh[r][o]), vl = ctx.ld8s(&d.xl[r][o]);
-                    Bh[q][0] = has ? vh.x : 0, Bh[q][1] = has ? vh.y : 0;
-                    Bl[q][0] = has ? vl.x : 0, Bl[q][1] = has ? vl.y : 0;
+                    gb_i8_bx<T>(ctx, xs[sl[q]], j, g[q], tq[q], bx[q]);
+                    Bh[q][0] = bx[q].h[0], Bh[q][1] = bx[q].h[1], Bl[q][0] = bx[q].l[0], Bl[q][1] = bx[q].l[1];
                 }
                 ctx.mma_s8(Ch, A, Bh);
                 ctx.mma_s8(Cl, A, Bl);
                 GB_I8_EACH
                 {
                     if (!go[q]) continue;
-                    const GbI8Smem<T>& d = xs[sl[q]];
                     const gb_u32 sh = 8u * (j & 3);
                     const float ka = (float)((sca[q][j >> 2] >> sh) & 0xFF), kma = (float)((mna[q][j >> 2] >> sh) & 0xFF);
                     const float kb = (float)((scb[q][j >> 2] >> sh) & 0xFF), kmb = (float)((mnb[q][j >> 2] >> sh) & 0xFF);
@@ -133,7 +129,7 @@ struct GbI8QK {
                         const float ds = i < 2 ? da[q] * ka : db[q] * kb;
                         const float dm = i < 2 ? ma[q] * kma : mb[q] * kmb;
                         const float v = (float)(256 * Ch[q][i] + Cl[q][i]);
-                        acc[q][i] = fmaf(ds * d.dx[t][j], v, fmaf(-dm, d.sx[t][j], acc[q][i]));
+                        acc[q][i] = fmaf(ds * bx[q].dx[i & 1], v, fmaf(-dm, bx[q].sx[i & 1], acc[q][i]));
                     }
                 }
             }

@@ -72,9 +72,9 @@ struct GbI8Q6K {
     {
         return (float)(int)(signed char)((w.sc[h][i >> 2] >> (8 * (i & 3))) & 0xFF);
     }
-    template <int T, class Ctx>
+    template <int T, class Ctx, class X>
     GB_HD static void step(Ctx& ctx, const Raw* cur, const bool* go, const gb_u32* r0, gb_u32 m, const gb_u32* g,
-                           const gb_u32* tq, const gb_u32* sl, const GbI8Smem<T>* xs, float (*acc)[4])
+                           const gb_u32* tq, const gb_u32* sl, const X* xs, float (*acc)[4])
     {
         enum { NT = Ctx::NT };
         bool live[NT]; // zero A for a warp past m (its loads are the last row's)
@@ -83,17 +83,15 @@ struct GbI8Q6K {
         for (int j = 0; j < 8; j++) {
             const int n = j >> 2, r = j & 3;
             gb_u32 A0[NT][2], A1[NT][2], Bh0[NT], Bh1[NT], Bl0[NT], Bl1[NT];
+            GbI8Bx<float> bx[NT];
             int Ch0[NT][4], Ch1[NT][4], Cl0[NT][4], Cl1[NT][4];
             GB_I8_EACH
             {
                 A0[q][0] = live[q] ? codes(cur[q], 0, n, r, 0) : 0, A0[q][1] = live[q] ? codes(cur[q], 1, n, r, 0) : 0;
                 A1[q][0] = live[q] ? codes(cur[q], 0, n, r, 1) : 0, A1[q][1] = live[q] ? codes(cur[q], 1, n, r, 1) : 0;
-                const bool has = g[q] < (gb_u32)T;
-                const gb_u32 o = 32u * j + 8u * tq[q], row = has ? g[q] : 0;
-                const GbI8Smem<T>& d = xs[sl[q]];
-                const uint2 vh = ctx.ld8s(&d.xh[row][o]), vl = ctx.ld8s(&d.xl[row][o]);
-                Bh0[q] = has ? vh.x : 0, Bh1[q] = has ? vh.y : 0; // x: half 0 in the first word, half 1 in the second
-                Bl0[q] = has ? vl.x : 0, Bl1[q] = has ? vl.y : 0;
+                gb_i8_bx<T>(ctx, xs[sl[q]], j, g[q], tq[q], bx[q]);
+                Bh0[q] = bx[q].h[0], Bh1[q] = bx[q].h[1]; // x: half 0 in the first word, half 1 in the second
+                Bl0[q] = bx[q].l[0], Bl1[q] = bx[q].l[1];
             }
             ctx.mma_s8k16(Ch0, A0, Bh0);
             ctx.mma_s8k16(Cl0, A0, Bl0);
@@ -102,7 +100,6 @@ struct GbI8Q6K {
             GB_I8_EACH
             {
                 if (!go[q]) continue;
-                const GbI8Smem<T>& d = xs[sl[q]];
                 const int si = 8 * n + 2 * r;
                 const float sa0 = scale(cur[q], 0, si), sa1 = scale(cur[q], 0, si + 1);
                 const float sb0 = scale(cur[q], 1, si), sb1 = scale(cur[q], 1, si + 1);
@@ -114,7 +111,7 @@ struct GbI8Q6K {
                     // each half's sum is exact in float: |sum| <= 16 * 32 * 32639 < 2^24
                     const float v0 = (float)(256 * Ch0[q][i] + Cl0[q][i]), v1 = (float)(256 * Ch1[q][i] + Cl1[q][i]);
                     const float v = i < 2 ? fmaf(sa1, v1, sa0 * v0) : fmaf(sb1, v1, sb0 * v0);
-                    acc[q][i] = fmaf((i < 2 ? da : db) * d.dx[t][j], v, acc[q][i]);
+                    acc[q][i] = fmaf((i < 2 ? da : db) * bx[q].dx[i & 1], v, acc[q][i]);
                 }
             }
         }

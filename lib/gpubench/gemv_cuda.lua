@@ -29,9 +29,10 @@
 --           (kernels/cuda/gemv_<fmt>_i8.cu): WARPS warps of 16 rows per block
 --           times KSPLIT slices of k; PREFETCH=1 (its own define, I8=1 only)
 --           loads a step's weights during the previous step's mmas; the
---           scalar path's other defines unused; XPRE=1 (its own define too)
---           quantizes x once per call in a first launch (xprep_spec below), a
---           spec with `prep` that gemv.launches runs before the kernel. The
+--           scalar path's other defines unused; XPRE=1 or 2 (its own define
+--           too) quantizes x once per call in a first launch (xprep_spec
+--           below; 2: in the mma's fragment order), a spec with `prep` that
+--           gemv.launches runs before the kernel. The
 --           k-quants' default from T = 4 or 5, q8_0's at 8 (TOKEN_RULES below).
 -- Every kernel: GEMV_TOKENS, the T rows of x (1..8) multiplied by each
 -- weight read once (y[T, m] = x[T, k] . W^T; 1 in every entry, the GEMV).
@@ -109,40 +110,45 @@ local function tc_block_spec(fmt, tc, smem, level, changes)
   }
 end
 
--- XPRE=1's first launch (kernels/cuda/gemv_i8_xprep.cu): x quantized once
+-- XPRE's first launch (kernels/cuda/gemv_i8_xprep.cu): x quantized once
 -- per call into a workspace the int8 kernel then reads in place of x. Per
 -- format the digits' extra sum (XP_SX) and column order (XP_PERM) its step
 -- expects (the format's SX and PERM in gemv_q4k_q5k_i8.cuh, gemv_q6k_i8.cuh,
--- gemv_b32_i8.cuh); a chunk of 256 columns is 640 T bytes (GbI8Smem<T>,
--- pinned by a static_assert in gemv_i8_common.cuh), and the workspace
--- holds whole steps of KSPLIT chunks (gb_i8_xq_chunks).
+-- gemv_b32_i8.cuh); XPRE=1 writes the shared layout, a chunk of 256 columns
+-- 640 T bytes (GbI8Smem<T>), one thread per (chunk, row of x, run of 32);
+-- XPRE=2 the mma's fragment order, 4608 bytes a chunk at every T (GbI8Frag),
+-- four threads per (chunk, run, row of x) (both pinned by static_asserts in
+-- gemv_i8_common.cuh). The workspace holds whole steps of KSPLIT chunks
+-- (gb_i8_xq_chunks).
 local XPREP = { q4_k = { 0, 0 }, q5_k = { 0, 0 }, q6_k = { 1, 1 }, q8_0 = { 1, 0 }, q4_0 = { 2, 1 } }
-local XPREP_BLOCK = 256
+local XPREP_BLOCK = { 256, 64 } -- [XPRE]
+local XPREP_UNITS = { 8, 32 }   -- [XPRE]: threads per chunk and row of x
 local xprep_specs = {} -- one table per defines: gemv.kernel caches compiled kernels by spec table
-local function xprep_spec(fmt, tokens, ksplit)
+local function xprep_spec(fmt, tokens, ksplit, xpre)
   local sx, perm = XPREP[fmt][1], XPREP[fmt][2]
-  local key = ("%d:%d:%d"):format(sx, perm, tokens)
+  local key = ("%d:%d:%d:%d"):format(sx, perm, tokens, xpre)
   local p = xprep_specs[key]
   if not p then
+    local block, units = XPREP_BLOCK[xpre], XPREP_UNITS[xpre]
     p = {
       file = "kernels/cuda/gemv_i8_xprep.cu",
       entry = "gemv_i8_xprep",
-      block = { XPREP_BLOCK, 1, 1 },
-      defines = { XP_SX = sx, XP_PERM = perm, GEMV_TOKENS = tokens },
-      -- one thread per (chunk, row of x, run of 32)
-      grid = function(k) return { (k // 256 * 8 * tokens + XPREP_BLOCK - 1) // XPREP_BLOCK, 1, 1 } end,
+      block = { block, 1, 1 },
+      defines = { XP_SX = sx, XP_PERM = perm, XP_FRAG = xpre - 1, GEMV_TOKENS = tokens },
+      grid = function(k) return { (k // 256 * units * tokens + block - 1) // block, 1, 1 } end,
     }
     xprep_specs[key] = p
   end
+  local chunk = xpre == 1 and 640 * tokens or 4608
   return {
     spec = p,
     grid = p.grid,
-    bytes = function(k) return 640 * tokens * ((k // 256 + ksplit - 1) // ksplit * ksplit) end,
+    bytes = function(k) return chunk * ((k // 256 + ksplit - 1) // ksplit * ksplit) end,
   }
 end
 
 -- The int8 tensor-core kernel's spec: its own file and entry, 16 rows a warp;
--- with XPRE=1 a prep (xprep_spec) that gemv.launches runs first.
+-- with XPRE=1 or 2 a prep (xprep_spec) that gemv.launches runs first.
 local function i8_spec(fmt, d, prefetch, xpre)
   if d.MMA == 1 or d.BULK == 1 then
     error(("gemv_cuda.variant: %s I8=1 is its own kernel: MMA and BULK must stay 0"):format(fmt), 3)
@@ -156,7 +162,7 @@ local function i8_spec(fmt, d, prefetch, xpre)
     block = { 32 * d.WARPS * d.KSPLIT, 1, 1 },
     rows_per_group = 16 * d.WARPS,
     defines = { I8 = 1, WARPS = d.WARPS, KSPLIT = d.KSPLIT, PREFETCH = prefetch, XPRE = xpre, GEMV_TOKENS = d.GEMV_TOKENS },
-    prep = xpre == 1 and xprep_spec(fmt, d.GEMV_TOKENS, d.KSPLIT) or nil,
+    prep = xpre > 0 and xprep_spec(fmt, d.GEMV_TOKENS, d.KSPLIT, xpre) or nil,
   }
 end
 -- The dense tensor-core kernel's spec (f16, bf16): its own file and entry,
@@ -300,7 +306,7 @@ function M.variant(fmt, changes)
       prefetch = v
     elseif k == "XPRE" and base.defines.I8 ~= nil then
       if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s XPRE is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
-      if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: XPRE=%s is not 0 or 1"):format(tostring(v)), 2) end
+      if v ~= 0 and v ~= 1 and v ~= 2 then error(("gemv_cuda.variant: XPRE=%s is not 0, 1 or 2"):format(tostring(v)), 2) end
       xpre = v
     elseif (k == "KSPLIT" or k == "STAGES" or k == "TILES") and TC_BEST[fmt] then
       -- MMA=1 returned above: the FMA kernel has no split, loads directly and has ROWS rows: KSPLIT=1, STAGES=0, TILES=1

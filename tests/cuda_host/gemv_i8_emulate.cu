@@ -115,6 +115,14 @@ struct HostI8Ctx {
         memcpy(&v, p, 8);
         return v;
     }
+    uint4 ldx16(const uint4* q) // the prepass's fragment order (XP = 1)
+    {
+        const signed char* p = reinterpret_cast<const signed char*>(q);
+        EXPECT(p >= xlo && p + 16 <= xhi && ((uintptr_t)p % 16) == 0, "fragment load at %td past the workspace", p - xlo);
+        uint4 v;
+        memcpy(&v, p, 16);
+        return v;
+    }
     void mma_s8(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2])
     {
         for (int w = 0; w < NWARPS; w++) mma_s8_model(C + 32 * w, A + 32 * w, B + 32 * w);
@@ -167,7 +175,7 @@ template <class FM, int NW, int T, int KS = 1, int PF = 0, int XP = 0>
 static std::vector<float> run(const std::vector<unsigned char>& W, const std::vector<float>& x, gb_u32 m, gb_u32 k)
 {
     typedef typename FM::F F;
-    typedef GbI8Smem<T, typename F::S> D;
+    typedef typename GbI8XSource<XP, T, typename F::S>::type D; // the workspace's chunks (XP = 1, 2)
     std::vector<float> y((size_t)T * m, NAN);
     const gb_u32 blocks = (m + 16 * NW - 1) / (16 * NW);
     auto* sm = new GbI8Block<T, NW, KS, typename F::S, XP>;
@@ -180,7 +188,10 @@ static std::vector<float> run(const std::vector<unsigned char>& W, const std::ve
     if (XP) {
         xq.resize(gb_i8_xq_chunks(k, KS));
         memset((void*)xq.data(), 0x5A, xq.size() * sizeof(D)); // the pad is never written
-        for (gb_u32 u = 0; u < k / 256 * 8 * T; u++) gb_i8_xprep_unit<T, F::SX, F::PERM>(x.data(), k, u, xq.data());
+        if constexpr (XP == 2)
+            for (gb_u32 u = 0; u < k / 256 * 32 * T; u++) gb_i8_xfrag_unit<T, F::SX, F::PERM>(x.data(), k, u, xq.data());
+        else
+            for (gb_u32 u = 0; u < k / 256 * 8 * T; u++) gb_i8_xprep_unit<T, F::SX, F::PERM>(x.data(), k, u, xq.data());
         ctx.xlo = reinterpret_cast<const signed char*>(xq.data()), ctx.xhi = ctx.xlo + xq.size() * sizeof(D);
         xin = xq.data();
     }
@@ -317,23 +328,24 @@ static void kquant_cases(int seed)
     random_case<FM, 4, 2, 3, 0>(129, 2560, seed + 15, false);
 }
 
-// XP = 1 (x quantized once per call by the prepass, read from global memory):
-// one-hot x, and random x with slices whose last step misses chunks (the pad
-// read by warps without a chunk), prefetch on and off, outliers, every T.
-template <class FM>
+// XP = 1, 2 (x quantized once per call by the prepass, read from global
+// memory in the shared layout or the fragment order): one-hot x, and random x
+// with slices whose last step misses chunks (the pad read by warps without a
+// chunk), prefetch on and off, outliers, every T.
+template <class FM, int XP>
 static void xprep_cases(int seed)
 {
-    one_hot_case<FM, 2, 8, 1, 0, 1>(40, 512);
-    one_hot_case<FM, 1, 3, 3, 1, 1>(23, 1280);
-    random_case<FM, 1, 1, 1, 0, 1>(16, 256, seed + 1, false);
-    random_case<FM, 4, 2, 3, 0, 1>(129, 2560, seed + 2, false);
-    random_case<FM, 2, 3, 2, 1, 1>(37, 768, seed + 3, true);
-    random_case<FM, 8, 4, 1, 0, 1>(130, 512, seed + 4, false);
-    random_case<FM, 4, 5, 4, 1, 1>(70, 1280, seed + 5, false);
-    random_case<FM, 1, 6, 8, 0, 1>(19, 768, seed + 6, true);
-    random_case<FM, 2, 7, 2, 0, 1>(48, 1280, seed + 7, false);
-    random_case<FM, 4, 8, 2, 0, 1>(200, 2048, seed + 8, false);
-    random_case<FM, 4, 8, 4, 1, 1>(96, 1280, seed + 9, true);
+    one_hot_case<FM, 2, 8, 1, 0, XP>(40, 512);
+    one_hot_case<FM, 1, 3, 3, 1, XP>(23, 1280);
+    random_case<FM, 1, 1, 1, 0, XP>(16, 256, seed + 1, false);
+    random_case<FM, 4, 2, 3, 0, XP>(129, 2560, seed + 2, false);
+    random_case<FM, 2, 3, 2, 1, XP>(37, 768, seed + 3, true);
+    random_case<FM, 8, 4, 1, 0, XP>(130, 512, seed + 4, false);
+    random_case<FM, 4, 5, 4, 1, XP>(70, 1280, seed + 5, false);
+    random_case<FM, 1, 6, 8, 0, XP>(19, 768, seed + 6, true);
+    random_case<FM, 2, 7, 2, 0, XP>(48, 1280, seed + 7, false);
+    random_case<FM, 4, 8, 2, 0, XP>(200, 2048, seed + 8, false);
+    random_case<FM, 4, 8, 4, 1, XP>(96, 1280, seed + 9, true);
 }
 
 int main()
@@ -364,11 +376,16 @@ int main()
     kquant_cases<FQ6K>(300); // k = 1280 and 768: 5 and 3 super-blocks a row, rows starting at 2 mod 4
     b32_cases<FQ8_0>(100);
     b32_cases<FQ4_0>(200);
-    xprep_cases<FQ4K>(400);
-    xprep_cases<FQ5K>(450);
-    xprep_cases<FQ6K>(500);
-    xprep_cases<FQ8_0>(550);
-    xprep_cases<FQ4_0>(600);
+    xprep_cases<FQ4K, 1>(400);
+    xprep_cases<FQ4K, 2>(425);
+    xprep_cases<FQ5K, 1>(450);
+    xprep_cases<FQ5K, 2>(475);
+    xprep_cases<FQ6K, 1>(500);
+    xprep_cases<FQ6K, 2>(525);
+    xprep_cases<FQ8_0, 1>(550);
+    xprep_cases<FQ8_0, 2>(575);
+    xprep_cases<FQ4_0, 1>(600);
+    xprep_cases<FQ4_0, 2>(625);
     printf("gemv_i8_emulate: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -149,32 +149,42 @@ end
 -- x's place (docs/kernels/cuda-gemv.md, "x quantized once per call").
 local XPREP_WANT = { q4_k = { 0, 0 }, q5_k = { 0, 0 }, q6_k = { 1, 1 }, q8_0 = { 1, 0 }, q4_0 = { 2, 1 } }
 
-t.test("XPRE=1: the int8 kernel with a first launch (its file, defines, grid and workspace bytes); refused elsewhere", function()
+t.test("XPRE=1, 2: the int8 kernel with a first launch (its file, defines, grid and workspace bytes); refused elsewhere", function()
   for fmt, want in pairs(XPREP_WANT) do
     local s = specs.variant(fmt, { I8 = 1, XPRE = 1, WARPS = 4, KSPLIT = 3, GEMV_TOKENS = 5 })
     t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 3, PREFETCH = 0, XPRE = 1, GEMV_TOKENS = 5 }, fmt)
     local p = s.prep
     t.eq({ p.spec.file, p.spec.entry, p.spec.block[1] }, { "kernels/cuda/gemv_i8_xprep.cu", "gemv_i8_xprep", 256 }, fmt)
-    t.eq(p.spec.defines, { XP_SX = want[1], XP_PERM = want[2], GEMV_TOKENS = 5 }, fmt)
+    t.eq(p.spec.defines, { XP_SX = want[1], XP_PERM = want[2], XP_FRAG = 0, GEMV_TOKENS = 5 }, fmt)
     -- k = 5120: 20 chunks x 8 runs x 5 rows of x = 800 threads; 21 chunks (7 steps of 3) of 640 x 5 bytes
     t.eq(p.grid(5120), { 4, 1, 1 }, fmt)
     t.eq(p.bytes(5120), 21 * 640 * 5, fmt)
     t.eq(p.bytes(256), 3 * 640 * 5, fmt .. ": one chunk padded to a step of 3")
     t.eq(specs.variant(fmt, { I8 = 1, XPRE = 1, KSPLIT = 4, GEMV_TOKENS = 8 }).prep.bytes(5120), 20 * 640 * 8, fmt)
+    -- XPRE=2, the fragment order: 4 threads per (chunk, run, row of x), blocks of 64 (3200 threads, 50 blocks);
+    -- 4608 bytes a chunk at every T
+    local f2 = specs.variant(fmt, { I8 = 1, XPRE = 2, WARPS = 4, KSPLIT = 3, GEMV_TOKENS = 5 })
+    t.eq(f2.defines.XPRE, 2, fmt)
+    t.eq({ f2.prep.spec.block[1], f2.prep.spec.defines }, { 64, { XP_SX = want[1], XP_PERM = want[2], XP_FRAG = 1, GEMV_TOKENS = 5 } }, fmt)
+    t.eq({ f2.prep.grid(5120), f2.prep.bytes(5120), f2.prep.bytes(256) }, { { 50, 1, 1 }, 21 * 4608, 3 * 4608 }, fmt)
+    t.eq(specs.variant(fmt, { I8 = 1, XPRE = 2, KSPLIT = 4, GEMV_TOKENS = 1 }).prep.grid(5120), { 10, 1, 1 }, fmt)
+    t.truthy(f2.prep.spec ~= p.spec, fmt .. ": the two preps are two kernels")
     t.truthy(specs.variant(fmt, { I8 = 1, XPRE = 1, WARPS = 1, GEMV_TOKENS = 5 }).prep.spec == p.spec,
       fmt .. ": one prep spec table per defines (the kernel cache's key)")
     t.eq(specs.variant(fmt, { I8 = 1, XPRE = 0, GEMV_TOKENS = 5 }).prep, nil, fmt)
     t.eq(specs.variant_defines(fmt).XPRE, 0, fmt .. ": a grid may name XPRE")
     t.errors(function() specs.variant(fmt, { XPRE = 1 }) end,
       ("gemv_cuda.variant: %s XPRE is the int8 kernel's: it needs I8=1"):format(fmt), true)
-    t.errors(function() specs.variant(fmt, { I8 = 1, XPRE = 2 }) end, "gemv_cuda.variant: XPRE=2 is not 0 or 1", true)
+    t.errors(function() specs.variant(fmt, { I8 = 1, XPRE = 3 }) end, "gemv_cuda.variant: XPRE=3 is not 0, 1 or 2", true)
   end
   t.errors(function() specs.variant("bf16", { XPRE = 1 }) end, "gemv_cuda.variant: bf16 has no define XPRE", true)
   -- every (XP_SX, XP_PERM) the formats use has a compile line of the prep (the NVRTC test compiles them)
   local src = assert(io.open("kernels/cuda/gemv_i8_xprep.cu")):read("a")
   for fmt, want in pairs(XPREP_WANT) do
-    t.truthy(src:find(("// gpubench%%-compile: entry=gemv_i8_xprep defines=XP_SX=%d,XP_PERM=%d,GEMV_TOKENS=%%d")
-      :format(want[1], want[2])), fmt .. ": a compile line of its prep")
+    for frag = 0, 1 do
+      t.truthy(src:find(("// gpubench%%-compile: entry=gemv_i8_xprep defines=XP_SX=%d,XP_PERM=%d,XP_FRAG=%d,GEMV_TOKENS=%%d")
+        :format(want[1], want[2], frag)), fmt .. ": a compile line of its prep, XP_FRAG=" .. frag)
+    end
   end
 end)
 
@@ -225,13 +235,14 @@ t.test("gemv.launches: XPRE=1 is the prep launch, then the kernel reading the wo
   t.eq(freed.n, 2)
 end)
 
-t.test("XPRE=1 kernels and their prep compile for sm_90 at every T", function()
+t.test("XPRE=1 and 2 kernels and their prep compile for sm_90 at every T", function()
   local gpu = t.gpu
   if not gpu or not gpu.compile then t.skip("no gpu module") end
   local preps = {}
   for fmt in pairs(XPREP_WANT) do
-    for _, T in ipairs { 1, 4, 8 } do
-      local s = specs.variant(fmt, { I8 = 1, XPRE = 1, WARPS = 4, KSPLIT = 2, GEMV_TOKENS = T })
+    for _, tx in ipairs { { 1, 1 }, { 4, 1 }, { 8, 1 }, { 1, 2 }, { 3, 2 }, { 8, 2 } } do
+      local T = tx[1]
+      local s = specs.variant(fmt, { I8 = 1, XPRE = tx[2], WARPS = 4, KSPLIT = 2, GEMV_TOKENS = T })
       for _, c in ipairs { s, s.prep.spec } do
         if not preps[c] then
           preps[c] = true
@@ -242,14 +253,18 @@ t.test("XPRE=1 kernels and their prep compile for sm_90 at every T", function()
   end
 end)
 
-t.test("XPRE=1 int8 kernels match the FP64 reference at every T", function()
+t.test("XPRE=1 and 2 int8 kernels match the FP64 reference at every T", function()
   local dev = t.device("cuda")
   releasing(dev, function()
-    -- (WARPS, KSPLIT, PREFETCH); 1280 columns are 5 chunks: steps of 2 or 4 read the workspace's pad
+    -- (WARPS, KSPLIT, PREFETCH); 1280 columns are 5 chunks: steps of 2 or 4 read the workspace's pad. Each T
+    -- takes two of the four geometries per XPRE (every geometry at four T), XPRE=2 after XPRE=1 reusing the
+    -- workspace the shared layout wrote (stale rows past T)
+    local geos = { { 1, 1, 0 }, { 4, 2, 0 }, { 4, 4, 1 }, { 2, 3, 0 } }
     for i, fmt in ipairs { "q4_k", "q5_k", "q6_k", "q8_0", "q4_0" } do
       for T = 1, 8 do
-        for _, g in ipairs { { 1, 1, 0 }, { 4, 2, 0 }, { 4, 4, 1 }, { 2, 3, 0 } } do
-          local spec = specs.variant(fmt, { I8 = 1, XPRE = 1, WARPS = g[1], KSPLIT = g[2], PREFETCH = g[3], GEMV_TOKENS = T })
+        for _, gx in ipairs { { T % 4 + 1, 1 }, { (T + 1) % 4 + 1, 1 }, { (T + 2) % 4 + 1, 2 }, { (T + 3) % 4 + 1, 2 } } do
+          local g = { geos[gx[1]][1], geos[gx[1]][2], geos[gx[1]][3], gx[2] }
+          local spec = specs.variant(fmt, { I8 = 1, XPRE = g[4], WARPS = g[1], KSPLIT = g[2], PREFETCH = g[3], GEMV_TOKENS = T })
           local seed = 401 + 40 * i + T
           gc.check_tokens(dev, fmt, 29, 3072, T, seed, spec)
           gc.check_tokens(dev, fmt, 70, 1280, T, seed + 10, spec)
