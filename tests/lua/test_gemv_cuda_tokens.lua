@@ -165,12 +165,13 @@ t.test("f32: UNROLL=1 at T = 4 and ROWS=2 at T = 8 (the T they were measured fas
 end)
 
 t.test("the T-row defaults: int8 for the k-quants, x quantized once per call where it won (T = 4, 8), q8_0's and q4_0's f16 kernel", function()
-  -- per format and T: "scalar", "tc" (the f16 kernel), "i8" (I8_BEST) or {WARPS, KSPLIT, PREFETCH} of XPRE = 1
+  -- per format and T: "scalar", "tc" (the f16 kernel), "i8" (I8_BEST) or {WARPS, KSPLIT, PREFETCH, XPRE} of x
+  -- quantized once per call (XPRE = 2 at T = 8: the fragment order)
   local want = {
-    q4_k = { [4] = { 4, 4, 0 }, [5] = "i8", [6] = "i8", [7] = "i8", [8] = { 8, 4, 0 } },
-    q5_k = { [3] = "i8", [4] = { 4, 2, 1 }, [5] = "i8", [6] = "i8", [7] = "i8", [8] = { 4, 2, 0 } },
-    q6_k = { [8] = { 4, 2, 0 } },
-    q8_0 = { [4] = "tc", [5] = "tc", [6] = "tc", [7] = "tc", [8] = { 4, 2, 0 } },
+    q4_k = { [4] = { 4, 4, 0, 1 }, [5] = "i8", [6] = "i8", [7] = "i8", [8] = { 8, 4, 0, 2 } },
+    q5_k = { [3] = "i8", [4] = { 4, 2, 1, 1 }, [5] = "i8", [6] = "i8", [7] = "i8", [8] = { 2, 4, 0, 2 } },
+    q6_k = { [8] = { 4, 2, 1, 2 } },
+    q8_0 = { [4] = "tc", [5] = "tc", [6] = "tc", [7] = "tc", [8] = { 4, 2, 0, 2 } },
     q4_0 = { [3] = "tc", [4] = "tc", [5] = "tc", [6] = "tc", [7] = "tc", [8] = "tc" },
   }
   for fmt, by_t in pairs(want) do
@@ -186,8 +187,9 @@ t.test("the T-row defaults: int8 for the k-quants, x quantized once per call whe
         t.eq(s.prep, nil, what)
       elseif type(w) == "table" then
         t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_i8.cu", what)
-        t.eq(s.defines, { I8 = 1, WARPS = w[1], KSPLIT = w[2], PREFETCH = w[3], XPRE = 1, GEMV_TOKENS = T }, what)
+        t.eq(s.defines, { I8 = 1, WARPS = w[1], KSPLIT = w[2], PREFETCH = w[3], XPRE = w[4], GEMV_TOKENS = T }, what)
         t.truthy(s.prep and s.prep.spec.entry == "gemv_i8_xprep", what .. ": the prep launch")
+        t.eq(s.prep.spec.defines.XP_FRAG, w[4] - 1, what .. ": the prep writes the kernel's layout")
       else
         t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. ".cu", what)
       end
