@@ -146,7 +146,8 @@ phase_xfrag() {
   # x's digits in the mma's fragment order (XPRE=2: one 16-byte load a lane per run, docs/kernels/cuda-gemv.md,
   # "x in fragment order") against the shared layout in global memory (XPRE=1) at the same geometries: the oracle
   # test first (XFRAG_TEST=0 skips), then ORDER:ITERS:T runs at 14336 x 5120 rotated, one process per run and format,
-  # the table's other kernels beside (I8=0; TC=1 for q8_0/q4_0); then ncu of XFRAG_NCU cells (FORMAT:DEFINES)
+  # the table's other kernels beside (I8=0; TC=1 for q8_0/q4_0), or XFRAG_GRID (TK for T; XFRAG_TAG names the logs);
+  # then ncu of XFRAG_NCU cells (FORMAT:DEFINES)
   [[ ${XFRAG_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1 and 2 int8 kernels match" run lua_test_gemv_xfrag \
     timeout 300 $G tests/lua/test_gemv_cuda_i8.lua
   [[ ${XFRAG_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_gemv_xfrag.log"
@@ -157,7 +158,8 @@ phase_xfrag() {
       g="$g|GEMV_TOKENS=$tk;I8=1;XPRE=1,2;WARPS=4;KSPLIT=4|GEMV_TOKENS=$tk;I8=1;XPRE=2;WARPS=4;KSPLIT=2;PREFETCH=1"
       g="$g|GEMV_TOKENS=$tk;I8=1;XPRE=2;WARPS=2;KSPLIT=4,8|GEMV_TOKENS=$tk;I8=0"
       [[ $f == q8_0 || $f == q4_0 ]] && g="$g|GEMV_TOKENS=$tk;TC=1"
-      n="xfrag_${f}_${o}_${it}_T$tk"
+      [[ -n ${XFRAG_GRID:-} ]] && g=${XFRAG_GRID//TK/$tk} # another grid, TK standing for T
+      n="xfrag_${f}_${o}_${it}_T$tk${XFRAG_TAG:-}"
       run "$n" timeout ${XFRAG_LIMIT:-120} env M=14336 K=5120 ITERS=$it $G --backend cuda experiments/gemv_variants.lua \
         --rotate --rounds 1 --kernels $f --order $o ${XFRAG_FLAGS:-} --grid "$g" --json "$LOGS/$n.jsonl"
       grep -E "^$f" "$LOGS/$n.log" | grep -v invalid

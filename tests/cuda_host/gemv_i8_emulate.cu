@@ -346,6 +346,7 @@ static void xprep_cases(int seed)
     random_case<FM, 2, 7, 2, 0, XP>(48, 1280, seed + 7, false);
     random_case<FM, 4, 8, 2, 0, XP>(200, 2048, seed + 8, false);
     random_case<FM, 4, 8, 4, 1, XP>(96, 1280, seed + 9, true);
+    random_case<FM, 7, 8, 4, 0, XP>(130, 1280, seed + 10, false); // 7 row warps: 112 rows a block
 }
 
 int main()
