@@ -166,10 +166,11 @@ end)
 
 t.test("the T-row defaults: int8 for the k-quants, x quantized once per call where it won (T = 4, 8), q8_0's and q4_0's f16 kernel", function()
   -- per format and T: "scalar", "tc" (the f16 kernel), "i8" (I8_BEST) or {WARPS, KSPLIT, PREFETCH, XPRE} of x
-  -- quantized once per call (XPRE = 2 at T = 8: the fragment order)
+  -- quantized once per call (XPRE = 2 from T = 5: the fragment order)
   local want = {
-    q4_k = { [4] = { 4, 4, 0, 1 }, [5] = "i8", [6] = "i8", [7] = "i8", [8] = { 8, 4, 0, 2 } },
-    q5_k = { [3] = "i8", [4] = { 4, 2, 1, 1 }, [5] = "i8", [6] = "i8", [7] = "i8", [8] = { 2, 4, 0, 2 } },
+    q4_k = { [4] = { 4, 4, 0, 1 }, [5] = { 7, 4, 0, 2 }, [6] = { 7, 4, 0, 2 }, [7] = { 7, 4, 0, 2 }, [8] = { 7, 4, 0, 2 } },
+    q5_k = { [3] = "i8", [4] = { 4, 2, 1, 1 }, [5] = { 7, 4, 0, 2 }, [6] = { 7, 4, 0, 2 }, [7] = { 7, 4, 0, 2 },
+      [8] = { 2, 4, 0, 2 } },
     q6_k = { [8] = { 4, 2, 1, 2 } },
     q8_0 = { [4] = "tc", [5] = "tc", [6] = "tc", [7] = "tc", [8] = { 4, 2, 0, 2 } },
     q4_0 = { [3] = "tc", [4] = "tc", [5] = "tc", [6] = "tc", [7] = "tc", [8] = "tc" },
