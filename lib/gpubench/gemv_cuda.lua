@@ -406,10 +406,11 @@ local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
 -- and XPRE = 0 in every run (T = 8: q4_k, q5_k, q6_k, q8_0; T = 4: q4_k, q5_k),
 -- with each point's fastest geometry; the T between were not timed, so they
 -- keep the kernel before (docs/kernels/cuda-gemv.md, "x quantized once per call").
--- From T = 5 (q6_k, q8_0: 8) its digits in the mma's fragment order (XPRE = 2)
--- beat the shared layout and the kernels before in both orders, with the
--- fastest geometry of those A/Bs: 7 row warps (128 blocks at 14336 rows) for
--- q4_k and q5_k below 8 ("x in fragment order"; measured on an H100).
+-- Its digits in the mma's fragment order (XPRE = 2) beat the shared layout
+-- and the kernels before in both orders (q4_k from T = 3, q5_k at 3 and 5-8,
+-- q6_k and q8_0 at 8), with the fastest geometry of those A/Bs: 7 row warps
+-- (128 blocks at 14336 rows) for q4_k and for q5_k at 5-7 ("x in fragment
+-- order"; measured on an H100; q5_k at T = 4 keeps the H200's pick).
 local function xpre(warps, ksplit, prefetch, layout)
   return { I8 = 1, XPRE = layout or 1, WARPS = warps, KSPLIT = ksplit, PREFETCH = prefetch or 0 }
 end
@@ -423,8 +424,8 @@ local TOKEN_RULES = {
   f16 = { { min_tokens = 3, changes = { MMA = 1 } } },
   f32 = { { min_tokens = 4, max_tokens = 4, changes = { UNROLL = 1 } },
           { min_tokens = 8, max_tokens = 8, changes = { ROWS = 2 } } },
-  q4_k = { { min_tokens = 4, max_tokens = 4, changes = xpre(4, 4) }, { min_tokens = 5, changes = xpre(7, 4, 0, 2) } },
-  q5_k = { { min_tokens = 3, max_tokens = 3, changes = I8_BEST },
+  q4_k = { { min_tokens = 3, changes = xpre(7, 4, 0, 2) } },
+  q5_k = { { min_tokens = 3, max_tokens = 3, changes = xpre(2, 4, 0, 2) },
           { min_tokens = 4, max_tokens = 4, changes = xpre(4, 2, 1) }, { min_tokens = 5, max_tokens = 7, changes = xpre(7, 4, 0, 2) },
           { min_tokens = 8, changes = xpre(2, 4, 0, 2) } },
   q6_k = { { min_tokens = 8, changes = xpre(4, 2, 1, 2) } },

@@ -127,9 +127,11 @@ t.test("variant_notes at T > 1: the T-row rule's kernel named once per format", 
   end
   t.eq(notes, { note("q4_k", 8, "I8=1,KSPLIT=4,PREFETCH=0,WARPS=7,XPRE=2"), note("q5_k", 8, "I8=1,KSPLIT=4,PREFETCH=0,WARPS=2,XPRE=2") },
     "q4_k's two cells: one note")
-  local three = gemv_bench.variant_notes("cuda", { cells[3] }, 3)
-  t.eq(three, { "* q5_k at T=3: the kernel with I8=1,KSPLIT=2,PREFETCH=0,WARPS=4, the variant that "
-    .. "measured faster at this T (gemv_cuda.token_changes)" }, "one launch: no second clause")
+  t.eq(gemv_bench.variant_notes("cuda", { { label = "q6_k", fmt = "q6_k", m = 64, k = 5120 } }, 8),
+    { note("q6_k", 8, "I8=1,KSPLIT=2,PREFETCH=1,WARPS=4,XPRE=2") })
+  t.eq(gemv_bench.variant_notes("cuda", { { label = "f32", fmt = "f32", m = 64, k = 5120 } }, 8),
+    { "* f32 at T=8: the kernel with ROWS=2, the variant that measured faster at this T (gemv_cuda.token_changes)" },
+    "one launch: no second clause")
   t.eq(gemv_bench.variant_notes("cuda", { cells[3] }, 2), {}, "below the rule's T")
   t.eq(gemv_bench.variant_notes("vulkan", cells, 8), {}, "Vulkan has no T-row rule")
   local big = { { label = "q6_k big", fmt = "q6_k", m = 64, k = 5120 } }

@@ -166,10 +166,11 @@ end)
 
 t.test("the T-row defaults: int8 for the k-quants, x quantized once per call where it won (T = 4, 8), q8_0's and q4_0's f16 kernel", function()
   -- per format and T: "scalar", "tc" (the f16 kernel), "i8" (I8_BEST) or {WARPS, KSPLIT, PREFETCH, XPRE} of x
-  -- quantized once per call (XPRE = 2 from T = 5: the fragment order)
+  -- quantized once per call (XPRE = 2: the fragment order)
   local want = {
-    q4_k = { [4] = { 4, 4, 0, 1 }, [5] = { 7, 4, 0, 2 }, [6] = { 7, 4, 0, 2 }, [7] = { 7, 4, 0, 2 }, [8] = { 7, 4, 0, 2 } },
-    q5_k = { [3] = "i8", [4] = { 4, 2, 1, 1 }, [5] = { 7, 4, 0, 2 }, [6] = { 7, 4, 0, 2 }, [7] = { 7, 4, 0, 2 },
+    q4_k = { [3] = { 7, 4, 0, 2 }, [4] = { 7, 4, 0, 2 }, [5] = { 7, 4, 0, 2 }, [6] = { 7, 4, 0, 2 }, [7] = { 7, 4, 0, 2 },
+      [8] = { 7, 4, 0, 2 } },
+    q5_k = { [3] = { 2, 4, 0, 2 }, [4] = { 4, 2, 1, 1 }, [5] = { 7, 4, 0, 2 }, [6] = { 7, 4, 0, 2 }, [7] = { 7, 4, 0, 2 },
       [8] = { 2, 4, 0, 2 } },
     q6_k = { [8] = { 4, 2, 1, 2 } },
     q8_0 = { [4] = "tc", [5] = "tc", [6] = "tc", [7] = "tc", [8] = { 4, 2, 0, 2 } },
@@ -200,7 +201,8 @@ t.test("the T-row defaults: int8 for the k-quants, x quantized once per call whe
     end
   end
   t.eq(specs.token_changes("q6_k", 7), {})
-  t.eq(specs.token_changes("q4_k", 4), { I8 = 1, XPRE = 1, WARPS = 4, KSPLIT = 4, PREFETCH = 0 })
+  t.eq(specs.token_changes("q4_k", 4), { I8 = 1, XPRE = 2, WARPS = 7, KSPLIT = 4, PREFETCH = 0 })
+  t.eq(specs.token_changes("q5_k", 4), { I8 = 1, XPRE = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 1 })
   -- q6_k's shape rule (BULK=1 at 14336 x 5120) stays below T = 8 and gives way to the int8 kernel at 8
   t.eq(gemv.spec("cuda", "q6_k", 14336, 5120, 7).defines.BULK, 1)
   t.errors(function() specs.token_changes("q9", 8) end, "gemv_cuda.token_changes: unknown format q9", true)
