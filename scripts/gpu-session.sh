@@ -58,6 +58,7 @@
 #   scripts/gpu-session.sh fixed       # the cold sample's fixed cost taken apart on both backends (tools/fixed_cost_probe.lua), then the Vulkan suite (FIXED_SUITE=0 skips)
 #   scripts/gpu-session.sh gemv_next   # the fixed-cost probes (no suite), then xpre (q4_k, q8_0), vkxpre (q4_k, q4_0) at T = 8 both orders and vkswiglu_out at 13824x5120, in one call
 #   scripts/gpu-session.sh xpre        # x quantized once per call (XPRE=1) against per block, every int8 format at T = 8 (both orders) and 4 (XPRE_FORMATS, XPRE_RUNS, XPRE_FLAGS)
+#   scripts/gpu-session.sh guard       # the int8 epilogues without their branch past T (I8_GUARD=0) against the default at T = 2, 4, 6 (both orders) and 8, XPRE=2 picks
 #   scripts/gpu-session.sh xfrag       # x's digits in the mma's fragment order (XPRE=2) against the shared layout (XPRE=1), every int8 format at T = 8 (both orders) and 4; ncu of one call (XFRAG_NCU)
 #   scripts/gpu-session.sh xpre_geo    # XPRE=1 geometries past the first A/B's (8 slices, 16 warps) at T = XPRE_GEO_T (8), both orders, beside the table's kernel
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
@@ -176,6 +177,19 @@ phase_xfrag() {
     grep -E 'gemv_|Duration|DRAM Throughput|L1/TEX Cache Throughput|SM Active Cycles|Elapsed Cycles|Issue Slots Busy|No Eligible|Registers Per' \
       "$LOGS/$n.log" | head -30
   done
+}
+
+phase_guard() {
+  # the int8 epilogues without their branch past T (I8_GUARD=0, gemv_i8_common.cuh: T = 4 and 6 ran about 20 % slower
+  # than 3, 5, 7 with 26 branches in the kernel against 10) against the default, at each format's table pick, T = 2, 4,
+  # 6 in both orders and 8 (unchanged code: the control), the oracle test first; one process per run
+  GPUBENCH_TEST_ONLY="XPRE=1 and 2 int8 kernels match" run lua_test_gemv_guard timeout 300 \
+    $G tests/lua/test_gemv_cuda_i8.lua
+  tail -1 "$LOGS/lua_test_gemv_guard.log"
+  XFRAG_TEST=0 XFRAG_NCU="" XFRAG_FORMATS=${GUARD_FORMATS:-q4_k q5_k q8_0} XFRAG_TAG=_guard \
+    XFRAG_RUNS=${GUARD_RUNS:-forward:200:4 reverse:200:4 forward:200:6 reverse:200:6 forward:200:2 reverse:200:2 forward:200:8} \
+    XFRAG_GRID="GEMV_TOKENS=TK;I8=1;XPRE=2;WARPS=7;KSPLIT=4;I8_GUARD=0,1|GEMV_TOKENS=TK;I8=1;XPRE=2;WARPS=2,4;KSPLIT=4;I8_GUARD=0,1|GEMV_TOKENS=TK;I8=0" \
+    phase_xfrag
 }
 
 phase_xpre_geo() {
@@ -663,6 +677,9 @@ xpre_geo)
   ;;
 xfrag)
   phase_xfrag
+  ;;
+guard)
+  phase_guard
   ;;
 i8ab)
   # an int8 tensor-core kernel (I8=1) against the integer dot in one process per run (docs/kernels/cuda-gemv.md,

@@ -137,8 +137,7 @@ struct GbI8B32 : Fm {
                 const float da = gb_half_to_float(Fm::dbits(cur[q], 0, j)), db = gb_half_to_float(Fm::dbits(cur[q], 1, j));
                 #pragma unroll
                 for (int i = 0; i < 4; i++) {
-                    const gb_u32 t = 2u * tq[q] + (i & 1);
-                    if (t >= (gb_u32)T) continue;
+                    if (GB_I8_PAST_T(tq[q], i)) continue;
                     const float v = (float)(256 * Ch[q][i] + Cl[q][i]);
                     acc[q][i] = fmaf((i < 2 ? da : db) * bx[q].dx[i & 1], v, acc[q][i]);
                 }

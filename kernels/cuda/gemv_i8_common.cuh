@@ -37,6 +37,15 @@
 
 #define GB_I8_EACH for (int q = 0; q < Ctx::NT; q++)
 
+// I8_GUARD = 1 (the default): the formats' epilogues skip the mma columns of
+// rows of x past T, a branch per run that the compiler leaves divergent at
+// some T; 0: every column is computed, the sums past T never stored. Which is
+// faster is for an A/B to say (docs/kernels/cuda-gemv.md, "x in fragment order").
+#ifndef I8_GUARD
+#define I8_GUARD 1
+#endif
+#define GB_I8_PAST_T(tq, i) (I8_GUARD && 2u * (tq) + ((i) & 1) >= (gb_u32)T)
+
 enum {
     GB_I8_XROW = 256 + 32, // bytes of one x row's digits per chunk of 256 columns: 32 of padding put the
                            // 8 rows of a half-warp's 8-byte B loads on distinct banks

@@ -12,6 +12,7 @@
 // gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=8,KSPLIT=4,PREFETCH=0,XPRE=2,GEMV_TOKENS=8
 // gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=4,KSPLIT=2,PREFETCH=1,XPRE=2,GEMV_TOKENS=3
 // gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=7,KSPLIT=4,PREFETCH=0,XPRE=2,GEMV_TOKENS=5
+// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=7,KSPLIT=4,PREFETCH=0,XPRE=2,I8_GUARD=0,GEMV_TOKENS=4
 // q4_k GEMV for T = GEMV_TOKENS rows of x on the int8 tensor cores
 // (gemv_q4k_q5k_i8.cuh): the q4_k kernel's variant with I8=1, q4_k's default
 // from T = 5 (lib/gpubench/gemv_cuda.lua, TOKEN_RULES). Launch: block

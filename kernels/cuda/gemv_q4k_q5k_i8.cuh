@@ -124,8 +124,7 @@ struct GbI8QK {
                     const float kb = (float)((scb[q][j >> 2] >> sh) & 0xFF), kmb = (float)((mnb[q][j >> 2] >> sh) & 0xFF);
                     #pragma unroll
                     for (int i = 0; i < 4; i++) {
-                        const gb_u32 t = 2u * tq[q] + (i & 1);
-                        if (t >= (gb_u32)T) continue;
+                        if (GB_I8_PAST_T(tq[q], i)) continue;
                         const float ds = i < 2 ? da[q] * ka : db[q] * kb;
                         const float dm = i < 2 ? ma[q] * kma : mb[q] * kmb;
                         const float v = (float)(256 * Ch[q][i] + Cl[q][i]);

@@ -11,6 +11,7 @@
 // gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=4,KSPLIT=2,PREFETCH=1,XPRE=2,GEMV_TOKENS=3
 // gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=7,KSPLIT=4,PREFETCH=0,XPRE=2,GEMV_TOKENS=6
 // gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=2,KSPLIT=4,PREFETCH=0,XPRE=2,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=4,KSPLIT=2,PREFETCH=1,XPRE=1,I8_GUARD=0,GEMV_TOKENS=6
 // q5_k GEMV for T = GEMV_TOKENS rows of x on the int8 tensor cores
 // (gemv_q4k_q5k_i8.cuh: q4_k's kernel with the fifth bit): the q5_k kernel's
 // variant with I8=1 (lib/gpubench/gemv_cuda.lua). Launch: block

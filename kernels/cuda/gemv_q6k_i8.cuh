@@ -106,8 +106,7 @@ struct GbI8Q6K {
                 const float da = gb_half_to_float(cur[q].d[0] & 0xFFFF), db = gb_half_to_float(cur[q].d[1] & 0xFFFF);
                 #pragma unroll
                 for (int i = 0; i < 4; i++) {
-                    const gb_u32 t = 2u * tq[q] + (i & 1);
-                    if (t >= (gb_u32)T) continue;
+                    if (GB_I8_PAST_T(tq[q], i)) continue;
                     // each half's sum is exact in float: |sum| <= 16 * 32 * 32639 < 2^24
                     const float v0 = (float)(256 * Ch0[q][i] + Cl0[q][i]), v1 = (float)(256 * Ch1[q][i] + Cl1[q][i]);
                     const float v = i < 2 ? fmaf(sa1, v1, sa0 * v0) : fmaf(sb1, v1, sb0 * v0);

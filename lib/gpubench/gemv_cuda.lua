@@ -32,8 +32,9 @@
 --           scalar path's other defines unused; XPRE=1 or 2 (its own define
 --           too) quantizes x once per call in a first launch (xprep_spec
 --           below; 2: in the mma's fragment order), a spec with `prep` that
---           gemv.launches runs before the kernel. The
---           k-quants' default from T = 4 or 5, q8_0's at 8 (TOKEN_RULES below).
+--           gemv.launches runs before the kernel; I8_GUARD=0 computes the
+--           mma columns past T rather than branching past them. The
+--           k-quants' default from T = 3 or 4, q8_0's at 8 (TOKEN_RULES below).
 -- Every kernel: GEMV_TOKENS, the T rows of x (1..8) multiplied by each
 -- weight read once (y[T, m] = x[T, k] . W^T; 1 in every entry, the GEMV).
 -- A T > 1 variant keeps the entry's geometry: every entry compiles without
@@ -149,7 +150,7 @@ end
 
 -- The int8 tensor-core kernel's spec: its own file and entry, 16 rows a warp;
 -- with XPRE=1 or 2 a prep (xprep_spec) that gemv.launches runs first.
-local function i8_spec(fmt, d, prefetch, xpre)
+local function i8_spec(fmt, d, prefetch, xpre, guard)
   if d.MMA == 1 or d.BULK == 1 then
     error(("gemv_cuda.variant: %s I8=1 is its own kernel: MMA and BULK must stay 0"):format(fmt), 3)
   end
@@ -161,7 +162,8 @@ local function i8_spec(fmt, d, prefetch, xpre)
     entry = "gemv_" .. fmt .. "_i8",
     block = { 32 * d.WARPS * d.KSPLIT, 1, 1 },
     rows_per_group = 16 * d.WARPS,
-    defines = { I8 = 1, WARPS = d.WARPS, KSPLIT = d.KSPLIT, PREFETCH = prefetch, XPRE = xpre, GEMV_TOKENS = d.GEMV_TOKENS },
+    defines = { I8 = 1, WARPS = d.WARPS, KSPLIT = d.KSPLIT, PREFETCH = prefetch, XPRE = xpre, GEMV_TOKENS = d.GEMV_TOKENS,
+      I8_GUARD = guard == 0 and 0 or nil },
     prep = xpre > 0 and xprep_spec(fmt, d.GEMV_TOKENS, d.KSPLIT, xpre) or nil,
   }
 end
@@ -253,13 +255,13 @@ local function qtc_spec(fmt, d, changes)
 end
 
 -- The defines variant(fmt, ...) takes and their defaults: the entry's, and
--- PREFETCH = 0 and XPRE = 0 where the entry has the int8 kernel (I8) behind it.
+-- PREFETCH = 0, XPRE = 0 and I8_GUARD = 1 where the entry has the int8 kernel (I8) behind it.
 function M.variant_defines(fmt)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
   if type(base) ~= "table" or type(base.defines) ~= "table" then return nil end
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
-  if d.I8 ~= nil then d.PREFETCH, d.XPRE = 0, 0 end
+  if d.I8 ~= nil then d.PREFETCH, d.XPRE, d.I8_GUARD = 0, 0, 1 end
   d.EARLY_RELEASE = 0 -- the FMA and scalar kernels' release of an overlapping next launch: at start, not exit
   if TC_BEST[fmt] then d.KSPLIT, d.STAGES, d.TILES = 1, 0, 1 end -- the FMA kernel's: no split, direct loads, ROWS rows (MMA=1 takes others)
   for k, v in pairs(QTC_BEST[fmt] or {}) do -- TC=1's own defines, at their defaults
@@ -289,7 +291,7 @@ function M.variant(fmt, changes)
     d.GEMV_TOKENS = t
     return own(fmt, d, changes)
   end
-  local prefetch, xpre = 0, 0 -- the int8 kernel's own switches, not defines of the entry
+  local prefetch, xpre, guard = 0, 0, 1 -- the int8 kernel's own switches, not defines of the entry
   for k, v in pairs(changes) do
     if k == "EARLY_RELEASE" then
       -- an overlapping next launch released at the block's start, not by its exit
@@ -308,6 +310,12 @@ function M.variant(fmt, changes)
       if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s XPRE is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
       if v ~= 0 and v ~= 1 and v ~= 2 then error(("gemv_cuda.variant: XPRE=%s is not 0, 1 or 2"):format(tostring(v)), 2) end
       xpre = v
+    elseif k == "I8_GUARD" and base.defines.I8 ~= nil then
+      -- 0: the epilogues compute the mma columns past T instead of branching past them
+      -- (gemv_i8_common.cuh); 1 is the kernels' default and not passed, so its compile stays the same
+      if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s I8_GUARD is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
+      if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: I8_GUARD=%s is not 0 or 1"):format(tostring(v)), 2) end
+      guard = v
     elseif (k == "KSPLIT" or k == "STAGES" or k == "TILES") and TC_BEST[fmt] then
       -- MMA=1 returned above: the FMA kernel has no split, loads directly and has ROWS rows: KSPLIT=1, STAGES=0, TILES=1
       if k == "TILES" and v ~= 1 then
@@ -338,7 +346,7 @@ function M.variant(fmt, changes)
       d[k] = v
     end
   end
-  if d.I8 == 1 then return i8_spec(fmt, d, prefetch, xpre) end
+  if d.I8 == 1 then return i8_spec(fmt, d, prefetch, xpre, guard) end
   -- The tensor-core path has a fixed geometry (16 rows, whole tiles): asking
   -- for it without naming ROWS or PARTS gets that rather than an error.
   if changes.MMA == 1 then

@@ -25,12 +25,12 @@ emu_linear() {
 }
 
 # emu_gemv SOURCE: builds tests/cuda_host/SOURCE (a GEMV block-code emulation, with
-# the GEMV reference it links) and runs it; its status is the test's. 20011/20014:
+# the GEMV reference it links; EMU_DEFINES: more -D flags) and runs it; its status is the test's. 20011/20014:
 # the block code (__host__ __device__) calls the host context; it is instantiated
 # for the host only, which is the point.
 emu_gemv() {
   emu_setup ref/formats ref/blocks ref/dequant ref/gemv ref/parallel ref/random_fill core/random
-  "$NVCC" -O2 -std=c++17 -arch=sm_90 -diag-suppress 20011,20014 -Ihost/ref -Ihost/core -Ikernels/cuda -Itests/cuda_host \
-    -o "$tmp/emu" "tests/cuda_host/$1" "$tmp"/*.o -lm -lpthread || exit 1
+  "$NVCC" -O2 -std=c++17 -arch=sm_90 -diag-suppress 20011,20014 ${EMU_DEFINES:-} -Ihost/ref -Ihost/core -Ikernels/cuda \
+    -Itests/cuda_host -o "$tmp/emu" "tests/cuda_host/$1" "$tmp"/*.o -lm -lpthread || exit 1
   "$tmp/emu"
 }

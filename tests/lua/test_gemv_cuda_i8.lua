@@ -176,6 +176,13 @@ t.test("XPRE=1, 2: the int8 kernel with a first launch (its file, defines, grid 
     t.errors(function() specs.variant(fmt, { XPRE = 1 }) end,
       ("gemv_cuda.variant: %s XPRE is the int8 kernel's: it needs I8=1"):format(fmt), true)
     t.errors(function() specs.variant(fmt, { I8 = 1, XPRE = 3 }) end, "gemv_cuda.variant: XPRE=3 is not 0, 1 or 2", true)
+    -- I8_GUARD: passed only at 0 (the kernels' default 1 keeps the default's compile and cache key)
+    t.eq(specs.variant(fmt, { I8 = 1, I8_GUARD = 0, XPRE = 2, GEMV_TOKENS = 4 }).defines.I8_GUARD, 0, fmt)
+    t.eq(specs.variant(fmt, { I8 = 1, I8_GUARD = 1, GEMV_TOKENS = 4 }).defines.I8_GUARD, nil, fmt)
+    t.eq(specs.variant_defines(fmt).I8_GUARD, 1, fmt .. ": a grid may name I8_GUARD")
+    t.errors(function() specs.variant(fmt, { I8_GUARD = 0 }) end,
+      ("gemv_cuda.variant: %s I8_GUARD is the int8 kernel's: it needs I8=1"):format(fmt), true)
+    t.errors(function() specs.variant(fmt, { I8 = 1, I8_GUARD = 2 }) end, "gemv_cuda.variant: I8_GUARD=2 is not 0 or 1", true)
   end
   t.errors(function() specs.variant("bf16", { XPRE = 1 }) end, "gemv_cuda.variant: bf16 has no define XPRE", true)
   -- every (XP_SX, XP_PERM) the formats use has a compile line of the prep (the NVRTC test compiles them)
@@ -257,14 +264,17 @@ t.test("XPRE=1 and 2 int8 kernels match the FP64 reference at every T", function
   local dev = t.device("cuda")
   releasing(dev, function()
     -- (WARPS, KSPLIT, PREFETCH); 1280 columns are 5 chunks: steps of 2 or 4 read the workspace's pad. Each T
-    -- takes two of the four geometries per XPRE (every geometry at four T), XPRE=2 after XPRE=1 reusing the
+    -- takes two of the four geometries per XPRE (every geometry at four T) and one with I8_GUARD=0, XPRE=2 after XPRE=1 reusing the
     -- workspace the shared layout wrote (stale rows past T)
     local geos = { { 1, 1, 0 }, { 4, 2, 0 }, { 4, 4, 1 }, { 2, 3, 0 } }
     for i, fmt in ipairs { "q4_k", "q5_k", "q6_k", "q8_0", "q4_0" } do
       for T = 1, 8 do
-        for _, gx in ipairs { { T % 4 + 1, 1 }, { (T + 1) % 4 + 1, 1 }, { (T + 2) % 4 + 1, 2 }, { (T + 3) % 4 + 1, 2 } } do
+        -- the last: XPRE=2 without the epilogue's guard past T (I8_GUARD=0)
+        for _, gx in ipairs { { T % 4 + 1, 1 }, { (T + 1) % 4 + 1, 1 }, { (T + 2) % 4 + 1, 2 }, { (T + 3) % 4 + 1, 2 },
+          { T % 4 + 1, 2, 0 } } do
           local g = { geos[gx[1]][1], geos[gx[1]][2], geos[gx[1]][3], gx[2] }
-          local spec = specs.variant(fmt, { I8 = 1, XPRE = g[4], WARPS = g[1], KSPLIT = g[2], PREFETCH = g[3], GEMV_TOKENS = T })
+          local spec = specs.variant(fmt, { I8 = 1, XPRE = g[4], WARPS = g[1], KSPLIT = g[2], PREFETCH = g[3], GEMV_TOKENS = T,
+            I8_GUARD = gx[3] or 1 })
           local seed = 401 + 40 * i + T
           gc.check_tokens(dev, fmt, 29, 3072, T, seed, spec)
           gc.check_tokens(dev, fmt, 70, 1280, T, seed + 10, spec)
