@@ -115,6 +115,19 @@ swgeo() { # swgeo NAME N,K GEOMETRY: swiglu_ab's fused kernel at one geometry, r
   grep -E '^custom' "$LOGS/$1.log"
 }
 
+gemv_runs() { # gemv_runs PREFIX TAG FORMAT "ORDER:ITERS:T ..." GRID LIMIT [FLAGS...]: one gemv_variants process per run
+  # at 14336 x 5120 rotated, TK in GRID standing for the run's T; logs PREFIX_FORMAT_ORDER_ITERS_TT TAG
+  local pre=$1 tag=$2 f=$3 runs=$4 grid=$5 lim=$6 o it tk n oit
+  shift 6
+  for oit in $runs; do
+    IFS=: read -r o it tk <<< "$oit"
+    n="${pre}_${f}_${o}_${it}_T$tk$tag"
+    run "$n" timeout $lim env M=14336 K=5120 ITERS=$it $G --backend cuda experiments/gemv_variants.lua \
+      --rotate --rounds 1 --kernels $f --order $o "$@" --grid "${grid//TK/$tk}" --json "$LOGS/$n.jsonl"
+    grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
+  done
+}
+
 phase_xpre() {
   # x quantized once per call (XPRE=1: a first launch, docs/kernels/cuda-gemv.md, "x quantized once per call")
   # against the int8 kernel quantizing x per block (XPRE=0), every int8 format: its oracle test first (XPRE_TEST=0
@@ -129,17 +142,11 @@ phase_xpre() {
   [[ ${XPRE_SAN:-0} == 1 ]] && tail -3 "$LOGS/san_memcheck_xpre.log"
   for f in ${XPRE_FORMATS:-q4_k q5_k q6_k q8_0 q4_0}; do
     # 15 processes of about 10 variants by default: within one 10-minute call
-    for oit in ${XPRE_RUNS:-forward:200:8 reverse:200:8 forward:200:4}; do
-      IFS=: read -r o it tk <<< "$oit"
-      g="GEMV_TOKENS=$tk;I8=1;WARPS=4;KSPLIT=2;XPRE=0,1|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=2,8;KSPLIT=2,4"
-      g="$g|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=4;KSPLIT=1,4|GEMV_TOKENS=$tk;I8=1;XPRE=1;WARPS=4;KSPLIT=2;PREFETCH=1"
-      g="$g|GEMV_TOKENS=$tk;I8=0"
-      [[ $f == q8_0 || $f == q4_0 ]] && g="$g|GEMV_TOKENS=$tk;TC=1"
-      n="xpre_${f}_${o}_${it}_T$tk"
-      run "$n" timeout ${XPRE_LIMIT:-120} env M=14336 K=5120 ITERS=$it $G --backend cuda experiments/gemv_variants.lua \
-        --rotate --rounds 1 --kernels $f --order $o ${XPRE_FLAGS:-} --grid "$g" --json "$LOGS/$n.jsonl"
-      grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
-    done
+    g="GEMV_TOKENS=TK;I8=1;WARPS=4;KSPLIT=2;XPRE=0,1|GEMV_TOKENS=TK;I8=1;XPRE=1;WARPS=2,8;KSPLIT=2,4"
+    g="$g|GEMV_TOKENS=TK;I8=1;XPRE=1;WARPS=4;KSPLIT=1,4|GEMV_TOKENS=TK;I8=1;XPRE=1;WARPS=4;KSPLIT=2;PREFETCH=1"
+    g="$g|GEMV_TOKENS=TK;I8=0"
+    [[ $f == q8_0 || $f == q4_0 ]] && g="$g|GEMV_TOKENS=TK;TC=1"
+    gemv_runs xpre "" $f "${XPRE_RUNS:-forward:200:8 reverse:200:8 forward:200:4}" "$g" ${XPRE_LIMIT:-120} ${XPRE_FLAGS:-}
   done
 }
 
@@ -147,24 +154,18 @@ phase_xfrag() {
   # x's digits in the mma's fragment order (XPRE=2: one 16-byte load a lane per run, docs/kernels/cuda-gemv.md,
   # "x in fragment order") against the shared layout in global memory (XPRE=1) at the same geometries: the oracle
   # test first (XFRAG_TEST=0 skips), then ORDER:ITERS:T runs at 14336 x 5120 rotated, one process per run and format,
-  # the table's other kernels beside (I8=0; TC=1 for q8_0/q4_0), or XFRAG_GRID (TK for T; XFRAG_TAG names the logs);
+  # the table's other kernels beside (I8=0; TC=1 for q8_0/q4_0), or XFRAG_GRID (TK for T; XFRAG_TAG ends the logs' names);
   # then ncu of XFRAG_NCU cells (FORMAT:DEFINES)
   [[ ${XFRAG_TEST:-1} == 1 ]] && GPUBENCH_TEST_ONLY="XPRE=1 and 2 int8 kernels match" run lua_test_gemv_xfrag \
     timeout 300 $G tests/lua/test_gemv_cuda_i8.lua
   [[ ${XFRAG_TEST:-1} == 1 ]] && tail -1 "$LOGS/lua_test_gemv_xfrag.log"
   for f in ${XFRAG_FORMATS:-q4_k q5_k q6_k q8_0 q4_0}; do
-    for oit in ${XFRAG_RUNS:-forward:200:8 reverse:200:8 forward:200:4}; do
-      IFS=: read -r o it tk <<< "$oit"
-      g="GEMV_TOKENS=$tk;I8=1;XPRE=1,2;WARPS=4;KSPLIT=2|GEMV_TOKENS=$tk;I8=1;XPRE=1,2;WARPS=8;KSPLIT=4"
-      g="$g|GEMV_TOKENS=$tk;I8=1;XPRE=1,2;WARPS=4;KSPLIT=4|GEMV_TOKENS=$tk;I8=1;XPRE=2;WARPS=4;KSPLIT=2;PREFETCH=1"
-      g="$g|GEMV_TOKENS=$tk;I8=1;XPRE=2;WARPS=2;KSPLIT=4,8|GEMV_TOKENS=$tk;I8=0"
-      [[ $f == q8_0 || $f == q4_0 ]] && g="$g|GEMV_TOKENS=$tk;TC=1"
-      [[ -n ${XFRAG_GRID:-} ]] && g=${XFRAG_GRID//TK/$tk} # another grid, TK standing for T
-      n="xfrag_${f}_${o}_${it}_T$tk${XFRAG_TAG:-}"
-      run "$n" timeout ${XFRAG_LIMIT:-120} env M=14336 K=5120 ITERS=$it $G --backend cuda experiments/gemv_variants.lua \
-        --rotate --rounds 1 --kernels $f --order $o ${XFRAG_FLAGS:-} --grid "$g" --json "$LOGS/$n.jsonl"
-      grep -E "^$f" "$LOGS/$n.log" | grep -v invalid
-    done
+    g="GEMV_TOKENS=TK;I8=1;XPRE=1,2;WARPS=4;KSPLIT=2|GEMV_TOKENS=TK;I8=1;XPRE=1,2;WARPS=8;KSPLIT=4"
+    g="$g|GEMV_TOKENS=TK;I8=1;XPRE=1,2;WARPS=4;KSPLIT=4|GEMV_TOKENS=TK;I8=1;XPRE=2;WARPS=4;KSPLIT=2;PREFETCH=1"
+    g="$g|GEMV_TOKENS=TK;I8=1;XPRE=2;WARPS=2;KSPLIT=4,8|GEMV_TOKENS=TK;I8=0"
+    [[ $f == q8_0 || $f == q4_0 ]] && g="$g|GEMV_TOKENS=TK;TC=1"
+    gemv_runs xfrag "${XFRAG_TAG:-}" $f "${XFRAG_RUNS:-forward:200:8 reverse:200:8 forward:200:4}" "${XFRAG_GRID:-$g}" \
+      ${XFRAG_LIMIT:-120} ${XFRAG_FLAGS:-}
   done
   S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy
      --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis --section SourceCounters"

@@ -117,25 +117,40 @@ GB_HD gb_u32 gb_i8_xpos(int w)
     return PERM ? 8u * (w & 3) + 4u * (w >> 2) : 4u * w;
 }
 
-// Quantizes (row of x t, run j) of chunk sb (columns 256 sb + 32 j ..) into
-// the shared digits: 32 values by 8 16-byte loads, their digits stored 4 to
-// a word; dx and the format's sum (SX) beside them.
-template <int T, int SX, int PERM, class S>
-GB_HD void gb_i8_quantize(const float* x, gb_u32 k, gb_u32 sb, gb_u32 t, gb_u32 j, GbI8Smem<T, S>& sm)
+// The 32 values of (row of x t, run j) of chunk sb (columns 256 sb + 32 j ..)
+// by 8 16-byte loads, their largest magnitude and (SX = GB_I8_SX_FLOAT) sum.
+template <int SX>
+GB_HD void gb_i8_run(const float* x, gb_u32 k, gb_u32 sb, gb_u32 t, gb_u32 j, float (&v)[32], float& mx, float& sum)
 {
     const float4* v4 = reinterpret_cast<const float4*>(x + (gb_u64)t * k + 256u * sb + 32u * j);
-    float v[32];
     #pragma unroll
     for (int i = 0; i < 8; i++) {
         const float4 f = v4[i];
         v[4 * i] = f.x, v[4 * i + 1] = f.y, v[4 * i + 2] = f.z, v[4 * i + 3] = f.w;
     }
-    float mx = 0.0f, sum = 0.0f;
+    mx = 0.0f, sum = 0.0f;
     #pragma unroll
     for (int i = 0; i < 32; i++) {
         mx = fmaxf(mx, fabsf(v[i]));
         if (SX == GB_I8_SX_FLOAT) sum += v[i];
     }
+}
+
+// dx for a run whose largest magnitude is mx: 1 / gb_i8_scale's (the product's
+// constant folded), so that q dx = x to within x's step
+GB_HD float gb_i8_dx(float mx)
+{
+    return mx * (1.0f / ((float)GB_I8_QMAX * (1.0f - 0x1p-20f)));
+}
+
+// Quantizes (row of x t, run j) of chunk sb into the shared digits: the run's
+// 32 values (gb_i8_run), their digits stored 4 to a word; dx and the format's
+// sum (SX) beside them.
+template <int T, int SX, int PERM, class S>
+GB_HD void gb_i8_quantize(const float* x, gb_u32 k, gb_u32 sb, gb_u32 t, gb_u32 j, GbI8Smem<T, S>& sm)
+{
+    float v[32], mx, sum;
+    gb_i8_run<SX>(x, k, sb, t, j, v, mx, sum);
     const float inv = mx > 0.0f ? gb_i8_scale(mx) : 0.0f;
     int isum = 0;
     #pragma unroll
@@ -150,8 +165,7 @@ GB_HD void gb_i8_quantize(const float* x, gb_u32 k, gb_u32 sb, gb_u32 t, gb_u32 
         *reinterpret_cast<gb_u32*>(&sm.xh[t][o]) = hw;
         *reinterpret_cast<gb_u32*>(&sm.xl[t][o]) = lw;
     }
-    // dx = 1 / inv (the product's constant folded): q dx = x to within x's step
-    sm.dx[t][j] = mx * (1.0f / ((float)GB_I8_QMAX * (1.0f - 0x1p-20f)));
+    sm.dx[t][j] = gb_i8_dx(mx);
     if (SX == GB_I8_SX_FLOAT) sm.sx[t][j] = (S)sum;
     if (SX == GB_I8_SX_OFF8) sm.sx[t][j] = (S)(-8 * isum);
 }
@@ -225,19 +239,8 @@ template <int T, int SX, int PERM, class S>
 GB_HD void gb_i8_xfrag_unit(const float* x, gb_u32 k, gb_u32 u, GbI8Frag<S>* xq)
 {
     const gb_u32 qq = u & 3, t = (u >> 2) % T, j = (u / (4 * T)) & 7, sb = u / (32 * T);
-    const float4* v4 = reinterpret_cast<const float4*>(x + (gb_u64)t * k + 256u * sb + 32u * j);
-    float v[32];
-    #pragma unroll
-    for (int i = 0; i < 8; i++) {
-        const float4 f = v4[i];
-        v[4 * i] = f.x, v[4 * i + 1] = f.y, v[4 * i + 2] = f.z, v[4 * i + 3] = f.w;
-    }
-    float mx = 0.0f, sum = 0.0f;
-    #pragma unroll
-    for (int i = 0; i < 32; i++) {
-        mx = fmaxf(mx, fabsf(v[i]));
-        if (SX == GB_I8_SX_FLOAT) sum += v[i];
-    }
+    float v[32], mx, sum;
+    gb_i8_run<SX>(x, k, sb, t, j, v, mx, sum);
     const float inv = mx > 0.0f ? gb_i8_scale(mx) : 0.0f;
     gb_u32 hw[2], lw[2];
     #pragma unroll
@@ -259,7 +262,7 @@ GB_HD void gb_i8_xfrag_unit(const float* x, gb_u32 k, gb_u32 u, GbI8Frag<S>* xq)
             sx = (S)(-8 * isum);
         }
         gb_u32* s = reinterpret_cast<gb_u32*>(&xq[sb].s[j][t >> 1]);
-        s[t & 1] = gb_bits(mx * (1.0f / ((float)GB_I8_QMAX * (1.0f - 0x1p-20f))));
+        s[t & 1] = gb_bits(gb_i8_dx(mx));
         s[2 + (t & 1)] = gb_i8_sbits(sx);
     }
 }
