@@ -59,6 +59,8 @@
 #   scripts/gpu-session.sh gemv_next   # the fixed-cost probes (no suite), then xpre (q4_k, q8_0), vkxpre (q4_k, q4_0) at T = 8 both orders and vkswiglu_out at 13824x5120, in one call
 #   scripts/gpu-session.sh xpre        # x quantized once per call (XPRE=1) against per block, every int8 format at T = 8 (both orders) and 4 (XPRE_FORMATS, XPRE_RUNS, XPRE_FLAGS)
 #   scripts/gpu-session.sh guard       # the int8 epilogues without their branch past T (I8_GUARD=0) against the default at T = 2, 4, 6 (both orders) and 8, XPRE=2 picks
+#   scripts/gpu-session.sh staged      # q4_k/q5_k weights staged through cp.async rings per warp (STAGED=2..4, XPRE=2) beside the table's picks, T = 8 both orders and 4
+#   scripts/gpu-session.sh next17      # guard, staged, then the T = 1, 2, 4, 8 tables on both backends, in one call
 #   scripts/gpu-session.sh xfrag       # x's digits in the mma's fragment order (XPRE=2) against the shared layout (XPRE=1), every int8 format at T = 8 (both orders) and 4; ncu of one call (XFRAG_NCU)
 #   scripts/gpu-session.sh xpre_geo    # XPRE=1 geometries past the first A/B's (8 slices, 16 warps) at T = XPRE_GEO_T (8), both orders, beside the table's kernel
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
@@ -191,6 +193,27 @@ phase_guard() {
     XFRAG_RUNS=${GUARD_RUNS:-forward:200:4 reverse:200:4 forward:200:6 reverse:200:6 forward:200:2 reverse:200:2 forward:200:8} \
     XFRAG_GRID="GEMV_TOKENS=TK;I8=1;XPRE=2;WARPS=7;KSPLIT=4;I8_GUARD=0,1|GEMV_TOKENS=TK;I8=1;XPRE=2;WARPS=2,4;KSPLIT=4;I8_GUARD=0,1|GEMV_TOKENS=TK;I8=0" \
     phase_xfrag
+}
+
+phase_staged() {
+  # the weights staged through a ring of cp.async stages per warp (STAGED=2..4, XPRE=2, q4_k and q5_k:
+  # docs/kernels/cuda-gemv.md, "Weights staged in shared memory") beside the table's XPRE=2 picks, T = 8 both
+  # orders and 4; one process per run (the oracle test, with staged variants, is the guard phase's)
+  local base="GEMV_TOKENS=TK;I8=1;XPRE=2"
+  local q4="$base;WARPS=7;KSPLIT=4|$base;WARPS=2;KSPLIT=4;STAGED=2|$base;WARPS=2;KSPLIT=2;STAGED=2,3,4"
+  q4="$q4|$base;WARPS=1;KSPLIT=4;STAGED=3,4|$base;WARPS=1;KSPLIT=2;STAGED=4"
+  local q5="$base;WARPS=2,7;KSPLIT=4|$base;WARPS=2;KSPLIT=2;STAGED=2,3|$base;WARPS=1;KSPLIT=4;STAGED=2,3"
+  q5="$q5|$base;WARPS=1;KSPLIT=2;STAGED=2,4"
+  local runs=${STAGED_RUNS:-forward:200:8 reverse:200:8 forward:200:4}
+  gemv_runs staged "" q4_k "$runs" "$q4" 120
+  gemv_runs staged "" q5_k "$runs" "$q5" 120
+}
+
+phase_next17() { # issue 17's queue in one call: the oracle test (guard and staged variants in it), the
+  # unguarded epilogue's A/B, the staged weights' A/B, the T-row tables on both backends
+  phase_guard
+  phase_staged
+  TOKENS_TESTS=0 TOKENS_SHAPES=${TOKENS_SHAPES:-14336:1 14336:2 14336:4 14336:8} bash "$0" tokens
 }
 
 phase_xpre_geo() {
@@ -681,6 +704,12 @@ xfrag)
   ;;
 guard)
   phase_guard
+  ;;
+staged)
+  phase_staged
+  ;;
+next17)
+  phase_next17
   ;;
 i8ab)
   # an int8 tensor-core kernel (I8=1) against the integer dot in one process per run (docs/kernels/cuda-gemv.md,

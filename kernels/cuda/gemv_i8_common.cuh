@@ -318,6 +318,49 @@ struct GbI8XSource<2, T, S> {
     typedef GbI8Frag<S> type;
 };
 
+// STG > 0 (the kernels' STAGED; q4_k and q5_k, XP = 2 only): each warp
+// copies its 16 rows' chunk of a step into its own ring of STG stages in
+// shared memory with 16-byte cp.async copies, consecutive lanes on
+// consecutive bytes (16 rows x F::BPC bytes, 4-5 L1 wavefronts per 512
+// bytes, against 8 per 256 for the fragments' loads from global memory), STG
+// - 1 steps ahead of its mmas and without holding registers for them, then
+// loads its fragments from there (F::load through GbI8RingLd). A row's stage
+// bytes are F::SSTRIDE apart so that a half-warp's 8-byte fragment loads fall
+// on distinct banks (docs/kernels/cuda-gemv.md, "Weights staged in shared memory").
+template <class F, int NWARPS, int STG>
+struct alignas(16) GbI8Ring {
+    unsigned char b[NWARPS][STG][16 * F::SSTRIDE];
+};
+template <class F, int NWARPS>
+struct alignas(16) GbI8Ring<F, NWARPS, 0> {
+    unsigned char b[1][1][16];
+};
+
+// F::load's loads, from a warp's stage in shared memory
+template <class Ctx>
+struct GbI8RingLd {
+    Ctx& c;
+    GB_HD uint4 ld16(const unsigned char* p) { return c.lds16(p); }
+    GB_HD uint2 ld8(const unsigned char* p) { return c.lds8(p); }
+};
+
+// Thread q's share of warp w's copies of chunk sb (rows r0 .. r0 + 15, the
+// last row where those are past m) into stage buffer dst; none where sb is past
+// the last (nsb); then its commit.
+template <class F, class Ctx>
+GB_HD void gb_i8_stage(Ctx& ctx, int q, const unsigned char* W, gb_u32 row_bytes, gb_u32 m, gb_u32 r0, gb_u32 sb,
+                       gb_u32 nsb, gb_u32 lane, unsigned char* dst)
+{
+    enum { NCK = F::BPC / 16 };
+    static_assert(F::BPC % 16 == 0, "a staged format's chunk is whole 16-byte copies");
+    #pragma unroll
+    for (gb_u32 i = lane; i < 16 * NCK; i += 32) {
+        const gb_u32 r = i / NCK, c = i % NCK, row = r0 + r < m ? r0 + r : m - 1;
+        ctx.cp16(q, dst + r * F::SSTRIDE + 16 * c, W + (gb_u64)row * row_bytes + (gb_u64)sb * F::BPC + 16 * c, sb < nsb);
+    }
+    ctx.commit(q);
+}
+
 // Block blk: NW row warps x KS k slices (warp w: rows of w % NW, slice w / NW)
 // of a format F (F::BPC bytes per row per chunk of 256 columns; F::Raw a
 // lane's loads of one chunk of its rows g and g + 8, F::load issues them,
@@ -330,11 +373,12 @@ struct GbI8XSource<2, T, S> {
 // quantization and no barrier in the loop, each warp streams on its own.
 // ctx.wait_inputs() comes after the first weights' loads, before x is read:
 // under launch overlap the wait for the launch before (the prepass).
-template <class F, int NW, int KS, int PF, int T, class Ctx, int XP = 0>
+template <class F, int NW, int KS, int PF, int T, class Ctx, int XP = 0, int STG = 0>
 GB_HD void gb_i8_block(Ctx& ctx, const unsigned char* W, const void* xin, float* y, gb_u32 m, gb_u32 k, gb_u32 blk,
-                       GbI8Block<T, NW, KS, typename F::S, XP>& sm)
+                       GbI8Block<T, NW, KS, typename F::S, XP>& sm, GbI8Ring<F, NW * KS, STG>* ring = nullptr)
 {
     static_assert(T >= 1 && T <= 8, "GEMV_TOKENS must be 1..8: the mma has 8 columns");
+    static_assert(STG == 0 || (STG >= 2 && XP == 2 && PF == 0), "STAGED is 2 or more stages, with XPRE=2 and no PREFETCH");
     enum { NT = Ctx::NT, UNITS = 8 * T * KS, THREADS = 32 * NW * KS };
     typedef GbI8Smem<T, typename F::S> D;
     typedef typename GbI8XSource<XP, T, typename F::S>::type X; // where the steps read x
@@ -355,10 +399,32 @@ GB_HD void gb_i8_block(Ctx& ctx, const unsigned char* W, const void* xin, float*
         pb[q] = W + (gb_u64)(rb < m ? rb : m - 1) * row_bytes;
         #pragma unroll
         for (int i = 0; i < 4; i++) acc[q][i] = 0.0f;
-        F::load(ctx, pa[q], pb[q], sl[q], nsb, tq[q], cur[q]);
+        if constexpr (STG > 0) {
+            for (int s = 0; s < STG - 1; s++)
+                gb_i8_stage<F>(ctx, q, W, row_bytes, m, r0[q], s * KS + sl[q], nsb, lane, ring->b[w][s]);
+        } else {
+            F::load(ctx, pa[q], pb[q], sl[q], nsb, tq[q], cur[q]);
+        }
     }
     ctx.wait_inputs();
     for (gb_u32 st = 0; st < steps; st++) {
+        if constexpr (STG > 0) {
+            // every lane done with the stage read a step ago before it is refilled; this step's copies landed
+            ctx.warp_sync();
+            GB_I8_EACH
+            {
+                const gb_u32 tid = ctx.tid(q), s2 = st + STG - 1;
+                gb_i8_stage<F>(ctx, q, W, row_bytes, m, r0[q], s2 * KS + sl[q], nsb, tid & 31, ring->b[tid >> 5][s2 % STG]);
+            }
+            ctx.template cp_wait<STG - 1>();
+            ctx.warp_sync();
+            GB_I8_EACH
+            {
+                const unsigned char* b = ring->b[ctx.tid(q) >> 5][st % STG];
+                GbI8RingLd<Ctx> rl{ ctx };
+                F::load(rl, b + g[q] * F::SSTRIDE, b + (g[q] + 8) * F::SSTRIDE, 0, 1, tq[q], cur[q]);
+            }
+        }
         const X* xs;
         if constexpr (XP) {
             xs = xq + st * KS;
@@ -381,10 +447,12 @@ GB_HD void gb_i8_block(Ctx& ctx, const unsigned char* W, const void* xin, float*
         }
         if (any) F::template step<T>(ctx, cur, go, r0, m, g, tq, sl, xs, acc);
         if constexpr (!XP) ctx.barrier(); // every warp done with this step's digits before the next overwrite them
-        GB_I8_EACH
-        {
-            if (PF) cur[q] = nxt[q];
-            else F::load(ctx, pa[q], pb[q], (st + 1) * KS + sl[q], nsb, tq[q], cur[q]);
+        if constexpr (STG == 0) {
+            GB_I8_EACH
+            {
+                if (PF) cur[q] = nxt[q];
+                else F::load(ctx, pa[q], pb[q], (st + 1) * KS + sl[q], nsb, tq[q], cur[q]);
+            }
         }
     }
     if (KS > 1) { // the last barrier above freed the digits (XP = 0): slices 1.. leave their sums there
@@ -424,6 +492,23 @@ struct GbI8DevCtx {
     __device__ __forceinline__ gb_u32 ld2(const unsigned char* p) { return __ldg(reinterpret_cast<const unsigned short*>(p)); }
     __device__ __forceinline__ uint2 ld8s(const signed char* p) { return *reinterpret_cast<const uint2*>(p); }
     __device__ __forceinline__ uint4 ldx16(const uint4* p) { return __ldg(p); }
+    // the staged weights (STG > 0): cp.async.cg (L1 not allocated: read once), shared loads
+    __device__ __forceinline__ void cp16(int, unsigned char* dst, const unsigned char* src, bool pred)
+    {
+        asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
+                     "@p cp.async.cg.shared.global [%0], [%1], 16;\n\t}\n" ::"r"((gb_u32)__cvta_generic_to_shared(dst)),
+                     "l"(src), "r"((int)pred)
+                     : "memory");
+    }
+    __device__ __forceinline__ void commit(int) { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+    template <int N>
+    __device__ __forceinline__ void cp_wait()
+    {
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+    }
+    __device__ __forceinline__ void warp_sync() { __syncwarp(); }
+    __device__ __forceinline__ uint4 lds16(const unsigned char* p) { return *reinterpret_cast<const uint4*>(p); }
+    __device__ __forceinline__ uint2 lds8(const unsigned char* p) { return *reinterpret_cast<const uint2*>(p); }
     __device__ __forceinline__ void mma_s8(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2])
     {
         asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "

@@ -13,6 +13,8 @@
 // gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=4,KSPLIT=2,PREFETCH=1,XPRE=2,GEMV_TOKENS=3
 // gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=7,KSPLIT=4,PREFETCH=0,XPRE=2,GEMV_TOKENS=5
 // gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=7,KSPLIT=4,PREFETCH=0,XPRE=2,I8_GUARD=0,GEMV_TOKENS=4
+// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=2,KSPLIT=4,PREFETCH=0,XPRE=2,STAGED=2,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q4_k_i8 defines=I8=1,WARPS=2,KSPLIT=2,PREFETCH=0,XPRE=2,STAGED=4,GEMV_TOKENS=3
 // q4_k GEMV for T = GEMV_TOKENS rows of x on the int8 tensor cores
 // (gemv_q4k_q5k_i8.cuh): the q4_k kernel's variant with I8=1, q4_k's default
 // from T = 5 (lib/gpubench/gemv_cuda.lua, TOKEN_RULES). Launch: block
@@ -22,6 +24,12 @@
 
 #if !defined(WARPS) || !defined(KSPLIT) || !defined(PREFETCH) || !defined(XPRE) || !defined(GEMV_TOKENS) || !defined(I8) || I8 != 1
 #error "gemv_q4_k_i8 takes -DI8=1, -DWARPS, -DKSPLIT, -DPREFETCH, -DXPRE and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
+#endif
+
+// STAGED (optional, 0 when absent): the weights copied through a ring of that many stages per
+// warp (gemv_i8_common.cuh), with XPRE=2 only
+#ifndef STAGED
+#define STAGED 0
 #endif
 
 GB_LAUNCH_OVERLAP
@@ -34,5 +42,10 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
 {
     __shared__ GbI8Block<GEMV_TOKENS, WARPS, KSPLIT, float, XPRE> sm;
     GbI8DevCtx ctx;
+#if STAGED
+    __shared__ GbI8Ring<GbI8Q4K, WARPS * KSPLIT, STAGED> ring;
+    gb_i8_block<GbI8Q4K, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, GbI8DevCtx, XPRE, STAGED>(ctx, w, x, y, m, k, blockIdx.x, sm, &ring);
+#else
     gb_i8_block<GbI8Q4K, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, GbI8DevCtx, XPRE>(ctx, w, x, y, m, k, blockIdx.x, sm);
+#endif
 }

@@ -46,7 +46,9 @@ struct GbI8Raw {
 // subtracts dmin m sum(x).
 template <int Q5>
 struct GbI8QK {
-    enum { BPC = Q5 ? 176 : 144, CODES = Q5 ? 48 : 16, SX = GB_I8_SX_FLOAT, PERM = 0 };
+    // SSTRIDE: a row's bytes in a staged ring (STG > 0, gemv_i8_common.cuh): 40 and 56 words,
+    // 8 and 24 mod 32, so that the rows of a half-warp's 8-byte loads take distinct banks
+    enum { BPC = Q5 ? 176 : 144, CODES = Q5 ? 48 : 16, SX = GB_I8_SX_FLOAT, PERM = 0, SSTRIDE = Q5 ? 224 : 160 };
     typedef float S;
     typedef GbI8Raw Raw;
     // Super-block sb of the rows starting at ra and rb into r; nothing where

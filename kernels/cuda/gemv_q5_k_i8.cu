@@ -12,6 +12,8 @@
 // gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=7,KSPLIT=4,PREFETCH=0,XPRE=2,GEMV_TOKENS=6
 // gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=2,KSPLIT=4,PREFETCH=0,XPRE=2,GEMV_TOKENS=8
 // gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=4,KSPLIT=2,PREFETCH=1,XPRE=1,I8_GUARD=0,GEMV_TOKENS=6
+// gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=2,KSPLIT=2,PREFETCH=0,XPRE=2,STAGED=3,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=1,KSPLIT=4,PREFETCH=0,XPRE=2,STAGED=2,GEMV_TOKENS=5
 // q5_k GEMV for T = GEMV_TOKENS rows of x on the int8 tensor cores
 // (gemv_q4k_q5k_i8.cuh: q4_k's kernel with the fifth bit): the q5_k kernel's
 // variant with I8=1 (lib/gpubench/gemv_cuda.lua). Launch: block
@@ -21,6 +23,12 @@
 
 #if !defined(WARPS) || !defined(KSPLIT) || !defined(PREFETCH) || !defined(XPRE) || !defined(GEMV_TOKENS) || !defined(I8) || I8 != 1
 #error "gemv_q5_k_i8 takes -DI8=1, -DWARPS, -DKSPLIT, -DPREFETCH, -DXPRE and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
+#endif
+
+// STAGED (optional, 0 when absent): the weights copied through a ring of that many stages per
+// warp (gemv_i8_common.cuh), with XPRE=2 only
+#ifndef STAGED
+#define STAGED 0
 #endif
 
 GB_LAUNCH_OVERLAP
@@ -33,5 +41,10 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
 {
     __shared__ GbI8Block<GEMV_TOKENS, WARPS, KSPLIT, float, XPRE> sm;
     GbI8DevCtx ctx;
+#if STAGED
+    __shared__ GbI8Ring<GbI8Q5K, WARPS * KSPLIT, STAGED> ring;
+    gb_i8_block<GbI8Q5K, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, GbI8DevCtx, XPRE, STAGED>(ctx, w, x, y, m, k, blockIdx.x, sm, &ring);
+#else
     gb_i8_block<GbI8Q5K, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, GbI8DevCtx, XPRE>(ctx, w, x, y, m, k, blockIdx.x, sm);
+#endif
 }

@@ -33,7 +33,9 @@
 --           too) quantizes x once per call in a first launch (xprep_spec
 --           below; 2: in the mma's fragment order), a spec with `prep` that
 --           gemv.launches runs before the kernel; I8_GUARD=0 computes the
---           mma columns past T rather than branching past them. The
+--           mma columns past T rather than branching past them; STAGED=2..4
+--           (q4_k, q5_k, with XPRE=2) copies the weights through that many
+--           stages per warp in shared memory. The
 --           k-quants' default from T = 3 or 4, q8_0's at 8 (TOKEN_RULES below).
 -- Every kernel: GEMV_TOKENS, the T rows of x (1..8) multiplied by each
 -- weight read once (y[T, m] = x[T, k] . W^T; 1 in every entry, the GEMV).
@@ -148,14 +150,28 @@ local function xprep_spec(fmt, tokens, ksplit, xpre)
   }
 end
 
+-- A row's bytes in a staged ring (STAGED, GbI8QK::SSTRIDE in gemv_q4k_q5k_i8.cuh).
+local I8_STAGE_STRIDE = { q4_k = 160, q5_k = 224 }
+
 -- The int8 tensor-core kernel's spec: its own file and entry, 16 rows a warp;
 -- with XPRE=1 or 2 a prep (xprep_spec) that gemv.launches runs first.
-local function i8_spec(fmt, d, prefetch, xpre, guard)
+local function i8_spec(fmt, d, prefetch, xpre, guard, staged)
   if d.MMA == 1 or d.BULK == 1 then
     error(("gemv_cuda.variant: %s I8=1 is its own kernel: MMA and BULK must stay 0"):format(fmt), 3)
   end
   if 32 * d.WARPS * d.KSPLIT > 1024 then
     error(("gemv_cuda.variant: WARPS=%d KSPLIT=%d is more than a block's 1024 threads"):format(d.WARPS, d.KSPLIT), 3)
+  end
+  if staged > 0 then
+    if xpre ~= 2 or prefetch ~= 0 then
+      error(("gemv_cuda.variant: %s STAGED=%d needs XPRE=2 and PREFETCH=0"):format(fmt, staged), 3)
+    end
+    -- the rings (16 rows a stage) and the slices' sums must fit a block's 48 KiB of static shared memory
+    local bytes = d.WARPS * d.KSPLIT * staged * 16 * I8_STAGE_STRIDE[fmt] + d.WARPS * math.max(d.KSPLIT - 1, 1) * 512
+    if bytes > 48 * 1024 then
+      error(("gemv_cuda.variant: %s STAGED=%d WARPS=%d KSPLIT=%d needs %d bytes of shared memory, more than 48 KiB")
+        :format(fmt, staged, d.WARPS, d.KSPLIT, bytes), 3)
+    end
   end
   return {
     file = "kernels/cuda/gemv_" .. fmt .. "_i8.cu",
@@ -163,7 +179,7 @@ local function i8_spec(fmt, d, prefetch, xpre, guard)
     block = { 32 * d.WARPS * d.KSPLIT, 1, 1 },
     rows_per_group = 16 * d.WARPS,
     defines = { I8 = 1, WARPS = d.WARPS, KSPLIT = d.KSPLIT, PREFETCH = prefetch, XPRE = xpre, GEMV_TOKENS = d.GEMV_TOKENS,
-      I8_GUARD = guard == 0 and 0 or nil },
+      I8_GUARD = guard == 0 and 0 or nil, STAGED = staged > 0 and staged or nil },
     prep = xpre > 0 and xprep_spec(fmt, d.GEMV_TOKENS, d.KSPLIT, xpre) or nil,
   }
 end
@@ -255,13 +271,13 @@ local function qtc_spec(fmt, d, changes)
 end
 
 -- The defines variant(fmt, ...) takes and their defaults: the entry's, and
--- PREFETCH = 0, XPRE = 0 and I8_GUARD = 1 where the entry has the int8 kernel (I8) behind it.
+-- PREFETCH = 0, XPRE = 0, I8_GUARD = 1 and STAGED = 0 where the entry has the int8 kernel (I8) behind it.
 function M.variant_defines(fmt)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
   if type(base) ~= "table" or type(base.defines) ~= "table" then return nil end
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
-  if d.I8 ~= nil then d.PREFETCH, d.XPRE, d.I8_GUARD = 0, 0, 1 end
+  if d.I8 ~= nil then d.PREFETCH, d.XPRE, d.I8_GUARD, d.STAGED = 0, 0, 1, 0 end
   d.EARLY_RELEASE = 0 -- the FMA and scalar kernels' release of an overlapping next launch: at start, not exit
   if TC_BEST[fmt] then d.KSPLIT, d.STAGES, d.TILES = 1, 0, 1 end -- the FMA kernel's: no split, direct loads, ROWS rows (MMA=1 takes others)
   for k, v in pairs(QTC_BEST[fmt] or {}) do -- TC=1's own defines, at their defaults
@@ -291,7 +307,7 @@ function M.variant(fmt, changes)
     d.GEMV_TOKENS = t
     return own(fmt, d, changes)
   end
-  local prefetch, xpre, guard = 0, 0, 1 -- the int8 kernel's own switches, not defines of the entry
+  local prefetch, xpre, guard, staged = 0, 0, 1, 0 -- the int8 kernel's own switches, not defines of the entry
   for k, v in pairs(changes) do
     if k == "EARLY_RELEASE" then
       -- an overlapping next launch released at the block's start, not by its exit
@@ -316,6 +332,16 @@ function M.variant(fmt, changes)
       if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s I8_GUARD is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
       if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: I8_GUARD=%s is not 0 or 1"):format(tostring(v)), 2) end
       guard = v
+    elseif k == "STAGED" and base.defines.I8 ~= nil then
+      -- the weights copied through a ring of STAGED stages per warp (gemv_i8_common.cuh); 0 is not passed
+      if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s STAGED is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
+      if not I8_STAGE_STRIDE[fmt] and v ~= 0 then
+        error(("gemv_cuda.variant: %s has no staged int8 kernel (STAGED: q4_k, q5_k)"):format(fmt), 2)
+      end
+      if v ~= 0 and (math.type(v) ~= "integer" or v < 2 or v > 4) then
+        error(("gemv_cuda.variant: STAGED=%s is not 0, 2, 3 or 4"):format(tostring(v)), 2)
+      end
+      staged = v
     elseif (k == "KSPLIT" or k == "STAGES" or k == "TILES") and TC_BEST[fmt] then
       -- MMA=1 returned above: the FMA kernel has no split, loads directly and has ROWS rows: KSPLIT=1, STAGES=0, TILES=1
       if k == "TILES" and v ~= 1 then
@@ -346,7 +372,7 @@ function M.variant(fmt, changes)
       d[k] = v
     end
   end
-  if d.I8 == 1 then return i8_spec(fmt, d, prefetch, xpre, guard) end
+  if d.I8 == 1 then return i8_spec(fmt, d, prefetch, xpre, guard, staged) end
   -- The tensor-core path has a fixed geometry (16 rows, whole tiles): asking
   -- for it without naming ROWS or PARTS gets that rather than an error.
   if changes.MMA == 1 then

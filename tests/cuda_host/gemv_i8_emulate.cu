@@ -115,7 +115,41 @@ struct HostI8Ctx {
         memcpy(&v, p, 8);
         return v;
     }
-    uint4 ldx16(const uint4* q) // the prepass's fragment order (XP = 1)
+    // the staged weights (STG > 0): copies land at once (each phase runs for every thread before the next)
+    const unsigned char *rlo = nullptr, *rhi = nullptr; // the block's rings
+    void cp16(int, unsigned char* dst, const unsigned char* src, bool pred)
+    {
+        if (!pred) return;
+        in_w(src, 16);
+        EXPECT(dst >= rlo && dst + 16 <= rhi && ((uintptr_t)(dst - rlo) % 16) == 0, "stage copy at %td past the ring",
+               dst - rlo);
+        memcpy(dst, src, 16);
+    }
+    void commit(int) {}
+    template <int N>
+    void cp_wait()
+    {
+    }
+    void warp_sync() {}
+    void in_ring(const unsigned char* p, int n)
+    {
+        EXPECT(p >= rlo && p + n <= rhi && ((uintptr_t)(p - rlo) % n) == 0, "stage load of %d bytes at %td", n, p - rlo);
+    }
+    uint4 lds16(const unsigned char* p)
+    {
+        in_ring(p, 16);
+        uint4 v;
+        memcpy(&v, p, 16);
+        return v;
+    }
+    uint2 lds8(const unsigned char* p)
+    {
+        in_ring(p, 8);
+        uint2 v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    uint4 ldx16(const uint4* q) // the prepass's fragment order (XP = 2)
     {
         const signed char* p = reinterpret_cast<const signed char*>(q);
         EXPECT(p >= xlo && p + 16 <= xhi && ((uintptr_t)p % 16) == 0, "fragment load at %td past the workspace", p - xlo);
@@ -171,7 +205,7 @@ struct FQ4_0 {
 // KS slices of k and prefetch PF; XP = 1: x quantized first by the prepass's
 // code (gemv_i8_xprep.cu) into a workspace of gb_i8_xq_chunks chunks whose
 // pad is left stale, then read by the blocks from there.
-template <class FM, int NW, int T, int KS = 1, int PF = 0, int XP = 0>
+template <class FM, int NW, int T, int KS = 1, int PF = 0, int XP = 0, int STG = 0>
 static std::vector<float> run(const std::vector<unsigned char>& W, const std::vector<float>& x, gb_u32 m, gb_u32 k)
 {
     typedef typename FM::F F;
@@ -195,15 +229,22 @@ static std::vector<float> run(const std::vector<unsigned char>& W, const std::ve
         ctx.xlo = reinterpret_cast<const signed char*>(xq.data()), ctx.xhi = ctx.xlo + xq.size() * sizeof(D);
         xin = xq.data();
     }
+    auto* ring = new GbI8Ring<F, NW * KS, STG>;
+    ctx.rlo = reinterpret_cast<const unsigned char*>(ring), ctx.rhi = ctx.rlo + sizeof *ring;
     for (gb_u32 b = 0; b < blocks; b++) {
         memset((void*)sm, 0x5A, sizeof *sm); // stale shared memory
-        gb_i8_block<F, NW, KS, PF, T, HostI8Ctx<NW * KS>, XP>(ctx, W.data(), xin, y.data(), m, k, b, *sm); // what every entry runs
+        memset((void*)ring, 0x5A, sizeof *ring);
+        if constexpr (STG > 0)
+            gb_i8_block<F, NW, KS, PF, T, HostI8Ctx<NW * KS>, XP, STG>(ctx, W.data(), xin, y.data(), m, k, b, *sm, ring);
+        else
+            gb_i8_block<F, NW, KS, PF, T, HostI8Ctx<NW * KS>, XP>(ctx, W.data(), xin, y.data(), m, k, b, *sm); // what every entry runs
     }
+    delete ring;
     delete sm;
     return y;
 }
 
-template <class FM, int NW, int T, int KS = 1, int PF = 0, int XP = 0>
+template <class FM, int NW, int T, int KS = 1, int PF = 0, int XP = 0, int STG = 0>
 static void random_case(gb_u32 m, gb_u32 k, int seed, bool outliers)
 {
     const gb_format* f = gb_format_find(FM::name());
@@ -215,7 +256,7 @@ static void random_case(gb_u32 m, gb_u32 k, int seed, bool outliers)
     for (auto& v : x) v = rnd();
     if (outliers)
         for (size_t i = 0; i < x.size(); i += 97) x[i] *= 20.0f; // a large value in most sub-blocks
-    const std::vector<float> y = run<FM, NW, T, KS, PF, XP>(W, x, m, k);
+    const std::vector<float> y = run<FM, NW, T, KS, PF, XP, STG>(W, x, m, k);
     std::vector<double> r(m), a(m);
     double worst = 0;
     int bad = 0;
@@ -227,17 +268,17 @@ static void random_case(gb_u32 m, gb_u32 k, int seed, bool outliers)
             if (!(rel <= worst)) worst = rel;
         }
     }
-    EXPECT(bad == 0, "%s NW=%d KS=%d PF=%d XP=%d T=%d m=%u k=%u%s: %d row(s) beyond 1e-4 of sum|w x|, worst %g",
-           FM::name(), NW, KS, PF, XP, T, m, k, outliers ? " (outliers)" : "", bad, worst);
-    printf("%s %s NW=%d KS=%d PF=%d XP=%d T=%d m=%u k=%u%s: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ", FM::name(),
-           NW, KS, PF, XP, T, m, k, outliers ? " outliers" : "", worst);
+    EXPECT(bad == 0, "%s NW=%d KS=%d PF=%d XP=%d STG=%d T=%d m=%u k=%u%s: %d row(s) beyond 1e-4 of sum|w x|, worst %g",
+           FM::name(), NW, KS, PF, XP, STG, T, m, k, outliers ? " (outliers)" : "", bad, worst);
+    printf("%s %s NW=%d KS=%d PF=%d XP=%d STG=%d T=%d m=%u k=%u%s: worst %.3g of sum|w x|\n", bad ? "not ok" : "ok  ",
+           FM::name(), NW, KS, PF, XP, STG, T, m, k, outliers ? " outliers" : "", worst);
     gb_err_clear(&e);
 }
 
 // x rows one-hot at columns c_t (value 1): y[t][i] = W[i][c_t] dequantized, to
 // 2e-6 of the row's largest value, so a wrong k slot or a wrong x row in an
 // mma column shows.
-template <class FM, int NW, int T, int KS = 1, int PF = 0, int XP = 0>
+template <class FM, int NW, int T, int KS = 1, int PF = 0, int XP = 0, int STG = 0>
 static void one_hot_case(gb_u32 m, gb_u32 k)
 {
     const gb_format* f = gb_format_find(FM::name());
@@ -257,17 +298,17 @@ static void one_hot_case(gb_u32 m, gb_u32 k)
     for (gb_u32 c0 = 0; c0 < k; c0 += T) {
         std::vector<float> x((size_t)T * k, 0.0f);
         for (int t = 0; t < T; t++) x[(size_t)t * k + (c0 + t) % k] = 1.0f;
-        const std::vector<float> y = run<FM, NW, T, KS, PF, XP>(W, x, m, k);
+        const std::vector<float> y = run<FM, NW, T, KS, PF, XP, STG>(W, x, m, k);
         for (int t = 0; t < T; t++)
             for (gb_u32 i = 0; i < m; i++) {
                 const double want = deq[(size_t)i * k + (c0 + t) % k], got = y[(size_t)t * m + i];
                 if (!(std::fabs(got - want) <= 2e-6 * (std::fabs(want) + rowmax[i]))) bad++;
             }
     }
-    EXPECT(bad == 0, "%s one-hot NW=%d KS=%d PF=%d XP=%d T=%d m=%u k=%u: %d outputs off", FM::name(), NW, KS, PF, XP, T,
-           m, k, bad);
-    printf("%s %s one-hot NW=%d KS=%d PF=%d XP=%d T=%d m=%u k=%u: every column of every row\n", bad ? "not ok" : "ok  ",
-           FM::name(), NW, KS, PF, XP, T, m, k);
+    EXPECT(bad == 0, "%s one-hot NW=%d KS=%d PF=%d XP=%d STG=%d T=%d m=%u k=%u: %d outputs off", FM::name(), NW, KS, PF,
+           XP, STG, T, m, k, bad);
+    printf("%s %s one-hot NW=%d KS=%d PF=%d XP=%d STG=%d T=%d m=%u k=%u: every column of every row\n",
+           bad ? "not ok" : "ok  ", FM::name(), NW, KS, PF, XP, STG, T, m, k);
     gb_err_clear(&e);
 }
 
@@ -349,6 +390,24 @@ static void xprep_cases(int seed)
     random_case<FM, 7, 8, 4, 0, XP>(130, 1280, seed + 10, false); // 7 row warps: 112 rows a block
 }
 
+// STG > 0 (the weights staged through a ring per warp, XP = 2, q4_k and q5_k):
+// one-hot x, random x with ragged m, slices whose last step misses chunks,
+// fewer steps than stages, every T
+template <class FM>
+static void staged_cases(int seed)
+{
+    one_hot_case<FM, 2, 8, 1, 0, 2, 2>(40, 512);
+    one_hot_case<FM, 1, 3, 3, 0, 2, 3>(23, 1280);
+    random_case<FM, 1, 1, 1, 0, 2, 2>(16, 256, seed + 1, false);
+    random_case<FM, 4, 2, 3, 0, 2, 2>(129, 2560, seed + 2, false);
+    random_case<FM, 2, 3, 2, 0, 2, 4>(37, 768, seed + 3, true);
+    random_case<FM, 2, 4, 4, 0, 2, 3>(70, 1280, seed + 4, false);
+    random_case<FM, 1, 5, 8, 0, 2, 2>(19, 768, seed + 5, true);
+    random_case<FM, 2, 6, 2, 0, 2, 3>(48, 1280, seed + 6, false);
+    random_case<FM, 4, 7, 2, 0, 2, 2>(200, 2048, seed + 7, false);
+    random_case<FM, 2, 8, 2, 0, 2, 4>(96, 5120, seed + 8, true);
+}
+
 int main()
 {
     // digits: q = 256 h + l with both in [-128, 127] over the whole range
@@ -387,6 +446,8 @@ int main()
     xprep_cases<FQ8_0, 2>(575);
     xprep_cases<FQ4_0, 1>(600);
     xprep_cases<FQ4_0, 2>(625);
+    staged_cases<FQ4K>(700);
+    staged_cases<FQ5K>(750);
     printf("gemv_i8_emulate: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }
