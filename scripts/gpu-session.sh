@@ -210,10 +210,17 @@ phase_staged() {
 }
 
 phase_next17() { # issue 17's queue in one call: the oracle test (guard and staged variants in it), the
-  # unguarded epilogue's A/B, the staged weights' A/B, the T-row tables on both backends
+  # unguarded epilogue's A/B, the staged weights' A/B, the T-row tables on both backends, then ncu's sampled
+  # timeline of one q4_k T = 8 call (SM activity and DRAM over the call: whether the idle third of the SMs'
+  # cycles is at the start or the tail; docs/kernels/cuda-gemv.md, "x in fragment order")
   phase_guard
   phase_staged
   TOKENS_TESTS=0 TOKENS_SHAPES=${TOKENS_SHAPES:-14336:1 14336:2 14336:4 14336:8} bash "$0" tokens
+  local d="GEMV_TOKENS=8;I8=1;XPRE=2;WARPS=7;KSPLIT=4"
+  run ncu_pm_q4k_T8 timeout 120 "$NCU" --cache-control none --clock-control none --section SpeedOfLight \
+    --section PmSampling --section LaunchStats --profile-from-start off env M=14336 K=5120 $G --backend cuda \
+    experiments/gemv_variants.lua --rotate --rounds 1 --kernels q4_k --grid "$d" --profile "q4_k ${d//;/ }"
+  grep -vE '^\s*$' "$LOGS/ncu_pm_q4k_T8.log" | tail -60
 }
 
 phase_xpre_geo() {
