@@ -76,31 +76,23 @@ struct HostI8Ctx {
     gb_u32 tid(int q) const { return (gb_u32)q; }
     void barrier() {}
     void wait_inputs() {}
+    // a load of a V at p, which must lie inside [lo, hi) and be aligned to its size from lo
+    template <class V>
+    static V checked(const unsigned char* p, const unsigned char* lo, const unsigned char* hi, const char* what)
+    {
+        EXPECT(p >= lo && p + sizeof(V) <= hi && ((uintptr_t)(p - lo) % sizeof(V)) == 0, "%s of %zu bytes at %td", what,
+               sizeof(V), p - lo);
+        V v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
     void in_w(const unsigned char* p, int n)
     {
         EXPECT(p >= wlo && p + n <= whi && ((uintptr_t)(p - wlo) % n) == 0, "weight load of %d bytes at %td", n, p - wlo);
     }
-    uint4 ld16(const unsigned char* p)
-    {
-        in_w(p, 16);
-        uint4 v;
-        memcpy(&v, p, 16);
-        return v;
-    }
-    uint2 ld8(const unsigned char* p)
-    {
-        in_w(p, 8);
-        uint2 v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    gb_u32 ld4(const unsigned char* p)
-    {
-        in_w(p, 4);
-        gb_u32 v;
-        memcpy(&v, p, 4);
-        return v;
-    }
+    uint4 ld16(const unsigned char* p) { return checked<uint4>(p, wlo, whi, "weight load"); }
+    uint2 ld8(const unsigned char* p) { return checked<uint2>(p, wlo, whi, "weight load"); }
+    gb_u32 ld4(const unsigned char* p) { return checked<gb_u32>(p, wlo, whi, "weight load"); }
     gb_u32 ld2(const unsigned char* p)
     {
         in_w(p, 2);
@@ -131,24 +123,8 @@ struct HostI8Ctx {
     {
     }
     void warp_sync() {}
-    void in_ring(const unsigned char* p, int n)
-    {
-        EXPECT(p >= rlo && p + n <= rhi && ((uintptr_t)(p - rlo) % n) == 0, "stage load of %d bytes at %td", n, p - rlo);
-    }
-    uint4 lds16(const unsigned char* p)
-    {
-        in_ring(p, 16);
-        uint4 v;
-        memcpy(&v, p, 16);
-        return v;
-    }
-    uint2 lds8(const unsigned char* p)
-    {
-        in_ring(p, 8);
-        uint2 v;
-        memcpy(&v, p, 8);
-        return v;
-    }
+    uint4 lds16(const unsigned char* p) { return checked<uint4>(p, rlo, rhi, "stage load"); }
+    uint2 lds8(const unsigned char* p) { return checked<uint2>(p, rlo, rhi, "stage load"); }
     uint4 ldx16(const uint4* q) // the prepass's fragment order (XP = 2)
     {
         const signed char* p = reinterpret_cast<const signed char*>(q);
