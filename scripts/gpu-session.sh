@@ -58,9 +58,9 @@
 #   scripts/gpu-session.sh fixed       # the cold sample's fixed cost taken apart on both backends (tools/fixed_cost_probe.lua), then the Vulkan suite (FIXED_SUITE=0 skips)
 #   scripts/gpu-session.sh gemv_next   # the fixed-cost probes (no suite), then xpre (q4_k, q8_0), vkxpre (q4_k, q4_0) at T = 8 both orders and vkswiglu_out at 13824x5120, in one call
 #   scripts/gpu-session.sh xpre        # x quantized once per call (XPRE=1) against per block, every int8 format at T = 8 (both orders) and 4 (XPRE_FORMATS, XPRE_RUNS, XPRE_FLAGS)
-#   scripts/gpu-session.sh guard       # the int8 epilogues without their branch past T (I8_GUARD=0) against the default at T = 2, 4, 6 (both orders) and 8, XPRE=2 picks
-#   scripts/gpu-session.sh staged      # q4_k/q5_k weights staged through cp.async rings per warp (STAGED=2..4, XPRE=2) beside the table's picks, T = 8 both orders and 4
-#   scripts/gpu-session.sh next17      # guard, staged, then the T = 1, 2, 4, 8 tables on both backends, in one call
+#   scripts/gpu-session.sh guard       # the int8 oracle test (every layout, guard and staged variant), then the epilogues without their branch past T (I8_GUARD=0) against the default at T = 4, 6 (both orders) and 8
+#   scripts/gpu-session.sh staged      # q4_k/q5_k/q8_0/q4_0 weights staged through cp.async rings per warp (STAGED=2..4, XPRE=2) beside the table's picks, T = 8 both orders and 4
+#   scripts/gpu-session.sh next17      # after guard (its own call): staged, the T = 1, 2, 4, 8 tables on both backends, ncu's sampled timeline of q4_k T = 8
 #   scripts/gpu-session.sh xfrag       # x's digits in the mma's fragment order (XPRE=2) against the shared layout (XPRE=1), every int8 format at T = 8 (both orders) and 4; ncu of one call (XFRAG_NCU)
 #   scripts/gpu-session.sh xpre_geo    # XPRE=1 geometries past the first A/B's (8 slices, 16 warps) at T = XPRE_GEO_T (8), both orders, beside the table's kernel
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
@@ -184,19 +184,19 @@ phase_xfrag() {
 
 phase_guard() {
   # the int8 epilogues without their branch past T (I8_GUARD=0, gemv_i8_common.cuh: T = 4 and 6 ran about 20 % slower
-  # than 3, 5, 7 with 26 branches in the kernel against 10) against the default, at each format's table pick, T = 2, 4,
-  # 6 in both orders and 8 (unchanged code: the control), the oracle test first; one process per run
+  # than 3, 5, 7 with 26 branches in the kernel against 10) against the default, at each format's table pick, T = 4
+  # and 6 in both orders and 8 (unchanged code: the control), the oracle test first; one process per run
   GPUBENCH_TEST_ONLY="XPRE=1 and 2 int8 kernels match" run lua_test_gemv_guard timeout 300 \
     $G tests/lua/test_gemv_cuda_i8.lua
   tail -1 "$LOGS/lua_test_gemv_guard.log"
   XFRAG_TEST=0 XFRAG_NCU="" XFRAG_FORMATS=${GUARD_FORMATS:-q4_k q5_k q8_0} XFRAG_TAG=_guard \
-    XFRAG_RUNS=${GUARD_RUNS:-forward:200:4 reverse:200:4 forward:200:6 reverse:200:6 forward:200:2 reverse:200:2 forward:200:8} \
+    XFRAG_RUNS=${GUARD_RUNS:-forward:200:4 reverse:200:4 forward:200:6 reverse:200:6 forward:200:8} \
     XFRAG_GRID="GEMV_TOKENS=TK;I8=1;XPRE=2;WARPS=7;KSPLIT=4;I8_GUARD=0,1|GEMV_TOKENS=TK;I8=1;XPRE=2;WARPS=2,4;KSPLIT=4;I8_GUARD=0,1|GEMV_TOKENS=TK;I8=0" \
     phase_xfrag
 }
 
 phase_staged() {
-  # the weights staged through a ring of cp.async stages per warp (STAGED=2..4, XPRE=2, q4_k and q5_k:
+  # the weights staged through a ring of cp.async stages per warp (STAGED=2..4, XPRE=2, q4_k, q5_k, q8_0, q4_0:
   # docs/kernels/cuda-gemv.md, "Weights staged in shared memory") beside the table's XPRE=2 picks, T = 8 both
   # orders and 4; one process per run (the oracle test, with staged variants, is the guard phase's)
   local base="GEMV_TOKENS=TK;I8=1;XPRE=2"
@@ -204,16 +204,21 @@ phase_staged() {
   q4="$q4|$base;WARPS=1;KSPLIT=4;STAGED=3,4|$base;WARPS=1;KSPLIT=2;STAGED=4"
   local q5="$base;WARPS=2,7;KSPLIT=4|$base;WARPS=2;KSPLIT=2;STAGED=2,3|$base;WARPS=1;KSPLIT=4;STAGED=2,3"
   q5="$q5|$base;WARPS=1;KSPLIT=2;STAGED=2,4"
+  local q8="$base;WARPS=4;KSPLIT=2|$base;WARPS=2;KSPLIT=2;STAGED=2|$base;WARPS=1;KSPLIT=4;STAGED=2"
+  q8="$q8|$base;WARPS=1;KSPLIT=2;STAGED=3,4|$base;WARPS=4;KSPLIT=1;STAGED=2"
+  local q40="GEMV_TOKENS=TK;TC=1|$base;WARPS=2;KSPLIT=4|$base;WARPS=2;KSPLIT=4;STAGED=2|$base;WARPS=2;KSPLIT=2;STAGED=2,3,4"
+  q40="$q40|$base;WARPS=1;KSPLIT=4;STAGED=3,4"
   local runs=${STAGED_RUNS:-forward:200:8 reverse:200:8 forward:200:4}
   gemv_runs staged "" q4_k "$runs" "$q4" 120
   gemv_runs staged "" q5_k "$runs" "$q5" 120
+  gemv_runs staged "" q8_0 "$runs" "$q8" 120
+  gemv_runs staged "" q4_0 "$runs" "$q40" 120
 }
 
-phase_next17() { # issue 17's queue in one call: the oracle test (guard and staged variants in it), the
-  # unguarded epilogue's A/B, the staged weights' A/B, the T-row tables on both backends, then ncu's sampled
-  # timeline of one q4_k T = 8 call (SM activity and DRAM over the call: whether the idle third of the SMs'
-  # cycles is at the start or the tail; docs/kernels/cuda-gemv.md, "x in fragment order")
-  phase_guard
+phase_next17() { # issue 17's queue after `guard` (a call of its own: the oracle test, with the guard and staged
+  # variants, then the unguarded epilogue's A/B): the staged weights' A/B, the T-row tables on both backends,
+  # then ncu's sampled timeline of one q4_k T = 8 call (SM activity and DRAM over the call: whether the idle
+  # third of the SMs' cycles is at the start or the tail; docs/kernels/cuda-gemv.md, "x in fragment order")
   phase_staged
   TOKENS_TESTS=0 TOKENS_SHAPES=${TOKENS_SHAPES:-14336:1 14336:2 14336:4 14336:8} bash "$0" tokens
   local d="GEMV_TOKENS=8;I8=1;XPRE=2;WARPS=7;KSPLIT=4"

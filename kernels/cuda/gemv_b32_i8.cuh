@@ -30,7 +30,9 @@
 // q8_0: a pair of blocks is 17 words V0 .. V16: V0 = d0 | codes 0, 1;
 // V8 = codes 30, 31 of block 0 | d1; block 1's codes are V9 .. V16.
 struct GbI8Q8_0 {
-    enum { BPC = 8 * 34, SX = GB_I8_SX_NONE, PERM = 0 };
+    // SSTRIDE: a row's bytes in a staged ring (STG > 0, gemv_i8_common.cuh): 72 words, 8 mod 32
+    // (a half-warp's 4-byte loads of 4 rows x 4 lanes on distinct banks)
+    enum { BPC = 8 * 34, SX = GB_I8_SX_NONE, PERM = 0, SSTRIDE = 288 };
     typedef float S;
     struct Raw {
         gb_u32 w[2][4][7]; // [row g, g + 8][pair]: V0, V8, V2t, V2t+1, V2t+2, V9+2t, V10+2t
@@ -66,7 +68,7 @@ struct GbI8Q8_0 {
 // q4_0: a pair of blocks is 9 words W0 .. W8: W0 = d0 | codes 0, 1; W1 .. W3
 // codes 2 .. 13; W4 = codes 14, 15 | d1; block 1's codes are W5 .. W8.
 struct GbI8Q4_0 {
-    enum { BPC = 8 * 18, SX = GB_I8_SX_OFF8, PERM = 1 };
+    enum { BPC = 8 * 18, SX = GB_I8_SX_OFF8, PERM = 1, SSTRIDE = 160 }; // SSTRIDE: 40 words, as q4_k's
     typedef int S;
     struct Raw {
         gb_u32 w[2][4][5]; // [row g, g + 8][pair]: W0, W4, Wt, Wt+1, W5+t

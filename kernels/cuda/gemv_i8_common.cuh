@@ -318,7 +318,7 @@ struct GbI8XSource<2, T, S> {
     typedef GbI8Frag<S> type;
 };
 
-// STG > 0 (the kernels' STAGED; q4_k and q5_k, XP = 2 only): each warp
+// STG > 0 (the kernels' STAGED; q4_k, q5_k, q8_0, q4_0, XP = 2 only): each warp
 // copies its 16 rows' chunk of a step into its own ring of STG stages in
 // shared memory with 16-byte cp.async copies, consecutive lanes on
 // consecutive bytes (16 rows x F::BPC bytes, 4-5 L1 wavefronts per 512
@@ -342,6 +342,7 @@ struct GbI8RingLd {
     Ctx& c;
     GB_HD uint4 ld16(const unsigned char* p) { return c.lds16(p); }
     GB_HD uint2 ld8(const unsigned char* p) { return c.lds8(p); }
+    GB_HD gb_u32 ld4(const unsigned char* p) { return c.lds4(p); }
 };
 
 // Thread q's share of warp w's copies of chunk sb (rows r0 .. r0 + 15, the
@@ -509,6 +510,7 @@ struct GbI8DevCtx {
     __device__ __forceinline__ void warp_sync() { __syncwarp(); }
     __device__ __forceinline__ uint4 lds16(const unsigned char* p) { return *reinterpret_cast<const uint4*>(p); }
     __device__ __forceinline__ uint2 lds8(const unsigned char* p) { return *reinterpret_cast<const uint2*>(p); }
+    __device__ __forceinline__ gb_u32 lds4(const unsigned char* p) { return *reinterpret_cast<const gb_u32*>(p); }
     __device__ __forceinline__ void mma_s8(int (*C)[4], const gb_u32 (*A)[4], const gb_u32 (*B)[2])
     {
         asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "

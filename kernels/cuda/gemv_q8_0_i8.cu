@@ -14,6 +14,8 @@
 // gpubench-compile: entry=gemv_q8_0_i8 defines=I8=1,WARPS=4,KSPLIT=2,PREFETCH=1,XPRE=2,GEMV_TOKENS=3
 // gpubench-compile: entry=gemv_q8_0_i8 defines=I8=1,WARPS=4,KSPLIT=2,PREFETCH=0,XPRE=2,GEMV_TOKENS=8
 // gpubench-compile: entry=gemv_q8_0_i8 defines=I8=1,WARPS=2,KSPLIT=4,PREFETCH=0,XPRE=2,I8_GUARD=0,GEMV_TOKENS=6
+// gpubench-compile: entry=gemv_q8_0_i8 defines=I8=1,WARPS=2,KSPLIT=2,PREFETCH=0,XPRE=2,STAGED=2,GEMV_TOKENS=8
+// gpubench-compile: entry=gemv_q8_0_i8 defines=I8=1,WARPS=1,KSPLIT=2,PREFETCH=0,XPRE=2,STAGED=4,GEMV_TOKENS=3
 // q8_0 GEMV for T = GEMV_TOKENS rows of x on the int8 tensor cores
 // (gemv_b32_i8.cuh, the q4_k kernel's design: docs/kernels/cuda-gemv.md,
 // "The int8 tensor-core q8_0 and q4_0 kernels"): q8_0's kernel from T = 4
@@ -26,6 +28,12 @@
 #error "gemv_q8_0_i8 takes -DI8=1, -DWARPS, -DKSPLIT, -DPREFETCH, -DXPRE and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
 #endif
 
+// STAGED (optional, 0 when absent): the weights copied through a ring of that many stages per
+// warp (gemv_i8_common.cuh), with XPRE=2 only
+#ifndef STAGED
+#define STAGED 0
+#endif
+
 GB_LAUNCH_OVERLAP
 
 // XPRE = 1, 2: x is the digits gemv_i8_xprep.cu wrote (gemv_i8_common.cuh, gb_i8_block).
@@ -36,5 +44,10 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
 {
     __shared__ GbI8Block<GEMV_TOKENS, WARPS, KSPLIT, GbI8Q8_0::S, XPRE> sm;
     GbI8DevCtx ctx;
+#if STAGED
+    __shared__ GbI8Ring<GbI8B32<GbI8Q8_0>, WARPS * KSPLIT, STAGED> ring;
+    gb_i8_block<GbI8B32<GbI8Q8_0>, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, GbI8DevCtx, XPRE, STAGED>(ctx, w, x, y, m, k, blockIdx.x, sm, &ring);
+#else
     gb_i8_block<GbI8B32<GbI8Q8_0>, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, GbI8DevCtx, XPRE>(ctx, w, x, y, m, k, blockIdx.x, sm);
+#endif
 }

@@ -34,7 +34,7 @@
 --           below; 2: in the mma's fragment order), a spec with `prep` that
 --           gemv.launches runs before the kernel; I8_GUARD=0 computes the
 --           mma columns past T rather than branching past them; STAGED=2..4
---           (q4_k, q5_k, with XPRE=2) copies the weights through that many
+--           (not q6_k; with XPRE=2) copies the weights through that many
 --           stages per warp in shared memory. The
 --           k-quants' default from T = 3 or 4, q8_0's at 8 (TOKEN_RULES below).
 -- Every kernel: GEMV_TOKENS, the T rows of x (1..8) multiplied by each
@@ -150,8 +150,9 @@ local function xprep_spec(fmt, tokens, ksplit, xpre)
   }
 end
 
--- A row's bytes in a staged ring (STAGED, GbI8QK::SSTRIDE in gemv_q4k_q5k_i8.cuh).
-local I8_STAGE_STRIDE = { q4_k = 160, q5_k = 224 }
+-- A row's bytes in a staged ring (STAGED: the formats' SSTRIDE, gemv_q4k_q5k_i8.cuh, gemv_b32_i8.cuh;
+-- q6_k's 210-byte chunks are no whole number of 16-byte copies).
+local I8_STAGE_STRIDE = { q4_k = 160, q5_k = 224, q8_0 = 288, q4_0 = 160 }
 
 -- The int8 tensor-core kernel's spec: its own file and entry, 16 rows a warp;
 -- with XPRE=1 or 2 a prep (xprep_spec) that gemv.launches runs first.
@@ -336,7 +337,8 @@ function M.variant(fmt, changes)
       -- the weights copied through a ring of STAGED stages per warp (gemv_i8_common.cuh); 0 is not passed
       if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s STAGED is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
       if not I8_STAGE_STRIDE[fmt] and v ~= 0 then
-        error(("gemv_cuda.variant: %s has no staged int8 kernel (STAGED: q4_k, q5_k)"):format(fmt), 2)
+        error(("gemv_cuda.variant: %s has no staged int8 kernel (STAGED: q4_k, q5_k, q8_0, q4_0): its chunks are no "
+          .. "whole number of 16-byte copies"):format(fmt), 2)
       end
       if v ~= 0 and (math.type(v) ~= "integer" or v < 2 or v > 4) then
         error(("gemv_cuda.variant: STAGED=%s is not 0, 2, 3 or 4"):format(tostring(v)), 2)

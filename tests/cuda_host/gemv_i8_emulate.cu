@@ -125,6 +125,7 @@ struct HostI8Ctx {
     void warp_sync() {}
     uint4 lds16(const unsigned char* p) { return checked<uint4>(p, rlo, rhi, "stage load"); }
     uint2 lds8(const unsigned char* p) { return checked<uint2>(p, rlo, rhi, "stage load"); }
+    gb_u32 lds4(const unsigned char* p) { return checked<gb_u32>(p, rlo, rhi, "stage load"); }
     uint4 ldx16(const uint4* q) // the prepass's fragment order (XP = 2)
     {
         const signed char* p = reinterpret_cast<const signed char*>(q);
@@ -366,7 +367,7 @@ static void xprep_cases(int seed)
     random_case<FM, 7, 8, 4, 0, XP>(130, 1280, seed + 10, false); // 7 row warps: 112 rows a block
 }
 
-// STG > 0 (the weights staged through a ring per warp, XP = 2, q4_k and q5_k):
+// STG > 0 (the weights staged through a ring per warp, XP = 2; q4_k, q5_k, q8_0, q4_0):
 // one-hot x, random x with ragged m, slices whose last step misses chunks,
 // fewer steps than stages, every T
 template <class FM>
@@ -424,6 +425,8 @@ int main()
     xprep_cases<FQ4_0, 2>(625);
     staged_cases<FQ4K>(700);
     staged_cases<FQ5K>(750);
+    staged_cases<FQ8_0>(800);
+    staged_cases<FQ4_0>(850);
     printf("gemv_i8_emulate: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }

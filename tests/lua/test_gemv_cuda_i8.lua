@@ -184,7 +184,7 @@ t.test("XPRE=1, 2: the int8 kernel with a first launch (its file, defines, grid 
       ("gemv_cuda.variant: %s I8_GUARD is the int8 kernel's: it needs I8=1"):format(fmt), true)
     t.errors(function() specs.variant(fmt, { I8 = 1, I8_GUARD = 2 }) end, "gemv_cuda.variant: I8_GUARD=2 is not 0 or 1", true)
     t.eq(specs.variant_defines(fmt).STAGED, 0, fmt .. ": a grid may name STAGED")
-    if fmt == "q4_k" or fmt == "q5_k" then
+    if fmt ~= "q6_k" then
       -- the weights through a ring per warp: passed only above 0, with XPRE=2 and no prefetch, within 48 KiB
       local st = specs.variant(fmt, { I8 = 1, XPRE = 2, STAGED = 2, WARPS = 2, KSPLIT = 2, GEMV_TOKENS = 8 })
       t.eq({ st.defines.STAGED, st.defines.XPRE, st.block[1] }, { 2, 2, 128 }, fmt)
@@ -194,13 +194,15 @@ t.test("XPRE=1, 2: the int8 kernel with a first launch (its file, defines, grid 
       t.errors(function() specs.variant(fmt, { I8 = 1, XPRE = 2, STAGED = 5 }) end,
         "gemv_cuda.variant: STAGED=5 is not 0, 2, 3 or 4", true)
       -- q4_k 8 warps x 3 stages x 16 rows x 160 bytes + 3 x 2 x 512 bytes of sums: ptxas's 64512 for that line
-      local bytes = fmt == "q4_k" and 64512 or 8 * 3 * 16 * 224 + 3072
+      local bytes = 8 * 3 * 16 * ({ q4_k = 160, q5_k = 224, q8_0 = 288, q4_0 = 160 })[fmt] + 3072
+      t.eq(fmt ~= "q4_k" or bytes == 64512, true)
       t.errors(function() specs.variant(fmt, { I8 = 1, XPRE = 2, STAGED = 3, WARPS = 2, KSPLIT = 4 }) end,
         ("gemv_cuda.variant: %s STAGED=3 WARPS=2 KSPLIT=4 needs %d bytes of shared memory, more than 48 KiB"):format(fmt, bytes),
         true)
     else
       t.errors(function() specs.variant(fmt, { I8 = 1, XPRE = 2, STAGED = 2 }) end,
-        ("gemv_cuda.variant: %s has no staged int8 kernel (STAGED: q4_k, q5_k)"):format(fmt), true)
+        ("gemv_cuda.variant: %s has no staged int8 kernel (STAGED: q4_k, q5_k, q8_0, q4_0): its chunks are no whole "
+          .. "number of 16-byte copies"):format(fmt), true)
     end
   end
   t.errors(function() specs.variant("bf16", { XPRE = 1 }) end, "gemv_cuda.variant: bf16 has no define XPRE", true)
@@ -289,11 +291,11 @@ t.test("XPRE=1 and 2 int8 kernels match the FP64 reference at every T", function
     for i, fmt in ipairs { "q4_k", "q5_k", "q6_k", "q8_0", "q4_0" } do
       for T = 1, 8 do
         -- the last two: XPRE=2 without the epilogue's guard past T (I8_GUARD=0), and (q4_k, q5_k) its weights
-        -- staged through 2 to 4 stages per warp (STAGED, no prefetch)
-        -- (staged: W2 S2 up to 3 stages, W1 S2 at 4, within 48 KiB)
-        local stg = (fmt == "q4_k" or fmt == "q5_k") and T % 3 + 2 or nil
+        -- staged through 2 to 4 stages per warp (STAGED, no prefetch; not q6_k)
+        -- (staged: W2 S2 up to 3 stages, W1 S2 at 4, within 48 KiB; q8_0's 288-byte rows: W1 S2 always)
+        local stg = fmt ~= "q6_k" and T % 3 + 2 or nil
         for _, gx in ipairs { { T % 4 + 1, 1 }, { (T + 1) % 4 + 1, 1 }, { (T + 2) % 4 + 1, 2 }, { (T + 3) % 4 + 1, 2 },
-          { T % 4 + 1, 2, 0 }, stg and { stg == 4 and 5 or 6, 2, 1, stg } or nil } do
+          { T % 4 + 1, 2, 0 }, stg and { (stg == 4 or fmt == "q8_0") and 5 or 6, 2, 1, stg } or nil } do
           local geo = ({ geos[1], geos[2], geos[3], geos[4], { 1, 2, 0 }, { 2, 2, 0 } })[gx[1]]
           local g = { geo[1], geo[2], gx[4] and 0 or geo[3], gx[2] }
           local spec = specs.variant(fmt, { I8 = 1, XPRE = g[4], WARPS = g[1], KSPLIT = g[2], PREFETCH = g[3], GEMV_TOKENS = T,
