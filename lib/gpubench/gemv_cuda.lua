@@ -150,13 +150,34 @@ local function xprep_spec(fmt, tokens, ksplit, xpre)
   }
 end
 
+-- The int8 kernel's own switches: their values, the kernels' default first. PREFETCH and
+-- XPRE are always passed; I8_GUARD (0: the epilogues compute the mma columns past T instead
+-- of branching past them) and STAGED (the weights copied through a ring of that many stages
+-- per warp; gemv_i8_common.cuh) only away from their default, so that the default's compile
+-- and cache key stay the same. STAGED takes integers only, away from its default.
+local I8_SWITCHES = {
+  PREFETCH = { values = { 0, 1 }, says = "0 or 1" },
+  XPRE = { values = { 0, 1, 2 }, says = "0, 1 or 2" },
+  I8_GUARD = { values = { 1, 0 }, says = "0 or 1" },
+  STAGED = { values = { 0, 2, 3, 4 }, says = "0, 2, 3 or 4", integer = true },
+}
+local function i8_switch_ok(k, v)
+  local sw = I8_SWITCHES[k]
+  if sw.integer and math.type(v) ~= "integer" and v ~= sw.values[1] then return false end
+  for _, a in ipairs(sw.values) do
+    if v == a then return true end
+  end
+  return false
+end
+
 -- A row's bytes in a staged ring (STAGED: the formats' SSTRIDE, gemv_q4k_q5k_i8.cuh, gemv_b32_i8.cuh;
 -- q6_k's 210-byte chunks are no whole number of 16-byte copies).
 local I8_STAGE_STRIDE = { q4_k = 160, q5_k = 224, q8_0 = 288, q4_0 = 160 }
 
 -- The int8 tensor-core kernel's spec: its own file and entry, 16 rows a warp;
 -- with XPRE=1 or 2 a prep (xprep_spec) that gemv.launches runs first.
-local function i8_spec(fmt, d, prefetch, xpre, guard, staged)
+local function i8_spec(fmt, d, own)
+  local prefetch, xpre, staged = own.PREFETCH or 0, own.XPRE or 0, own.STAGED or 0
   if d.MMA == 1 or d.BULK == 1 then
     error(("gemv_cuda.variant: %s I8=1 is its own kernel: MMA and BULK must stay 0"):format(fmt), 3)
   end
@@ -180,7 +201,7 @@ local function i8_spec(fmt, d, prefetch, xpre, guard, staged)
     block = { 32 * d.WARPS * d.KSPLIT, 1, 1 },
     rows_per_group = 16 * d.WARPS,
     defines = { I8 = 1, WARPS = d.WARPS, KSPLIT = d.KSPLIT, PREFETCH = prefetch, XPRE = xpre, GEMV_TOKENS = d.GEMV_TOKENS,
-      I8_GUARD = guard == 0 and 0 or nil, STAGED = staged > 0 and staged or nil },
+      I8_GUARD = own.I8_GUARD == 0 and 0 or nil, STAGED = staged > 0 and staged or nil },
     prep = xpre > 0 and xprep_spec(fmt, d.GEMV_TOKENS, d.KSPLIT, xpre) or nil,
   }
 end
@@ -278,7 +299,9 @@ function M.variant_defines(fmt)
   if type(base) ~= "table" or type(base.defines) ~= "table" then return nil end
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
-  if d.I8 ~= nil then d.PREFETCH, d.XPRE, d.I8_GUARD, d.STAGED = 0, 0, 1, 0 end
+  if d.I8 ~= nil then
+    for k, sw in pairs(I8_SWITCHES) do d[k] = sw.values[1] end
+  end
   d.EARLY_RELEASE = 0 -- the FMA and scalar kernels' release of an overlapping next launch: at start, not exit
   if TC_BEST[fmt] then d.KSPLIT, d.STAGES, d.TILES = 1, 0, 1 end -- the FMA kernel's: no split, direct loads, ROWS rows (MMA=1 takes others)
   for k, v in pairs(QTC_BEST[fmt] or {}) do -- TC=1's own defines, at their defaults
@@ -308,7 +331,7 @@ function M.variant(fmt, changes)
     d.GEMV_TOKENS = t
     return own(fmt, d, changes)
   end
-  local prefetch, xpre, guard, staged = 0, 0, 1, 0 -- the int8 kernel's own switches, not defines of the entry
+  local own = {} -- the int8 kernel's own switches (I8_SWITCHES), not defines of the entry
   for k, v in pairs(changes) do
     if k == "EARLY_RELEASE" then
       -- an overlapping next launch released at the block's start, not by its exit
@@ -319,31 +342,16 @@ function M.variant(fmt, changes)
         error(("gemv_cuda.variant: %s EARLY_RELEASE is the scalar and FMA kernels' (not the int8 kernel's)"):format(fmt), 2)
       end
       d.EARLY_RELEASE = v == 1 and 1 or nil
-    elseif k == "PREFETCH" and base.defines.I8 ~= nil then
-      if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s PREFETCH is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
-      if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: PREFETCH=%s is not 0 or 1"):format(tostring(v)), 2) end
-      prefetch = v
-    elseif k == "XPRE" and base.defines.I8 ~= nil then
-      if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s XPRE is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
-      if v ~= 0 and v ~= 1 and v ~= 2 then error(("gemv_cuda.variant: XPRE=%s is not 0, 1 or 2"):format(tostring(v)), 2) end
-      xpre = v
-    elseif k == "I8_GUARD" and base.defines.I8 ~= nil then
-      -- 0: the epilogues compute the mma columns past T instead of branching past them
-      -- (gemv_i8_common.cuh); 1 is the kernels' default and not passed, so its compile stays the same
-      if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s I8_GUARD is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
-      if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: I8_GUARD=%s is not 0 or 1"):format(tostring(v)), 2) end
-      guard = v
-    elseif k == "STAGED" and base.defines.I8 ~= nil then
-      -- the weights copied through a ring of STAGED stages per warp (gemv_i8_common.cuh); 0 is not passed
-      if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s STAGED is the int8 kernel's: it needs I8=1"):format(fmt), 2) end
-      if not I8_STAGE_STRIDE[fmt] and v ~= 0 then
+    elseif I8_SWITCHES[k] and base.defines.I8 ~= nil then
+      if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s %s is the int8 kernel's: it needs I8=1"):format(fmt, k), 2) end
+      if k == "STAGED" and not I8_STAGE_STRIDE[fmt] and v ~= 0 then
         error(("gemv_cuda.variant: %s has no staged int8 kernel (STAGED: q4_k, q5_k, q8_0, q4_0): its chunks are no "
           .. "whole number of 16-byte copies"):format(fmt), 2)
       end
-      if v ~= 0 and (math.type(v) ~= "integer" or v < 2 or v > 4) then
-        error(("gemv_cuda.variant: STAGED=%s is not 0, 2, 3 or 4"):format(tostring(v)), 2)
+      if not i8_switch_ok(k, v) then
+        error(("gemv_cuda.variant: %s=%s is not %s"):format(k, tostring(v), I8_SWITCHES[k].says), 2)
       end
-      staged = v
+      own[k] = v
     elseif (k == "KSPLIT" or k == "STAGES" or k == "TILES") and TC_BEST[fmt] then
       -- MMA=1 returned above: the FMA kernel has no split, loads directly and has ROWS rows: KSPLIT=1, STAGES=0, TILES=1
       if k == "TILES" and v ~= 1 then
@@ -374,7 +382,7 @@ function M.variant(fmt, changes)
       d[k] = v
     end
   end
-  if d.I8 == 1 then return i8_spec(fmt, d, prefetch, xpre, guard, staged) end
+  if d.I8 == 1 then return i8_spec(fmt, d, own) end
   -- The tensor-core path has a fixed geometry (16 rows, whole tiles): asking
   -- for it without naming ROWS or PARTS gets that rather than an error.
   if changes.MMA == 1 then
