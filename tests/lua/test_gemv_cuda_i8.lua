@@ -284,22 +284,23 @@ end)
 t.test("XPRE=1 and 2 int8 kernels match the FP64 reference at every T", function()
   local dev = t.device("cuda")
   releasing(dev, function()
-    -- (WARPS, KSPLIT, PREFETCH); 1280 columns are 5 chunks: steps of 2 or 4 read the workspace's pad. Each T
-    -- takes two of the four geometries per XPRE (every geometry at four T) and one with I8_GUARD=0, XPRE=2 after XPRE=1 reusing the
-    -- workspace the shared layout wrote (stale rows past T)
+    -- geometries (WARPS, KSPLIT, PREFETCH); 1280 columns are 5 chunks: steps of 2 or 4 read the workspace's pad.
+    -- Each T takes two of the four per XPRE (every geometry at four T), XPRE=2 after XPRE=1 reusing the workspace
+    -- the shared layout wrote (stale rows past T); then XPRE=2 without the epilogue's guard past T (I8_GUARD=0)
+    -- and (not q6_k) its weights staged through 2 to 4 stages per warp (STAGED, no prefetch: W2 S2 up to 3
+    -- stages, W1 S2 at 4 and for q8_0's 288-byte rows, within 48 KiB)
     local geos = { { 1, 1, 0 }, { 4, 2, 0 }, { 4, 4, 1 }, { 2, 3, 0 } }
     for i, fmt in ipairs { "q4_k", "q5_k", "q6_k", "q8_0", "q4_0" } do
       for T = 1, 8 do
-        -- the last two: XPRE=2 without the epilogue's guard past T (I8_GUARD=0), and (q4_k, q5_k) its weights
-        -- staged through 2 to 4 stages per warp (STAGED, no prefetch; not q6_k)
-        -- (staged: W2 S2 up to 3 stages, W1 S2 at 4, within 48 KiB; q8_0's 288-byte rows: W1 S2 always)
-        local stg = fmt ~= "q6_k" and T % 3 + 2 or nil
-        for _, gx in ipairs { { T % 4 + 1, 1 }, { (T + 1) % 4 + 1, 1 }, { (T + 2) % 4 + 1, 2 }, { (T + 3) % 4 + 1, 2 },
-          { T % 4 + 1, 2, 0 }, stg and { (stg == 4 or fmt == "q8_0") and 5 or 6, 2, 1, stg } or nil } do
-          local geo = ({ geos[1], geos[2], geos[3], geos[4], { 1, 2, 0 }, { 2, 2, 0 } })[gx[1]]
-          local g = { geo[1], geo[2], gx[4] and 0 or geo[3], gx[2] }
-          local spec = specs.variant(fmt, { I8 = 1, XPRE = g[4], WARPS = g[1], KSPLIT = g[2], PREFETCH = g[3], GEMV_TOKENS = T,
-            I8_GUARD = gx[3] or 1, STAGED = gx[4] or 0 })
+        local vs = { { geos[T % 4 + 1], 1 }, { geos[(T + 1) % 4 + 1], 1 }, { geos[(T + 2) % 4 + 1], 2 },
+          { geos[(T + 3) % 4 + 1], 2 }, { geos[T % 4 + 1], 2, I8_GUARD = 0 } }
+        if fmt ~= "q6_k" then
+          local stg = T % 3 + 2
+          vs[#vs + 1] = { (stg == 4 or fmt == "q8_0") and { 1, 2, 0 } or { 2, 2, 0 }, 2, STAGED = stg }
+        end
+        for _, v in ipairs(vs) do
+          local spec = specs.variant(fmt, { I8 = 1, XPRE = v[2], WARPS = v[1][1], KSPLIT = v[1][2], PREFETCH = v[1][3],
+            GEMV_TOKENS = T, I8_GUARD = v.I8_GUARD or 1, STAGED = v.STAGED or 0 })
           local seed = 401 + 40 * i + T
           gc.check_tokens(dev, fmt, 29, 3072, T, seed, spec)
           gc.check_tokens(dev, fmt, 70, 1280, T, seed + 10, spec)
