@@ -130,6 +130,22 @@ gemv_runs() { # gemv_runs PREFIX TAG FORMAT "ORDER:ITERS:T ..." GRID LIMIT [FLAG
   done
 }
 
+gemv_ncu() { # gemv_ncu CELL...: ncu sections of one rotated GEMV call per cell (FORMAT:M:DEFINES, defines
+  # ';'-separated; k 5120), every kernel of the call (an XPRE prep too)
+  local S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy
+     --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis --section SourceCounters"
+  local cell f m d n
+  for cell in "$@"; do
+    IFS=: read -r f m d <<< "$cell"
+    n="ncu_gemv_${f}_${m}_${d//[=;]/_}"
+    run "$n" timeout 150 "$NCU" --cache-control none --clock-control none $S --profile-from-start off \
+      env M=$m K=5120 $G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --kernels $f --grid "$d" \
+      --profile "$f ${d//;/ }"
+    grep -E '^  [a-z_0-9]+ \(|Duration|DRAM Throughput|L1/TEX Cache Throughput|SM Active Cycles|Elapsed Cycles|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|Waves Per SM|Eligible Warps|L2 Hit|L1/TEX Hit|Shared Memory|Executed Ipc A|Warp Cycles Per Issued' \
+      "$LOGS/$n.log" | head -40
+  done
+}
+
 phase_xpre() {
   # x quantized once per call (XPRE=1: a first launch, docs/kernels/cuda-gemv.md, "x quantized once per call")
   # against the int8 kernel quantizing x per block (XPRE=0), every int8 format: its oracle test first (XPRE_TEST=0
@@ -169,17 +185,9 @@ phase_xfrag() {
     gemv_runs xfrag "${XFRAG_TAG:-}" $f "${XFRAG_RUNS:-forward:200:8 reverse:200:8 forward:200:4}" "${XFRAG_GRID:-$g}" \
       ${XFRAG_LIMIT:-120} ${XFRAG_FLAGS:-}
   done
-  S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy
-     --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis --section SourceCounters"
-  for cell in ${XFRAG_NCU-q4_k:GEMV_TOKENS=8;I8=1;XPRE=2;WARPS=8;KSPLIT=4}; do
-    IFS=: read -r f d <<< "$cell"
-    n="ncu_xfrag_${f}_${d//[=;]/_}"
-    run "$n" timeout 120 "$NCU" --cache-control none --clock-control none $S --profile-from-start off \
-      env M=14336 K=5120 $G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 --kernels $f --grid "$d" \
-      --profile "$f ${d//;/ }"
-    grep -E 'gemv_|Duration|DRAM Throughput|L1/TEX Cache Throughput|SM Active Cycles|Elapsed Cycles|Issue Slots Busy|No Eligible|Registers Per' \
-      "$LOGS/$n.log" | head -30
-  done
+  local cells="" cell
+  for cell in ${XFRAG_NCU-q4_k:GEMV_TOKENS=8;I8=1;XPRE=2;WARPS=8;KSPLIT=4}; do cells="$cells ${cell%%:*}:14336:${cell#*:}"; done
+  gemv_ncu $cells
 }
 
 phase_guard() {
@@ -892,17 +900,7 @@ vkdot)
   grep -E ' 1 +[0-9]' "$LOGS/vkdot_suite.log" | head -20; tail -4 "$LOGS/vkdot_suite.log"
   ;;
 gemv_ncu)
-  # ncu sections of one rotated GEMV call per GEMV_NCU cell (FORMAT:M:DEFINES, defines ';'-separated; k 5120)
-  S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy
-     --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis --section SourceCounters"
-  for cell in ${GEMV_NCU:-q6_k:131072:GEMV_TOKENS=1 q4_k:131072:GEMV_TOKENS=1}; do
-    IFS=: read -r f m d <<< "$cell"
-    run "ncu_gemv_${f}_${m}_${d//[=;]/_}" timeout 150 "$NCU" --cache-control none --clock-control none $S \
-      --profile-from-start off env M=$m K=5120 $G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 \
-      --kernels $f --grid "$d" --profile "$f ${d//;/ }"
-    grep -E 'Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|Waves Per SM|Eligible Warps|L2 Hit|L1/TEX Hit|Shared Memory|Executed Ipc A|Warp Cycles Per Issued' \
-      "$LOGS/ncu_gemv_${f}_${m}_${d//[=;]/_}.log" | head -30
-  done
+  gemv_ncu ${GEMV_NCU:-q6_k:131072:GEMV_TOKENS=1 q4_k:131072:GEMV_TOKENS=1}
   ;;
 tokens)
   # TOKENS_TESTS=0: the tables only (the tests ran in an earlier call); TOKENS_SHAPES="131072:1 131072:8" picks the runs;
