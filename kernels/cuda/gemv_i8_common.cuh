@@ -45,6 +45,11 @@
 #define I8_GUARD 1
 #endif
 #define GB_I8_PAST_T(tq, i) (I8_GUARD && 2u * (tq) + ((i) & 1) >= (gb_u32)T)
+// STAGED (an entry's define, 0 when absent): its weights copied through a ring of that many
+// stages per warp (gb_i8_block's STG), with XPRE=2 only
+#ifndef STAGED
+#define STAGED 0
+#endif
 
 enum {
     GB_I8_XROW = 256 + 32, // bytes of one x row's digits per chunk of 256 columns: 32 of padding put the
@@ -207,7 +212,7 @@ struct alignas(16) GbI8Frag {
     uint4 b[8][32];
     uint4 s[8][4];
 };
-// lib/gpubench/gemv_cuda.lua sizes XPRE=1's workspace at 4608 bytes a chunk.
+// lib/gpubench/gemv_cuda.lua sizes XPRE=2's workspace at 4608 bytes a chunk.
 static_assert(sizeof(GbI8Frag<float>) == 4608 && sizeof(GbI8Frag<int>) == 4608, "a chunk in fragment order is 4608 bytes");
 
 GB_HD gb_u32 gb_i8_xq_chunks(gb_u32 k, gb_u32 ks)
@@ -535,6 +540,21 @@ struct GbI8DevCtx {
                        "r"(C0[0][0]), "r"(C0[0][1]), "r"(C0[0][2]), "r"(C0[0][3]));
     }
 };
+
+// The body of every int8 entry (gemv_<fmt>_i8.cu): the block's shared memory, with a ring per
+// warp where STG > 0 (the entries' STAGED), and gb_i8_block for block blockIdx.x.
+template <class F, int NW, int KS, int PF, int T, int XP, int STG>
+__device__ __forceinline__ void gb_i8_entry(const unsigned char* w, const float* x, float* y, gb_u32 m, gb_u32 k)
+{
+    __shared__ GbI8Block<T, NW, KS, typename F::S, XP> sm;
+    GbI8DevCtx ctx;
+    if constexpr (STG > 0) {
+        __shared__ GbI8Ring<F, NW * KS, STG> ring;
+        gb_i8_block<F, NW, KS, PF, T, GbI8DevCtx, XP, STG>(ctx, w, x, y, m, k, blockIdx.x, sm, &ring);
+    } else {
+        gb_i8_block<F, NW, KS, PF, T, GbI8DevCtx, XP>(ctx, w, x, y, m, k, blockIdx.x, sm);
+    }
+}
 #endif
 
 #endif

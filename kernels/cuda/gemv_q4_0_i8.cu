@@ -27,12 +27,6 @@
 #error "gemv_q4_0_i8 takes -DI8=1, -DWARPS, -DKSPLIT, -DPREFETCH, -DXPRE and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
 #endif
 
-// STAGED (optional, 0 when absent): the weights copied through a ring of that many stages per
-// warp (gemv_i8_common.cuh), with XPRE=2 only
-#ifndef STAGED
-#define STAGED 0
-#endif
-
 GB_LAUNCH_OVERLAP
 
 // XPRE = 1, 2: x is the digits gemv_i8_xprep.cu wrote (gemv_i8_common.cuh, gb_i8_block).
@@ -41,12 +35,5 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q4_0_i8(const unsigned char* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
                  unsigned m, unsigned k)
 {
-    __shared__ GbI8Block<GEMV_TOKENS, WARPS, KSPLIT, GbI8Q4_0::S, XPRE> sm;
-    GbI8DevCtx ctx;
-#if STAGED
-    __shared__ GbI8Ring<GbI8B32<GbI8Q4_0>, WARPS * KSPLIT, STAGED> ring;
-    gb_i8_block<GbI8B32<GbI8Q4_0>, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, GbI8DevCtx, XPRE, STAGED>(ctx, w, x, y, m, k, blockIdx.x, sm, &ring);
-#else
-    gb_i8_block<GbI8B32<GbI8Q4_0>, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, GbI8DevCtx, XPRE>(ctx, w, x, y, m, k, blockIdx.x, sm);
-#endif
+    gb_i8_entry<GbI8B32<GbI8Q4_0>, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, XPRE, STAGED>(w, x, y, m, k);
 }

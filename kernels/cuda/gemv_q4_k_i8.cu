@@ -26,12 +26,6 @@
 #error "gemv_q4_k_i8 takes -DI8=1, -DWARPS, -DKSPLIT, -DPREFETCH, -DXPRE and -DGEMV_TOKENS (lib/gpubench/gemv_cuda.lua)"
 #endif
 
-// STAGED (optional, 0 when absent): the weights copied through a ring of that many stages per
-// warp (gemv_i8_common.cuh), with XPRE=2 only
-#ifndef STAGED
-#define STAGED 0
-#endif
-
 GB_LAUNCH_OVERLAP
 
 // XPRE = 1, 2: x is the digits gemv_i8_xprep.cu wrote (gemv_i8_common.cuh, gb_i8_block).
@@ -40,12 +34,5 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q4_k_i8(const unsigned char* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
                  unsigned m, unsigned k)
 {
-    __shared__ GbI8Block<GEMV_TOKENS, WARPS, KSPLIT, float, XPRE> sm;
-    GbI8DevCtx ctx;
-#if STAGED
-    __shared__ GbI8Ring<GbI8Q4K, WARPS * KSPLIT, STAGED> ring;
-    gb_i8_block<GbI8Q4K, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, GbI8DevCtx, XPRE, STAGED>(ctx, w, x, y, m, k, blockIdx.x, sm, &ring);
-#else
-    gb_i8_block<GbI8Q4K, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, GbI8DevCtx, XPRE>(ctx, w, x, y, m, k, blockIdx.x, sm);
-#endif
+    gb_i8_entry<GbI8Q4K, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, XPRE, STAGED>(w, x, y, m, k);
 }

@@ -29,7 +29,5 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS * KSPLIT)
     gemv_q6_k_i8(const unsigned char* __restrict__ w, const float* __restrict__ x, float* __restrict__ y,
                  unsigned m, unsigned k)
 {
-    __shared__ GbI8Block<GEMV_TOKENS, WARPS, KSPLIT, float, XPRE> sm;
-    GbI8DevCtx ctx;
-    gb_i8_block<GbI8Q6K, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, GbI8DevCtx, XPRE>(ctx, w, x, y, m, k, blockIdx.x, sm);
+    gb_i8_entry<GbI8Q6K, WARPS, KSPLIT, PREFETCH, GEMV_TOKENS, XPRE, STAGED>(w, x, y, m, k);
 }
