@@ -60,6 +60,7 @@
 #   scripts/gpu-session.sh xpre        # x quantized once per call (XPRE=1) against per block, every int8 format at T = 8 (both orders) and 4 (XPRE_FORMATS, XPRE_RUNS, XPRE_FLAGS)
 #   scripts/gpu-session.sh guard       # the int8 oracle test (every layout, guard and staged variant), then the epilogues without their branch past T (I8_GUARD=0) against the default at T = 4, 6 (both orders) and 8
 #   scripts/gpu-session.sh staged      # q4_k/q5_k/q8_0/q4_0 weights staged through cp.async rings per warp (STAGED=2..4, XPRE=2) beside the table's picks, T = 8 both orders and 4
+#   scripts/gpu-session.sh picks       # T = 2..7 (PICKS_T): each int8 format's rule beside I8_GUARD=0 and the staged geometries (unguarded), both orders; T = 8's staged picks at 600 iterations
 #   scripts/gpu-session.sh next17      # after guard (its own call): staged, the T = 1, 2, 4, 8 tables on both backends, ncu's sampled timeline of q4_k T = 8
 #   scripts/gpu-session.sh xfrag       # x's digits in the mma's fragment order (XPRE=2) against the shared layout (XPRE=1), every int8 format at T = 8 (both orders) and 4; ncu of one call (XFRAG_NCU)
 #   scripts/gpu-session.sh xpre_geo    # XPRE=1 geometries past the first A/B's (8 slices, 16 warps) at T = XPRE_GEO_T (8), both orders, beside the table's kernel
@@ -221,6 +222,31 @@ phase_staged() {
   gemv_runs staged "" q5_k "$runs" "$q5" 120
   gemv_runs staged "" q8_0 "$runs" "$q8" 120
   gemv_runs staged "" q4_0 "$runs" "$q40" 120
+}
+
+phase_picks() {
+  # T = 2..7 picks after the guard and staged A/Bs (docs/kernels/cuda-gemv.md, "Weights staged in shared memory"):
+  # each int8 format's rule at T beside the same kernel without the guard past T (I8_GUARD=0) and the staged
+  # geometries that won at T = 8, all unguarded, and the integer dot; both orders at each T (PICKS_T), then T = 8's
+  # staged picks against the rules at a second iteration count (600); one process per run
+  local b="GEMV_TOKENS=TK;I8=1;XPRE=2" g0="I8_GUARD=0" t o runs=""
+  for t in ${PICKS_T:-2 3 4 5 6 7}; do for o in forward reverse; do runs="$runs $o:200:$t"; done; done
+  local q4="$b;WARPS=7;KSPLIT=4;I8_GUARD=0,1|$b;WARPS=2;KSPLIT=2;STAGED=2,4;$g0|GEMV_TOKENS=TK;I8=0"
+  local q5="$b;WARPS=7,2;KSPLIT=4;I8_GUARD=0,1|GEMV_TOKENS=TK;I8=1;XPRE=1;WARPS=4;KSPLIT=2;PREFETCH=1;I8_GUARD=0,1"
+  q5="$q5|$b;WARPS=2;KSPLIT=2;STAGED=2;$g0|$b;WARPS=1;KSPLIT=2;STAGED=4;$g0|GEMV_TOKENS=TK;I8=0"
+  local q8="GEMV_TOKENS=TK;TC=1|$b;WARPS=2;KSPLIT=4;$g0|$b;WARPS=2;KSPLIT=2;STAGED=2;$g0|$b;WARPS=1;KSPLIT=2;STAGED=3;$g0"
+  q8="$q8|$b;WARPS=1;KSPLIT=4;STAGED=2;$g0|GEMV_TOKENS=TK;I8=0"
+  local q40="GEMV_TOKENS=TK;TC=1|$b;WARPS=2;KSPLIT=2;STAGED=2,4;$g0|$b;WARPS=1;KSPLIT=4;STAGED=4;$g0|GEMV_TOKENS=TK;I8=0"
+  local q6="$b;WARPS=4;KSPLIT=2;PREFETCH=1;I8_GUARD=0,1|$b;WARPS=8;KSPLIT=4;I8_GUARD=0,1|GEMV_TOKENS=TK;I8=0"
+  gemv_runs picks "" q4_k "$runs" "$q4" 120
+  gemv_runs picks "" q5_k "$runs" "$q5" 120
+  gemv_runs picks "" q8_0 "$runs" "$q8" 120
+  gemv_runs picks "" q4_0 "$runs" "$q40" 120
+  gemv_runs picks "" q6_k "$runs" "$q6" 120
+  [[ ${PICKS_T8:-1} == 1 ]] || return 0
+  gemv_runs picks "" q5_k "forward:600:8" "$b;WARPS=2;KSPLIT=4|$b;WARPS=2;KSPLIT=2;STAGED=2" 120
+  gemv_runs picks "" q8_0 "forward:600:8" "$b;WARPS=4;KSPLIT=2|$b;WARPS=1;KSPLIT=2;STAGED=3" 120
+  gemv_runs picks "" q4_0 "forward:600:8" "GEMV_TOKENS=TK;TC=1|$b;WARPS=2;KSPLIT=2;STAGED=4" 120
 }
 
 phase_next17() { # issue 17's queue after `guard` (a call of its own: the oracle test, with the guard and staged
@@ -730,6 +756,9 @@ staged)
   ;;
 next17)
   phase_next17
+  ;;
+picks)
+  phase_picks
   ;;
 i8ab)
   # an int8 tensor-core kernel (I8=1) against the integer dot in one process per run (docs/kernels/cuda-gemv.md,
