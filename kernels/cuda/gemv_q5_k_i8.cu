@@ -14,6 +14,8 @@
 // gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=4,KSPLIT=2,PREFETCH=1,XPRE=1,I8_GUARD=0,GEMV_TOKENS=6
 // gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=2,KSPLIT=2,PREFETCH=0,XPRE=2,STAGED=3,GEMV_TOKENS=8
 // gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=1,KSPLIT=4,PREFETCH=0,XPRE=2,STAGED=2,GEMV_TOKENS=5
+// gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=2,KSPLIT=2,PREFETCH=0,XPRE=2,STAGED=2,I8_GUARD=0,GEMV_TOKENS=4
+// gpubench-compile: entry=gemv_q5_k_i8 defines=I8=1,WARPS=1,KSPLIT=2,PREFETCH=0,XPRE=2,STAGED=4,I8_GUARD=0,GEMV_TOKENS=7
 // q5_k GEMV for T = GEMV_TOKENS rows of x on the int8 tensor cores
 // (gemv_q4k_q5k_i8.cuh: q4_k's kernel with the fifth bit): the q5_k kernel's
 // variant with I8=1 (lib/gpubench/gemv_cuda.lua). Launch: block

@@ -11,6 +11,7 @@
 // gpubench-compile: entry=gemv_q6_k_i8 defines=I8=1,WARPS=4,KSPLIT=2,PREFETCH=1,XPRE=2,GEMV_TOKENS=3
 // gpubench-compile: entry=gemv_q6_k_i8 defines=I8=1,WARPS=4,KSPLIT=2,PREFETCH=1,XPRE=2,GEMV_TOKENS=8
 // gpubench-compile: entry=gemv_q6_k_i8 defines=I8=1,WARPS=4,KSPLIT=2,PREFETCH=0,XPRE=0,I8_GUARD=0,GEMV_TOKENS=2
+// gpubench-compile: entry=gemv_q6_k_i8 defines=I8=1,WARPS=8,KSPLIT=4,PREFETCH=0,XPRE=2,I8_GUARD=0,GEMV_TOKENS=7
 // q6_k GEMV for T = GEMV_TOKENS rows of x on the int8 tensor cores
 // (gemv_q6k_i8.cuh): the q6_k kernel's variant with I8=1
 // (lib/gpubench/gemv_cuda.lua). Launch: block 32 * WARPS * KSPLIT, grid

@@ -35,8 +35,8 @@
 --           gemv.launches runs before the kernel; I8_GUARD=0 computes the
 --           mma columns past T rather than branching past them; STAGED=2..4
 --           (not q6_k; with XPRE=2) copies the weights through that many
---           stages per warp in shared memory. The
---           k-quants' default from T = 3 or 4, q8_0's at 8 (TOKEN_RULES below).
+--           stages per warp in shared memory. The default
+--           from T = 2 or 3 (q6_k from 6; TOKEN_RULES below).
 -- Every kernel: GEMV_TOKENS, the T rows of x (1..8) multiplied by each
 -- weight read once (y[T, m] = x[T, k] . W^T; 1 in every entry, the GEMV).
 -- A T > 1 variant keeps the entry's geometry: every entry compiles without
@@ -439,24 +439,20 @@ local SHAPE_RULES = {
 local shaped = {} -- one table per rule: gemv.kernel caches compiled kernels by spec
 
 -- Kernels that won the one-process A/Bs at T > 1 rows of x (the figures:
--- docs/kernels/cuda-gemv.md, "The int8 tensor-core q4_k kernel", "... q8_0
--- and q4_0 kernels", "The f16 tensor-core q8_0 kernel", "q4_0 on the f16
--- tensor cores", "q5_k on the int8 path", "q6_k on the int8 path"): from
--- min_tokens on a tensor-core kernel, whose time hardly grows with T; at the
--- T where the integer dot won, none. WARPS = 4 KSPLIT = 2 is the int8
--- kernels' geometry (their sweeps' fastest).
-local I8_BEST = { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 }
--- x quantized once per call (XPRE = 1) where it beat both the table's kernel
--- and XPRE = 0 in every run (T = 8: q4_k, q5_k, q6_k, q8_0; T = 4: q4_k, q5_k),
--- with each point's fastest geometry; the T between were not timed, so they
--- keep the kernel before (docs/kernels/cuda-gemv.md, "x quantized once per call").
--- Its digits in the mma's fragment order (XPRE = 2) beat the shared layout
--- and the kernels before in both orders (q4_k from T = 3, q5_k at 3 and 5-8,
--- q6_k and q8_0 at 8), with the fastest geometry of those A/Bs: 7 row warps
--- (128 blocks at 14336 rows) for q4_k and for q5_k at 5-7 ("x in fragment
--- order"; measured on an H100; q5_k at T = 4 keeps the H200's pick).
-local function xpre(warps, ksplit, prefetch, layout)
-  return { I8 = 1, XPRE = layout or 1, WARPS = warps, KSPLIT = ksplit, PREFETCH = prefetch or 0 }
+-- docs/kernels/cuda-gemv.md, from "The int8 tensor-core q4_k kernel" on): a
+-- tensor-core kernel from min_tokens, none at the T where the integer dot
+-- won. i8: the int8 kernel with x quantized once per call, its digits in the
+-- mma's fragment order (XPRE = 2, which beat the shared layout, x quantized
+-- per block and the f16 kernels: "x in fragment order"), at a geometry, more:
+-- defines besides. The unguarded epilogue (I8_GUARD = 0) won where the branch
+-- past T was left divergent ("The epilogue's guard past T"); the weights
+-- staged through a cp.async ring per warp (STAGED) won for q5_k, q8_0 and
+-- q4_0 ("Weights staged in shared memory"). Each rule is its T's fastest in
+-- both orders of one process, measured on an H100.
+local function i8(warps, ksplit, more)
+  local c = { I8 = 1, XPRE = 2, WARPS = warps, KSPLIT = ksplit, PREFETCH = 0 }
+  for k, v in pairs(more or {}) do c[k] = v end
+  return c
 end
 -- bf16 and f16 from T = 3: the dense tensor-core kernel (its TC_BEST
 -- geometry); f32: the FMA kernel's geometry at the two T it was swept at, the
@@ -468,13 +464,15 @@ local TOKEN_RULES = {
   f16 = { { min_tokens = 3, changes = { MMA = 1 } } },
   f32 = { { min_tokens = 4, max_tokens = 4, changes = { UNROLL = 1 } },
           { min_tokens = 8, max_tokens = 8, changes = { ROWS = 2 } } },
-  q4_k = { { min_tokens = 3, changes = xpre(7, 4, 0, 2) } },
-  q5_k = { { min_tokens = 3, max_tokens = 3, changes = xpre(2, 4, 0, 2) },
-          { min_tokens = 4, max_tokens = 4, changes = xpre(4, 2, 1) }, { min_tokens = 5, max_tokens = 7, changes = xpre(7, 4, 0, 2) },
-          { min_tokens = 8, changes = xpre(2, 4, 0, 2) } },
-  q6_k = { { min_tokens = 8, changes = xpre(4, 2, 1, 2) } },
-  q8_0 = { { min_tokens = 4, max_tokens = 7, changes = { TC = 1 } }, { min_tokens = 8, changes = xpre(4, 2, 0, 2) } },
-  q4_0 = { { min_tokens = 3, changes = { TC = 1 } } },
+  q4_k = { { min_tokens = 3, max_tokens = 6, changes = i8(7, 4, { I8_GUARD = 0 }) },
+           { min_tokens = 7, changes = i8(7, 4) } },
+  q5_k = { { min_tokens = 5, max_tokens = 5, changes = i8(2, 4) },
+           { min_tokens = 7, max_tokens = 7, changes = i8(1, 2, { STAGED = 4, I8_GUARD = 0 }) },
+           { min_tokens = 2, changes = i8(2, 2, { STAGED = 2, I8_GUARD = 0 }) } },
+  q6_k = { { min_tokens = 6, max_tokens = 7, changes = i8(8, 4, { I8_GUARD = 0 }) },
+           { min_tokens = 8, changes = i8(4, 2, { PREFETCH = 1 }) } },
+  q8_0 = { { min_tokens = 2, changes = i8(1, 2, { STAGED = 3, I8_GUARD = 0 }) } },
+  q4_0 = { { min_tokens = 3, changes = i8(2, 2, { STAGED = 4, I8_GUARD = 0 }) } },
 }
 
 -- token_changes(fmt, tokens) -> the defines fmt's T-row kernel changes

@@ -61,7 +61,7 @@ end)
 
 -- q8_0 and q4_0 (gemv_b32_i8.cuh): the same kernel shape as q4_k's
 -- (docs/kernels/cuda-gemv.md, "The int8 tensor-core q8_0 and q4_0 kernels");
--- the default from T = 4 (test_gemv_cuda_tokens.lua), the integer dot below.
+-- the default from T = 2 (q8_0) and 3 (q4_0) with staged weights (test_gemv_cuda_tokens.lua), the integer dot below.
 t.test("the int8 tensor-core q8_0 and q4_0 kernels (I8=1): their own files, entries and geometry", function()
   for _, fmt in ipairs { "q8_0", "q4_0" } do
     local s = specs.variant(fmt, { I8 = 1, WARPS = 4, KSPLIT = 2, GEMV_TOKENS = 8 })
@@ -78,12 +78,12 @@ t.test("the int8 tensor-core q8_0 and q4_0 kernels (I8=1): their own files, entr
     t.errors(function() specs.variant(fmt, { I8 = 1, MMA = 1, XQ = 0 }) end,
       ("gemv_cuda.variant: %s I8=1 is its own kernel: MMA and BULK must stay 0"):format(fmt), true)
     t.eq(specs.variant(fmt, { I8 = 0 }).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt)
-    local integer_dot_to = fmt == "q4_0" and 2 or 3 -- q4_0 from T = 3 and q8_0 from 4: the f16 tensor-core kernel
+    local integer_dot_to = fmt == "q4_0" and 2 or 1 -- the staged int8 kernel from T = 3 (q4_0) and 2 (q8_0)
     for T = 1, integer_dot_to do
       t.eq(gemv.spec("cuda", fmt, 14336, 5120, T).file, "kernels/cuda/gemv_" .. fmt .. ".cu", fmt .. " T=" .. T)
     end
     t.eq(specs.token_changes(fmt, integer_dot_to), {}, fmt)
-    t.eq(specs.token_changes(fmt, 4), { TC = 1 }, fmt)
+    t.eq(gemv.spec("cuda", fmt, 14336, 5120, integer_dot_to + 1).file, s.file, fmt)
     local src = assert(io.open(s.file)):read("a")
     local seen, lines = {}, 0
     for defs in src:gmatch("// gpubench%-compile: entry=gemv_" .. fmt .. "_i8 defines=(%S+)") do

@@ -164,47 +164,51 @@ t.test("f32: UNROLL=1 at T = 4 and ROWS=2 at T = 8 (the T they were measured fas
   end
 end)
 
-t.test("the T-row defaults: int8 for the k-quants, x quantized once per call where it won (T = 4, 8), q8_0's and q4_0's f16 kernel", function()
-  -- per format and T: "scalar", "tc" (the f16 kernel), "i8" (I8_BEST) or {WARPS, KSPLIT, PREFETCH, XPRE} of x
-  -- quantized once per call (XPRE = 2: the fragment order)
+t.test("the T-row defaults: the int8 kernel with x in fragment order, unguarded or staged where that won; the integer dot elsewhere", function()
+  -- per format and T: the int8 kernel's defines besides I8 = 1, XPRE = 2, PREFETCH = 0 and GEMV_TOKENS
+  -- (W: WARPS, S: KSPLIT, g0: I8_GUARD = 0, STAGED = n), or nothing: the integer dot (the entry's file)
+  local function i8(w, s, more)
+    local d = { WARPS = w, KSPLIT = s }
+    for k, v in pairs(more or {}) do d[k] = v end
+    return d
+  end
+  local g0 = { I8_GUARD = 0 }
   local want = {
-    q4_k = { [3] = { 7, 4, 0, 2 }, [4] = { 7, 4, 0, 2 }, [5] = { 7, 4, 0, 2 }, [6] = { 7, 4, 0, 2 }, [7] = { 7, 4, 0, 2 },
-      [8] = { 7, 4, 0, 2 } },
-    q5_k = { [3] = { 2, 4, 0, 2 }, [4] = { 4, 2, 1, 1 }, [5] = { 7, 4, 0, 2 }, [6] = { 7, 4, 0, 2 }, [7] = { 7, 4, 0, 2 },
-      [8] = { 2, 4, 0, 2 } },
-    q6_k = { [8] = { 4, 2, 1, 2 } },
-    q8_0 = { [4] = "tc", [5] = "tc", [6] = "tc", [7] = "tc", [8] = { 4, 2, 0, 2 } },
-    q4_0 = { [3] = "tc", [4] = "tc", [5] = "tc", [6] = "tc", [7] = "tc", [8] = "tc" },
+    q4_k = { [3] = i8(7, 4, g0), [4] = i8(7, 4, g0), [5] = i8(7, 4, g0), [6] = i8(7, 4, g0), [7] = i8(7, 4),
+      [8] = i8(7, 4) },
+    q5_k = { [5] = i8(2, 4), [7] = i8(1, 2, { STAGED = 4, I8_GUARD = 0 }) },
+    q6_k = { [6] = i8(8, 4, g0), [7] = i8(8, 4, g0), [8] = i8(4, 2, { PREFETCH = 1 }) },
+    q8_0 = {},
+    q4_0 = {},
   }
+  for T = 2, 8 do
+    if T ~= 5 and T ~= 7 then want.q5_k[T] = i8(2, 2, { STAGED = 2, I8_GUARD = 0 }) end
+    want.q8_0[T] = i8(1, 2, { STAGED = 3, I8_GUARD = 0 })
+    if T >= 3 then want.q4_0[T] = i8(2, 2, { STAGED = 4, I8_GUARD = 0 }) end
+  end
   for fmt, by_t in pairs(want) do
     for T = 1, 8 do
-      local s, w, what = gemv.spec("cuda", fmt, 14336, 5120, T), by_t[T] or "scalar", fmt .. " T=" .. T
-      if w == "tc" then
-        t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_tc.cu", what)
-        t.eq(s.defines, { TC = 1, WARPS = 1, KSPLIT = fmt == "q4_0" and 4 or 2, TILES = 2, UNROLL = 4, STAGES = 2,
-          INTERLEAVE = 2, GEMV_TOKENS = T }, what)
-      elseif w == "i8" then
+      local s, w, what = gemv.spec("cuda", fmt, 14336, 5120, T), by_t[T], fmt .. " T=" .. T
+      if w then
+        local d = { I8 = 1, XPRE = 2, PREFETCH = 0, GEMV_TOKENS = T }
+        for k, v in pairs(w) do d[k] = v end
         t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_i8.cu", what)
-        t.eq(s.defines, { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0, XPRE = 0, GEMV_TOKENS = T }, what)
-        t.eq(s.prep, nil, what)
-      elseif type(w) == "table" then
-        t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. "_i8.cu", what)
-        t.eq(s.defines, { I8 = 1, WARPS = w[1], KSPLIT = w[2], PREFETCH = w[3], XPRE = w[4], GEMV_TOKENS = T }, what)
+        t.eq(s.defines, d, what)
         t.truthy(s.prep and s.prep.spec.entry == "gemv_i8_xprep", what .. ": the prep launch")
-        t.eq(s.prep.spec.defines.XP_FRAG, w[4] - 1, what .. ": the prep writes the kernel's layout")
+        t.eq(s.prep.spec.defines.XP_FRAG, 1, what .. ": the prep writes the fragment order")
+        t.truthy(gemv.spec("cuda", fmt, T) == s, "the same spec without a shape (the kernel cache's key)")
       else
         t.eq(s.file, "kernels/cuda/gemv_" .. fmt .. ".cu", what)
-      end
-      if w ~= "scalar" then
-        t.truthy(gemv.spec("cuda", fmt, T) == s, "the same spec without a shape (the kernel cache's key)")
+        t.eq(s.defines.I8, 0, what)
       end
     end
   end
-  t.eq(specs.token_changes("q6_k", 7), {})
-  t.eq(specs.token_changes("q4_k", 4), { I8 = 1, XPRE = 2, WARPS = 7, KSPLIT = 4, PREFETCH = 0 })
-  t.eq(specs.token_changes("q5_k", 4), { I8 = 1, XPRE = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 1 })
-  -- q6_k's shape rule (BULK=1 at 14336 x 5120) stays below T = 8 and gives way to the int8 kernel at 8
-  t.eq(gemv.spec("cuda", "q6_k", 14336, 5120, 7).defines.BULK, 1)
+  t.eq(specs.token_changes("q6_k", 5), {})
+  t.eq(specs.token_changes("q4_k", 4), { I8 = 1, XPRE = 2, WARPS = 7, KSPLIT = 4, PREFETCH = 0, I8_GUARD = 0 })
+  t.eq(specs.token_changes("q5_k", 4), { I8 = 1, XPRE = 2, WARPS = 2, KSPLIT = 2, PREFETCH = 0, STAGED = 2, I8_GUARD = 0 })
+  -- q6_k's shape rule (BULK=1 at 14336 x 5120) stays below T = 6 and gives way to the int8 kernel from 6
+  t.eq(gemv.spec("cuda", "q6_k", 14336, 5120, 5).defines.BULK, 1)
+  t.eq(gemv.spec("cuda", "q6_k", 14336, 5120, 6).defines.BULK, nil)
   t.errors(function() specs.token_changes("q9", 8) end, "gemv_cuda.token_changes: unknown format q9", true)
 end)
 
