@@ -9,8 +9,15 @@
 // words, s_b as float bits, the sum of xq, the sums of xq over its two 16-element halves
 // (q6_k's -32 per scale). Launch: (x, workspace, u32 k), block 256,
 // grid ceil(GEMV_TOKENS * k / 32 * 8 / 256); k a multiple of 32; subgroups of at least 8.
+// XPREP_COOP=1 (gemv_b32_coop.comp): both digits signed (IDOT_BALANCED), s_b = amax / 32639,
+// and records for 8 tokens, zeros past GEMV_TOKENS (the matrix B's columns): grid
+// ceil(8 * k / 32 * 8 / 256).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
+#ifndef XPREP_COOP
+#define XPREP_COOP 0
+#endif
+#define IDOT_BALANCED XPREP_COOP
 #include "idot_quant.glsl"
 
 #ifndef GEMV_TOKENS
@@ -32,16 +39,20 @@ void main() {
     // Lanes numbered by subgroup, so that a block's 8 invocations share one (gemv_common's gemv_tid)
     uint tid = gl_WorkGroupID.x * 256u + gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
     uint nb = P.k >> 5u, rec = tid >> 3u, j = tid & 7u;
+#if XPREP_COOP
+    bool live = rec < nb * 8u; // tokens past GEMV_TOKENS: zero records
+#else
     bool live = rec < nb * uint(GEMV_TOKENS);
+#endif
     uint t = live ? rec / nb : 0u, b = live ? rec % nb : 0u;
-    vec4 v = live ? X[t * (P.k >> 2u) + 8u * b + j] : vec4(0.0);
+    vec4 v = live && t < uint(GEMV_TOKENS) ? X[t * (P.k >> 2u) + 8u * b + j] : vec4(0.0);
     IdotQuant q = idot_quant_lane(v); // every invocation: the shuffles need all 8 of a block
     if (live) {
         uint o = 20u * rec;
         Q[o + j] = q.h;
         Q[o + 8u + j] = q.l;
         if (j == 0u) {
-            Q[o + 16u] = floatBitsToUint(q.amax * (1.0 / 32767.0));
+            Q[o + 16u] = floatBitsToUint(q.amax * (1.0 / float(IDOT_QMAX)));
             Q[o + 17u] = uint(q.sum);
         }
         if ((j & 3u) == 0u) Q[o + 18u + (j >> 2u)] = uint(q.half_sum); // lanes 0 and 4: the halves

@@ -299,6 +299,11 @@ local function checked_call(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec, fn)
   tokens, spec = tokens_and_spec(tokens, spec, fn, 1)
   m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt, nil, nil, tokens), fn, 1)
   spec = spec or gemv.spec_for(dev, fmt, m, k, tokens)
+  if spec.requires then
+    -- a kernel for some devices only (gemv_vulkan's GEMV_COOP=1): say what dev lacks
+    local ok, why = spec.requires(dev)
+    if not ok then error(("gemv.%s: %s: %s"):format(fn, fmt, why), 3) end
+  end
   if spec.max_k and k > spec.max_k then
     -- the integer kernels hold x in shared memory sized for max_k values
     error(("gemv.%s: %s k=%d is more than the %d values of x the %s kernel (GEMV_XB=%s) holds"):format(

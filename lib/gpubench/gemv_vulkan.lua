@@ -215,6 +215,82 @@ local function xprep(tokens)
   return p
 end
 
+-- ------------------------------------------------------------ cooperative matrices
+
+-- GEMV_COOP = 1 (q8_0, q4_0): the int8 tensor-core kernel through
+-- VK_NV_cooperative_matrix (kernels/vulkan/gemv_b32_coop.comp; docs/kernels/
+-- vulkan-gemv.md, "Tensor cores through int8 cooperative matrices"): COOP_WR
+-- subgroups of 16 rows times COOP_KS slices of k per workgroup, COOP_U blocks
+-- loaded per step; x quantized once per call (signed digits, records for 8
+-- tokens). A device without NV int8 16x8x32 matrices and subgroups of 32 is
+-- refused (`requires`); nothing picks it by default: not timed yet.
+local COOP_FMT = { q8_0 = 1, q4_0 = 2 }
+local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4 }
+local coop_prep_specs = {}
+local function coop_prep(tokens)
+  local p = coop_prep_specs[tokens]
+  if not p then
+    p = {
+      spec = { file = "kernels/vulkan/gemv_idot_xprep.comp", entry = "main", block = { XPRE_BLOCK, 1, 1 },
+               defines = { GEMV_TOKENS = tokens, XPREP_COOP = 1 } },
+      -- 8 invocations per block of 32 values, for all 8 tokens (zeros past GEMV_TOKENS)
+      grid = function(k) return { (k // 32 * 8 * 8 + XPRE_BLOCK - 1) // XPRE_BLOCK, 1, 1 } end,
+      bytes = function(k) return 80 * 8 * (k // 32) end,
+    }
+    coop_prep_specs[tokens] = p
+  end
+  return p
+end
+
+local function coop_requires(shared)
+  return function(dev)
+    local name = tostring(dev.name or "the device")
+    if dev.cooperative_matrix ~= "nv" then
+      return false, ("GEMV_COOP=1 needs VK_NV_cooperative_matrix, which %s does not offer"):format(name)
+    end
+    local found = false
+    for _, c in ipairs(dev.cooperative_matrix_shapes or {}) do
+      if c.m == 16 and c.n == 8 and c.k == 32 and c.a == "s8" and c.b == "s8" and c.c == "s32" and c.d == "s32" then
+        found = true
+      end
+    end
+    if not found then
+      return false, ("GEMV_COOP=1 needs 16x8x32 s8 x s8 + s32 cooperative matrices, which %s does not list"):format(name)
+    end
+    if dev.subgroup_size ~= 32 then
+      return false, ("GEMV_COOP=1 needs subgroups of 32; %s reports %s"):format(name, tostring(dev.subgroup_size))
+    end
+    local max = dev.max_shared_bytes or 0
+    if max > 0 and shared > max then
+      return false, ("GEMV_COOP=1 needs %d bytes of shared memory; %s allows %d"):format(shared, name, max)
+    end
+    return true
+  end
+end
+
+local function coop_spec(fmt, tokens, wr, ks, u)
+  local sgs = wr * ks
+  if sgs * 32 > 1024 then
+    error(("gemv_vulkan.variant: COOP_WR=%d x COOP_KS=%d subgroups of 32 are more than a workgroup's 1024 invocations")
+      :format(wr, ks), 3)
+  end
+  if u > 8 then error(("gemv_vulkan.variant: COOP_U=%d is not in 1..8"):format(u), 3) end
+  -- the staged blocks (16 rows of 48 bytes each), the indices and the slices' sums
+  local shared = sgs * u * 16 * 48 + 128 * 4 + sgs * 128 * 4
+  return {
+    file = "kernels/vulkan/gemv_b32_coop.comp",
+    entry = "main",
+    block = { 32 * sgs, 1, 1 },
+    rows_per_group = 16 * wr,
+    defines = { GEMV_COOP = 1, COOP_FMT = COOP_FMT[fmt], COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens },
+    max_weight_bytes = MAX_WEIGHT_BYTES,
+    prep = coop_prep(tokens),
+    shared_bytes = shared,
+    requires = coop_requires(shared),
+    x_rounding = 32, -- x rounded per 32-block (s_b = amax / 32639: within gemv_bench's bound)
+  }
+end
+
 local function idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre)
   local e = entry(fmt, t, nr, tokens)
   e.defines.GEMV_IDOT, e.defines.GEMV_XB = mode, xb
@@ -332,6 +408,10 @@ function M.variant_defines(fmt)
   for k, v in pairs(base.defines) do d[k] = v end
   if IDOT_BLOCK_BYTES[fmt] then d.GEMV_IDOT, d.GEMV_XB, d.GEMV_GRID = 0, 0, 0 end
   if XPRE_FORMATS[fmt] then d.GEMV_XPRE = 0 end
+  if COOP_FMT[fmt] then
+    d.GEMV_COOP = 0
+    for k, v in pairs(COOP_DEFAULTS) do d[k] = v end
+  end
   return d
 end
 
@@ -386,13 +466,15 @@ end
 -- {GEMV_TOKENS = 2}), with rows_per_group to match; for tuning runs
 -- (experiments/gemv_variants.lua) and the multi-token kernels (gemv.spec with
 -- tokens). Not stored in this table, so gemv.spec keeps returning the defaults.
+local function variant_defaults_of(fmt) return M.variant_defines(fmt) end
+
 function M.variant(fmt, changes)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
   if type(base) ~= "table" then
     error(("gemv_vulkan.variant: unknown format %s"):format(tostring(fmt)), 2)
   end
   local t, nr, tokens = base.defines.GEMV_T, base.defines.GEMV_NR, base.defines.GEMV_TOKENS
-  local idot, xb, cap, xpre = 0, nil, 0, 0
+  local idot, xb, cap, xpre, coop = 0, nil, 0, 0, {}
   local modes = IDOT_BLOCK_BYTES[fmt] and #IDOT_BLOCK_BYTES[fmt] or 0
   for k, v in pairs(changes) do
     if IDOT_BLOCK_BYTES[fmt] and (k == "GEMV_IDOT" or k == "GEMV_XB" or k == "GEMV_GRID") then
@@ -401,6 +483,12 @@ function M.variant(fmt, changes)
           k ~= "GEMV_IDOT" and "a non-negative integer" or modes == 2 and "0, 1 or 2" or "0 or 1"), 2)
       end
       if k == "GEMV_IDOT" then idot = v elseif k == "GEMV_XB" then xb = v else cap = v end
+    elseif COOP_FMT[fmt] and (k == "GEMV_COOP" or COOP_DEFAULTS[k]) then
+      if math.type(v) ~= "integer" or (k == "GEMV_COOP" and v ~= 0 and v ~= 1) or v < 0 or (k ~= "GEMV_COOP" and v < 1) then
+        error(("gemv_vulkan.variant: %s=%s is not %s"):format(k, tostring(v),
+          k == "GEMV_COOP" and "0 or 1" or "a positive integer"), 2)
+      end
+      coop[k] = v
     elseif k == "GEMV_XPRE" and XPRE_FORMATS[fmt] then
       if v ~= 0 and v ~= 1 then error(("gemv_vulkan.variant: GEMV_XPRE=%s is not 0 or 1"):format(tostring(v)), 2) end
       xpre = v
@@ -417,10 +505,26 @@ function M.variant(fmt, changes)
       if k == "GEMV_T" then t = v
       elseif k == "GEMV_NR" then nr = v
       else
-        error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_TOKENS%s%s)"):format(fmt,
+        error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_TOKENS%s%s%s)"):format(fmt,
           tostring(k), IDOT_BLOCK_BYTES[fmt] and ", GEMV_IDOT, GEMV_XB, GEMV_GRID" or "",
-          XPRE_FORMATS[fmt] and ", GEMV_XPRE" or ""), 2)
+          XPRE_FORMATS[fmt] and ", GEMV_XPRE" or "", COOP_FMT[fmt] and ", GEMV_COOP, COOP_WR, COOP_KS, COOP_U" or ""), 2)
       end
+    end
+  end
+  if coop.GEMV_COOP == 1 then
+    for _, k in ipairs { "GEMV_T", "GEMV_NR", "GEMV_IDOT", "GEMV_XB", "GEMV_GRID", "GEMV_XPRE" } do
+      if changes[k] ~= nil and changes[k] ~= variant_defaults_of(fmt)[k] then
+        error(("gemv_vulkan.variant: %s GEMV_COOP=1 is its own kernel: it takes COOP_WR, COOP_KS, COOP_U and GEMV_TOKENS, not %s")
+          :format(fmt, k), 2)
+      end
+    end
+    local spec = coop_spec(fmt, tokens, coop.COOP_WR or COOP_DEFAULTS.COOP_WR, coop.COOP_KS or COOP_DEFAULTS.COOP_KS,
+      coop.COOP_U or COOP_DEFAULTS.COOP_U)
+    return spec
+  end
+  for k in pairs(COOP_DEFAULTS) do
+    if coop[k] and coop[k] ~= COOP_DEFAULTS[k] then
+      error(("gemv_vulkan.variant: %s %s is the cooperative-matrix kernel's: it needs GEMV_COOP=1"):format(fmt, k), 2)
     end
   end
   if idot >= 1 then

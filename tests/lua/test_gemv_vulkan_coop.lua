@@ -1,0 +1,172 @@
+-- The Vulkan q8_0 / q4_0 GEMV on int8 cooperative matrices (GEMV_COOP=1,
+-- kernels/vulkan/gemv_b32_coop.comp, docs/kernels/vulkan-gemv.md, "Tensor cores through
+-- int8 cooperative matrices"): its spec and errors, its compile at every T (without a
+-- device, so CI compiles what lavapipe cannot run), its first dispatch (x's signed digits,
+-- which lavapipe runs) against a Lua quantizer, the refusal on a device without the
+-- matrices, and the FP64 oracle where the device has them.
+
+local t = dofile("tests/lua/harness.lua")
+local gemv = require "gpubench.gemv"
+local specs = require "gpubench.gemv_vulkan"
+local gc = dofile("tests/lua/gemv_check.lua")(t)
+
+local NV_I8 = { m = 16, n = 8, k = 32, a = "s8", b = "s8", c = "s32", d = "s32" }
+
+t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and the errors", function()
+  for fmt, code in pairs { q8_0 = 1, q4_0 = 2 } do
+    local s = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 5 })
+    t.eq({ s.file, s.entry, s.block[1], s.rows_per_group }, { "kernels/vulkan/gemv_b32_coop.comp", "main", 256, 64 }, fmt)
+    t.eq(s.defines, { GEMV_COOP = 1, COOP_FMT = code, COOP_WR = 4, COOP_KS = 2, COOP_U = 4, GEMV_TOKENS = 5 }, fmt)
+    t.eq(s.shared_bytes, 8 * 4 * 16 * 48 + 512 + 8 * 512, fmt .. ": stages, indices, the slices' sums")
+    t.eq(s.x_rounding, 32, fmt)
+    t.eq({ s.prep.spec.file, s.prep.spec.defines }, { "kernels/vulkan/gemv_idot_xprep.comp", { GEMV_TOKENS = 5, XPREP_COOP = 1 } }, fmt)
+    t.eq(s.prep.grid(5120), { 40, 1, 1 }, fmt .. ": 160 blocks x 8 tokens x 8 invocations")
+    t.eq(s.prep.bytes(5120), 80 * 8 * 160, fmt .. ": records for 8 tokens")
+    t.eq(gemv.grid(s, 129, 256), { 3, 1, 1 }, fmt .. ": ceil(129 / 64)")
+    local w = specs.variant(fmt, { GEMV_COOP = 1, COOP_WR = 2, COOP_KS = 4, COOP_U = 2, GEMV_TOKENS = 8 })
+    t.eq({ w.block[1], w.rows_per_group, w.defines.COOP_U }, { 256, 32, 2 }, fmt)
+    local d = specs.variant_defines(fmt)
+    t.eq({ d.GEMV_COOP, d.COOP_WR, d.COOP_KS, d.COOP_U }, { 0, 4, 2, 4 }, fmt .. ": a grid may name them")
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, GEMV_IDOT = 1 }) end,
+      ("gemv_vulkan.variant: %s GEMV_COOP=1 is its own kernel: it takes COOP_WR, COOP_KS, COOP_U and GEMV_TOKENS, not GEMV_IDOT"):format(fmt), true)
+    t.errors(function() specs.variant(fmt, { COOP_WR = 2 }) end,
+      ("gemv_vulkan.variant: %s COOP_WR is the cooperative-matrix kernel's: it needs GEMV_COOP=1"):format(fmt), true)
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 2 }) end, "gemv_vulkan.variant: GEMV_COOP=2 is not 0 or 1", true)
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_KS = 0 }) end,
+      "gemv_vulkan.variant: COOP_KS=0 is not a positive integer", true)
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_WR = 16, COOP_KS = 4 }) end,
+      "gemv_vulkan.variant: COOP_WR=16 x COOP_KS=4 subgroups of 32 are more than a workgroup's 1024 invocations", true)
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_U = 9 }) end, "gemv_vulkan.variant: COOP_U=9 is not in 1..8", true)
+    local ok = gc.vulkan_fake { name = "nv", cooperative_matrix = "nv", cooperative_matrix_shapes = { NV_I8 } }
+    t.eq({ s.requires(ok) }, { true })
+    t.eq({ s.requires(gc.vulkan_fake { name = "lvp", cooperative_matrix = false }) },
+      { false, "GEMV_COOP=1 needs VK_NV_cooperative_matrix, which lvp does not offer" })
+    t.eq({ s.requires(gc.vulkan_fake { name = "nv", cooperative_matrix = "nv", cooperative_matrix_shapes = {
+      { m = 16, n = 16, k = 16, a = "f16", b = "f16", c = "f32", d = "f32" } } }) },
+      { false, "GEMV_COOP=1 needs 16x8x32 s8 x s8 + s32 cooperative matrices, which nv does not list" })
+    t.eq({ s.requires(gc.vulkan_fake { name = "nv", cooperative_matrix = "nv", cooperative_matrix_shapes = { NV_I8 },
+      subgroup_size = 64 }) }, { false, "GEMV_COOP=1 needs subgroups of 32; nv reports 64" })
+    t.eq({ s.requires(gc.vulkan_fake { name = "nv", cooperative_matrix = "nv", cooperative_matrix_shapes = { NV_I8 },
+      max_shared_bytes = 16384 }) }, { false, ("GEMV_COOP=1 needs %d bytes of shared memory; nv allows 16384"):format(s.shared_bytes) })
+  end
+  t.errors(function() specs.variant("q4_k", { GEMV_COOP = 1 }) end, "gemv_vulkan.variant: q4_k has no define GEMV_COOP", true)
+end)
+
+t.test("GEMV_COOP=1 and its first dispatch compile for Vulkan 1.2 at every T without warnings", function()
+  local gpu = t.gpu
+  if not gpu then t.skip("no gpu module (stock interpreter)") end
+  for _, fmt in ipairs { "q8_0", "q4_0" } do
+    for T = 1, 8 do
+      local s = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_U = T % 4 + 1, COOP_KS = T % 3 + 1 })
+      for _, sp in ipairs { s, s.prep.spec } do
+        local c = gpu.compile { backend = "vulkan", file = sp.file, target = "vulkan1.2", defines = sp.defines }
+        local label = ("%s T=%d %s"):format(fmt, T, sp.file)
+        t.eq(c.params, sp == s and { "buffer", "buffer", "buffer", "u32", "u32" } or { "buffer", "buffer", "u32" }, label)
+        t.truthy(c.log == nil or c.log == "", label .. " warnings: " .. tostring(c.log))
+      end
+    end
+  end
+end)
+
+-- What the kernel's B columns hold, by a Lua model of idot_quant.glsl with IDOT_BALANCED:
+-- s_b = amax / 32639 (as the f32 product the shader forms), xq = round half even, both
+-- digits signed bytes, the sum of xq; records for 8 tokens, zeros past T.
+local function quantize_block(v)
+  local amax = 0.0
+  for i = 1, 32 do amax = math.max(amax, math.abs(v[i])) end
+  local f32 = function(x) return (string.unpack("<f", string.pack("<f", x))) end
+  local inv = amax > 0 and math.min(f32(32639.0 / amax), 3.0e38) or 0.0
+  local h, l, sum = {}, {}, 0
+  for i = 1, 32 do
+    local p = f32(v[i] * inv)
+    local q = math.floor(p + 0.5)
+    if q - p == 0.5 and q % 2 ~= 0 then q = q - 1 end -- to even
+    q = math.max(-32639, math.min(32639, q))
+    local lo = ((q + 128) & 255) - 128
+    h[i], l[i], sum = (q - lo) // 256, lo, sum + q
+  end
+  return h, l, f32(amax * f32(1.0 / 32639.0)), sum
+end
+
+t.test("XPREP_COOP=1: x's signed digits, s_b and sums for 8 tokens, zeros past T (lavapipe runs it)", function()
+  local dev = gc.idot_device()
+  local ref = require "gpubench.ref"
+  gc.releasing(dev, function()
+    for _, T in ipairs { 1, 3, 8 } do
+      local k = 96 -- three blocks
+      local s = specs.variant("q8_0", { GEMV_COOP = 1, GEMV_TOKENS = T })
+      local x = {}
+      for r = 1, T do x[r] = ref.random_f32(k, 700 + r) end
+      -- a block of zeros and one whose amax is hit exactly by two values of opposite sign
+      local v1 = { string.unpack(("<" .. ("f"):rep(k)), x[1]) }
+      for i = 33, 64 do v1[i] = 0.0 end
+      v1[65], v1[66] = 3.5, -3.5
+      x[1] = string.pack(("<" .. ("f"):rep(k)), table.unpack(v1, 1, k))
+      local xb <close> = dev:buffer(4 * k * T)
+      local ws <close> = dev:buffer(s.prep.bytes(k))
+      xb:upload(table.concat(x))
+      ws:fill(0xA5) -- garbage: every record must be written
+      local kern = gemv.kernel(dev, "q8_0", s.prep.spec)
+      kern:launch(s.prep.grid(k), s.prep.spec.block, xb, ws, require("gpu").u32(k))
+      local out = ws:download()
+      for tok = 1, 8 do
+        local vals = tok <= T and { string.unpack(("<" .. ("f"):rep(k)), x[tok]) } or nil
+        for b = 1, 3 do
+          local o = 80 * ((tok - 1) * 3 + (b - 1))
+          local what = ("T=%d token %d block %d"):format(T, tok, b)
+          local hs = { string.unpack(("<" .. ("b"):rep(32)), out, o + 1) }
+          local ls = { string.unpack(("<" .. ("b"):rep(32)), out, o + 33) }
+          local sb, sum = string.unpack("<fi4", out, o + 65)
+          if vals then
+            local v = {}
+            for i = 1, 32 do v[i] = vals[32 * (b - 1) + i] end
+            local h, l, want_sb, want_sum = quantize_block(v)
+            t.eq({ table.unpack(hs, 1, 32) }, h, what .. " high digits")
+            t.eq({ table.unpack(ls, 1, 32) }, l, what .. " low digits")
+            t.eq(sb, want_sb, what .. " s_b")
+            t.eq(sum, want_sum, what .. " sum of xq")
+          else
+            t.eq({ table.unpack(hs, 1, 32) }, (function() local z = {} for i = 1, 32 do z[i] = 0 end return z end)(), what)
+            t.eq({ table.unpack(ls, 1, 32) }, (function() local z = {} for i = 1, 32 do z[i] = 0 end return z end)(), what)
+            t.eq({ sb, sum }, { 0.0, 0 }, what)
+          end
+        end
+      end
+    end
+  end)
+end)
+
+t.test("GEMV_COOP=1 on a device without int8 cooperative matrices: refused with what it lacks", function()
+  local dev = t.device("vulkan")
+  if dev.cooperative_matrix == "nv" then t.skip("the device has cooperative matrices: the oracle test below runs") end
+  gc.releasing(dev, function()
+    local s = specs.variant("q8_0", { GEMV_COOP = 1, GEMV_TOKENS = 2 })
+    local wb <close> = dev:buffer(gemv.buffer_bytes("q8_0", 16, 64))
+    local xb <close> = dev:buffer(4 * 64 * 2)
+    local yb <close> = dev:buffer(4 * 16 * 2)
+    t.errors(function() gemv.launches(dev, "q8_0", wb, xb, yb, 16, 64, s) end,
+      ("gemv.launches: q8_0: GEMV_COOP=1 needs VK_NV_cooperative_matrix, which %s does not offer"):format(dev.name), true)
+  end)
+end)
+
+-- T = 1..8, ragged m (a partial row group), k whose blocks do not divide by the slices
+-- or by COOP_U, and several geometries.
+t.test("GEMV_COOP=1: q8_0 and q4_0 against the FP64 oracle at every T, ragged m and k", function()
+  local dev = t.device("vulkan")
+  local ok, why = specs.variant("q8_0", { GEMV_COOP = 1 }).requires(dev)
+  if not ok then t.skip(why) end
+  gc.releasing(dev, function()
+    for i, fmt in ipairs { "q8_0", "q4_0" } do
+      for T = 1, 8 do
+        local v = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T })
+        gc.check_tokens(dev, fmt, 37 + 30 * T, 32 * (37 + T), T, 800 + 10 * i + T, v)
+      end
+      for _, g in ipairs { { 1, 1, 1 }, { 2, 4, 3 }, { 8, 1, 8 }, { 4, 4, 2 } } do
+        local v = specs.variant(fmt, { GEMV_COOP = 1, COOP_WR = g[1], COOP_KS = g[2], COOP_U = g[3], GEMV_TOKENS = 8 })
+        gc.check_tokens(dev, fmt, 200, 1024 + 96, 8, 900 + g[1] * 16 + g[2] * 4 + g[3], v)
+      end
+    end
+  end)
+end)
+
+t.run()
