@@ -217,15 +217,17 @@ end
 
 -- ------------------------------------------------------------ cooperative matrices
 
--- GEMV_COOP = 1 (q8_0, q4_0): the int8 tensor-core kernel through
--- VK_NV_cooperative_matrix (kernels/vulkan/gemv_b32_coop.comp; docs/kernels/
--- vulkan-gemv.md, "Tensor cores through int8 cooperative matrices"): COOP_WR
--- subgroups of 16 rows times COOP_KS slices of k per workgroup, COOP_U blocks
--- loaded per step; x quantized once per call (signed digits, records for 8
+-- GEMV_COOP = 1 (q8_0, q4_0, q4_k): the int8 tensor-core kernels through
+-- VK_NV_cooperative_matrix (kernels/vulkan/gemv_b32_coop.comp, gemv_q4_k_coop.comp;
+-- docs/kernels/vulkan-gemv.md, "Tensor cores through int8 cooperative
+-- matrices"): COOP_WR subgroups of 16 rows times COOP_KS slices of k per
+-- workgroup, COOP_U blocks loaded per step (q8_0, q4_0; q4_k loads a
+-- super-block); x quantized once per call (signed digits, records for 8
 -- tokens). A device without NV int8 16x8x32 matrices and subgroups of 32 is
 -- refused (`requires`); nothing picks it by default: not timed yet.
-local COOP_FMT = { q8_0 = 1, q4_0 = 2 }
+local COOP_FMT = { q8_0 = 1, q4_0 = 2, q4_k = 3 }
 local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4 }
+local function coop_takes(fmt, name) return name ~= "COOP_U" or fmt ~= "q4_k" end
 local coop_prep_specs = {}
 local function coop_prep(tokens)
   local p = coop_prep_specs[tokens]
@@ -275,14 +277,17 @@ local function coop_spec(fmt, tokens, wr, ks, u)
       :format(wr, ks), 3)
   end
   if u > 8 then error(("gemv_vulkan.variant: COOP_U=%d is not in 1..8"):format(u), 3) end
-  -- the staged blocks (16 rows of 48 bytes each), the indices and the slices' sums
-  local shared = sgs * u * 16 * 48 + 128 * 4 + sgs * 128 * 4
+  local k4 = fmt == "q4_k"
+  -- the staged blocks (16 rows of 48 bytes each; q4_k: a pair), the indices and the slices' sums
+  local shared = sgs * (k4 and 2 or u) * 16 * 48 + 128 * 4 + sgs * 128 * 4
+  local defines = { GEMV_COOP = 1, COOP_FMT = COOP_FMT[fmt], COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
+  if k4 then defines.COOP_FMT, defines.COOP_U = nil, nil end
   return {
-    file = "kernels/vulkan/gemv_b32_coop.comp",
+    file = k4 and "kernels/vulkan/gemv_q4_k_coop.comp" or "kernels/vulkan/gemv_b32_coop.comp",
     entry = "main",
     block = { 32 * sgs, 1, 1 },
     rows_per_group = 16 * wr,
-    defines = { GEMV_COOP = 1, COOP_FMT = COOP_FMT[fmt], COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens },
+    defines = defines,
     max_weight_bytes = MAX_WEIGHT_BYTES,
     prep = coop_prep(tokens),
     shared_bytes = shared,
@@ -410,7 +415,7 @@ function M.variant_defines(fmt)
   if XPRE_FORMATS[fmt] then d.GEMV_XPRE = 0 end
   if COOP_FMT[fmt] then
     d.GEMV_COOP = 0
-    for k, v in pairs(COOP_DEFAULTS) do d[k] = v end
+    for k, v in pairs(COOP_DEFAULTS) do if coop_takes(fmt, k) then d[k] = v end end
   end
   return d
 end
@@ -483,7 +488,7 @@ function M.variant(fmt, changes)
           k ~= "GEMV_IDOT" and "a non-negative integer" or modes == 2 and "0, 1 or 2" or "0 or 1"), 2)
       end
       if k == "GEMV_IDOT" then idot = v elseif k == "GEMV_XB" then xb = v else cap = v end
-    elseif COOP_FMT[fmt] and (k == "GEMV_COOP" or COOP_DEFAULTS[k]) then
+    elseif COOP_FMT[fmt] and (k == "GEMV_COOP" or (COOP_DEFAULTS[k] and coop_takes(fmt, k))) then
       if math.type(v) ~= "integer" or (k == "GEMV_COOP" and v ~= 0 and v ~= 1) or v < 0 or (k ~= "GEMV_COOP" and v < 1) then
         error(("gemv_vulkan.variant: %s=%s is not %s"):format(k, tostring(v),
           k == "GEMV_COOP" and "0 or 1" or "a positive integer"), 2)
@@ -507,15 +512,16 @@ function M.variant(fmt, changes)
       else
         error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_TOKENS%s%s%s)"):format(fmt,
           tostring(k), IDOT_BLOCK_BYTES[fmt] and ", GEMV_IDOT, GEMV_XB, GEMV_GRID" or "",
-          XPRE_FORMATS[fmt] and ", GEMV_XPRE" or "", COOP_FMT[fmt] and ", GEMV_COOP, COOP_WR, COOP_KS, COOP_U" or ""), 2)
+          XPRE_FORMATS[fmt] and ", GEMV_XPRE" or "",
+          COOP_FMT[fmt] and (", GEMV_COOP, COOP_WR, COOP_KS" .. (coop_takes(fmt, "COOP_U") and ", COOP_U" or "")) or ""), 2)
       end
     end
   end
   if coop.GEMV_COOP == 1 then
     for _, k in ipairs { "GEMV_T", "GEMV_NR", "GEMV_IDOT", "GEMV_XB", "GEMV_GRID", "GEMV_XPRE" } do
       if changes[k] ~= nil and changes[k] ~= variant_defaults_of(fmt)[k] then
-        error(("gemv_vulkan.variant: %s GEMV_COOP=1 is its own kernel: it takes COOP_WR, COOP_KS, COOP_U and GEMV_TOKENS, not %s")
-          :format(fmt, k), 2)
+        error(("gemv_vulkan.variant: %s GEMV_COOP=1 is its own kernel: it takes COOP_WR, COOP_KS%s and GEMV_TOKENS, not %s")
+          :format(fmt, coop_takes(fmt, "COOP_U") and ", COOP_U" or "", k), 2)
       end
     end
     local spec = coop_spec(fmt, tokens, coop.COOP_WR or COOP_DEFAULTS.COOP_WR, coop.COOP_KS or COOP_DEFAULTS.COOP_KS,

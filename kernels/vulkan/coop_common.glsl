@@ -1,0 +1,99 @@
+// coop_common.glsl: what the GEMV kernels on int8 cooperative matrices share
+// (gemv_b32_coop.comp: q8_0, q4_0; gemv_q4_k_coop.comp; docs/kernels/vulkan-gemv.md,
+// "Tensor cores through int8 cooperative matrices").
+//
+// Bindings: 0 W (declared by each kernel: its word type differs), 1 the workspace of
+// gemv_idot_xprep.comp with XPREP_COOP=1 (80-byte records, token t's block b of 32 at
+// record t * nb + b, 8 tokens, zeros past GEMV_TOKENS), 2 y; push constants {m, k}.
+// A workgroup is COOP_WR subgroups of 16 rows times COOP_KS slices of the blocks of 32.
+// Which row and token an invocation's components of a 16 x 8 result are is the
+// implementation's: coop_positions reads it from a matrix of the same type loaded from
+// the indices 0..127 (element-wise operations act on the same components of two
+// matrices of one type, so the layouts agree).
+#ifndef COOP_COMMON_GLSL
+#define COOP_COMMON_GLSL
+
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_NV_cooperative_matrix : require
+#extension GL_NV_integer_cooperative_matrix : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int32 : require
+#extension GL_EXT_control_flow_attributes : require
+
+#if !defined(COOP_WR) || !defined(COOP_KS) || !defined(GEMV_TOKENS)
+#error "COOP_WR, COOP_KS and GEMV_TOKENS must be defined (lib/gpubench/gemv_vulkan.lua)"
+#endif
+#if COOP_WR * COOP_KS * 32 > 1024 || COOP_WR < 1 || COOP_KS < 1
+#error "COOP_WR x COOP_KS subgroups of 32 must make a workgroup of at most 1024"
+#endif
+#if GEMV_TOKENS < 1 || GEMV_TOKENS > 8
+#error "GEMV_TOKENS must be in 1..8"
+#endif
+
+#define SGS (COOP_WR * COOP_KS)
+#define EL_MAX 8 // components of a 16 x 8 result an invocation may hold (NVIDIA: 4)
+#define COOP_ROW_STRIDE 3u // uvec4s per staged row of 32 codes: 16 bytes of padding (bank spread)
+#define COOP_STAGE (16u * COOP_ROW_STRIDE) // uvec4s per staged block of 16 rows
+
+layout(local_size_x = SGS * 32, local_size_y = 1, local_size_z = 1) in;
+
+// The workspace as uvec4s (the matrix loads count in them): record rec is XQ[5 rec ..
+// 5 rec + 4]: 32 high digits, 32 low digits, then s_b and the sum of xq in .xy.
+layout(set = 0, binding = 1) readonly buffer XQBuf { uvec4 XQ[]; };
+layout(set = 0, binding = 2) writeonly buffer YBuf { float Y[]; };
+layout(push_constant) uniform Params {
+    uint m;
+    uint k;
+} P;
+
+shared int coop_index_[128];
+shared float coop_red_[SGS * 128];
+
+#define CI32 icoopmatNV<32, gl_ScopeSubgroup, 16, 8>
+
+// Component e of a 16 x 8 result is row pos[e] >> 3, token pos[e] & 7. Every invocation
+// of the workgroup calls it (a barrier).
+CI32 coop_positions() {
+    for (uint i = gl_LocalInvocationIndex; i < 128u; i += uint(SGS * 32)) coop_index_[i] = int(i);
+    barrier();
+    CI32 pos;
+    coopMatLoadNV(pos, coop_index_, 0, 8, false);
+    return pos;
+}
+
+// The exact integer dot of block b's 32 codes (16 rows staged at stage[at], row-major)
+// with 8 tokens' xq: C = A Bh, then A Bl + 256 C. |C| <= 32 * 128 * 32639 < 2^27.
+#define COOP_PRODUCT(c, stage, at, b, nb) { \
+    icoopmatNV<8, gl_ScopeSubgroup, 16, 32> a_; \
+    icoopmatNV<8, gl_ScopeSubgroup, 32, 8> bh_, bl_; \
+    coopMatLoadNV(a_, stage, at, COOP_ROW_STRIDE, false); \
+    coopMatLoadNV(bh_, XQ, 5u * (b), 5u * (nb), true); \
+    coopMatLoadNV(bl_, XQ, 5u * (b) + 2u, 5u * (nb), true); \
+    c = coopMatMulAddNV(a_, bh_, CI32(0)); \
+    c = coopMatMulAddNV(a_, bl_, c * 256); }
+
+// Token t's s_b and sum of xq over block b.
+uvec2 coop_record(uint t, uint nb, uint b) {
+    return XQ[5u * (t * nb + b) + 4u].xy;
+}
+
+// The slices' sums of the workgroup's rows into y: each subgroup's components into shared
+// memory, then the first COOP_WR * 128 invocations add the slices and store t < T, row < m.
+void coop_store(float acc[EL_MAX], CI32 pos) {
+    int n_el = pos.length();
+    uint sg = gl_SubgroupID;
+    for (int e = 0; e < min(n_el, EL_MAX); e++) coop_red_[sg * 128u + uint(pos[e])] = acc[e];
+    barrier();
+    for (uint i = gl_LocalInvocationIndex; i < uint(COOP_WR) * 128u; i += uint(SGS * 32)) {
+        uint g = i >> 7u, p = i & 127u, t = p & 7u, row = (gl_WorkGroupID.x * uint(COOP_WR) + g) * 16u + (p >> 3u);
+        float sum = 0.0;
+        for (uint s = 0u; s < uint(COOP_KS); s++) sum += coop_red_[(s * uint(COOP_WR) + g) * 128u + p];
+        // more components than EL_MAX would leave sums out: NaN, which the oracle check refuses
+        if (n_el > EL_MAX) sum = uintBitsToFloat(0x7FC00000u);
+        if (t < uint(GEMV_TOKENS) && row < P.m) Y[t * P.m + row] = sum;
+    }
+}
+
+#endif
