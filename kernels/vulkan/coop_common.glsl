@@ -10,17 +10,30 @@
 // implementation's: coop_positions reads it from a matrix of the same type loaded from
 // the indices 0..127 (element-wise operations act on the same components of two
 // matrices of one type, so the layouts agree).
+//
+// COOP_EMULATE=1 (GEMV_COOP=2: the tests' path on devices without the matrices, lavapipe
+// in CI) compiles the same kernels with the matrices emulated: 16 x 8 results held 4
+// components an invocation in a scrambled layout, products summed from the stage and the
+// workspace directly, subgroups of 32 counted from the local index and their barriers
+// the workgroup's (every loop of the kernels runs the same trip count in every subgroup
+// for that). What it cannot check is the matrix instructions' own semantics (layouts,
+// strides): the oracle test on a device that has them does.
 #ifndef COOP_COMMON_GLSL
 #define COOP_COMMON_GLSL
 
+#ifndef COOP_EMULATE
+#define COOP_EMULATE 0
+#endif
+
+#extension GL_EXT_control_flow_attributes : require
+#if !COOP_EMULATE
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_NV_cooperative_matrix : require
 #extension GL_NV_integer_cooperative_matrix : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int32 : require
-#extension GL_EXT_control_flow_attributes : require
+#endif
 
 #if !defined(COOP_WR) || !defined(COOP_KS) || !defined(GEMV_TOKENS)
 #error "COOP_WR, COOP_KS and GEMV_TOKENS must be defined (lib/gpubench/gemv_vulkan.lua)"
@@ -51,7 +64,15 @@ layout(push_constant) uniform Params {
 shared int coop_index_[128];
 shared float coop_red_[SGS * 128];
 
+#if !COOP_EMULATE
 #define CI32 icoopmatNV<32, gl_ScopeSubgroup, 16, 8>
+#define COOP_SG gl_SubgroupID
+#define COOP_LANE gl_SubgroupInvocationID
+#define COOP_LEN(c) (c).length()
+#define COOP_AT(c, e) (c)[e]
+// before a stage is written again (its matrix loads done); after it is written
+#define COOP_WAIT() subgroupBarrier()
+#define COOP_SYNC() { subgroupMemoryBarrierShared(); subgroupBarrier(); }
 
 // Component e of a 16 x 8 result is row pos[e] >> 3, token pos[e] & 7. Every invocation
 // of the workgroup calls it (a barrier).
@@ -73,6 +94,47 @@ CI32 coop_positions() {
     coopMatLoadNV(bl_, XQ, 5u * (b) + 2u, 5u * (nb), true); \
     c = coopMatMulAddNV(a_, bh_, CI32(0)); \
     c = coopMatMulAddNV(a_, bl_, c * 256); }
+#else
+struct CoopEmu {
+    int v[4];
+};
+#define CI32 CoopEmu
+#define COOP_SG (gl_LocalInvocationIndex >> 5u)
+#define COOP_LANE (gl_LocalInvocationIndex & 31u)
+#define COOP_LEN(c) 4
+#define COOP_AT(c, e) (c).v[e]
+#define COOP_WAIT() barrier()
+#define COOP_SYNC() { memoryBarrierShared(); barrier(); }
+
+// The emulated layout: component e of lane L is element 37 (4 L + e) mod 128, scrambled
+// so that a kernel assuming any fixed layout fails.
+int coop_emu_at(uint e) {
+    return int((37u * (4u * COOP_LANE + e)) & 127u);
+}
+
+CI32 coop_positions() {
+    barrier(); // as the real one's
+    CI32 pos;
+    for (uint e = 0u; e < 4u; e++) pos.v[e] = coop_emu_at(e);
+    return pos;
+}
+
+// Signed byte i (0..15) of a uvec4.
+int coop_byte(uvec4 v, uint i) {
+    return bitfieldExtract(int(v[i >> 2u]), int((i & 3u) * 8u), 8);
+}
+
+#define COOP_PRODUCT(c, stage, at, b, nb) { \
+    for (uint e_ = 0u; e_ < 4u; e_++) { \
+        uint p_ = uint(coop_emu_at(e_)), a0_ = (at) + (p_ >> 3u) * COOP_ROW_STRIDE, r_ = 5u * ((p_ & 7u) * (nb) + (b)); \
+        int s_ = 0; \
+        for (uint k_ = 0u; k_ < 32u; k_++) { \
+            uint w_ = k_ >> 4u, i_ = k_ & 15u; \
+            s_ += coop_byte(stage[a0_ + w_], i_) * (256 * coop_byte(XQ[r_ + w_], i_) + coop_byte(XQ[r_ + 2u + w_], i_)); \
+        } \
+        c.v[e_] = s_; \
+    } }
+#endif
 
 // Token t's s_b and sum of xq over block b.
 uvec2 coop_record(uint t, uint nb, uint b) {
@@ -82,9 +144,9 @@ uvec2 coop_record(uint t, uint nb, uint b) {
 // The slices' sums of the workgroup's rows into y: each subgroup's components into shared
 // memory, then the first COOP_WR * 128 invocations add the slices and store t < T, row < m.
 void coop_store(float acc[EL_MAX], CI32 pos) {
-    int n_el = pos.length();
-    uint sg = gl_SubgroupID;
-    for (int e = 0; e < min(n_el, EL_MAX); e++) coop_red_[sg * 128u + uint(pos[e])] = acc[e];
+    int n_el = COOP_LEN(pos);
+    uint sg = COOP_SG;
+    for (int e = 0; e < min(n_el, EL_MAX); e++) coop_red_[sg * 128u + uint(COOP_AT(pos, e))] = acc[e];
     barrier();
     for (uint i = gl_LocalInvocationIndex; i < uint(COOP_WR) * 128u; i += uint(SGS * 32)) {
         uint g = i >> 7u, p = i & 127u, t = p & 7u, row = (gl_WorkGroupID.x * uint(COOP_WR) + g) * 16u + (p >> 3u);

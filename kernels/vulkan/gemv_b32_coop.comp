@@ -11,7 +11,7 @@
 // matrix load; the ggml blocks are 34 and 18 bytes, so each lane funnel-shifts five
 // words into its half row), multiplies them with 8 tokens' digits (COOP_PRODUCT) and
 // adds float(C) * d_row * s_b,token (q4_0: (C - 8 sum(xq)) ...) into per-invocation
-// float sums. COOP_U blocks are loaded before any is staged.
+// float sums, d_row staged beside the codes. COOP_U blocks are loaded before any is staged.
 #extension GL_GOOGLE_include_directive : require
 #include "coop_common.glsl"
 
@@ -30,13 +30,14 @@
 layout(set = 0, binding = 0) readonly buffer WBuf { uint W[]; };
 
 shared uvec4 stage_[SGS * COOP_U * COOP_STAGE];
+shared float d_[SGS * COOP_U * 16]; // the staged blocks' d per row
 
 uint funnel(uint lo, uint hi, uint s) {
     return (lo >> s) | ((hi << 16u) << (16u - s));
 }
 
 void main() {
-    uint lane = gl_SubgroupInvocationID, sg = gl_SubgroupID;
+    uint lane = COOP_LANE, sg = COOP_SG;
     uint wr = sg % uint(COOP_WR), ks = sg / uint(COOP_WR);
     uint row0 = (gl_WorkGroupID.x * uint(COOP_WR) + wr) * 16u;
     uint nb = P.k >> 5u, row_bytes = nb * BLOCK_BYTES;
@@ -45,14 +46,16 @@ void main() {
     bool live = row < P.m;
 
     CI32 pos = coop_positions();
-    int n_el = pos.length();
+    int n_el = COOP_LEN(pos);
     float acc[EL_MAX];
     for (int e = 0; e < EL_MAX; e++) acc[e] = 0.0;
 
     uint per = (nb + uint(COOP_KS) - 1u) / uint(COOP_KS);
     uint b_lo = min(nb, ks * per), b_hi = min(nb, b_lo + per);
-    uint sbase = sg * uint(COOP_U) * COOP_STAGE;
-    for (uint b0 = b_lo; b0 < b_hi; b0 += uint(COOP_U)) {
+    uint sbase = sg * uint(COOP_U) * COOP_STAGE, dbase = sg * uint(COOP_U) * 16u;
+    // every slice runs the longest slice's steps (the emulation's barriers are the workgroup's)
+    for (uint i0 = 0u; i0 < per; i0 += uint(COOP_U)) {
+        uint b0 = b_lo + i0;
         float d[COOP_U];
         uvec4 q[COOP_U];
         [[unroll]] for (int u = 0; u < COOP_U; u++) {
@@ -75,23 +78,25 @@ void main() {
 #endif
             }
         }
-        subgroupBarrier(); // the previous step's matrix loads are done with the stage
-        [[unroll]] for (int u = 0; u < COOP_U; u++) stage_[sbase + uint(u) * COOP_STAGE + r * COOP_ROW_STRIDE + hf] = q[u];
-        subgroupMemoryBarrierShared();
-        subgroupBarrier();
+        COOP_WAIT(); // the previous step's matrix loads are done with the stage
+        [[unroll]] for (int u = 0; u < COOP_U; u++) {
+            stage_[sbase + uint(u) * COOP_STAGE + r * COOP_ROW_STRIDE + hf] = q[u];
+            if (hf == 0u) d_[dbase + uint(u) * 16u + r] = d[u];
+        }
+        COOP_SYNC();
         [[unroll]] for (int u = 0; u < COOP_U; u++) {
             uint b = b0 + uint(u);
             if (b >= b_hi) break; // uniform over the subgroup
             CI32 c;
             COOP_PRODUCT(c, stage_, sbase + uint(u) * COOP_STAGE, b, nb)
             for (int e = 0; e < min(n_el, EL_MAX); e++) {
-                int p = pos[e];
+                int p = COOP_AT(pos, e);
                 uvec2 rec = coop_record(uint(p & 7), nb, b);
-                float dw = subgroupShuffle(d[u], uint(p >> 3) * 2u); // row p >> 3's d: lanes 2r and 2r + 1
+                float dw = d_[dbase + uint(u) * 16u + uint(p >> 3)];
 #if COOP_FMT == 1
-                acc[e] += float(c[e]) * (dw * uintBitsToFloat(rec.x));
+                acc[e] += float(COOP_AT(c, e)) * (dw * uintBitsToFloat(rec.x));
 #else
-                acc[e] += float(c[e] - 8 * int(rec.y)) * (dw * uintBitsToFloat(rec.x));
+                acc[e] += float(COOP_AT(c, e) - 8 * int(rec.y)) * (dw * uintBitsToFloat(rec.x));
 #endif
             }
         }

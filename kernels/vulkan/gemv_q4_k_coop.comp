@@ -8,7 +8,8 @@
 // 144-byte super-blocks, 16-byte aligned, so each lane loads its half of a row's 32 code
 // bytes of a sub-block pair as one uvec4 (sub-block 2c in the low nibbles, 2c + 1 in the
 // high), and the header (d, dmin, packed scales) as another. The subgroup loads a whole
-// super-block (5 uvec4 a lane) before staging the pairs one at a time.
+// super-block (5 uvec4 a lane) before staging the pairs one at a time, each with its
+// rows' d sc and dmin m.
 #extension GL_GOOGLE_include_directive : require
 #include "coop_common.glsl"
 #include "kquant_scales.glsl"
@@ -16,9 +17,10 @@
 layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 
 shared uvec4 stage_[SGS * 2u * COOP_STAGE]; // a sub-block pair per subgroup
+shared vec2 scale_[SGS * 2u * 16u];          // the pair's d sc and dmin m per row
 
 void main() {
-    uint lane = gl_SubgroupInvocationID, sg = gl_SubgroupID;
+    uint lane = COOP_LANE, sg = COOP_SG;
     uint wr = sg % uint(COOP_WR), ks = sg / uint(COOP_WR);
     uint row0 = (gl_WorkGroupID.x * uint(COOP_WR) + wr) * 16u;
     uint nb = P.k >> 5u, nsb = P.k >> 8u;
@@ -26,40 +28,45 @@ void main() {
     bool live = row < P.m;
 
     CI32 pos = coop_positions();
-    int n_el = pos.length();
+    int n_el = COOP_LEN(pos);
     float acc[EL_MAX];
     for (int e = 0; e < EL_MAX; e++) acc[e] = 0.0;
 
     uint per = (nsb + uint(COOP_KS) - 1u) / uint(COOP_KS);
     uint s_lo = min(nsb, ks * per), s_hi = min(nsb, s_lo + per);
-    uint sbase = sg * 2u * COOP_STAGE;
-    for (uint sb = s_lo; sb < s_hi; sb++) {
+    uint sbase = sg * 2u * COOP_STAGE, cbase = sg * 32u;
+    // every slice runs the longest slice's steps (the emulation's barriers are the workgroup's)
+    for (uint i = 0u; i < per; i++) {
+        uint sb = s_lo + i;
+        bool have = sb < s_hi; // uniform over the subgroup
         uvec4 h = uvec4(0u), q[4];
         uint at = (row * nsb + sb) * 9u; // uvec4s: 144 bytes a super-block
         [[unroll]] for (int c = 0; c < 4; c++) q[c] = uvec4(0u);
-        if (live) {
+        if (live && have) {
             h = W[at];
             [[unroll]] for (int c = 0; c < 4; c++) q[c] = W[at + 1u + 2u * uint(c) + hf];
         }
         vec2 dd = unpackHalf2x16(h.x); // d, dmin (zeros past m)
         [[unroll]] for (int c = 0; c < 4; c++) {
             vec4 sm = gemv_k4_scales(h, uint(c)); // sc[2c], sc[2c+1], m[2c], m[2c+1]
-            subgroupBarrier(); // the previous pair's matrix loads are done with the stage
+            COOP_WAIT(); // the previous pair's matrix loads are done with the stage
             stage_[sbase + r * COOP_ROW_STRIDE + hf] = q[c] & 0x0F0F0F0Fu;
             stage_[sbase + COOP_STAGE + r * COOP_ROW_STRIDE + hf] = (q[c] >> 4u) & 0x0F0F0F0Fu;
-            subgroupMemoryBarrierShared();
-            subgroupBarrier();
-            [[unroll]] for (int i = 0; i < 2; i++) {
-                uint b = 8u * sb + 2u * uint(c) + uint(i);
-                float ds = dd.x * (i == 0 ? sm.x : sm.y), dm = dd.y * (i == 0 ? sm.z : sm.w);
+            if (hf == 0u) {
+                scale_[cbase + r] = dd * sm.xz;
+                scale_[cbase + 16u + r] = dd * sm.yw;
+            }
+            COOP_SYNC();
+            if (!have) continue;
+            [[unroll]] for (int j = 0; j < 2; j++) {
+                uint b = 8u * sb + 2u * uint(c) + uint(j);
                 CI32 cm;
-                COOP_PRODUCT(cm, stage_, sbase + uint(i) * COOP_STAGE, b, nb)
+                COOP_PRODUCT(cm, stage_, sbase + uint(j) * COOP_STAGE, b, nb)
                 for (int e = 0; e < min(n_el, EL_MAX); e++) {
-                    int p = pos[e];
+                    int p = COOP_AT(pos, e);
                     uvec2 rec = coop_record(uint(p & 7), nb, b);
-                    uint src = uint(p >> 3) * 2u; // row p >> 3's scales: lanes 2r and 2r + 1
-                    float dsr = subgroupShuffle(ds, src), dmr = subgroupShuffle(dm, src);
-                    acc[e] += uintBitsToFloat(rec.x) * (dsr * float(cm[e]) - dmr * float(int(rec.y)));
+                    vec2 sc = scale_[cbase + uint(j) * 16u + uint(p >> 3)]; // d sc, dmin m of row p >> 3
+                    acc[e] += uintBitsToFloat(rec.x) * (sc.x * float(COOP_AT(cm, e)) - sc.y * float(int(rec.y)));
                 }
             }
         }

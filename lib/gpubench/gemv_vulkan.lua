@@ -225,6 +225,9 @@ end
 -- super-block); x quantized once per call (signed digits, records for 8
 -- tokens). A device without NV int8 16x8x32 matrices and subgroups of 32 is
 -- refused (`requires`); nothing picks it by default: not timed yet.
+-- GEMV_COOP = 2: the same kernels with the matrices emulated (COOP_EMULATE,
+-- coop_common.glsl), which any device runs: the tests' check of everything
+-- but the matrix instructions.
 local COOP_FMT = { q8_0 = 1, q4_0 = 2, q4_k = 3 }
 local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4 }
 local function coop_takes(fmt, name) return name ~= "COOP_U" or fmt ~= "q4_k" end
@@ -270,7 +273,7 @@ local function coop_requires(shared)
   end
 end
 
-local function coop_spec(fmt, tokens, wr, ks, u)
+local function coop_spec(fmt, tokens, wr, ks, u, mode)
   local sgs = wr * ks
   if sgs * 32 > 1024 then
     error(("gemv_vulkan.variant: COOP_WR=%d x COOP_KS=%d subgroups of 32 are more than a workgroup's 1024 invocations")
@@ -278,10 +281,12 @@ local function coop_spec(fmt, tokens, wr, ks, u)
   end
   if u > 8 then error(("gemv_vulkan.variant: COOP_U=%d is not in 1..8"):format(u), 3) end
   local k4 = fmt == "q4_k"
-  -- the staged blocks (16 rows of 48 bytes each; q4_k: a pair), the indices and the slices' sums
-  local shared = sgs * (k4 and 2 or u) * 16 * 48 + 128 * 4 + sgs * 128 * 4
-  local defines = { GEMV_COOP = 1, COOP_FMT = COOP_FMT[fmt], COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
+  -- the staged blocks (16 rows of 48 bytes each; q4_k: a pair) with their rows' scales
+  -- (d; q4_k d sc and dmin m), the indices and the slices' sums
+  local shared = sgs * (k4 and 2 * 16 * (48 + 8) or u * 16 * (48 + 4)) + 128 * 4 + sgs * 128 * 4
+  local defines = { GEMV_COOP = mode, COOP_FMT = COOP_FMT[fmt], COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
   if k4 then defines.COOP_FMT, defines.COOP_U = nil, nil end
+  if mode == 2 then defines.COOP_EMULATE = 1 end
   return {
     file = k4 and "kernels/vulkan/gemv_q4_k_coop.comp" or "kernels/vulkan/gemv_b32_coop.comp",
     entry = "main",
@@ -291,7 +296,8 @@ local function coop_spec(fmt, tokens, wr, ks, u)
     max_weight_bytes = MAX_WEIGHT_BYTES,
     prep = coop_prep(tokens),
     shared_bytes = shared,
-    requires = coop_requires(shared),
+    -- the emulation (GEMV_COOP=2) runs anywhere (its shared memory is what every device has)
+    requires = mode == 1 and coop_requires(shared) or nil,
     x_rounding = 32, -- x rounded per 32-block (s_b = amax / 32639: within gemv_bench's bound)
   }
 end
@@ -489,9 +495,9 @@ function M.variant(fmt, changes)
       end
       if k == "GEMV_IDOT" then idot = v elseif k == "GEMV_XB" then xb = v else cap = v end
     elseif COOP_FMT[fmt] and (k == "GEMV_COOP" or (COOP_DEFAULTS[k] and coop_takes(fmt, k))) then
-      if math.type(v) ~= "integer" or (k == "GEMV_COOP" and v ~= 0 and v ~= 1) or v < 0 or (k ~= "GEMV_COOP" and v < 1) then
+      if math.type(v) ~= "integer" or (k == "GEMV_COOP" and (v < 0 or v > 2)) or (k ~= "GEMV_COOP" and v < 1) then
         error(("gemv_vulkan.variant: %s=%s is not %s"):format(k, tostring(v),
-          k == "GEMV_COOP" and "0 or 1" or "a positive integer"), 2)
+          k == "GEMV_COOP" and "0, 1 or 2" or "a positive integer"), 2)
       end
       coop[k] = v
     elseif k == "GEMV_XPRE" and XPRE_FORMATS[fmt] then
@@ -517,15 +523,15 @@ function M.variant(fmt, changes)
       end
     end
   end
-  if coop.GEMV_COOP == 1 then
+  if (coop.GEMV_COOP or 0) >= 1 then
     for _, k in ipairs { "GEMV_T", "GEMV_NR", "GEMV_IDOT", "GEMV_XB", "GEMV_GRID", "GEMV_XPRE" } do
       if changes[k] ~= nil and changes[k] ~= variant_defaults_of(fmt)[k] then
-        error(("gemv_vulkan.variant: %s GEMV_COOP=1 is its own kernel: it takes COOP_WR, COOP_KS%s and GEMV_TOKENS, not %s")
+        error(("gemv_vulkan.variant: %s GEMV_COOP=1 or 2 is its own kernel: it takes COOP_WR, COOP_KS%s and GEMV_TOKENS, not %s")
           :format(fmt, coop_takes(fmt, "COOP_U") and ", COOP_U" or "", k), 2)
       end
     end
     local spec = coop_spec(fmt, tokens, coop.COOP_WR or COOP_DEFAULTS.COOP_WR, coop.COOP_KS or COOP_DEFAULTS.COOP_KS,
-      coop.COOP_U or COOP_DEFAULTS.COOP_U)
+      coop.COOP_U or COOP_DEFAULTS.COOP_U, coop.GEMV_COOP)
     return spec
   end
   for k in pairs(COOP_DEFAULTS) do

@@ -3,7 +3,8 @@
 -- int8 cooperative matrices"): its spec and errors, its compile at every T (without a
 -- device, so CI compiles what lavapipe cannot run), its first dispatch (x's signed digits,
 -- which lavapipe runs) against a Lua quantizer, the refusal on a device without the
--- matrices, and the FP64 oracle where the device has them.
+-- matrices, the kernels with emulated matrices (GEMV_COOP=2, lavapipe runs them) and the
+-- real ones where the device has them, both against the FP64 oracle.
 
 local t = dofile("tests/lua/harness.lua")
 local gemv = require "gpubench.gemv"
@@ -17,7 +18,7 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     local s = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 5 })
     t.eq({ s.file, s.entry, s.block[1], s.rows_per_group }, { "kernels/vulkan/gemv_b32_coop.comp", "main", 256, 64 }, fmt)
     t.eq(s.defines, { GEMV_COOP = 1, COOP_FMT = code, COOP_WR = 4, COOP_KS = 2, COOP_U = 4, GEMV_TOKENS = 5 }, fmt)
-    t.eq(s.shared_bytes, 8 * 4 * 16 * 48 + 512 + 8 * 512, fmt .. ": stages, indices, the slices' sums")
+    t.eq(s.shared_bytes, 8 * 4 * 16 * (48 + 4) + 512 + 8 * 512, fmt .. ": stages and their d, indices, the slices' sums")
     t.eq(s.x_rounding, 32, fmt)
     t.eq({ s.prep.spec.file, s.prep.spec.defines }, { "kernels/vulkan/gemv_idot_xprep.comp", { GEMV_TOKENS = 5, XPREP_COOP = 1 } }, fmt)
     t.eq(s.prep.grid(5120), { 40, 1, 1 }, fmt .. ": 160 blocks x 8 tokens x 8 invocations")
@@ -28,10 +29,14 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     local d = specs.variant_defines(fmt)
     t.eq({ d.GEMV_COOP, d.COOP_WR, d.COOP_KS, d.COOP_U }, { 0, 4, 2, 4 }, fmt .. ": a grid may name them")
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, GEMV_IDOT = 1 }) end,
-      ("gemv_vulkan.variant: %s GEMV_COOP=1 is its own kernel: it takes COOP_WR, COOP_KS, COOP_U and GEMV_TOKENS, not GEMV_IDOT"):format(fmt), true)
+      ("gemv_vulkan.variant: %s GEMV_COOP=1 or 2 is its own kernel: it takes COOP_WR, COOP_KS, COOP_U and GEMV_TOKENS, not GEMV_IDOT"):format(fmt), true)
     t.errors(function() specs.variant(fmt, { COOP_WR = 2 }) end,
       ("gemv_vulkan.variant: %s COOP_WR is the cooperative-matrix kernel's: it needs GEMV_COOP=1"):format(fmt), true)
-    t.errors(function() specs.variant(fmt, { GEMV_COOP = 2 }) end, "gemv_vulkan.variant: GEMV_COOP=2 is not 0 or 1", true)
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 3 }) end, "gemv_vulkan.variant: GEMV_COOP=3 is not 0, 1 or 2", true)
+    local emu = specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = 5 })
+    t.eq(emu.defines, { GEMV_COOP = 2, COOP_EMULATE = 1, COOP_FMT = code, COOP_WR = 4, COOP_KS = 2, COOP_U = 4, GEMV_TOKENS = 5 },
+      fmt .. ": the emulation")
+    t.eq({ emu.file, emu.requires, emu.prep.spec == s.prep.spec }, { s.file, nil, true }, fmt .. ": any device, the same prep")
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_KS = 0 }) end,
       "gemv_vulkan.variant: COOP_KS=0 is not a positive integer", true)
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_WR = 16, COOP_KS = 4 }) end,
@@ -53,22 +58,22 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
   local k4 = specs.variant("q4_k", { GEMV_COOP = 1, GEMV_TOKENS = 8 })
   t.eq({ k4.file, k4.block[1], k4.rows_per_group }, { "kernels/vulkan/gemv_q4_k_coop.comp", 256, 64 })
   t.eq(k4.defines, { GEMV_COOP = 1, COOP_WR = 4, COOP_KS = 2, GEMV_TOKENS = 8 })
-  t.eq(k4.shared_bytes, 8 * 2 * 16 * 48 + 512 + 8 * 512)
+  t.eq(k4.shared_bytes, 8 * 2 * 16 * (48 + 8) + 512 + 8 * 512)
   t.eq(k4.prep.spec.defines, { GEMV_TOKENS = 8, XPREP_COOP = 1 })
   t.eq(specs.variant_defines("q4_k").COOP_U, nil)
   t.errors(function() specs.variant("q4_k", { GEMV_COOP = 1, COOP_U = 2 }) end,
     "gemv_vulkan.variant: q4_k has no define COOP_U (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_IDOT, GEMV_XB, GEMV_GRID, GEMV_XPRE, GEMV_COOP, COOP_WR, COOP_KS)", true)
   t.errors(function() specs.variant("q4_k", { GEMV_COOP = 1, GEMV_XPRE = 1 }) end,
-    "gemv_vulkan.variant: q4_k GEMV_COOP=1 is its own kernel: it takes COOP_WR, COOP_KS and GEMV_TOKENS, not GEMV_XPRE", true)
+    "gemv_vulkan.variant: q4_k GEMV_COOP=1 or 2 is its own kernel: it takes COOP_WR, COOP_KS and GEMV_TOKENS, not GEMV_XPRE", true)
   t.errors(function() specs.variant("q5_k", { GEMV_COOP = 1 }) end, "gemv_vulkan.variant: q5_k has no define GEMV_COOP", true)
 end)
 
-t.test("GEMV_COOP=1 and its first dispatch compile for Vulkan 1.2 at every T without warnings", function()
+t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan 1.2 at every T without warnings", function()
   local gpu = t.gpu
   if not gpu then t.skip("no gpu module (stock interpreter)") end
   for _, fmt in ipairs { "q8_0", "q4_0", "q4_k" } do
     for T = 1, 8 do
-      local s = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_U = fmt ~= "q4_k" and T % 4 + 1 or nil,
+      local s = specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_U = fmt ~= "q4_k" and T % 4 + 1 or nil,
         COOP_KS = T % 3 + 1 })
       for _, sp in ipairs { s, s.prep.spec } do
         local c = gpu.compile { backend = "vulkan", file = sp.file, target = "vulkan1.2", defines = sp.defines }
@@ -158,6 +163,28 @@ t.test("GEMV_COOP=1 on a device without int8 cooperative matrices: refused with 
     local yb <close> = dev:buffer(4 * 16 * 2)
     t.errors(function() gemv.launches(dev, "q8_0", wb, xb, yb, 16, 64, s) end,
       ("gemv.launches: q8_0: GEMV_COOP=1 needs VK_NV_cooperative_matrix, which %s does not offer"):format(dev.name), true)
+  end)
+end)
+
+-- The kernels' own arithmetic (staging, nibbles, scales, records, slices, the row guard,
+-- the reduction) through the emulated matrices in a scrambled layout: lavapipe runs it.
+-- Small shapes (every emulated product is 32 steps per component); T = 1, 3, 8; ragged m;
+-- k whose blocks the slices and COOP_U do not divide; geometries with 1 and 4 slices.
+t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0 and q4_k against the FP64 oracle", function()
+  local dev = t.device("vulkan")
+  gc.releasing(dev, function()
+    for i, fmt in ipairs { "q8_0", "q4_0", "q4_k" } do
+      local k4 = fmt == "q4_k"
+      for _, T in ipairs { 1, 3, 8 } do
+        local v = specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = T })
+        gc.check_tokens(dev, fmt, 37 + 16 * T, k4 and 256 * 3 or 32 * 11, T, 1000 + 10 * i + T, v)
+      end
+      for _, g in ipairs { { 1, 1, 3 }, { 2, 4, 2 } } do
+        local v = specs.variant(fmt, { GEMV_COOP = 2, COOP_WR = g[1], COOP_KS = g[2], COOP_U = not k4 and g[3] or nil,
+          GEMV_TOKENS = 8 })
+        gc.check_tokens(dev, fmt, 50, k4 and 256 * 5 or 32 * 13, 8, 1100 + 10 * i + g[1], v)
+      end
+    end
   end)
 end)
 
