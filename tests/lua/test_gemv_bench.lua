@@ -125,14 +125,14 @@ t.test("variant_notes at T > 1: the T-row rule's kernel named once per format", 
     return "* " .. fmt .. " at T=" .. T .. ": the kernel with " .. defines .. ", the variant that measured faster "
       .. "at this T (gemv_cuda.token_changes); two launches a call, x quantized in the first, both timed"
   end
-  t.eq(notes, { note("q4_k", 8, "I8=1,KSPLIT=4,PREFETCH=0,WARPS=7,XPRE=2"), note("q5_k", 8, "I8=1,KSPLIT=4,PREFETCH=0,WARPS=2,XPRE=2") },
+  t.eq(notes, { note("q4_k", 8, "I8=1,KSPLIT=4,PREFETCH=0,WARPS=7,XPRE=2"), note("q5_k", 8, "I8=1,I8_GUARD=0,KSPLIT=2,PREFETCH=0,STAGED=2,WARPS=2,XPRE=2") },
     "q4_k's two cells: one note")
   t.eq(gemv_bench.variant_notes("cuda", { { label = "q6_k", fmt = "q6_k", m = 64, k = 5120 } }, 8),
     { note("q6_k", 8, "I8=1,KSPLIT=2,PREFETCH=1,WARPS=4,XPRE=2") })
   t.eq(gemv_bench.variant_notes("cuda", { { label = "f32", fmt = "f32", m = 64, k = 5120 } }, 8),
     { "* f32 at T=8: the kernel with ROWS=2, the variant that measured faster at this T (gemv_cuda.token_changes)" },
     "one launch: no second clause")
-  t.eq(gemv_bench.variant_notes("cuda", { cells[3] }, 2), {}, "below the rule's T")
+  t.eq(gemv_bench.variant_notes("cuda", { cells[1] }, 2), {}, "below the rule's T (q4_k's from 3)")
   t.eq(gemv_bench.variant_notes("vulkan", cells, 8), {}, "Vulkan has no T-row rule")
   local big = { { label = "q6_k big", fmt = "q6_k", m = 64, k = 5120 } }
   local q6 = gemv_bench.variant_notes("cuda", big, 7)
