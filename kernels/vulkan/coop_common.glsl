@@ -1,5 +1,5 @@
 // coop_common.glsl: what the GEMV kernels on int8 cooperative matrices share
-// (gemv_b32_coop.comp: q8_0, q4_0; gemv_q4_k_coop.comp; docs/kernels/vulkan-gemv.md,
+// (gemv_b32_coop.comp: q8_0, q4_0; gemv_q4k_q5k_coop.comp: q4_k, q5_k; docs/kernels/vulkan-gemv.md,
 // "Tensor cores through int8 cooperative matrices").
 //
 // Bindings: 0 W (declared by each kernel: its word type differs), 1 the workspace of

@@ -1,5 +1,5 @@
 // kquant_scales.glsl: the q4_k / q5_k scale decode, shared by the GEMV kernels
-// (gemv_common.glsl) and the cooperative-matrix q4_k kernel (gemv_q4_k_coop.comp).
+// (gemv_common.glsl) and the cooperative-matrix q4_k and q5_k kernel (gemv_q4k_q5k_coop.comp).
 #ifndef KQUANT_SCALES_GLSL
 #define KQUANT_SCALES_GLSL
 
