@@ -107,17 +107,8 @@ vec4 moe_bytes(uint w) {
     return uintBitsToFloat(b | 0x4B000000u) - 8388608.0;
 }
 
-// (sc[2c], sc[2c+1], m[2c], m[2c+1]) of header h (gemv_common.glsl's gemv_k4_scales).
-vec4 moe_k4_scales(uvec4 h, uint c) {
-    uint sh = (c & 1u) << 4u;
-    uint s0 = h.y >> sh, s1 = h.z >> sh, s2 = h.w >> sh;
-    uint sc_lo = s0 & 0x3F3Fu, m_lo = s1 & 0x3F3Fu;
-    uint sc_hi = (s2 & 0x0F0Fu) | ((s0 >> 2u) & 0x3030u);
-    uint m_hi = ((s2 >> 4u) & 0x0F0Fu) | ((s1 >> 2u) & 0x3030u);
-    bool hi = c >= 2u;
-    uint sc = hi ? sc_hi : sc_lo, mn = hi ? m_hi : m_lo;
-    return vec4(float(sc & 0xFFu), float(sc >> 8u), float(mn & 0xFFu), float(mn >> 8u));
-}
+// (sc[2c], sc[2c+1], m[2c], m[2c+1]) of header h: gemv_k4_scales.
+#include "kquant_scales.glsl"
 
 // A row's codes of one chunk, decoded once and dotted with several tokens' x.
 struct MoeChunk {
@@ -128,7 +119,7 @@ struct MoeChunk {
 MoeChunk moe_chunk(uvec4 h, uvec4 q, uint c) {
     MoeChunk ch;
     vec2 dd = unpackHalf2x16(h.x); // d, dmin
-    vec4 sm = moe_k4_scales(h, c);
+    vec4 sm = gemv_k4_scales(h, c);
     ch.s = vec4(dd.x * sm.x, dd.x * sm.y, dd.y * sm.z, dd.y * sm.w);
     uvec4 lo = q & 0x0F0F0F0Fu, hi = (q >> 4u) & 0x0F0F0F0Fu;
     ch.ql[0] = moe_bytes(lo.x), ch.ql[1] = moe_bytes(lo.y), ch.ql[2] = moe_bytes(lo.z), ch.ql[3] = moe_bytes(lo.w);

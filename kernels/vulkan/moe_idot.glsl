@@ -79,7 +79,7 @@ void moe_idot_rows(uint tid, uint base[MOE_IROWS], uint xrow[MOE_XT], uint tc, i
                 uint sbw = base[r] + sb * 9u;
                 uvec4 h = MOE_WLOAD(r, sbw), q0 = MOE_WLOAD(r, sbw + 1u + 2u * c), q1 = MOE_WLOAD(r, sbw + 2u + 2u * c);
                 vec2 dd = unpackHalf2x16(h.x);
-                f[r] = vec4(dd.xx, dd.yy) * moe_k4_scales(h, c);
+                f[r] = vec4(dd.xx, dd.yy) * gemv_k4_scales(h, c);
                 uint u[8] = uint[8](q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w);
                 [[unroll]] for (int w = 0; w < 8; w++) {
                     lo[r][w] = u[w] & 0x0F0F0F0Fu;

@@ -146,8 +146,9 @@ t.test("XPREP_COOP=1: x's signed digits, s_b and sums for 8 tokens, zeros past T
             t.eq(sb, want_sb, what .. " s_b")
             t.eq(sum, want_sum, what .. " sum of xq")
           else
-            t.eq({ table.unpack(hs, 1, 32) }, (function() local z = {} for i = 1, 32 do z[i] = 0 end return z end)(), what)
-            t.eq({ table.unpack(ls, 1, 32) }, (function() local z = {} for i = 1, 32 do z[i] = 0 end return z end)(), what)
+            local zeros = {}
+            for i = 1, 32 do zeros[i] = 0 end
+            t.eq({ { table.unpack(hs, 1, 32) }, { table.unpack(ls, 1, 32) } }, { zeros, zeros }, what)
             t.eq({ sb, sum }, { 0.0, 0 }, what)
           end
         end
