@@ -217,18 +217,20 @@ end
 
 -- ------------------------------------------------------------ cooperative matrices
 
--- GEMV_COOP = 1 (q8_0, q4_0, q4_k, q5_k): the int8 tensor-core kernels through
--- VK_NV_cooperative_matrix (kernels/vulkan/gemv_b32_coop.comp, gemv_q4k_q5k_coop.comp;
+-- GEMV_COOP = 1 (q8_0, q4_0, q4_k, q5_k, q6_k): the int8 tensor-core kernels through
+-- VK_NV_cooperative_matrix (kernels/vulkan/gemv_b32_coop.comp, gemv_q4k_q5k_coop.comp,
+-- gemv_q6_k_coop.comp;
 -- docs/kernels/vulkan-gemv.md, "Tensor cores through int8 cooperative
 -- matrices"): COOP_WR subgroups of 16 rows times COOP_KS slices of k per
--- workgroup, COOP_U blocks loaded per step (q8_0, q4_0; q4_k and q5_k load a
+-- workgroup, COOP_U blocks loaded per step (q8_0, q4_0; the k-quants load a
 -- super-block); x quantized once per call (signed digits, records for 8
 -- tokens). A device without NV int8 16x8x32 matrices and subgroups of 32 is
 -- refused (`requires`); nothing picks it by default: not timed yet.
 -- GEMV_COOP = 2: the same kernels with the matrices emulated (COOP_EMULATE,
 -- coop_common.glsl), which any device runs: the tests' check of everything
 -- but the matrix instructions.
-local COOP_FMT = { q8_0 = 1, q4_0 = 2, q4_k = 3, q5_k = 4 }
+local COOP_FMT = { q8_0 = 1, q4_0 = 2, q4_k = 3, q5_k = 4, q6_k = 5 }
+local COOP_FILE = { "gemv_b32_coop", "gemv_b32_coop", "gemv_q4k_q5k_coop", "gemv_q4k_q5k_coop", "gemv_q6_k_coop" }
 local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4 }
 local function coop_takes(fmt, name) return name ~= "COOP_U" or COOP_FMT[fmt] <= 2 end
 local coop_prep_specs = {}
@@ -280,15 +282,17 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode)
       :format(wr, ks), 3)
   end
   if u > 8 then error(("gemv_vulkan.variant: COOP_U=%d is not in 1..8"):format(u), 3) end
-  local k4 = COOP_FMT[fmt] >= 3 -- q4_k, q5_k
-  -- the staged blocks (16 rows of 48 bytes each; q4_k, q5_k: a pair) with their rows' scales
-  -- (d; d sc and dmin m), the indices and the slices' sums
-  local shared = sgs * (k4 and 2 * 16 * (48 + 8) or u * 16 * (48 + 4)) + 128 * 4 + sgs * 128 * 4
-  local defines = { GEMV_COOP = mode, COOP_FMT = COOP_FMT[fmt], COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
-  if k4 then defines.COOP_U = nil end
+  local code = COOP_FMT[fmt]
+  -- per subgroup the staged blocks (16 rows of 48 bytes each: COOP_U blocks; q4_k, q5_k: a
+  -- pair of sub-blocks; q6_k: a sub-block's two halves) and their rows' scales (d; d sc and
+  -- dmin m of the pair; d sc of both halves), then the indices and the slices' sums
+  local per_sg = ({ u * 16 * (48 + 4), u * 16 * (48 + 4), 2 * 16 * (48 + 8), 2 * 16 * (48 + 8), 2 * 16 * 48 + 16 * 8 })[code]
+  local shared = sgs * per_sg + 128 * 4 + sgs * 128 * 4
+  local defines = { GEMV_COOP = mode, COOP_FMT = code, COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
+  if code >= 3 then defines.COOP_U = nil end
   if mode == 2 then defines.COOP_EMULATE = 1 end
   return {
-    file = k4 and "kernels/vulkan/gemv_q4k_q5k_coop.comp" or "kernels/vulkan/gemv_b32_coop.comp",
+    file = "kernels/vulkan/" .. COOP_FILE[code] .. ".comp",
     entry = "main",
     block = { 32 * sgs, 1, 1 },
     rows_per_group = 16 * wr,

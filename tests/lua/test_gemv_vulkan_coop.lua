@@ -1,5 +1,5 @@
--- The Vulkan q8_0 / q4_0 / q4_k / q5_k GEMV on int8 cooperative matrices (GEMV_COOP=1,
--- kernels/vulkan/gemv_b32_coop.comp, gemv_q4k_q5k_coop.comp, docs/kernels/vulkan-gemv.md, "Tensor cores through
+-- The Vulkan q8_0 / q4_0 / q4_k / q5_k / q6_k GEMV on int8 cooperative matrices (GEMV_COOP=1,
+-- kernels/vulkan/gemv_*_coop.comp, docs/kernels/vulkan-gemv.md, "Tensor cores through
 -- int8 cooperative matrices"): its spec and errors, its compile at every T (without a
 -- device, so CI compiles what lavapipe cannot run), its first dispatch (x's signed digits,
 -- which lavapipe runs) against a Lua quantizer, the refusal on a device without the
@@ -54,12 +54,14 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     t.eq({ s.requires(gc.vulkan_fake { name = "nv", cooperative_matrix = "nv", cooperative_matrix_shapes = { NV_I8 },
       max_shared_bytes = 16384 }) }, { false, ("GEMV_COOP=1 needs %d bytes of shared memory; nv allows 16384"):format(s.shared_bytes) })
   end
-  -- q4_k, q5_k: their own file, a super-block per step (no COOP_U), a pair of staged sub-blocks
-  for fmt, code in pairs { q4_k = 3, q5_k = 4 } do
+  -- the k-quants: their own files, a super-block per step (no COOP_U), two staged sub-blocks
+  -- (q4_k, q5_k: a pair; q6_k: one sub-block's halves)
+  for fmt, code in pairs { q4_k = 3, q5_k = 4, q6_k = 5 } do
     local k4 = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 8 })
-    t.eq({ k4.file, k4.block[1], k4.rows_per_group }, { "kernels/vulkan/gemv_q4k_q5k_coop.comp", 256, 64 }, fmt)
+    t.eq({ k4.file, k4.block[1], k4.rows_per_group },
+      { code == 5 and "kernels/vulkan/gemv_q6_k_coop.comp" or "kernels/vulkan/gemv_q4k_q5k_coop.comp", 256, 64 }, fmt)
     t.eq(k4.defines, { GEMV_COOP = 1, COOP_FMT = code, COOP_WR = 4, COOP_KS = 2, GEMV_TOKENS = 8 }, fmt)
-    t.eq(k4.shared_bytes, 8 * 2 * 16 * (48 + 8) + 512 + 8 * 512, fmt)
+    t.eq(k4.shared_bytes, 8 * (code == 5 and 2 * 16 * 48 + 16 * 8 or 2 * 16 * (48 + 8)) + 512 + 8 * 512, fmt)
     t.eq(k4.prep.spec.defines, { GEMV_TOKENS = 8, XPREP_COOP = 1 }, fmt)
     t.eq(specs.variant_defines(fmt).COOP_U, nil, fmt)
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_U = 2 }) end,
@@ -67,13 +69,13 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, GEMV_XPRE = 1 }) end,
       ("gemv_vulkan.variant: %s GEMV_COOP=1 or 2 is its own kernel: it takes COOP_WR, COOP_KS and GEMV_TOKENS, not GEMV_XPRE"):format(fmt), true)
   end
-  t.errors(function() specs.variant("q6_k", { GEMV_COOP = 1 }) end, "gemv_vulkan.variant: q6_k has no define GEMV_COOP", true)
+  t.errors(function() specs.variant("f16", { GEMV_COOP = 1 }) end, "gemv_vulkan.variant: f16 has no define GEMV_COOP", true)
 end)
 
 t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan 1.2 at every T without warnings", function()
   local gpu = t.gpu
   if not gpu then t.skip("no gpu module (stock interpreter)") end
-  for _, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k" } do
+  for _, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k" } do
     for T = 1, 8 do
       local b32 = fmt == "q8_0" or fmt == "q4_0"
       local s = specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_U = b32 and T % 4 + 1 or nil,
@@ -174,11 +176,11 @@ end)
 -- the reduction) through the emulated matrices in a scrambled layout: lavapipe runs it.
 -- Small shapes (every emulated product is 32 steps per component); T = 1, 3, 8; ragged m;
 -- k whose blocks the slices and COOP_U do not divide; geometries with 1 and 4 slices.
-t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k and q5_k against the FP64 oracle", function()
+t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k and q6_k against the FP64 oracle", function()
   local dev = t.device("vulkan")
   gc.releasing(dev, function()
-    for i, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k" } do
-      local k4 = fmt == "q4_k" or fmt == "q5_k"
+    for i, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k" } do
+      local k4 = fmt ~= "q8_0" and fmt ~= "q4_0"
       for _, T in ipairs { 1, 3, 8 } do
         local v = specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = T })
         gc.check_tokens(dev, fmt, 37 + 16 * T, k4 and 256 * 3 or 32 * 11, T, 1000 + 10 * i + T, v)
@@ -194,13 +196,13 @@ end)
 
 -- T = 1..8, ragged m (a partial row group), k whose blocks do not divide by the slices
 -- or by COOP_U, and several geometries.
-t.test("GEMV_COOP=1: q8_0, q4_0, q4_k and q5_k against the FP64 oracle at every T, ragged m and k", function()
+t.test("GEMV_COOP=1: q8_0, q4_0, q4_k, q5_k and q6_k against the FP64 oracle at every T, ragged m and k", function()
   local dev = t.device("vulkan")
   local ok, why = specs.variant("q8_0", { GEMV_COOP = 1 }).requires(dev)
   if not ok then t.skip(why) end
   gc.releasing(dev, function()
-    for i, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k" } do
-      local k4 = fmt == "q4_k" or fmt == "q5_k"
+    for i, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k" } do
+      local k4 = fmt ~= "q8_0" and fmt ~= "q4_0"
       for T = 1, 8 do
         local v = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T })
         -- k: blocks (super-blocks for q4_k) that the 2 slices and COOP_U = 4 do not divide
