@@ -60,6 +60,7 @@
 #   scripts/gpu-session.sh xpre        # x quantized once per call (XPRE=1) against per block, every int8 format at T = 8 (both orders) and 4 (XPRE_FORMATS, XPRE_RUNS, XPRE_FLAGS)
 #   scripts/gpu-session.sh guard       # the int8 oracle test (every layout, guard and staged variant), then the epilogues without their branch past T (I8_GUARD=0) against the default at T = 4, 6 (both orders) and 8
 #   scripts/gpu-session.sh staged      # q4_k/q5_k/q8_0/q4_0 weights staged through cp.async rings per warp (STAGED=2..4, XPRE=2) beside the table's picks, T = 8 both orders and 4
+#   scripts/gpu-session.sh next18      # the CUDA T-row tables with the guard/staged rules (T = 1, 2, 4, 8), then vkcoop's test and T = 8 A/B for q4_k, q8_0, q6_k
 #   scripts/gpu-session.sh picks       # T = 2..7 (PICKS_T): each int8 format's rule beside I8_GUARD=0 and the staged geometries (unguarded), both orders; T = 8's staged picks at 600 iterations
 #   scripts/gpu-session.sh next17      # after guard (its own call): staged, the T = 1, 2, 4, 8 tables on both backends, ncu's sampled timeline of q4_k T = 8
 #   scripts/gpu-session.sh xfrag       # x's digits in the mma's fragment order (XPRE=2) against the shared layout (XPRE=1), every int8 format at T = 8 (both orders) and 4; ncu of one call (XFRAG_NCU)
@@ -223,6 +224,13 @@ phase_staged() {
   gemv_runs staged "" q5_k "$runs" "$q5" 120
   gemv_runs staged "" q8_0 "$runs" "$q8" 120
   gemv_runs staged "" q4_0 "$runs" "$q40" 120
+}
+
+phase_next18() { # the next session's first call: the CUDA T-row tables with this session's rules (they never ran),
+  # then the Vulkan cooperative-matrix kernels' oracle test and their A/B at T = 8 for the three formats most used
+  TOKENS_TESTS=0 TOKENS_SHAPES=${NEXT18_SHAPES:-14336:1 14336:2 14336:4 14336:8} bash "$0" tokens cuda
+  VKCOOP_FORMATS=${VKCOOP_FORMATS:-q4_k q8_0 q6_k} VKCOOP_RUNS=${VKCOOP_RUNS:-forward:200:8 reverse:200:8} VKCOOP_CUDA=0 \
+    phase_vkcoop
 }
 
 phase_picks() {
@@ -797,6 +805,9 @@ next17)
   ;;
 picks)
   phase_picks
+  ;;
+next18)
+  phase_next18
   ;;
 i8ab)
   # an int8 tensor-core kernel (I8=1) against the integer dot in one process per run (docs/kernels/cuda-gemv.md,
