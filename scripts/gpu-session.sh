@@ -231,6 +231,14 @@ phase_next18() { # the next session's first call: the CUDA T-row tables with thi
   TOKENS_TESTS=0 TOKENS_SHAPES=${NEXT18_SHAPES:-14336:1 14336:2 14336:4 14336:8} bash "$0" tokens cuda
   VKCOOP_FORMATS=${VKCOOP_FORMATS:-q4_k q8_0 q6_k} VKCOOP_RUNS=${VKCOOP_RUNS:-forward:200:8 reverse:200:8} VKCOOP_CUDA=0 \
     phase_vkcoop
+  # the PM-sampling timeline of q4_k T = 8 as values (next17 printed only the section's summary): where a quarter of
+  # the SMs' cycles idle, at the start or the tail
+  local d="GEMV_TOKENS=8;I8=1;XPRE=2;WARPS=7;KSPLIT=4"
+  run ncu_pm_export timeout 120 "$NCU" --cache-control none --clock-control none --section PmSampling \
+    --profile-from-start off --export "$LOGS/pm_q4k_T8" -f env M=14336 K=5120 $G --backend cuda \
+    experiments/gemv_variants.lua --rotate --rounds 1 --kernels q4_k --grid "$d" --profile "q4_k ${d//;/ }"
+  "$NCU" --import "$LOGS/pm_q4k_T8.ncu-rep" --page raw --print-metric-instances values --csv > "$LOGS/pm_q4k_T8.csv" 2>&1
+  head -c 3000 "$LOGS/pm_q4k_T8.csv"
 }
 
 phase_picks() {
