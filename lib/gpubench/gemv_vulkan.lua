@@ -275,7 +275,11 @@ local function coop_requires(shared)
   end
 end
 
+local coop_specs = {} -- one table per configuration: gemv.kernel caches compiled kernels by spec table
 local function coop_spec(fmt, tokens, wr, ks, u, mode)
+  if COOP_FMT[fmt] >= 3 then u = COOP_DEFAULTS.COOP_U end -- not read by the k-quant kernels
+  local key = ("%s:%d:%d:%d:%d:%d"):format(fmt, tokens, wr, ks, u, mode)
+  if coop_specs[key] then return coop_specs[key] end
   local sgs = wr * ks
   if sgs * 32 > 1024 then
     error(("gemv_vulkan.variant: COOP_WR=%d x COOP_KS=%d subgroups of 32 are more than a workgroup's 1024 invocations")
@@ -291,7 +295,7 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode)
   local defines = { GEMV_COOP = mode, COOP_FMT = code, COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
   if code >= 3 then defines.COOP_U = nil end
   if mode == 2 then defines.COOP_EMULATE = 1 end
-  return {
+  coop_specs[key] = {
     file = "kernels/vulkan/" .. COOP_FILE[code] .. ".comp",
     entry = "main",
     block = { 32 * sgs, 1, 1 },
@@ -304,6 +308,7 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode)
     requires = mode == 1 and coop_requires(shared) or nil,
     x_rounding = 32, -- x rounded per 32-block (s_b = amax / 32639: within gemv_bench's bound)
   }
+  return coop_specs[key]
 end
 
 local function idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre)

@@ -24,6 +24,8 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     t.eq(s.prep.grid(5120), { 40, 1, 1 }, fmt .. ": 160 blocks x 8 tokens x 8 invocations")
     t.eq(s.prep.bytes(5120), 80 * 8 * 160, fmt .. ": records for 8 tokens")
     t.eq(gemv.grid(s, 129, 256), { 3, 1, 1 }, fmt .. ": ceil(129 / 64)")
+    t.truthy(specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 5, COOP_WR = 4 }) == s,
+      fmt .. ": one spec table per configuration (the kernel cache's key)")
     local w = specs.variant(fmt, { GEMV_COOP = 1, COOP_WR = 2, COOP_KS = 4, COOP_U = 2, GEMV_TOKENS = 8 })
     t.eq({ w.block[1], w.rows_per_group, w.defines.COOP_U }, { 256, 32, 2 }, fmt)
     local d = specs.variant_defines(fmt)
