@@ -65,7 +65,7 @@
 #   scripts/gpu-session.sh next17      # after guard (its own call): staged, the T = 1, 2, 4, 8 tables on both backends, ncu's sampled timeline of q4_k T = 8
 #   scripts/gpu-session.sh xfrag       # x's digits in the mma's fragment order (XPRE=2) against the shared layout (XPRE=1), every int8 format at T = 8 (both orders) and 4; ncu of one call (XFRAG_NCU)
 #   scripts/gpu-session.sh xpre_geo    # XPRE=1 geometries past the first A/B's (8 slices, 16 warps) at T = XPRE_GEO_T (8), both orders, beside the table's kernel
-#   scripts/gpu-session.sh vkcoop      # Vulkan q8_0/q4_0/q4_k/q5_k/q6_k on int8 cooperative matrices (GEMV_COOP=1): its oracle test, then geometries beside the table's integer kernels at T = 8 (both orders), 4, 1; CUDA's T-row rules at 8 and 4 (VKCOOP_FORMATS)
+#   scripts/gpu-session.sh vkcoop      # Vulkan q8_0/q4_0/q4_k/q5_k/q6_k (f16/bf16: fp16) on int8 cooperative matrices (GEMV_COOP=1): its oracle test, then geometries beside the table's integer kernels at T = 8 (both orders), 4, 1; CUDA's T-row rules at 8 and 4 (VKCOOP_FORMATS)
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
@@ -229,7 +229,7 @@ phase_staged() {
 phase_next18() { # the next session's first call: the CUDA T-row tables with this session's rules (they never ran),
   # then the Vulkan cooperative-matrix kernels' oracle test and their A/B at T = 8 for the three formats most used
   TOKENS_TESTS=0 TOKENS_SHAPES=${NEXT18_SHAPES:-14336:1 14336:2 14336:4 14336:8} bash "$0" tokens cuda
-  VKCOOP_FORMATS=${VKCOOP_FORMATS:-q4_k q8_0 q6_k} VKCOOP_RUNS=${VKCOOP_RUNS:-forward:200:8 reverse:200:8} VKCOOP_CUDA=0 \
+  VKCOOP_FORMATS=${VKCOOP_FORMATS:-q4_k q8_0 q6_k bf16} VKCOOP_RUNS=${VKCOOP_RUNS:-forward:200:8 reverse:200:8} VKCOOP_CUDA=0 \
     phase_vkcoop
   # the PM-sampling timeline of q4_k T = 8 as values (next17 printed only the section's summary): where a quarter of
   # the SMs' cycles idle, at the start or the tail
@@ -320,23 +320,26 @@ phase_vkxpre() {
 }
 
 phase_vkcoop() {
-  # the Vulkan q8_0/q4_0/q4_k/q5_k/q6_k GEMV on int8 cooperative matrices (GEMV_COOP=1, docs/kernels/vulkan-gemv.md, "Tensor
+  # the Vulkan q8_0/q4_0/q4_k/q5_k/q6_k GEMV on int8 cooperative matrices and f16/bf16 on fp16 ones (GEMV_COOP=1, docs/kernels/vulkan-gemv.md, "Tensor
   # cores through int8 cooperative matrices"): its test (the oracle at every T; VKCOOP_TEST=0 skips), then ORDER:ITERS:T
   # runs at 14336 x 5120 rotated, one process each, beside the table's integer kernels (x once per call, XPRE_RULES'
   # geometry; layout 2 at T = 1 for q8_0/q4_0); then CUDA's T-row rules at T = 8 and 4 for the ratio (VKCOOP_CUDA=0
-  # skips). Five formats may not fit one call: VKCOOP_FORMATS splits them.
+  # skips). Seven formats do not fit one call: VKCOOP_FORMATS splits them.
   if [[ ${VKCOOP_TEST:-1} == 1 ]]; then
     run lua_test_vk_coop timeout 300 $G tests/lua/test_gemv_vulkan_coop.lua
     tail -3 "$LOGS/lua_test_vk_coop.log"
   fi
   local f o it tk g n oit
-  for f in ${VKCOOP_FORMATS:-q8_0 q4_0 q4_k q5_k q6_k}; do
+  for f in ${VKCOOP_FORMATS:-q8_0 q4_0 q4_k q5_k q6_k f16 bf16}; do
     for oit in ${VKCOOP_RUNS:-forward:200:8 reverse:200:8 forward:200:4 forward:200:1}; do
       IFS=: read -r o it tk <<< "$oit"
       # the table's integer kernel with x once per call (q4_k's XPRE geometry {16, 8}), then the coop geometries
       local nr=4 t=16 md=1; [[ $f == q4_k ]] && nr=8; [[ $f == q5_k ]] && t=8; [[ $f == q6_k ]] && md=2 t=8
-      g="GEMV_TOKENS=$tk;GEMV_IDOT=$md;GEMV_XPRE=1;GEMV_T=$t;GEMV_NR=$nr|GEMV_TOKENS=$tk;GEMV_COOP=1;COOP_WR=2,4,8;COOP_KS=1,2,4"
-      [[ $f == q8_0 || $f == q4_0 ]] && g="$g|GEMV_TOKENS=$tk;GEMV_COOP=1;COOP_WR=4;COOP_KS=2;COOP_U=1,2,8"
+      g="GEMV_TOKENS=$tk;GEMV_IDOT=$md;GEMV_XPRE=1;GEMV_T=$t;GEMV_NR=$nr"
+      # the dense formats' table kernel at T (DENSE_TOKENS: 16 lanes, 8 rows from T = 4; 8 rows at 2-3)
+      [[ $f == f16 || $f == bf16 ]] && g="GEMV_TOKENS=$tk;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=$tk;GEMV_T=32;GEMV_NR=8"
+      g="$g|GEMV_TOKENS=$tk;GEMV_COOP=1;COOP_WR=2,4,8;COOP_KS=1,2,4"
+      [[ $f != q4_k && $f != q5_k && $f != q6_k ]] && g="$g|GEMV_TOKENS=$tk;GEMV_COOP=1;COOP_WR=4;COOP_KS=2;COOP_U=1,2,8"
       [[ $tk == 1 && ($f == q8_0 || $f == q4_0) ]] && g="$g|GEMV_TOKENS=1;GEMV_IDOT=2"
       n="vkcoop_${f}_${o}_${it}_T$tk"
       run "$n" timeout ${VKCOOP_LIMIT:-150} env M=14336 K=5120 ITERS=$it $G --backend vulkan experiments/gemv_variants.lua \
@@ -349,6 +352,7 @@ phase_vkcoop() {
     [[ $f == q4_k ]] && g="GEMV_TOKENS=TK;I8=1;XPRE=2;WARPS=7;KSPLIT=4;I8_GUARD=0"
     [[ $f == q5_k ]] && g="GEMV_TOKENS=TK;I8=1;XPRE=2;WARPS=2;KSPLIT=2;STAGED=2;I8_GUARD=0"
     [[ $f == q6_k ]] && g="GEMV_TOKENS=TK;I8=1;XPRE=2;WARPS=4;KSPLIT=2;PREFETCH=1|GEMV_TOKENS=TK;I8=0"
+    [[ $f == f16 || $f == bf16 ]] && g="GEMV_TOKENS=TK;MMA=1"
     [[ ${VKCOOP_CUDA:-1} == 1 ]] && gemv_runs vkcoop_cuda "" $f "forward:200:8 forward:200:4" "$g" 120
   done
 }

@@ -61,11 +61,24 @@ layout(push_constant) uniform Params {
     uint k;
 } P;
 
-shared int coop_index_[128];
+#ifndef COOP_FLOAT
+#define COOP_FLOAT 0 // 1: fp32 results of fp16 products (gemv_dense_coop.comp)
+#endif
+#if COOP_FLOAT
+#define COOP_ELT float
+#else
+#define COOP_ELT int
+#endif
+
+shared COOP_ELT coop_index_[128];
 shared float coop_red_[SGS * 128];
 
 #if !COOP_EMULATE
+#if COOP_FLOAT
+#define CI32 fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>
+#else
 #define CI32 icoopmatNV<32, gl_ScopeSubgroup, 16, 8>
+#endif
 #define COOP_SG gl_SubgroupID
 #define COOP_LANE gl_SubgroupInvocationID
 #define COOP_LEN(c) (c).length()
@@ -77,7 +90,7 @@ shared float coop_red_[SGS * 128];
 // Component e of a 16 x 8 result is row pos[e] >> 3, token pos[e] & 7. Every invocation
 // of the workgroup calls it (a barrier).
 CI32 coop_positions() {
-    for (uint i = gl_LocalInvocationIndex; i < 128u; i += uint(SGS * 32)) coop_index_[i] = int(i);
+    for (uint i = gl_LocalInvocationIndex; i < 128u; i += uint(SGS * 32)) coop_index_[i] = COOP_ELT(i);
     barrier();
     CI32 pos;
     coopMatLoadNV(pos, coop_index_, 0, 8, false);
@@ -86,6 +99,7 @@ CI32 coop_positions() {
 
 // The exact integer dot of block b's 32 codes (16 rows staged at stage[at], row-major)
 // with 8 tokens' xq: C = A Bh, then A Bl + 256 C. |C| <= 32 * 128 * 32639 < 2^27.
+// (gemv_dense_coop.comp has its own fp16 product.)
 #define COOP_PRODUCT(c, stage, at, b, nb) { \
     icoopmatNV<8, gl_ScopeSubgroup, 16, 32> a_; \
     icoopmatNV<8, gl_ScopeSubgroup, 32, 8> bh_, bl_; \
@@ -96,7 +110,7 @@ CI32 coop_positions() {
     c = coopMatMulAddNV(a_, bl_, c * 256); }
 #else
 struct CoopEmu {
-    int v[4];
+    COOP_ELT v[4];
 };
 #define CI32 CoopEmu
 #define COOP_SG (gl_LocalInvocationIndex >> 5u)
@@ -115,7 +129,7 @@ int coop_emu_at(uint e) {
 CI32 coop_positions() {
     barrier(); // as the real one's
     CI32 pos;
-    for (uint e = 0u; e < 4u; e++) pos.v[e] = coop_emu_at(e);
+    for (uint e = 0u; e < 4u; e++) pos.v[e] = COOP_ELT(coop_emu_at(e));
     return pos;
 }
 
@@ -136,6 +150,9 @@ int coop_byte(uvec4 v, uint i) {
     } }
 #endif
 
+// Component e's element (row * 8 + token) as uint.
+#define COOP_P(pos, e) uint(COOP_AT(pos, e))
+
 // Token t's s_b and sum of xq over block b.
 uvec2 coop_record(uint t, uint nb, uint b) {
     return XQ[5u * (t * nb + b) + 4u].xy;
@@ -146,7 +163,7 @@ uvec2 coop_record(uint t, uint nb, uint b) {
 void coop_store(float acc[EL_MAX], CI32 pos) {
     int n_el = COOP_LEN(pos);
     uint sg = COOP_SG;
-    for (int e = 0; e < min(n_el, EL_MAX); e++) coop_red_[sg * 128u + uint(COOP_AT(pos, e))] = acc[e];
+    for (int e = 0; e < min(n_el, EL_MAX); e++) coop_red_[sg * 128u + COOP_P(pos, e)] = acc[e];
     barrier();
     for (uint i = gl_LocalInvocationIndex; i < uint(COOP_WR) * 128u; i += uint(SGS * 32)) {
         uint g = i >> 7u, p = i & 127u, t = p & 7u, row = (gl_WorkGroupID.x * uint(COOP_WR) + g) * 16u + (p >> 3u);

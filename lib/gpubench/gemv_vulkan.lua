@@ -219,7 +219,7 @@ end
 
 -- GEMV_COOP = 1 (q8_0, q4_0, q4_k, q5_k, q6_k): the int8 tensor-core kernels through
 -- VK_NV_cooperative_matrix (kernels/vulkan/gemv_b32_coop.comp, gemv_q4k_q5k_coop.comp,
--- gemv_q6_k_coop.comp;
+-- gemv_q6_k_coop.comp; f16 and bf16: fp16 products, gemv_dense_coop.comp;
 -- docs/kernels/vulkan-gemv.md, "Tensor cores through int8 cooperative
 -- matrices"): COOP_WR subgroups of 16 rows times COOP_KS slices of k per
 -- workgroup, COOP_U blocks loaded per step (q8_0, q4_0; the k-quants load a
@@ -229,14 +229,26 @@ end
 -- GEMV_COOP = 2: the same kernels with the matrices emulated (COOP_EMULATE,
 -- coop_common.glsl), which any device runs: the tests' check of everything
 -- but the matrix instructions.
-local COOP_FMT = { q8_0 = 1, q4_0 = 2, q4_k = 3, q5_k = 4, q6_k = 5 }
-local COOP_FILE = { "gemv_b32_coop", "gemv_b32_coop", "gemv_q4k_q5k_coop", "gemv_q4k_q5k_coop", "gemv_q6_k_coop" }
+local COOP_FMT = { q8_0 = 1, q4_0 = 2, q4_k = 3, q5_k = 4, q6_k = 5, f16 = 6, bf16 = 7 }
+local COOP_FILE = { "gemv_b32_coop", "gemv_b32_coop", "gemv_q4k_q5k_coop", "gemv_q4k_q5k_coop", "gemv_q6_k_coop",
+                    "gemv_dense_coop", "gemv_dense_coop" }
 local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4 }
-local function coop_takes(fmt, name) return name ~= "COOP_U" or COOP_FMT[fmt] <= 2 end
+local function coop_dense(fmt) return COOP_FMT[fmt] >= 6 end
+local function coop_takes(fmt, name) return name ~= "COOP_U" or COOP_FMT[fmt] <= 2 or coop_dense(fmt) end
+-- The first dispatch: the quantized formats' signed digits (gemv_idot_xprep.comp, XPREP_COOP),
+-- the dense formats' f16 hi + lo of x / s_t (gemv_dense_coop_xprep.comp: one workgroup a token)
 local coop_prep_specs = {}
-local function coop_prep(tokens)
-  local p = coop_prep_specs[tokens]
-  if not p then
+local function coop_prep(tokens, dense)
+  local key = (dense and "d" or "q") .. tokens
+  local p = coop_prep_specs[key]
+  if not p and dense then
+    p = {
+      spec = { file = "kernels/vulkan/gemv_dense_coop_xprep.comp", entry = "main", block = { 256, 1, 1 },
+               defines = { GEMV_TOKENS = tokens } },
+      grid = function() return { 8, 1, 1 } end,
+      bytes = function(k) return 32 + 2 * 8 * k * 2 end, -- 8 scales, then 8 rows of hi, 8 of lo (f16)
+    }
+  elseif not p then
     p = {
       spec = { file = "kernels/vulkan/gemv_idot_xprep.comp", entry = "main", block = { XPRE_BLOCK, 1, 1 },
                defines = { GEMV_TOKENS = tokens, XPREP_COOP = 1 } },
@@ -244,12 +256,14 @@ local function coop_prep(tokens)
       grid = function(k) return { (k // 32 * 8 * 8 + XPRE_BLOCK - 1) // XPRE_BLOCK, 1, 1 } end,
       bytes = function(k) return 80 * 8 * (k // 32) end,
     }
-    coop_prep_specs[tokens] = p
   end
+  coop_prep_specs[key] = p
   return p
 end
 
-local function coop_requires(shared)
+local function coop_requires(shared, dense)
+  local shape = dense and { k = 16, a = "f16", c = "f32", says = "16x8x16 f16 x f16 + f32" }
+    or { k = 32, a = "s8", c = "s32", says = "16x8x32 s8 x s8 + s32" }
   return function(dev)
     local name = tostring(dev.name or "the device")
     if dev.cooperative_matrix ~= "nv" then
@@ -257,12 +271,13 @@ local function coop_requires(shared)
     end
     local found = false
     for _, c in ipairs(dev.cooperative_matrix_shapes or {}) do
-      if c.m == 16 and c.n == 8 and c.k == 32 and c.a == "s8" and c.b == "s8" and c.c == "s32" and c.d == "s32" then
+      if c.m == 16 and c.n == 8 and c.k == shape.k and c.a == shape.a and c.b == shape.a and c.c == shape.c
+          and c.d == shape.c then
         found = true
       end
     end
     if not found then
-      return false, ("GEMV_COOP=1 needs 16x8x32 s8 x s8 + s32 cooperative matrices, which %s does not list"):format(name)
+      return false, ("GEMV_COOP=1 needs %s cooperative matrices, which %s does not list"):format(shape.says, name)
     end
     if dev.subgroup_size ~= 32 then
       return false, ("GEMV_COOP=1 needs subgroups of 32; %s reports %s"):format(name, tostring(dev.subgroup_size))
@@ -277,7 +292,7 @@ end
 
 local coop_specs = {} -- one table per configuration: gemv.kernel caches compiled kernels by spec table
 local function coop_spec(fmt, tokens, wr, ks, u, mode)
-  if COOP_FMT[fmt] >= 3 then u = COOP_DEFAULTS.COOP_U end -- not read by the k-quant kernels
+  if not coop_takes(fmt, "COOP_U") then u = COOP_DEFAULTS.COOP_U end -- not read by the k-quant kernels
   local key = ("%s:%d:%d:%d:%d:%d"):format(fmt, tokens, wr, ks, u, mode)
   if coop_specs[key] then return coop_specs[key] end
   local sgs = wr * ks
@@ -290,10 +305,11 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode)
   -- per subgroup the staged blocks (16 rows of 48 bytes each: COOP_U blocks; q4_k, q5_k: a
   -- pair of sub-blocks; q6_k: a sub-block's two halves) and their rows' scales (d; d sc and
   -- dmin m of the pair; d sc of both halves), then the indices and the slices' sums
-  local per_sg = ({ u * 16 * (48 + 4), u * 16 * (48 + 4), 2 * 16 * (48 + 8), 2 * 16 * (48 + 8), 2 * 16 * 48 + 16 * 8 })[code]
+  local per_sg = ({ u * 16 * (48 + 4), u * 16 * (48 + 4), 2 * 16 * (48 + 8), 2 * 16 * (48 + 8), 2 * 16 * 48 + 16 * 8,
+    u * 16 * 48, u * 16 * 48 })[code]
   local shared = sgs * per_sg + 128 * 4 + sgs * 128 * 4
   local defines = { GEMV_COOP = mode, COOP_FMT = code, COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
-  if code >= 3 then defines.COOP_U = nil end
+  if code >= 3 and code <= 5 then defines.COOP_U = nil end
   if mode == 2 then defines.COOP_EMULATE = 1 end
   coop_specs[key] = {
     file = "kernels/vulkan/" .. COOP_FILE[code] .. ".comp",
@@ -302,11 +318,14 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode)
     rows_per_group = 16 * wr,
     defines = defines,
     max_weight_bytes = MAX_WEIGHT_BYTES,
-    prep = coop_prep(tokens),
+    prep = coop_prep(tokens, coop_dense(fmt)),
     shared_bytes = shared,
     -- the emulation (GEMV_COOP=2) runs anywhere (its shared memory is what every device has)
-    requires = mode == 1 and coop_requires(shared) or nil,
-    x_rounding = 32, -- x rounded per 32-block (s_b = amax / 32639: within gemv_bench's bound)
+    requires = mode == 1 and coop_requires(shared, coop_dense(fmt)) or nil,
+    -- the quantized formats' x rounded per 32-block (s_b = amax / 32639: within gemv_bench's
+    -- bound); the dense formats' x kept to about 22 bits of its row's range: the plain bound
+    x_rounding = not coop_dense(fmt) and 32 or nil,
+    k_multiple = coop_dense(fmt) and 16 or nil, -- steps of 16 k
   }
   return coop_specs[key]
 end

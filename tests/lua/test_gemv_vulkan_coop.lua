@@ -1,5 +1,5 @@
--- The Vulkan q8_0 / q4_0 / q4_k / q5_k / q6_k GEMV on int8 cooperative matrices (GEMV_COOP=1,
--- kernels/vulkan/gemv_*_coop.comp, docs/kernels/vulkan-gemv.md, "Tensor cores through
+-- The Vulkan q8_0 / q4_0 / q4_k / q5_k / q6_k GEMV on int8 cooperative matrices and f16 / bf16
+-- on fp16 ones (GEMV_COOP=1, kernels/vulkan/gemv_*_coop.comp, docs/kernels/vulkan-gemv.md, "Tensor cores through
 -- int8 cooperative matrices"): its spec and errors, its compile at every T (without a
 -- device, so CI compiles what lavapipe cannot run), its first dispatch (x's signed digits,
 -- which lavapipe runs) against a Lua quantizer, the refusal on a device without the
@@ -71,15 +71,29 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, GEMV_XPRE = 1 }) end,
       ("gemv_vulkan.variant: %s GEMV_COOP=1 or 2 is its own kernel: it takes COOP_WR, COOP_KS and GEMV_TOKENS, not GEMV_XPRE"):format(fmt), true)
   end
-  t.errors(function() specs.variant("f16", { GEMV_COOP = 1 }) end, "gemv_vulkan.variant: f16 has no define GEMV_COOP", true)
+  -- f16, bf16: fp16 products, their own first dispatch (one workgroup a token), k in steps of 16
+  for fmt, code in pairs { f16 = 6, bf16 = 7 } do
+    local d = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 3, COOP_U = 2 })
+    t.eq({ d.file, d.block[1], d.rows_per_group, d.k_multiple, d.x_rounding },
+      { "kernels/vulkan/gemv_dense_coop.comp", 256, 64, 16, nil }, fmt)
+    t.eq(d.defines, { GEMV_COOP = 1, COOP_FMT = code, COOP_WR = 4, COOP_KS = 2, COOP_U = 2, GEMV_TOKENS = 3 }, fmt)
+    t.eq(d.shared_bytes, 8 * 2 * 16 * 48 + 512 + 8 * 512, fmt)
+    t.eq({ d.prep.spec.file, d.prep.spec.defines, d.prep.grid(4096), d.prep.bytes(4096) },
+      { "kernels/vulkan/gemv_dense_coop_xprep.comp", { GEMV_TOKENS = 3 }, { 8, 1, 1 }, 32 + 32 * 4096 }, fmt)
+    t.eq({ d.requires(gc.vulkan_fake { name = "nv", cooperative_matrix = "nv", cooperative_matrix_shapes = { NV_I8 } }) },
+      { false, "GEMV_COOP=1 needs 16x8x16 f16 x f16 + f32 cooperative matrices, which nv does not list" }, fmt)
+    t.eq({ d.requires(gc.vulkan_fake { name = "nv", cooperative_matrix = "nv", cooperative_matrix_shapes = {
+      { m = 16, n = 8, k = 16, a = "f16", b = "f16", c = "f32", d = "f32" } } }) }, { true }, fmt)
+  end
+  t.errors(function() specs.variant("f32", { GEMV_COOP = 1 }) end, "gemv_vulkan.variant: f32 has no define GEMV_COOP", true)
 end)
 
 t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan 1.2 at every T without warnings", function()
   local gpu = t.gpu
   if not gpu then t.skip("no gpu module (stock interpreter)") end
-  for _, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k" } do
+  for _, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k", "f16", "bf16" } do
     for T = 1, 8 do
-      local b32 = fmt == "q8_0" or fmt == "q4_0"
+      local b32 = fmt == "q8_0" or fmt == "q4_0" or fmt == "f16" or fmt == "bf16"
       local s = specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_U = b32 and T % 4 + 1 or nil,
         COOP_KS = T % 3 + 1 })
       for _, sp in ipairs { s, s.prep.spec } do
@@ -161,6 +175,63 @@ t.test("XPREP_COOP=1: x's signed digits, s_b and sums for 8 tokens, zeros past T
   end)
 end)
 
+-- 2^-23: f16's rounding of lo (2^-24 when to nearest; packHalf2x16's rounding is the implementation's)
+t.test("the dense first dispatch: s_t a power of two >= each row's amax, hi + lo = x / s_t to 2^-23, zeros past T", function()
+  local dev = gc.idot_device()
+  local ref = require "gpubench.ref"
+  gc.releasing(dev, function()
+    local T, k = 3, 64
+    local s = specs.variant("f16", { GEMV_COOP = 1, GEMV_TOKENS = T })
+    local rows = {}
+    for r = 1, T do
+      local v = { string.unpack(("<" .. ("f"):rep(k)), ref.random_f32(k, 730 + r)) }
+      for i = 1, k do v[i] = v[i] * 1000.0 ^ (r - 2) end -- row 1 small, row 3 large
+      rows[r] = v
+    end
+    rows[2][5] = 4.0 -- an amax that is itself a power of two
+    for i = 1, k do if i ~= 5 then rows[2][i] = rows[2][i] / 1000.0 end end
+    local xs = {}
+    for r = 1, T do xs[r] = string.pack(("<" .. ("f"):rep(k)), table.unpack(rows[r], 1, k)) end
+    local xb <close> = dev:buffer(4 * k * T)
+    local ws <close> = dev:buffer(s.prep.bytes(k))
+    xb:upload(table.concat(xs))
+    ws:fill(0xA5)
+    gemv.kernel(dev, "f16", s.prep.spec):launch(s.prep.grid(k), s.prep.spec.block, xb, ws, require("gpu").u32(k))
+    local out = ws:download()
+    local scales = { string.unpack("<ffffffff", out, 1) }
+    local function half(u) -- an f16's bits as a number
+      local e, f = (u >> 10) & 31, u & 1023
+      local v = e == 0 and f * 2.0 ^ -24 or (1024 + f) * 2.0 ^ (e - 25)
+      assert(e ~= 31, "an f16 Inf or NaN")
+      return (u >> 15) == 1 and -v or v
+    end
+    local halves = function(at)
+      local u, v = { string.unpack(("<" .. ("I2"):rep(k)), out, at) }, {}
+      for i = 1, k do v[i] = half(u[i]) end
+      return v
+    end
+    for tok = 1, 8 do
+      local hi, lo = halves(33 + (tok - 1) * 2 * k), halves(33 + 8 * 2 * k + (tok - 1) * 2 * k)
+      local st = scales[tok]
+      if tok <= T then
+        local amax = 0.0
+        for i = 1, k do amax = math.max(amax, math.abs(rows[tok][i])) end
+        local e = math.log(st, 2)
+        t.truthy(e == math.floor(e) and st >= amax and st / 2 < amax, ("token %d: s_t %g for amax %g"):format(tok, st, amax))
+        for i = 1, k do
+          local want = rows[tok][i] / st
+          t.truthy(math.abs(hi[i] + lo[i] - want) <= 2.0 ^ -23, ("token %d value %d: %g + %g against %g"):format(tok, i,
+            hi[i], lo[i], want))
+        end
+      else
+        local z = {}
+        for i = 1, k do z[i] = 0.0 end
+        t.eq({ hi, lo, st }, { z, z, 1.0 }, ("token %d past T"):format(tok))
+      end
+    end
+  end)
+end)
+
 t.test("GEMV_COOP=1 on a device without int8 cooperative matrices: refused with what it lacks", function()
   local dev = t.device("vulkan")
   if dev.cooperative_matrix == "nv" then t.skip("the device has cooperative matrices: the oracle test below runs") end
@@ -178,19 +249,20 @@ end)
 -- the reduction) through the emulated matrices in a scrambled layout: lavapipe runs it.
 -- Small shapes (every emulated product is 32 steps per component); T = 1, 3, 8; ragged m;
 -- k whose blocks the slices and COOP_U do not divide; geometries with 1 and 4 slices.
-t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k and q6_k against the FP64 oracle", function()
+t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16 and bf16 against the FP64 oracle", function()
   local dev = t.device("vulkan")
   gc.releasing(dev, function()
-    for i, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k" } do
-      local k4 = fmt ~= "q8_0" and fmt ~= "q4_0"
+    for i, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k", "f16", "bf16" } do
+      local k4 = fmt == "q4_k" or fmt == "q5_k" or fmt == "q6_k"
+      local dense = fmt == "f16" or fmt == "bf16"
       for _, T in ipairs { 1, 3, 8 } do
         local v = specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = T })
-        gc.check_tokens(dev, fmt, 37 + 16 * T, k4 and 256 * 3 or 32 * 11, T, 1000 + 10 * i + T, v)
+        gc.check_tokens(dev, fmt, 37 + 16 * T, k4 and 256 * 3 or dense and 16 * 11 or 32 * 11, T, 1000 + 10 * i + T, v)
       end
       for _, g in ipairs { { 1, 1, 3 }, { 2, 4, 2 } } do
         local v = specs.variant(fmt, { GEMV_COOP = 2, COOP_WR = g[1], COOP_KS = g[2], COOP_U = not k4 and g[3] or nil,
           GEMV_TOKENS = 8 })
-        gc.check_tokens(dev, fmt, 50, k4 and 256 * 5 or 32 * 13, 8, 1100 + 10 * i + g[1], v)
+        gc.check_tokens(dev, fmt, 50, k4 and 256 * 5 or dense and 16 * 13 or 32 * 13, 8, 1100 + 10 * i + g[1], v)
       end
     end
   end)
@@ -198,22 +270,26 @@ end)
 
 -- T = 1..8, ragged m (a partial row group), k whose blocks do not divide by the slices
 -- or by COOP_U, and several geometries.
-t.test("GEMV_COOP=1: q8_0, q4_0, q4_k, q5_k and q6_k against the FP64 oracle at every T, ragged m and k", function()
+t.test("GEMV_COOP=1: the five quantized formats, f16 and bf16 against the FP64 oracle at every T, ragged m and k", function()
   local dev = t.device("vulkan")
   local ok, why = specs.variant("q8_0", { GEMV_COOP = 1 }).requires(dev)
   if not ok then t.skip(why) end
   gc.releasing(dev, function()
-    for i, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k" } do
-      local k4 = fmt ~= "q8_0" and fmt ~= "q4_0"
-      for T = 1, 8 do
-        local v = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T })
-        -- k: blocks (super-blocks for q4_k) that the 2 slices and COOP_U = 4 do not divide
-        gc.check_tokens(dev, fmt, 37 + 30 * T, k4 and 256 * (3 + T) or 32 * (37 + T), T, 800 + 10 * i + T, v)
-      end
-      for _, g in ipairs { { 1, 1, 1 }, { 2, 4, 3 }, { 8, 1, 8 }, { 4, 4, 2 } } do
-        local v = specs.variant(fmt, { GEMV_COOP = 1, COOP_WR = g[1], COOP_KS = g[2], COOP_U = not k4 and g[3] or nil,
-          GEMV_TOKENS = 8 })
-        gc.check_tokens(dev, fmt, 200, k4 and 256 * 5 or 1024 + 96, 8, 900 + g[1] * 16 + g[2] * 4 + g[3], v)
+    for i, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k", "f16", "bf16" } do
+      local k4 = fmt == "q4_k" or fmt == "q5_k" or fmt == "q6_k"
+      local dense = fmt == "f16" or fmt == "bf16"
+      if not dense or specs.variant(fmt, { GEMV_COOP = 1 }).requires(dev) then
+        for T = 1, 8 do
+          local v = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T })
+          -- k: blocks (super-blocks, steps of 16) that the 2 slices and COOP_U = 4 do not divide
+          gc.check_tokens(dev, fmt, 37 + 30 * T, k4 and 256 * (3 + T) or (dense and 16 or 32) * (37 + T), T,
+            800 + 10 * i + T, v)
+        end
+        for _, g in ipairs { { 1, 1, 1 }, { 2, 4, 3 }, { 8, 1, 8 }, { 4, 4, 2 } } do
+          local v = specs.variant(fmt, { GEMV_COOP = 1, COOP_WR = g[1], COOP_KS = g[2], COOP_U = not k4 and g[3] or nil,
+            GEMV_TOKENS = 8 })
+          gc.check_tokens(dev, fmt, 200, k4 and 256 * 5 or 1024 + 96, 8, 900 + g[1] * 16 + g[2] * 4 + g[3], v)
+        end
       end
     end
   end)
