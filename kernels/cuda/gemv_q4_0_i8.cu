@@ -18,7 +18,7 @@
 // gpubench-compile: entry=gemv_q4_0_i8 defines=I8=1,WARPS=2,KSPLIT=2,PREFETCH=0,XPRE=2,STAGED=4,I8_GUARD=0,GEMV_TOKENS=6
 // q4_0 GEMV for T = GEMV_TOKENS rows of x on the int8 tensor cores
 // (gemv_b32_i8.cuh, the q4_k kernel's design: docs/kernels/cuda-gemv.md,
-// "The int8 tensor-core q8_0 and q4_0 kernels"): q4_0's kernel from T = 4
+// "The int8 tensor-core q8_0 and q4_0 kernels"): q4_0's T-row kernel
 // (TOKEN_RULES in lib/gpubench/gemv_cuda.lua). Launch: block
 // 32 * WARPS * KSPLIT, grid ceil(m / (16 * WARPS)); k a multiple of 256; the
 // weights 4-byte aligned.

@@ -73,11 +73,12 @@ layout(push_constant) uniform Params {
 shared COOP_ELT coop_index_[128];
 shared float coop_red_[SGS * 128];
 
+// COOP_C: the type of a 16 x 8 result (int32 or fp32), or its emulation
 #if !COOP_EMULATE
 #if COOP_FLOAT
-#define CI32 fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>
+#define COOP_C fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>
 #else
-#define CI32 icoopmatNV<32, gl_ScopeSubgroup, 16, 8>
+#define COOP_C icoopmatNV<32, gl_ScopeSubgroup, 16, 8>
 #endif
 #define COOP_SG gl_SubgroupID
 #define COOP_LANE gl_SubgroupInvocationID
@@ -89,10 +90,10 @@ shared float coop_red_[SGS * 128];
 
 // Component e of a 16 x 8 result is row pos[e] >> 3, token pos[e] & 7. Every invocation
 // of the workgroup calls it (a barrier).
-CI32 coop_positions() {
+COOP_C coop_positions() {
     for (uint i = gl_LocalInvocationIndex; i < 128u; i += uint(SGS * 32)) coop_index_[i] = COOP_ELT(i);
     barrier();
-    CI32 pos;
+    COOP_C pos;
     coopMatLoadNV(pos, coop_index_, 0, 8, false);
     return pos;
 }
@@ -106,13 +107,13 @@ CI32 coop_positions() {
     coopMatLoadNV(a_, stage, at, COOP_ROW_STRIDE, false); \
     coopMatLoadNV(bh_, XQ, 5u * (b), 5u * (nb), true); \
     coopMatLoadNV(bl_, XQ, 5u * (b) + 2u, 5u * (nb), true); \
-    c = coopMatMulAddNV(a_, bh_, CI32(0)); \
+    c = coopMatMulAddNV(a_, bh_, COOP_C(0)); \
     c = coopMatMulAddNV(a_, bl_, c * 256); }
 #else
 struct CoopEmu {
     COOP_ELT v[4];
 };
-#define CI32 CoopEmu
+#define COOP_C CoopEmu
 #define COOP_SG (gl_LocalInvocationIndex >> 5u)
 #define COOP_LANE (gl_LocalInvocationIndex & 31u)
 #define COOP_LEN(c) 4
@@ -126,9 +127,9 @@ int coop_emu_at(uint e) {
     return int((37u * (4u * COOP_LANE + e)) & 127u);
 }
 
-CI32 coop_positions() {
+COOP_C coop_positions() {
     barrier(); // as the real one's
-    CI32 pos;
+    COOP_C pos;
     for (uint e = 0u; e < 4u; e++) pos.v[e] = COOP_ELT(coop_emu_at(e));
     return pos;
 }
@@ -150,6 +151,31 @@ int coop_byte(uvec4 v, uint i) {
     } }
 #endif
 
+// Where an invocation works: its subgroup sg, the 16 rows from row0 its subgroup owns, the
+// row r of them and the half hf of a row's 32 codes (or 16 weights) it stages, row = row0 + r
+// (live: row < m), and its subgroup's slice [lo, hi) of the `units` (blocks, super-blocks or
+// steps of k): every slice runs `per` iterations, the longest slice's (the emulation's
+// barriers are the workgroup's).
+struct CoopPlace {
+    uint sg, row0, r, hf, row, lo, hi, per;
+    bool live;
+};
+
+CoopPlace coop_place(uint units) {
+    CoopPlace c;
+    c.sg = COOP_SG;
+    uint lane = COOP_LANE, ks = c.sg / uint(COOP_WR);
+    c.row0 = (gl_WorkGroupID.x * uint(COOP_WR) + c.sg % uint(COOP_WR)) * 16u;
+    c.r = lane >> 1u;
+    c.hf = lane & 1u;
+    c.row = c.row0 + c.r;
+    c.live = c.row < P.m;
+    c.per = (units + uint(COOP_KS) - 1u) / uint(COOP_KS);
+    c.lo = min(units, ks * c.per);
+    c.hi = min(units, c.lo + c.per);
+    return c;
+}
+
 // Component e's element (row * 8 + token) as uint.
 #define COOP_P(pos, e) uint(COOP_AT(pos, e))
 
@@ -160,7 +186,7 @@ uvec2 coop_record(uint t, uint nb, uint b) {
 
 // The slices' sums of the workgroup's rows into y: each subgroup's components into shared
 // memory, then the first COOP_WR * 128 invocations add the slices and store t < T, row < m.
-void coop_store(float acc[EL_MAX], CI32 pos) {
+void coop_store(float acc[EL_MAX], COOP_C pos) {
     int n_el = COOP_LEN(pos);
     uint sg = COOP_SG;
     for (int e = 0; e < min(n_el, EL_MAX); e++) coop_red_[sg * 128u + COOP_P(pos, e)] = acc[e];

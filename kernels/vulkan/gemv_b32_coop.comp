@@ -9,11 +9,12 @@
 // x: quantized once per call into signed digits (coop_common.glsl). Per block of 32 the
 // subgroup copies its 16 rows' codes into shared memory (16-byte aligned rows for the
 // matrix load; the ggml blocks are 34 and 18 bytes, so each lane funnel-shifts five
-// words into its half row), multiplies them with 8 tokens' digits (COOP_PRODUCT) and
+// words into its half row: GEMV_LOAD16), multiplies them with 8 tokens' digits (COOP_PRODUCT) and
 // adds float(C) * d_row * s_b,token (q4_0: (C - 8 sum(xq)) ...) into per-invocation
 // float sums, d_row staged beside the codes. COOP_U blocks are loaded before any is staged.
 #extension GL_GOOGLE_include_directive : require
 #include "coop_common.glsl"
+#include "byte_words.glsl"
 
 #if !defined(COOP_FMT) || !defined(COOP_U)
 #error "COOP_FMT (1 q8_0, 2 q4_0) and COOP_U must be defined (lib/gpubench/gemv_vulkan.lua)"
@@ -32,47 +33,33 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uint W[]; };
 shared uvec4 stage_[SGS * COOP_U * COOP_STAGE];
 shared float d_[SGS * COOP_U * 16]; // the staged blocks' d per row
 
-uint funnel(uint lo, uint hi, uint s) {
-    return (lo >> s) | ((hi << 16u) << (16u - s));
-}
-
 void main() {
-    uint lane = COOP_LANE, sg = COOP_SG;
-    uint wr = sg % uint(COOP_WR), ks = sg / uint(COOP_WR);
-    uint row0 = (gl_WorkGroupID.x * uint(COOP_WR) + wr) * 16u;
     uint nb = P.k >> 5u, row_bytes = nb * BLOCK_BYTES;
-    // this invocation's staging share: row r of the 16, half hf of its 32 codes
-    uint r = lane >> 1u, hf = lane & 1u, row = row0 + r;
-    bool live = row < P.m;
+    CoopPlace pl = coop_place(nb);
+    uint r = pl.r, hf = pl.hf, row = pl.row;
 
-    CI32 pos = coop_positions();
+    COOP_C pos = coop_positions();
     int n_el = COOP_LEN(pos);
     float acc[EL_MAX];
     for (int e = 0; e < EL_MAX; e++) acc[e] = 0.0;
 
-    uint per = (nb + uint(COOP_KS) - 1u) / uint(COOP_KS);
-    uint b_lo = min(nb, ks * per), b_hi = min(nb, b_lo + per);
-    uint sbase = sg * uint(COOP_U) * COOP_STAGE, dbase = sg * uint(COOP_U) * 16u;
-    // every slice runs the longest slice's steps (the emulation's barriers are the workgroup's)
-    for (uint i0 = 0u; i0 < per; i0 += uint(COOP_U)) {
-        uint b0 = b_lo + i0;
+    uint sbase = pl.sg * uint(COOP_U) * COOP_STAGE, dbase = pl.sg * uint(COOP_U) * 16u;
+    for (uint i0 = 0u; i0 < pl.per; i0 += uint(COOP_U)) {
+        uint b0 = pl.lo + i0;
         float d[COOP_U];
         uvec4 q[COOP_U];
         [[unroll]] for (int u = 0; u < COOP_U; u++) {
             uint b = b0 + uint(u);
             d[u] = 0.0;
             q[u] = uvec4(0u);
-            if (live && b < b_hi) {
+            if (pl.live && b < pl.hi) {
                 uint o = row * row_bytes + b * BLOCK_BYTES;
-                d[u] = unpackHalf2x16(W[o >> 2u] >> ((o & 2u) << 3u)).x;
+                d[u] = GEMV_F16_AT(W, o);
 #if COOP_FMT == 1
-                uint qo = o + 2u + 16u * hf; // this half's 16 codes
+                q[u] = GEMV_LOAD16(W, o + 2u + 16u * hf); // this half's 16 codes
 #else
-                uint qo = o + 2u; // all 16 bytes: low nibbles are codes 0..15, high 16..31
+                q[u] = GEMV_LOAD16(W, o + 2u); // all 16 bytes: low nibbles are codes 0..15, high 16..31
 #endif
-                uint s = (qo & 2u) << 3u, w = qo >> 2u; // the last word may be past the row: the buffer's slack
-                uint u0 = W[w], u1 = W[w + 1u], u2 = W[w + 2u], u3 = W[w + 3u], u4 = W[w + 4u];
-                q[u] = uvec4(funnel(u0, u1, s), funnel(u1, u2, s), funnel(u2, u3, s), funnel(u3, u4, s));
 #if COOP_FMT == 2
                 q[u] = hf == 0u ? (q[u] & 0x0F0F0F0Fu) : ((q[u] >> 4u) & 0x0F0F0F0Fu);
 #endif
@@ -86,8 +73,8 @@ void main() {
         COOP_SYNC();
         [[unroll]] for (int u = 0; u < COOP_U; u++) {
             uint b = b0 + uint(u);
-            if (b >= b_hi) break; // uniform over the subgroup
-            CI32 c;
+            if (b >= pl.hi) break; // uniform over the subgroup
+            COOP_C c;
             COOP_PRODUCT(c, stage_, sbase + uint(u) * COOP_STAGE, b, nb)
             for (int e = 0; e < min(n_el, EL_MAX); e++) {
                 int p = COOP_AT(pos, e);

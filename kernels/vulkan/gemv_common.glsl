@@ -198,25 +198,7 @@ vec4 gemv_sbytes(uint w) {
     return gemv_bytes(w ^ 0x80808080u, 128.0);
 }
 
-// Four bytes starting `s` bits into `lo` (s = 0 or 16): how the 2-byte-aligned block
-// formats (q4_0, q8_0, q6_k) read a 32-bit word at an even byte offset from 4-byte
-// storage words, because the kernels must not require 8- or 16-bit storage
-// (docs/kernels/vulkan-gemv.md, "Byte alignment"). The double shift keeps both shift
-// counts below 32 for s = 0 and 16.
-uint gemv_funnel(uint lo, uint hi, uint s) {
-    return (lo >> s) | ((hi << 16u) << (16u - s));
-}
-
-// Bit position (0 or 16) of an even byte offset inside its 32-bit word.
-uint gemv_half_shift(uint byte_off) {
-    return (byte_off & 2u) << 3u;
-}
-
-// An fp16 stored at an even byte offset of a uint[] buffer, as a float (exact, including
-// subnormals).
-#define GEMV_F16_AT(buf, byte_off) \
-    unpackHalf2x16((buf)[(byte_off) >> 2u] >> gemv_half_shift(byte_off)).x
-
+#include "byte_words.glsl"
 #include "kquant_scales.glsl"
 
 #endif

@@ -57,31 +57,25 @@ float coop_half(uvec4 v, uint i) {
 #endif
 
 void main() {
-    uint lane = COOP_LANE, sg = COOP_SG;
-    uint wr = sg % uint(COOP_WR), ks = sg / uint(COOP_WR);
-    uint row0 = (gl_WorkGroupID.x * uint(COOP_WR) + wr) * 16u;
     uint n8 = P.k >> 3u, steps = P.k >> 4u;
-    uint r = lane >> 1u, hf = lane & 1u, row = row0 + r;
-    bool live = row < P.m;
+    CoopPlace pl = coop_place(steps);
+    uint r = pl.r, hf = pl.hf, row = pl.row;
 
-    CI32 pos = coop_positions();
+    COOP_C pos = coop_positions();
     int n_el = COOP_LEN(pos);
 #if COOP_EMULATE
-    CI32 c;
+    COOP_C c;
     for (int e = 0; e < 4; e++) c.v[e] = 0.0;
 #else
-    CI32 c = CI32(0.0);
+    COOP_C c = COOP_C(0.0);
 #endif
 
-    uint per = (steps + uint(COOP_KS) - 1u) / uint(COOP_KS);
-    uint s_lo = min(steps, ks * per), s_hi = min(steps, s_lo + per);
-    uint sbase = sg * uint(COOP_U) * COOP_STAGE;
-    // every slice runs the longest slice's steps (the emulation's barriers are the workgroup's)
-    for (uint i0 = 0u; i0 < per; i0 += uint(COOP_U)) {
+    uint sbase = pl.sg * uint(COOP_U) * COOP_STAGE;
+    for (uint i0 = 0u; i0 < pl.per; i0 += uint(COOP_U)) {
         uvec4 w[COOP_U];
         [[unroll]] for (int u = 0; u < COOP_U; u++) {
-            uint st = s_lo + i0 + uint(u);
-            w[u] = live && st < s_hi ? W[row * n8 + 2u * st + hf] : uvec4(0u); // 8 weights: k 16 st + 8 hf ..
+            uint st = pl.lo + i0 + uint(u);
+            w[u] = pl.live && st < pl.hi ? W[row * n8 + 2u * st + hf] : uvec4(0u); // 8 weights: k 16 st + 8 hf ..
 #if BF16
             // bf16 -> f32 (the high half of the word) times 2^8 -> f16
             uvec4 lo = w[u] << 16u, hi = w[u] & 0xFFFF0000u;
@@ -95,8 +89,8 @@ void main() {
         [[unroll]] for (int u = 0; u < COOP_U; u++) stage_[sbase + uint(u) * COOP_STAGE + r * COOP_ROW_STRIDE + hf] = w[u];
         COOP_SYNC();
         [[unroll]] for (int u = 0; u < COOP_U; u++) {
-            uint st = s_lo + i0 + uint(u);
-            if (st >= s_hi) break; // uniform over the subgroup
+            uint st = pl.lo + i0 + uint(u);
+            if (st >= pl.hi) break; // uniform over the subgroup
             COOP_PRODUCT16(c, stage_, sbase + uint(u) * COOP_STAGE, 16u * st, n8)
         }
     }

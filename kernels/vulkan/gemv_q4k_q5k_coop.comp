@@ -29,29 +29,23 @@ shared uvec4 stage_[SGS * 2u * COOP_STAGE]; // a sub-block pair per subgroup
 shared vec2 scale_[SGS * 2u * 16u];          // the pair's d sc and dmin m per row
 
 void main() {
-    uint lane = COOP_LANE, sg = COOP_SG;
-    uint wr = sg % uint(COOP_WR), ks = sg / uint(COOP_WR);
-    uint row0 = (gl_WorkGroupID.x * uint(COOP_WR) + wr) * 16u;
     uint nb = P.k >> 5u, nsb = P.k >> 8u;
-    uint r = lane >> 1u, hf = lane & 1u, row = row0 + r;
-    bool live = row < P.m;
+    CoopPlace pl = coop_place(nsb);
+    uint r = pl.r, hf = pl.hf, row = pl.row;
 
-    CI32 pos = coop_positions();
+    COOP_C pos = coop_positions();
     int n_el = COOP_LEN(pos);
     float acc[EL_MAX];
     for (int e = 0; e < EL_MAX; e++) acc[e] = 0.0;
 
-    uint per = (nsb + uint(COOP_KS) - 1u) / uint(COOP_KS);
-    uint s_lo = min(nsb, ks * per), s_hi = min(nsb, s_lo + per);
-    uint sbase = sg * 2u * COOP_STAGE, cbase = sg * 32u;
-    // every slice runs the longest slice's steps (the emulation's barriers are the workgroup's)
-    for (uint i = 0u; i < per; i++) {
-        uint sb = s_lo + i;
-        bool have = sb < s_hi; // uniform over the subgroup
+    uint sbase = pl.sg * 2u * COOP_STAGE, cbase = pl.sg * 32u;
+    for (uint i = 0u; i < pl.per; i++) {
+        uint sb = pl.lo + i;
+        bool have = sb < pl.hi; // uniform over the subgroup
         uvec4 h = uvec4(0u), qh = uvec4(0u), q[4];
         uint at = (row * nsb + sb) * SB_VECS;
         [[unroll]] for (int c = 0; c < 4; c++) q[c] = uvec4(0u);
-        if (live && have) {
+        if (pl.live && have) {
             h = W[at];
 #if Q5
             qh = W[at + 1u + hf];
@@ -77,7 +71,7 @@ void main() {
             if (!have) continue;
             [[unroll]] for (int j = 0; j < 2; j++) {
                 uint b = 8u * sb + 2u * uint(c) + uint(j);
-                CI32 cm;
+                COOP_C cm;
                 COOP_PRODUCT(cm, stage_, sbase + uint(j) * COOP_STAGE, b, nb)
                 for (int e = 0; e < min(n_el, EL_MAX); e++) {
                     int p = COOP_AT(pos, e);

@@ -12,56 +12,40 @@
 // time before its sub-blocks are staged one by one.
 #extension GL_GOOGLE_include_directive : require
 #include "coop_common.glsl"
+#include "byte_words.glsl"
 
 layout(set = 0, binding = 0) readonly buffer WBuf { uint W[]; };
 
 shared uvec4 stage_[SGS * 2u * COOP_STAGE]; // a sub-block's two halves per subgroup
 shared vec2 scale_[SGS * 16u];              // d sc[2j], d sc[2j+1] per row
 
-uint funnel(uint lo, uint hi, uint s) {
-    return (lo >> s) | ((hi << 16u) << (16u - s));
-}
-
-// The 16 bytes at byte offset o (even) of W.
-uvec4 load16(uint o) {
-    uint s = (o & 2u) << 3u, w = o >> 2u; // the last word may be past the row: the buffer's slack
-    uint u0 = W[w], u1 = W[w + 1u], u2 = W[w + 2u], u3 = W[w + 3u], u4 = W[w + 4u];
-    return uvec4(funnel(u0, u1, s), funnel(u1, u2, s), funnel(u2, u3, s), funnel(u3, u4, s));
-}
-
 void main() {
-    uint lane = COOP_LANE, sg = COOP_SG;
-    uint wr = sg % uint(COOP_WR), ks = sg / uint(COOP_WR);
-    uint row0 = (gl_WorkGroupID.x * uint(COOP_WR) + wr) * 16u;
     uint nb = P.k >> 5u, nsb = P.k >> 8u;
-    uint r = lane >> 1u, hf = lane & 1u, row = row0 + r;
-    bool live = row < P.m;
+    CoopPlace pl = coop_place(nsb);
+    uint r = pl.r, hf = pl.hf, row = pl.row;
 
-    CI32 pos = coop_positions();
+    COOP_C pos = coop_positions();
     int n_el = COOP_LEN(pos);
     float acc[EL_MAX];
     for (int e = 0; e < EL_MAX; e++) acc[e] = 0.0;
 
-    uint per = (nsb + uint(COOP_KS) - 1u) / uint(COOP_KS);
-    uint s_lo = min(nsb, ks * per), s_hi = min(nsb, s_lo + per);
-    uint sbase = sg * 2u * COOP_STAGE, cbase = sg * 16u;
-    // every slice runs the longest slice's steps (the emulation's barriers are the workgroup's)
-    for (uint i = 0u; i < per; i++) {
-        uint sb = s_lo + i;
-        bool have = sb < s_hi; // uniform over the subgroup
+    uint sbase = pl.sg * 2u * COOP_STAGE, cbase = pl.sg * 16u;
+    for (uint i = 0u; i < pl.per; i++) {
+        uint sb = pl.lo + i;
+        bool have = sb < pl.hi; // uniform over the subgroup
         uvec4 ql[4], qh[2], sc = uvec4(0u);
         float d = 0.0;
         [[unroll]] for (int c = 0; c < 4; c++) ql[c] = uvec4(0u);
         qh[0] = uvec4(0u);
         qh[1] = uvec4(0u);
-        if (live && have) {
+        if (pl.live && have) {
             uint o = (row * nsb + sb) * 210u;
             // ql quarter c = 2h + p: bytes 64h + 32p .. of the sub-blocks 4h + p and 4h + p + 2
-            [[unroll]] for (int c = 0; c < 4; c++) ql[c] = load16(o + 32u * uint(c) + 16u * hf);
-            qh[0] = load16(o + 128u + 16u * hf);
-            qh[1] = load16(o + 160u + 16u * hf);
-            sc = load16(o + 192u);
-            d = unpackHalf2x16(W[(o + 208u) >> 2u] >> (((o + 208u) & 2u) << 3u)).x;
+            [[unroll]] for (int c = 0; c < 4; c++) ql[c] = GEMV_LOAD16(W, o + 32u * uint(c) + 16u * hf);
+            qh[0] = GEMV_LOAD16(W, o + 128u + 16u * hf);
+            qh[1] = GEMV_LOAD16(W, o + 160u + 16u * hf);
+            sc = GEMV_LOAD16(W, o + 192u);
+            d = GEMV_F16_AT(W, o + 208u);
         }
         [[unroll]] for (int j = 0; j < 8; j++) {
             uint h = uint(j) >> 2u, kq = uint(j) & 3u; // element 128 h + 32 kq + l
@@ -82,7 +66,7 @@ void main() {
             COOP_SYNC();
             if (!have) continue;
             uint blk = 8u * sb + uint(j);
-            CI32 c0, c1;
+            COOP_C c0, c1;
             COOP_PRODUCT(c0, stage_, sbase, blk, nb)
             COOP_PRODUCT(c1, stage_, sbase + COOP_STAGE, blk, nb)
             for (int e = 0; e < min(n_el, EL_MAX); e++) {

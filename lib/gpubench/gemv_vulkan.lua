@@ -505,8 +505,6 @@ end
 -- {GEMV_TOKENS = 2}), with rows_per_group to match; for tuning runs
 -- (experiments/gemv_variants.lua) and the multi-token kernels (gemv.spec with
 -- tokens). Not stored in this table, so gemv.spec keeps returning the defaults.
-local function variant_defaults_of(fmt) return M.variant_defines(fmt) end
-
 function M.variant(fmt, changes)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
   if type(base) ~= "table" then
@@ -552,15 +550,16 @@ function M.variant(fmt, changes)
     end
   end
   if (coop.GEMV_COOP or 0) >= 1 then
+    local defaults = M.variant_defines(fmt) -- a grid names every define at its default
     for _, k in ipairs { "GEMV_T", "GEMV_NR", "GEMV_IDOT", "GEMV_XB", "GEMV_GRID", "GEMV_XPRE" } do
-      if changes[k] ~= nil and changes[k] ~= variant_defaults_of(fmt)[k] then
+      if changes[k] ~= nil and changes[k] ~= defaults[k] then
         error(("gemv_vulkan.variant: %s GEMV_COOP=1 or 2 is its own kernel: it takes COOP_WR, COOP_KS%s and GEMV_TOKENS, not %s")
           :format(fmt, coop_takes(fmt, "COOP_U") and ", COOP_U" or "", k), 2)
       end
     end
     local spec = coop_spec(fmt, tokens, coop.COOP_WR or COOP_DEFAULTS.COOP_WR, coop.COOP_KS or COOP_DEFAULTS.COOP_KS,
       coop.COOP_U or COOP_DEFAULTS.COOP_U, coop.GEMV_COOP)
-    return spec
+    return spec -- not a tail call: coop_spec's errors name variant's caller
   end
   for k in pairs(COOP_DEFAULTS) do
     if coop[k] and coop[k] ~= COOP_DEFAULTS[k] then

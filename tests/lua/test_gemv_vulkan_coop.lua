@@ -12,6 +12,13 @@ local specs = require "gpubench.gemv_vulkan"
 local gc = dofile("tests/lua/gemv_check.lua")(t)
 
 local NV_I8 = { m = 16, n = 8, k = 32, a = "s8", b = "s8", c = "s32", d = "s32" }
+local ALL = { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k", "f16", "bf16" }
+local SUPER = { q4_k = true, q5_k = true, q6_k = true } -- a super-block per step: no COOP_U
+local DENSE = { f16 = true, bf16 = true }                -- fp16 matrices, steps of 16
+-- k of `few` super-blocks for the k-quants, else of `many` blocks of 32 (steps of 16)
+local function k_of(fmt, few, many)
+  return SUPER[fmt] and 256 * few or DENSE[fmt] and 16 * many or 32 * many
+end
 
 t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and the errors", function()
   for fmt, code in pairs { q8_0 = 1, q4_0 = 2 } do
@@ -91,10 +98,9 @@ end)
 t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan 1.2 at every T without warnings", function()
   local gpu = t.gpu
   if not gpu then t.skip("no gpu module (stock interpreter)") end
-  for _, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k", "f16", "bf16" } do
+  for _, fmt in ipairs(ALL) do
     for T = 1, 8 do
-      local b32 = fmt == "q8_0" or fmt == "q4_0" or fmt == "f16" or fmt == "bf16"
-      local s = specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_U = b32 and T % 4 + 1 or nil,
+      local s = specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_U = not SUPER[fmt] and T % 4 + 1 or nil,
         COOP_KS = T % 3 + 1 })
       for _, sp in ipairs { s, s.prep.spec } do
         local c = gpu.compile { backend = "vulkan", file = sp.file, target = "vulkan1.2", defines = sp.defines }
@@ -252,17 +258,15 @@ end)
 t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16 and bf16 against the FP64 oracle", function()
   local dev = t.device("vulkan")
   gc.releasing(dev, function()
-    for i, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k", "f16", "bf16" } do
-      local k4 = fmt == "q4_k" or fmt == "q5_k" or fmt == "q6_k"
-      local dense = fmt == "f16" or fmt == "bf16"
+    for i, fmt in ipairs(ALL) do
       for _, T in ipairs { 1, 3, 8 } do
         local v = specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = T })
-        gc.check_tokens(dev, fmt, 37 + 16 * T, k4 and 256 * 3 or dense and 16 * 11 or 32 * 11, T, 1000 + 10 * i + T, v)
+        gc.check_tokens(dev, fmt, 37 + 16 * T, k_of(fmt, 3, 11), T, 1000 + 10 * i + T, v)
       end
       for _, g in ipairs { { 1, 1, 3 }, { 2, 4, 2 } } do
-        local v = specs.variant(fmt, { GEMV_COOP = 2, COOP_WR = g[1], COOP_KS = g[2], COOP_U = not k4 and g[3] or nil,
+        local v = specs.variant(fmt, { GEMV_COOP = 2, COOP_WR = g[1], COOP_KS = g[2], COOP_U = not SUPER[fmt] and g[3] or nil,
           GEMV_TOKENS = 8 })
-        gc.check_tokens(dev, fmt, 50, k4 and 256 * 5 or dense and 16 * 13 or 32 * 13, 8, 1100 + 10 * i + g[1], v)
+        gc.check_tokens(dev, fmt, 50, k_of(fmt, 5, 13), 8, 1100 + 10 * i + g[1], v)
       end
     end
   end)
@@ -275,20 +279,18 @@ t.test("GEMV_COOP=1: the five quantized formats, f16 and bf16 against the FP64 o
   local ok, why = specs.variant("q8_0", { GEMV_COOP = 1 }).requires(dev)
   if not ok then t.skip(why) end
   gc.releasing(dev, function()
-    for i, fmt in ipairs { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k", "f16", "bf16" } do
-      local k4 = fmt == "q4_k" or fmt == "q5_k" or fmt == "q6_k"
-      local dense = fmt == "f16" or fmt == "bf16"
-      if not dense or specs.variant(fmt, { GEMV_COOP = 1 }).requires(dev) then
+    for i, fmt in ipairs(ALL) do
+      -- the dense formats need fp16 matrices besides the int8 ones this test asked for
+      if not DENSE[fmt] or specs.variant(fmt, { GEMV_COOP = 1 }).requires(dev) then
         for T = 1, 8 do
           local v = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T })
           -- k: blocks (super-blocks, steps of 16) that the 2 slices and COOP_U = 4 do not divide
-          gc.check_tokens(dev, fmt, 37 + 30 * T, k4 and 256 * (3 + T) or (dense and 16 or 32) * (37 + T), T,
-            800 + 10 * i + T, v)
+          gc.check_tokens(dev, fmt, 37 + 30 * T, k_of(fmt, 3 + T, 37 + T), T, 800 + 10 * i + T, v)
         end
         for _, g in ipairs { { 1, 1, 1 }, { 2, 4, 3 }, { 8, 1, 8 }, { 4, 4, 2 } } do
-          local v = specs.variant(fmt, { GEMV_COOP = 1, COOP_WR = g[1], COOP_KS = g[2], COOP_U = not k4 and g[3] or nil,
+          local v = specs.variant(fmt, { GEMV_COOP = 1, COOP_WR = g[1], COOP_KS = g[2], COOP_U = not SUPER[fmt] and g[3] or nil,
             GEMV_TOKENS = 8 })
-          gc.check_tokens(dev, fmt, 200, k4 and 256 * 5 or 1024 + 96, 8, 900 + g[1] * 16 + g[2] * 4 + g[3], v)
+          gc.check_tokens(dev, fmt, 200, SUPER[fmt] and 256 * 5 or 1024 + 96, 8, 900 + g[1] * 16 + g[2] * 4 + g[3], v)
         end
       end
     end
