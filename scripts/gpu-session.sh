@@ -341,6 +341,8 @@ phase_vkcoop() {
       g="$g|GEMV_TOKENS=$tk;GEMV_COOP=1;COOP_WR=2,4,8;COOP_KS=1,2,4"
       [[ $f != q4_k && $f != q5_k && $f != q6_k ]] && g="$g|GEMV_TOKENS=$tk;GEMV_COOP=1;COOP_WR=4;COOP_KS=2;COOP_U=1,2,8"
       [[ $tk == 1 && ($f == q8_0 || $f == q4_0) ]] && g="$g|GEMV_TOKENS=1;GEMV_IDOT=2"
+      # f16's A straight from W (no stage): whether the matrix loads from shared memory are the cost
+      [[ $f == f16 ]] && g="$g|GEMV_TOKENS=$tk;GEMV_COOP=1;COOP_DIRECT=1;COOP_WR=2,4,8;COOP_KS=1,2,4"
       n="vkcoop_${f}_${o}_${it}_T$tk"
       run "$n" timeout ${VKCOOP_LIMIT:-150} env M=14336 K=5120 ITERS=$it $G --backend vulkan experiments/gemv_variants.lua \
         --rotate --rounds 1 --kernels $f --order $o --grid "$g" --json "$LOGS/$n.jsonl"

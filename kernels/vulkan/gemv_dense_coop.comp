@@ -18,6 +18,12 @@
 #if COOP_U < 1 || COOP_U > 8
 #error "COOP_U must be in 1..8"
 #endif
+#ifndef COOP_DIRECT
+#define COOP_DIRECT 0 // 1: f16's A loaded from W itself, no stage (m a multiple of 16)
+#endif
+#if COOP_DIRECT && COOP_FMT != 6
+#error "COOP_DIRECT is f16's: bf16 is converted on its way into the stage"
+#endif
 #if !COOP_EMULATE
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #endif
@@ -26,13 +32,16 @@
 
 layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 
+#if !COOP_DIRECT
 shared uvec4 stage_[SGS * COOP_U * COOP_STAGE];
+#endif
 
 #if !COOP_EMULATE
-#define COOP_PRODUCT16(c, stage, at, k0, n8) { \
+// A (16 rows x 16 k) from abuf[at], astride uvec4s a row: the stage, or W itself (COOP_DIRECT)
+#define COOP_PRODUCT16(c, abuf, at, astride, k0, n8) { \
     fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a_; \
     fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bh_, bl_; \
-    coopMatLoadNV(a_, stage, at, COOP_ROW_STRIDE, false); \
+    coopMatLoadNV(a_, abuf, at, astride, false); \
     coopMatLoadNV(bh_, XQ, 2u + ((k0) >> 3u), n8, true); \
     coopMatLoadNV(bl_, XQ, 2u + 8u * (n8) + ((k0) >> 3u), n8, true); \
     c = coopMatMulAddNV(a_, bh_, c); \
@@ -42,14 +51,14 @@ shared uvec4 stage_[SGS * COOP_U * COOP_STAGE];
 float coop_half(uvec4 v, uint i) {
     return unpackHalf2x16(v[i >> 1u])[i & 1u];
 }
-#define COOP_PRODUCT16(c, stage, at, k0, n8) { \
+#define COOP_PRODUCT16(c, abuf, at, astride, k0, n8) { \
     for (uint e_ = 0u; e_ < 4u; e_++) { \
-        uint p_ = uint(coop_emu_at(e_)), a0_ = (at) + (p_ >> 3u) * COOP_ROW_STRIDE; \
+        uint p_ = uint(coop_emu_at(e_)), a0_ = (at) + (p_ >> 3u) * (astride); \
         uint h_ = 2u + (p_ & 7u) * (n8) + ((k0) >> 3u), l_ = h_ + 8u * (n8); \
         float s_ = 0.0; \
         for (uint k_ = 0u; k_ < 16u; k_++) { \
             uint w_ = k_ >> 3u, i_ = k_ & 7u; \
-            float a = coop_half(stage[a0_ + w_], i_); \
+            float a = coop_half(abuf[a0_ + w_], i_); \
             s_ += a * coop_half(XQ[h_ + w_], i_) + a * coop_half(XQ[l_ + w_], i_); \
         } \
         c.v[e_] += s_; \
@@ -70,6 +79,13 @@ void main() {
     COOP_C c = COOP_C(0.0);
 #endif
 
+#if COOP_DIRECT
+    // A straight from W (f16, m a multiple of 16: no partial group to read past the buffer)
+    for (uint st = pl.lo; st < pl.lo + pl.per; st++) {
+        if (st >= pl.hi) break; // uniform over the subgroup
+        COOP_PRODUCT16(c, W, pl.row0 * n8 + 2u * st, n8, 16u * st, n8)
+    }
+#else
     uint sbase = pl.sg * uint(COOP_U) * COOP_STAGE;
     for (uint i0 = 0u; i0 < pl.per; i0 += uint(COOP_U)) {
         uvec4 w[COOP_U];
@@ -91,9 +107,10 @@ void main() {
         [[unroll]] for (int u = 0; u < COOP_U; u++) {
             uint st = pl.lo + i0 + uint(u);
             if (st >= pl.hi) break; // uniform over the subgroup
-            COOP_PRODUCT16(c, stage_, sbase + uint(u) * COOP_STAGE, 16u * st, n8)
+            COOP_PRODUCT16(c, stage_, sbase + uint(u) * COOP_STAGE, COOP_ROW_STRIDE, 16u * st, n8)
         }
     }
+#endif
 
     float acc[EL_MAX];
     for (int e = 0; e < EL_MAX; e++) acc[e] = 0.0;

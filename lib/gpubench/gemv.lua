@@ -120,7 +120,7 @@ function gemv.format(fmt)
   return { qk = f.qk, block_bytes = f.block_bytes, k_multiple = f.k_multiple }
 end
 
--- Checks a shape for fmt (and, when given, a backend spec's own k_multiple);
+-- Checks a shape for fmt (and, when given, a backend spec's own k_multiple and m_multiple);
 -- returns m and k as integers. fn names the caller in the message; deeper as
 -- in tokens_and_spec.
 local function check_shape(fmt, m, k, spec, fn, deeper)
@@ -132,6 +132,10 @@ local function check_shape(fmt, m, k, spec, fn, deeper)
   if spec and spec.k_multiple and spec.k_multiple > mult then mult = spec.k_multiple end
   if k % mult ~= 0 then
     error(("gemv.%s: %s needs k to be a multiple of %d, got k=%d"):format(fn, fmt, mult, k), 3 + deeper)
+  end
+  if spec and spec.m_multiple and m % spec.m_multiple ~= 0 then
+    error(("gemv.%s: this %s kernel needs m to be a multiple of %d, got m=%d"):format(fn, fmt, spec.m_multiple, m),
+      3 + deeper)
   end
   return m, k
 end

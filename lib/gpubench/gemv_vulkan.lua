@@ -232,9 +232,13 @@ end
 local COOP_FMT = { q8_0 = 1, q4_0 = 2, q4_k = 3, q5_k = 4, q6_k = 5, f16 = 6, bf16 = 7 }
 local COOP_FILE = { "gemv_b32_coop", "gemv_b32_coop", "gemv_q4k_q5k_coop", "gemv_q4k_q5k_coop", "gemv_q6_k_coop",
                     "gemv_dense_coop", "gemv_dense_coop" }
-local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4 }
+-- COOP_DIRECT = 1 (f16 only): A loaded from W itself, no stage; m a multiple of 16
+local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4, COOP_DIRECT = 0 }
 local function coop_dense(fmt) return COOP_FMT[fmt] >= 6 end
-local function coop_takes(fmt, name) return name ~= "COOP_U" or COOP_FMT[fmt] <= 2 or coop_dense(fmt) end
+local function coop_takes(fmt, name)
+  if name == "COOP_DIRECT" then return fmt == "f16" end
+  return name ~= "COOP_U" or COOP_FMT[fmt] <= 2 or coop_dense(fmt)
+end
 -- The first dispatch: the quantized formats' signed digits (gemv_idot_xprep.comp, XPREP_COOP),
 -- the dense formats' f16 hi + lo of x / s_t (gemv_dense_coop_xprep.comp: one workgroup a token)
 local coop_prep_specs = {}
@@ -291,9 +295,10 @@ local function coop_requires(shared, dense)
 end
 
 local coop_specs = {} -- one table per configuration: gemv.kernel caches compiled kernels by spec table
-local function coop_spec(fmt, tokens, wr, ks, u, mode)
+local function coop_spec(fmt, tokens, wr, ks, u, mode, direct)
   if not coop_takes(fmt, "COOP_U") then u = COOP_DEFAULTS.COOP_U end -- not read by the k-quant kernels
-  local key = ("%s:%d:%d:%d:%d:%d"):format(fmt, tokens, wr, ks, u, mode)
+  if direct == 1 then u = COOP_DEFAULTS.COOP_U end -- no stage: not read
+  local key = ("%s:%d:%d:%d:%d:%d:%d"):format(fmt, tokens, wr, ks, u, mode, direct)
   if coop_specs[key] then return coop_specs[key] end
   local sgs = wr * ks
   if sgs * 32 > 1024 then
@@ -307,9 +312,11 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode)
   -- dmin m of the pair; d sc of both halves), then the indices and the slices' sums
   local per_sg = ({ u * 16 * (48 + 4), u * 16 * (48 + 4), 2 * 16 * (48 + 8), 2 * 16 * (48 + 8), 2 * 16 * 48 + 16 * 8,
     u * 16 * 48, u * 16 * 48 })[code]
+  if direct == 1 then per_sg = 0 end
   local shared = sgs * per_sg + 128 * 4 + sgs * 128 * 4
   local defines = { GEMV_COOP = mode, COOP_FMT = code, COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
   if code >= 3 and code <= 5 then defines.COOP_U = nil end
+  if direct == 1 then defines.COOP_U, defines.COOP_DIRECT = 1, 1 end
   if mode == 2 then defines.COOP_EMULATE = 1 end
   coop_specs[key] = {
     file = "kernels/vulkan/" .. COOP_FILE[code] .. ".comp",
@@ -326,6 +333,7 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode)
     -- bound); the dense formats' x kept to about 22 bits of its row's range: the plain bound
     x_rounding = not coop_dense(fmt) and 32 or nil,
     k_multiple = coop_dense(fmt) and 16 or nil, -- steps of 16 k
+    m_multiple = direct == 1 and 16 or nil, -- whole groups of 16 rows read from W
   }
   return coop_specs[key]
 end
@@ -521,9 +529,10 @@ function M.variant(fmt, changes)
       end
       if k == "GEMV_IDOT" then idot = v elseif k == "GEMV_XB" then xb = v else cap = v end
     elseif COOP_FMT[fmt] and (k == "GEMV_COOP" or (COOP_DEFAULTS[k] and coop_takes(fmt, k))) then
-      if math.type(v) ~= "integer" or (k == "GEMV_COOP" and (v < 0 or v > 2)) or (k ~= "GEMV_COOP" and v < 1) then
+      local zero_to = (k == "GEMV_COOP" and 2) or (k == "COOP_DIRECT" and 1) or nil
+      if math.type(v) ~= "integer" or (zero_to and (v < 0 or v > zero_to)) or (not zero_to and v < 1) then
         error(("gemv_vulkan.variant: %s=%s is not %s"):format(k, tostring(v),
-          k == "GEMV_COOP" and "0, 1 or 2" or "a positive integer"), 2)
+          k == "GEMV_COOP" and "0, 1 or 2" or k == "COOP_DIRECT" and "0 or 1" or "a positive integer"), 2)
       end
       coop[k] = v
     elseif k == "GEMV_XPRE" and XPRE_FORMATS[fmt] then
@@ -545,7 +554,8 @@ function M.variant(fmt, changes)
         error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_TOKENS%s%s%s)"):format(fmt,
           tostring(k), IDOT_BLOCK_BYTES[fmt] and ", GEMV_IDOT, GEMV_XB, GEMV_GRID" or "",
           XPRE_FORMATS[fmt] and ", GEMV_XPRE" or "",
-          COOP_FMT[fmt] and (", GEMV_COOP, COOP_WR, COOP_KS" .. (coop_takes(fmt, "COOP_U") and ", COOP_U" or "")) or ""), 2)
+          COOP_FMT[fmt] and (", GEMV_COOP, COOP_WR, COOP_KS" .. (coop_takes(fmt, "COOP_U") and ", COOP_U" or "")
+            .. (coop_takes(fmt, "COOP_DIRECT") and ", COOP_DIRECT" or "")) or ""), 2)
       end
     end
   end
@@ -558,7 +568,7 @@ function M.variant(fmt, changes)
       end
     end
     local spec = coop_spec(fmt, tokens, coop.COOP_WR or COOP_DEFAULTS.COOP_WR, coop.COOP_KS or COOP_DEFAULTS.COOP_KS,
-      coop.COOP_U or COOP_DEFAULTS.COOP_U, coop.GEMV_COOP)
+      coop.COOP_U or COOP_DEFAULTS.COOP_U, coop.GEMV_COOP, coop.COOP_DIRECT or COOP_DEFAULTS.COOP_DIRECT)
     return spec -- not a tail call: coop_spec's errors name variant's caller
   end
   for k in pairs(COOP_DEFAULTS) do
