@@ -302,7 +302,10 @@ local function checked_call(dev, fmt, wbuf, xbuf, ybuf, m, k, tokens, spec, fn)
   format_of(fmt, fn, 4)
   tokens, spec = tokens_and_spec(tokens, spec, fn, 1)
   m, k = check_shape(fmt, m, k, spec or gemv.spec(dev.backend, fmt, nil, nil, tokens), fn, 1)
-  spec = spec or gemv.spec_for(dev, fmt, m, k, tokens)
+  if not spec then
+    spec = gemv.spec_for(dev, fmt, m, k, tokens)
+    check_shape(fmt, m, k, spec, fn, 1) -- the picked kernel's own multiples
+  end
   if spec.requires then
     -- a kernel for some devices only (gemv_vulkan's GEMV_COOP=1): say what dev lacks
     local ok, why = spec.requires(dev)

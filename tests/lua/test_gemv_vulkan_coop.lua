@@ -92,7 +92,35 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     t.eq({ d.requires(gc.vulkan_fake { name = "nv", cooperative_matrix = "nv", cooperative_matrix_shapes = {
       { m = 16, n = 8, k = 16, a = "f16", b = "f16", c = "f32", d = "f32" } } }) }, { true }, fmt)
   end
+  -- f16 with A loaded from W itself (COOP_DIRECT=1): no stage, whole groups of 16 rows
+  local dd = specs.variant("f16", { GEMV_COOP = 1, GEMV_TOKENS = 3, COOP_DIRECT = 1 })
+  t.eq(dd.defines, { GEMV_COOP = 1, COOP_FMT = 6, COOP_WR = 4, COOP_KS = 2, COOP_U = 1, COOP_DIRECT = 1, GEMV_TOKENS = 3 })
+  t.eq({ dd.shared_bytes, dd.m_multiple, dd.k_multiple }, { 512 + 8 * 512, 16, 16 }, "f16 COOP_DIRECT=1: no stage")
+  t.truthy(specs.variant("f16", { GEMV_COOP = 1, GEMV_TOKENS = 3, COOP_DIRECT = 1, COOP_U = 4 }) == dd,
+    "f16 COOP_DIRECT=1: COOP_U is not read, one spec")
+  t.eq(specs.variant("f16", { GEMV_COOP = 1, GEMV_TOKENS = 3, COOP_DIRECT = 0 }).defines.COOP_DIRECT, nil)
+  t.eq(specs.variant_defines("f16").COOP_DIRECT, 0, "a grid may name it")
+  t.eq(specs.variant_defines("bf16").COOP_DIRECT, nil)
+  t.errors(function() specs.variant("f16", { GEMV_COOP = 1, COOP_DIRECT = 2 }) end,
+    "gemv_vulkan.variant: COOP_DIRECT=2 is not 0 or 1", true)
+  t.errors(function() specs.variant("bf16", { GEMV_COOP = 1, COOP_DIRECT = 1 }) end,
+    "gemv_vulkan.variant: bf16 has no define COOP_DIRECT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U)", true)
+  t.errors(function() specs.variant("f16", { COOP_DIRECT = 1 }) end,
+    "gemv_vulkan.variant: f16 COOP_DIRECT is the cooperative-matrix kernel's: it needs GEMV_COOP=1", true)
   t.errors(function() specs.variant("f32", { GEMV_COOP = 1 }) end, "gemv_vulkan.variant: f32 has no define GEMV_COOP", true)
+end)
+
+t.test("f16 COOP_DIRECT=1 refuses m that is not a multiple of 16, naming it", function()
+  local dev = t.device("vulkan")
+  local s = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = 2, COOP_DIRECT = 1 })
+  gc.releasing(dev, function()
+  local w <close> = dev:buffer(gemv.buffer_bytes("f16", 48, 64))
+  local x <close> = dev:buffer(2 * 64 * 4)
+  local y <close> = dev:buffer(2 * 48 * 4)
+  t.errors(function() gemv.launches(dev, "f16", w, x, y, 40, 64, 2, s) end,
+    "gemv.launches: this f16 kernel needs m to be a multiple of 16, got m=40", true)
+  t.eq(#gemv.launches(dev, "f16", w, x, y, 48, 64, 2, s), 2, "m = 48: the prep and the GEMV")
+  end)
 end)
 
 t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan 1.2 at every T without warnings", function()
@@ -102,10 +130,11 @@ t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan
     for T = 1, 8 do
       local s = specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_U = not SUPER[fmt] and T % 4 + 1 or nil,
         COOP_KS = T % 3 + 1 })
-      for _, sp in ipairs { s, s.prep.spec } do
+      local direct = fmt == "f16" and specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_DIRECT = 1 }) or nil
+      for _, sp in ipairs { s, s.prep.spec, direct } do
         local c = gpu.compile { backend = "vulkan", file = sp.file, target = "vulkan1.2", defines = sp.defines }
-        local label = ("%s T=%d %s"):format(fmt, T, sp.file)
-        t.eq(c.params, sp == s and { "buffer", "buffer", "buffer", "u32", "u32" } or { "buffer", "buffer", "u32" }, label)
+        local label = ("%s T=%d %s%s"):format(fmt, T, sp.file, sp == direct and " COOP_DIRECT=1" or "")
+        t.eq(c.params, sp ~= s.prep.spec and { "buffer", "buffer", "buffer", "u32", "u32" } or { "buffer", "buffer", "u32" }, label)
         t.truthy(c.log == nil or c.log == "", label .. " warnings: " .. tostring(c.log))
       end
     end
@@ -269,6 +298,11 @@ t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16 a
         gc.check_tokens(dev, fmt, 50, k_of(fmt, 5, 13), 8, 1100 + 10 * i + g[1], v)
       end
     end
+    -- f16 with A from W itself: whole row groups; k whose steps the slices do not divide
+    for _, T in ipairs { 1, 3, 8 } do
+      local v = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_DIRECT = 1, COOP_KS = 2 + T % 2 })
+      gc.check_tokens(dev, "f16", 48 + 16 * (T % 3), 16 * 11, T, 1200 + T, v)
+    end
   end)
 end)
 
@@ -291,6 +325,12 @@ t.test("GEMV_COOP=1: the five quantized formats, f16 and bf16 against the FP64 o
           local v = specs.variant(fmt, { GEMV_COOP = 1, COOP_WR = g[1], COOP_KS = g[2], COOP_U = not SUPER[fmt] and g[3] or nil,
             GEMV_TOKENS = 8 })
           gc.check_tokens(dev, fmt, 200, SUPER[fmt] and 256 * 5 or 1024 + 96, 8, 900 + g[1] * 16 + g[2] * 4 + g[3], v)
+        end
+        if fmt == "f16" then -- A from W itself: m a multiple of 16
+          for T = 1, 8 do
+            local v = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_DIRECT = 1, COOP_KS = T % 3 + 1 })
+            gc.check_tokens(dev, fmt, 16 * (3 + T), 16 * (37 + T), T, 1300 + T, v)
+          end
         end
       end
     end
