@@ -326,7 +326,7 @@ phase_vkcoop() {
   # geometry; layout 2 at T = 1 for q8_0/q4_0); then CUDA's T-row rules at T = 8 and 4 for the ratio (VKCOOP_CUDA=0
   # skips). Seven formats do not fit one call: VKCOOP_FORMATS splits them.
   if [[ ${VKCOOP_TEST:-1} == 1 ]]; then
-    run lua_test_vk_coop timeout 300 $G tests/lua/test_gemv_vulkan_coop.lua
+    run lua_test_vk_coop timeout ${VKCOOP_TEST_LIMIT:-300} $G tests/lua/test_gemv_vulkan_coop.lua
     tail -3 "$LOGS/lua_test_vk_coop.log"
   fi
   local f o it tk g n oit
@@ -343,6 +343,8 @@ phase_vkcoop() {
       [[ $tk == 1 && ($f == q8_0 || $f == q4_0) ]] && g="$g|GEMV_TOKENS=1;GEMV_IDOT=2"
       # f16's A straight from W (no stage): whether the matrix loads from shared memory are the cost
       [[ $f == f16 ]] && g="$g|GEMV_TOKENS=$tk;GEMV_COOP=1;COOP_DIRECT=1;COOP_WR=2,4,8;COOP_KS=1,2,4"
+      # A's components written from registers (no stage, no matrix load of A)
+      [[ $f == f16 || $f == bf16 ]] && g="$g|GEMV_TOKENS=$tk;GEMV_COOP=1;COOP_REG=1;COOP_WR=2,4,8;COOP_KS=1,2,4;COOP_U=2,4"
       n="vkcoop_${f}_${o}_${it}_T$tk"
       run "$n" timeout ${VKCOOP_LIMIT:-150} env M=14336 K=5120 ITERS=$it $G --backend vulkan experiments/gemv_variants.lua \
         --rotate --rounds 1 --kernels $f --order $o --grid "$g" --json "$LOGS/$n.jsonl"

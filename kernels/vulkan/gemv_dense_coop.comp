@@ -24,16 +24,94 @@
 #if COOP_DIRECT && COOP_FMT != 6
 #error "COOP_DIRECT is f16's: bf16 is converted on its way into the stage"
 #endif
+#ifndef COOP_REG
+#define COOP_REG 0 // 1: A's components written from registers (no stage, no matrix load of A)
+#endif
+#if COOP_REG && COOP_DIRECT
+#error "COOP_REG and COOP_DIRECT are two ways to fill A: one at a time"
+#endif
 #if !COOP_EMULATE
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #endif
 
-#define BF16 (COOP_FMT == 7)
-
 layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 
-#if !COOP_DIRECT
+#if !COOP_DIRECT && !COOP_REG
 shared uvec4 stage_[SGS * COOP_U * COOP_STAGE];
+#endif
+
+#define BF16 (COOP_FMT == 7)
+
+// Two weights of a row (k, k + 1; k even) as f16, bf16's times 2^8
+vec2 coop_pair(uint word) {
+#if BF16
+    return vec2(uintBitsToFloat(word << 16u), uintBitsToFloat(word & 0xFFFF0000u)) * 256.0;
+#else
+    return unpackHalf2x16(word);
+#endif
+}
+
+#if COOP_REG
+// A filled from registers (docs/kernels/vulkan-gemv.md, "A from registers"): which (row, k)
+// each of an invocation's components of a 16 x 16 A is, read from an index matrix of A's
+// type (0..255, exact in f16); components 2j and 2j + 1 must be one row's k and k + 1, k even
+// (NVIDIA's mma layout is), so that a pair is one 32-bit word of W. Otherwise y is NaN, which
+// the oracle check refuses.
+#define A_EL_MAX 16
+#if !COOP_EMULATE
+#define COOP_A fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define COOP_A_LEN(a) (a).length()
+#define COOP_A_AT(a, e) (a)[e]
+shared float16_t coop_aindex_[256];
+COOP_A coop_a_positions() {
+    for (uint i = gl_LocalInvocationIndex; i < 256u; i += uint(SGS * 32)) coop_aindex_[i] = float16_t(i);
+    barrier();
+    COOP_A pos;
+    coopMatLoadNV(pos, coop_aindex_, 0, 16, false);
+    return pos;
+}
+#define COOP_A_SET(a, e, v) (a)[e] = float16_t(v)
+#define COOP_PRODUCT_REG(c, a, k0, n8, live) { \
+    fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bh_, bl_; \
+    coopMatLoadNV(bh_, XQ, 2u + ((k0) >> 3u), n8, true); \
+    coopMatLoadNV(bl_, XQ, 2u + 8u * (n8) + ((k0) >> 3u), n8, true); \
+    c = coopMatMulAddNV(a, bh_, c); \
+    c = coopMatMulAddNV(a, bl_, c); }
+#else
+// The emulated A: 8 components an invocation, pairs scrambled (pair j of lane L is element
+// pair 37 (4 L + j) mod 128); a product goes through the subgroup's 256 floats in shared memory.
+struct CoopA {
+    float v[8];
+};
+#define COOP_A CoopA
+#define COOP_A_LEN(a) 8
+#define COOP_A_AT(a, e) (a).v[e]
+#define COOP_A_SET(a, e, x) (a).v[e] = (x)
+shared float coop_aemu_[SGS * 256];
+COOP_A coop_a_positions() {
+    barrier(); // as the real one's
+    COOP_A pos;
+    for (uint e = 0u; e < 8u; e++) pos.v[e] = float(2u * ((37u * (4u * COOP_LANE + (e >> 1u))) & 127u) + (e & 1u));
+    return pos;
+}
+// (live: the step is in the slice; every subgroup runs every step, the barriers being the workgroup's)
+#define COOP_PRODUCT_REG(c, a, k0, n8, live) { \
+    uint ab_ = COOP_SG * 256u; \
+    barrier(); \
+    for (uint e_ = 0u; e_ < 8u; e_++) coop_aemu_[ab_ + uint(COOP_A_AT(apos, e_))] = COOP_A_AT(a, e_); \
+    barrier(); \
+    for (uint e_ = 0u; e_ < 4u && (live); e_++) { \
+        uint p_ = uint(coop_emu_at(e_)); \
+        uint h_ = 2u + (p_ & 7u) * (n8) + ((k0) >> 3u), l_ = h_ + 8u * (n8); \
+        float s_ = 0.0; \
+        for (uint k_ = 0u; k_ < 16u; k_++) { \
+            float w_ = coop_aemu_[ab_ + (p_ >> 3u) * 16u + k_]; \
+            uint q_ = k_ >> 3u, i_ = k_ & 7u; \
+            s_ += w_ * coop_half(XQ[h_ + q_], i_) + w_ * coop_half(XQ[l_ + q_], i_); \
+        } \
+        c.v[e_] += s_; \
+    } }
+#endif
 #endif
 
 #if !COOP_EMULATE
@@ -79,7 +157,47 @@ void main() {
     COOP_C c = COOP_C(0.0);
 #endif
 
-#if COOP_DIRECT
+#if COOP_REG
+    // each pair of components: its row's (clamped to m - 1: rows past m are not stored) word
+    // offset in W and its k within a step
+    COOP_A apos = coop_a_positions();
+    int a_len = COOP_A_LEN(apos);
+    bool a_ok = a_len <= A_EL_MAX && (a_len & 1) == 0;
+    uint wrow[A_EL_MAX / 2], wcol[A_EL_MAX / 2];
+    uint kw = P.k >> 1u; // 32-bit words a row
+    for (int j = 0; j < A_EL_MAX / 2; j++) {
+        if (2 * j >= a_len) break;
+        uint p0 = uint(COOP_A_AT(apos, 2 * j)), p1 = uint(COOP_A_AT(apos, 2 * j + 1));
+        a_ok = a_ok && (p0 & 1u) == 0u && p1 == p0 + 1u;
+        wrow[j] = min(pl.row0 + (p0 >> 4u), P.m - 1u) * kw;
+        wcol[j] = (p0 & 15u) >> 1u;
+    }
+    for (uint i0 = 0u; i0 < pl.per; i0 += uint(COOP_U)) {
+        uint w[COOP_U][A_EL_MAX / 2];
+        [[unroll]] for (int u = 0; u < COOP_U; u++) {
+            uint st = min(pl.lo + i0 + uint(u), pl.hi - 1u); // past the slice: not used (in range)
+            for (int j = 0; j < A_EL_MAX / 2; j++) {
+                if (2 * j >= a_len) break;
+                uint at = wrow[j] + 8u * st + wcol[j]; // 8 words a step of 16 k
+                w[u][j] = pl.hi > pl.lo ? W[at >> 2u][at & 3u] : 0u;
+            }
+        }
+        [[unroll]] for (int u = 0; u < COOP_U; u++) {
+            uint st = pl.lo + i0 + uint(u);
+#if !COOP_EMULATE
+            if (st >= pl.hi) break; // uniform over the subgroup
+#endif
+            COOP_A a;
+            for (int j = 0; j < A_EL_MAX / 2; j++) {
+                if (2 * j >= a_len) break;
+                vec2 h = coop_pair(w[u][j]);
+                COOP_A_SET(a, 2 * j, h.x);
+                COOP_A_SET(a, 2 * j + 1, h.y);
+            }
+            COOP_PRODUCT_REG(c, a, 16u * st, n8, st < pl.hi)
+        }
+    }
+#elif COOP_DIRECT
     // A straight from W (f16, m a multiple of 16: no partial group to read past the buffer)
     for (uint st = pl.lo; st < pl.lo + pl.per; st++) {
         if (st >= pl.hi) break; // uniform over the subgroup
@@ -93,12 +211,9 @@ void main() {
             uint st = pl.lo + i0 + uint(u);
             w[u] = pl.live && st < pl.hi ? W[row * n8 + 2u * st + hf] : uvec4(0u); // 8 weights: k 16 st + 8 hf ..
 #if BF16
-            // bf16 -> f32 (the high half of the word) times 2^8 -> f16
-            uvec4 lo = w[u] << 16u, hi = w[u] & 0xFFFF0000u;
-            w[u] = uvec4(packHalf2x16(vec2(uintBitsToFloat(lo.x), uintBitsToFloat(hi.x)) * 256.0),
-                         packHalf2x16(vec2(uintBitsToFloat(lo.y), uintBitsToFloat(hi.y)) * 256.0),
-                         packHalf2x16(vec2(uintBitsToFloat(lo.z), uintBitsToFloat(hi.z)) * 256.0),
-                         packHalf2x16(vec2(uintBitsToFloat(lo.w), uintBitsToFloat(hi.w)) * 256.0));
+            // bf16 -> f16 times 2^8
+            w[u] = uvec4(packHalf2x16(coop_pair(w[u].x)), packHalf2x16(coop_pair(w[u].y)),
+                         packHalf2x16(coop_pair(w[u].z)), packHalf2x16(coop_pair(w[u].w)));
 #endif
         }
         COOP_WAIT(); // the previous step's matrix loads are done with the stage
@@ -118,6 +233,9 @@ void main() {
         uint p = COOP_P(pos, e), t = p & 7u;
         float s = uintBitsToFloat(XQ[t >> 2u][t & 3u]);
         acc[e] = float(COOP_AT(c, e)) * s * (BF16 ? 1.0 / 256.0 : 1.0);
+#if COOP_REG
+        if (!a_ok) acc[e] = uintBitsToFloat(0x7FC00000u); // A's layout is not pairs of k
+#endif
     }
     coop_store(acc, pos);
 }

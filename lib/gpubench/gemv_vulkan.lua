@@ -232,11 +232,13 @@ end
 local COOP_FMT = { q8_0 = 1, q4_0 = 2, q4_k = 3, q5_k = 4, q6_k = 5, f16 = 6, bf16 = 7 }
 local COOP_FILE = { "gemv_b32_coop", "gemv_b32_coop", "gemv_q4k_q5k_coop", "gemv_q4k_q5k_coop", "gemv_q6_k_coop",
                     "gemv_dense_coop", "gemv_dense_coop" }
--- COOP_DIRECT = 1 (f16 only): A loaded from W itself, no stage; m a multiple of 16
-local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4, COOP_DIRECT = 0 }
+-- How f16 / bf16 fill A: staged (the default), COOP_DIRECT = 1 (f16 only): loaded from W
+-- itself (m a multiple of 16), COOP_REG = 1: its components written from registers
+local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4, COOP_DIRECT = 0, COOP_REG = 0 }
 local function coop_dense(fmt) return COOP_FMT[fmt] >= 6 end
 local function coop_takes(fmt, name)
   if name == "COOP_DIRECT" then return fmt == "f16" end
+  if name == "COOP_REG" then return coop_dense(fmt) end
   return name ~= "COOP_U" or COOP_FMT[fmt] <= 2 or coop_dense(fmt)
 end
 -- The first dispatch: the quantized formats' signed digits (gemv_idot_xprep.comp, XPREP_COOP),
@@ -295,10 +297,13 @@ local function coop_requires(shared, dense)
 end
 
 local coop_specs = {} -- one table per configuration: gemv.kernel caches compiled kernels by spec table
-local function coop_spec(fmt, tokens, wr, ks, u, mode, direct)
+local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg)
   if not coop_takes(fmt, "COOP_U") then u = COOP_DEFAULTS.COOP_U end -- not read by the k-quant kernels
   if direct == 1 then u = COOP_DEFAULTS.COOP_U end -- no stage: not read
-  local key = ("%s:%d:%d:%d:%d:%d:%d"):format(fmt, tokens, wr, ks, u, mode, direct)
+  if direct == 1 and reg == 1 then
+    error("gemv_vulkan.variant: COOP_DIRECT=1 and COOP_REG=1 are two ways to fill A: name one", 3)
+  end
+  local key = ("%s:%d:%d:%d:%d:%d:%d:%d"):format(fmt, tokens, wr, ks, u, mode, direct, reg)
   if coop_specs[key] then return coop_specs[key] end
   local sgs = wr * ks
   if sgs * 32 > 1024 then
@@ -313,10 +318,13 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct)
   local per_sg = ({ u * 16 * (48 + 4), u * 16 * (48 + 4), 2 * 16 * (48 + 8), 2 * 16 * (48 + 8), 2 * 16 * 48 + 16 * 8,
     u * 16 * 48, u * 16 * 48 })[code]
   if direct == 1 then per_sg = 0 end
-  local shared = sgs * per_sg + 128 * 4 + sgs * 128 * 4
+  -- from registers: A's index matrix (256 f16); emulated, each subgroup's A goes through 256 floats
+  if reg == 1 then per_sg = mode == 2 and 1024 or 0 end
+  local shared = sgs * per_sg + 128 * 4 + sgs * 128 * 4 + (reg == 1 and mode == 1 and 512 or 0)
   local defines = { GEMV_COOP = mode, COOP_FMT = code, COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
   if code >= 3 and code <= 5 then defines.COOP_U = nil end
   if direct == 1 then defines.COOP_U, defines.COOP_DIRECT = 1, 1 end
+  if reg == 1 then defines.COOP_REG = 1 end
   if mode == 2 then defines.COOP_EMULATE = 1 end
   coop_specs[key] = {
     file = "kernels/vulkan/" .. COOP_FILE[code] .. ".comp",
@@ -529,10 +537,10 @@ function M.variant(fmt, changes)
       end
       if k == "GEMV_IDOT" then idot = v elseif k == "GEMV_XB" then xb = v else cap = v end
     elseif COOP_FMT[fmt] and (k == "GEMV_COOP" or (COOP_DEFAULTS[k] and coop_takes(fmt, k))) then
-      local zero_to = (k == "GEMV_COOP" and 2) or (k == "COOP_DIRECT" and 1) or nil
+      local zero_to = (k == "GEMV_COOP" and 2) or ((k == "COOP_DIRECT" or k == "COOP_REG") and 1) or nil
       if math.type(v) ~= "integer" or (zero_to and (v < 0 or v > zero_to)) or (not zero_to and v < 1) then
         error(("gemv_vulkan.variant: %s=%s is not %s"):format(k, tostring(v),
-          k == "GEMV_COOP" and "0, 1 or 2" or k == "COOP_DIRECT" and "0 or 1" or "a positive integer"), 2)
+          zero_to == 2 and "0, 1 or 2" or zero_to == 1 and "0 or 1" or "a positive integer"), 2)
       end
       coop[k] = v
     elseif k == "GEMV_XPRE" and XPRE_FORMATS[fmt] then
@@ -555,7 +563,8 @@ function M.variant(fmt, changes)
           tostring(k), IDOT_BLOCK_BYTES[fmt] and ", GEMV_IDOT, GEMV_XB, GEMV_GRID" or "",
           XPRE_FORMATS[fmt] and ", GEMV_XPRE" or "",
           COOP_FMT[fmt] and (", GEMV_COOP, COOP_WR, COOP_KS" .. (coop_takes(fmt, "COOP_U") and ", COOP_U" or "")
-            .. (coop_takes(fmt, "COOP_DIRECT") and ", COOP_DIRECT" or "")) or ""), 2)
+            .. (coop_takes(fmt, "COOP_DIRECT") and ", COOP_DIRECT" or "") .. (coop_takes(fmt, "COOP_REG") and ", COOP_REG" or ""))
+          or ""), 2)
       end
     end
   end
@@ -568,7 +577,8 @@ function M.variant(fmt, changes)
       end
     end
     local spec = coop_spec(fmt, tokens, coop.COOP_WR or COOP_DEFAULTS.COOP_WR, coop.COOP_KS or COOP_DEFAULTS.COOP_KS,
-      coop.COOP_U or COOP_DEFAULTS.COOP_U, coop.GEMV_COOP, coop.COOP_DIRECT or COOP_DEFAULTS.COOP_DIRECT)
+      coop.COOP_U or COOP_DEFAULTS.COOP_U, coop.GEMV_COOP, coop.COOP_DIRECT or COOP_DEFAULTS.COOP_DIRECT,
+      coop.COOP_REG or COOP_DEFAULTS.COOP_REG)
     return spec -- not a tail call: coop_spec's errors name variant's caller
   end
   for k in pairs(COOP_DEFAULTS) do

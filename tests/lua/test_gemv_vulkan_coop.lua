@@ -104,9 +104,22 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
   t.errors(function() specs.variant("f16", { GEMV_COOP = 1, COOP_DIRECT = 2 }) end,
     "gemv_vulkan.variant: COOP_DIRECT=2 is not 0 or 1", true)
   t.errors(function() specs.variant("bf16", { GEMV_COOP = 1, COOP_DIRECT = 1 }) end,
-    "gemv_vulkan.variant: bf16 has no define COOP_DIRECT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U)", true)
+    "gemv_vulkan.variant: bf16 has no define COOP_DIRECT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_REG)", true)
   t.errors(function() specs.variant("f16", { COOP_DIRECT = 1 }) end,
     "gemv_vulkan.variant: f16 COOP_DIRECT is the cooperative-matrix kernel's: it needs GEMV_COOP=1", true)
+  for _, fmt in ipairs { "f16", "bf16" } do -- A's components from registers
+    local r = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 8, COOP_REG = 1, COOP_U = 2 })
+    t.eq(r.defines.COOP_REG, 1, fmt)
+    t.eq(r.shared_bytes, 512 + 8 * 512 + 512, fmt .. " COOP_REG=1: indices, the slices' sums, A's indices")
+    t.eq(specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = 8, COOP_REG = 1, COOP_U = 2 }).shared_bytes,
+      8 * 1024 + 512 + 8 * 512, fmt .. " COOP_REG=1 emulated: each subgroup's A in 256 floats")
+    t.eq(specs.variant_defines(fmt).COOP_REG, 0, fmt)
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 2 }) end, "gemv_vulkan.variant: COOP_REG=2 is not 0 or 1", true)
+  end
+  t.errors(function() specs.variant("f16", { GEMV_COOP = 1, COOP_REG = 1, COOP_DIRECT = 1 }) end,
+    "gemv_vulkan.variant: COOP_DIRECT=1 and COOP_REG=1 are two ways to fill A: name one", true)
+  t.errors(function() specs.variant("q8_0", { GEMV_COOP = 1, COOP_REG = 1 }) end,
+    "gemv_vulkan.variant: q8_0 has no define COOP_REG", false)
   t.errors(function() specs.variant("f32", { GEMV_COOP = 1 }) end, "gemv_vulkan.variant: f32 has no define GEMV_COOP", true)
 end)
 
@@ -131,9 +144,11 @@ t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan
       local s = specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_U = not SUPER[fmt] and T % 4 + 1 or nil,
         COOP_KS = T % 3 + 1 })
       local direct = fmt == "f16" and specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_DIRECT = 1 }) or nil
-      for _, sp in ipairs { s, s.prep.spec, direct } do
+      local reg = DENSE[fmt] and specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_REG = 1, COOP_U = T % 4 + 1 })
+        or nil
+      for _, sp in ipairs { s, s.prep.spec, direct, reg } do
         local c = gpu.compile { backend = "vulkan", file = sp.file, target = "vulkan1.2", defines = sp.defines }
-        local label = ("%s T=%d %s%s"):format(fmt, T, sp.file, sp == direct and " COOP_DIRECT=1" or "")
+        local label = ("%s T=%d %s%s"):format(fmt, T, sp.file, sp == direct and " COOP_DIRECT=1" or sp == reg and " COOP_REG=1" or "")
         t.eq(c.params, sp ~= s.prep.spec and { "buffer", "buffer", "buffer", "u32", "u32" } or { "buffer", "buffer", "u32" }, label)
         t.truthy(c.log == nil or c.log == "", label .. " warnings: " .. tostring(c.log))
       end
@@ -298,6 +313,14 @@ t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16 a
         gc.check_tokens(dev, fmt, 50, k_of(fmt, 5, 13), 8, 1100 + 10 * i + g[1], v)
       end
     end
+    -- f16 and bf16 with A's components from registers (pairs in a scrambled layout): ragged m,
+    -- k whose steps the slices and COOP_U do not divide
+    for _, fmt in ipairs { "f16", "bf16" } do
+      for _, T in ipairs { 1, 3, 8 } do
+        local v = specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_REG = 1, COOP_KS = 1 + T % 3, COOP_U = 1 + T % 4 })
+        gc.check_tokens(dev, fmt, 37 + 16 * T, 16 * 13, T, 1250 + T, v)
+      end
+    end
     -- f16 with A from W itself: whole row groups; k whose steps the slices do not divide
     for _, T in ipairs { 1, 3, 8 } do
       local v = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_DIRECT = 1, COOP_KS = 2 + T % 2 })
@@ -325,6 +348,13 @@ t.test("GEMV_COOP=1: the five quantized formats, f16 and bf16 against the FP64 o
           local v = specs.variant(fmt, { GEMV_COOP = 1, COOP_WR = g[1], COOP_KS = g[2], COOP_U = not SUPER[fmt] and g[3] or nil,
             GEMV_TOKENS = 8 })
           gc.check_tokens(dev, fmt, 200, SUPER[fmt] and 256 * 5 or 1024 + 96, 8, 900 + g[1] * 16 + g[2] * 4 + g[3], v)
+        end
+        if DENSE[fmt] then -- A's components from registers: ragged m, several geometries
+          for T = 1, 8 do
+            local v = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = 1, COOP_KS = T % 3 + 1, COOP_U = T % 4 + 1,
+              COOP_WR = T % 2 == 1 and 4 or 2 })
+            gc.check_tokens(dev, fmt, 37 + 30 * T, 16 * (37 + T), T, 1400 + 10 * i + T, v)
+          end
         end
         if fmt == "f16" then -- A from W itself: m a multiple of 16
           for T = 1, 8 do
