@@ -6,34 +6,10 @@
 // gemv_idot_xprep.comp with XPREP_COOP=1 (80-byte records, token t's block b of 32 at
 // record t * nb + b, 8 tokens, zeros past GEMV_TOKENS), 2 y; push constants {m, k}.
 // A workgroup is COOP_WR subgroups of 16 rows times COOP_KS slices of the blocks of 32.
-// Which row and token an invocation's components of a 16 x 8 result are is the
-// implementation's: coop_positions reads it from a matrix of the same type loaded from
-// the indices 0..127 (element-wise operations act on the same components of two
-// matrices of one type, so the layouts agree).
-//
-// COOP_EMULATE=1 (GEMV_COOP=2: the tests' path on devices without the matrices, lavapipe
-// in CI) compiles the same kernels with the matrices emulated: 16 x 8 results held 4
-// components an invocation in a scrambled layout, products summed from the stage and the
-// workspace directly, subgroups of 32 counted from the local index and their barriers
-// the workgroup's (every loop of the kernels runs the same trip count in every subgroup
-// for that). What it cannot check is the matrix instructions' own semantics (layouts,
-// strides): the oracle test on a device that has them does.
+// The result types, the components' (row, token) and the emulation (COOP_EMULATE=1,
+// GEMV_COOP=2: products summed from the stage and the workspace directly): coop_core.glsl.
 #ifndef COOP_COMMON_GLSL
 #define COOP_COMMON_GLSL
-
-#ifndef COOP_EMULATE
-#define COOP_EMULATE 0
-#endif
-
-#extension GL_EXT_control_flow_attributes : require
-#if !COOP_EMULATE
-#extension GL_KHR_memory_scope_semantics : require
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_NV_cooperative_matrix : require
-#extension GL_NV_integer_cooperative_matrix : require
-#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
-#extension GL_EXT_shader_explicit_arithmetic_types_int32 : require
-#endif
 
 #if !defined(COOP_WR) || !defined(COOP_KS) || !defined(GEMV_TOKENS)
 #error "COOP_WR, COOP_KS and GEMV_TOKENS must be defined (lib/gpubench/gemv_vulkan.lua)"
@@ -46,7 +22,7 @@
 #endif
 
 #define SGS (COOP_WR * COOP_KS)
-#define EL_MAX 8 // components of a 16 x 8 result an invocation may hold (NVIDIA: 4)
+#include "coop_core.glsl"
 #define COOP_ROW_STRIDE 3u // uvec4s per staged row of 32 codes: 16 bytes of padding (bank spread)
 #define COOP_STAGE (16u * COOP_ROW_STRIDE) // uvec4s per staged block of 16 rows
 
@@ -61,43 +37,9 @@ layout(push_constant) uniform Params {
     uint k;
 } P;
 
-#ifndef COOP_FLOAT
-#define COOP_FLOAT 0 // 1: fp32 results of fp16 products (gemv_dense_coop.comp)
-#endif
-#if COOP_FLOAT
-#define COOP_ELT float
-#else
-#define COOP_ELT int
-#endif
-
-shared COOP_ELT coop_index_[128];
 shared float coop_red_[SGS * 128];
 
-// COOP_C: the type of a 16 x 8 result (int32 or fp32), or its emulation
 #if !COOP_EMULATE
-#if COOP_FLOAT
-#define COOP_C fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>
-#else
-#define COOP_C icoopmatNV<32, gl_ScopeSubgroup, 16, 8>
-#endif
-#define COOP_SG gl_SubgroupID
-#define COOP_LANE gl_SubgroupInvocationID
-#define COOP_LEN(c) (c).length()
-#define COOP_AT(c, e) (c)[e]
-// before a stage is written again (its matrix loads done); after it is written
-#define COOP_WAIT() subgroupBarrier()
-#define COOP_SYNC() { subgroupMemoryBarrierShared(); subgroupBarrier(); }
-
-// Component e of a 16 x 8 result is row pos[e] >> 3, token pos[e] & 7. Every invocation
-// of the workgroup calls it (a barrier).
-COOP_C coop_positions() {
-    for (uint i = gl_LocalInvocationIndex; i < 128u; i += uint(SGS * 32)) coop_index_[i] = COOP_ELT(i);
-    barrier();
-    COOP_C pos;
-    coopMatLoadNV(pos, coop_index_, 0, 8, false);
-    return pos;
-}
-
 // The exact integer dot of block b's 32 codes (16 rows staged at stage[at], row-major)
 // with 8 tokens' xq: C = A Bh, then A Bl + 256 C. |C| <= 32 * 128 * 32639 < 2^27.
 // (gemv_dense_coop.comp has its own fp16 product.)
@@ -110,30 +52,6 @@ COOP_C coop_positions() {
     c = coopMatMulAddNV(a_, bh_, COOP_C(0)); \
     c = coopMatMulAddNV(a_, bl_, c * 256); }
 #else
-struct CoopEmu {
-    COOP_ELT v[4];
-};
-#define COOP_C CoopEmu
-#define COOP_SG (gl_LocalInvocationIndex >> 5u)
-#define COOP_LANE (gl_LocalInvocationIndex & 31u)
-#define COOP_LEN(c) 4
-#define COOP_AT(c, e) (c).v[e]
-#define COOP_WAIT() barrier()
-#define COOP_SYNC() { memoryBarrierShared(); barrier(); }
-
-// The emulated layout: component e of lane L is element 37 (4 L + e) mod 128, scrambled
-// so that a kernel assuming any fixed layout fails.
-int coop_emu_at(uint e) {
-    return int((37u * (4u * COOP_LANE + e)) & 127u);
-}
-
-COOP_C coop_positions() {
-    barrier(); // as the real one's
-    COOP_C pos;
-    for (uint e = 0u; e < 4u; e++) pos.v[e] = COOP_ELT(coop_emu_at(e));
-    return pos;
-}
-
 // Signed byte i (0..15) of a uvec4.
 int coop_byte(uvec4 v, uint i) {
     return bitfieldExtract(int(v[i >> 2u]), int((i & 3u) * 8u), 8);
@@ -175,9 +93,6 @@ CoopPlace coop_place(uint units) {
     c.hi = min(units, c.lo + c.per);
     return c;
 }
-
-// Component e's element (row * 8 + token) as uint.
-#define COOP_P(pos, e) uint(COOP_AT(pos, e))
 
 // Token t's s_b and sum of xq over block b.
 uvec2 coop_record(uint t, uint nb, uint b) {

@@ -52,66 +52,7 @@ vec2 coop_pair(uint word) {
 }
 
 #if COOP_REG
-// A filled from registers (docs/kernels/vulkan-gemv.md, "A from registers"): which (row, k)
-// each of an invocation's components of a 16 x 16 A is, read from an index matrix of A's
-// type (0..255, exact in f16); components 2j and 2j + 1 must be one row's k and k + 1, k even
-// (NVIDIA's mma layout is), so that a pair is one 32-bit word of W. Otherwise y is NaN, which
-// the oracle check refuses.
-#define A_EL_MAX 16
-#if !COOP_EMULATE
-#define COOP_A fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
-#define COOP_A_LEN(a) (a).length()
-#define COOP_A_AT(a, e) (a)[e]
-shared float16_t coop_aindex_[256];
-COOP_A coop_a_positions() {
-    for (uint i = gl_LocalInvocationIndex; i < 256u; i += uint(SGS * 32)) coop_aindex_[i] = float16_t(i);
-    barrier();
-    COOP_A pos;
-    coopMatLoadNV(pos, coop_aindex_, 0, 16, false);
-    return pos;
-}
-#define COOP_A_SET(a, e, v) (a)[e] = float16_t(v)
-#define COOP_PRODUCT_REG(c, a, k0, n8, live) { \
-    fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bh_, bl_; \
-    coopMatLoadNV(bh_, XQ, 2u + ((k0) >> 3u), n8, true); \
-    coopMatLoadNV(bl_, XQ, 2u + 8u * (n8) + ((k0) >> 3u), n8, true); \
-    c = coopMatMulAddNV(a, bh_, c); \
-    c = coopMatMulAddNV(a, bl_, c); }
-#else
-// The emulated A: 8 components an invocation, pairs scrambled (pair j of lane L is element
-// pair 37 (4 L + j) mod 128); a product goes through the subgroup's 256 floats in shared memory.
-struct CoopA {
-    float v[8];
-};
-#define COOP_A CoopA
-#define COOP_A_LEN(a) 8
-#define COOP_A_AT(a, e) (a).v[e]
-#define COOP_A_SET(a, e, x) (a).v[e] = (x)
-shared float coop_aemu_[SGS * 256];
-COOP_A coop_a_positions() {
-    barrier(); // as the real one's
-    COOP_A pos;
-    for (uint e = 0u; e < 8u; e++) pos.v[e] = float(2u * ((37u * (4u * COOP_LANE + (e >> 1u))) & 127u) + (e & 1u));
-    return pos;
-}
-// (live: the step is in the slice; every subgroup runs every step, the barriers being the workgroup's)
-#define COOP_PRODUCT_REG(c, a, k0, n8, live) { \
-    uint ab_ = COOP_SG * 256u; \
-    barrier(); \
-    for (uint e_ = 0u; e_ < 8u; e_++) coop_aemu_[ab_ + uint(COOP_A_AT(apos, e_))] = COOP_A_AT(a, e_); \
-    barrier(); \
-    for (uint e_ = 0u; e_ < 4u && (live); e_++) { \
-        uint p_ = uint(coop_emu_at(e_)); \
-        uint h_ = 2u + (p_ & 7u) * (n8) + ((k0) >> 3u), l_ = h_ + 8u * (n8); \
-        float s_ = 0.0; \
-        for (uint k_ = 0u; k_ < 16u; k_++) { \
-            float w_ = coop_aemu_[ab_ + (p_ >> 3u) * 16u + k_]; \
-            uint q_ = k_ >> 3u, i_ = k_ & 7u; \
-            s_ += w_ * coop_half(XQ[h_ + q_], i_) + w_ * coop_half(XQ[l_ + q_], i_); \
-        } \
-        c.v[e_] += s_; \
-    } }
-#endif
+#include "coop_frag.glsl"
 #endif
 
 #if !COOP_EMULATE
@@ -158,28 +99,34 @@ void main() {
 #endif
 
 #if COOP_REG
-    // each pair of components: its row's (clamped to m - 1: rows past m are not stored) word
-    // offset in W and its k within a step
-    COOP_A apos = coop_a_positions();
-    int a_len = COOP_A_LEN(apos);
-    bool a_ok = a_len <= A_EL_MAX && (a_len & 1) == 0;
-    uint wrow[A_EL_MAX / 2], wcol[A_EL_MAX / 2];
+    // A's and B's components from registers (coop_frag.glsl): per pair of A's components its
+    // row's word offset in W (rows past m clamped: not stored) and its word within a step; per
+    // pair of B's its token's word offset in the workspace's hi rows (lo: + 4k words) and word
+    FRAG_A apos = frag_a_positions();
+    FRAG_B bpos = frag_b_positions();
+    bool a_ok, b_ok;
+    FRAG_PAIRS_OK(apos, 1u, FRAG_A_MAX, a_ok)
+    FRAG_PAIRS_OK(bpos, 8u, FRAG_B_MAX, b_ok)
+    int a_len = min(FRAG_LEN(apos), FRAG_A_MAX), b_len = min(FRAG_LEN(bpos), FRAG_B_MAX);
     uint kw = P.k >> 1u; // 32-bit words a row
-    for (int j = 0; j < A_EL_MAX / 2; j++) {
-        if (2 * j >= a_len) break;
-        uint p0 = uint(COOP_A_AT(apos, 2 * j)), p1 = uint(COOP_A_AT(apos, 2 * j + 1));
-        a_ok = a_ok && (p0 & 1u) == 0u && p1 == p0 + 1u;
-        wrow[j] = min(pl.row0 + (p0 >> 4u), P.m - 1u) * kw;
-        wcol[j] = (p0 & 15u) >> 1u;
+    uint wrow[FRAG_A_MAX / 2], wcol[FRAG_A_MAX / 2], xrow[FRAG_B_MAX / 2], xcol[FRAG_B_MAX / 2];
+    for (int j = 0; 2 * j < a_len; j++) {
+        uint p = FRAG_AT(apos, 2 * j);
+        wrow[j] = min(pl.row0 + (p >> 4u), P.m - 1u) * kw;
+        wcol[j] = (p & 15u) >> 1u;
+    }
+    for (int j = 0; 2 * j < b_len; j++) {
+        uint p = FRAG_AT(bpos, 2 * j); // k * 8 + token
+        xrow[j] = 8u + (p & 7u) * kw;   // the hi rows start at word 8, a token's row is k / 2 words
+        xcol[j] = p >> 4u;
     }
     for (uint i0 = 0u; i0 < pl.per; i0 += uint(COOP_U)) {
-        uint w[COOP_U][A_EL_MAX / 2];
+        uint w[COOP_U][FRAG_A_MAX / 2];
         [[unroll]] for (int u = 0; u < COOP_U; u++) {
-            uint st = min(pl.lo + i0 + uint(u), pl.hi - 1u); // past the slice: not used (in range)
-            for (int j = 0; j < A_EL_MAX / 2; j++) {
-                if (2 * j >= a_len) break;
+            uint st = min(pl.lo + i0 + uint(u), max(pl.hi, 1u) - 1u); // past the slice: not used (in range)
+            for (int j = 0; 2 * j < a_len; j++) {
                 uint at = wrow[j] + 8u * st + wcol[j]; // 8 words a step of 16 k
-                w[u][j] = pl.hi > pl.lo ? W[at >> 2u][at & 3u] : 0u;
+                w[u][j] = W[at >> 2u][at & 3u];
             }
         }
         [[unroll]] for (int u = 0; u < COOP_U; u++) {
@@ -187,14 +134,30 @@ void main() {
 #if !COOP_EMULATE
             if (st >= pl.hi) break; // uniform over the subgroup
 #endif
-            COOP_A a;
-            for (int j = 0; j < A_EL_MAX / 2; j++) {
-                if (2 * j >= a_len) break;
+            FRAG_A a;
+            FRAG_B bh, bl;
+            for (int j = 0; 2 * j < a_len; j++) {
                 vec2 h = coop_pair(w[u][j]);
-                COOP_A_SET(a, 2 * j, h.x);
-                COOP_A_SET(a, 2 * j + 1, h.y);
+                FRAG_SET(a, 2 * j, h.x);
+                FRAG_SET(a, 2 * j + 1, h.y);
             }
-            COOP_PRODUCT_REG(c, a, 16u * st, n8, st < pl.hi)
+            for (int j = 0; 2 * j < b_len; j++) {
+                uint at = xrow[j] + 8u * min(st, pl.hi - 1u) + xcol[j];
+                vec2 h = unpackHalf2x16(XQ[at >> 2u][at & 3u]);
+                at += 4u * P.k; // the lo rows: k uvec4s on
+                vec2 l = unpackHalf2x16(XQ[at >> 2u][at & 3u]);
+                FRAG_SET(bh, 2 * j, h.x);
+                FRAG_SET(bh, 2 * j + 1, h.y);
+                FRAG_SET(bl, 2 * j, l.x);
+                FRAG_SET(bl, 2 * j + 1, l.y);
+            }
+#if COOP_EMULATE
+            if (st >= pl.hi) { // every subgroup runs every step (the barriers are the workgroup's)
+                for (int e = 0; e < 8; e++) a.v[e] = 0.0;
+            }
+#endif
+            FRAG_MMA(c, a, bh, apos, bpos);
+            FRAG_MMA(c, a, bl, apos, bpos);
         }
     }
 #elif COOP_DIRECT
@@ -234,7 +197,7 @@ void main() {
         float s = uintBitsToFloat(XQ[t >> 2u][t & 3u]);
         acc[e] = float(COOP_AT(c, e)) * s * (BF16 ? 1.0 / 256.0 : 1.0);
 #if COOP_REG
-        if (!a_ok) acc[e] = uintBitsToFloat(0x7FC00000u); // A's layout is not pairs of k
+        if (!a_ok || !b_ok) acc[e] = uintBitsToFloat(0x7FC00000u); // a layout is not pairs of k
 #endif
     }
     coop_store(acc, pos);

@@ -318,8 +318,8 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg)
   local per_sg = ({ u * 16 * (48 + 4), u * 16 * (48 + 4), 2 * 16 * (48 + 8), 2 * 16 * (48 + 8), 2 * 16 * 48 + 16 * 8,
     u * 16 * 48, u * 16 * 48 })[code]
   if direct == 1 then per_sg = 0 end
-  -- from registers: A's index matrix (256 f16); emulated, each subgroup's A goes through 256 floats
-  if reg == 1 then per_sg = mode == 2 and 1024 or 0 end
+  -- from registers: the index matrices (256 f16); emulated, each subgroup's A and B go through 384 floats
+  if reg == 1 then per_sg = mode == 2 and 1536 or 0 end
   local shared = sgs * per_sg + 128 * 4 + sgs * 128 * 4 + (reg == 1 and mode == 1 and 512 or 0)
   local defines = { GEMV_COOP = mode, COOP_FMT = code, COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
   if code >= 3 and code <= 5 then defines.COOP_U = nil end

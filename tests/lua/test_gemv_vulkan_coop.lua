@@ -112,7 +112,7 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     t.eq(r.defines.COOP_REG, 1, fmt)
     t.eq(r.shared_bytes, 512 + 8 * 512 + 512, fmt .. " COOP_REG=1: indices, the slices' sums, A's indices")
     t.eq(specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = 8, COOP_REG = 1, COOP_U = 2 }).shared_bytes,
-      8 * 1024 + 512 + 8 * 512, fmt .. " COOP_REG=1 emulated: each subgroup's A in 256 floats")
+      8 * 1536 + 512 + 8 * 512, fmt .. " COOP_REG=1 emulated: each subgroup's A and B in 384 floats")
     t.eq(specs.variant_defines(fmt).COOP_REG, 0, fmt)
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 2 }) end, "gemv_vulkan.variant: COOP_REG=2 is not 0 or 1", true)
   end

@@ -1,0 +1,103 @@
+// coop_core.glsl: what every kernel on NV cooperative matrices here shares, whatever its
+// bindings: the extensions, the 16 x 8 result type COOP_C (int32, or fp32 with COOP_FLOAT),
+// the subgroup's id and lane, its barriers, and which (row, column) each of an invocation's
+// components of a result is (coop_positions), read from a matrix of the same type loaded
+// from the indices 0..127 (element-wise operations act on the same components of two
+// matrices of one type, so the layouts agree). Users: coop_common.glsl (the GEMVs),
+// coop_frag.glsl, swiglu_coop.comp.
+//
+// COOP_EMULATE=1 compiles the same kernels with the matrices emulated: 16 x 8 results held 4
+// components an invocation in a scrambled layout, subgroups of 32 counted from the local
+// index and their barriers the workgroup's (so every loop of a kernel must run the same trip
+// count in every subgroup). It runs on any device (lavapipe in CI); what it cannot check is
+// the matrix instructions' own semantics, which the oracle tests on a device that has them do.
+// Needs SGS (subgroups of 32 a workgroup) defined first.
+#ifndef COOP_CORE_GLSL
+#define COOP_CORE_GLSL
+
+#ifndef COOP_EMULATE
+#define COOP_EMULATE 0
+#endif
+#ifndef SGS
+#error "coop_core.glsl needs SGS, the subgroups of 32 a workgroup"
+#endif
+
+#extension GL_EXT_control_flow_attributes : require
+#if !COOP_EMULATE
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_NV_cooperative_matrix : require
+#extension GL_NV_integer_cooperative_matrix : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int32 : require
+#endif
+
+#define EL_MAX 8 // components of a 16 x 8 result an invocation may hold (NVIDIA: 4)
+
+#ifndef COOP_FLOAT
+#define COOP_FLOAT 0 // 1: fp32 results of fp16 products
+#endif
+#if COOP_FLOAT
+#define COOP_ELT float
+#else
+#define COOP_ELT int
+#endif
+
+shared COOP_ELT coop_index_[128];
+
+// COOP_C: the type of a 16 x 8 result (int32 or fp32), or its emulation
+#if !COOP_EMULATE
+#if COOP_FLOAT
+#define COOP_C fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>
+#else
+#define COOP_C icoopmatNV<32, gl_ScopeSubgroup, 16, 8>
+#endif
+#define COOP_SG gl_SubgroupID
+#define COOP_LANE gl_SubgroupInvocationID
+#define COOP_LEN(c) (c).length()
+#define COOP_AT(c, e) (c)[e]
+// before a stage is written again (its matrix loads done); after it is written
+#define COOP_WAIT() subgroupBarrier()
+#define COOP_SYNC() { subgroupMemoryBarrierShared(); subgroupBarrier(); }
+
+// Component e of a 16 x 8 result is row pos[e] >> 3, token pos[e] & 7. Every invocation
+// of the workgroup calls it (a barrier).
+COOP_C coop_positions() {
+    for (uint i = gl_LocalInvocationIndex; i < 128u; i += uint(SGS * 32)) coop_index_[i] = COOP_ELT(i);
+    barrier();
+    COOP_C pos;
+    coopMatLoadNV(pos, coop_index_, 0, 8, false);
+    return pos;
+}
+
+#else
+struct CoopEmu {
+    COOP_ELT v[4];
+};
+#define COOP_C CoopEmu
+#define COOP_SG (gl_LocalInvocationIndex >> 5u)
+#define COOP_LANE (gl_LocalInvocationIndex & 31u)
+#define COOP_LEN(c) 4
+#define COOP_AT(c, e) (c).v[e]
+#define COOP_WAIT() barrier()
+#define COOP_SYNC() { memoryBarrierShared(); barrier(); }
+
+// The emulated layout: component e of lane L is element 37 (4 L + e) mod 128, scrambled
+// so that a kernel assuming any fixed layout fails.
+int coop_emu_at(uint e) {
+    return int((37u * (4u * COOP_LANE + e)) & 127u);
+}
+
+COOP_C coop_positions() {
+    barrier(); // as the real one's
+    COOP_C pos;
+    for (uint e = 0u; e < 4u; e++) pos.v[e] = COOP_ELT(coop_emu_at(e));
+    return pos;
+}
+
+#endif
+
+// Component e's element (row * 8 + column) as uint.
+#define COOP_P(pos, e) uint(COOP_AT(pos, e))
+
+#endif

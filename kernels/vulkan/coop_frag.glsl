@@ -1,0 +1,109 @@
+// coop_frag.glsl: fp16 matrices filled from registers (docs/kernels/vulkan-gemv.md, "A and B
+// from registers"). A matrix load from shared memory costs the H200's driver about 170 issue
+// cycles (docs/kernels/vulkan-linear.md, "Measured on the H200"), so the operands are built
+// component by component instead: FRAG_A is 16 x 16 (rows x k), FRAG_B 16 x 8 (k x columns),
+// both f16, into a COOP_C (COOP_FLOAT: fp32) result. Which element each of an invocation's
+// components is comes from an index matrix of the same type (frag_*_positions: A's element
+// row * 16 + k, B's k * 8 + column); a kernel loads two components at once from one 32-bit
+// word of two consecutive k, so it needs components 2j and 2j + 1 to be (x, k) and (x, k + 1),
+// k even (frag_pairs_ok; NVIDIA's mma layouts are), and makes its results NaN otherwise.
+//
+// COOP_EMULATE: 8 (A) and 4 (B) components an invocation, their pairs in a scrambled order;
+// FRAG_MMA goes through the subgroup's 384 floats of shared memory (frag_emu_), with the
+// workgroup's barriers. Needs coop_core.glsl (COOP_FLOAT 1) first.
+#ifndef COOP_FRAG_GLSL
+#define COOP_FRAG_GLSL
+
+#if !COOP_FLOAT
+#error "coop_frag.glsl builds fp16 operands for fp32 results: define COOP_FLOAT 1 before coop_core.glsl"
+#endif
+
+#define FRAG_A_MAX 8 // components an invocation may hold (NVIDIA: 8 of A, 4 of B)
+#define FRAG_B_MAX 4
+
+#if !COOP_EMULATE
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define FRAG_A fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, 16, 8>
+#define FRAG_LEN(f) (f).length()
+#define FRAG_AT(f, e) uint((f)[e])
+#define FRAG_SET(f, e, v) (f)[e] = float16_t(v)
+#define FRAG_MMA(c, a, b, apos, bpos) c = coopMatMulAddNV(a, b, c)
+
+shared float16_t frag_index_[256];
+
+// Every invocation of the workgroup calls these (barriers).
+FRAG_A frag_a_positions() {
+    barrier();
+    for (uint i = gl_LocalInvocationIndex; i < 256u; i += uint(SGS * 32)) frag_index_[i] = float16_t(i);
+    barrier();
+    FRAG_A pos;
+    coopMatLoadNV(pos, frag_index_, 0, 16, false);
+    return pos;
+}
+FRAG_B frag_b_positions() {
+    barrier();
+    for (uint i = gl_LocalInvocationIndex; i < 128u; i += uint(SGS * 32)) frag_index_[i] = float16_t(i);
+    barrier();
+    FRAG_B pos;
+    coopMatLoadNV(pos, frag_index_, 0, 8, false);
+    return pos;
+}
+#else
+struct FragA {
+    float v[8];
+};
+struct FragB {
+    float v[4];
+};
+#define FRAG_A FragA
+#define FRAG_B FragB
+#define FRAG_LEN(f) (f).v.length()
+#define FRAG_AT(f, e) uint((f).v[e])
+#define FRAG_SET(f, e, x) (f).v[e] = (x)
+
+shared float frag_emu_[SGS * 384];
+
+// Pair j of lane L: A's element pair 37 (4 L + j) mod 128 (elements 2p, 2p + 1 of one row);
+// B's pair 37 (2 L + j) mod 64, q: k = 2 (q >> 3), column q & 7 (elements k * 8 + c, + 8).
+FRAG_A frag_a_positions() {
+    barrier();
+    FRAG_A pos;
+    for (uint e = 0u; e < 8u; e++) pos.v[e] = float(2u * ((37u * (4u * COOP_LANE + (e >> 1u))) & 127u) + (e & 1u));
+    return pos;
+}
+FRAG_B frag_b_positions() {
+    barrier();
+    FRAG_B pos;
+    for (uint e = 0u; e < 4u; e++) {
+        uint q = (37u * (2u * COOP_LANE + (e >> 1u))) & 63u;
+        pos.v[e] = float((2u * (q >> 3u) + (e & 1u)) * 8u + (q & 7u));
+    }
+    return pos;
+}
+
+// c += a b (apos, bpos: their positions): the operands into the subgroup's shared floats,
+// then each component of c its dot
+#define FRAG_MMA(c, a, b, apos, bpos) { \
+    uint fb_ = COOP_SG * 384u; \
+    barrier(); \
+    for (uint e_ = 0u; e_ < 8u; e_++) frag_emu_[fb_ + FRAG_AT(apos, e_)] = (a).v[e_]; \
+    for (uint e_ = 0u; e_ < 4u; e_++) frag_emu_[fb_ + 256u + FRAG_AT(bpos, e_)] = (b).v[e_]; \
+    barrier(); \
+    for (uint e_ = 0u; e_ < 4u; e_++) { \
+        uint p_ = uint(coop_emu_at(e_)); \
+        float s_ = 0.0; \
+        for (uint k_ = 0u; k_ < 16u; k_++) s_ += frag_emu_[fb_ + (p_ >> 3u) * 16u + k_] * frag_emu_[fb_ + 256u + k_ * 8u + (p_ & 7u)]; \
+        c.v[e_] += s_; \
+    } }
+#endif
+
+// Whether every pair of components is one row's (A: column's, B) k and k + 1, k even: step is
+// the index distance of k + 1 (A 1, B 8), kbit the bit of k's parity in the index (A 1, B 8).
+#define FRAG_PAIRS_OK(pos, step, kmax, ok) { \
+    int n_ = FRAG_LEN(pos); \
+    ok = n_ <= (kmax) && (n_ & 1) == 0; \
+    for (int j_ = 0; j_ + 1 < n_ && j_ + 1 < (kmax); j_ += 2) \
+        ok = ok && (FRAG_AT(pos, j_) & (step)) == 0u && FRAG_AT(pos, j_ + 1) == FRAG_AT(pos, j_) + (step); }
+
+#endif
