@@ -69,6 +69,7 @@
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
+#   scripts/gpu-session.sh vkreg       # Vulkan operands filled from registers: SwiGLU SW_COOP=1 (test, A B B A per shape, M = 1, 4, 8), the f16/bf16 GEMV COOP_REG=1 at T = 8, the GEMV coop oracle test
 #   scripts/gpu-session.sh vkswiglu_out # the Vulkan SwiGLU kernels with 4 outputs a workgroup (SW_OUT=4) against 2, A B B A processes per shape, M = 1, 4, 8
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass; SWGEO_M, SWGEO_MODE, SWGEO_FLAGS)
 set -uo pipefail
@@ -373,6 +374,32 @@ phase_vkswiglu_out() {
       SWGEO_BACKEND=vulkan SWGEO_M=${SWGEO_M:-1,4,8} swgeo "$n" $nk $geo
     done
   done
+}
+
+phase_vkreg() {
+  # Vulkan matrices filled from registers (kernels/vulkan/coop_frag.glsl): the SwiGLU kernels (SW_COOP=1) against the
+  # scalar ones, one process per geometry in A B B A order per shape (VKREG_SHAPES), rotated graph, M = 1, 4, 8, after
+  # their GPU oracle test; the f16/bf16 GEMV (COOP_REG=1) at T = 8 beside the table's kernel and the staged one; then
+  # the GEMV cooperative-matrix oracle test (every format, every T; VKREG_GEMV_TEST=0 skips)
+  GPUBENCH_TEST_ONLY="SW_COOP=1: chain" run lua_test_vk_swiglu_coop timeout 120 $G tests/lua/test_swiglu_vulkan.lua
+  grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_swiglu_coop.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
+  for nk in ${VKREG_SHAPES:-13824,5120 6912,1536}; do
+    for geo in SW_WG=64 SW_COOP=1 SW_COOP=1 SW_WG=64; do
+      n="vkreg_${nk%,*}_${geo//[=,]/_}"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
+      SWGEO_BACKEND=vulkan SWGEO_M=${VKREG_M:-1,4,8} swgeo "$n" $nk $geo
+    done
+  done
+  for f in f16 bf16; do
+    n="vkreg_gemv_${f}_T8"
+    run "$n" timeout 120 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 \
+      --kernels $f --grid "GEMV_TOKENS=8;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=8;GEMV_COOP=1;COOP_REG=1;COOP_WR=2,4;COOP_KS=1,2,4;COOP_U=2,4|GEMV_TOKENS=8;GEMV_COOP=1" \
+      --json "$LOGS/$n.jsonl"
+    grep -E "^$f|rror" "$LOGS/$n.log"
+  done
+  if [[ ${VKREG_GEMV_TEST:-1} == 1 ]]; then
+    GPUBENCH_TEST_ONLY="GEMV_COOP=1: the five" run lua_test_vk_coop timeout 150 $G tests/lua/test_gemv_vulkan_coop.lua
+    grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_coop.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
+  fi
 }
 
 phase_fixed() {
@@ -1029,6 +1056,9 @@ swiglu_geo)
   ;;
 vkswiglu_out)
   phase_vkswiglu_out
+  ;;
+vkreg)
+  phase_vkreg
   ;;
 moe_geo)
   # grouped kernel geometries (MOE_GEOS: space-separated NAME=V,... lists), gate_up of MOE_GEO_CONFIG (qwen3),

@@ -101,6 +101,10 @@ function swiglu.kernels(dev, m, geometry, mul)
   local S = swiglu.specs(dev.backend)
   local root = require("gpubench.kernels").root()
   local function load(spec)
+    if spec.requires then -- a kernel for some devices only (SW_COOP=1): say what dev lacks
+      local ok, why = spec.requires(dev)
+      if not ok then error(("swiglu.kernels: %s"):format(why), 3) end
+    end
     return { spec = spec, kernel = dev:kernel { file = root .. "/" .. spec.file, entry = spec.entry, defines = spec.defines } }
   end
   local out = { fused = load(S.fused(geometry, m)), gemv = load(S.gemv(geometry, m)) }

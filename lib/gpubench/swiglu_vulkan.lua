@@ -11,15 +11,24 @@
 
 local S = {}
 
-S.DEFAULT = { SW_WG = 64, SW_OUT = 2 }
-S.KEYS = { "SW_WG", "SW_OUT" }
+-- SW_COOP = 1: the kernels on fp16 cooperative matrices filled from registers
+-- (kernels/vulkan/swiglu_coop.comp, docs/kernels/swiglu.md, "Cooperative matrices
+-- filled from registers"): SW_WR tiles of 16 rows (8 outputs) x SW_KS slices of K a
+-- workgroup, SW_U steps of 16 k loaded ahead; the device needs VK_NV_cooperative_matrix
+-- with 16x8x16 f16 products into f32 and subgroups of 32 (`requires`). SW_COOP = 2: the
+-- same kernels with the matrices emulated, which any device runs (the tests' path).
+S.DEFAULT = { SW_WG = 64, SW_OUT = 2, SW_COOP = 0, SW_WR = 4, SW_KS = 2, SW_U = 2 }
+S.KEYS = { "SW_WG", "SW_OUT", "SW_COOP", "SW_WR", "SW_KS", "SW_U" }
+local SCALAR = { SW_WG = true, SW_OUT = true }
+local COOP = { SW_WR = true, SW_KS = true, SW_U = true }
 -- Workgroups per dispatch dimension that every Vulkan device accepts.
 S.MAX_GROUPS = 65535
 
 local function ceil_div(a, b) return (a + b - 1) // b end
 
 function S.geometry(changes)
-  local g = { SW_WG = S.DEFAULT.SW_WG, SW_OUT = S.DEFAULT.SW_OUT }
+  local g = {}
+  for k, v in pairs(S.DEFAULT) do g[k] = v end
   for k, v in pairs(changes or {}) do
     local n = math.tointeger(v)
     if k == "SW_WG" then
@@ -30,11 +39,32 @@ function S.geometry(changes)
       if n ~= 2 and n ~= 4 then
         return nil, ("SW_OUT=%s is not 2 or 4 (outputs per workgroup, in pairs of a bf16 word)"):format(tostring(v))
       end
+    elseif k == "SW_COOP" then
+      if n ~= 0 and n ~= 1 and n ~= 2 then
+        return nil, ("SW_COOP=%s is not 0 (scalar), 1 (cooperative matrices) or 2 (emulated)"):format(tostring(v))
+      end
+    elseif k == "SW_U" then
+      if n == nil or n < 1 or n > 8 then return nil, ("SW_U=%s is not an integer from 1 to 8"):format(tostring(v)) end
+    elseif k == "SW_WR" or k == "SW_KS" then
+      if n == nil or n < 1 then return nil, ("%s=%s is not a positive integer"):format(k, tostring(v)) end
     else
-      return nil, ("the Vulkan SwiGLU kernels have no define %s (they take SW_WG and SW_OUT)"):format(tostring(k))
+      return nil, ("the Vulkan SwiGLU kernels have no define %s (they take %s)"):format(tostring(k),
+        table.concat(S.KEYS, ", "))
     end
     g[k] = n
   end
+  local coop = g.SW_COOP >= 1
+  for k, v in pairs(changes or {}) do
+    if (coop and SCALAR[k] or not coop and COOP[k]) and math.tointeger(v) ~= S.DEFAULT[k] then
+      return nil, ("%s is the %s kernels' (SW_COOP=%d)"):format(k, coop and "scalar" or "cooperative-matrix", g.SW_COOP)
+    end
+  end
+  if coop and g.SW_WR * g.SW_KS > 32 then
+    return nil, ("SW_WR=%d x SW_KS=%d subgroups of 32 are more than a workgroup's 1024 invocations"):format(g.SW_WR, g.SW_KS)
+  end
+  -- only what the picked kernels read (the geometry is printed with the results)
+  for k in pairs(coop and SCALAR or COOP) do g[k] = nil end
+  if not coop then g.SW_COOP = nil end
   return g
 end
 
@@ -42,7 +72,35 @@ end
 -- (no shape rules: the Vulkan kernels are not tuned).
 function S.for_shape(n, k) return assert(S.geometry {}), nil end
 
+local function requires(dev)
+  local name = tostring(dev.name or "the device")
+  if dev.cooperative_matrix ~= "nv" then
+    return false, ("SW_COOP=1 needs VK_NV_cooperative_matrix, which %s does not offer"):format(name)
+  end
+  for _, c in ipairs(dev.cooperative_matrix_shapes or {}) do
+    if c.m == 16 and c.n == 8 and c.k == 16 and c.a == "f16" and c.b == "f16" and c.c == "f32" and c.d == "f32" then
+      if dev.subgroup_size ~= 32 then
+        return false, ("SW_COOP=1 needs subgroups of 32; %s reports %s"):format(name, tostring(dev.subgroup_size))
+      end
+      return true
+    end
+  end
+  return false, ("SW_COOP=1 needs 16x8x16 f16 x f16 + f32 cooperative matrices, which %s does not list"):format(name)
+end
+
 local function spec(name, g, m, rows_per_group)
+  if g.SW_COOP then
+    local chain = name == "swiglu_gemv" and 1 or 0
+    local defines = { MT = m, SW_WR = g.SW_WR, SW_KS = g.SW_KS, SW_U = g.SW_U, SW_CHAIN = chain }
+    if g.SW_COOP == 2 then defines.COOP_EMULATE = 1 end
+    -- a tile is 16 rows: 8 outputs' gate and up rows (fused), or 16 rows (chain)
+    local per_group = (chain == 1 and 16 or 8) * g.SW_WR
+    return {
+      file = "kernels/vulkan/swiglu_coop.comp", entry = "main", defines = defines, block = 32 * g.SW_WR * g.SW_KS,
+      grid = function(rows) return ceil_div(rows, per_group) end,
+      requires = g.SW_COOP == 1 and requires or nil,
+    }
+  end
   return {
     file = "kernels/vulkan/" .. name .. ".comp", entry = "main",
     defines = { MT = m, SW_WG = g.SW_WG, SW_OUT = g.SW_OUT or S.DEFAULT.SW_OUT }, block = g.SW_WG,

@@ -45,6 +45,74 @@ t.test("4 outputs a workgroup (SW_OUT=4): N = 17 .. 20, M = 1 .. 8", function()
   end
 end)
 
+-- SW_COOP: the kernels on fp16 cooperative matrices filled from registers
+-- (kernels/vulkan/swiglu_coop.comp). Emulated (SW_COOP=2: pairs of components in a
+-- scrambled layout, lavapipe runs it): odd and tiny N (the last tile's rows past N, the
+-- half-word stores), K with a last half step of 16, every M, slices that do not divide K.
+t.test("SW_COOP=2 (emulated cooperative matrices): chain and fused against the reference", function()
+  local dev = t.device("vulkan")
+  sc.check_paths(dev, {
+    { n = 37, k = 136, m = { 1, 2, 3, 4, 5, 6, 7, 8 }, geometry = { SW_COOP = 2 } },
+    { n = 1, k = 8, m = { 1, 8 }, geometry = { SW_COOP = 2, SW_WR = 1, SW_KS = 1, SW_U = 1 } },
+    { n = 20, k = 264, m = { 2, 8 }, geometry = { SW_COOP = 2, SW_WR = 2, SW_KS = 3, SW_U = 3 } },
+  }, { "chain", "fused" })
+end)
+
+t.test("SW_COOP: its geometry, its errors, and the refusal on a device without the matrices", function()
+  local S = require "gpubench.swiglu_vulkan"
+  local g = assert(S.geometry { SW_COOP = 1, SW_KS = 4 })
+  t.eq(g, { SW_COOP = 1, SW_WR = 4, SW_KS = 4, SW_U = 2 }, "only what the kernels read")
+  t.eq(assert(S.geometry {}), { SW_WG = 64, SW_OUT = 2 }, "the scalar kernels' geometry as before")
+  local f, c = S.fused(g, 5), S.gemv(g, 5)
+  t.eq({ f.file, f.block, f.defines, f.grid(37) },
+    { "kernels/vulkan/swiglu_coop.comp", 512, { MT = 5, SW_WR = 4, SW_KS = 4, SW_U = 2, SW_CHAIN = 0 }, 2 },
+    "fused: 8 outputs a tile, 4 tiles a workgroup")
+  t.eq({ c.defines.SW_CHAIN, c.grid(74) }, { 1, 2 }, "chain: 16 rows a tile")
+  t.eq(S.fused(assert(S.geometry { SW_COOP = 2 }), 1).defines.COOP_EMULATE, 1)
+  for bad, why in pairs {
+    [{ SW_COOP = 3 }] = "SW_COOP=3 is not 0 (scalar), 1 (cooperative matrices) or 2 (emulated)",
+    [{ SW_COOP = 1, SW_WG = 128 }] = "SW_WG is the scalar kernels' (SW_COOP=1)",
+    [{ SW_KS = 4 }] = "SW_KS is the cooperative-matrix kernels' (SW_COOP=0)",
+    [{ SW_COOP = 1, SW_WR = 8, SW_KS = 8 }] = "SW_WR=8 x SW_KS=8 subgroups of 32 are more than a workgroup's 1024 invocations",
+    [{ SW_COOP = 1, SW_U = 9 }] = "SW_U=9 is not an integer from 1 to 8",
+  } do
+    t.eq({ S.geometry(bad) }, { nil, why })
+  end
+  local dev = t.device("vulkan")
+  if dev.cooperative_matrix ~= "nv" then
+    t.errors(function() require("gpubench.swiglu").kernels(dev, 2, g) end,
+      ("swiglu.kernels: SW_COOP=1 needs VK_NV_cooperative_matrix, which %s does not offer"):format(dev.name), true)
+  end
+end)
+
+t.test("SW_COOP=1 and 2 compile for Vulkan 1.2 at every M without warnings", function()
+  local gpu = t.gpu
+  if not gpu then t.skip("no gpu module (stock interpreter)") end
+  local S = require "gpubench.swiglu_vulkan"
+  for m = 1, 8 do
+    local g = assert(S.geometry { SW_COOP = m % 2 + 1, SW_WR = m % 3 + 1, SW_KS = m % 4 + 1, SW_U = m })
+    for _, sp in ipairs { S.fused(g, m), S.gemv(g, m) } do
+      local c = gpu.compile { backend = "vulkan", file = sp.file, target = "vulkan1.2", defines = sp.defines }
+      local label = ("M=%d SW_CHAIN=%d SW_COOP=%d"):format(m, sp.defines.SW_CHAIN, g.SW_COOP)
+      t.eq(c.params, { "buffer", "buffer", "buffer", "u32", "u32" }, label)
+      t.truthy(c.log == nil or c.log == "", label .. " warnings: " .. tostring(c.log))
+    end
+  end
+end)
+
+t.test("SW_COOP=1: chain and fused against the reference where the device has the matrices", function()
+  local dev = t.device("vulkan")
+  local S = require "gpubench.swiglu_vulkan"
+  local ok, why = S.fused(assert(S.geometry { SW_COOP = 1 }), 1).requires(dev)
+  if not ok then t.skip(why) end
+  sc.check_paths(dev, {
+    { n = 37, k = 136, m = { 1, 2, 3, 4, 5, 6, 7, 8 }, geometry = { SW_COOP = 1 } },
+    { n = 1, k = 8, m = { 1, 8 }, geometry = { SW_COOP = 1, SW_WR = 1, SW_KS = 1, SW_U = 1 } },
+    { n = 300, k = 1032, m = { 3, 8 }, geometry = { SW_COOP = 1, SW_WR = 2, SW_KS = 3, SW_U = 3 } },
+    { n = 512, k = 4096, m = { 8 }, geometry = { SW_COOP = 1, SW_WR = 8, SW_KS = 4, SW_U = 4 } },
+  }, { "chain", "fused" })
+end)
+
 t.test("a token left unwritten fails the check", function()
   sc.unwritten_token_fails(t.device("vulkan"))
 end)

@@ -1,0 +1,184 @@
+#version 450
+// The Vulkan SwiGLU kernels on fp16 cooperative matrices (SW_COOP=1; docs/kernels/swiglu.md,
+// "Cooperative matrices filled from registers"): SW_CHAIN=0 the fused kernel,
+// y[t, n] = bf16(silu(W[n] . x[t]) * (W[N + n] . x[t])) over the packed gate/up weight W [2N, K];
+// SW_CHAIN=1 the chain's GEMV, h[t, r] = bf16(W[r] . x[t]) over W [R, K] (R even). bf16 in,
+// x [MT, K], fp32 accumulation.
+//
+// A subgroup owns a tile of 16 weight rows (fused: 8 outputs' gate rows, then their up rows;
+// chain: 16 consecutive rows) and a slice of K, in steps of 16 k: A (16 rows x 16 k) and
+// B (16 k x 8 tokens) are filled from registers (coop_frag.glsl), two components from one
+// 32-bit word of two bf16; a weight becomes f16 times 2^8 (exact for 2^-22 <= |w| < 256), x
+// f16 (exact for 2^-14 <= |x| <= 65504; outside, the FP64 check before timing finds the
+// path wrong), and C accumulates over the slice. SW_U steps are loaded before any is used.
+// A workgroup is SW_WR tiles x SW_KS slices; the slices meet in shared memory. K a multiple
+// of 8 (a last half step reads zeros).
+// Launch: (W, x, y or h, u32 N or R, u32 K), block 32 SW_WR SW_KS,
+// grid ceil(N / 8 / SW_WR) (fused) or ceil(R / 16 / SW_WR) (chain).
+#extension GL_GOOGLE_include_directive : require
+
+#if !defined(MT) || !defined(SW_WR) || !defined(SW_KS) || !defined(SW_U) || !defined(SW_CHAIN)
+#error "swiglu_coop takes MT, SW_WR, SW_KS, SW_U and SW_CHAIN as defines (lib/gpubench/swiglu_vulkan.lua)"
+#endif
+#if MT < 1 || MT > 8 || (SW_CHAIN != 0 && SW_CHAIN != 1)
+#error "MT must be 1..8, SW_CHAIN 0 (fused) or 1 (the chain's GEMV)"
+#endif
+#if SW_WR < 1 || SW_KS < 1 || SW_WR * SW_KS > 32 || SW_U < 1 || SW_U > 8
+#error "SW_WR x SW_KS subgroups of 32 must make a workgroup of at most 1024; SW_U in 1..8"
+#endif
+
+#define SGS (SW_WR * SW_KS)
+#define COOP_FLOAT 1
+#include "coop_core.glsl"
+#include "coop_frag.glsl"
+#include "swiglu_bf16.glsl"
+
+layout(local_size_x = SGS * 32, local_size_y = 1, local_size_z = 1) in;
+
+layout(set = 0, binding = 0) readonly buffer WBuf { uint W[]; };
+layout(set = 0, binding = 1) readonly buffer XBuf { uint X[]; };
+#if SW_CHAIN
+layout(set = 0, binding = 2) writeonly buffer HBuf { uint H[]; };
+#else
+// y [MT, N] bf16 as words; coherent for the half-word atomics of odd N.
+layout(set = 0, binding = 2) coherent buffer YBuf { uint Y[]; };
+#endif
+layout(push_constant) uniform Params {
+    uint n; // outputs N (fused), rows R (chain)
+    uint k;
+} P;
+
+shared float sw_red_[SGS * 128];
+shared float sw_sum_[SW_WR * 128];
+
+#if !SW_CHAIN
+// Sets bf16 element j of Y alone: the other half of its word belongs to another workgroup
+// when N is odd.
+void store_half(uint j, float v) {
+    uint sh = (j & 1u) * 16u;
+    atomicAnd(Y[j >> 1], ~(0xFFFFu << sh));
+    atomicOr(Y[j >> 1], sw_bf16(v) << sh);
+}
+#endif
+
+void main() {
+    uint sg = COOP_SG, g = sg % uint(SW_WR), ks = sg / uint(SW_WR);
+    uint tile = gl_WorkGroupID.x * uint(SW_WR) + g;
+    uint kw = P.k >> 1u, steps = (P.k + 15u) >> 4u;
+    uint per = (steps + uint(SW_KS) - 1u) / uint(SW_KS);
+    uint lo = min(steps, ks * per), hi = min(steps, lo + per);
+
+    FRAG_A apos = frag_a_positions();
+    FRAG_B bpos = frag_b_positions();
+    bool a_ok, b_ok;
+    FRAG_PAIRS_OK(apos, 1u, FRAG_A_MAX, a_ok)
+    FRAG_PAIRS_OK(bpos, 8u, FRAG_B_MAX, b_ok)
+    int a_len = min(FRAG_LEN(apos), FRAG_A_MAX), b_len = min(FRAG_LEN(bpos), FRAG_B_MAX);
+    // per pair of A's components: its row's first word (rows past the last clamped to it:
+    // read, never stored) and its word within a step; per pair of B's: its token's (t < MT)
+    uint wrow[FRAG_A_MAX / 2], wcol[FRAG_A_MAX / 2], xrow[FRAG_B_MAX / 2], xcol[FRAG_B_MAX / 2];
+    bool xlive[FRAG_B_MAX / 2];
+    for (int j = 0; 2 * j < a_len; j++) {
+        uint p = FRAG_AT(apos, 2 * j), r = p >> 4u;
+#if SW_CHAIN
+        uint row = min(16u * tile + r, P.n - 1u);
+#else
+        uint row = min(8u * tile + (r & 7u), P.n - 1u) + (r >> 3u) * P.n; // gate rows, then up rows
+#endif
+        wrow[j] = row * kw;
+        wcol[j] = (p & 15u) >> 1u;
+    }
+    for (int j = 0; 2 * j < b_len; j++) {
+        uint p = FRAG_AT(bpos, 2 * j), t = p & 7u; // p = k * 8 + token
+        xlive[j] = t < uint(MT);
+        xrow[j] = min(t, uint(MT) - 1u) * kw;
+        xcol[j] = p >> 4u;
+    }
+
+    COOP_C c;
+#if COOP_EMULATE
+    for (int e = 0; e < 4; e++) c.v[e] = 0.0;
+#else
+    c = COOP_C(0.0);
+#endif
+    for (uint i0 = 0u; i0 < per; i0 += uint(SW_U)) {
+        uint w[SW_U][FRAG_A_MAX / 2], x[SW_U][FRAG_B_MAX / 2];
+        [[unroll]] for (int u = 0; u < SW_U; u++) {
+            uint st = min(lo + i0 + uint(u), max(hi, 1u) - 1u); // past the slice: not used (in range)
+            for (int j = 0; 2 * j < a_len; j++) {
+                uint kk = 8u * st + wcol[j]; // the pair's word in its row
+                w[u][j] = kk < kw ? W[wrow[j] + kk] : 0u;
+            }
+            for (int j = 0; 2 * j < b_len; j++) {
+                uint kk = 8u * st + xcol[j];
+                x[u][j] = xlive[j] && kk < kw ? X[xrow[j] + kk] : 0u;
+            }
+        }
+        [[unroll]] for (int u = 0; u < SW_U; u++) {
+            uint st = lo + i0 + uint(u);
+#if !COOP_EMULATE
+            if (st >= hi) break; // uniform over the subgroup
+#endif
+            FRAG_A a;
+            FRAG_B b;
+            for (int j = 0; 2 * j < a_len; j++) {
+                FRAG_SET(a, 2 * j, sw_lo(w[u][j]) * 256.0);
+                FRAG_SET(a, 2 * j + 1, sw_hi(w[u][j]) * 256.0);
+            }
+            for (int j = 0; 2 * j < b_len; j++) {
+                FRAG_SET(b, 2 * j, sw_lo(x[u][j]));
+                FRAG_SET(b, 2 * j + 1, sw_hi(x[u][j]));
+            }
+#if COOP_EMULATE
+            if (st >= hi) { // every subgroup runs every step (the barriers are the workgroup's)
+                for (int e = 0; e < 8; e++) a.v[e] = 0.0;
+            }
+#endif
+            FRAG_MMA(c, a, b, apos, bpos);
+        }
+    }
+
+    // the slices' sums: each subgroup's components by position, then per tile the sum of its slices
+    COOP_C pos = coop_positions();
+    int n_el = COOP_LEN(pos);
+    for (int e = 0; e < min(n_el, EL_MAX); e++) {
+        float v = float(COOP_AT(c, e)) * (1.0 / 256.0);
+        // more components than EL_MAX, or operands not in pairs of k: NaN, which the check refuses
+        if (!a_ok || !b_ok || n_el > EL_MAX) v = uintBitsToFloat(0x7FC00000u);
+        sw_red_[sg * 128u + COOP_P(pos, e)] = v;
+    }
+    barrier();
+    for (uint i = gl_LocalInvocationIndex; i < uint(SW_WR) * 128u; i += uint(SGS * 32)) {
+        uint gi = i >> 7u, p = i & 127u;
+        float s = 0.0;
+        for (uint q = 0u; q < uint(SW_KS); q++) s += sw_red_[(q * uint(SW_WR) + gi) * 128u + p];
+        sw_sum_[i] = s; // tile gi's row p >> 3, token p & 7
+    }
+    barrier();
+
+    // each invocation stores two outputs (chain: rows) of one token of one tile
+#define SW_PAIRS (4 + 4 * SW_CHAIN) // fused: 8 outputs; chain: 16 rows
+    for (uint i = gl_LocalInvocationIndex; i < uint(SW_WR * SW_PAIRS * MT); i += uint(SGS * 32)) {
+        uint gi = i / uint(SW_PAIRS * MT), rem = i % uint(SW_PAIRS * MT), pr = rem / uint(MT), t = rem % uint(MT);
+        uint tl = gl_WorkGroupID.x * uint(SW_WR) + gi, sb = gi * 128u;
+#if SW_CHAIN
+        uint r = 16u * tl + 2u * pr; // R even: rows r, r + 1 are the halves of one word
+        if (r < P.n)
+            H[(t * P.n + r) >> 1] = sw_bf16(sw_sum_[sb + 2u * pr * 8u + t]) | (sw_bf16(sw_sum_[sb + (2u * pr + 1u) * 8u + t]) << 16);
+#else
+        uint o = 2u * pr, na = 8u * tl + o;
+        if (na >= P.n) continue;
+        float y0 = sw_silu(sw_sum_[sb + o * 8u + t]) * sw_sum_[sb + (8u + o) * 8u + t];
+        float y1 = sw_silu(sw_sum_[sb + (o + 1u) * 8u + t]) * sw_sum_[sb + (9u + o) * 8u + t];
+        uint j = t * P.n + na;
+        bool two = na + 1u < P.n;
+        // a word whose two halves are both this workgroup's is stored whole
+        if (two && (j & 1u) == 0u) {
+            Y[j >> 1] = sw_bf16(y0) | (sw_bf16(y1) << 16);
+        } else {
+            store_half(j, y0);
+            if (two) store_half(j + 1u, y1);
+        }
+#endif
+    }
+}
