@@ -110,12 +110,12 @@ void main() {
     int a_len = min(FRAG_LEN(apos), FRAG_A_MAX), b_len = min(FRAG_LEN(bpos), FRAG_B_MAX);
     uint kw = P.k >> 1u; // 32-bit words a row
     uint wrow[FRAG_A_MAX / 2], wcol[FRAG_A_MAX / 2], xrow[FRAG_B_MAX / 2], xcol[FRAG_B_MAX / 2];
-    for (int j = 0; 2 * j < a_len; j++) {
+    [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
         uint p = FRAG_AT(apos, 2 * j);
         wrow[j] = min(pl.row0 + (p >> 4u), P.m - 1u) * kw;
         wcol[j] = (p & 15u) >> 1u;
     }
-    for (int j = 0; 2 * j < b_len; j++) {
+    [[unroll]] for (int j = 0; j < FRAG_B_MAX / 2; j++) if (2 * j < b_len) {
         uint p = FRAG_AT(bpos, 2 * j); // k * 8 + token
         xrow[j] = 8u + (p & 7u) * kw;   // the hi rows start at word 8, a token's row is k / 2 words
         xcol[j] = p >> 4u;
@@ -124,7 +124,7 @@ void main() {
         uint w[COOP_U][FRAG_A_MAX / 2];
         [[unroll]] for (int u = 0; u < COOP_U; u++) {
             uint st = min(pl.lo + i0 + uint(u), max(pl.hi, 1u) - 1u); // past the slice: not used (in range)
-            for (int j = 0; 2 * j < a_len; j++) {
+            [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
                 uint at = wrow[j] + 8u * st + wcol[j]; // 8 words a step of 16 k
                 w[u][j] = W[at >> 2u][at & 3u];
             }
@@ -136,12 +136,12 @@ void main() {
 #endif
             FRAG_A a;
             FRAG_B bh, bl;
-            for (int j = 0; 2 * j < a_len; j++) {
+            [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
                 vec2 h = coop_pair(w[u][j]);
                 FRAG_SET(a, 2 * j, h.x);
                 FRAG_SET(a, 2 * j + 1, h.y);
             }
-            for (int j = 0; 2 * j < b_len; j++) {
+            [[unroll]] for (int j = 0; j < FRAG_B_MAX / 2; j++) if (2 * j < b_len) {
                 uint at = xrow[j] + 8u * min(st, pl.hi - 1u) + xcol[j];
                 vec2 h = unpackHalf2x16(XQ[at >> 2u][at & 3u]);
                 at += 4u * P.k; // the lo rows: k uvec4s on

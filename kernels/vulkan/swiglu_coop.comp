@@ -78,7 +78,7 @@ void main() {
     // read, never stored) and its word within a step; per pair of B's: its token's (t < MT)
     uint wrow[FRAG_A_MAX / 2], wcol[FRAG_A_MAX / 2], xrow[FRAG_B_MAX / 2], xcol[FRAG_B_MAX / 2];
     bool xlive[FRAG_B_MAX / 2];
-    for (int j = 0; 2 * j < a_len; j++) {
+    [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
         uint p = FRAG_AT(apos, 2 * j), r = p >> 4u;
 #if SW_CHAIN
         uint row = min(16u * tile + r, P.n - 1u);
@@ -88,7 +88,7 @@ void main() {
         wrow[j] = row * kw;
         wcol[j] = (p & 15u) >> 1u;
     }
-    for (int j = 0; 2 * j < b_len; j++) {
+    [[unroll]] for (int j = 0; j < FRAG_B_MAX / 2; j++) if (2 * j < b_len) {
         uint p = FRAG_AT(bpos, 2 * j), t = p & 7u; // p = k * 8 + token
         xlive[j] = t < uint(MT);
         xrow[j] = min(t, uint(MT) - 1u) * kw;
@@ -105,11 +105,11 @@ void main() {
         uint w[SW_U][FRAG_A_MAX / 2], x[SW_U][FRAG_B_MAX / 2];
         [[unroll]] for (int u = 0; u < SW_U; u++) {
             uint st = min(lo + i0 + uint(u), max(hi, 1u) - 1u); // past the slice: not used (in range)
-            for (int j = 0; 2 * j < a_len; j++) {
+            [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
                 uint kk = 8u * st + wcol[j]; // the pair's word in its row
                 w[u][j] = kk < kw ? W[wrow[j] + kk] : 0u;
             }
-            for (int j = 0; 2 * j < b_len; j++) {
+            [[unroll]] for (int j = 0; j < FRAG_B_MAX / 2; j++) if (2 * j < b_len) {
                 uint kk = 8u * st + xcol[j];
                 x[u][j] = xlive[j] && kk < kw ? X[xrow[j] + kk] : 0u;
             }
@@ -121,11 +121,11 @@ void main() {
 #endif
             FRAG_A a;
             FRAG_B b;
-            for (int j = 0; 2 * j < a_len; j++) {
+            [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
                 FRAG_SET(a, 2 * j, sw_lo(w[u][j]) * 256.0);
                 FRAG_SET(a, 2 * j + 1, sw_hi(w[u][j]) * 256.0);
             }
-            for (int j = 0; 2 * j < b_len; j++) {
+            [[unroll]] for (int j = 0; j < FRAG_B_MAX / 2; j++) if (2 * j < b_len) {
                 FRAG_SET(b, 2 * j, sw_lo(x[u][j]));
                 FRAG_SET(b, 2 * j + 1, sw_hi(x[u][j]));
             }
