@@ -69,6 +69,7 @@
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
+#   scripts/gpu-session.sh next19      # vkreg at one shape without the GEMV test, q8_0's staged coop kernel at T = 8, the CUDA T-row tables (T = 8, 4, 2, 1)
 #   scripts/gpu-session.sh vkreg       # Vulkan operands filled from registers: SwiGLU SW_COOP=1 (test, A B B A per shape, M = 1, 4, 8), the f16/bf16 GEMV COOP_REG=1 at T = 8, the GEMV coop oracle test
 #   scripts/gpu-session.sh vkswiglu_out # the Vulkan SwiGLU kernels with 4 outputs a workgroup (SW_OUT=4) against 2, A B B A processes per shape, M = 1, 4, 8
 #   scripts/gpu-session.sh swiglu_geo  # swiglu_ab fused geometries (WARPS, UNROLL, KSPLIT, STAGES) at two shapes, rotated graph, M = 1 and 8 (SWGEO_TAG names a second pass; SWGEO_M, SWGEO_MODE, SWGEO_FLAGS)
@@ -400,6 +401,17 @@ phase_vkreg() {
     GPUBENCH_TEST_ONLY="GEMV_COOP=1: the five" run lua_test_vk_coop timeout 150 $G tests/lua/test_gemv_vulkan_coop.lua
     grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_coop.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
   fi
+}
+
+phase_next19() { # one call for what is open after 2026-12-05 (device time was scarce): the operands-from-registers kernels
+  # (SwiGLU at one shape, the f16/bf16 GEMV at T = 8), the staged int8 coop kernel of q8_0 at T = 8 beside the table's,
+  # then the CUDA T-row tables with the rules set on the H100 (never run as a table)
+  VKREG_SHAPES=${NEXT19_SW_SHAPES:-13824,5120} VKREG_GEMV_TEST=0 phase_vkreg
+  local g="GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=4|GEMV_TOKENS=8;GEMV_COOP=1;COOP_WR=2,4;COOP_KS=2,4"
+  run vkcoop_q8_0_T8 timeout 90 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate \
+    --rounds 1 --kernels q8_0 --grid "$g" --json "$LOGS/vkcoop_q8_0_T8.jsonl"
+  grep -E "^q8_0|rror" "$LOGS/vkcoop_q8_0_T8.log"
+  TOKENS_TESTS=0 TOKENS_SHAPES=${NEXT19_SHAPES:-14336:8 14336:4 14336:2 14336:1} bash "$0" tokens cuda
 }
 
 phase_fixed() {
@@ -1059,6 +1071,9 @@ vkswiglu_out)
   ;;
 vkreg)
   phase_vkreg
+  ;;
+next19)
+  phase_next19
   ;;
 moe_geo)
   # grouped kernel geometries (MOE_GEOS: space-separated NAME=V,... lists), gate_up of MOE_GEO_CONFIG (qwen3),
