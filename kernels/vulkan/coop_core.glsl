@@ -60,13 +60,19 @@ shared COOP_ELT coop_index_[128];
 #define COOP_WAIT() subgroupBarrier()
 #define COOP_SYNC() { subgroupMemoryBarrierShared(); subgroupBarrier(); }
 
-// Component e of a 16 x 8 result is row pos[e] >> 3, token pos[e] & 7. Every invocation
-// of the workgroup calls it (a barrier).
+// pos = the matrix whose elements are their own row-major indices 0..n-1 (stride: its
+// columns), through the shared array arr of type elt. Every invocation of the workgroup
+// runs it (barriers).
+#define COOP_LOAD_INDICES(pos, arr, n, stride, elt) { \
+    barrier(); \
+    for (uint i_ = gl_LocalInvocationIndex; i_ < (n); i_ += uint(SGS * 32)) arr[i_] = elt(i_); \
+    barrier(); \
+    coopMatLoadNV(pos, arr, 0, stride, false); }
+
+// Component e of a 16 x 8 result is row pos[e] >> 3, token pos[e] & 7.
 COOP_C coop_positions() {
-    for (uint i = gl_LocalInvocationIndex; i < 128u; i += uint(SGS * 32)) coop_index_[i] = COOP_ELT(i);
-    barrier();
     COOP_C pos;
-    coopMatLoadNV(pos, coop_index_, 0, 8, false);
+    COOP_LOAD_INDICES(pos, coop_index_, 128u, 8, COOP_ELT)
     return pos;
 }
 

@@ -34,19 +34,13 @@ shared float16_t frag_index_[256];
 
 // Every invocation of the workgroup calls these (barriers).
 FRAG_A frag_a_positions() {
-    barrier();
-    for (uint i = gl_LocalInvocationIndex; i < 256u; i += uint(SGS * 32)) frag_index_[i] = float16_t(i);
-    barrier();
     FRAG_A pos;
-    coopMatLoadNV(pos, frag_index_, 0, 16, false);
+    COOP_LOAD_INDICES(pos, frag_index_, 256u, 16, float16_t)
     return pos;
 }
 FRAG_B frag_b_positions() {
-    barrier();
-    for (uint i = gl_LocalInvocationIndex; i < 128u; i += uint(SGS * 32)) frag_index_[i] = float16_t(i);
-    barrier();
     FRAG_B pos;
-    coopMatLoadNV(pos, frag_index_, 0, 8, false);
+    COOP_LOAD_INDICES(pos, frag_index_, 128u, 8, float16_t)
     return pos;
 }
 #else
