@@ -29,6 +29,9 @@
 #define FRAG_AT(f, e) uint((f)[e])
 #define FRAG_SET(f, e, v) (f)[e] = float16_t(v)
 #define FRAG_MMA(c, a, b, apos, bpos) c = coopMatMulAddNV(a, b, c)
+// a word's two f16 as they are (no trip through f32)
+#define FRAG_HALVES(w) unpackFloat2x16(w)
+#define FRAG_HALF2 f16vec2
 
 shared float16_t frag_index_[256];
 
@@ -55,6 +58,8 @@ struct FragB {
 #define FRAG_LEN(f) (f).v.length()
 #define FRAG_AT(f, e) uint((f).v[e])
 #define FRAG_SET(f, e, x) (f).v[e] = (x)
+#define FRAG_HALVES(w) unpackHalf2x16(w)
+#define FRAG_HALF2 vec2
 
 shared float frag_emu_[SGS * 384];
 

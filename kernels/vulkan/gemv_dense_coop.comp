@@ -137,15 +137,19 @@ void main() {
             FRAG_A a;
             FRAG_B bh, bl;
             [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
+#if BF16
                 vec2 h = coop_pair(w[u][j]);
+#else
+                FRAG_HALF2 h = FRAG_HALVES(w[u][j]);
+#endif
                 FRAG_SET(a, 2 * j, h.x);
                 FRAG_SET(a, 2 * j + 1, h.y);
             }
             [[unroll]] for (int j = 0; j < FRAG_B_MAX / 2; j++) if (2 * j < b_len) {
                 uint at = xrow[j] + 8u * min(st, pl.hi - 1u) + xcol[j];
-                vec2 h = unpackHalf2x16(XQ[at >> 2u][at & 3u]);
+                FRAG_HALF2 h = FRAG_HALVES(XQ[at >> 2u][at & 3u]);
                 at += 4u * P.k; // the lo rows: k uvec4s on
-                vec2 l = unpackHalf2x16(XQ[at >> 2u][at & 3u]);
+                FRAG_HALF2 l = FRAG_HALVES(XQ[at >> 2u][at & 3u]);
                 FRAG_SET(bh, 2 * j, h.x);
                 FRAG_SET(bh, 2 * j + 1, h.y);
                 FRAG_SET(bl, 2 * j, l.x);
