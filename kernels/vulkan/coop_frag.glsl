@@ -1,6 +1,6 @@
 // coop_frag.glsl: fp16 matrices filled from registers (docs/kernels/vulkan-gemv.md, "A and B
-// from registers"). A matrix load from shared memory costs the H200's driver about 170 issue
-// cycles (docs/kernels/vulkan-linear.md, "Measured on the H200"), so the operands are built
+// from registers"). A matrix load from shared memory is what the H200's driver makes slow
+// (docs/kernels/vulkan-linear.md, "Measured on the H200"), so the operands are built
 // component by component instead: FRAG_A is 16 x 16 (rows x k), FRAG_B 16 x 8 (k x columns),
 // both f16, into a COOP_C (COOP_FLOAT: fp32) result. Which element each of an invocation's
 // components is comes from an index matrix of the same type (frag_*_positions: A's element
