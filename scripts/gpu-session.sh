@@ -385,7 +385,7 @@ phase_vkreg() {
   GPUBENCH_TEST_ONLY="SW_COOP=1: chain" run lua_test_vk_swiglu_coop timeout 120 $G tests/lua/test_swiglu_vulkan.lua
   grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_swiglu_coop.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
   for nk in ${VKREG_SHAPES:-13824,5120 6912,1536}; do
-    for geo in SW_WG=64 SW_COOP=1 SW_COOP=1 SW_WG=64; do
+    for geo in ${VKREG_GEOS:-SW_WG=64 SW_COOP=1 SW_COOP=1 SW_WG=64}; do
       n="vkreg_${nk%,*}_${geo//[=,]/_}"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
       SWGEO_BACKEND=vulkan SWGEO_M=${VKREG_M:-1,4,8} swgeo "$n" $nk $geo
     done
@@ -406,7 +406,7 @@ phase_vkreg() {
 phase_next19() { # one call for what is open after 2026-12-05 (device time was scarce): the operands-from-registers kernels
   # (SwiGLU at one shape, the f16/bf16 GEMV at T = 8), the staged int8 coop kernel of q8_0 at T = 8 beside the table's,
   # then the CUDA T-row tables with the rules set on the H100 (never run as a table)
-  VKREG_SHAPES=${NEXT19_SW_SHAPES:-13824,5120} VKREG_GEMV_TEST=0 phase_vkreg
+  VKREG_SHAPES=${NEXT19_SW_SHAPES:-13824,5120} VKREG_GEOS=${NEXT19_SW_GEOS:-SW_WG=64 SW_COOP=1} VKREG_GEMV_TEST=0 phase_vkreg
   local g="GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=4|GEMV_TOKENS=8;GEMV_COOP=1;COOP_WR=2,4;COOP_KS=2,4"
   run vkcoop_q8_0_T8 timeout 90 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate \
     --rounds 1 --kernels q8_0 --grid "$g" --json "$LOGS/vkcoop_q8_0_T8.jsonl"
