@@ -115,6 +115,8 @@ for _, s in ipairs(shapes) do
   if not g then g, rule = SG.for_shape(s.n, s.k) end
   shape_geometries[#shape_geometries + 1] = { name = s.name, n = s.n, k = s.k, geometry = g, rule = rule and true or nil }
   by_shape[s.n .. "x" .. s.k] = g
+  local dwhy = swiglu.check_device(dev, g)
+  if dwhy then options.fail(("--geometry=%s: %s"):format(opts.geometry or swiglu.geometry_text(g), dwhy)) end
   for _, m in ipairs(opts.m_values) do
     local why = swiglu.check_launch(dev.backend, s.n, m, g)
     if why then options.fail(("%s (N=%d, K=%d): %s"):format(s.name, s.n, s.k, why)) end

@@ -95,16 +95,27 @@ function swiglu.check_launch(backend, n, m, geometry)
   return nil
 end
 
+-- check_device(dev, geometry) -> nil | why: what the geometry's kernels need that dev
+-- lacks (SW_COOP=1: NV cooperative matrices), said before any device work.
+function swiglu.check_device(dev, geometry)
+  local S = swiglu.specs(dev.backend)
+  for _, spec in ipairs { S.fused(geometry, 1), S.gemv(geometry, 1) } do
+    if spec.requires then
+      local ok, why = spec.requires(dev)
+      if not ok then return why end
+    end
+  end
+  return nil
+end
+
 -- kernels(dev, m, geometry) -> {fused =, gemv =, mul =}, each {kernel =, spec =}:
 -- compiled for m tokens (the mul kernel takes m at launch).
 function swiglu.kernels(dev, m, geometry, mul)
   local S = swiglu.specs(dev.backend)
   local root = require("gpubench.kernels").root()
+  local why = swiglu.check_device(dev, geometry)
+  if why then error(("swiglu.kernels: %s"):format(why), 2) end
   local function load(spec)
-    if spec.requires then -- a kernel for some devices only (SW_COOP=1): say what dev lacks
-      local ok, why = spec.requires(dev)
-      if not ok then error(("swiglu.kernels: %s"):format(why), 3) end
-    end
     return { spec = spec, kernel = dev:kernel { file = root .. "/" .. spec.file, entry = spec.entry, defines = spec.defines } }
   end
   local out = { fused = load(S.fused(geometry, m)), gemv = load(S.gemv(geometry, m)) }
