@@ -390,7 +390,7 @@ phase_vkreg() {
       SWGEO_BACKEND=vulkan SWGEO_M=${VKREG_M:-1,4,8} swgeo "$n" $nk $geo
     done
   done
-  for f in f16 bf16; do
+  for f in ${VKREG_GEMV_FORMATS:-f16 bf16}; do
     n="vkreg_gemv_${f}_T8"
     run "$n" timeout 120 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 \
       --kernels $f --grid "GEMV_TOKENS=8;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=8;GEMV_COOP=1;COOP_REG=1;COOP_WR=2,4;COOP_KS=1,2,4;COOP_U=2,4|GEMV_TOKENS=8;GEMV_COOP=1" \
@@ -407,6 +407,7 @@ phase_next19() { # one call for what is open after 2026-12-05 (device time was s
   # (SwiGLU at one shape, the f16/bf16 GEMV at T = 8), the staged int8 coop kernel of q8_0 at T = 8 beside the table's,
   # then the CUDA T-row tables with the rules set on the H100 (never run as a table)
   VKREG_SHAPES=${NEXT19_SW_SHAPES:-13824,5120} VKREG_GEOS=${NEXT19_SW_GEOS:-SW_WG=64 SW_COOP=1} VKREG_GEMV_TEST=0 phase_vkreg
+  [[ ${NEXT19_MORE:-1} == 1 ]] || return 0 # the registers-filled kernels only
   local g="GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=4|GEMV_TOKENS=8;GEMV_COOP=1;COOP_WR=2,4;COOP_KS=2,4"
   run vkcoop_q8_0_T8 timeout 90 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate \
     --rounds 1 --kernels q8_0 --grid "$g" --json "$LOGS/vkcoop_q8_0_T8.jsonl"
