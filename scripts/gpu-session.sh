@@ -69,6 +69,7 @@
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
+#   scripts/gpu-session.sh coop_layout # the fp16 cooperative-matrix layouts (which components pair k), then next19's registers-filled kernels
 #   scripts/gpu-session.sh next19      # vkreg at one shape without the GEMV test, q8_0's staged coop kernel at T = 8, the CUDA T-row tables (T = 8, 4, 2, 1)
 #   scripts/gpu-session.sh vkreg       # Vulkan operands filled from registers: SwiGLU SW_COOP=1 (test, A B B A per shape, M = 1, 4, 8), the f16/bf16 GEMV COOP_REG=1 at T = 8, the GEMV coop oracle test
 #   scripts/gpu-session.sh vkswiglu_out # the Vulkan SwiGLU kernels with 4 outputs a workgroup (SW_OUT=4) against 2, A B B A processes per shape, M = 1, 4, 8
@@ -401,6 +402,12 @@ phase_vkreg() {
     GPUBENCH_TEST_ONLY="GEMV_COOP=1: the five" run lua_test_vk_coop timeout 150 $G tests/lua/test_gemv_vulkan_coop.lua
     grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_coop.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
   fi
+}
+
+phase_coop_layout() { # the fp16 cooperative-matrix types' component layouts (tools/coop_layout_probe.lua), then vkreg
+  run coop_layout timeout 60 $G --backend vulkan tools/coop_layout_probe.lua
+  cat "$LOGS/coop_layout.log"
+  NEXT19_MORE=${COOP_LAYOUT_MORE:-0} phase_next19
 }
 
 phase_next19() { # one call for what is open after 2026-12-05 (device time was scarce): the operands-from-registers kernels
@@ -1075,6 +1082,9 @@ vkreg)
   ;;
 next19)
   phase_next19
+  ;;
+coop_layout)
+  phase_coop_layout
   ;;
 moe_geo)
   # grouped kernel geometries (MOE_GEOS: space-separated NAME=V,... lists), gate_up of MOE_GEO_CONFIG (qwen3),

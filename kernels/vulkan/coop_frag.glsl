@@ -4,11 +4,12 @@
 // component by component instead: FRAG_A is 16 x 16 (rows x k), FRAG_B 16 x 8 (k x columns),
 // both f16, into a COOP_C (COOP_FLOAT: fp32) result. Which element each of an invocation's
 // components is comes from an index matrix of the same type (frag_*_positions: A's element
-// row * 16 + k, B's k * 8 + column); a kernel loads two components at once from one 32-bit
-// word of two consecutive k, so it needs components 2j and 2j + 1 to be (x, k) and (x, k + 1),
-// k even (frag_pairs_ok; NVIDIA's mma layouts are), and makes its results NaN otherwise.
+// row * 16 + k, B's k * 8 + column). The kernels load A two components at once from one 32-bit
+// word of two consecutive k, so they need A's components 2j and 2j + 1 to be (row, k) and
+// (row, k + 1), k even (FRAG_PAIRS_OK), and make their results NaN otherwise; B they fill one
+// component a word, whatever its layout.
 //
-// COOP_EMULATE: 8 (A) and 4 (B) components an invocation, their pairs in a scrambled order;
+// COOP_EMULATE: 8 (A) and 4 (B) components an invocation in scrambled orders (A's in pairs);
 // FRAG_MMA goes through the subgroup's 384 floats of shared memory (frag_emu_), with the
 // workgroup's barriers. Needs coop_core.glsl (COOP_FLOAT 1) first.
 #ifndef COOP_FRAG_GLSL
@@ -64,7 +65,8 @@ struct FragB {
 shared float frag_emu_[SGS * 384];
 
 // Pair j of lane L: A's element pair 37 (4 L + j) mod 128 (elements 2p, 2p + 1 of one row);
-// B's pair 37 (2 L + j) mod 64, q: k = 2 (q >> 3), column q & 7 (elements k * 8 + c, + 8).
+// B's component e: element 37 (4 L + e) + 5 mod 128, unpaired (the H100's driver does not pair
+// B's k either: docs/kernels/vulkan-gemv.md, "A and B from registers").
 FRAG_A frag_a_positions() {
     barrier();
     FRAG_A pos;
@@ -74,10 +76,7 @@ FRAG_A frag_a_positions() {
 FRAG_B frag_b_positions() {
     barrier();
     FRAG_B pos;
-    for (uint e = 0u; e < 4u; e++) {
-        uint q = (37u * (2u * COOP_LANE + (e >> 1u))) & 63u;
-        pos.v[e] = float((2u * (q >> 3u) + (e & 1u)) * 8u + (q & 7u));
-    }
+    for (uint e = 0u; e < 4u; e++) pos.v[e] = float((37u * (4u * COOP_LANE + e) + 5u) & 127u);
     return pos;
 }
 

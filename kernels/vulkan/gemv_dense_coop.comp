@@ -104,21 +104,21 @@ void main() {
     // pair of B's its token's word offset in the workspace's hi rows (lo: + 4k words) and word
     FRAG_A apos = frag_a_positions();
     FRAG_B bpos = frag_b_positions();
-    bool a_ok, b_ok;
+    bool a_ok;
     FRAG_PAIRS_OK(apos, 1u, FRAG_A_MAX, a_ok)
-    FRAG_PAIRS_OK(bpos, 8u, FRAG_B_MAX, b_ok)
     int a_len = min(FRAG_LEN(apos), FRAG_A_MAX), b_len = min(FRAG_LEN(bpos), FRAG_B_MAX);
     uint kw = P.k >> 1u; // 32-bit words a row
-    uint wrow[FRAG_A_MAX / 2], wcol[FRAG_A_MAX / 2], xrow[FRAG_B_MAX / 2], xcol[FRAG_B_MAX / 2];
+    uint wrow[FRAG_A_MAX / 2], wcol[FRAG_A_MAX / 2], xrow[FRAG_B_MAX], xcol[FRAG_B_MAX], xsh[FRAG_B_MAX];
     [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
         uint p = FRAG_AT(apos, 2 * j);
         wrow[j] = min(pl.row0 + (p >> 4u), P.m - 1u) * kw;
         wcol[j] = (p & 15u) >> 1u;
     }
-    [[unroll]] for (int j = 0; j < FRAG_B_MAX / 2; j++) if (2 * j < b_len) {
-        uint p = FRAG_AT(bpos, 2 * j); // k * 8 + token
-        xrow[j] = 8u + (p & 7u) * kw;   // the hi rows start at word 8, a token's row is k / 2 words
-        xcol[j] = p >> 4u;
+    [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) { // any layout: one component a word
+        uint p = FRAG_AT(bpos, e), kk = p >> 3u; // k * 8 + token
+        xrow[e] = 8u + (p & 7u) * kw;   // the hi rows start at word 8, a token's row is k / 2 words
+        xcol[e] = kk >> 1u;
+        xsh[e] = (kk & 1u) * 16u;
     }
     for (uint i0 = 0u; i0 < pl.per; i0 += uint(COOP_U)) {
         uint w[COOP_U][FRAG_A_MAX / 2];
@@ -145,15 +145,13 @@ void main() {
                 FRAG_SET(a, 2 * j, h.x);
                 FRAG_SET(a, 2 * j + 1, h.y);
             }
-            [[unroll]] for (int j = 0; j < FRAG_B_MAX / 2; j++) if (2 * j < b_len) {
-                uint at = xrow[j] + 8u * min(st, pl.hi - 1u) + xcol[j];
-                FRAG_HALF2 h = FRAG_HALVES(XQ[at >> 2u][at & 3u]);
+            [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) {
+                uint at = xrow[e] + 8u * min(st, pl.hi - 1u) + xcol[e];
+                uint h = XQ[at >> 2u][at & 3u] >> xsh[e];
                 at += 4u * P.k; // the lo rows: k uvec4s on
-                FRAG_HALF2 l = FRAG_HALVES(XQ[at >> 2u][at & 3u]);
-                FRAG_SET(bh, 2 * j, h.x);
-                FRAG_SET(bh, 2 * j + 1, h.y);
-                FRAG_SET(bl, 2 * j, l.x);
-                FRAG_SET(bl, 2 * j + 1, l.y);
+                uint l = XQ[at >> 2u][at & 3u] >> xsh[e];
+                FRAG_SET(bh, e, FRAG_HALVES(h).x);
+                FRAG_SET(bl, e, FRAG_HALVES(l).x);
             }
 #if COOP_EMULATE
             if (st >= pl.hi) { // every subgroup runs every step (the barriers are the workgroup's)
@@ -201,7 +199,7 @@ void main() {
         float s = uintBitsToFloat(XQ[t >> 2u][t & 3u]);
         acc[e] = float(COOP_AT(c, e)) * s * (BF16 ? 1.0 / 256.0 : 1.0);
 #if COOP_REG
-        if (!a_ok || !b_ok) acc[e] = uintBitsToFloat(0x7FC00000u); // a layout is not pairs of k
+        if (!a_ok) acc[e] = uintBitsToFloat(0x7FC00000u); // A's layout is not pairs of k
 #endif
     }
     coop_store(acc, pos);

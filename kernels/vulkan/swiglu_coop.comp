@@ -7,8 +7,8 @@
 //
 // A subgroup owns a tile of 16 weight rows (fused: 8 outputs' gate rows, then their up rows;
 // chain: 16 consecutive rows) and a slice of K, in steps of 16 k: A (16 rows x 16 k) and
-// B (16 k x 8 tokens) are filled from registers (coop_frag.glsl), two components from one
-// 32-bit word of two bf16; a weight becomes f16 times 2^8 (exact for 2^-22 <= |w| < 256), x
+// B (16 k x 8 tokens) are filled from registers (coop_frag.glsl), A two components from one
+// 32-bit word of two bf16, B one component a word (any layout); a weight becomes f16 times 2^8 (exact for 2^-22 <= |w| < 256), x
 // f16 (exact for 2^-14 <= |x| <= 65504; outside, the FP64 check before timing finds the
 // path wrong), and C accumulates over the slice. SW_U steps are loaded before any is used.
 // A workgroup is SW_WR tiles x SW_KS slices; the slices meet in shared memory. K a multiple
@@ -70,14 +70,14 @@ void main() {
 
     FRAG_A apos = frag_a_positions();
     FRAG_B bpos = frag_b_positions();
-    bool a_ok, b_ok;
+    bool a_ok;
     FRAG_PAIRS_OK(apos, 1u, FRAG_A_MAX, a_ok)
-    FRAG_PAIRS_OK(bpos, 8u, FRAG_B_MAX, b_ok)
     int a_len = min(FRAG_LEN(apos), FRAG_A_MAX), b_len = min(FRAG_LEN(bpos), FRAG_B_MAX);
     // per pair of A's components: its row's first word (rows past the last clamped to it:
-    // read, never stored) and its word within a step; per pair of B's: its token's (t < MT)
-    uint wrow[FRAG_A_MAX / 2], wcol[FRAG_A_MAX / 2], xrow[FRAG_B_MAX / 2], xcol[FRAG_B_MAX / 2];
-    bool xlive[FRAG_B_MAX / 2];
+    // read, never stored) and its word within a step; per component of B (any layout: the
+    // driver's 16 x 8 f16 type need not pair B's k): its token's row (t < MT), word and half
+    uint wrow[FRAG_A_MAX / 2], wcol[FRAG_A_MAX / 2], xrow[FRAG_B_MAX], xcol[FRAG_B_MAX], xsh[FRAG_B_MAX];
+    bool xlive[FRAG_B_MAX];
     [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
         uint p = FRAG_AT(apos, 2 * j), r = p >> 4u;
 #if SW_CHAIN
@@ -88,11 +88,12 @@ void main() {
         wrow[j] = row * kw;
         wcol[j] = (p & 15u) >> 1u;
     }
-    [[unroll]] for (int j = 0; j < FRAG_B_MAX / 2; j++) if (2 * j < b_len) {
-        uint p = FRAG_AT(bpos, 2 * j), t = p & 7u; // p = k * 8 + token
-        xlive[j] = t < uint(MT);
-        xrow[j] = min(t, uint(MT) - 1u) * kw;
-        xcol[j] = p >> 4u;
+    [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) {
+        uint p = FRAG_AT(bpos, e), t = p & 7u, kk = p >> 3u; // p = k * 8 + token
+        xlive[e] = t < uint(MT);
+        xrow[e] = min(t, uint(MT) - 1u) * kw;
+        xcol[e] = kk >> 1u;
+        xsh[e] = (kk & 1u) * 16u;
     }
 
     COOP_C c;
@@ -102,16 +103,16 @@ void main() {
     c = COOP_C(0.0);
 #endif
     for (uint i0 = 0u; i0 < per; i0 += uint(SW_U)) {
-        uint w[SW_U][FRAG_A_MAX / 2], x[SW_U][FRAG_B_MAX / 2];
+        uint w[SW_U][FRAG_A_MAX / 2], x[SW_U][FRAG_B_MAX];
         [[unroll]] for (int u = 0; u < SW_U; u++) {
             uint st = min(lo + i0 + uint(u), max(hi, 1u) - 1u); // past the slice: not used (in range)
             [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
                 uint kk = 8u * st + wcol[j]; // the pair's word in its row
                 w[u][j] = kk < kw ? W[wrow[j] + kk] : 0u;
             }
-            [[unroll]] for (int j = 0; j < FRAG_B_MAX / 2; j++) if (2 * j < b_len) {
-                uint kk = 8u * st + xcol[j];
-                x[u][j] = xlive[j] && kk < kw ? X[xrow[j] + kk] : 0u;
+            [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) {
+                uint kk = 8u * st + xcol[e];
+                x[u][e] = xlive[e] && kk < kw ? X[xrow[e] + kk] >> xsh[e] : 0u; // its bf16 in the low half
             }
         }
         [[unroll]] for (int u = 0; u < SW_U; u++) {
@@ -125,10 +126,7 @@ void main() {
                 FRAG_SET(a, 2 * j, sw_lo(w[u][j]) * 256.0);
                 FRAG_SET(a, 2 * j + 1, sw_hi(w[u][j]) * 256.0);
             }
-            [[unroll]] for (int j = 0; j < FRAG_B_MAX / 2; j++) if (2 * j < b_len) {
-                FRAG_SET(b, 2 * j, sw_lo(x[u][j]));
-                FRAG_SET(b, 2 * j + 1, sw_hi(x[u][j]));
-            }
+            [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) FRAG_SET(b, e, sw_lo(x[u][e]));
 #if COOP_EMULATE
             if (st >= hi) { // every subgroup runs every step (the barriers are the workgroup's)
                 for (int e = 0; e < 8; e++) a.v[e] = 0.0;
@@ -144,7 +142,7 @@ void main() {
     for (int e = 0; e < min(n_el, EL_MAX); e++) {
         float v = float(COOP_AT(c, e)) * (1.0 / 256.0);
         // more components than EL_MAX, or operands not in pairs of k: NaN, which the check refuses
-        if (!a_ok || !b_ok || n_el > EL_MAX) v = uintBitsToFloat(0x7FC00000u);
+        if (!a_ok || n_el > EL_MAX) v = uintBitsToFloat(0x7FC00000u);
         sw_red_[sg * 128u + COOP_P(pos, e)] = v;
     }
     barrier();

@@ -139,6 +139,9 @@ end)
 t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan 1.2 at every T without warnings", function()
   local gpu = t.gpu
   if not gpu then t.skip("no gpu module (stock interpreter)") end
+  -- and the layout probe (tools/coop_layout_probe.lua), which only a device with the matrices runs
+  local probe = gpu.compile { backend = "vulkan", file = "kernels/vulkan/coop_layout_probe.comp", target = "vulkan1.2" }
+  t.eq(probe.params, { "buffer" }, "coop_layout_probe.comp")
   for _, fmt in ipairs(ALL) do
     for T = 1, 8 do
       local s = specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_U = not SUPER[fmt] and T % 4 + 1 or nil,
