@@ -69,12 +69,12 @@ shared COOP_ELT coop_index_[128];
     barrier(); \
     coopMatLoadNV(pos, arr, 0, stride, false); }
 
+// A function name() returning such a matrix of type t (n elements, stride columns).
+#define COOP_INDEX_FN(t, name, arr, n, stride, elt) \
+    t name() { t pos; COOP_LOAD_INDICES(pos, arr, n, stride, elt) return pos; }
+
 // Component e of a 16 x 8 result is row pos[e] >> 3, token pos[e] & 7.
-COOP_C coop_positions() {
-    COOP_C pos;
-    COOP_LOAD_INDICES(pos, coop_index_, 128u, 8, COOP_ELT)
-    return pos;
-}
+COOP_INDEX_FN(COOP_C, coop_positions, coop_index_, 128u, 8, COOP_ELT)
 
 #else
 struct CoopEmu {

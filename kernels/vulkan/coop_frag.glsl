@@ -37,16 +37,8 @@
 shared float16_t frag_index_[256];
 
 // Every invocation of the workgroup calls these (barriers).
-FRAG_A frag_a_positions() {
-    FRAG_A pos;
-    COOP_LOAD_INDICES(pos, frag_index_, 256u, 16, float16_t)
-    return pos;
-}
-FRAG_B frag_b_positions() {
-    FRAG_B pos;
-    COOP_LOAD_INDICES(pos, frag_index_, 128u, 8, float16_t)
-    return pos;
-}
+COOP_INDEX_FN(FRAG_A, frag_a_positions, frag_index_, 256u, 16, float16_t)
+COOP_INDEX_FN(FRAG_B, frag_b_positions, frag_index_, 128u, 8, float16_t)
 #else
 struct FragA {
     float v[8];
