@@ -5,9 +5,9 @@
 // both f16, into a COOP_C (COOP_FLOAT: fp32) result. Which element each of an invocation's
 // components is comes from an index matrix of the same type (frag_*_positions: A's element
 // row * 16 + k, B's k * 8 + column). The kernels load A two components at once from one 32-bit
-// word of two consecutive k, so they need A's components 2j and 2j + 1 to be (row, k) and
-// (row, k + 1), k even (FRAG_PAIRS_OK), and make their results NaN otherwise; B they fill one
-// component a word, whatever its layout.
+// word of two consecutive k where its components 2j and 2j + 1 are (row, k) and (row, k + 1),
+// k even (FRAG_PAIRS_OK), and one component a word otherwise; B one component a word,
+// whatever its layout.
 //
 // COOP_EMULATE: 8 (A) and 4 (B) components an invocation in scrambled orders (A's in pairs);
 // FRAG_MMA goes through the subgroup's 384 floats of shared memory (frag_emu_), with the
@@ -56,13 +56,19 @@ struct FragB {
 
 shared float frag_emu_[SGS * 384];
 
-// Pair j of lane L: A's element pair 37 (4 L + j) mod 128 (elements 2p, 2p + 1 of one row);
+// Pair j of lane L: A's element pair 37 (4 L + j) mod 128 (elements 2p, 2p + 1 of one row),
+// as components 2j, 2j + 1 in even lanes, j and j + 4 in odd ones (which the kernels' pair
+// path then does not take);
 // B's component e: element 37 (4 L + e) + 5 mod 128, unpaired (the H100's driver does not pair
 // B's k either: docs/kernels/vulkan-gemv.md, "A and B from registers").
 FRAG_A frag_a_positions() {
     barrier();
     FRAG_A pos;
-    for (uint e = 0u; e < 8u; e++) pos.v[e] = float(2u * ((37u * (4u * COOP_LANE + (e >> 1u))) & 127u) + (e & 1u));
+    for (uint e = 0u; e < 8u; e++) {
+        // even lanes: component e is half e & 1 of pair e >> 1; odd lanes: half e >> 2 of pair e & 3
+        uint j = (COOP_LANE & 1u) == 0u ? e >> 1u : e & 3u, h = (COOP_LANE & 1u) == 0u ? e & 1u : e >> 2u;
+        pos.v[e] = float(2u * ((37u * (4u * COOP_LANE + j)) & 127u) + h);
+    }
     return pos;
 }
 FRAG_B frag_b_positions() {

@@ -99,20 +99,22 @@ void main() {
 #endif
 
 #if COOP_REG
-    // A's and B's components from registers (coop_frag.glsl): per pair of A's components its
-    // row's word offset in W (rows past m clamped: not stored) and its word within a step; per
-    // pair of B's its token's word offset in the workspace's hi rows (lo: + 4k words) and word
+    // A's and B's components from registers (coop_frag.glsl): per component of A its row's
+    // word offset in W (rows past m clamped: not stored), its word within a step and its half
+    // (where A's components pair k, a_ok, a pair's first gives the word of both); per component
+    // of B its token's word offset in the workspace's hi rows (lo: + 4k words), word and half
     FRAG_A apos = frag_a_positions();
     FRAG_B bpos = frag_b_positions();
     bool a_ok;
     FRAG_PAIRS_OK(apos, 1u, FRAG_A_MAX, a_ok)
     int a_len = min(FRAG_LEN(apos), FRAG_A_MAX), b_len = min(FRAG_LEN(bpos), FRAG_B_MAX);
     uint kw = P.k >> 1u; // 32-bit words a row
-    uint wrow[FRAG_A_MAX / 2], wcol[FRAG_A_MAX / 2], xrow[FRAG_B_MAX], xcol[FRAG_B_MAX], xsh[FRAG_B_MAX];
-    [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
-        uint p = FRAG_AT(apos, 2 * j);
-        wrow[j] = min(pl.row0 + (p >> 4u), P.m - 1u) * kw;
-        wcol[j] = (p & 15u) >> 1u;
+    uint wrow[FRAG_A_MAX], wcol[FRAG_A_MAX], wsh[FRAG_A_MAX], xrow[FRAG_B_MAX], xcol[FRAG_B_MAX], xsh[FRAG_B_MAX];
+    [[unroll]] for (int e = 0; e < FRAG_A_MAX; e++) if (e < a_len) {
+        uint p = FRAG_AT(apos, e);
+        wrow[e] = min(pl.row0 + (p >> 4u), P.m - 1u) * kw;
+        wcol[e] = (p & 15u) >> 1u;
+        wsh[e] = (p & 1u) * 16u;
     }
     [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) { // any layout: one component a word
         uint p = FRAG_AT(bpos, e), kk = p >> 3u; // k * 8 + token
@@ -121,12 +123,13 @@ void main() {
         xsh[e] = (kk & 1u) * 16u;
     }
     for (uint i0 = 0u; i0 < pl.per; i0 += uint(COOP_U)) {
-        uint w[COOP_U][FRAG_A_MAX / 2];
+        uint w[COOP_U][FRAG_A_MAX];
         [[unroll]] for (int u = 0; u < COOP_U; u++) {
             uint st = min(pl.lo + i0 + uint(u), max(pl.hi, 1u) - 1u); // past the slice: not used (in range)
-            [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
-                uint at = wrow[j] + 8u * st + wcol[j]; // 8 words a step of 16 k
-                w[u][j] = W[at >> 2u][at & 3u];
+            // a_ok: one word a pair (components 2j, 2j + 1); else one a component, its half low
+            [[unroll]] for (int e = 0; e < FRAG_A_MAX; e++) if (e < a_len && (!a_ok || (e & 1) == 0)) {
+                uint at = wrow[e] + 8u * st + wcol[e]; // 8 words a step of 16 k
+                w[u][e] = W[at >> 2u][at & 3u] >> (a_ok ? 0u : wsh[e]);
             }
         }
         [[unroll]] for (int u = 0; u < COOP_U; u++) {
@@ -136,14 +139,24 @@ void main() {
 #endif
             FRAG_A a;
             FRAG_B bh, bl;
-            [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
+            if (a_ok) {
+                [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
 #if BF16
-                vec2 h = coop_pair(w[u][j]);
+                    vec2 h = coop_pair(w[u][2 * j]);
 #else
-                FRAG_HALF2 h = FRAG_HALVES(w[u][j]);
+                    FRAG_HALF2 h = FRAG_HALVES(w[u][2 * j]);
 #endif
-                FRAG_SET(a, 2 * j, h.x);
-                FRAG_SET(a, 2 * j + 1, h.y);
+                    FRAG_SET(a, 2 * j, h.x);
+                    FRAG_SET(a, 2 * j + 1, h.y);
+                }
+            } else {
+                [[unroll]] for (int e = 0; e < FRAG_A_MAX; e++) if (e < a_len) {
+#if BF16
+                    FRAG_SET(a, e, coop_pair(w[u][e]).x);
+#else
+                    FRAG_SET(a, e, FRAG_HALVES(w[u][e]).x);
+#endif
+                }
             }
             [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) {
                 uint at = xrow[e] + 8u * min(st, pl.hi - 1u) + xcol[e];
@@ -198,9 +211,6 @@ void main() {
         uint p = COOP_P(pos, e), t = p & 7u;
         float s = uintBitsToFloat(XQ[t >> 2u][t & 3u]);
         acc[e] = float(COOP_AT(c, e)) * s * (BF16 ? 1.0 / 256.0 : 1.0);
-#if COOP_REG
-        if (!a_ok) acc[e] = uintBitsToFloat(0x7FC00000u); // A's layout is not pairs of k
-#endif
     }
     coop_store(acc, pos);
 }

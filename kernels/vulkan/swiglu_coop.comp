@@ -8,7 +8,7 @@
 // A subgroup owns a tile of 16 weight rows (fused: 8 outputs' gate rows, then their up rows;
 // chain: 16 consecutive rows) and a slice of K, in steps of 16 k: A (16 rows x 16 k) and
 // B (16 k x 8 tokens) are filled from registers (coop_frag.glsl), A two components from one
-// 32-bit word of two bf16, B one component a word (any layout); a weight becomes f16 times 2^8 (exact for 2^-22 <= |w| < 256), x
+// 32-bit word of two bf16 where its layout pairs k (else one a word), B one a word; a weight becomes f16 times 2^8 (exact for 2^-22 <= |w| < 256), x
 // f16 (exact for 2^-14 <= |x| <= 65504; outside, the FP64 check before timing finds the
 // path wrong), and C accumulates over the slice. SW_U steps are loaded before any is used.
 // A workgroup is SW_WR tiles x SW_KS slices; the slices meet in shared memory. K a multiple
@@ -73,20 +73,22 @@ void main() {
     bool a_ok;
     FRAG_PAIRS_OK(apos, 1u, FRAG_A_MAX, a_ok)
     int a_len = min(FRAG_LEN(apos), FRAG_A_MAX), b_len = min(FRAG_LEN(bpos), FRAG_B_MAX);
-    // per pair of A's components: its row's first word (rows past the last clamped to it:
-    // read, never stored) and its word within a step; per component of B (any layout: the
+    // per component of A: its row's first word (rows past the last clamped to it: read, never
+    // stored), its word within a step and its half; where A's components pair k (a_ok, the
+    // fast path) a pair's first gives the word of both; per component of B (any layout: the
     // driver's 16 x 8 f16 type need not pair B's k): its token's row (t < MT), word and half
-    uint wrow[FRAG_A_MAX / 2], wcol[FRAG_A_MAX / 2], xrow[FRAG_B_MAX], xcol[FRAG_B_MAX], xsh[FRAG_B_MAX];
+    uint wrow[FRAG_A_MAX], wcol[FRAG_A_MAX], wsh[FRAG_A_MAX], xrow[FRAG_B_MAX], xcol[FRAG_B_MAX], xsh[FRAG_B_MAX];
     bool xlive[FRAG_B_MAX];
-    [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
-        uint p = FRAG_AT(apos, 2 * j), r = p >> 4u;
+    [[unroll]] for (int e = 0; e < FRAG_A_MAX; e++) if (e < a_len) {
+        uint p = FRAG_AT(apos, e), r = p >> 4u;
 #if SW_CHAIN
         uint row = min(16u * tile + r, P.n - 1u);
 #else
         uint row = min(8u * tile + (r & 7u), P.n - 1u) + (r >> 3u) * P.n; // gate rows, then up rows
 #endif
-        wrow[j] = row * kw;
-        wcol[j] = (p & 15u) >> 1u;
+        wrow[e] = row * kw;
+        wcol[e] = (p & 15u) >> 1u;
+        wsh[e] = (p & 1u) * 16u;
     }
     [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) {
         uint p = FRAG_AT(bpos, e), t = p & 7u, kk = p >> 3u; // p = k * 8 + token
@@ -103,12 +105,13 @@ void main() {
     c = COOP_C(0.0);
 #endif
     for (uint i0 = 0u; i0 < per; i0 += uint(SW_U)) {
-        uint w[SW_U][FRAG_A_MAX / 2], x[SW_U][FRAG_B_MAX];
+        uint w[SW_U][FRAG_A_MAX], x[SW_U][FRAG_B_MAX];
         [[unroll]] for (int u = 0; u < SW_U; u++) {
             uint st = min(lo + i0 + uint(u), max(hi, 1u) - 1u); // past the slice: not used (in range)
-            [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
-                uint kk = 8u * st + wcol[j]; // the pair's word in its row
-                w[u][j] = kk < kw ? W[wrow[j] + kk] : 0u;
+            // a_ok: one word a pair (components 2j, 2j + 1); else one a component, its bf16 low
+            [[unroll]] for (int e = 0; e < FRAG_A_MAX; e++) if (e < a_len && (!a_ok || (e & 1) == 0)) {
+                uint kk = 8u * st + wcol[e]; // the word in its row
+                w[u][e] = kk < kw ? W[wrow[e] + kk] >> (a_ok ? 0u : wsh[e]) : 0u;
             }
             [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) {
                 uint kk = 8u * st + xcol[e];
@@ -122,9 +125,13 @@ void main() {
 #endif
             FRAG_A a;
             FRAG_B b;
-            [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
-                FRAG_SET(a, 2 * j, sw_lo(w[u][j]) * 256.0);
-                FRAG_SET(a, 2 * j + 1, sw_hi(w[u][j]) * 256.0);
+            if (a_ok) {
+                [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
+                    FRAG_SET(a, 2 * j, sw_lo(w[u][2 * j]) * 256.0);
+                    FRAG_SET(a, 2 * j + 1, sw_hi(w[u][2 * j]) * 256.0);
+                }
+            } else {
+                [[unroll]] for (int e = 0; e < FRAG_A_MAX; e++) if (e < a_len) FRAG_SET(a, e, sw_lo(w[u][e]) * 256.0);
             }
             [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) FRAG_SET(b, e, sw_lo(x[u][e]));
 #if COOP_EMULATE
@@ -141,8 +148,8 @@ void main() {
     int n_el = COOP_LEN(pos);
     for (int e = 0; e < min(n_el, EL_MAX); e++) {
         float v = float(COOP_AT(c, e)) * (1.0 / 256.0);
-        // more components than EL_MAX, or operands not in pairs of k: NaN, which the check refuses
-        if (!a_ok || n_el > EL_MAX) v = uintBitsToFloat(0x7FC00000u);
+        // more components than EL_MAX: NaN, which the check refuses
+        if (n_el > EL_MAX) v = uintBitsToFloat(0x7FC00000u);
         sw_red_[sg * 128u + COOP_P(pos, e)] = v;
     }
     barrier();
