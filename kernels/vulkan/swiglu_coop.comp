@@ -40,8 +40,7 @@ layout(set = 0, binding = 1) readonly buffer XBuf { uint X[]; };
 #if SW_CHAIN
 layout(set = 0, binding = 2) writeonly buffer HBuf { uint H[]; };
 #else
-// y [MT, N] bf16 as words; coherent for the half-word atomics of odd N.
-layout(set = 0, binding = 2) coherent buffer YBuf { uint Y[]; };
+#include "swiglu_ystore.glsl"
 #endif
 layout(push_constant) uniform Params {
     uint n; // outputs N (fused), rows R (chain)
@@ -50,16 +49,6 @@ layout(push_constant) uniform Params {
 
 shared float sw_red_[SGS * 128];
 shared float sw_sum_[SW_WR * 128];
-
-#if !SW_CHAIN
-// Sets bf16 element j of Y alone: the other half of its word belongs to another workgroup
-// when N is odd.
-void store_half(uint j, float v) {
-    uint sh = (j & 1u) * 16u;
-    atomicAnd(Y[j >> 1], ~(0xFFFFu << sh));
-    atomicOr(Y[j >> 1], sw_bf16(v) << sh);
-}
-#endif
 
 void main() {
     uint sg = COOP_SG, g = sg % uint(SW_WR), ks = sg / uint(SW_WR);
@@ -175,15 +164,7 @@ void main() {
         if (na >= P.n) continue;
         float y0 = sw_silu(sw_sum_[sb + o * 8u + t]) * sw_sum_[sb + (8u + o) * 8u + t];
         float y1 = sw_silu(sw_sum_[sb + (o + 1u) * 8u + t]) * sw_sum_[sb + (9u + o) * 8u + t];
-        uint j = t * P.n + na;
-        bool two = na + 1u < P.n;
-        // a word whose two halves are both this workgroup's is stored whole
-        if (two && (j & 1u) == 0u) {
-            Y[j >> 1] = sw_bf16(y0) | (sw_bf16(y1) << 16);
-        } else {
-            store_half(j, y0);
-            if (two) store_half(j + 1u, y1);
-        }
+        sw_store_pair(t * P.n + na, y0, y1, na + 1u < P.n);
 #endif
     }
 }

@@ -7,16 +7,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "swiglu_common.glsl"
 
-// y [MT, N] bf16 as words; coherent for the half-word atomics of odd N.
-layout(set = 0, binding = 2) coherent buffer YBuf { uint Y[]; };
-
-// Sets bf16 element j of Y alone: the other half of its word belongs to another
-// workgroup when N is odd.
-void store_half(uint j, float v) {
-    uint sh = (j & 1u) * 16u;
-    atomicAnd(Y[j >> 1], ~(0xFFFFu << sh));
-    atomicOr(Y[j >> 1], sw_bf16(v) << sh);
-}
+#include "swiglu_ystore.glsl"
 
 void main() {
     uint n0 = gl_WorkGroupID.x * uint(SW_OUT);
@@ -35,15 +26,7 @@ void main() {
             if (na >= P.n) break;
             float y0 = sw_silu(sw_sum[i * MT + int(t)]) * sw_sum[(SW_OUT + i) * MT + int(t)];
             float y1 = sw_silu(sw_sum[(i + 1) * MT + int(t)]) * sw_sum[(SW_OUT + i + 1) * MT + int(t)];
-            uint j = t * P.n + na;
-            bool two = na + 1u < P.n;
-            // A word whose two halves are both this workgroup's is stored whole.
-            if (two && (j & 1u) == 0u) {
-                Y[j >> 1] = sw_bf16(y0) | (sw_bf16(y1) << 16);
-            } else {
-                store_half(j, y0);
-                if (two) store_half(j + 1u, y1);
-            }
+            sw_store_pair(t * P.n + na, y0, y1, na + 1u < P.n);
         }
     }
 }
