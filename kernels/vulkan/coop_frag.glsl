@@ -6,7 +6,7 @@
 // components is comes from an index matrix of the same type (frag_*_positions: A's element
 // row * 16 + k, B's k * 8 + column). The kernels load A two components at once from one 32-bit
 // word of two consecutive k where its components 2j and 2j + 1 are (row, k) and (row, k + 1),
-// k even (FRAG_PAIRS_OK), and one component a word otherwise; B one component a word,
+// k even (FRAG_A_PAIRS_OK, FRAG_FILL_A), and one component a word otherwise; B one component a word,
 // whatever its layout.
 //
 // COOP_EMULATE: 8 (A) and 4 (B) components an invocation in scrambled orders (A's in pairs);
@@ -94,12 +94,25 @@ FRAG_B frag_b_positions() {
     } }
 #endif
 
-// Whether every pair of components is one row's (A: column's, B) k and k + 1, k even: step is
-// the index distance of k + 1 (A 1, B 8), kbit the bit of k's parity in the index (A 1, B 8).
-#define FRAG_PAIRS_OK(pos, step, kmax, ok) { \
-    int n_ = FRAG_LEN(pos); \
-    ok = n_ <= (kmax) && (n_ & 1) == 0; \
-    for (int j_ = 0; j_ + 1 < n_ && j_ + 1 < (kmax); j_ += 2) \
-        ok = ok && (FRAG_AT(pos, j_) & (step)) == 0u && FRAG_AT(pos, j_ + 1) == FRAG_AT(pos, j_) + (step); }
+// ok = whether A's components 2j, 2j + 1 are one row's k and k + 1, k even, for every j
+// (apos: A's positions).
+#define FRAG_A_PAIRS_OK(apos, ok) { \
+    int n_ = FRAG_LEN(apos); \
+    ok = n_ <= FRAG_A_MAX && (n_ & 1) == 0; \
+    for (int j_ = 0; j_ + 1 < n_ && j_ + 1 < FRAG_A_MAX; j_ += 2) \
+        ok = ok && (FRAG_AT(apos, j_) & 1u) == 0u && FRAG_AT(apos, j_ + 1) == FRAG_AT(apos, j_) + 1u; }
+
+// a from its words w[]: where a_ok, w[2j] holds components 2j and 2j + 1 (low half first),
+// else w[e] holds component e's half in its low 16 bits; pair(word) gives a word's two
+// values (.x the low half). a_len: A's components an invocation holds.
+#define FRAG_FILL_A(a, w, a_ok, a_len, pair) \
+    if (a_ok) { \
+        [[unroll]] for (int j_ = 0; j_ < FRAG_A_MAX / 2; j_++) if (2 * j_ < (a_len)) { \
+            FRAG_SET(a, 2 * j_, pair(w[2 * j_]).x); \
+            FRAG_SET(a, 2 * j_ + 1, pair(w[2 * j_]).y); \
+        } \
+    } else { \
+        [[unroll]] for (int e_ = 0; e_ < FRAG_A_MAX; e_++) if (e_ < (a_len)) FRAG_SET(a, e_, pair(w[e_]).x); \
+    }
 
 #endif

@@ -4,10 +4,11 @@
 // matrices"; the shared parts: coop_common.glsl). x arrives from gemv_dense_coop_xprep.comp
 // as f16 hi + lo of x / s_t per token (s_t a power of two), so C = W (hi + lo) accumulates
 // as a matrix over all of the slice's k and y = s_t C at the end: no per-step work on the
-// components. Per step of 16 k each lane stages 8 weights of its row (16 bytes) into a
-// 16-byte aligned shared row; bf16 weights become f16 times 2^8 there (exact down to
-// |w| >= 2^-22, 2^-33 absolute below), which y divides out. COOP_U steps are loaded
-// before any is staged. k is a multiple of 16.
+// components. bf16 weights become f16 times 2^8 (exact down to |w| >= 2^-22, 2^-33 absolute
+// below), which y divides out. k is a multiple of 16. A comes one of three ways: staged (the
+// default: per step of 16 k each lane stages 8 weights of its row, 16 bytes, into a 16-byte
+// aligned shared row; COOP_U steps loaded before any is staged), COOP_DIRECT (f16: the driver
+// loads it from W), COOP_REG (A and B written component by component, coop_frag.glsl).
 #extension GL_GOOGLE_include_directive : require
 #define COOP_FLOAT 1
 #include "coop_common.glsl"
@@ -25,7 +26,7 @@
 #error "COOP_DIRECT is f16's: bf16 is converted on its way into the stage"
 #endif
 #ifndef COOP_REG
-#define COOP_REG 0 // 1: A's components written from registers (no stage, no matrix load of A)
+#define COOP_REG 0 // 1: A's and B's components written from registers (no stage, no matrix loads)
 #endif
 #if COOP_REG && COOP_DIRECT
 #error "COOP_REG and COOP_DIRECT are two ways to fill A: one at a time"
@@ -53,6 +54,12 @@ vec2 coop_pair(uint word) {
 
 #if COOP_REG
 #include "coop_frag.glsl"
+// a word of W as A's two values: bf16 through f32 times 2^8, f16 as it is
+#if BF16
+#define W_PAIR coop_pair
+#else
+#define W_PAIR FRAG_HALVES
+#endif
 #endif
 
 #if !COOP_EMULATE
@@ -106,7 +113,7 @@ void main() {
     FRAG_A apos = frag_a_positions();
     FRAG_B bpos = frag_b_positions();
     bool a_ok;
-    FRAG_PAIRS_OK(apos, 1u, FRAG_A_MAX, a_ok)
+    FRAG_A_PAIRS_OK(apos, a_ok)
     int a_len = min(FRAG_LEN(apos), FRAG_A_MAX), b_len = min(FRAG_LEN(bpos), FRAG_B_MAX);
     uint kw = P.k >> 1u; // 32-bit words a row
     uint wrow[FRAG_A_MAX], wcol[FRAG_A_MAX], wsh[FRAG_A_MAX], xrow[FRAG_B_MAX], xcol[FRAG_B_MAX], xsh[FRAG_B_MAX];
@@ -139,25 +146,7 @@ void main() {
 #endif
             FRAG_A a;
             FRAG_B bh, bl;
-            if (a_ok) {
-                [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
-#if BF16
-                    vec2 h = coop_pair(w[u][2 * j]);
-#else
-                    FRAG_HALF2 h = FRAG_HALVES(w[u][2 * j]);
-#endif
-                    FRAG_SET(a, 2 * j, h.x);
-                    FRAG_SET(a, 2 * j + 1, h.y);
-                }
-            } else {
-                [[unroll]] for (int e = 0; e < FRAG_A_MAX; e++) if (e < a_len) {
-#if BF16
-                    FRAG_SET(a, e, coop_pair(w[u][e]).x);
-#else
-                    FRAG_SET(a, e, FRAG_HALVES(w[u][e]).x);
-#endif
-                }
-            }
+            FRAG_FILL_A(a, w[u], a_ok, a_len, W_PAIR)
             [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) {
                 uint at = xrow[e] + 8u * min(st, pl.hi - 1u) + xcol[e];
                 uint h = XQ[at >> 2u][at & 3u] >> xsh[e];

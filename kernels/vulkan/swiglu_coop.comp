@@ -48,6 +48,11 @@ layout(push_constant) uniform Params {
 } P;
 
 shared float sw_red_[SGS * 128];
+
+// a word's two bf16 weights as f16-range values: times 2^8 (y divides it out)
+vec2 sw_pair256(uint word) {
+    return vec2(sw_lo(word), sw_hi(word)) * 256.0;
+}
 shared float sw_sum_[SW_WR * 128];
 
 void main() {
@@ -60,7 +65,7 @@ void main() {
     FRAG_A apos = frag_a_positions();
     FRAG_B bpos = frag_b_positions();
     bool a_ok;
-    FRAG_PAIRS_OK(apos, 1u, FRAG_A_MAX, a_ok)
+    FRAG_A_PAIRS_OK(apos, a_ok)
     int a_len = min(FRAG_LEN(apos), FRAG_A_MAX), b_len = min(FRAG_LEN(bpos), FRAG_B_MAX);
     // per component of A: its row's first word (rows past the last clamped to it: read, never
     // stored), its word within a step and its half; where A's components pair k (a_ok, the
@@ -114,14 +119,7 @@ void main() {
 #endif
             FRAG_A a;
             FRAG_B b;
-            if (a_ok) {
-                [[unroll]] for (int j = 0; j < FRAG_A_MAX / 2; j++) if (2 * j < a_len) {
-                    FRAG_SET(a, 2 * j, sw_lo(w[u][2 * j]) * 256.0);
-                    FRAG_SET(a, 2 * j + 1, sw_hi(w[u][2 * j]) * 256.0);
-                }
-            } else {
-                [[unroll]] for (int e = 0; e < FRAG_A_MAX; e++) if (e < a_len) FRAG_SET(a, e, sw_lo(w[u][e]) * 256.0);
-            }
+            FRAG_FILL_A(a, w[u], a_ok, a_len, sw_pair256)
             [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) FRAG_SET(b, e, sw_lo(x[u][e]));
 #if COOP_EMULATE
             if (st >= hi) { // every subgroup runs every step (the barriers are the workgroup's)
