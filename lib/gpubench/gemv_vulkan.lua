@@ -267,13 +267,17 @@ local function coop_prep(tokens, dense)
   return p
 end
 
-local function coop_requires(shared, dense)
+-- coop_requires(what, shared, dense) -> requires(dev) -> true | false, why: a device check for
+-- kernels on NV cooperative matrices (16x8x32 s8, or 16x8x16 f16 into f32 when dense; subgroups
+-- of 32; `shared` bytes when given); `what` ("GEMV_COOP=1") starts each message. The Vulkan
+-- SwiGLU kernels' check too (swiglu_vulkan, SW_COOP=1).
+function M.coop_requires(what, shared, dense)
   local shape = dense and { k = 16, a = "f16", c = "f32", says = "16x8x16 f16 x f16 + f32" }
     or { k = 32, a = "s8", c = "s32", says = "16x8x32 s8 x s8 + s32" }
   return function(dev)
     local name = tostring(dev.name or "the device")
     if dev.cooperative_matrix ~= "nv" then
-      return false, ("GEMV_COOP=1 needs VK_NV_cooperative_matrix, which %s does not offer"):format(name)
+      return false, ("%s needs VK_NV_cooperative_matrix, which %s does not offer"):format(what, name)
     end
     local found = false
     for _, c in ipairs(dev.cooperative_matrix_shapes or {}) do
@@ -283,14 +287,14 @@ local function coop_requires(shared, dense)
       end
     end
     if not found then
-      return false, ("GEMV_COOP=1 needs %s cooperative matrices, which %s does not list"):format(shape.says, name)
+      return false, ("%s needs %s cooperative matrices, which %s does not list"):format(what, shape.says, name)
     end
     if dev.subgroup_size ~= 32 then
-      return false, ("GEMV_COOP=1 needs subgroups of 32; %s reports %s"):format(name, tostring(dev.subgroup_size))
+      return false, ("%s needs subgroups of 32; %s reports %s"):format(what, name, tostring(dev.subgroup_size))
     end
     local max = dev.max_shared_bytes or 0
-    if max > 0 and shared > max then
-      return false, ("GEMV_COOP=1 needs %d bytes of shared memory; %s allows %d"):format(shared, name, max)
+    if shared and max > 0 and shared > max then
+      return false, ("%s needs %d bytes of shared memory; %s allows %d"):format(what, shared, name, max)
     end
     return true
   end
@@ -299,7 +303,7 @@ end
 local coop_specs = {} -- one table per configuration: gemv.kernel caches compiled kernels by spec table
 local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg)
   if not coop_takes(fmt, "COOP_U") then u = COOP_DEFAULTS.COOP_U end -- not read by the k-quant kernels
-  if direct == 1 then u = COOP_DEFAULTS.COOP_U end -- no stage: not read
+  if direct == 1 then u = 1 end -- no stage: COOP_U is not read
   if direct == 1 and reg == 1 then
     error("gemv_vulkan.variant: COOP_DIRECT=1 and COOP_REG=1 are two ways to fill A: name one", 3)
   end
@@ -323,7 +327,7 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg)
   local shared = sgs * per_sg + 128 * 4 + sgs * 128 * 4 + (reg == 1 and mode == 1 and 512 or 0)
   local defines = { GEMV_COOP = mode, COOP_FMT = code, COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
   if code >= 3 and code <= 5 then defines.COOP_U = nil end
-  if direct == 1 then defines.COOP_U, defines.COOP_DIRECT = 1, 1 end
+  if direct == 1 then defines.COOP_DIRECT = 1 end
   if reg == 1 then defines.COOP_REG = 1 end
   if mode == 2 then defines.COOP_EMULATE = 1 end
   coop_specs[key] = {
@@ -336,7 +340,7 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg)
     prep = coop_prep(tokens, coop_dense(fmt)),
     shared_bytes = shared,
     -- the emulation (GEMV_COOP=2) runs anywhere (its shared memory is what every device has)
-    requires = mode == 1 and coop_requires(shared, coop_dense(fmt)) or nil,
+    requires = mode == 1 and M.coop_requires("GEMV_COOP=1", shared, coop_dense(fmt)) or nil,
     -- the quantized formats' x rounded per 32-block (s_b = amax / 32639: within gemv_bench's
     -- bound); the dense formats' x kept to about 22 bits of its row's range: the plain bound
     x_rounding = not coop_dense(fmt) and 32 or nil,

@@ -72,21 +72,8 @@ end
 -- (no shape rules: the Vulkan kernels are not tuned).
 function S.for_shape(n, k) return assert(S.geometry {}), nil end
 
-local function requires(dev)
-  local name = tostring(dev.name or "the device")
-  if dev.cooperative_matrix ~= "nv" then
-    return false, ("SW_COOP=1 needs VK_NV_cooperative_matrix, which %s does not offer"):format(name)
-  end
-  for _, c in ipairs(dev.cooperative_matrix_shapes or {}) do
-    if c.m == 16 and c.n == 8 and c.k == 16 and c.a == "f16" and c.b == "f16" and c.c == "f32" and c.d == "f32" then
-      if dev.subgroup_size ~= 32 then
-        return false, ("SW_COOP=1 needs subgroups of 32; %s reports %s"):format(name, tostring(dev.subgroup_size))
-      end
-      return true
-    end
-  end
-  return false, ("SW_COOP=1 needs 16x8x16 f16 x f16 + f32 cooperative matrices, which %s does not list"):format(name)
-end
+-- the device check of GEMV_COOP=1's dense kernels (fp16 products into f32, subgroups of 32)
+local requires = require("gpubench.gemv_vulkan").coop_requires("SW_COOP=1", nil, true)
 
 local function spec(name, g, m, rows_per_group)
   if g.SW_COOP then
