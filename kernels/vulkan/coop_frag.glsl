@@ -59,8 +59,8 @@ shared float frag_emu_[SGS * 384];
 // Pair j of lane L: A's element pair 37 (4 L + j) mod 128 (elements 2p, 2p + 1 of one row),
 // as components 2j, 2j + 1 in even lanes, j and j + 4 in odd ones (which the kernels' pair
 // path then does not take);
-// B's component e: element 37 (4 L + e) + 5 mod 128, unpaired (the H100's driver does not pair
-// B's k either: docs/kernels/vulkan-gemv.md, "A and B from registers").
+// B's component e: element 37 (4 L + e) + 5 mod 128, unpaired (a driver may keep B in an
+// accumulator's layout: docs/kernels/vulkan-gemv.md, "A and B from registers").
 FRAG_A frag_a_positions() {
     barrier();
     FRAG_A pos;
