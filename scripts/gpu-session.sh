@@ -69,6 +69,7 @@
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
+#   scripts/gpu-session.sh wide        # COOP_REG=2 (f16/bf16 on fp16 matrices from 16-byte loads): oracle test, T = 8 grid beside the scalar kernel
 #   scripts/gpu-session.sh coop_layout # the fp16 cooperative-matrix layouts (which components pair k), then next19's registers-filled kernels
 #   scripts/gpu-session.sh next19      # vkreg at one shape without the GEMV test, q8_0's staged coop kernel at T = 8, the CUDA T-row tables (T = 8, 4, 2, 1)
 #   scripts/gpu-session.sh vkreg       # Vulkan operands filled from registers: SwiGLU SW_COOP=1 (test, A B B A per shape, M = 1, 4, 8), the f16/bf16 GEMV COOP_REG=1 at T = 8, the GEMV coop oracle test
@@ -402,6 +403,21 @@ phase_vkreg() {
     GPUBENCH_TEST_ONLY="GEMV_COOP=1: the five" run lua_test_vk_coop timeout 150 $G tests/lua/test_gemv_vulkan_coop.lua
     grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_coop.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
   fi
+}
+
+phase_wide() { # COOP_REG=2 (kernels/vulkan/gemv_dense_wide.comp): its GPU oracle test, then f16/bf16 at T = WIDE_T (8)
+  # beside the table's scalar kernel, 14336 x 5120 rotated, the grid WIDE_GRID (@T: the T), one process a format
+  GPUBENCH_TEST_ONLY="COOP_REG=2: f16" run lua_test_vk_wide timeout 120 $G tests/lua/test_gemv_vulkan_coop.lua
+  grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_wide.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
+  local grid=${WIDE_GRID:-"GEMV_TOKENS=@T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=2;COOP_WR=1,2,4;COOP_KS=2,4,8;COOP_U=2;COOP_RT=1,2"}
+  for T in ${WIDE_T:-8}; do
+    for f in ${WIDE_FORMATS:-f16 bf16}; do
+      local n="vkwide_${f}_T${T}${WIDE_TAG:-}"
+      run "$n" timeout ${WIDE_TIMEOUT:-150} env M=${WIDE_M:-14336} K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua \
+        --rotate --rounds 1 --kernels $f --grid "${grid//@T/$T}" --json "$LOGS/$n.jsonl"
+      grep -E "^$f|rror" "$LOGS/$n.log"
+    done
+  done
 }
 
 phase_coop_layout() { # the fp16 cooperative-matrix types' component layouts (tools/coop_layout_probe.lua), then vkreg

@@ -21,6 +21,13 @@
 #error "GEMV_TOKENS must be in 1..8"
 #endif
 
+#ifndef COOP_RT
+#define COOP_RT 1 // tiles of 16 rows a subgroup (gemv_dense_wide.comp takes more)
+#endif
+#if COOP_RT < 1 || COOP_RT > 4
+#error "COOP_RT must be in 1..4"
+#endif
+
 #define SGS (COOP_WR * COOP_KS)
 #include "coop_core.glsl"
 #define COOP_ROW_STRIDE 3u // uvec4s per staged row of 32 codes: 16 bytes of padding (bank spread)
@@ -37,7 +44,7 @@ layout(push_constant) uniform Params {
     uint k;
 } P;
 
-shared float coop_red_[SGS * 128];
+shared float coop_red_[SGS * 128 * COOP_RT];
 
 #if !COOP_EMULATE
 // The exact integer dot of block b's 32 codes (16 rows staged at stage[at], row-major)
@@ -69,7 +76,7 @@ int coop_byte(uvec4 v, uint i) {
     } }
 #endif
 
-// Where an invocation works: its subgroup sg, the 16 rows from row0 its subgroup owns, the
+// Where an invocation works: its subgroup sg, the 16 COOP_RT rows from row0 its subgroup owns, the
 // row r of them and the half hf of a row's 32 codes (or 16 weights) it stages, row = row0 + r
 // (live: row < m), and its subgroup's slice [lo, hi) of the `units` (blocks, super-blocks or
 // steps of k): every slice runs `per` iterations, the longest slice's (the emulation's
@@ -83,7 +90,7 @@ CoopPlace coop_place(uint units) {
     CoopPlace c;
     c.sg = COOP_SG;
     uint lane = COOP_LANE, ks = c.sg / uint(COOP_WR);
-    c.row0 = (gl_WorkGroupID.x * uint(COOP_WR) + c.sg % uint(COOP_WR)) * 16u;
+    c.row0 = (gl_WorkGroupID.x * uint(COOP_WR) + c.sg % uint(COOP_WR)) * 16u * uint(COOP_RT);
     c.r = lane >> 1u;
     c.hf = lane & 1u;
     c.row = c.row0 + c.r;
@@ -100,16 +107,20 @@ uvec2 coop_record(uint t, uint nb, uint b) {
 }
 
 // The slices' sums of the workgroup's rows into y: each subgroup's components into shared
-// memory, then the first COOP_WR * 128 invocations add the slices and store t < T, row < m.
-void coop_store(float acc[EL_MAX], COOP_C pos) {
+// memory (acc[i * EL_MAX + e]: its row tile i's component e), then the first COOP_WR * COOP_RT
+// * 128 invocations add the slices and store t < T, row < m.
+void coop_store(float acc[EL_MAX * COOP_RT], COOP_C pos) {
     int n_el = COOP_LEN(pos);
     uint sg = COOP_SG;
-    for (int e = 0; e < min(n_el, EL_MAX); e++) coop_red_[sg * 128u + COOP_P(pos, e)] = acc[e];
+    for (int i = 0; i < COOP_RT; i++)
+        for (int e = 0; e < min(n_el, EL_MAX); e++)
+            coop_red_[(sg * uint(COOP_RT) + uint(i)) * 128u + COOP_P(pos, e)] = acc[i * EL_MAX + e];
     barrier();
-    for (uint i = gl_LocalInvocationIndex; i < uint(COOP_WR) * 128u; i += uint(SGS * 32)) {
-        uint g = i >> 7u, p = i & 127u, t = p & 7u, row = (gl_WorkGroupID.x * uint(COOP_WR) + g) * 16u + (p >> 3u);
+    uint tiles = uint(COOP_WR * COOP_RT); // a slice's row tiles, in row order
+    for (uint i = gl_LocalInvocationIndex; i < tiles * 128u; i += uint(SGS * 32)) {
+        uint g = i >> 7u, p = i & 127u, t = p & 7u, row = (gl_WorkGroupID.x * tiles + g) * 16u + (p >> 3u);
         float sum = 0.0;
-        for (uint s = 0u; s < uint(COOP_KS); s++) sum += coop_red_[(s * uint(COOP_WR) + g) * 128u + p];
+        for (uint s = 0u; s < uint(COOP_KS); s++) sum += coop_red_[(s * tiles + g) * 128u + p];
         // more components than EL_MAX would leave sums out: NaN, which the oracle check refuses
         if (n_el > EL_MAX) sum = uintBitsToFloat(0x7FC00000u);
         if (t < uint(GEMV_TOKENS) && row < P.m) Y[t * P.m + row] = sum;

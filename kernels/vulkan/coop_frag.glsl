@@ -9,7 +9,8 @@
 // k even (FRAG_A_PAIRS_OK, FRAG_FILL_A), and one component a word otherwise; B one component a word,
 // whatever its layout.
 //
-// COOP_EMULATE: 8 (A) and 4 (B) components an invocation in scrambled orders (A's in pairs);
+// COOP_EMULATE: 8 (A) and 4 (B) components an invocation in scrambled orders (A's in pairs), or
+// NVIDIA's (FRAG_MMA_LAYOUT=1);
 // FRAG_MMA goes through the subgroup's 384 floats of shared memory (frag_emu_), with the
 // workgroup's barriers. Needs coop_core.glsl (COOP_FLOAT 1) first.
 #ifndef COOP_FRAG_GLSL
@@ -21,6 +22,16 @@
 
 #define FRAG_A_MAX 8 // components an invocation may hold (NVIDIA: 8 of A, 4 of B)
 #define FRAG_B_MAX 4
+
+// NVIDIA's layouts (tools/coop_layout_probe.lua on an H100, driver 580; the mma.sync m16n8k16
+// fragments): lane L's component e of A is row L / 4 + 8 ((e >> 2) & 1), k 2 (L % 4) + (e & 1)
+// + 8 ((e >> 1) & 1); of B (16 x 8, kept like a result) k L / 4 + 8 (e >> 1), column
+// 2 (L % 4) + (e & 1). As element indices (A's row * 16 + k, B's k * 8 + column):
+#define FRAG_MMA_A_AT(l, e) ((((l) >> 2u) + 8u * (((e) >> 2u) & 1u)) * 16u + 2u * ((l) & 3u) + ((e) & 1u) + 8u * (((e) >> 1u) & 1u))
+#define FRAG_MMA_B_AT(l, e) ((((l) >> 2u) + 8u * ((e) >> 1u)) * 8u + 2u * ((l) & 3u) + ((e) & 1u))
+#ifndef FRAG_MMA_LAYOUT
+#define FRAG_MMA_LAYOUT 0 // 1: the emulation holds A and B in those layouts (a kernel whose loads assume them)
+#endif
 
 #if !COOP_EMULATE
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -61,6 +72,20 @@ shared float frag_emu_[SGS * 384];
 // path then does not take);
 // B's component e: element 37 (4 L + e) + 5 mod 128, unpaired (a driver may keep B in an
 // accumulator's layout: docs/kernels/vulkan-gemv.md, "A and B from registers").
+#if FRAG_MMA_LAYOUT
+FRAG_A frag_a_positions() {
+    barrier();
+    FRAG_A pos;
+    for (uint e = 0u; e < 8u; e++) pos.v[e] = float(FRAG_MMA_A_AT(COOP_LANE, e));
+    return pos;
+}
+FRAG_B frag_b_positions() {
+    barrier();
+    FRAG_B pos;
+    for (uint e = 0u; e < 4u; e++) pos.v[e] = float(FRAG_MMA_B_AT(COOP_LANE, e));
+    return pos;
+}
+#else
 FRAG_A frag_a_positions() {
     barrier();
     FRAG_A pos;
@@ -77,6 +102,7 @@ FRAG_B frag_b_positions() {
     for (uint e = 0u; e < 4u; e++) pos.v[e] = float((37u * (4u * COOP_LANE + e) + 5u) & 127u);
     return pos;
 }
+#endif
 
 // c += a b (apos, bpos: their positions): the operands into the subgroup's shared floats,
 // then each component of c its dot

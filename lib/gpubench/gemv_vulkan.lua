@@ -233,21 +233,30 @@ local COOP_FMT = { q8_0 = 1, q4_0 = 2, q4_k = 3, q5_k = 4, q6_k = 5, f16 = 6, bf
 local COOP_FILE = { "gemv_b32_coop", "gemv_b32_coop", "gemv_q4k_q5k_coop", "gemv_q4k_q5k_coop", "gemv_q6_k_coop",
                     "gemv_dense_coop", "gemv_dense_coop" }
 -- How f16 / bf16 fill A: staged (the default), COOP_DIRECT = 1 (f16 only): loaded from W
--- itself (m a multiple of 16), COOP_REG = 1: its components written from registers
-local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4, COOP_DIRECT = 0, COOP_REG = 0 }
+-- itself (m a multiple of 16), COOP_REG = 1: its components written from registers, COOP_REG
+-- = 2: from 16-byte loads in the fragments' own k order (gemv_dense_wide.comp, its own first
+-- dispatch; k a multiple of 32; COOP_RT tiles of 16 rows a subgroup, COOP_U units of 32 k)
+local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4, COOP_DIRECT = 0, COOP_REG = 0, COOP_RT = 1 }
 local function coop_dense(fmt) return COOP_FMT[fmt] >= 6 end
 local function coop_takes(fmt, name)
   if name == "COOP_DIRECT" then return fmt == "f16" end
-  if name == "COOP_REG" then return coop_dense(fmt) end
+  if name == "COOP_REG" or name == "COOP_RT" then return coop_dense(fmt) end
   return name ~= "COOP_U" or COOP_FMT[fmt] <= 2 or coop_dense(fmt)
 end
 -- The first dispatch: the quantized formats' signed digits (gemv_idot_xprep.comp, XPREP_COOP),
 -- the dense formats' f16 hi + lo of x / s_t (gemv_dense_coop_xprep.comp: one workgroup a token)
 local coop_prep_specs = {}
-local function coop_prep(tokens, dense)
-  local key = (dense and "d" or "q") .. tokens
+local function coop_prep(tokens, dense, wide)
+  local key = (wide and "w" or dense and "d" or "q") .. tokens
   local p = coop_prep_specs[key]
-  if not p and dense then
+  if not p and wide then
+    p = {
+      spec = { file = "kernels/vulkan/gemv_dense_wide_xprep.comp", entry = "main", block = { 256, 1, 1 },
+               defines = { GEMV_TOKENS = tokens } },
+      grid = function() return { 4, 1, 1 } end, -- a token pair each
+      bytes = function(k) return 32 + 2 * 8 * k * 2 end, -- 8 scales, then hi and lo of 8 tokens (f16)
+    }
+  elseif not p and dense then
     p = {
       spec = { file = "kernels/vulkan/gemv_dense_coop_xprep.comp", entry = "main", block = { 256, 1, 1 },
                defines = { GEMV_TOKENS = tokens } },
@@ -301,13 +310,18 @@ function M.coop_requires(what, shared, dense)
 end
 
 local coop_specs = {} -- one table per configuration: gemv.kernel caches compiled kernels by spec table
-local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg)
+local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt)
   if not coop_takes(fmt, "COOP_U") then u = COOP_DEFAULTS.COOP_U end -- not read by the k-quant kernels
   if direct == 1 then u = 1 end -- no stage: COOP_U is not read
-  if direct == 1 and reg == 1 then
-    error("gemv_vulkan.variant: COOP_DIRECT=1 and COOP_REG=1 are two ways to fill A: name one", 3)
+  if direct == 1 and reg >= 1 then
+    error(("gemv_vulkan.variant: COOP_DIRECT=1 and COOP_REG=%d are two ways to fill A: name one"):format(reg), 3)
   end
-  local key = ("%s:%d:%d:%d:%d:%d:%d:%d"):format(fmt, tokens, wr, ks, u, mode, direct, reg)
+  if rt ~= 1 and reg ~= 2 then
+    error(("gemv_vulkan.variant: COOP_RT=%d is COOP_REG=2's (tiles of 16 rows a subgroup): the other kernels have one")
+      :format(rt), 3)
+  end
+  if rt > 4 then error(("gemv_vulkan.variant: COOP_RT=%d is not in 1..4"):format(rt), 3) end
+  local key = ("%s:%d:%d:%d:%d:%d:%d:%d:%d"):format(fmt, tokens, wr, ks, u, mode, direct, reg, rt)
   if coop_specs[key] then return coop_specs[key] end
   local sgs = wr * ks
   if sgs * 32 > 1024 then
@@ -323,28 +337,29 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg)
     u * 16 * 48, u * 16 * 48 })[code]
   if direct == 1 then per_sg = 0 end
   -- from registers: the index matrices (256 f16); emulated, each subgroup's A and B go through 384 floats
-  if reg == 1 then per_sg = mode == 2 and 1536 or 0 end
-  local shared = sgs * per_sg + 128 * 4 + sgs * 128 * 4 + (reg == 1 and mode == 1 and 512 or 0)
+  if reg >= 1 then per_sg = mode == 2 and 1536 or 0 end
+  local shared = sgs * per_sg + 128 * 4 + sgs * 128 * 4 * rt + (reg >= 1 and mode == 1 and 512 or 0)
   local defines = { GEMV_COOP = mode, COOP_FMT = code, COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
   if code >= 3 and code <= 5 then defines.COOP_U = nil end
   if direct == 1 then defines.COOP_DIRECT = 1 end
   if reg == 1 then defines.COOP_REG = 1 end
+  if reg == 2 then defines.COOP_RT = rt end -- its own file: COOP_REG is not read
   if mode == 2 then defines.COOP_EMULATE = 1 end
   coop_specs[key] = {
-    file = "kernels/vulkan/" .. COOP_FILE[code] .. ".comp",
+    file = "kernels/vulkan/" .. (reg == 2 and "gemv_dense_wide" or COOP_FILE[code]) .. ".comp",
     entry = "main",
     block = { 32 * sgs, 1, 1 },
-    rows_per_group = 16 * wr,
+    rows_per_group = 16 * wr * rt,
     defines = defines,
     max_weight_bytes = MAX_WEIGHT_BYTES,
-    prep = coop_prep(tokens, coop_dense(fmt)),
+    prep = coop_prep(tokens, coop_dense(fmt), reg == 2),
     shared_bytes = shared,
     -- the emulation (GEMV_COOP=2) runs anywhere (its shared memory is what every device has)
     requires = mode == 1 and M.coop_requires("GEMV_COOP=1", shared, coop_dense(fmt)) or nil,
     -- the quantized formats' x rounded per 32-block (s_b = amax / 32639: within gemv_bench's
     -- bound); the dense formats' x kept to about 22 bits of its row's range: the plain bound
     x_rounding = not coop_dense(fmt) and 32 or nil,
-    k_multiple = coop_dense(fmt) and 16 or nil, -- steps of 16 k
+    k_multiple = coop_dense(fmt) and (reg == 2 and 32 or 16) or nil, -- steps of 16 k (units of 32)
     m_multiple = direct == 1 and 16 or nil, -- whole groups of 16 rows read from W
   }
   return coop_specs[key]
@@ -541,7 +556,7 @@ function M.variant(fmt, changes)
       end
       if k == "GEMV_IDOT" then idot = v elseif k == "GEMV_XB" then xb = v else cap = v end
     elseif COOP_FMT[fmt] and (k == "GEMV_COOP" or (COOP_DEFAULTS[k] and coop_takes(fmt, k))) then
-      local zero_to = (k == "GEMV_COOP" and 2) or ((k == "COOP_DIRECT" or k == "COOP_REG") and 1) or nil
+      local zero_to = ((k == "GEMV_COOP" or k == "COOP_REG") and 2) or (k == "COOP_DIRECT" and 1) or nil
       if math.type(v) ~= "integer" or (zero_to and (v < 0 or v > zero_to)) or (not zero_to and v < 1) then
         error(("gemv_vulkan.variant: %s=%s is not %s"):format(k, tostring(v),
           zero_to == 2 and "0, 1 or 2" or zero_to == 1 and "0 or 1" or "a positive integer"), 2)
@@ -567,7 +582,8 @@ function M.variant(fmt, changes)
           tostring(k), IDOT_BLOCK_BYTES[fmt] and ", GEMV_IDOT, GEMV_XB, GEMV_GRID" or "",
           XPRE_FORMATS[fmt] and ", GEMV_XPRE" or "",
           COOP_FMT[fmt] and (", GEMV_COOP, COOP_WR, COOP_KS" .. (coop_takes(fmt, "COOP_U") and ", COOP_U" or "")
-            .. (coop_takes(fmt, "COOP_DIRECT") and ", COOP_DIRECT" or "") .. (coop_takes(fmt, "COOP_REG") and ", COOP_REG" or ""))
+            .. (coop_takes(fmt, "COOP_DIRECT") and ", COOP_DIRECT" or "")
+            .. (coop_takes(fmt, "COOP_REG") and ", COOP_REG, COOP_RT" or ""))
           or ""), 2)
       end
     end
@@ -582,7 +598,7 @@ function M.variant(fmt, changes)
     end
     local spec = coop_spec(fmt, tokens, coop.COOP_WR or COOP_DEFAULTS.COOP_WR, coop.COOP_KS or COOP_DEFAULTS.COOP_KS,
       coop.COOP_U or COOP_DEFAULTS.COOP_U, coop.GEMV_COOP, coop.COOP_DIRECT or COOP_DEFAULTS.COOP_DIRECT,
-      coop.COOP_REG or COOP_DEFAULTS.COOP_REG)
+      coop.COOP_REG or COOP_DEFAULTS.COOP_REG, coop.COOP_RT or COOP_DEFAULTS.COOP_RT)
     return spec -- not a tail call: coop_spec's errors name variant's caller
   end
   for k in pairs(COOP_DEFAULTS) do

@@ -104,7 +104,7 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
   t.errors(function() specs.variant("f16", { GEMV_COOP = 1, COOP_DIRECT = 2 }) end,
     "gemv_vulkan.variant: COOP_DIRECT=2 is not 0 or 1", true)
   t.errors(function() specs.variant("bf16", { GEMV_COOP = 1, COOP_DIRECT = 1 }) end,
-    "gemv_vulkan.variant: bf16 has no define COOP_DIRECT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_REG)", true)
+    "gemv_vulkan.variant: bf16 has no define COOP_DIRECT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_REG, COOP_RT)", true)
   t.errors(function() specs.variant("f16", { COOP_DIRECT = 1 }) end,
     "gemv_vulkan.variant: f16 COOP_DIRECT is the cooperative-matrix kernel's: it needs GEMV_COOP=1", true)
   for _, fmt in ipairs { "f16", "bf16" } do -- A's components from registers
@@ -114,16 +114,34 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     t.eq(specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = 8, COOP_REG = 1, COOP_U = 2 }).shared_bytes,
       8 * 1536 + 512 + 8 * 512, fmt .. " COOP_REG=1 emulated: each subgroup's A and B in 384 floats")
     t.eq(specs.variant_defines(fmt).COOP_REG, 0, fmt)
-    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 2 }) end, "gemv_vulkan.variant: COOP_REG=2 is not 0 or 1", true)
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 3 }) end, "gemv_vulkan.variant: COOP_REG=3 is not 0, 1 or 2", true)
+    -- COOP_REG=2: its own kernel and first dispatch, units of 32 k, COOP_RT tiles of 16 rows a subgroup
+    local w = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 8, COOP_REG = 2, COOP_RT = 2, COOP_WR = 2, COOP_KS = 4 })
+    t.eq({ w.file, w.prep.spec.file, w.prep.grid(4096)[1], w.block[1], w.rows_per_group, w.k_multiple },
+      { "kernels/vulkan/gemv_dense_wide.comp", "kernels/vulkan/gemv_dense_wide_xprep.comp", 4, 256, 64, 32 }, fmt)
+    t.eq(w.defines, { GEMV_COOP = 1, COOP_FMT = fmt == "f16" and 6 or 7, COOP_WR = 2, COOP_KS = 4, COOP_U = 4, COOP_RT = 2,
+      GEMV_TOKENS = 8 }, fmt .. " COOP_REG=2")
+    t.eq(w.shared_bytes, 512 + 8 * 512 * 2 + 512, fmt .. " COOP_REG=2: indices, two tiles' slices' sums, A's indices")
+    t.eq(w.prep.bytes(4096), specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 8 }).prep.bytes(4096), "the same workspace size")
+    t.truthy(specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 8, COOP_REG = 2 }).defines.COOP_RT == 1, fmt .. " COOP_RT's default")
+    t.eq(specs.variant_defines(fmt).COOP_RT, 1, fmt)
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 1, COOP_RT = 2 }) end,
+      "gemv_vulkan.variant: COOP_RT=2 is COOP_REG=2's (tiles of 16 rows a subgroup): the other kernels have one", true)
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 2, COOP_RT = 5 }) end,
+      "gemv_vulkan.variant: COOP_RT=5 is not in 1..4", true)
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 2, COOP_RT = 0 }) end,
+      "gemv_vulkan.variant: COOP_RT=0 is not a positive integer", true)
   end
   t.errors(function() specs.variant("f16", { GEMV_COOP = 1, COOP_REG = 1, COOP_DIRECT = 1 }) end,
     "gemv_vulkan.variant: COOP_DIRECT=1 and COOP_REG=1 are two ways to fill A: name one", true)
+  t.errors(function() specs.variant("f16", { GEMV_COOP = 1, COOP_REG = 2, COOP_DIRECT = 1 }) end,
+    "gemv_vulkan.variant: COOP_DIRECT=1 and COOP_REG=2 are two ways to fill A: name one", true)
   t.errors(function() specs.variant("q8_0", { GEMV_COOP = 1, COOP_REG = 1 }) end,
     "gemv_vulkan.variant: q8_0 has no define COOP_REG", false)
   t.errors(function() specs.variant("f32", { GEMV_COOP = 1 }) end, "gemv_vulkan.variant: f32 has no define GEMV_COOP", true)
 end)
 
-t.test("f16 COOP_DIRECT=1 refuses m that is not a multiple of 16, naming it", function()
+t.test("f16 COOP_DIRECT=1 refuses m that is not a multiple of 16, COOP_REG=2 k not of 32, naming them", function()
   local dev = t.device("vulkan")
   local s = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = 2, COOP_DIRECT = 1 })
   gc.releasing(dev, function()
@@ -133,6 +151,13 @@ t.test("f16 COOP_DIRECT=1 refuses m that is not a multiple of 16, naming it", fu
   t.errors(function() gemv.launches(dev, "f16", w, x, y, 40, 64, 2, s) end,
     "gemv.launches: this f16 kernel needs m to be a multiple of 16, got m=40", true)
   t.eq(#gemv.launches(dev, "f16", w, x, y, 48, 64, 2, s), 2, "m = 48: the prep and the GEMV")
+  -- COOP_REG=2 reads units of 32 k: k = 48 refused (the other dense kernels take it), any m
+  local wide = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = 2, COOP_REG = 2 })
+  t.errors(function() gemv.launches(dev, "f16", w, x, y, 40, 48, 2, wide) end,
+    "gemv.launches: f16 needs k to be a multiple of 32, got k=48", true)
+  t.eq(#gemv.launches(dev, "f16", w, x, y, 40, 48, 2, specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = 2 })),
+    2, "k = 48 with the staged kernel")
+  t.eq(#gemv.launches(dev, "f16", w, x, y, 40, 64, 2, wide), 2, "COOP_REG=2, m = 40, k = 64")
   end)
 end)
 
@@ -149,10 +174,15 @@ t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan
       local direct = fmt == "f16" and specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_DIRECT = 1 }) or nil
       local reg = DENSE[fmt] and specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_REG = 1, COOP_U = T % 4 + 1 })
         or nil
-      for _, sp in ipairs { s, s.prep.spec, direct, reg } do
+      -- COOP_REG=2 at every COOP_RT, both modes, and its first dispatch
+      local wide = DENSE[fmt] and specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_REG = 2, COOP_U = T % 3 + 1,
+        COOP_RT = T % 4 + 1 }) or nil
+      local wide_prep = wide and wide.prep.spec or nil
+      for _, sp in ipairs { s, s.prep.spec, direct, reg, wide, wide_prep } do
         local c = gpu.compile { backend = "vulkan", file = sp.file, target = "vulkan1.2", defines = sp.defines }
         local label = ("%s T=%d %s%s"):format(fmt, T, sp.file, sp == direct and " COOP_DIRECT=1" or sp == reg and " COOP_REG=1" or "")
-        t.eq(c.params, sp ~= s.prep.spec and { "buffer", "buffer", "buffer", "u32", "u32" } or { "buffer", "buffer", "u32" }, label)
+        local prep = sp == s.prep.spec or sp == wide_prep
+        t.eq(c.params, not prep and { "buffer", "buffer", "buffer", "u32", "u32" } or { "buffer", "buffer", "u32" }, label)
         t.truthy(c.log == nil or c.log == "", label .. " warnings: " .. tostring(c.log))
       end
     end
@@ -228,13 +258,28 @@ t.test("XPREP_COOP=1: x's signed digits, s_b and sums for 8 tokens, zeros past T
   end)
 end)
 
+-- Where the dense first dispatches put token tok's (1..8) value i (1..k) of hi (lo: part 2), as
+-- a 1-based byte position in the workspace: gemv_dense_coop_xprep.comp's rows (8 of hi, then 8
+-- of lo, past 32 bytes of scales), or gemv_dense_wide_xprep.comp's lanes (COOP_REG=2: unit c,
+-- lane 4 g + p, hi and lo uvec4s side by side; word w holds tokens 2 p, 2 p + 1 at k = 32 c
+-- + 8 (g // 2) + 4 (w // 2) + 2 (w % 2) + g % 2)
+local PREP_AT = {
+  rows = function(k, tok, i, part) return 33 + ((part - 1) * 8 + tok - 1) * 2 * k + 2 * (i - 1) end,
+  lanes = function(_, tok, i, part)
+    local kk = i - 1
+    local c, r = kk // 32, kk % 32
+    local g, w = 2 * (r // 8) + r % 2, 2 * ((r % 8) // 4) + (r % 4) // 2
+    local lane = 4 * g + (tok - 1) // 2
+    return 1 + 16 * (2 + 2 * (32 * c + lane) + part - 1) + 4 * w + 2 * ((tok - 1) % 2)
+  end,
+}
+
 -- 2^-23: f16's rounding of lo (2^-24 when to nearest; packHalf2x16's rounding is the implementation's)
-t.test("the dense first dispatch: s_t a power of two >= each row's amax, hi + lo = x / s_t to 2^-23, zeros past T", function()
+t.test("the dense first dispatches: s_t a power of two >= each row's amax, hi + lo = x / s_t to 2^-23, zeros past T", function()
   local dev = gc.idot_device()
   local ref = require "gpubench.ref"
   gc.releasing(dev, function()
     local T, k = 3, 64
-    local s = specs.variant("f16", { GEMV_COOP = 1, GEMV_TOKENS = T })
     local rows = {}
     for r = 1, T do
       local v = { string.unpack(("<" .. ("f"):rep(k)), ref.random_f32(k, 730 + r)) }
@@ -245,42 +290,55 @@ t.test("the dense first dispatch: s_t a power of two >= each row's amax, hi + lo
     for i = 1, k do if i ~= 5 then rows[2][i] = rows[2][i] / 1000.0 end end
     local xs = {}
     for r = 1, T do xs[r] = string.pack(("<" .. ("f"):rep(k)), table.unpack(rows[r], 1, k)) end
-    local xb <close> = dev:buffer(4 * k * T)
-    local ws <close> = dev:buffer(s.prep.bytes(k))
-    xb:upload(table.concat(xs))
-    ws:fill(0xA5)
-    gemv.kernel(dev, "f16", s.prep.spec):launch(s.prep.grid(k), s.prep.spec.block, xb, ws, require("gpu").u32(k))
-    local out = ws:download()
-    local scales = { string.unpack("<ffffffff", out, 1) }
     local function half(u) -- an f16's bits as a number
       local e, f = (u >> 10) & 31, u & 1023
       local v = e == 0 and f * 2.0 ^ -24 or (1024 + f) * 2.0 ^ (e - 25)
       assert(e ~= 31, "an f16 Inf or NaN")
       return (u >> 15) == 1 and -v or v
     end
-    local halves = function(at)
-      local u, v = { string.unpack(("<" .. ("I2"):rep(k)), out, at) }, {}
-      for i = 1, k do v[i] = half(u[i]) end
-      return v
-    end
-    for tok = 1, 8 do
-      local hi, lo = halves(33 + (tok - 1) * 2 * k), halves(33 + 8 * 2 * k + (tok - 1) * 2 * k)
-      local st = scales[tok]
-      if tok <= T then
-        local amax = 0.0
-        for i = 1, k do amax = math.max(amax, math.abs(rows[tok][i])) end
-        local e = math.log(st, 2)
-        t.truthy(e == math.floor(e) and st >= amax and st / 2 < amax, ("token %d: s_t %g for amax %g"):format(tok, st, amax))
-        for i = 1, k do
-          local want = rows[tok][i] / st
-          t.truthy(math.abs(hi[i] + lo[i] - want) <= 2.0 ^ -23, ("token %d value %d: %g + %g against %g"):format(tok, i,
-            hi[i], lo[i], want))
-        end
-      else
-        local z = {}
-        for i = 1, k do z[i] = 0.0 end
-        t.eq({ hi, lo, st }, { z, z, 1.0 }, ("token %d past T"):format(tok))
+    for _, case in ipairs { { 1, PREP_AT.rows }, { 2, PREP_AT.lanes } } do
+      local s = specs.variant("f16", { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = case[1] })
+      local what = s.prep.spec.file:match("[%w_]+%.comp")
+      local xb <close> = dev:buffer(4 * k * T)
+      local ws <close> = dev:buffer(s.prep.bytes(k))
+      xb:upload(table.concat(xs))
+      ws:fill(0xA5)
+      gemv.kernel(dev, "f16", s.prep.spec):launch(s.prep.grid(k), s.prep.spec.block, xb, ws, require("gpu").u32(k))
+      local out = ws:download()
+      local scales = { string.unpack("<ffffffff", out, 1) }
+      local seen = {}
+      local function value(tok, i, part)
+        local at = case[2](k, tok, i, part)
+        t.truthy(not seen[at], ("%s: token %d value %d part %d shares byte %d"):format(what, tok, i, part, at))
+        seen[at] = true
+        return half(string.unpack("<I2", out, at))
       end
+      for tok = 1, 8 do
+        local hi, lo = {}, {}
+        for i = 1, k do hi[i], lo[i] = value(tok, i, 1), value(tok, i, 2) end
+        local st = scales[tok]
+        if tok <= T then
+          local amax = 0.0
+          for i = 1, k do amax = math.max(amax, math.abs(rows[tok][i])) end
+          local e = math.log(st, 2)
+          t.truthy(e == math.floor(e) and st >= amax and st / 2 < amax, ("%s token %d: s_t %g for amax %g"):format(what,
+            tok, st, amax))
+          for i = 1, k do
+            local want = rows[tok][i] / st
+            t.truthy(math.abs(hi[i] + lo[i] - want) <= 2.0 ^ -23, ("%s token %d value %d: %g + %g against %g"):format(what,
+              tok, i, hi[i], lo[i], want))
+          end
+        else
+          local z = {}
+          for i = 1, k do z[i] = 0.0 end
+          t.eq({ hi, lo, st }, { z, z, 1.0 }, ("%s token %d past T"):format(what, tok))
+        end
+      end
+      -- every byte past the scales is one value's: nothing left as the fill
+      t.eq(#out, 32 + 2 * 8 * k * 2, what .. ": the workspace's size")
+      local count = 0
+      for _ in pairs(seen) do count = count + 1 end
+      t.eq(count, 2 * 8 * k, what .. ": values placed")
     end
   end)
 end)
@@ -324,6 +382,15 @@ t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16 a
         gc.check_tokens(dev, fmt, 37 + 16 * T, 16 * 13, T, 1250 + T, v)
       end
     end
+    -- COOP_REG=2 (NVIDIA's layout emulated): ragged m, units of 32 k that the slices and COOP_U
+    -- do not divide, 1 to 4 tiles a subgroup
+    for _, fmt in ipairs { "f16", "bf16" } do
+      for i, T in ipairs { 1, 3, 8 } do
+        local v = specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_REG = 2, COOP_KS = 1 + T % 3, COOP_U = 1 + T % 4,
+          COOP_RT = i + (T == 8 and 1 or 0), COOP_WR = 3 - i % 2 })
+        gc.check_tokens(dev, fmt, 37 + 16 * T, 32 * 7, T, 1270 + T, v)
+      end
+    end
     -- f16 with A from W itself: whole row groups; k whose steps the slices do not divide
     for _, T in ipairs { 1, 3, 8 } do
       local v = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_DIRECT = 1, COOP_KS = 2 + T % 2 })
@@ -365,6 +432,22 @@ t.test("GEMV_COOP=1: the five quantized formats, f16 and bf16 against the FP64 o
             gc.check_tokens(dev, fmt, 16 * (3 + T), 16 * (37 + T), T, 1300 + T, v)
           end
         end
+      end
+    end
+  end)
+end)
+
+-- COOP_REG=2 on its own (the one to run after a kernel change: scripts/gpu-session.sh wide)
+t.test("COOP_REG=2: f16 and bf16 against the FP64 oracle at every T, ragged m, units the slices do not divide", function()
+  local dev = t.device("vulkan")
+  local ok, why = specs.variant("f16", { GEMV_COOP = 1, COOP_REG = 2 }).requires(dev)
+  if not ok then t.skip(why) end
+  gc.releasing(dev, function()
+    for i, fmt in ipairs { "f16", "bf16" } do
+      for T = 1, 8 do
+        local v = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = 2, COOP_KS = T % 3 + 1, COOP_U = T % 4 + 1,
+          COOP_WR = T % 2 == 1 and 4 or 2, COOP_RT = (T - 1) % 4 + 1 })
+        gc.check_tokens(dev, fmt, 37 + 30 * T, 32 * (19 + T), T, 1500 + 10 * i + T, v)
       end
     end
   end)

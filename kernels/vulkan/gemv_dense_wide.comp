@@ -1,0 +1,161 @@
+#version 450
+// The f16 (COOP_FMT=6) and bf16 (7) GEMV for T = 1..8 rows of x on fp16 cooperative matrices
+// filled from 16-byte loads (COOP_REG=2; docs/kernels/vulkan-gemv.md, "Wide loads in the
+// fragments' own k order"). A dot product does not care in which order its k are added, so
+// the 16 k "slots" of a 16 x 16 A are not k, k + 1, ... but whatever one lane's load gives:
+// in NVIDIA's layout (FRAG_MMA_A_AT) lane L holds rows L / 4 and L / 4 + 8 at slots 2 (L % 4)
+// + {0, 1, 8, 9}, so one uvec4 of a row (8 weights, k 32 c + 8 (L % 4) ..) fills that row's
+// four slots of two steps: word i of it is step i >> 1's slots 2 (L % 4) + 8 (i & 1) + {0, 1}.
+// Slot s of step j is then k = 32 c + 8 ((s % 8) / 2) + 4 j + 2 (s / 8) + s % 2, and
+// gemv_dense_wide_xprep.comp writes x's B components in that order, each lane's 16 bytes a
+// step pair (hi, then lo) side by side: a warp's load of them is 512 contiguous bytes.
+//
+// A subgroup owns COOP_RT tiles of 16 rows (B loaded once for all of them) and a slice of the
+// k / 32 units; COOP_U units loaded before the first is multiplied. x comes as f16 hi + lo
+// of x / s_t (s_t a power of two), so C = W (hi + lo) and y = s_t C; bf16 weights become
+// f16 times 2^8, which y divides out (as gemv_dense_coop.comp). k a multiple of 32.
+// The loads assume NVIDIA's layout: a device whose A or B is laid out otherwise gets NaN in y
+// (the oracle check refuses it), never a wrong number; the emulation (COOP_EMULATE) holds that
+// layout (FRAG_MMA_LAYOUT), so lavapipe checks the k order and the workspace.
+#extension GL_GOOGLE_include_directive : require
+#define COOP_FLOAT 1
+#define FRAG_MMA_LAYOUT 1
+#include "coop_common.glsl"
+#include "coop_frag.glsl"
+
+#if !defined(COOP_FMT) || (COOP_FMT != 6 && COOP_FMT != 7) || !defined(COOP_U)
+#error "COOP_FMT (6 f16, 7 bf16) and COOP_U must be defined (lib/gpubench/gemv_vulkan.lua)"
+#endif
+#if COOP_U < 1 || COOP_U > 8
+#error "COOP_U must be in 1..8"
+#endif
+
+layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
+
+#define BF16 (COOP_FMT == 7)
+
+// The emulated products are long loops through shared memory: unrolled COOP_U x 2 x COOP_RT
+// times they take lavapipe's compiler minutes
+#if COOP_EMULATE
+#define WIDE_UNROLL [[dont_unroll]]
+#else
+#define WIDE_UNROLL [[unroll]]
+#endif
+
+// A word of W (weights k, k + 1) as A's two values: f16 as they are, bf16 times 2^8
+FRAG_HALF2 wide_pair(uint w) {
+#if BF16
+    return FRAG_HALF2(vec2(uintBitsToFloat(w << 16u), uintBitsToFloat(w & 0xFFFF0000u)) * 256.0);
+#else
+    return FRAG_HALVES(w);
+#endif
+}
+
+// A from rows L / 4 (a) and L / 4 + 8 (b) of a tile: step j's words are 2 j and 2 j + 1
+#define WIDE_A(fa, a, b, j) \
+    [[unroll]] for (int e_ = 0; e_ < 8; e_++) { \
+        uvec4 r_ = ((e_ >> 2) & 1) == 0 ? (a) : (b); \
+        FRAG_SET(fa, e_, wide_pair(r_[2 * (j) + ((e_ >> 1) & 1)])[e_ & 1]); \
+    }
+
+// B from a lane's uvec4 of the workspace: component e is word 2 j + (e >> 1), half e & 1
+#define WIDE_B(fb, v, j) \
+    [[unroll]] for (int e_ = 0; e_ < 4; e_++) FRAG_SET(fb, e_, FRAG_HALVES((v)[2 * (j) + (e_ >> 1)])[e_ & 1]);
+
+// Row tile i's product for unit u, step j
+#define WIDE_TILE(i, cm) { \
+        FRAG_A a_; \
+        WIDE_A(a_, wv[u][i][0], wv[u][i][1], j) \
+        FRAG_MMA(cm, a_, bh, apos, bpos); \
+        FRAG_MMA(cm, a_, bl, apos, bpos); \
+    }
+
+void main() {
+    uint units = P.k >> 5u; // 32 k a unit, two steps of 16
+    CoopPlace pl = coop_place(units);
+    uint lane = COOP_LANE, g = lane >> 2u, q = lane & 3u, n8 = P.k >> 3u;
+
+    COOP_C pos = coop_positions();
+    FRAG_A apos = frag_a_positions();
+    FRAG_B bpos = frag_b_positions();
+    bool layout_ok = FRAG_LEN(apos) == 8 && FRAG_LEN(bpos) == 4;
+    [[unroll]] for (int e = 0; e < 8; e++)
+        if (e < FRAG_LEN(apos)) layout_ok = layout_ok && FRAG_AT(apos, e) == FRAG_MMA_A_AT(lane, uint(e));
+    [[unroll]] for (int e = 0; e < 4; e++)
+        if (e < FRAG_LEN(bpos)) layout_ok = layout_ok && FRAG_AT(bpos, e) == FRAG_MMA_B_AT(lane, uint(e));
+
+#if COOP_EMULATE
+    COOP_C c0, c1, c2, c3;
+    for (int e = 0; e < 4; e++) c0.v[e] = c1.v[e] = c2.v[e] = c3.v[e] = 0.0;
+#else
+    COOP_C c0 = COOP_C(0.0), c1 = COOP_C(0.0), c2 = COOP_C(0.0), c3 = COOP_C(0.0);
+#endif
+
+    // uvec4 offsets of the lane's two rows in each tile (rows past m clamped: read, never
+    // stored), and of its workspace entry (past the 2 uvec4s of scales; 64 a unit: 32 lanes
+    // of hi + lo)
+    uint wa[COOP_RT][2];
+    [[unroll]] for (int i = 0; i < COOP_RT; i++) {
+        [[unroll]] for (int h = 0; h < 2; h++)
+            wa[i][h] = min(pl.row0 + 16u * uint(i) + g + 8u * uint(h), P.m - 1u) * n8 + q;
+    }
+    uint xb = 2u + 2u * lane;
+
+    for (uint i0 = 0u; i0 < pl.per; i0 += uint(COOP_U)) {
+        uvec4 wv[COOP_U][COOP_RT][2], xh[COOP_U], xl[COOP_U];
+        [[unroll]] for (int u = 0; u < COOP_U; u++) {
+            uint cu = min(pl.lo + i0 + uint(u), max(pl.hi, 1u) - 1u); // past the slice: not used (in range)
+            [[unroll]] for (int i = 0; i < COOP_RT; i++) {
+                wv[u][i][0] = W[wa[i][0] + 4u * cu];
+                wv[u][i][1] = W[wa[i][1] + 4u * cu];
+            }
+            xh[u] = XQ[xb + 64u * cu];
+            xl[u] = XQ[xb + 64u * cu + 1u];
+        }
+        WIDE_UNROLL for (int u = 0; u < COOP_U; u++) {
+#if !COOP_EMULATE
+            if (pl.lo + i0 + uint(u) >= pl.hi) break; // uniform over the subgroup
+#else
+            if (pl.lo + i0 + uint(u) >= pl.hi) { // every subgroup runs every product (the barriers are the workgroup's)
+                xh[u] = uvec4(0u);
+                xl[u] = uvec4(0u);
+            }
+#endif
+            WIDE_UNROLL for (int j = 0; j < 2; j++) {
+                FRAG_B bh, bl;
+                WIDE_B(bh, xh[u], j)
+                WIDE_B(bl, xl[u], j)
+                WIDE_TILE(0, c0)
+#if COOP_RT > 1
+                WIDE_TILE(1, c1)
+#endif
+#if COOP_RT > 2
+                WIDE_TILE(2, c2)
+#endif
+#if COOP_RT > 3
+                WIDE_TILE(3, c3)
+#endif
+            }
+        }
+    }
+
+    float acc[EL_MAX * COOP_RT];
+    for (int e = 0; e < EL_MAX * COOP_RT; e++) acc[e] = 0.0;
+    int n_el = COOP_LEN(pos);
+    for (int e = 0; e < min(n_el, EL_MAX); e++) {
+        uint t = COOP_P(pos, e) & 7u;
+        float s = layout_ok ? uintBitsToFloat(XQ[t >> 2u][t & 3u]) * (BF16 ? 1.0 / 256.0 : 1.0)
+                            : uintBitsToFloat(0x7FC00000u); // another layout: NaN, not a wrong number
+        acc[e] = float(COOP_AT(c0, e)) * s;
+#if COOP_RT > 1
+        acc[EL_MAX + e] = float(COOP_AT(c1, e)) * s;
+#endif
+#if COOP_RT > 2
+        acc[2 * EL_MAX + e] = float(COOP_AT(c2, e)) * s;
+#endif
+#if COOP_RT > 3
+        acc[3 * EL_MAX + e] = float(COOP_AT(c3, e)) * s;
+#endif
+    }
+    coop_store(acc, pos);
+}

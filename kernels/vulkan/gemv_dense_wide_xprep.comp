@@ -1,0 +1,77 @@
+#version 450
+// The first dispatch of gemv_dense_wide.comp (COOP_REG=2): x's 8 token rows (zeros past
+// GEMV_TOKENS) divided by a power of two s_t >= the row's largest |x| and split into f16 hi + lo,
+// as gemv_dense_coop_xprep.comp, but written in the order B's components are filled: for unit
+// c (32 k) and lane L = 4 g + p, two uvec4s (hi, then lo) at 2 + 2 (32 c + L); word i of each
+// holds tokens 2 p and 2 p + 1 (low half first) at k = 32 c + 8 (g / 2) + 4 (i >> 1) + 2 (i & 1)
+// + g % 2 (the k order gemv_dense_wide.comp's header derives). Then s_t as 8 floats in the
+// first 2 uvec4s. One workgroup per token pair; k a multiple of 32.
+// Launch: (x, workspace, u32 k), block 256, grid 4.
+
+#extension GL_EXT_control_flow_attributes : require
+
+#ifndef GEMV_TOKENS
+#error "gemv_dense_wide_xprep takes GEMV_TOKENS (rows of x, 1..8) as a define (lib/gpubench/gemv_vulkan.lua)"
+#endif
+
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+
+layout(set = 0, binding = 0) readonly buffer XBuf { vec4 X[]; };
+layout(set = 0, binding = 1) writeonly buffer QBuf { uvec4 Q[]; };
+layout(push_constant) uniform Params {
+    uint k;
+} P;
+
+shared vec2 part_[256];
+
+void main() {
+    uint p = gl_WorkGroupID.x, tid = gl_LocalInvocationIndex, k4 = P.k >> 2u;
+    uvec2 tok = uvec2(2u * p, 2u * p + 1u);
+    bvec2 live = lessThan(tok, uvec2(GEMV_TOKENS));
+    vec2 amax = vec2(0.0);
+    for (uint i = tid; i < k4; i += 256u) {
+        [[unroll]] for (int h = 0; h < 2; h++) {
+            if (live[h]) {
+                vec4 a = abs(X[tok[h] * k4 + i]);
+                amax[h] = max(amax[h], max(max(a.x, a.y), max(a.z, a.w)));
+            }
+        }
+    }
+    part_[tid] = amax;
+    barrier();
+    for (uint h = 128u; h > 0u; h >>= 1u) {
+        if (tid < h) part_[tid] = max(part_[tid], part_[tid + h]);
+        barrier();
+    }
+    amax = part_[0];
+    // s = 2^e >= amax (1 for a row of zeros): x / s in [-1, 1], exact
+    vec2 s = vec2(1.0);
+    [[unroll]] for (int h = 0; h < 2; h++) {
+        if (amax[h] > 0.0) s[h] = exp2(ceil(log2(amax[h])));
+        if (s[h] < amax[h]) s[h] *= 2.0; // log2's rounding
+    }
+    vec2 inv = 1.0 / s; // powers of two: exact
+    uint units = P.k >> 5u;
+    for (uint i = tid; i < units * 8u; i += 256u) {
+        uint c = i >> 3u, g = i & 7u, lane = 4u * g + p;
+        uvec4 hi = uvec4(0u), lo = uvec4(0u);
+        [[unroll]] for (int w = 0; w < 4; w++) {
+            uint kk = 32u * c + 8u * (g >> 1u) + 4u * uint(w >> 1) + 2u * uint(w & 1) + (g & 1u);
+            vec2 v = vec2(0.0);
+            [[unroll]] for (int h = 0; h < 2; h++) {
+                if (live[h]) v[h] = X[tok[h] * k4 + (kk >> 2u)][kk & 3u] * inv[h];
+            }
+            hi[w] = packHalf2x16(v);
+            lo[w] = packHalf2x16(v - unpackHalf2x16(hi[w]));
+        }
+        Q[2u + 2u * (32u * c + lane)] = hi;
+        Q[3u + 2u * (32u * c + lane)] = lo;
+    }
+    if (tid == 0u) {
+        // 8 floats in two uvec4s: each workgroup writes its own two components only, one
+        // store each (a swizzled store may be compiled as a read-modify-write of all four)
+        uint w0 = 2u * (p & 1u);
+        Q[p >> 1u][w0] = floatBitsToUint(s.x);
+        Q[p >> 1u][w0 + 1u] = floatBitsToUint(s.y);
+    }
+}
