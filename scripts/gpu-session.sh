@@ -1099,6 +1099,9 @@ vkreg)
 next19)
   phase_next19
   ;;
+wide)
+  phase_wide
+  ;;
 coop_layout)
   phase_coop_layout
   ;;

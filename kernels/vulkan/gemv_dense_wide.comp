@@ -11,7 +11,8 @@
 // step pair (hi, then lo) side by side: a warp's load of them is 512 contiguous bytes.
 //
 // A subgroup owns COOP_RT tiles of 16 rows (B loaded once for all of them) and a slice of the
-// k / 32 units; COOP_U units loaded before the first is multiplied. x comes as f16 hi + lo
+// k / 32 units; COOP_U units loaded before the first is multiplied (COOP_PF = 1: and the next
+// COOP_U while these are). x comes as f16 hi + lo
 // of x / s_t (s_t a power of two), so C = W (hi + lo) and y = s_t C; bf16 weights become
 // f16 times 2^8, which y divides out (as gemv_dense_coop.comp). k a multiple of 32.
 // The loads assume NVIDIA's layout: a device whose A or B is laid out otherwise gets NaN in y
@@ -28,6 +29,9 @@
 #endif
 #if COOP_U < 1 || COOP_U > 8
 #error "COOP_U must be in 1..8"
+#endif
+#ifndef COOP_PF
+#define COOP_PF 0
 #endif
 
 layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
@@ -70,6 +74,19 @@ FRAG_HALF2 wide_pair(uint w) {
         FRAG_MMA(cm, a_, bl, apos, bpos); \
     }
 
+// The COOP_U units from i0 of the slice: A's words of every tile, B's hi and lo (units past
+// the slice clamped onto its last: loaded, not used)
+#define WIDE_LOAD(wv, xh, xl, i0) { \
+        [[unroll]] for (int u = 0; u < COOP_U; u++) { \
+            uint cu = min(pl.lo + (i0) + uint(u), max(pl.hi, 1u) - 1u); \
+            [[unroll]] for (int i = 0; i < COOP_RT; i++) { \
+                wv[u][i][0] = W[wa[i][0] + 4u * cu]; \
+                wv[u][i][1] = W[wa[i][1] + 4u * cu]; \
+            } \
+            xh[u] = XQ[xb + 64u * cu]; \
+            xl[u] = XQ[xb + 64u * cu + 1u]; \
+        } }
+
 void main() {
     uint units = P.k >> 5u; // 32 k a unit, two steps of 16
     CoopPlace pl = coop_place(units);
@@ -101,17 +118,22 @@ void main() {
     }
     uint xb = 2u + 2u * lane;
 
+    // COOP_PF = 1: the next COOP_U units' loads issued before this batch's products (two
+    // batches of registers), so a subgroup has loads in flight while it multiplies
+    uvec4 wv[COOP_U][COOP_RT][2], xh[COOP_U], xl[COOP_U];
+#if COOP_PF
+    uvec4 wn[COOP_U][COOP_RT][2], xhn[COOP_U], xln[COOP_U];
+    WIDE_LOAD(wn, xhn, xln, 0u)
+#endif
     for (uint i0 = 0u; i0 < pl.per; i0 += uint(COOP_U)) {
-        uvec4 wv[COOP_U][COOP_RT][2], xh[COOP_U], xl[COOP_U];
-        [[unroll]] for (int u = 0; u < COOP_U; u++) {
-            uint cu = min(pl.lo + i0 + uint(u), max(pl.hi, 1u) - 1u); // past the slice: not used (in range)
-            [[unroll]] for (int i = 0; i < COOP_RT; i++) {
-                wv[u][i][0] = W[wa[i][0] + 4u * cu];
-                wv[u][i][1] = W[wa[i][1] + 4u * cu];
-            }
-            xh[u] = XQ[xb + 64u * cu];
-            xl[u] = XQ[xb + 64u * cu + 1u];
-        }
+#if COOP_PF
+        wv = wn;
+        xh = xhn;
+        xl = xln;
+        if (i0 + uint(COOP_U) < pl.per) WIDE_LOAD(wn, xhn, xln, i0 + uint(COOP_U)) // uniform
+#else
+        WIDE_LOAD(wv, xh, xl, i0)
+#endif
         WIDE_UNROLL for (int u = 0; u < COOP_U; u++) {
 #if !COOP_EMULATE
             if (pl.lo + i0 + uint(u) >= pl.hi) break; // uniform over the subgroup

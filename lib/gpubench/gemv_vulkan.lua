@@ -235,12 +235,13 @@ local COOP_FILE = { "gemv_b32_coop", "gemv_b32_coop", "gemv_q4k_q5k_coop", "gemv
 -- How f16 / bf16 fill A: staged (the default), COOP_DIRECT = 1 (f16 only): loaded from W
 -- itself (m a multiple of 16), COOP_REG = 1: its components written from registers, COOP_REG
 -- = 2: from 16-byte loads in the fragments' own k order (gemv_dense_wide.comp, its own first
--- dispatch; k a multiple of 32; COOP_RT tiles of 16 rows a subgroup, COOP_U units of 32 k)
-local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4, COOP_DIRECT = 0, COOP_REG = 0, COOP_RT = 1 }
+-- dispatch; k a multiple of 32; COOP_RT tiles of 16 rows a subgroup, COOP_U units of 32 k,
+-- COOP_PF = 1 the next COOP_U units loaded while these are multiplied)
+local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4, COOP_DIRECT = 0, COOP_REG = 0, COOP_RT = 1, COOP_PF = 0 }
 local function coop_dense(fmt) return COOP_FMT[fmt] >= 6 end
 local function coop_takes(fmt, name)
   if name == "COOP_DIRECT" then return fmt == "f16" end
-  if name == "COOP_REG" or name == "COOP_RT" then return coop_dense(fmt) end
+  if name == "COOP_REG" or name == "COOP_RT" or name == "COOP_PF" then return coop_dense(fmt) end
   return name ~= "COOP_U" or COOP_FMT[fmt] <= 2 or coop_dense(fmt)
 end
 -- The first dispatch: the quantized formats' signed digits (gemv_idot_xprep.comp, XPREP_COOP),
@@ -310,7 +311,7 @@ function M.coop_requires(what, shared, dense)
 end
 
 local coop_specs = {} -- one table per configuration: gemv.kernel caches compiled kernels by spec table
-local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt)
+local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
   if not coop_takes(fmt, "COOP_U") then u = COOP_DEFAULTS.COOP_U end -- not read by the k-quant kernels
   if direct == 1 then u = 1 end -- no stage: COOP_U is not read
   if direct == 1 and reg >= 1 then
@@ -321,7 +322,10 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt)
       :format(rt), 3)
   end
   if rt > 4 then error(("gemv_vulkan.variant: COOP_RT=%d is not in 1..4"):format(rt), 3) end
-  local key = ("%s:%d:%d:%d:%d:%d:%d:%d:%d"):format(fmt, tokens, wr, ks, u, mode, direct, reg, rt)
+  if pf == 1 and reg ~= 2 then
+    error("gemv_vulkan.variant: COOP_PF=1 is COOP_REG=2's (the next units loaded while these are multiplied)", 3)
+  end
+  local key = ("%s:%d:%d:%d:%d:%d:%d:%d:%d:%d"):format(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
   if coop_specs[key] then return coop_specs[key] end
   local sgs = wr * ks
   if sgs * 32 > 1024 then
@@ -344,6 +348,7 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt)
   if direct == 1 then defines.COOP_DIRECT = 1 end
   if reg == 1 then defines.COOP_REG = 1 end
   if reg == 2 then defines.COOP_RT = rt end -- its own file: COOP_REG is not read
+  if pf == 1 then defines.COOP_PF = 1 end
   if mode == 2 then defines.COOP_EMULATE = 1 end
   coop_specs[key] = {
     file = "kernels/vulkan/" .. (reg == 2 and "gemv_dense_wide" or COOP_FILE[code]) .. ".comp",
@@ -556,7 +561,7 @@ function M.variant(fmt, changes)
       end
       if k == "GEMV_IDOT" then idot = v elseif k == "GEMV_XB" then xb = v else cap = v end
     elseif COOP_FMT[fmt] and (k == "GEMV_COOP" or (COOP_DEFAULTS[k] and coop_takes(fmt, k))) then
-      local zero_to = ((k == "GEMV_COOP" or k == "COOP_REG") and 2) or (k == "COOP_DIRECT" and 1) or nil
+      local zero_to = ((k == "GEMV_COOP" or k == "COOP_REG") and 2) or ((k == "COOP_DIRECT" or k == "COOP_PF") and 1) or nil
       if math.type(v) ~= "integer" or (zero_to and (v < 0 or v > zero_to)) or (not zero_to and v < 1) then
         error(("gemv_vulkan.variant: %s=%s is not %s"):format(k, tostring(v),
           zero_to == 2 and "0, 1 or 2" or zero_to == 1 and "0 or 1" or "a positive integer"), 2)
@@ -583,7 +588,7 @@ function M.variant(fmt, changes)
           XPRE_FORMATS[fmt] and ", GEMV_XPRE" or "",
           COOP_FMT[fmt] and (", GEMV_COOP, COOP_WR, COOP_KS" .. (coop_takes(fmt, "COOP_U") and ", COOP_U" or "")
             .. (coop_takes(fmt, "COOP_DIRECT") and ", COOP_DIRECT" or "")
-            .. (coop_takes(fmt, "COOP_REG") and ", COOP_REG, COOP_RT" or ""))
+            .. (coop_takes(fmt, "COOP_REG") and ", COOP_REG, COOP_RT, COOP_PF" or ""))
           or ""), 2)
       end
     end
@@ -598,7 +603,7 @@ function M.variant(fmt, changes)
     end
     local spec = coop_spec(fmt, tokens, coop.COOP_WR or COOP_DEFAULTS.COOP_WR, coop.COOP_KS or COOP_DEFAULTS.COOP_KS,
       coop.COOP_U or COOP_DEFAULTS.COOP_U, coop.GEMV_COOP, coop.COOP_DIRECT or COOP_DEFAULTS.COOP_DIRECT,
-      coop.COOP_REG or COOP_DEFAULTS.COOP_REG, coop.COOP_RT or COOP_DEFAULTS.COOP_RT)
+      coop.COOP_REG or COOP_DEFAULTS.COOP_REG, coop.COOP_RT or COOP_DEFAULTS.COOP_RT, coop.COOP_PF or COOP_DEFAULTS.COOP_PF)
     return spec -- not a tail call: coop_spec's errors name variant's caller
   end
   for k in pairs(COOP_DEFAULTS) do

@@ -338,7 +338,7 @@ t.test("integer path: variants and their errors", function()
   t.errors(function() specs.variant("q8_0", { GEMV_GRID = 4 }) end,
     "gemv_vulkan.variant: GEMV_XB and GEMV_GRID apply to the integer kernel only (GEMV_IDOT=1 or 2)", true)
   t.errors(function() specs.variant("f16", { GEMV_IDOT = 1 }) end,
-    "gemv_vulkan.variant: f16 has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_DIRECT, COOP_REG, COOP_RT)", true)
+    "gemv_vulkan.variant: f16 has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_DIRECT, COOP_REG, COOP_RT, COOP_PF)", true)
   t.errors(function() specs.variant("f32", { GEMV_IDOT = 1 }) end,
     "gemv_vulkan.variant: f32 has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_TOKENS)", true)
   local dev = t.device("vulkan")

@@ -104,7 +104,7 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
   t.errors(function() specs.variant("f16", { GEMV_COOP = 1, COOP_DIRECT = 2 }) end,
     "gemv_vulkan.variant: COOP_DIRECT=2 is not 0 or 1", true)
   t.errors(function() specs.variant("bf16", { GEMV_COOP = 1, COOP_DIRECT = 1 }) end,
-    "gemv_vulkan.variant: bf16 has no define COOP_DIRECT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_REG, COOP_RT)", true)
+    "gemv_vulkan.variant: bf16 has no define COOP_DIRECT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_REG, COOP_RT, COOP_PF)", true)
   t.errors(function() specs.variant("f16", { COOP_DIRECT = 1 }) end,
     "gemv_vulkan.variant: f16 COOP_DIRECT is the cooperative-matrix kernel's: it needs GEMV_COOP=1", true)
   for _, fmt in ipairs { "f16", "bf16" } do -- A's components from registers
@@ -131,6 +131,13 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
       "gemv_vulkan.variant: COOP_RT=5 is not in 1..4", true)
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 2, COOP_RT = 0 }) end,
       "gemv_vulkan.variant: COOP_RT=0 is not a positive integer", true)
+    t.eq(specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 2, COOP_PF = 1 }).defines.COOP_PF, 1, fmt)
+    t.eq(specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 2, COOP_PF = 0 }).defines.COOP_PF, nil, fmt .. ": 0 is not passed")
+    t.eq(specs.variant_defines(fmt).COOP_PF, 0, fmt)
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_PF = 1 }) end,
+      "gemv_vulkan.variant: COOP_PF=1 is COOP_REG=2's (the next units loaded while these are multiplied)", true)
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 2, COOP_PF = 2 }) end,
+      "gemv_vulkan.variant: COOP_PF=2 is not 0 or 1", true)
   end
   t.errors(function() specs.variant("f16", { GEMV_COOP = 1, COOP_REG = 1, COOP_DIRECT = 1 }) end,
     "gemv_vulkan.variant: COOP_DIRECT=1 and COOP_REG=1 are two ways to fill A: name one", true)
@@ -176,7 +183,7 @@ t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan
         or nil
       -- COOP_REG=2 at every COOP_RT, both modes, and its first dispatch
       local wide = DENSE[fmt] and specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_REG = 2, COOP_U = T % 3 + 1,
-        COOP_RT = T % 4 + 1 }) or nil
+        COOP_RT = T % 4 + 1, COOP_PF = T // 2 % 2 }) or nil
       local wide_prep = wide and wide.prep.spec or nil
       for _, sp in ipairs { s, s.prep.spec, direct, reg, wide, wide_prep } do
         local c = gpu.compile { backend = "vulkan", file = sp.file, target = "vulkan1.2", defines = sp.defines }
@@ -387,7 +394,7 @@ t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16 a
     for _, fmt in ipairs { "f16", "bf16" } do
       for i, T in ipairs { 1, 3, 8 } do
         local v = specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_REG = 2, COOP_KS = 1 + T % 3, COOP_U = 1 + T % 4,
-          COOP_RT = i + (T == 8 and 1 or 0), COOP_WR = 3 - i % 2 })
+          COOP_RT = i + (T == 8 and 1 or 0), COOP_WR = 3 - i % 2, COOP_PF = (i + (fmt == "f16" and 0 or 1)) % 2 })
         gc.check_tokens(dev, fmt, 37 + 16 * T, 32 * 7, T, 1270 + T, v)
       end
     end
@@ -446,7 +453,7 @@ t.test("COOP_REG=2: f16 and bf16 against the FP64 oracle at every T, ragged m, u
     for i, fmt in ipairs { "f16", "bf16" } do
       for T = 1, 8 do
         local v = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = 2, COOP_KS = T % 3 + 1, COOP_U = T % 4 + 1,
-          COOP_WR = T % 2 == 1 and 4 or 2, COOP_RT = (T - 1) % 4 + 1 })
+          COOP_WR = T % 2 == 1 and 4 or 2, COOP_RT = (T - 1) % 4 + 1, COOP_PF = (T + i) % 2 })
         gc.check_tokens(dev, fmt, 37 + 30 * T, 32 * (19 + T), T, 1500 + 10 * i + T, v)
       end
     end
