@@ -418,6 +418,10 @@ phase_wide() { # COOP_REG=2 (kernels/vulkan/gemv_dense_wide.comp): its GPU oracl
       grep -E "^$f|rror" "$LOGS/$n.log"
     done
   done
+  # the first dispatch's share of a call (tools/gemv_parts.lua), at WIDE_PARTS' geometry
+  run "wide_parts${WIDE_TAG:-}" timeout 90 env FMT=f16 \
+    CHANGES="${WIDE_PARTS:-GEMV_TOKENS=8,GEMV_COOP=1,COOP_REG=2,COOP_WR=4,COOP_KS=8,COOP_U=2}" $G --backend vulkan tools/gemv_parts.lua
+  cat "$LOGS/wide_parts${WIDE_TAG:-}.log"
 }
 
 phase_coop_layout() { # the fp16 cooperative-matrix types' component layouts (tools/coop_layout_probe.lua), then vkreg

@@ -1,0 +1,48 @@
+-- tools/gemv_parts.lua: what each launch of a two-launch GEMV call costs (a spec with a first
+-- dispatch: x quantized or split before the GEMV). The call timed whole, then its first
+-- dispatch alone and its GEMV alone, each over the same rotated weight copies, as
+-- gemv_variants times a call (Cell:time, ITERS calls). The parts need not add up to the
+-- whole: alone, a launch loses the gap and the overlap it had beside the other. Where the L2
+-- size is unknown (lavapipe) one weight copy.
+--
+--   gpubench --backend vulkan tools/gemv_parts.lua          # FMT (f16), M (14336), K (5120), ITERS (200)
+--   CHANGES="GEMV_TOKENS=8,GEMV_COOP=1,COOP_REG=2,COOP_KS=8" (the variant's defines; this default)
+local gpu = require "gpu"
+local gemv_bench = require "gpubench.gemv_bench"
+local ceilings = require "gpubench.ceilings"
+
+local dev = gpu.open {}
+local fmt = os.getenv("FMT") or "f16"
+local m, k = math.tointeger(tonumber(os.getenv("M") or "14336")), math.tointeger(tonumber(os.getenv("K") or "5120"))
+local iters = math.tointeger(tonumber(os.getenv("ITERS") or "200"))
+if not (m and k and iters) then error("M, K and ITERS must be integers", 0) end
+local changes = {}
+for name, v in (os.getenv("CHANGES") or "GEMV_TOKENS=8,GEMV_COOP=1,COOP_REG=2,COOP_KS=8"):gmatch("([%w_]+)=(%d+)") do
+  changes[name] = math.tointeger(tonumber(v))
+end
+local spec = require("gpubench.gemv_" .. dev.backend).variant(fmt, changes)
+if not spec.prep then error(("gemv_parts: %s with %s is one launch a call: nothing to split"):format(fmt,
+  os.getenv("CHANGES") or "the default changes"), 0) end
+
+local ceil = ceilings.get(dev)
+local rotate = (dev.l2_bytes or 0) > 0 -- lavapipe reports none: one copy there
+local cell <close> = gemv_bench.prepare(dev, fmt, m, k, { rotate = rotate, spec = spec })
+local L = cell.launches -- per call: the first dispatch, then the GEMV; one call per weight copy
+local firsts, gemvs = {}, {}
+for i = 1, #L, 2 do
+  firsts[#firsts + 1] = { L[i] }
+  gemvs[#gemvs + 1] = { L[i + 1] }
+end
+local function show(name, d)
+  local ms = d.ms
+  if not ms then return print(("%-16s noise"):format(name)) end
+  local gbs = ceilings.gbs(cell.weight_bytes, ms)
+  print(("%-16s %9.2f us  (the weights at %.0f GB/s, %.1f %% of the %.0f GB/s read ceiling)"):format(name, 1000 * ms,
+    gbs, ceilings.pct(gbs, ceil.read_gbs), ceil.read_gbs))
+end
+print(("%s %dx%d on %s (%s), %s, %s, %d calls a point"):format(fmt, m, k, dev.name, dev.backend,
+  require("gpubench.options").format_defines(spec.defines),
+  rotate and "weights rotated out of L2" or "one weight copy (the L2 size is unknown)", iters))
+show("whole call", cell:time(iters))
+show("first dispatch", cell:time(iters, { sets = firsts }))
+show("GEMV alone", cell:time(iters, { sets = gemvs }))
