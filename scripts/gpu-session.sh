@@ -410,7 +410,7 @@ phase_wide() { # COOP_REG=2 (kernels/vulkan/gemv_dense_wide.comp): its GPU oracl
   GPUBENCH_TEST_ONLY="COOP_REG=2: f16" run lua_test_vk_wide timeout 120 $G tests/lua/test_gemv_vulkan_coop.lua
   grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_wide.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
   local grid=${WIDE_GRID:-"GEMV_TOKENS=@T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=2;COOP_WR=1,2,4;COOP_KS=2,4,8;COOP_U=2;COOP_RT=1,2"}
-  for T in ${WIDE_T:-8}; do
+  for T in ${WIDE_T-8}; do # WIDE_T="": no grid
     for f in ${WIDE_FORMATS:-f16 bf16}; do
       local n="vkwide_${f}_T${T}${WIDE_TAG:-}"
       run "$n" timeout ${WIDE_TIMEOUT:-150} env M=${WIDE_M:-14336} K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua \
@@ -418,10 +418,14 @@ phase_wide() { # COOP_REG=2 (kernels/vulkan/gemv_dense_wide.comp): its GPU oracl
       grep -E "^$f|rror" "$LOGS/$n.log"
     done
   done
-  # the first dispatch's share of a call (tools/gemv_parts.lua), at WIDE_PARTS' geometry
-  run "wide_parts${WIDE_TAG:-}" timeout 90 env FMT=f16 \
-    CHANGES="${WIDE_PARTS:-GEMV_TOKENS=8,GEMV_COOP=1,COOP_REG=2,COOP_WR=4,COOP_KS=8,COOP_U=2}" $G --backend vulkan tools/gemv_parts.lua
-  cat "$LOGS/wide_parts${WIDE_TAG:-}.log"
+  # the first dispatch's share of a call (tools/gemv_parts.lua), at WIDE_PARTS' geometry, then the
+  # GEMV's diagnostic builds (WIDE_DIAGS: without A's component writes, without any product)
+  for d in ${WIDE_DIAGS:-WIDE_DIAG=1 WIDE_DIAG=2}; do
+    local n="wide_parts${WIDE_TAG:-}_${d//=/}"
+    run "$n" timeout 90 env FMT=f16 DIAG=$d \
+      CHANGES="${WIDE_PARTS:-GEMV_TOKENS=8,GEMV_COOP=1,COOP_REG=2,COOP_WR=4,COOP_KS=8,COOP_U=2}" $G --backend vulkan tools/gemv_parts.lua
+    cat "$LOGS/$n.log"
+  done
 }
 
 phase_coop_layout() { # the fp16 cooperative-matrix types' component layouts (tools/coop_layout_probe.lua), then vkreg

@@ -7,6 +7,9 @@
 --
 --   gpubench --backend vulkan tools/gemv_parts.lua          # FMT (f16), M (14336), K (5120), ITERS (200)
 --   CHANGES="GEMV_TOKENS=8,GEMV_COOP=1,COOP_REG=2,COOP_KS=8" (the variant's defines; this default)
+--   DIAG="WIDE_DIAG=1" (optional): the GEMV alone again, built with these defines added: a
+--   diagnostic build (kernels/vulkan/gemv_dense_wide.comp's WIDE_DIAG) is not a GEMV (its y is
+--   not checked); its time says what the part it takes out costs
 local gpu = require "gpu"
 local gemv_bench = require "gpubench.gemv_bench"
 local ceilings = require "gpubench.ceilings"
@@ -46,3 +49,17 @@ print(("%s %dx%d on %s (%s), %s, %s, %d calls a point"):format(fmt, m, k, dev.na
 show("whole call", cell:time(iters))
 show("first dispatch", cell:time(iters, { sets = firsts }))
 show("GEMV alone", cell:time(iters, { sets = gemvs }))
+local diag = os.getenv("DIAG")
+if diag and diag ~= "" then
+  local d = {}
+  for name, v in pairs(spec.defines) do d[name] = v end
+  for name, v in diag:gmatch("([%w_]+)=(%d+)") do d[name] = math.tointeger(tonumber(v)) end
+  local kern = require("gpubench.gemv").kernel(dev, fmt, setmetatable({ defines = d }, { __index = spec }))
+  local diags = {}
+  for i, set in ipairs(gemvs) do
+    local l = { table.unpack(set[1]) }
+    l[1] = kern
+    diags[i] = { l }
+  end
+  show("GEMV " .. diag, cell:time(iters, { sets = diags }))
+end

@@ -66,13 +66,30 @@ FRAG_HALF2 wide_pair(uint w) {
 #define WIDE_B(fb, v, j) \
     [[unroll]] for (int e_ = 0; e_ < 4; e_++) FRAG_SET(fb, e_, FRAG_HALVES((v)[2 * (j) + (e_ >> 1)])[e_ & 1]);
 
+// WIDE_DIAG (tools/gemv_parts.lua DIAG=...; a diagnostic build is not a GEMV, its y is not
+// checked): 1 multiplies one A built before the loop (no per-unit component writes of A),
+// 2 neither writes nor multiplies anything; both keep every load alive through `sink`
+#ifndef WIDE_DIAG
+#define WIDE_DIAG 0
+#endif
+
 // Row tile i's product for unit u, step j
+#if WIDE_DIAG == 0
 #define WIDE_TILE(i, cm) { \
         FRAG_A a_; \
         WIDE_A(a_, wv[u][i][0], wv[u][i][1], j) \
         FRAG_MMA(cm, a_, bh, apos, bpos); \
         FRAG_MMA(cm, a_, bl, apos, bpos); \
     }
+#elif WIDE_DIAG == 1
+#define WIDE_TILE(i, cm) { \
+        sink ^= wv[u][i][0][2 * j] ^ wv[u][i][1][2 * j + 1]; \
+        FRAG_MMA(cm, a_fixed, bh, apos, bpos); \
+        FRAG_MMA(cm, a_fixed, bl, apos, bpos); \
+    }
+#else
+#define WIDE_TILE(i, cm) sink ^= wv[u][i][0][2 * j] ^ wv[u][i][1][2 * j + 1] ^ xh[u][2 * j] ^ xl[u][2 * j + 1];
+#endif
 
 // The COOP_U units from i0 of the slice: A's words of every tile, B's hi and lo (units past
 // the slice clamped onto its last: loaded, not used)
@@ -117,6 +134,11 @@ void main() {
             wa[i][h] = min(pl.row0 + 16u * uint(i) + g + 8u * uint(h), P.m - 1u) * n8 + q;
     }
     uint xb = 2u + 2u * lane;
+    uint sink = 0u; // WIDE_DIAG's
+#if WIDE_DIAG == 1
+    FRAG_A a_fixed;
+    WIDE_A(a_fixed, uvec4(lane), uvec4(g), 0)
+#endif
 
     // COOP_PF = 1: the next COOP_U units' loads issued before this batch's products (two
     // batches of registers), so a subgroup has loads in flight while it multiplies
@@ -144,9 +166,11 @@ void main() {
             }
 #endif
             WIDE_UNROLL for (int j = 0; j < 2; j++) {
+#if WIDE_DIAG < 2
                 FRAG_B bh, bl;
                 WIDE_B(bh, xh[u], j)
                 WIDE_B(bl, xl[u], j)
+#endif
                 WIDE_TILE(0, c0)
 #if COOP_RT > 1
                 WIDE_TILE(1, c1)
@@ -179,5 +203,6 @@ void main() {
         acc[3 * EL_MAX + e] = float(COOP_AT(c3, e)) * s;
 #endif
     }
+    if (sink == 0x9E3779B9u) acc[0] += 1.0; // WIDE_DIAG: the loads stay
     coop_store(acc, pos);
 }

@@ -5,8 +5,10 @@
 // c (32 k) and lane L = 4 g + p, two uvec4s (hi, then lo) at 2 + 2 (32 c + L); word i of each
 // holds tokens 2 p and 2 p + 1 (low half first) at k = 32 c + 8 (g / 2) + 4 (i >> 1) + 2 (i & 1)
 // + g % 2 (the k order gemv_dense_wide.comp's header derives). Then s_t as 8 floats in the
-// first 2 uvec4s. One workgroup per token pair; k a multiple of 32.
-// Launch: (x, workspace, u32 k), block 256, grid 4.
+// first 2 uvec4s. Workgroup w: token pair w % 4, units 32 (w / 4) .. + 31 (one entry an
+// invocation); each finds its pair's amax over all of k (from L2: 40 KB at k = 5120), so no
+// workgroup waits for another. k a multiple of 32.
+// Launch: (x, workspace, u32 k), block 256, grid 4 ceil(k / 1024).
 
 #extension GL_EXT_control_flow_attributes : require
 
@@ -25,7 +27,7 @@ layout(push_constant) uniform Params {
 shared vec2 part_[256];
 
 void main() {
-    uint p = gl_WorkGroupID.x, tid = gl_LocalInvocationIndex, k4 = P.k >> 2u;
+    uint p = gl_WorkGroupID.x & 3u, slice = gl_WorkGroupID.x >> 2u, tid = gl_LocalInvocationIndex, k4 = P.k >> 2u;
     uvec2 tok = uvec2(2u * p, 2u * p + 1u);
     bvec2 live = lessThan(tok, uvec2(GEMV_TOKENS));
     vec2 amax = vec2(0.0);
@@ -51,9 +53,8 @@ void main() {
         if (s[h] < amax[h]) s[h] *= 2.0; // log2's rounding
     }
     vec2 inv = 1.0 / s; // powers of two: exact
-    uint units = P.k >> 5u;
-    for (uint i = tid; i < units * 8u; i += 256u) {
-        uint c = i >> 3u, g = i & 7u, lane = 4u * g + p;
+    uint units = P.k >> 5u, c = 32u * slice + (tid >> 3u), g = tid & 7u, lane = 4u * g + p;
+    if (c < units) {
         uvec4 hi = uvec4(0u), lo = uvec4(0u);
         [[unroll]] for (int w = 0; w < 4; w++) {
             uint kk = 32u * c + 8u * (g >> 1u) + 4u * uint(w >> 1) + 2u * uint(w & 1) + (g & 1u);
@@ -67,7 +68,7 @@ void main() {
         Q[2u + 2u * (32u * c + lane)] = hi;
         Q[3u + 2u * (32u * c + lane)] = lo;
     }
-    if (tid == 0u) {
+    if (slice == 0u && tid == 0u) {
         // 8 floats in two uvec4s: each workgroup writes its own two components only, one
         // store each (a swizzled store may be compiled as a read-modify-write of all four)
         uint w0 = 2u * (p & 1u);

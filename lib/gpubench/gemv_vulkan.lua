@@ -254,7 +254,7 @@ local function coop_prep(tokens, dense, wide)
     p = {
       spec = { file = "kernels/vulkan/gemv_dense_wide_xprep.comp", entry = "main", block = { 256, 1, 1 },
                defines = { GEMV_TOKENS = tokens } },
-      grid = function() return { 4, 1, 1 } end, -- a token pair each
+      grid = function(k) return { 4 * ((k // 32 + 31) // 32), 1, 1 } end, -- a token pair and 32 units each
       bytes = function(k) return 32 + 2 * 8 * k * 2 end, -- 8 scales, then hi and lo of 8 tokens (f16)
     }
   elseif not p and dense then

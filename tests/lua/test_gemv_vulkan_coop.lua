@@ -118,7 +118,7 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     -- COOP_REG=2: its own kernel and first dispatch, units of 32 k, COOP_RT tiles of 16 rows a subgroup
     local w = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 8, COOP_REG = 2, COOP_RT = 2, COOP_WR = 2, COOP_KS = 4 })
     t.eq({ w.file, w.prep.spec.file, w.prep.grid(4096)[1], w.block[1], w.rows_per_group, w.k_multiple },
-      { "kernels/vulkan/gemv_dense_wide.comp", "kernels/vulkan/gemv_dense_wide_xprep.comp", 4, 256, 64, 32 }, fmt)
+      { "kernels/vulkan/gemv_dense_wide.comp", "kernels/vulkan/gemv_dense_wide_xprep.comp", 16, 256, 64, 32 }, fmt)
     t.eq(w.defines, { GEMV_COOP = 1, COOP_FMT = fmt == "f16" and 6 or 7, COOP_WR = 2, COOP_KS = 4, COOP_U = 4, COOP_RT = 2,
       GEMV_TOKENS = 8 }, fmt .. " COOP_REG=2")
     t.eq(w.shared_bytes, 512 + 8 * 512 * 2 + 512, fmt .. " COOP_REG=2: indices, two tiles' slices' sums, A's indices")
@@ -286,7 +286,7 @@ t.test("the dense first dispatches: s_t a power of two >= each row's amax, hi + 
   local dev = gc.idot_device()
   local ref = require "gpubench.ref"
   gc.releasing(dev, function()
-    local T, k = 3, 64
+    local T, k = 3, 1088 -- 34 units of 32: the wide dispatch's two slices, the second partial
     local rows = {}
     for r = 1, T do
       local v = { string.unpack(("<" .. ("f"):rep(k)), ref.random_f32(k, 730 + r)) }
@@ -395,7 +395,7 @@ t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16 a
       for i, T in ipairs { 1, 3, 8 } do
         local v = specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_REG = 2, COOP_KS = 1 + T % 3, COOP_U = 1 + T % 4,
           COOP_RT = i + (T == 8 and 1 or 0), COOP_WR = 3 - i % 2, COOP_PF = (i + (fmt == "f16" and 0 or 1)) % 2 })
-        gc.check_tokens(dev, fmt, 37 + 16 * T, 32 * 7, T, 1270 + T, v)
+        gc.check_tokens(dev, fmt, 37 + 16 * T, T == 1 and 32 * 37 or 32 * 7, T, 1270 + T, v) -- T = 1: two prep slices
       end
     end
     -- f16 with A from W itself: whole row groups; k whose steps the slices do not divide
@@ -454,7 +454,7 @@ t.test("COOP_REG=2: f16 and bf16 against the FP64 oracle at every T, ragged m, u
       for T = 1, 8 do
         local v = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = 2, COOP_KS = T % 3 + 1, COOP_U = T % 4 + 1,
           COOP_WR = T % 2 == 1 and 4 or 2, COOP_RT = (T - 1) % 4 + 1, COOP_PF = (T + i) % 2 })
-        gc.check_tokens(dev, fmt, 37 + 30 * T, 32 * (19 + T), T, 1500 + 10 * i + T, v)
+        gc.check_tokens(dev, fmt, 37 + 30 * T, 32 * (19 + 5 * T), T, 1500 + 10 * i + T, v) -- from T = 3, two prep slices
       end
     end
   end)
