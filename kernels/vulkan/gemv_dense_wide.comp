@@ -68,7 +68,8 @@ FRAG_HALF2 wide_pair(uint w) {
 
 // WIDE_DIAG (tools/gemv_parts.lua DIAG=...; a diagnostic build is not a GEMV, its y is not
 // checked): 1 multiplies one A built before the loop (no per-unit component writes of A),
-// 2 neither writes nor multiplies anything; both keep every load alive through `sink`
+// 2 neither writes nor multiplies anything, 3 is 2 with each load of W 512 contiguous bytes of
+// one row (the same rows, about the same bytes); all keep every load alive through `sink`
 #ifndef WIDE_DIAG
 #define WIDE_DIAG 0
 #endif
@@ -91,14 +92,20 @@ FRAG_HALF2 wide_pair(uint w) {
 #define WIDE_TILE(i, cm) sink ^= wv[u][i][0][2 * j] ^ wv[u][i][1][2 * j + 1] ^ xh[u][2 * j] ^ xl[u][2 * j + 1];
 #endif
 
+#if WIDE_DIAG == 3
+#define WIDE_AT(i, h, cu) (min(pl.row0 + 16u * uint(i) + 8u * uint(h) + ((cu) & 7u), P.m - 1u) * n8 + 32u * ((cu) >> 3u) + lane)
+#else
+#define WIDE_AT(i, h, cu) (wa[i][h] + 4u * (cu))
+#endif
+
 // The COOP_U units from i0 of the slice: A's words of every tile, B's hi and lo (units past
 // the slice clamped onto its last: loaded, not used)
 #define WIDE_LOAD(wv, xh, xl, i0) { \
         [[unroll]] for (int u = 0; u < COOP_U; u++) { \
             uint cu = min(pl.lo + (i0) + uint(u), max(pl.hi, 1u) - 1u); \
             [[unroll]] for (int i = 0; i < COOP_RT; i++) { \
-                wv[u][i][0] = W[wa[i][0] + 4u * cu]; \
-                wv[u][i][1] = W[wa[i][1] + 4u * cu]; \
+                wv[u][i][0] = W[WIDE_AT(i, 0, cu)]; \
+                wv[u][i][1] = W[WIDE_AT(i, 1, cu)]; \
             } \
             xh[u] = XQ[xb + 64u * cu]; \
             xl[u] = XQ[xb + 64u * cu + 1u]; \
@@ -166,7 +173,7 @@ void main() {
             }
 #endif
             WIDE_UNROLL for (int j = 0; j < 2; j++) {
-#if WIDE_DIAG < 2
+#if WIDE_DIAG != 2 && WIDE_DIAG != 3
                 FRAG_B bh, bl;
                 WIDE_B(bh, xh[u], j)
                 WIDE_B(bl, xl[u], j)
