@@ -407,7 +407,7 @@ phase_vkreg() {
 
 phase_wide() { # COOP_REG=2 (kernels/vulkan/gemv_dense_wide.comp): its GPU oracle test, then f16/bf16 at T = WIDE_T (8)
   # beside the table's scalar kernel, 14336 x 5120 rotated, the grid WIDE_GRID (@T: the T), one process a format
-  GPUBENCH_TEST_ONLY="COOP_REG=2: f16" run lua_test_vk_wide timeout 120 $G tests/lua/test_gemv_vulkan_coop.lua
+  GPUBENCH_TEST_ONLY="COOP_REG=2 and 3: f16" run lua_test_vk_wide timeout 120 $G tests/lua/test_gemv_vulkan_coop.lua
   grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_wide.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
   local grid=${WIDE_GRID:-"GEMV_TOKENS=@T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=2;COOP_WR=1,2,4;COOP_KS=2,4,8;COOP_U=2;COOP_RT=1,2"}
   for T in ${WIDE_T-8}; do # WIDE_T="": no grid

@@ -236,7 +236,9 @@ local COOP_FILE = { "gemv_b32_coop", "gemv_b32_coop", "gemv_q4k_q5k_coop", "gemv
 -- itself (m a multiple of 16), COOP_REG = 1: its components written from registers, COOP_REG
 -- = 2: from 16-byte loads in the fragments' own k order (gemv_dense_wide.comp, its own first
 -- dispatch; k a multiple of 32; COOP_RT tiles of 16 rows a subgroup, COOP_U units of 32 k,
--- COOP_PF = 1 the next COOP_U units loaded while these are multiplied)
+-- COOP_PF = 1 the next COOP_U units loaded while these are multiplied), COOP_REG = 3: W in B
+-- (gemv_dense_wideb.comp, its own first dispatch; k a multiple of 64; COOP_RT tiles of 8 rows,
+-- COOP_U units of 64 k)
 local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4, COOP_DIRECT = 0, COOP_REG = 0, COOP_RT = 1, COOP_PF = 0 }
 local function coop_dense(fmt) return COOP_FMT[fmt] >= 6 end
 local function coop_takes(fmt, name)
@@ -248,9 +250,16 @@ end
 -- the dense formats' f16 hi + lo of x / s_t (gemv_dense_coop_xprep.comp: one workgroup a token)
 local coop_prep_specs = {}
 local function coop_prep(tokens, dense, wide)
-  local key = (wide and "w" or dense and "d" or "q") .. tokens
+  local key = (wide == 3 and "b" or wide and "w" or dense and "d" or "q") .. tokens
   local p = coop_prep_specs[key]
-  if not p and wide then
+  if not p and wide == 3 then
+    p = {
+      spec = { file = "kernels/vulkan/gemv_dense_wideb_xprep.comp", entry = "main", block = { 256, 1, 1 },
+               defines = { GEMV_TOKENS = tokens } },
+      grid = function(k) return { 8 * ((k // 64 + 63) // 64), 1, 1 } end, -- a token and 64 units each
+      bytes = function(k) return 32 + 2 * 8 * k * 2 end, -- 8 scales, then hi and lo of 8 tokens (f16)
+    }
+  elseif not p and wide then
     p = {
       spec = { file = "kernels/vulkan/gemv_dense_wide_xprep.comp", entry = "main", block = { 256, 1, 1 },
                defines = { GEMV_TOKENS = tokens } },
@@ -317,8 +326,8 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
   if direct == 1 and reg >= 1 then
     error(("gemv_vulkan.variant: COOP_DIRECT=1 and COOP_REG=%d are two ways to fill A: name one"):format(reg), 3)
   end
-  if rt ~= 1 and reg ~= 2 then
-    error(("gemv_vulkan.variant: COOP_RT=%d is COOP_REG=2's (tiles of 16 rows a subgroup): the other kernels have one")
+  if rt ~= 1 and reg < 2 then
+    error(("gemv_vulkan.variant: COOP_RT=%d is COOP_REG=2's and 3's (row tiles a subgroup): the other kernels have one")
       :format(rt), 3)
   end
   if rt > 4 then error(("gemv_vulkan.variant: COOP_RT=%d is not in 1..4"):format(rt), 3) end
@@ -347,24 +356,25 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
   if code >= 3 and code <= 5 then defines.COOP_U = nil end
   if direct == 1 then defines.COOP_DIRECT = 1 end
   if reg == 1 then defines.COOP_REG = 1 end
-  if reg == 2 then defines.COOP_RT = rt end -- its own file: COOP_REG is not read
+  if reg >= 2 then defines.COOP_RT = rt end -- their own files: COOP_REG is not read
   if pf == 1 then defines.COOP_PF = 1 end
   if mode == 2 then defines.COOP_EMULATE = 1 end
   coop_specs[key] = {
-    file = "kernels/vulkan/" .. (reg == 2 and "gemv_dense_wide" or COOP_FILE[code]) .. ".comp",
+    file = "kernels/vulkan/" .. (reg == 3 and "gemv_dense_wideb" or reg == 2 and "gemv_dense_wide" or COOP_FILE[code])
+      .. ".comp",
     entry = "main",
     block = { 32 * sgs, 1, 1 },
-    rows_per_group = 16 * wr * rt,
+    rows_per_group = (reg == 3 and 8 or 16) * wr * rt,
     defines = defines,
     max_weight_bytes = MAX_WEIGHT_BYTES,
-    prep = coop_prep(tokens, coop_dense(fmt), reg == 2),
+    prep = coop_prep(tokens, coop_dense(fmt), reg >= 2 and reg),
     shared_bytes = shared,
     -- the emulation (GEMV_COOP=2) runs anywhere (its shared memory is what every device has)
     requires = mode == 1 and M.coop_requires("GEMV_COOP=1", shared, coop_dense(fmt)) or nil,
     -- the quantized formats' x rounded per 32-block (s_b = amax / 32639: within gemv_bench's
     -- bound); the dense formats' x kept to about 22 bits of its row's range: the plain bound
     x_rounding = not coop_dense(fmt) and 32 or nil,
-    k_multiple = coop_dense(fmt) and (reg == 2 and 32 or 16) or nil, -- steps of 16 k (units of 32)
+    k_multiple = coop_dense(fmt) and (({ [2] = 32, [3] = 64 })[reg] or 16) or nil, -- steps of 16 k, COOP_REG=2, 3's units
     m_multiple = direct == 1 and 16 or nil, -- whole groups of 16 rows read from W
   }
   return coop_specs[key]
@@ -561,9 +571,10 @@ function M.variant(fmt, changes)
       end
       if k == "GEMV_IDOT" then idot = v elseif k == "GEMV_XB" then xb = v else cap = v end
     elseif COOP_FMT[fmt] and (k == "GEMV_COOP" or (COOP_DEFAULTS[k] and coop_takes(fmt, k))) then
-      local zero_to = ((k == "GEMV_COOP" or k == "COOP_REG") and 2) or ((k == "COOP_DIRECT" or k == "COOP_PF") and 1) or nil
+      local zero_to = (k == "COOP_REG" and 3) or (k == "GEMV_COOP" and 2) or ((k == "COOP_DIRECT" or k == "COOP_PF") and 1)
+        or nil
       if math.type(v) ~= "integer" or (zero_to and (v < 0 or v > zero_to)) or (not zero_to and v < 1) then
-        error(("gemv_vulkan.variant: %s=%s is not %s"):format(k, tostring(v),
+        error(("gemv_vulkan.variant: %s=%s is not %s"):format(k, tostring(v), zero_to == 3 and "0, 1, 2 or 3" or
           zero_to == 2 and "0, 1 or 2" or zero_to == 1 and "0 or 1" or "a positive integer"), 2)
       end
       coop[k] = v

@@ -114,7 +114,15 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     t.eq(specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = 8, COOP_REG = 1, COOP_U = 2 }).shared_bytes,
       8 * 1536 + 512 + 8 * 512, fmt .. " COOP_REG=1 emulated: each subgroup's A and B in 384 floats")
     t.eq(specs.variant_defines(fmt).COOP_REG, 0, fmt)
-    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 3 }) end, "gemv_vulkan.variant: COOP_REG=3 is not 0, 1 or 2", true)
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 4 }) end, "gemv_vulkan.variant: COOP_REG=4 is not 0, 1, 2 or 3", true)
+    -- COOP_REG=3: W in B, its own kernel and first dispatch, units of 64 k, tiles of 8 rows
+    local b = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 8, COOP_REG = 3, COOP_RT = 2, COOP_WR = 2, COOP_KS = 4 })
+    t.eq({ b.file, b.prep.spec.file, b.prep.grid(4096)[1], b.prep.grid(4160)[1], b.block[1], b.rows_per_group, b.k_multiple },
+      { "kernels/vulkan/gemv_dense_wideb.comp", "kernels/vulkan/gemv_dense_wideb_xprep.comp", 8, 16, 256, 32, 64 }, fmt)
+    t.eq(b.defines.COOP_RT, 2, fmt .. " COOP_REG=3")
+    t.eq(b.prep.bytes(4096), specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 8 }).prep.bytes(4096), "the same workspace size")
+    t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 3, COOP_PF = 1 }) end,
+      "gemv_vulkan.variant: COOP_PF=1 is COOP_REG=2's (the next units loaded while these are multiplied)", true)
     -- COOP_REG=2: its own kernel and first dispatch, units of 32 k, COOP_RT tiles of 16 rows a subgroup
     local w = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 8, COOP_REG = 2, COOP_RT = 2, COOP_WR = 2, COOP_KS = 4 })
     t.eq({ w.file, w.prep.spec.file, w.prep.grid(4096)[1], w.block[1], w.rows_per_group, w.k_multiple },
@@ -126,7 +134,7 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     t.truthy(specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = 8, COOP_REG = 2 }).defines.COOP_RT == 1, fmt .. " COOP_RT's default")
     t.eq(specs.variant_defines(fmt).COOP_RT, 1, fmt)
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 1, COOP_RT = 2 }) end,
-      "gemv_vulkan.variant: COOP_RT=2 is COOP_REG=2's (tiles of 16 rows a subgroup): the other kernels have one", true)
+      "gemv_vulkan.variant: COOP_RT=2 is COOP_REG=2's and 3's (row tiles a subgroup): the other kernels have one", true)
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 2, COOP_RT = 5 }) end,
       "gemv_vulkan.variant: COOP_RT=5 is not in 1..4", true)
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 2, COOP_RT = 0 }) end,
@@ -148,7 +156,7 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
   t.errors(function() specs.variant("f32", { GEMV_COOP = 1 }) end, "gemv_vulkan.variant: f32 has no define GEMV_COOP", true)
 end)
 
-t.test("f16 COOP_DIRECT=1 refuses m that is not a multiple of 16, COOP_REG=2 k not of 32, naming them", function()
+t.test("f16 COOP_DIRECT=1 refuses m that is not a multiple of 16, COOP_REG=2 k not of 32, 3 not of 64, naming them", function()
   local dev = t.device("vulkan")
   local s = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = 2, COOP_DIRECT = 1 })
   gc.releasing(dev, function()
@@ -165,6 +173,10 @@ t.test("f16 COOP_DIRECT=1 refuses m that is not a multiple of 16, COOP_REG=2 k n
   t.eq(#gemv.launches(dev, "f16", w, x, y, 40, 48, 2, specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = 2 })),
     2, "k = 48 with the staged kernel")
   t.eq(#gemv.launches(dev, "f16", w, x, y, 40, 64, 2, wide), 2, "COOP_REG=2, m = 40, k = 64")
+  local wideb = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = 2, COOP_REG = 3 })
+  t.errors(function() gemv.launches(dev, "f16", w, x, y, 40, 32, 2, wideb) end,
+    "gemv.launches: f16 needs k to be a multiple of 64, got k=32", true)
+  t.eq(#gemv.launches(dev, "f16", w, x, y, 40, 64, 2, wideb), 2, "COOP_REG=3, m = 40, k = 64")
   end)
 end)
 
@@ -185,10 +197,13 @@ t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan
       local wide = DENSE[fmt] and specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_REG = 2, COOP_U = T % 3 + 1,
         COOP_RT = T % 4 + 1, COOP_PF = T // 2 % 2 }) or nil
       local wide_prep = wide and wide.prep.spec or nil
-      for _, sp in ipairs { s, s.prep.spec, direct, reg, wide, wide_prep } do
+      local wideb = DENSE[fmt] and specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_REG = 3, COOP_U = T % 3 + 1,
+        COOP_RT = (T + 1) % 4 + 1 }) or nil
+      local wideb_prep = wideb and wideb.prep.spec or nil
+      for _, sp in ipairs { s, s.prep.spec, direct, reg, wide, wide_prep, wideb, wideb_prep } do
         local c = gpu.compile { backend = "vulkan", file = sp.file, target = "vulkan1.2", defines = sp.defines }
         local label = ("%s T=%d %s%s"):format(fmt, T, sp.file, sp == direct and " COOP_DIRECT=1" or sp == reg and " COOP_REG=1" or "")
-        local prep = sp == s.prep.spec or sp == wide_prep
+        local prep = sp == s.prep.spec or sp == wide_prep or sp == wideb_prep
         t.eq(c.params, not prep and { "buffer", "buffer", "buffer", "u32", "u32" } or { "buffer", "buffer", "u32" }, label)
         t.truthy(c.log == nil or c.log == "", label .. " warnings: " .. tostring(c.log))
       end
@@ -279,6 +294,14 @@ local PREP_AT = {
     local lane = 4 * g + (tok - 1) // 2
     return 1 + 16 * (2 + 2 * (32 * c + lane) + part - 1) + 4 * w + 2 * ((tok - 1) % 2)
   end,
+  -- gemv_dense_wideb_xprep.comp's (COOP_REG=3): unit c of 64 k, lane 4 (tok - 1) + q, uvec4 j;
+  -- word sh + 2 (part - 1), half b holds k = 64 c + 16 q + 8 b + 2 j + sh
+  steps = function(_, tok, i, part)
+    local kk = i - 1
+    local c, r = kk // 64, kk % 64
+    local q, b, j, sh = r // 16, (r % 16) // 8, (r % 8) // 2, r % 2
+    return 1 + 16 * (2 + 4 * (32 * c + 4 * (tok - 1) + q) + j) + 4 * (sh + 2 * (part - 1)) + 2 * b
+  end,
 }
 
 -- 2^-23: f16's rounding of lo (2^-24 when to nearest; packHalf2x16's rounding is the implementation's)
@@ -286,7 +309,7 @@ t.test("the dense first dispatches: s_t a power of two >= each row's amax, hi + 
   local dev = gc.idot_device()
   local ref = require "gpubench.ref"
   gc.releasing(dev, function()
-    local T, k = 3, 1088 -- 34 units of 32: the wide dispatch's two slices, the second partial
+    local T, k = 3, 4160 -- 130 units of 32 (65 of 64): two slices of each wide dispatch, the second partial
     local rows = {}
     for r = 1, T do
       local v = { string.unpack(("<" .. ("f"):rep(k)), ref.random_f32(k, 730 + r)) }
@@ -303,7 +326,7 @@ t.test("the dense first dispatches: s_t a power of two >= each row's amax, hi + 
       assert(e ~= 31, "an f16 Inf or NaN")
       return (u >> 15) == 1 and -v or v
     end
-    for _, case in ipairs { { 1, PREP_AT.rows }, { 2, PREP_AT.lanes } } do
+    for _, case in ipairs { { 1, PREP_AT.rows }, { 2, PREP_AT.lanes }, { 3, PREP_AT.steps } } do
       local s = specs.variant("f16", { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = case[1] })
       local what = s.prep.spec.file:match("[%w_]+%.comp")
       local xb <close> = dev:buffer(4 * k * T)
@@ -398,6 +421,15 @@ t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16 a
         gc.check_tokens(dev, fmt, 37 + 16 * T, T == 1 and 32 * 37 or 32 * 7, T, 1270 + T, v) -- T = 1: two prep slices
       end
     end
+    -- COOP_REG=3 (W in B): ragged m, units of 64 k that the slices and COOP_U do not divide,
+    -- 1 to 4 tiles of 8 rows; T = 1: two prep slices
+    for _, fmt in ipairs { "f16", "bf16" } do
+      for i, T in ipairs { 1, 3, 8 } do
+        local v = specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_REG = 3, COOP_KS = 1 + T % 3, COOP_U = 1 + T % 4,
+          COOP_RT = i + (T == 8 and 1 or 0), COOP_WR = 3 - i % 2 })
+        gc.check_tokens(dev, fmt, 21 + 16 * T, T == 1 and 64 * 67 or 64 * 7, T, 1280 + T, v)
+      end
+    end
     -- f16 with A from W itself: whole row groups; k whose steps the slices do not divide
     for _, T in ipairs { 1, 3, 8 } do
       local v = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_DIRECT = 1, COOP_KS = 2 + T % 2 })
@@ -445,7 +477,7 @@ t.test("GEMV_COOP=1: the five quantized formats, f16 and bf16 against the FP64 o
 end)
 
 -- COOP_REG=2 on its own (the one to run after a kernel change: scripts/gpu-session.sh wide)
-t.test("COOP_REG=2: f16 and bf16 against the FP64 oracle at every T, ragged m, units the slices do not divide", function()
+t.test("COOP_REG=2 and 3: f16 and bf16 against the FP64 oracle at every T, ragged m, units the slices do not divide", function()
   local dev = t.device("vulkan")
   local ok, why = specs.variant("f16", { GEMV_COOP = 1, COOP_REG = 2 }).requires(dev)
   if not ok then t.skip(why) end
@@ -455,6 +487,9 @@ t.test("COOP_REG=2: f16 and bf16 against the FP64 oracle at every T, ragged m, u
         local v = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = 2, COOP_KS = T % 3 + 1, COOP_U = T % 4 + 1,
           COOP_WR = T % 2 == 1 and 4 or 2, COOP_RT = (T - 1) % 4 + 1, COOP_PF = (T + i) % 2 })
         gc.check_tokens(dev, fmt, 37 + 30 * T, 32 * (19 + 5 * T), T, 1500 + 10 * i + T, v) -- from T = 3, two prep slices
+        local b = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = 3, COOP_KS = T % 3 + 1, COOP_U = T % 4 + 1,
+          COOP_WR = T % 2 == 1 and 4 or 2, COOP_RT = T % 4 + 1 })
+        gc.check_tokens(dev, fmt, 29 + 30 * T, 64 * (60 + 3 * T), T, 1600 + 10 * i + T, b) -- from T = 2, two prep slices
       end
     end
   end)

@@ -1,0 +1,175 @@
+#version 450
+// The f16 (COOP_FMT=6) and bf16 (7) GEMV for T = 1..8 rows of x on fp16 cooperative matrices
+// with W in B (COOP_REG=3; docs/kernels/vulkan-gemv.md, "W in B"). COOP_REG=2
+// (gemv_dense_wide.comp) puts 16 rows of W in A, whose layout gives each load of W 8 rows of
+// 64 bytes; its loads alone ran slower than the whole kernel. B (16 k x 8 columns), kept like
+// a result, gives lane L (g = L / 4, q = L % 4) columns 2q and 2q + 1 at k slots g and g + 8:
+// over 4 steps (64 k, a unit) that is 8 values of each of two rows, one 16-byte load each,
+// and the 8 lanes of a q read 128 contiguous bytes of their row. So here the columns are 8
+// rows of W, slot s of step j of unit c is k = 64c + 8 (s mod 8) + 2j + s / 8, and A (16 x
+// 16) holds x: row t < 8 token t's f16 hi, row t + 8 its lo (of x / s_t, s_t a power of two),
+// so C's rows t and t + 8 add to token t's sum: one mma multiplies both parts. In A's layout
+// lane L holds tokens g (hi) and g (lo) at slots 2q + {0, 1, 8, 9}: per unit the 16
+// consecutive x values from k = 64c + 16q, which gemv_dense_wideb_xprep.comp writes as four
+// uvec4 (one a step, components in A's order) at 2 + 4 (32c + L).
+//
+// A subgroup owns COOP_RT tiles of 8 rows (A loaded once for all of them) and a slice of the
+// k / 64 units, COOP_U units loaded before the first is multiplied; bf16 weights become f16
+// times 2^8, which y divides out. k a multiple of 64. As gemv_dense_wide.comp the loads
+// assume NVIDIA's layout (FRAG_MMA_A_AT, FRAG_MMA_B_AT): another one makes y NaN; the
+// emulation holds that layout.
+#extension GL_GOOGLE_include_directive : require
+#define COOP_FLOAT 1
+#define FRAG_MMA_LAYOUT 1
+#include "coop_common.glsl"
+#include "coop_frag.glsl"
+
+#if !defined(COOP_FMT) || (COOP_FMT != 6 && COOP_FMT != 7) || !defined(COOP_U)
+#error "COOP_FMT (6 f16, 7 bf16) and COOP_U must be defined (lib/gpubench/gemv_vulkan.lua)"
+#endif
+#if COOP_U < 1 || COOP_U > 8
+#error "COOP_U must be in 1..8"
+#endif
+
+layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
+
+#define BF16 (COOP_FMT == 7)
+
+// The emulated products are long loops through shared memory: not unrolled (lavapipe's
+// compile time)
+#if COOP_EMULATE
+#define WIDEB_UNROLL [[dont_unroll]]
+#else
+#define WIDEB_UNROLL [[unroll]]
+#endif
+
+// A word of W (weights k, k + 1) as two f16 values: f16 as they are, bf16 times 2^8
+FRAG_HALF2 wideb_pair(uint w) {
+#if BF16
+    return FRAG_HALF2(vec2(uintBitsToFloat(w << 16u), uintBitsToFloat(w & 0xFFFF0000u)) * 256.0);
+#else
+    return FRAG_HALVES(w);
+#endif
+}
+
+// Step j's B from rows 2q (r0) and 2q + 1 (r1) of a tile: component e is row e & 1's word j,
+// half e >> 1
+#define WIDEB_B(fb, r0, r1, j) \
+    [[unroll]] for (int e_ = 0; e_ < 4; e_++) \
+        FRAG_SET(fb, e_, wideb_pair(((e_ & 1) == 0 ? (r0) : (r1))[j])[e_ >> 1]);
+
+// Row tile i's product for unit u, step j
+#define WIDEB_TILE(i, cm) { \
+        FRAG_B b_; \
+        WIDEB_B(b_, wv[u][i][0], wv[u][i][1], j) \
+        FRAG_MMA(cm, a_, b_, apos, bpos); \
+    }
+
+// The COOP_U units from i0 of the slice: x's four uvec4 (shared by the tiles), then two rows'
+// words of each tile (units past the slice clamped onto its last: loaded, not used)
+#define WIDEB_LOAD(i0) { \
+        [[unroll]] for (int u = 0; u < COOP_U; u++) { \
+            uint cu = min(pl_lo + (i0) + uint(u), max(pl_hi, 1u) - 1u); \
+            [[unroll]] for (int j = 0; j < 4; j++) xv[u][j] = XQ[xb + 128u * cu + uint(j)]; \
+            [[unroll]] for (int i = 0; i < COOP_RT; i++) { \
+                wv[u][i][0] = W[wa[i][0] + 8u * cu]; \
+                wv[u][i][1] = W[wa[i][1] + 8u * cu]; \
+            } \
+        } }
+
+void main() {
+    uint units = P.k >> 6u; // 64 k a unit, four steps of 16
+    uint sg = COOP_SG, lane = COOP_LANE, g = lane >> 2u, q = lane & 3u, n8 = P.k >> 3u;
+    uint w_in = sg % uint(COOP_WR), slice = sg / uint(COOP_WR);
+    uint row0 = (gl_WorkGroupID.x * uint(COOP_WR) + w_in) * 8u * uint(COOP_RT);
+    uint per = (units + uint(COOP_KS) - 1u) / uint(COOP_KS);
+    uint pl_lo = min(units, slice * per), pl_hi = min(units, pl_lo + per);
+
+    COOP_C pos = coop_positions();
+    FRAG_A apos = frag_a_positions();
+    FRAG_B bpos = frag_b_positions();
+    bool layout_ok = FRAG_LEN(apos) == 8 && FRAG_LEN(bpos) == 4;
+    [[unroll]] for (int e = 0; e < 8; e++)
+        if (e < FRAG_LEN(apos)) layout_ok = layout_ok && FRAG_AT(apos, e) == FRAG_MMA_A_AT(lane, uint(e));
+    [[unroll]] for (int e = 0; e < 4; e++)
+        if (e < FRAG_LEN(bpos)) layout_ok = layout_ok && FRAG_AT(bpos, e) == FRAG_MMA_B_AT(lane, uint(e));
+
+#if COOP_EMULATE
+    COOP_C c0, c1, c2, c3;
+    for (int e = 0; e < 4; e++) c0.v[e] = c1.v[e] = c2.v[e] = c3.v[e] = 0.0;
+#else
+    COOP_C c0 = COOP_C(0.0), c1 = COOP_C(0.0), c2 = COOP_C(0.0), c3 = COOP_C(0.0);
+#endif
+
+    // uvec4 offsets of the lane's rows 2q and 2q + 1 in each tile, at its 16 bytes g of a unit
+    // (rows past m clamped: read, never stored), and of its x entry (past the 2 uvec4s of
+    // scales; 128 a unit: 32 lanes of 4)
+    uint wa[COOP_RT][2];
+    [[unroll]] for (int i = 0; i < COOP_RT; i++) {
+        [[unroll]] for (int b = 0; b < 2; b++)
+            wa[i][b] = min(row0 + 8u * uint(i) + 2u * q + uint(b), P.m - 1u) * n8 + g;
+    }
+    uint xb = 2u + 4u * lane;
+
+    uvec4 xv[COOP_U][4], wv[COOP_U][COOP_RT][2];
+    for (uint i0 = 0u; i0 < per; i0 += uint(COOP_U)) {
+        WIDEB_LOAD(i0)
+        WIDEB_UNROLL for (int u = 0; u < COOP_U; u++) {
+#if !COOP_EMULATE
+            if (pl_lo + i0 + uint(u) >= pl_hi) break; // uniform over the subgroup
+#else
+            if (pl_lo + i0 + uint(u) >= pl_hi) { // every subgroup runs every product (the barriers are the workgroup's)
+                [[unroll]] for (int j = 0; j < 4; j++) xv[u][j] = uvec4(0u);
+            }
+#endif
+            WIDEB_UNROLL for (int j = 0; j < 4; j++) {
+                FRAG_A a_;
+                [[unroll]] for (int e = 0; e < 8; e++) FRAG_SET(a_, e, FRAG_HALVES(xv[u][j][e >> 1])[e & 1]);
+                WIDEB_TILE(0, c0)
+#if COOP_RT > 1
+                WIDEB_TILE(1, c1)
+#endif
+#if COOP_RT > 2
+                WIDEB_TILE(2, c2)
+#endif
+#if COOP_RT > 3
+                WIDEB_TILE(3, c3)
+#endif
+            }
+        }
+    }
+
+    // Each component times its token's s_t (rows t and t + 8 of C are token t's hi and lo
+    // sums) into the shared sums, tile by tile; then per row and token the slices' hi and lo
+    // parts added
+    int n_el = COOP_LEN(pos);
+    for (int e = 0; e < min(n_el, EL_MAX); e++) {
+        uint p = COOP_P(pos, e), t = (p >> 3u) & 7u;
+        float s = layout_ok ? uintBitsToFloat(XQ[t >> 2u][t & 3u]) * (BF16 ? 1.0 / 256.0 : 1.0)
+                            : uintBitsToFloat(0x7FC00000u); // another layout: NaN, not a wrong number
+        uint at = sg * uint(COOP_RT) * 128u + p;
+        coop_red_[at] = float(COOP_AT(c0, e)) * s;
+#if COOP_RT > 1
+        coop_red_[at + 128u] = float(COOP_AT(c1, e)) * s;
+#endif
+#if COOP_RT > 2
+        coop_red_[at + 256u] = float(COOP_AT(c2, e)) * s;
+#endif
+#if COOP_RT > 3
+        coop_red_[at + 384u] = float(COOP_AT(c3, e)) * s;
+#endif
+    }
+    barrier();
+    uint tiles = uint(COOP_WR * COOP_RT); // a slice's tiles of 8 rows, in row order
+    for (uint i = gl_LocalInvocationIndex; i < tiles * 64u; i += uint(SGS * 32)) {
+        uint tile = i >> 6u, t = (i >> 3u) & 7u, n = i & 7u, row = (gl_WorkGroupID.x * tiles + tile) * 8u + n;
+        float sum = 0.0;
+        for (uint s = 0u; s < uint(COOP_KS); s++) {
+            uint at = (s * tiles + tile) * 128u + t * 8u + n;
+            sum += coop_red_[at] + coop_red_[at + 64u];
+        }
+        // more components than EL_MAX would leave sums out: NaN, which the oracle check refuses
+        if (n_el > EL_MAX) sum = uintBitsToFloat(0x7FC00000u);
+        if (t < uint(GEMV_TOKENS) && row < P.m) Y[t * P.m + row] = sum;
+    }
+}

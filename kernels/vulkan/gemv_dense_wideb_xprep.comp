@@ -1,0 +1,68 @@
+#version 450
+// The first dispatch of gemv_dense_wideb.comp (COOP_REG=3): x's 8 token rows (zeros past
+// GEMV_TOKENS) divided by a power of two s_t >= the row's largest |x| and split into f16 hi + lo
+// (as gemv_dense_coop_xprep.comp), written in A's order: for unit c (64 k), token t and q = 0..3
+// (lane L = 4t + q), four uvec4 at 2 + 4 (32c + L) + j, one a step j; word w of step j holds
+// (low half first) the values at k = 64c + 16q + 2j + (w & 1) and that + 8, hi for w < 2, lo
+// for w >= 2 (the k order gemv_dense_wideb.comp's header derives). Then s_t as 8 floats in the
+// first 2 uvec4s. Workgroup w: token w % 8, units 64 (w / 8) .. + 63 (one entry an invocation);
+// each finds its token's amax over all of k. k a multiple of 64.
+// Launch: (x, workspace, u32 k), block 256, grid 8 ceil(k / 4096).
+
+#extension GL_EXT_control_flow_attributes : require
+
+#ifndef GEMV_TOKENS
+#error "gemv_dense_wideb_xprep takes GEMV_TOKENS (rows of x, 1..8) as a define (lib/gpubench/gemv_vulkan.lua)"
+#endif
+
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+
+layout(set = 0, binding = 0) readonly buffer XBuf { vec4 X[]; };
+layout(set = 0, binding = 1) writeonly buffer QBuf { uvec4 Q[]; };
+layout(push_constant) uniform Params {
+    uint k;
+} P;
+
+shared float part_[256];
+
+void main() {
+    uint t = gl_WorkGroupID.x & 7u, slice = gl_WorkGroupID.x >> 3u, tid = gl_LocalInvocationIndex, k4 = P.k >> 2u;
+    bool live = t < uint(GEMV_TOKENS);
+    float amax = 0.0;
+    if (live) {
+        for (uint i = tid; i < k4; i += 256u) {
+            vec4 a = abs(X[t * k4 + i]);
+            amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
+        }
+    }
+    part_[tid] = amax;
+    barrier();
+    for (uint h = 128u; h > 0u; h >>= 1u) {
+        if (tid < h) part_[tid] = max(part_[tid], part_[tid + h]);
+        barrier();
+    }
+    amax = part_[0];
+    // s = 2^e >= amax (1 for a row of zeros): x / s in [-1, 1], exact
+    float s = amax > 0.0 ? exp2(ceil(log2(amax))) : 1.0;
+    if (s < amax) s *= 2.0; // log2's rounding
+    float inv = 1.0 / s; // a power of two: exact
+    uint units = P.k >> 6u, c = 64u * slice + (tid >> 2u), q = tid & 3u;
+    if (c < units) {
+        // the 16 values from k = 64c + 16q, as x / s_t
+        vec4 v[4];
+        [[unroll]] for (int i = 0; i < 4; i++) v[i] = live ? X[t * k4 + 16u * c + 4u * q + uint(i)] * inv : vec4(0.0);
+        uint base = 2u + 4u * (32u * c + 4u * t + q);
+        [[unroll]] for (int j = 0; j < 4; j++) {
+            uvec4 o;
+            [[unroll]] for (int sh = 0; sh < 2; sh++) {
+                // local k 2j + sh and 8 + 2j + sh
+                vec2 a = vec2(v[(2 * j + sh) >> 2][(2 * j + sh) & 3], v[(8 + 2 * j + sh) >> 2][(8 + 2 * j + sh) & 3]);
+                uint hi = packHalf2x16(a);
+                o[sh] = hi;
+                o[2 + sh] = packHalf2x16(a - unpackHalf2x16(hi));
+            }
+            Q[base + uint(j)] = o;
+        }
+    }
+    if (slice == 0u && tid == 0u) Q[t >> 2u][t & 3u] = floatBitsToUint(s); // its own component only
+}
