@@ -120,6 +120,19 @@ FRAG_B frag_b_positions() {
     } }
 #endif
 
+#ifndef FRAG_W_BF16
+#define FRAG_W_BF16 0
+#endif
+// A word of two weights (k, k + 1) as two f16 values: f16 as they are; bf16 (FRAG_W_BF16)
+// times 2^8, which the kernel divides out of y (exact for 2^-22 <= |w| < 256)
+FRAG_HALF2 frag_w_pair(uint w) {
+#if FRAG_W_BF16
+    return FRAG_HALF2(vec2(uintBitsToFloat(w << 16u), uintBitsToFloat(w & 0xFFFF0000u)) * 256.0);
+#else
+    return FRAG_HALVES(w);
+#endif
+}
+
 // ok = whether A's components 2j, 2j + 1 are one row's k and k + 1, k even, for every j
 // (apos: A's positions).
 #define FRAG_A_PAIRS_OK(apos, ok) { \

@@ -21,6 +21,7 @@
 #extension GL_GOOGLE_include_directive : require
 #define COOP_FLOAT 1
 #define FRAG_MMA_LAYOUT 1
+#define FRAG_W_BF16 (COOP_FMT == 7)
 #include "coop_common.glsl"
 #include "coop_frag.glsl"
 
@@ -46,20 +47,11 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 #define WIDE_UNROLL [[unroll]]
 #endif
 
-// A word of W (weights k, k + 1) as A's two values: f16 as they are, bf16 times 2^8
-FRAG_HALF2 wide_pair(uint w) {
-#if BF16
-    return FRAG_HALF2(vec2(uintBitsToFloat(w << 16u), uintBitsToFloat(w & 0xFFFF0000u)) * 256.0);
-#else
-    return FRAG_HALVES(w);
-#endif
-}
-
 // A from rows L / 4 (a) and L / 4 + 8 (b) of a tile: step j's words are 2 j and 2 j + 1
 #define WIDE_A(fa, a, b, j) \
     [[unroll]] for (int e_ = 0; e_ < 8; e_++) { \
         uvec4 r_ = ((e_ >> 2) & 1) == 0 ? (a) : (b); \
-        FRAG_SET(fa, e_, wide_pair(r_[2 * (j) + ((e_ >> 1) & 1)])[e_ & 1]); \
+        FRAG_SET(fa, e_, frag_w_pair(r_[2 * (j) + ((e_ >> 1) & 1)])[e_ & 1]); \
     }
 
 // B from a lane's uvec4 of the workspace: component e is word 2 j + (e >> 1), half e & 1

@@ -21,6 +21,7 @@
 #extension GL_GOOGLE_include_directive : require
 #define COOP_FLOAT 1
 #define FRAG_MMA_LAYOUT 1
+#define FRAG_W_BF16 (COOP_FMT == 7)
 #include "coop_common.glsl"
 #include "coop_frag.glsl"
 
@@ -43,20 +44,11 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 #define WIDEB_UNROLL [[unroll]]
 #endif
 
-// A word of W (weights k, k + 1) as two f16 values: f16 as they are, bf16 times 2^8
-FRAG_HALF2 wideb_pair(uint w) {
-#if BF16
-    return FRAG_HALF2(vec2(uintBitsToFloat(w << 16u), uintBitsToFloat(w & 0xFFFF0000u)) * 256.0);
-#else
-    return FRAG_HALVES(w);
-#endif
-}
-
 // Step j's B from rows 2q (r0) and 2q + 1 (r1) of a tile: component e is row e & 1's word j,
 // half e >> 1
 #define WIDEB_B(fb, r0, r1, j) \
     [[unroll]] for (int e_ = 0; e_ < 4; e_++) \
-        FRAG_SET(fb, e_, wideb_pair(((e_ & 1) == 0 ? (r0) : (r1))[j])[e_ >> 1]);
+        FRAG_SET(fb, e_, frag_w_pair(((e_ & 1) == 0 ? (r0) : (r1))[j])[e_ >> 1]);
 
 // Row tile i's product for unit u, step j
 #define WIDEB_TILE(i, cm) { \
