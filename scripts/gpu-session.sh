@@ -407,6 +407,7 @@ phase_vkreg() {
 
 phase_wide() { # COOP_REG=2 (kernels/vulkan/gemv_dense_wide.comp): its GPU oracle test, then f16/bf16 at T = WIDE_T (8)
   # beside the table's scalar kernel, 14336 x 5120 rotated, the grid WIDE_GRID (@T: the T), one process a format
+  # (WIDE_VALIDATE=1: each then rerun reversed at 5x the iterations, cells that move > 3 % flagged)
   GPUBENCH_TEST_ONLY="COOP_REG=2 and 3: f16" run lua_test_vk_wide timeout 120 $G tests/lua/test_gemv_vulkan_coop.lua
   grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_wide.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
   local grid=${WIDE_GRID:-"GEMV_TOKENS=@T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=2;COOP_WR=1,2,4;COOP_KS=2,4,8;COOP_U=2;COOP_RT=1,2"}
@@ -414,7 +415,7 @@ phase_wide() { # COOP_REG=2 (kernels/vulkan/gemv_dense_wide.comp): its GPU oracl
     for f in ${WIDE_FORMATS:-f16 bf16}; do
       local n="vkwide_${f}_T${T}${WIDE_TAG:-}"
       run "$n" timeout ${WIDE_TIMEOUT:-150} env M=${WIDE_M:-14336} K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua \
-        --rotate --rounds 1 --kernels $f --grid "${grid//@T/$T}" --json "$LOGS/$n.jsonl"
+        --rotate --rounds 1 ${WIDE_VALIDATE:+--validate} --kernels $f --grid "${grid//@T/$T}" --json "$LOGS/$n.jsonl"
       grep -E "^$f|rror" "$LOGS/$n.log"
     done
   done
