@@ -18,11 +18,23 @@ local dev = gpu.open {}
 local fmt = os.getenv("FMT") or "f16"
 local m, k = math.tointeger(tonumber(os.getenv("M") or "14336")), math.tointeger(tonumber(os.getenv("K") or "5120"))
 local iters = math.tointeger(tonumber(os.getenv("ITERS") or "200"))
-if not (m and k and iters) then error("M, K and ITERS must be integers", 0) end
-local changes = {}
-for name, v in (os.getenv("CHANGES") or "GEMV_TOKENS=8,GEMV_COOP=1,COOP_REG=2,COOP_KS=8"):gmatch("([%w_]+)=(%d+)") do
-  changes[name] = math.tointeger(tonumber(v))
+if not (m and k and iters and m > 0 and k > 0 and iters > 0) then
+  error("gemv_parts: M, K and ITERS must be positive integers", 0)
 end
+-- "NAME=v,NAME=v" -> { NAME = v }: every item a define and a non-negative integer, else an error naming it
+local function defines_of(var, text)
+  local out = {}
+  for item in (text .. ","):gmatch("([^,]*),") do
+    local name, v = item:match("^%s*([%a_][%w_]*)=(%d+)%s*$")
+    if not name then error(("gemv_parts: %s: %q is not NAME=integer"):format(var, item), 0) end
+    out[name] = math.tointeger(tonumber(v))
+  end
+  return out
+end
+local changes = defines_of("CHANGES", os.getenv("CHANGES") or "GEMV_TOKENS=8,GEMV_COOP=1,COOP_REG=2,COOP_KS=8")
+local diag = os.getenv("DIAG")
+if diag == "" then diag = nil end
+local diag_defines = diag and defines_of("DIAG", diag)
 local spec = require("gpubench.gemv_" .. dev.backend).variant(fmt, changes)
 if not spec.prep then error(("gemv_parts: %s with %s is one launch a call: nothing to split"):format(fmt,
   os.getenv("CHANGES") or "the default changes"), 0) end
@@ -43,17 +55,16 @@ local function show(name, d)
   print(("%-16s %9.2f us  (the weights at %.0f GB/s, %.1f %% of the %.0f GB/s read ceiling)"):format(name, 1000 * ms,
     gbs, ceilings.pct(gbs, ceil.read_gbs), ceil.read_gbs))
 end
-print(("%s %dx%d on %s (%s), %s, %s, %d calls a point"):format(fmt, m, k, dev.name, dev.backend,
-  require("gpubench.options").format_defines(spec.defines),
+print(("%s %dx%d on %s (%s), %s %s, %s, %d calls a point"):format(fmt, m, k, dev.name, dev.backend,
+  (spec.file or "?"):match("[^/]+$"), require("gpubench.options").format_defines(spec.defines),
   rotate and "weights rotated out of L2" or "one weight copy (the L2 size is unknown)", iters))
 show("whole call", cell:time(iters))
 show("first dispatch", cell:time(iters, { sets = firsts }))
 show("GEMV alone", cell:time(iters, { sets = gemvs }))
-local diag = os.getenv("DIAG")
-if diag and diag ~= "" then
+if diag then
   local d = {}
   for name, v in pairs(spec.defines) do d[name] = v end
-  for name, v in diag:gmatch("([%w_]+)=(%d+)") do d[name] = math.tointeger(tonumber(v)) end
+  for name, v in pairs(diag_defines) do d[name] = v end
   local kern = require("gpubench.gemv").kernel(dev, fmt, setmetatable({ defines = d }, { __index = spec }))
   local diags = {}
   for i, set in ipairs(gemvs) do
