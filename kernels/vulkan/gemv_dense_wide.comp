@@ -20,7 +20,9 @@
 // layout (FRAG_MMA_LAYOUT), so lavapipe checks the k order and the workspace.
 #extension GL_GOOGLE_include_directive : require
 #define COOP_FLOAT 1
-#define FRAG_MMA_LAYOUT 1
+#ifndef FRAG_MMA_LAYOUT
+#define FRAG_MMA_LAYOUT 1 // the emulation in NVIDIA's layout (0: scrambled, the NaN test of the layout check)
+#endif
 #define FRAG_W_BF16 (COOP_FMT == 7)
 #include "coop_common.glsl"
 #include "coop_frag.glsl"

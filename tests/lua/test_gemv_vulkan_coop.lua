@@ -476,6 +476,29 @@ t.test("GEMV_COOP=1: the five quantized formats, f16 and bf16 against the FP64 o
   end)
 end)
 
+-- The wide kernels' loads assume NVIDIA's layout: on another (the emulation scrambled,
+-- FRAG_MMA_LAYOUT=0) every y is NaN, which no oracle check passes, never a wrong number.
+t.test("COOP_REG=2 and 3 on another fragment layout: every y NaN; on NVIDIA's, right", function()
+  local dev = t.device("vulkan")
+  local ref = require "gpubench.ref"
+  gc.releasing(dev, function()
+    for _, reg in ipairs { 2, 3 } do
+      local s = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = 3, COOP_REG = reg, COOP_WR = 1, COOP_KS = 1, COOP_U = 1 })
+      local d = {}
+      for name, v in pairs(s.defines) do d[name] = v end
+      d.FRAG_MMA_LAYOUT = 0
+      local other = setmetatable({ defines = d }, { __index = s })
+      local m, k = 19, 128
+      local w = ref.random_blocks("f16", m * k // gemv.format("f16").qk, 77)
+      local y = gemv.run(dev, "f16", w, m, k, ref.random_f32(3 * k, 78), 3, other)
+      local nan = 0
+      for i = 1, #y do if y[i] ~= y[i] then nan = nan + 1 end end
+      t.eq({ #y, nan }, { 3 * m, 3 * m }, ("COOP_REG=%d, scrambled layout: every output NaN"):format(reg))
+      gc.check_tokens(dev, "f16", m, k, 3, 79, s)
+    end
+  end)
+end)
+
 -- COOP_REG=2 on its own (the one to run after a kernel change: scripts/gpu-session.sh wide)
 t.test("COOP_REG=2 and 3: f16 and bf16 against the FP64 oracle at every T, ragged m, units the slices do not divide", function()
   local dev = t.device("vulkan")
