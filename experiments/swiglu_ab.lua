@@ -118,7 +118,7 @@ for _, s in ipairs(shapes) do
   local dwhy = swiglu.check_device(dev, g)
   if dwhy then options.fail(("--geometry=%s: %s"):format(opts.geometry or swiglu.geometry_text(g), dwhy)) end
   for _, m in ipairs(opts.m_values) do
-    local why = swiglu.check_launch(dev.backend, s.n, m, g)
+    local why = swiglu.check_launch(dev.backend, s.n, m, g, s.k)
     if why then options.fail(("%s (N=%d, K=%d): %s"):format(s.name, s.n, s.k, why)) end
   end
   -- a batch cycles through at most gpu.max_launches launches: copies x 2 per call

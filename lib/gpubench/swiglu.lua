@@ -81,10 +81,16 @@ function swiglu.specs(backend)
   error(("swiglu: no SwiGLU kernels for backend %s"):format(tostring(backend)), 2)
 end
 
--- check_launch(backend, n, m) -> nil | why: grids the backend cannot launch.
-function swiglu.check_launch(backend, n, m, geometry)
+-- check_launch(backend, n, m, geometry [, k]) -> nil | why: grids the backend cannot launch,
+-- or a K the geometry's kernels cannot read (their k_multiple: SW_WB=1's units of 64).
+function swiglu.check_launch(backend, n, m, geometry, k)
   if backend ~= "vulkan" then return nil end
   local S = swiglu.specs(backend)
+  local km = S.fused(geometry, m).k_multiple
+  if k and km and k % km ~= 0 then
+    return ("K=%d must be a multiple of %d for %s (the kernels read units of %d k)"):format(k, km,
+      swiglu.geometry_text(geometry), km)
+  end
   for _, s in ipairs { { "swiglu_fused", S.fused(geometry, m).grid(n) }, { "swiglu_gemv", S.gemv(geometry, m).grid(2 * n) },
                        { "swiglu_mul", S.mul().grid(n, m) } } do
     if s[2] > S.MAX_GROUPS then
@@ -126,6 +132,12 @@ end
 -- launches(path, ks, b, n, k, m [, vendor]) -> the launches of one call over
 -- buffers b = {W =, x =, h =, y =}; vendor: dev:vendor_gemm's kernel.
 function swiglu.launches(path, ks, b, n, k, m, vendor)
+  for _, name in ipairs { "fused", "gemv" } do
+    local km = ks[name] and ks[name].spec.k_multiple
+    if km and k % km ~= 0 then
+      error(("swiglu.launches: K=%d must be a multiple of %d for %s (units of %d k)"):format(k, km, ks[name].spec.file, km), 2)
+    end
+  end
   local mul = { ks.mul.kernel, ks.mul.spec.grid(n, m), ks.mul.spec.block, b.h, b.y, n, m }
   if path == "fused" then
     local f = ks.fused

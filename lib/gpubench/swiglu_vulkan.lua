@@ -17,10 +17,13 @@ local S = {}
 -- workgroup, SW_U steps of 16 k loaded ahead; the device needs VK_NV_cooperative_matrix
 -- with 16x8x16 f16 products into f32 and subgroups of 32 (`requires`). SW_COOP = 2: the
 -- same kernels with the matrices emulated, which any device runs (the tests' path).
-S.DEFAULT = { SW_WG = 64, SW_OUT = 2, SW_COOP = 0, SW_WR = 4, SW_KS = 2, SW_U = 2 }
-S.KEYS = { "SW_WG", "SW_OUT", "SW_COOP", "SW_WR", "SW_KS", "SW_U" }
+-- SW_WB = 1 (with SW_COOP): W in B (kernels/vulkan/swiglu_wideb.comp, docs/kernels/swiglu.md,
+-- "W in B"): tiles of 8 weight rows (4 outputs' gate and up rows), SW_U units of 64 k, K a
+-- multiple of 64.
+S.DEFAULT = { SW_WG = 64, SW_OUT = 2, SW_COOP = 0, SW_WR = 4, SW_KS = 2, SW_U = 2, SW_WB = 0 }
+S.KEYS = { "SW_WG", "SW_OUT", "SW_COOP", "SW_WR", "SW_KS", "SW_U", "SW_WB" }
 local SCALAR = { SW_WG = true, SW_OUT = true }
-local COOP = { SW_WR = true, SW_KS = true, SW_U = true }
+local COOP = { SW_WR = true, SW_KS = true, SW_U = true, SW_WB = true }
 -- Workgroups per dispatch dimension that every Vulkan device accepts.
 S.MAX_GROUPS = 65535
 
@@ -43,6 +46,8 @@ function S.geometry(changes)
       if n ~= 0 and n ~= 1 and n ~= 2 then
         return nil, ("SW_COOP=%s is not 0 (scalar), 1 (cooperative matrices) or 2 (emulated)"):format(tostring(v))
       end
+    elseif k == "SW_WB" then
+      if n ~= 0 and n ~= 1 then return nil, ("SW_WB=%s is not 0 or 1 (W in B)"):format(tostring(v)) end
     elseif k == "SW_U" then
       if n == nil or n < 1 or n > 8 then return nil, ("SW_U=%s is not an integer from 1 to 8"):format(tostring(v)) end
     elseif k == "SW_WR" or k == "SW_KS" then
@@ -64,6 +69,7 @@ function S.geometry(changes)
   end
   -- only what the picked kernels read (the geometry is printed with the results)
   for k in pairs(coop and SCALAR or COOP) do g[k] = nil end
+  if g.SW_WB == 0 then g.SW_WB = nil end -- the default: not printed with the results
   if not coop then g.SW_COOP = nil end
   return g
 end
@@ -80,12 +86,15 @@ local function spec(name, g, m, rows_per_group)
     local chain = name == "swiglu_gemv" and 1 or 0
     local defines = { MT = m, SW_WR = g.SW_WR, SW_KS = g.SW_KS, SW_U = g.SW_U, SW_CHAIN = chain }
     if g.SW_COOP == 2 then defines.COOP_EMULATE = 1 end
-    -- a tile is 16 rows: 8 outputs' gate and up rows (fused), or 16 rows (chain)
-    local per_group = (chain == 1 and 16 or 8) * g.SW_WR
+    local wb = (g.SW_WB or 0) == 1
+    -- a tile is 16 rows: 8 outputs' gate and up rows (fused), or 16 rows (chain); W in B: 8 rows
+    local per_group = (chain == 1 and 16 or 8) * g.SW_WR // (wb and 2 or 1)
     return {
-      file = "kernels/vulkan/swiglu_coop.comp", entry = "main", defines = defines, block = 32 * g.SW_WR * g.SW_KS,
+      file = "kernels/vulkan/" .. (wb and "swiglu_wideb" or "swiglu_coop") .. ".comp", entry = "main",
+      defines = defines, block = 32 * g.SW_WR * g.SW_KS,
       grid = function(rows) return ceil_div(rows, per_group) end,
       requires = g.SW_COOP == 1 and requires or nil,
+      k_multiple = wb and 64 or nil, -- units of 64 k
     }
   end
   return {

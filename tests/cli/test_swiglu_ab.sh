@@ -38,9 +38,10 @@ vusage() { # as usage, on the device, and before the read-ceiling probe
     '[[ $rc -eq 2 ]] && grep -qF -- "$msg" <<<"$out" && ! grep -q "measuring the read ceiling" <<<"$out" && [[ ! -e "$tmp/cache/ceilings.json" ]]'
 }
 vusage "rotated without a known L2" "the L2 size of llvmpipe" --regime rotated
-vusage "a CUDA define on Vulkan" "the Vulkan SwiGLU kernels have no define TILES (they take SW_WG, SW_OUT, SW_COOP, SW_WR, SW_KS, SW_U)" --regime l2 --geometry TILES=2
+vusage "a CUDA define on Vulkan" "the Vulkan SwiGLU kernels have no define TILES (they take SW_WG, SW_OUT, SW_COOP, SW_WR, SW_KS, SW_U, SW_WB)" --regime l2 --geometry TILES=2
 vusage "SW_COOP=1 on a device without the matrices" "SW_COOP=1 needs VK_NV_cooperative_matrix, which llvmpipe" --regime l2 --geometry SW_COOP=1
 vusage "a scalar define with SW_COOP" "SW_WG is the scalar kernels' (SW_COOP=1)" --regime l2 --geometry SW_COOP=1,SW_WG=128
+V="--backend vulkan --shape 8,72" vusage "SW_WB=1 with K not of 64" "custom (N=8, K=72): K=72 must be a multiple of 64 for SW_COOP=2,SW_KS=2,SW_U=2,SW_WB=1,SW_WR=4 (the kernels read units of 64 k)" --regime l2 --geometry SW_COOP=2,SW_WB=1
 vusage "SW_OUT other than 2 or 4" "SW_OUT=3 is not 2 or 4 (outputs per workgroup, in pairs of a bf16 word)" --regime l2 --geometry SW_OUT=3
 out=$(GPUBENCH_CACHE_DIR="$tmp/cache" "$G" $E --backend vulkan --shape 8,8 --l2-bytes 1M 2>&1); rc=$?
 check "a rotation of more copies than a batch cycles through is refused (rc=$rc: $out)" \

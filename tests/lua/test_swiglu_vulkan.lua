@@ -58,6 +58,62 @@ t.test("SW_COOP=2 (emulated cooperative matrices): chain and fused against the r
   }, { "chain", "fused" })
 end)
 
+-- SW_WB=1 (W in B, kernels/vulkan/swiglu_wideb.comp), emulated in NVIDIA's layout: odd and tiny
+-- N (a tile's rows past N, the half-word stores), every M, units of 64 k the slices and SW_U do
+-- not divide; a build with the emulation scrambled gives NaN everywhere (the layout check)
+t.test("SW_COOP=2 SW_WB=1 (W in B, emulated): chain and fused against the reference", function()
+  local dev = t.device("vulkan")
+  sc.check_paths(dev, {
+    { n = 37, k = 128, m = { 1, 2, 3, 4, 5, 6, 7, 8 }, geometry = { SW_COOP = 2, SW_WB = 1 } },
+    { n = 1, k = 64, m = { 1, 8 }, geometry = { SW_COOP = 2, SW_WB = 1, SW_WR = 1, SW_KS = 1, SW_U = 1 } },
+    { n = 21, k = 64 * 7, m = { 2, 8 }, geometry = { SW_COOP = 2, SW_WB = 1, SW_WR = 2, SW_KS = 3, SW_U = 3 } },
+  }, { "chain", "fused" })
+end)
+
+t.test("SW_WB=1: its geometry, grids, K refused where not a multiple of 64, the layout check", function()
+  local S = require "gpubench.swiglu_vulkan"
+  local swiglu = require "gpubench.swiglu"
+  local g = assert(S.geometry { SW_COOP = 1, SW_WB = 1, SW_WR = 2 })
+  t.eq(g, { SW_COOP = 1, SW_WB = 1, SW_WR = 2, SW_KS = 2, SW_U = 2 }, "SW_WB printed when set")
+  local f, c = S.fused(g, 3), S.gemv(g, 3)
+  t.eq({ f.file, f.grid(37), c.grid(74), f.k_multiple, c.k_multiple },
+    { "kernels/vulkan/swiglu_wideb.comp", 5, 5, 64, 64 }, "4 outputs (fused) or 8 rows (chain) a tile, 2 tiles a workgroup")
+  t.eq({ S.geometry { SW_COOP = 1, SW_WB = 2 } }, { nil, "SW_WB=2 is not 0 or 1 (W in B)" })
+  t.eq({ S.geometry { SW_WB = 1 } }, { nil, "SW_WB is the cooperative-matrix kernels' (SW_COOP=0)" })
+  t.eq(swiglu.check_launch("vulkan", 13824, 8, g, 5120), nil, "K = 5120: 80 units")
+  t.eq(swiglu.check_launch("vulkan", 13824, 8, g, 5128),
+    "K=5128 must be a multiple of 64 for SW_COOP=1,SW_KS=2,SW_U=2,SW_WB=1,SW_WR=2 (the kernels read units of 64 k)")
+  t.eq(swiglu.check_launch("vulkan", 13824, 8, assert(S.geometry { SW_COOP = 1 }), 5128), nil, "SW_WB=0: K of 8")
+  local dev = t.device("vulkan")
+  local scrambled = assert(S.geometry { SW_COOP = 2, SW_WB = 1, SW_WR = 1, SW_KS = 1, SW_U = 1 })
+  local ks = swiglu.kernels(dev, 2, scrambled)
+  t.errors(function() swiglu.launches("fused", ks, {}, 8, 96, 2) end,
+    "swiglu.launches: K=96 must be a multiple of 64 for kernels/vulkan/swiglu_wideb.comp (units of 64 k)", true)
+  -- the emulation scrambled (FRAG_MMA_LAYOUT=0): the kernel's layout check makes every output NaN
+  local root = require("gpubench.kernels").root()
+  local spec = S.gemv(scrambled, 2)
+  local defines = {}
+  for k, v in pairs(spec.defines) do defines[k] = v end
+  defines.FRAG_MMA_LAYOUT = 0
+  local kern <close> = dev:kernel { file = root .. "/" .. spec.file, entry = "main", defines = defines }
+  local n, k = 8, 64
+  local w <close> = dev:buffer(4 * n * k)
+  local x <close> = dev:buffer(4 * k)
+  local h <close> = dev:buffer(4 * n)
+  w:fill(0x3F)
+  x:fill(0x3F)
+  h:fill(0)
+  kern:launch(spec.grid(2 * n), spec.block, w, x, h, 2 * n, k)
+  local words = { string.unpack(("<" .. ("I4"):rep(n)), h:download()) }
+  local nan = 0
+  for i = 1, n do
+    for _, half in ipairs { words[i] & 0xFFFF, words[i] >> 16 } do
+      if half & 0x7F80 == 0x7F80 and half & 0x7F ~= 0 then nan = nan + 1 end
+    end
+  end
+  t.eq(nan, 2 * n, "the chain's h of 2 tokens x 8 rows: every bf16 NaN")
+end)
+
 t.test("SW_COOP: its geometry, its errors, and the refusal on a device without the matrices", function()
   local S = require "gpubench.swiglu_vulkan"
   local g = assert(S.geometry { SW_COOP = 1, SW_KS = 4 })
@@ -91,16 +147,17 @@ t.test("SW_COOP=1 and 2 compile for Vulkan 1.2 at every M without warnings", fun
   local S = require "gpubench.swiglu_vulkan"
   for m = 1, 8 do
     local g = assert(S.geometry { SW_COOP = m % 2 + 1, SW_WR = m % 3 + 1, SW_KS = m % 4 + 1, SW_U = m })
-    for _, sp in ipairs { S.fused(g, m), S.gemv(g, m) } do
+    local wb = assert(S.geometry { SW_COOP = (m + 1) % 2 + 1, SW_WB = 1, SW_WR = m % 3 + 1, SW_KS = m % 4 + 1, SW_U = m })
+    for _, sp in ipairs { S.fused(g, m), S.gemv(g, m), S.fused(wb, m), S.gemv(wb, m) } do
       local c = gpu.compile { backend = "vulkan", file = sp.file, target = "vulkan1.2", defines = sp.defines }
-      local label = ("M=%d SW_CHAIN=%d SW_COOP=%d"):format(m, sp.defines.SW_CHAIN, g.SW_COOP)
+      local label = ("M=%d SW_CHAIN=%d %s"):format(m, sp.defines.SW_CHAIN, sp.file)
       t.eq(c.params, { "buffer", "buffer", "buffer", "u32", "u32" }, label)
       t.truthy(c.log == nil or c.log == "", label .. " warnings: " .. tostring(c.log))
     end
   end
 end)
 
-t.test("SW_COOP=1: chain and fused against the reference where the device has the matrices", function()
+t.test("SW_COOP=1 (and SW_WB=1): chain and fused against the reference where the device has the matrices", function()
   local dev = t.device("vulkan")
   local S = require "gpubench.swiglu_vulkan"
   local ok, why = S.fused(assert(S.geometry { SW_COOP = 1 }), 1).requires(dev)
@@ -110,6 +167,9 @@ t.test("SW_COOP=1: chain and fused against the reference where the device has th
     { n = 1, k = 8, m = { 1, 8 }, geometry = { SW_COOP = 1, SW_WR = 1, SW_KS = 1, SW_U = 1 } },
     { n = 300, k = 1032, m = { 3, 8 }, geometry = { SW_COOP = 1, SW_WR = 2, SW_KS = 3, SW_U = 3 } },
     { n = 512, k = 4096, m = { 8 }, geometry = { SW_COOP = 1, SW_WR = 8, SW_KS = 4, SW_U = 4 } },
+    { n = 37, k = 128, m = { 1, 2, 3, 4, 5, 6, 7, 8 }, geometry = { SW_COOP = 1, SW_WB = 1 } },
+    { n = 301, k = 64 * 17, m = { 3, 8 }, geometry = { SW_COOP = 1, SW_WB = 1, SW_WR = 2, SW_KS = 3, SW_U = 3 } },
+    { n = 512, k = 4096, m = { 8 }, geometry = { SW_COOP = 1, SW_WB = 1, SW_WR = 8, SW_KS = 4, SW_U = 4 } },
   }, { "chain", "fused" })
 end)
 
