@@ -69,6 +69,7 @@
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
+#   scripts/gpu-session.sh next20      # what 2026-12-06 left unmeasured: COOP_REG=3 against scalar and COOP_REG=2 (T = 8, 4, validated), SwiGLU SW_WB=1 A B B A
 #   scripts/gpu-session.sh wide        # COOP_REG=2 (f16/bf16 on fp16 matrices from 16-byte loads): oracle test, T = 8 grid beside the scalar kernel
 #   scripts/gpu-session.sh coop_layout # the fp16 cooperative-matrix layouts (which components pair k), then next19's registers-filled kernels
 #   scripts/gpu-session.sh next19      # vkreg at one shape without the GEMV test, q8_0's staged coop kernel at T = 8, the CUDA T-row tables (T = 8, 4, 2, 1)
@@ -384,7 +385,7 @@ phase_vkreg() {
   # scalar ones, one process per geometry in A B B A order per shape (VKREG_SHAPES), rotated graph, M = 1, 4, 8, after
   # their GPU oracle test; the f16/bf16 GEMV (COOP_REG=1) at T = 8 beside the table's kernel and the staged one; then
   # the GEMV cooperative-matrix oracle test (every format, every T; VKREG_GEMV_TEST=0 skips)
-  GPUBENCH_TEST_ONLY="SW_COOP=1: chain" run lua_test_vk_swiglu_coop timeout 120 $G tests/lua/test_swiglu_vulkan.lua
+  GPUBENCH_TEST_ONLY="SW_COOP=1 (and SW_WB=1): chain" run lua_test_vk_swiglu_coop timeout 120 $G tests/lua/test_swiglu_vulkan.lua
   grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_swiglu_coop.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
   for nk in ${VKREG_SHAPES:-13824,5120 6912,1536}; do
     for geo in ${VKREG_GEOS:-SW_WG=64 SW_COOP=1 SW_COOP=1 SW_WG=64}; do
@@ -392,7 +393,7 @@ phase_vkreg() {
       SWGEO_BACKEND=vulkan SWGEO_M=${VKREG_M:-1,4,8} swgeo "$n" $nk $geo
     done
   done
-  for f in ${VKREG_GEMV_FORMATS:-f16 bf16}; do
+  for f in ${VKREG_GEMV_FORMATS-f16 bf16}; do # VKREG_GEMV_FORMATS="": none
     n="vkreg_gemv_${f}_T8"
     run "$n" timeout 120 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 \
       --kernels $f --grid "GEMV_TOKENS=8;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=8;GEMV_COOP=1;COOP_REG=1;COOP_WR=2,4;COOP_KS=1,2,4;COOP_U=2,4|GEMV_TOKENS=8;GEMV_COOP=1" \
@@ -408,8 +409,10 @@ phase_vkreg() {
 phase_wide() { # COOP_REG=2 (kernels/vulkan/gemv_dense_wide.comp): its GPU oracle test, then f16/bf16 at T = WIDE_T (8)
   # beside the table's scalar kernel, 14336 x 5120 rotated, the grid WIDE_GRID (@T: the T), one process a format
   # (WIDE_VALIDATE=1: each then rerun reversed at 5x the iterations, cells that move > 3 % flagged)
-  GPUBENCH_TEST_ONLY="COOP_REG=2 and 3: f16" run lua_test_vk_wide timeout 120 $G tests/lua/test_gemv_vulkan_coop.lua
-  grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_wide.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
+  if [[ ${WIDE_TEST:-1} == 1 ]]; then
+    GPUBENCH_TEST_ONLY="COOP_REG=2 and 3: f16" run lua_test_vk_wide timeout 120 $G tests/lua/test_gemv_vulkan_coop.lua
+    grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_wide.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
+  fi
   local grid=${WIDE_GRID:-"GEMV_TOKENS=@T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=2;COOP_WR=1,2,4;COOP_KS=2,4,8;COOP_U=2;COOP_RT=1,2"}
   for T in ${WIDE_T-8}; do # WIDE_T="": no grid
     for f in ${WIDE_FORMATS:-f16 bf16}; do
@@ -421,12 +424,25 @@ phase_wide() { # COOP_REG=2 (kernels/vulkan/gemv_dense_wide.comp): its GPU oracl
   done
   # the first dispatch's share of a call (tools/gemv_parts.lua), at WIDE_PARTS' geometry, then the
   # GEMV's diagnostic builds (WIDE_DIAGS: without A's component writes, without any product)
-  for d in ${WIDE_DIAGS:-WIDE_DIAG=1 WIDE_DIAG=2}; do
+  for d in ${WIDE_DIAGS-WIDE_DIAG=1 WIDE_DIAG=2}; do # WIDE_DIAGS="": none
     local n="wide_parts${WIDE_TAG:-}_${d//=/}"
     run "$n" timeout 90 env FMT=f16 DIAG=$d \
       CHANGES="${WIDE_PARTS:-GEMV_TOKENS=8,GEMV_COOP=1,COOP_REG=2,COOP_WR=4,COOP_KS=8,COOP_U=2}" $G --backend vulkan tools/gemv_parts.lua
     cat "$LOGS/$n.log"
   done
+}
+
+phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP_REG=3 (W in B) against the scalar kernel and
+  # COOP_REG=2 at T = 8 and 4, each grid rerun reversed at 5x the iterations (f16; bf16 at T = 8), the loads-only diagnostics,
+  # then the SwiGLU kernels with W in B (SW_WB=1) against the scalar ones, A B B A, LLaMA-2-13B, M = 1, 4, 8
+  WIDE_T=${NEXT20_T:-"8 4"} WIDE_VALIDATE=1 WIDE_TAG=_n20 WIDE_FORMATS=f16 WIDE_DIAGS="WIDE_DIAG=2 WIDE_DIAG=3" \
+    WIDE_GRID="GEMV_TOKENS=@T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=2;COOP_WR=4;COOP_KS=8;COOP_U=2|GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=3;COOP_WR=2,4;COOP_KS=4,8;COOP_U=2;COOP_RT=2,4" \
+    phase_wide
+  WIDE_T=8 WIDE_VALIDATE=1 WIDE_TAG=_n20 WIDE_FORMATS=bf16 WIDE_DIAGS= WIDE_TEST=0 \
+    WIDE_GRID="GEMV_TOKENS=@T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=3;COOP_WR=4;COOP_KS=4,8;COOP_U=2;COOP_RT=2,4" \
+    phase_wide
+  VKREG_SHAPES=13824,5120 VKREG_GEOS="SW_WG=64 SW_COOP=1,SW_WB=1 SW_COOP=1,SW_WB=1 SW_WG=64" VKREG_GEMV_FORMATS= \
+    VKREG_GEMV_TEST=0 phase_vkreg
 }
 
 phase_coop_layout() { # the fp16 cooperative-matrix types' component layouts (tools/coop_layout_probe.lua), then vkreg
@@ -1110,6 +1126,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next20)
+  phase_next20
   ;;
 coop_layout)
   phase_coop_layout
