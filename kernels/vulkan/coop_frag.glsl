@@ -23,8 +23,8 @@
 #define FRAG_A_MAX 8 // components an invocation may hold (NVIDIA: 8 of A, 4 of B)
 #define FRAG_B_MAX 4
 
-// NVIDIA's layouts (tools/coop_layout_probe.lua on an H100, driver 580; the mma.sync m16n8k16
-// fragments): lane L's component e of A is row L / 4 + 8 ((e >> 2) & 1), k 2 (L % 4) + (e & 1)
+// NVIDIA's layouts (tools/coop_layout_probe.lua; docs/kernels/vulkan-gemv.md, "A and B from
+// registers"; A is mma.sync m16n8k16's fragment): lane L's component e of A is row L / 4 + 8 ((e >> 2) & 1), k 2 (L % 4) + (e & 1)
 // + 8 ((e >> 1) & 1); of B (16 x 8, kept like a result) k L / 4 + 8 (e >> 1), column
 // 2 (L % 4) + (e & 1). As element indices (A's row * 16 + k, B's k * 8 + column):
 #define FRAG_MMA_A_AT(l, e) ((((l) >> 2u) + 8u * (((e) >> 2u) & 1u)) * 16u + 2u * ((l) & 3u) + ((e) & 1u) + 8u * (((e) >> 1u) & 1u))

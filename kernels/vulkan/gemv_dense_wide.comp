@@ -42,7 +42,7 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 #define BF16 (COOP_FMT == 7)
 
 // The emulated products are long loops through shared memory: unrolled COOP_U x 2 x COOP_RT
-// times they take lavapipe's compiler minutes
+// times they make lavapipe's compile too slow for the tests
 #if COOP_EMULATE
 #define WIDE_UNROLL [[dont_unroll]]
 #else

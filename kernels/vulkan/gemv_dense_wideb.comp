@@ -2,16 +2,16 @@
 // The f16 (COOP_FMT=6) and bf16 (7) GEMV for T = 1..8 rows of x on fp16 cooperative matrices
 // with W in B (COOP_REG=3; docs/kernels/vulkan-gemv.md, "W in B"). COOP_REG=2
 // (gemv_dense_wide.comp) puts 16 rows of W in A, whose layout gives each load of W 8 rows of
-// 64 bytes; its loads alone ran slower than the whole kernel. B (16 k x 8 columns), kept like
-// a result, gives lane L (g = L / 4, q = L % 4) columns 2q and 2q + 1 at k slots g and g + 8:
-// over 4 steps (64 k, a unit) that is 8 values of each of two rows, one 16-byte load each,
-// and the 8 lanes of a q read 128 contiguous bytes of their row. So here the columns are 8
-// rows of W, slot s of step j of unit c is k = 64c + 8 (s mod 8) + 2j + s / 8, and A (16 x
-// 16) holds x: row t < 8 token t's f16 hi, row t + 8 its lo (of x / s_t, s_t a power of two),
-// so C's rows t and t + 8 add to token t's sum: one mma multiplies both parts. In A's layout
-// lane L holds tokens g (hi) and g (lo) at slots 2q + {0, 1, 8, 9}: per unit the 16
-// consecutive x values from k = 64c + 16q, which gemv_dense_wideb_xprep.comp writes as four
-// uvec4 (one a step, components in A's order) at 2 + 4 (32c + L).
+// 64 bytes, a pattern the memory system serves poorly (the same doc, "What holds it"). B
+// (16 k x 8 columns), kept like a result, gives lane L (g = L / 4, q = L % 4) columns 2q and
+// 2q + 1 at k slots g and g + 8: over 4 steps (64 k, a unit) that is 8 values of each of two
+// rows, one 16-byte load each, and the 8 lanes of a q read 128 contiguous bytes of their row.
+// So here the columns are 8 rows of W, slot s of step j of unit c is k = 64c + 8 (s mod 8) +
+// 2j + s / 8, and A (16 x 16) holds x: row t < 8 token t's f16 hi, row t + 8 its lo (of x /
+// s_t, s_t a power of two), so C's rows t and t + 8 add to token t's sum: one mma multiplies
+// both parts. In A's layout lane L holds tokens g (hi) and g (lo) at slots 2q + {0, 1, 8, 9}:
+// per unit the 16 consecutive x values from k = 64c + 16q, which gemv_dense_wideb_xprep.comp
+// writes as four uvec4 (one a step, components in A's order) at 2 + 4 (32c + L).
 //
 // A subgroup owns COOP_RT tiles of 8 rows (A loaded once for all of them) and a slice of the
 // k / 64 units, COOP_U units loaded before the first is multiplied; bf16 weights become f16
