@@ -434,7 +434,10 @@ phase_wide() { # COOP_REG=2 (kernels/vulkan/gemv_dense_wide.comp): its GPU oracl
 
 phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP_REG=3 (W in B) against the scalar kernel and
   # COOP_REG=2 at T = 8 and 4, each grid rerun reversed at 5x the iterations (f16; bf16 at T = 8), the loads-only diagnostics,
-  # then the SwiGLU kernels with W in B (SW_WB=1) against the scalar ones, A B B A, LLaMA-2-13B, M = 1, 4, 8
+  # then the SwiGLU kernels with W in B (SW_WB=1) against the scalar ones, A B B A, LLaMA-2-13B, M = 1, 4, 8; first the
+  # fp16 and int8 fragment layouts (tools/coop_layout_probe.lua: the int8 ones never printed yet)
+  run coop_layout timeout 60 $G --backend vulkan tools/coop_layout_probe.lua
+  grep -A33 "^A 16x32 s8\|^B 32x8 s8" "$LOGS/coop_layout.log" | head -70
   WIDE_T=${NEXT20_T:-"8 4"} WIDE_VALIDATE=1 WIDE_TAG=_n20 WIDE_FORMATS=f16 WIDE_DIAGS="WIDE_DIAG=2 WIDE_DIAG=3" \
     WIDE_GRID="GEMV_TOKENS=@T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=2;COOP_WR=4;COOP_KS=8;COOP_U=2|GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=3;COOP_WR=2,4;COOP_KS=4,8;COOP_U=2;COOP_RT=2,4" \
     phase_wide
