@@ -21,38 +21,21 @@ layout(push_constant) uniform Params {
     uint k;
 } P;
 
-shared float part_[256];
+#extension GL_GOOGLE_include_directive : require
+#include "dense_xsplit.glsl"
 
 void main() {
     uint t = gl_WorkGroupID.x, tid = gl_LocalInvocationIndex, n8 = P.k >> 3u;
     bool live = t < uint(GEMV_TOKENS);
-    float amax = 0.0;
-    if (live) {
-        for (uint i = tid; i < (P.k >> 2u); i += 256u) {
-            vec4 a = abs(X[t * (P.k >> 2u) + i]);
-            amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
-        }
-    }
-    part_[tid] = amax;
-    barrier();
-    for (uint h = 128u; h > 0u; h >>= 1u) {
-        if (tid < h) part_[tid] = max(part_[tid], part_[tid + h]);
-        barrier();
-    }
-    amax = part_[0];
-    // s = 2^e >= amax (1 for a row of zeros): x / s in [-1, 1], exact
-    float s = amax > 0.0 ? exp2(ceil(log2(amax))) : 1.0;
-    if (s < amax) s *= 2.0; // log2's rounding
+    float s = xsplit_scale(t, live);
     float inv = 1.0 / s; // a power of two: exact
     for (uint i = tid; i < n8; i += 256u) {
         uvec4 hi = uvec4(0u), lo = uvec4(0u);
         if (live) {
             vec4 a = X[t * (P.k >> 2u) + 2u * i] * inv, b = X[t * (P.k >> 2u) + 2u * i + 1u] * inv;
-            vec4 ah = vec4(unpackHalf2x16(packHalf2x16(a.xy)), unpackHalf2x16(packHalf2x16(a.zw)));
-            vec4 bh = vec4(unpackHalf2x16(packHalf2x16(b.xy)), unpackHalf2x16(packHalf2x16(b.zw)));
-            hi = uvec4(packHalf2x16(ah.xy), packHalf2x16(ah.zw), packHalf2x16(bh.xy), packHalf2x16(bh.zw));
-            vec4 ar = a - ah, br = b - bh;
-            lo = uvec4(packHalf2x16(ar.xy), packHalf2x16(ar.zw), packHalf2x16(br.xy), packHalf2x16(br.zw));
+            uvec2 p0 = xsplit_hilo(a.xy), p1 = xsplit_hilo(a.zw), p2 = xsplit_hilo(b.xy), p3 = xsplit_hilo(b.zw);
+            hi = uvec4(p0.x, p1.x, p2.x, p3.x);
+            lo = uvec4(p0.y, p1.y, p2.y, p3.y);
         }
         Q[2u + t * n8 + i] = hi;
         Q[2u + P.k + t * n8 + i] = lo;

@@ -24,34 +24,14 @@ layout(push_constant) uniform Params {
     uint k;
 } P;
 
-shared vec2 part_[256];
+#extension GL_GOOGLE_include_directive : require
+#include "dense_xsplit.glsl"
 
 void main() {
     uint p = gl_WorkGroupID.x & 3u, slice = gl_WorkGroupID.x >> 2u, tid = gl_LocalInvocationIndex, k4 = P.k >> 2u;
     uvec2 tok = uvec2(2u * p, 2u * p + 1u);
     bvec2 live = lessThan(tok, uvec2(GEMV_TOKENS));
-    vec2 amax = vec2(0.0);
-    for (uint i = tid; i < k4; i += 256u) {
-        [[unroll]] for (int h = 0; h < 2; h++) {
-            if (live[h]) {
-                vec4 a = abs(X[tok[h] * k4 + i]);
-                amax[h] = max(amax[h], max(max(a.x, a.y), max(a.z, a.w)));
-            }
-        }
-    }
-    part_[tid] = amax;
-    barrier();
-    for (uint h = 128u; h > 0u; h >>= 1u) {
-        if (tid < h) part_[tid] = max(part_[tid], part_[tid + h]);
-        barrier();
-    }
-    amax = part_[0];
-    // s = 2^e >= amax (1 for a row of zeros): x / s in [-1, 1], exact
-    vec2 s = vec2(1.0);
-    [[unroll]] for (int h = 0; h < 2; h++) {
-        if (amax[h] > 0.0) s[h] = exp2(ceil(log2(amax[h])));
-        if (s[h] < amax[h]) s[h] *= 2.0; // log2's rounding
-    }
+    vec2 s = vec2(xsplit_scale(tok.x, live.x), xsplit_scale(tok.y, live.y));
     vec2 inv = 1.0 / s; // powers of two: exact
     uint units = P.k >> 5u, c = 32u * slice + (tid >> 3u), g = tid & 7u, lane = 4u * g + p;
     if (c < units) {
@@ -62,8 +42,9 @@ void main() {
             [[unroll]] for (int h = 0; h < 2; h++) {
                 if (live[h]) v[h] = X[tok[h] * k4 + (kk >> 2u)][kk & 3u] * inv[h];
             }
-            hi[w] = packHalf2x16(v);
-            lo[w] = packHalf2x16(v - unpackHalf2x16(hi[w]));
+            uvec2 hl = xsplit_hilo(v);
+            hi[w] = hl.x;
+            lo[w] = hl.y;
         }
         Q[2u + 2u * (32u * c + lane)] = hi;
         Q[3u + 2u * (32u * c + lane)] = lo;

@@ -23,28 +23,13 @@ layout(push_constant) uniform Params {
     uint k;
 } P;
 
-shared float part_[256];
+#extension GL_GOOGLE_include_directive : require
+#include "dense_xsplit.glsl"
 
 void main() {
     uint t = gl_WorkGroupID.x & 7u, slice = gl_WorkGroupID.x >> 3u, tid = gl_LocalInvocationIndex, k4 = P.k >> 2u;
     bool live = t < uint(GEMV_TOKENS);
-    float amax = 0.0;
-    if (live) {
-        for (uint i = tid; i < k4; i += 256u) {
-            vec4 a = abs(X[t * k4 + i]);
-            amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
-        }
-    }
-    part_[tid] = amax;
-    barrier();
-    for (uint h = 128u; h > 0u; h >>= 1u) {
-        if (tid < h) part_[tid] = max(part_[tid], part_[tid + h]);
-        barrier();
-    }
-    amax = part_[0];
-    // s = 2^e >= amax (1 for a row of zeros): x / s in [-1, 1], exact
-    float s = amax > 0.0 ? exp2(ceil(log2(amax))) : 1.0;
-    if (s < amax) s *= 2.0; // log2's rounding
+    float s = xsplit_scale(t, live);
     float inv = 1.0 / s; // a power of two: exact
     uint units = P.k >> 6u, c = 64u * slice + (tid >> 2u), q = tid & 3u;
     if (c < units) {
@@ -56,10 +41,9 @@ void main() {
             uvec4 o;
             [[unroll]] for (int sh = 0; sh < 2; sh++) {
                 // local k 2j + sh and 8 + 2j + sh
-                vec2 a = vec2(v[(2 * j + sh) >> 2][(2 * j + sh) & 3], v[(8 + 2 * j + sh) >> 2][(8 + 2 * j + sh) & 3]);
-                uint hi = packHalf2x16(a);
-                o[sh] = hi;
-                o[2 + sh] = packHalf2x16(a - unpackHalf2x16(hi));
+                uvec2 hl = xsplit_hilo(vec2(v[(2 * j + sh) >> 2][(2 * j + sh) & 3], v[(8 + 2 * j + sh) >> 2][(8 + 2 * j + sh) & 3]));
+                o[sh] = hl.x;
+                o[2 + sh] = hl.y;
             }
             Q[base + uint(j)] = o;
         }
