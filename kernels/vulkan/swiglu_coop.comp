@@ -29,9 +29,11 @@
 
 #define SGS (SW_WR * SW_KS)
 #define COOP_FLOAT 1
+#define FRAG_W_BF16 1 // bf16 weights: f16 times 2^8, which y divides out
 #include "coop_core.glsl"
 #include "coop_frag.glsl"
 #include "swiglu_bf16.glsl"
+#include "swiglu_coop_sums.glsl"
 
 layout(local_size_x = SGS * 32, local_size_y = 1, local_size_z = 1) in;
 
@@ -46,14 +48,6 @@ layout(push_constant) uniform Params {
     uint n; // outputs N (fused), rows R (chain)
     uint k;
 } P;
-
-shared float sw_red_[SGS * 128];
-
-// a word's two bf16 weights as f16-range values: times 2^8 (y divides it out)
-vec2 sw_pair256(uint word) {
-    return vec2(sw_lo(word), sw_hi(word)) * 256.0;
-}
-shared float sw_sum_[SW_WR * 128];
 
 void main() {
     uint sg = COOP_SG, g = sg % uint(SW_WR), ks = sg / uint(SW_WR);
@@ -119,7 +113,7 @@ void main() {
 #endif
             FRAG_A a;
             FRAG_B b;
-            FRAG_FILL_A(a, w[u], a_ok, a_len, sw_pair256)
+            FRAG_FILL_A(a, w[u], a_ok, a_len, frag_w_pair)
             [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) FRAG_SET(b, e, sw_lo(x[u][e]));
 #if COOP_EMULATE
             if (st >= hi) { // every subgroup runs every step (the barriers are the workgroup's)
@@ -130,23 +124,8 @@ void main() {
         }
     }
 
-    // the slices' sums: each subgroup's components by position, then per tile the sum of its slices
-    COOP_C pos = coop_positions();
-    int n_el = COOP_LEN(pos);
-    for (int e = 0; e < min(n_el, EL_MAX); e++) {
-        float v = float(COOP_AT(c, e)) * (1.0 / 256.0);
-        // more components than EL_MAX: NaN, which the check refuses
-        if (n_el > EL_MAX) v = uintBitsToFloat(0x7FC00000u);
-        sw_red_[sg * 128u + COOP_P(pos, e)] = v;
-    }
-    barrier();
-    for (uint i = gl_LocalInvocationIndex; i < uint(SW_WR) * 128u; i += uint(SGS * 32)) {
-        uint gi = i >> 7u, p = i & 127u;
-        float s = 0.0;
-        for (uint q = 0u; q < uint(SW_KS); q++) s += sw_red_[(q * uint(SW_WR) + gi) * 128u + p];
-        sw_sum_[i] = s; // tile gi's row p >> 3, token p & 7
-    }
-    barrier();
+    // the slices' sums (sw_sum_: tile gi's row p >> 3, token p & 7 at gi * 128 + p)
+    sw_slice_sums(c, false);
 
     // each invocation stores two outputs (chain: rows) of one token of one tile
 #define SW_PAIRS (4 + 4 * SW_CHAIN) // fused: 8 outputs; chain: 16 rows

@@ -39,6 +39,7 @@
 #include "coop_core.glsl"
 #include "coop_frag.glsl"
 #include "swiglu_bf16.glsl"
+#include "swiglu_coop_sums.glsl"
 
 layout(local_size_x = SGS * 32, local_size_y = 1, local_size_z = 1) in;
 
@@ -54,14 +55,6 @@ layout(push_constant) uniform Params {
     uint k;
 } P;
 
-shared float sw_red_[SGS * 128];
-shared float sw_sum_[SW_WR * 128];
-
-#if COOP_EMULATE
-#define SWB_UNROLL [[dont_unroll]] // the emulated products are long: lavapipe's compile time
-#else
-#define SWB_UNROLL [[unroll]]
-#endif
 
 void main() {
     uint sg = COOP_SG, lane = COOP_LANE, g = lane >> 2u, q = lane & 3u;
@@ -72,11 +65,8 @@ void main() {
 
     FRAG_A apos = frag_a_positions();
     FRAG_B bpos = frag_b_positions();
-    bool layout_ok = FRAG_LEN(apos) == 8 && FRAG_LEN(bpos) == 4;
-    [[unroll]] for (int e = 0; e < 8; e++)
-        if (e < FRAG_LEN(apos)) layout_ok = layout_ok && FRAG_AT(apos, e) == FRAG_MMA_A_AT(lane, uint(e));
-    [[unroll]] for (int e = 0; e < 4; e++)
-        if (e < FRAG_LEN(bpos)) layout_ok = layout_ok && FRAG_AT(bpos, e) == FRAG_MMA_B_AT(lane, uint(e));
+    bool layout_ok;
+    FRAG_MMA_LAYOUT_OK(apos, bpos, layout_ok)
 
     // the lane's two weight rows (columns 2q, 2q + 1; past the last clamped to it: read, never
     // stored) at its 16 bytes g of a unit, and its token's x at 16 q
@@ -106,7 +96,7 @@ void main() {
             x[u][0] = xlive ? X[xr + 8u * cu] : uvec4(0u);
             x[u][1] = xlive ? X[xr + 8u * cu + 1u] : uvec4(0u);
         }
-        SWB_UNROLL for (int u = 0; u < SW_U; u++) {
+        COOP_UNROLL for (int u = 0; u < SW_U; u++) {
 #if !COOP_EMULATE
             if (lo + i0 + uint(u) >= hi) break; // uniform over the subgroup
 #else
@@ -115,7 +105,7 @@ void main() {
                 x[u][1] = uvec4(0u);
             }
 #endif
-            SWB_UNROLL for (int j = 0; j < 4; j++) {
+            COOP_UNROLL for (int j = 0; j < 4; j++) {
                 FRAG_A a;
                 FRAG_B b;
                 // A component e < 4: x at local k 8 (e & 1) + 2j + ((e >> 1) & 1), i.e. uvec4 e & 1,
@@ -131,24 +121,8 @@ void main() {
         }
     }
 
-    // the slices' sums: each subgroup's components by position (row: token, column: weight
-    // row), then per tile the sum of its slices
-    COOP_C pos = coop_positions();
-    int n_el = COOP_LEN(pos);
-    for (int e = 0; e < min(n_el, EL_MAX); e++) {
-        float v = float(COOP_AT(c, e)) * (1.0 / 256.0);
-        // more components than EL_MAX, or another layout: NaN, which the check refuses
-        if (n_el > EL_MAX || !layout_ok) v = uintBitsToFloat(0x7FC00000u);
-        sw_red_[sg * 128u + COOP_P(pos, e)] = v;
-    }
-    barrier();
-    for (uint i = gl_LocalInvocationIndex; i < uint(SW_WR) * 128u; i += uint(SGS * 32)) {
-        uint gi = i >> 7u, p = i & 127u;
-        float s = 0.0;
-        for (uint r = 0u; r < uint(SW_KS); r++) s += sw_red_[(r * uint(SW_WR) + gi) * 128u + p];
-        sw_sum_[i] = s; // tile gi's token p >> 3, column p & 7
-    }
-    barrier();
+    // the slices' sums (sw_sum_: tile gi's token p >> 3, column p & 7 at gi * 128 + p)
+    sw_slice_sums(c, !layout_ok);
 
     // each invocation stores two outputs (chain: rows) of one token of one tile
 #define SW_PAIRS (2 + 2 * SW_CHAIN) // fused: 4 outputs; chain: 8 rows
