@@ -22,7 +22,10 @@
 #endif
 
 #ifndef COOP_RT
-#define COOP_RT 1 // tiles of 16 rows a subgroup (gemv_dense_wide.comp takes more)
+#define COOP_RT 1 // row tiles a subgroup (gemv_dense_wide*.comp take more)
+#endif
+#ifndef COOP_TILE_ROWS
+#define COOP_TILE_ROWS 16 // rows of W a tile (gemv_dense_wideb.comp: 8, the columns of B)
 #endif
 #if COOP_RT < 1 || COOP_RT > 4
 #error "COOP_RT must be in 1..4"
@@ -76,7 +79,7 @@ int coop_byte(uvec4 v, uint i) {
     } }
 #endif
 
-// Where an invocation works: its subgroup sg, the 16 COOP_RT rows from row0 its subgroup owns, the
+// Where an invocation works: its subgroup sg, the COOP_TILE_ROWS COOP_RT rows from row0 its subgroup owns, the
 // row r of them and the half hf of a row's 32 codes (or 16 weights) it stages, row = row0 + r
 // (live: row < m), and its subgroup's slice [lo, hi) of the `units` (blocks, super-blocks or
 // steps of k): every slice runs `per` iterations, the longest slice's (the emulation's
@@ -90,7 +93,7 @@ CoopPlace coop_place(uint units) {
     CoopPlace c;
     c.sg = COOP_SG;
     uint lane = COOP_LANE, ks = c.sg / uint(COOP_WR);
-    c.row0 = (gl_WorkGroupID.x * uint(COOP_WR) + c.sg % uint(COOP_WR)) * 16u * uint(COOP_RT);
+    c.row0 = (gl_WorkGroupID.x * uint(COOP_WR) + c.sg % uint(COOP_WR)) * uint(COOP_TILE_ROWS * COOP_RT);
     c.r = lane >> 1u;
     c.hf = lane & 1u;
     c.row = c.row0 + c.r;
@@ -106,6 +109,7 @@ uvec2 coop_record(uint t, uint nb, uint b) {
     return XQ[5u * (t * nb + b) + 4u].xy;
 }
 
+#if COOP_TILE_ROWS == 16
 // The slices' sums of the workgroup's rows into y: each subgroup's components into shared
 // memory (acc[i * EL_MAX + e]: its row tile i's component e), then the first COOP_WR * COOP_RT
 // * 128 invocations add the slices and store t < T, row < m.
@@ -126,5 +130,6 @@ void coop_store(float acc[EL_MAX * COOP_RT], COOP_C pos) {
         if (t < uint(GEMV_TOKENS) && row < P.m) Y[t * P.m + row] = sum;
     }
 }
+#endif
 
 #endif

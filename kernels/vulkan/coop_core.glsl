@@ -34,6 +34,14 @@
 
 #define EL_MAX 8 // components of a 16 x 8 result an invocation may hold (NVIDIA: 4)
 
+// The unroll of a loop over matrix products: emulated, a product is a long loop through shared
+// memory, and unrolled many times over it makes lavapipe's compile too slow for the tests
+#if COOP_EMULATE
+#define COOP_UNROLL [[dont_unroll]]
+#else
+#define COOP_UNROLL [[unroll]]
+#endif
+
 #ifndef COOP_FLOAT
 #define COOP_FLOAT 0 // 1: fp32 results of fp16 products
 #endif

@@ -32,6 +32,14 @@
 #ifndef FRAG_MMA_LAYOUT
 #define FRAG_MMA_LAYOUT 0 // 1: the emulation holds A and B in those layouts (a kernel whose loads assume them)
 #endif
+// ok = whether A's and B's positions (apos, bpos) are those layouts for this lane: the check
+// of a kernel whose loads assume them (it makes y NaN where not, never a wrong number)
+#define FRAG_MMA_LAYOUT_OK(apos, bpos, ok) { \
+    ok = FRAG_LEN(apos) == 8 && FRAG_LEN(bpos) == 4; \
+    [[unroll]] for (int e_ = 0; e_ < 8; e_++) \
+        if (e_ < FRAG_LEN(apos)) ok = ok && FRAG_AT(apos, e_) == FRAG_MMA_A_AT(COOP_LANE, uint(e_)); \
+    [[unroll]] for (int e_ = 0; e_ < 4; e_++) \
+        if (e_ < FRAG_LEN(bpos)) ok = ok && FRAG_AT(bpos, e_) == FRAG_MMA_B_AT(COOP_LANE, uint(e_)); }
 
 #if !COOP_EMULATE
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require

@@ -53,13 +53,8 @@ vec2 coop_pair(uint word) {
 }
 
 #if COOP_REG
+#define FRAG_W_BF16 BF16 // a word of W as A's two values: bf16 times 2^8, f16 as it is
 #include "coop_frag.glsl"
-// a word of W as A's two values: bf16 through f32 times 2^8, f16 as it is
-#if BF16
-#define W_PAIR coop_pair
-#else
-#define W_PAIR FRAG_HALVES
-#endif
 #endif
 
 #if !COOP_EMULATE
@@ -146,7 +141,7 @@ void main() {
 #endif
             FRAG_A a;
             FRAG_B bh, bl;
-            FRAG_FILL_A(a, w[u], a_ok, a_len, W_PAIR)
+            FRAG_FILL_A(a, w[u], a_ok, a_len, frag_w_pair)
             [[unroll]] for (int e = 0; e < FRAG_B_MAX; e++) if (e < b_len) {
                 uint at = xrow[e] + 8u * min(st, pl.hi - 1u) + xcol[e];
                 uint h = XQ[at >> 2u][at & 3u] >> xsh[e];

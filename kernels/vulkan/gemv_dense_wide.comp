@@ -41,14 +41,6 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 
 #define BF16 (COOP_FMT == 7)
 
-// The emulated products are long loops through shared memory: unrolled COOP_U x 2 x COOP_RT
-// times they make lavapipe's compile too slow for the tests
-#if COOP_EMULATE
-#define WIDE_UNROLL [[dont_unroll]]
-#else
-#define WIDE_UNROLL [[unroll]]
-#endif
-
 // A from rows L / 4 (a) and L / 4 + 8 (b) of a tile: step j's words are 2 j and 2 j + 1
 #define WIDE_A(fa, a, b, j) \
     [[unroll]] for (int e_ = 0; e_ < 8; e_++) { \
@@ -113,11 +105,8 @@ void main() {
     COOP_C pos = coop_positions();
     FRAG_A apos = frag_a_positions();
     FRAG_B bpos = frag_b_positions();
-    bool layout_ok = FRAG_LEN(apos) == 8 && FRAG_LEN(bpos) == 4;
-    [[unroll]] for (int e = 0; e < 8; e++)
-        if (e < FRAG_LEN(apos)) layout_ok = layout_ok && FRAG_AT(apos, e) == FRAG_MMA_A_AT(lane, uint(e));
-    [[unroll]] for (int e = 0; e < 4; e++)
-        if (e < FRAG_LEN(bpos)) layout_ok = layout_ok && FRAG_AT(bpos, e) == FRAG_MMA_B_AT(lane, uint(e));
+    bool layout_ok;
+    FRAG_MMA_LAYOUT_OK(apos, bpos, layout_ok)
 
 #if COOP_EMULATE
     COOP_C c0, c1, c2, c3;
@@ -157,7 +146,7 @@ void main() {
 #else
         WIDE_LOAD(wv, xh, xl, i0)
 #endif
-        WIDE_UNROLL for (int u = 0; u < COOP_U; u++) {
+        COOP_UNROLL for (int u = 0; u < COOP_U; u++) {
 #if !COOP_EMULATE
             if (pl.lo + i0 + uint(u) >= pl.hi) break; // uniform over the subgroup
 #else
@@ -166,7 +155,7 @@ void main() {
                 xl[u] = uvec4(0u);
             }
 #endif
-            WIDE_UNROLL for (int j = 0; j < 2; j++) {
+            COOP_UNROLL for (int j = 0; j < 2; j++) {
 #if WIDE_DIAG != 2 && WIDE_DIAG != 3
                 FRAG_B bh, bl;
                 WIDE_B(bh, xh[u], j)

@@ -24,6 +24,7 @@
 #define FRAG_MMA_LAYOUT 1 // the emulation in NVIDIA's layout (0: scrambled, the NaN test of the layout check)
 #endif
 #define FRAG_W_BF16 (COOP_FMT == 7)
+#define COOP_TILE_ROWS 8
 #include "coop_common.glsl"
 #include "coop_frag.glsl"
 
@@ -37,14 +38,6 @@
 layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 
 #define BF16 (COOP_FMT == 7)
-
-// The emulated products are long loops through shared memory: not unrolled (lavapipe's
-// compile time)
-#if COOP_EMULATE
-#define WIDEB_UNROLL [[dont_unroll]]
-#else
-#define WIDEB_UNROLL [[unroll]]
-#endif
 
 // Step j's B from rows 2q (r0) and 2q + 1 (r1) of a tile: component e is row e & 1's word j,
 // half e >> 1
@@ -63,7 +56,7 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 // words of each tile (units past the slice clamped onto its last: loaded, not used)
 #define WIDEB_LOAD(i0) { \
         [[unroll]] for (int u = 0; u < COOP_U; u++) { \
-            uint cu = min(pl_lo + (i0) + uint(u), max(pl_hi, 1u) - 1u); \
+            uint cu = min(pl.lo + (i0) + uint(u), max(pl.hi, 1u) - 1u); \
             [[unroll]] for (int j = 0; j < 4; j++) xv[u][j] = XQ[xb + 128u * cu + uint(j)]; \
             [[unroll]] for (int i = 0; i < COOP_RT; i++) { \
                 wv[u][i][0] = W[wa[i][0] + 8u * cu]; \
@@ -73,20 +66,14 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 
 void main() {
     uint units = P.k >> 6u; // 64 k a unit, four steps of 16
-    uint sg = COOP_SG, lane = COOP_LANE, g = lane >> 2u, q = lane & 3u, n8 = P.k >> 3u;
-    uint w_in = sg % uint(COOP_WR), slice = sg / uint(COOP_WR);
-    uint row0 = (gl_WorkGroupID.x * uint(COOP_WR) + w_in) * 8u * uint(COOP_RT);
-    uint per = (units + uint(COOP_KS) - 1u) / uint(COOP_KS);
-    uint pl_lo = min(units, slice * per), pl_hi = min(units, pl_lo + per);
+    CoopPlace pl = coop_place(units);
+    uint lane = COOP_LANE, g = lane >> 2u, q = lane & 3u, n8 = P.k >> 3u;
 
     COOP_C pos = coop_positions();
     FRAG_A apos = frag_a_positions();
     FRAG_B bpos = frag_b_positions();
-    bool layout_ok = FRAG_LEN(apos) == 8 && FRAG_LEN(bpos) == 4;
-    [[unroll]] for (int e = 0; e < 8; e++)
-        if (e < FRAG_LEN(apos)) layout_ok = layout_ok && FRAG_AT(apos, e) == FRAG_MMA_A_AT(lane, uint(e));
-    [[unroll]] for (int e = 0; e < 4; e++)
-        if (e < FRAG_LEN(bpos)) layout_ok = layout_ok && FRAG_AT(bpos, e) == FRAG_MMA_B_AT(lane, uint(e));
+    bool layout_ok;
+    FRAG_MMA_LAYOUT_OK(apos, bpos, layout_ok)
 
 #if COOP_EMULATE
     COOP_C c0, c1, c2, c3;
@@ -101,22 +88,22 @@ void main() {
     uint wa[COOP_RT][2];
     [[unroll]] for (int i = 0; i < COOP_RT; i++) {
         [[unroll]] for (int b = 0; b < 2; b++)
-            wa[i][b] = min(row0 + 8u * uint(i) + 2u * q + uint(b), P.m - 1u) * n8 + g;
+            wa[i][b] = min(pl.row0 + 8u * uint(i) + 2u * q + uint(b), P.m - 1u) * n8 + g;
     }
     uint xb = 2u + 4u * lane;
 
     uvec4 xv[COOP_U][4], wv[COOP_U][COOP_RT][2];
-    for (uint i0 = 0u; i0 < per; i0 += uint(COOP_U)) {
+    for (uint i0 = 0u; i0 < pl.per; i0 += uint(COOP_U)) {
         WIDEB_LOAD(i0)
-        WIDEB_UNROLL for (int u = 0; u < COOP_U; u++) {
+        COOP_UNROLL for (int u = 0; u < COOP_U; u++) {
 #if !COOP_EMULATE
-            if (pl_lo + i0 + uint(u) >= pl_hi) break; // uniform over the subgroup
+            if (pl.lo + i0 + uint(u) >= pl.hi) break; // uniform over the subgroup
 #else
-            if (pl_lo + i0 + uint(u) >= pl_hi) { // every subgroup runs every product (the barriers are the workgroup's)
+            if (pl.lo + i0 + uint(u) >= pl.hi) { // every subgroup runs every product (the barriers are the workgroup's)
                 [[unroll]] for (int j = 0; j < 4; j++) xv[u][j] = uvec4(0u);
             }
 #endif
-            WIDEB_UNROLL for (int j = 0; j < 4; j++) {
+            COOP_UNROLL for (int j = 0; j < 4; j++) {
                 FRAG_A a_;
                 [[unroll]] for (int e = 0; e < 8; e++) FRAG_SET(a_, e, FRAG_HALVES(xv[u][j][e >> 1])[e & 1]);
                 WIDEB_TILE(0, c0)
@@ -141,7 +128,7 @@ void main() {
         uint p = COOP_P(pos, e), t = (p >> 3u) & 7u;
         float s = layout_ok ? uintBitsToFloat(XQ[t >> 2u][t & 3u]) * (BF16 ? 1.0 / 256.0 : 1.0)
                             : uintBitsToFloat(0x7FC00000u); // another layout: NaN, not a wrong number
-        uint at = sg * uint(COOP_RT) * 128u + p;
+        uint at = pl.sg * uint(COOP_RT) * 128u + p;
         coop_red_[at] = float(COOP_AT(c0, e)) * s;
 #if COOP_RT > 1
         coop_red_[at + 128u] = float(COOP_AT(c1, e)) * s;

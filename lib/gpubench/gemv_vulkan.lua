@@ -225,7 +225,8 @@ end
 -- workgroup, COOP_U blocks loaded per step (q8_0, q4_0; the k-quants load a
 -- super-block); x quantized once per call (signed digits, records for 8
 -- tokens). A device without NV int8 16x8x32 matrices and subgroups of 32 is
--- refused (`requires`); nothing picks it by default: not timed yet.
+-- refused (`requires`); nothing picks it by default (slower than the table's kernels where
+-- timed: docs/kernels/vulkan-gemv.md).
 -- GEMV_COOP = 2: the same kernels with the matrices emulated (COOP_EMULATE,
 -- coop_common.glsl), which any device runs: the tests' check of everything
 -- but the matrix instructions.
@@ -249,6 +250,8 @@ end
 -- The first dispatch: the quantized formats' signed digits (gemv_idot_xprep.comp, XPREP_COOP),
 -- the dense formats' f16 hi + lo of x / s_t (gemv_dense_coop_xprep.comp: one workgroup a token)
 local coop_prep_specs = {}
+-- the dense formats' workspace, whatever its order: 8 scales, then hi and lo of 8 tokens (f16)
+local function dense_prep_bytes(k) return 32 + 2 * 8 * k * 2 end
 local function coop_prep(tokens, dense, wide)
   local key = (wide == 3 and "b" or wide and "w" or dense and "d" or "q") .. tokens
   local p = coop_prep_specs[key]
@@ -257,21 +260,21 @@ local function coop_prep(tokens, dense, wide)
       spec = { file = "kernels/vulkan/gemv_dense_wideb_xprep.comp", entry = "main", block = { 256, 1, 1 },
                defines = { GEMV_TOKENS = tokens } },
       grid = function(k) return { 8 * ((k // 64 + 63) // 64), 1, 1 } end, -- a token and 64 units each
-      bytes = function(k) return 32 + 2 * 8 * k * 2 end, -- 8 scales, then hi and lo of 8 tokens (f16)
+      bytes = dense_prep_bytes,
     }
   elseif not p and wide then
     p = {
       spec = { file = "kernels/vulkan/gemv_dense_wide_xprep.comp", entry = "main", block = { 256, 1, 1 },
                defines = { GEMV_TOKENS = tokens } },
       grid = function(k) return { 4 * ((k // 32 + 31) // 32), 1, 1 } end, -- a token pair and 32 units each
-      bytes = function(k) return 32 + 2 * 8 * k * 2 end, -- 8 scales, then hi and lo of 8 tokens (f16)
+      bytes = dense_prep_bytes,
     }
   elseif not p and dense then
     p = {
       spec = { file = "kernels/vulkan/gemv_dense_coop_xprep.comp", entry = "main", block = { 256, 1, 1 },
                defines = { GEMV_TOKENS = tokens } },
       grid = function() return { 8, 1, 1 } end,
-      bytes = function(k) return 32 + 2 * 8 * k * 2 end, -- 8 scales, then 8 rows of hi, 8 of lo (f16)
+      bytes = dense_prep_bytes,
     }
   elseif not p then
     p = {
