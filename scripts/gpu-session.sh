@@ -69,6 +69,7 @@
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
+#   scripts/gpu-session.sh next21      # after next20: COOP_REG=3 at T = 5..7 and a T = 8 grid, the f16/bf16 tables with the rule (both backends), SwiGLU W in B at M = 4..8
 #   scripts/gpu-session.sh next20      # what 2026-12-06 left unmeasured: COOP_REG=3 against scalar and COOP_REG=2 (T = 8, 4, validated), SwiGLU SW_WB=1 A B B A
 #   scripts/gpu-session.sh wide        # COOP_REG=2 (f16/bf16 on fp16 matrices from 16-byte loads): oracle test, T = 8 grid beside the scalar kernel
 #   scripts/gpu-session.sh coop_layout # the fp16 cooperative-matrix layouts (which components pair k), then next19's registers-filled kernels
@@ -446,6 +447,20 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     phase_wide
   VKREG_SHAPES=13824,5120 VKREG_GEOS="SW_WG=64 SW_COOP=1,SW_WB=1 SW_COOP=1,SW_WB=1 SW_WG=64" VKREG_GEMV_FORMATS= \
     VKREG_GEMV_TEST=0 phase_vkreg
+}
+
+phase_next21() { # one call after next20: the f16 rule's geometry (COOP_REG=3) against the scalar kernel at T = 5, 6, 7,
+  # validated (reversed at 5x the iterations), a grid around it at T = 8, the f16/bf16 tables with the rule on both backends
+  # (the CUDA peer in the same call), then SwiGLU W in B against the scalar kernels at M = 4..8, A B B A
+  WIDE_T="5 6 7" WIDE_VALIDATE=1 WIDE_TAG=_n21 WIDE_FORMATS=f16 WIDE_DIAGS= WIDE_TEST=0 \
+    WIDE_GRID="GEMV_TOKENS=@T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=3;COOP_WR=2;COOP_KS=4;COOP_U=2;COOP_RT=4" \
+    phase_wide
+  WIDE_T=8 WIDE_VALIDATE=1 WIDE_TAG=_n21 WIDE_FORMATS=f16 WIDE_DIAGS= WIDE_TEST=0 \
+    WIDE_GRID="GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=3;COOP_WR=2;COOP_KS=2,4;COOP_U=1,2,4;COOP_RT=4|GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=3;COOP_WR=1;COOP_KS=4,8;COOP_U=2;COOP_RT=4|GEMV_TOKENS=@T;GEMV_COOP=1;COOP_REG=3;COOP_WR=2;COOP_KS=4;COOP_U=2;COOP_RT=3" \
+    phase_wide
+  TOKENS_TESTS=0 TOKENS_KERNELS=f16,bf16 TOKENS_SHAPES=${NEXT21_SHAPES:-"14336:5 14336:8 131072:8"} bash "$0" tokens "cuda vulkan"
+  VKREG_SHAPES=13824,5120 VKREG_M=4,5,6,7,8 VKREG_GEOS="SW_WG=64 SW_COOP=1,SW_WB=1 SW_COOP=1,SW_WB=1 SW_WG=64" \
+    VKREG_GEMV_FORMATS= VKREG_GEMV_TEST=0 phase_vkreg
 }
 
 phase_coop_layout() { # the fp16 cooperative-matrix types' component layouts (tools/coop_layout_probe.lua), then vkreg
@@ -1129,6 +1144,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next21)
+  phase_next21
   ;;
 next20)
   phase_next20

@@ -18,8 +18,9 @@
 -- kernels/vulkan/gemv_idot.glsl): x quantized to int16 per 32-block into
 -- shared memory once per workgroup, packed 4x8-bit dots, workgroups looping
 -- over row tiles (q4_k's for any GEMV_TOKENS). for_device(dev, fmt, m, k,
--- tokens) is the one place that picks it (gemv.launch_args and gemv.run ask
--- it); everything else keeps the float kernels of this table.
+-- tokens) is the one place that picks it, and f16/bf16's tensor-core kernel
+-- at T >= 5 (gemv.launch_args and gemv.run ask it); everything else keeps the
+-- float kernels of this table.
 
 local WG = 256
 
@@ -225,8 +226,9 @@ end
 -- workgroup, COOP_U blocks loaded per step (q8_0, q4_0; the k-quants load a
 -- super-block); x quantized once per call (signed digits, records for 8
 -- tokens). A device without NV int8 16x8x32 matrices and subgroups of 32 is
--- refused (`requires`); nothing picks it by default (slower than the table's kernels where
--- timed: docs/kernels/vulkan-gemv.md).
+-- refused (`requires`); nothing picks it by default but f16/bf16's COOP_REG=3 (for_device,
+-- DENSE_COOP); the others were slower than the table's kernels where timed
+-- (docs/kernels/vulkan-gemv.md).
 -- GEMV_COOP = 2: the same kernels with the matrices emulated (COOP_EMULATE,
 -- coop_common.glsl), which any device runs: the tests' check of everything
 -- but the matrix instructions.
@@ -437,10 +439,27 @@ local function idot_spec(fmt, mode, t, nr, xb, cap, tokens, xpre)
   return s
 end
 
--- for_device(dev, fmt, m, k [, tokens]) -> the integer spec when dev can run
--- it for this shape, else nil (gemv.spec's float kernel). dev is a device or
--- any table with its info fields: integer_dot_product, subgroup_size,
--- max_shared_bytes, sm_count. The rule, in one place:
+-- f16 and bf16 from min_tokens rows of x: W in B (COOP_REG=3) at the geometry below, where
+-- the device passes its check (NV fp16 cooperative matrices, subgroups of 32) and k is a
+-- multiple of 64. At T = 8 it took 61 % of the scalar kernel's time in both orders; at T = 4
+-- the two tied, and its time does not grow with T (docs/kernels/vulkan-gemv.md, "W in B",
+-- which has the figures and the T = 5..7 runs).
+local DENSE_COOP_RULE = { min_tokens = 5, wr = 2, ks = 4, u = 2, rt = 4 }
+local DENSE_COOP = { f16 = DENSE_COOP_RULE, bf16 = DENSE_COOP_RULE }
+local function dense_coop_for(dev, fmt, k, tokens)
+  local r = DENSE_COOP[fmt]
+  if tokens < r.min_tokens or math.type(k) ~= "integer" or k % 64 ~= 0 then return nil end
+  local s = coop_spec(fmt, tokens, r.wr, r.ks, r.u, 1, 0, 3, r.rt, 0)
+  if not s.requires(dev) then return nil end
+  return s
+end
+
+-- for_device(dev, fmt, m, k [, tokens]) -> the integer spec (f16, bf16: the
+-- cooperative-matrix one) when dev can run it for this shape, else nil
+-- (gemv.spec's float kernel). dev is a device or any table with its info
+-- fields: integer_dot_product, subgroup_size, max_shared_bytes, sm_count
+-- (cooperative_matrix and its shapes for f16, bf16). The rule, in one place:
+--   * f16 and bf16: DENSE_COOP's rule (W in B from T = 5, NV devices);
 --   * fmt is q8_0, q4_0, q4_k or q5_k, any tokens (every integer kernel
 --     reads each weight once for all T tokens; q8_0 and q4_0 at T > 1 take
 --     IDOT_MULTI_TOKENS' layout and grid; q5_k's by its A/B against the
@@ -458,6 +477,7 @@ end
 --     layout 1, one workgroup per row tile, any k) at the rule's geometry.
 function M.for_device(dev, fmt, m, k, tokens)
   tokens = tokens or 1
+  if DENSE_COOP[fmt] then return dense_coop_for(dev, fmt, k, tokens) end
   if not IDOT_BLOCK_BYTES[fmt] then return nil end
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end

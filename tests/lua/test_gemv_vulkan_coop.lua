@@ -156,6 +156,30 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
   t.errors(function() specs.variant("f32", { GEMV_COOP = 1 }) end, "gemv_vulkan.variant: f32 has no define GEMV_COOP", true)
 end)
 
+t.test("for_device: f16 and bf16 from T = 5 on W in B where the device has the fp16 matrices and k fits", function()
+  local NV_F16 = { m = 16, n = 8, k = 16, a = "f16", b = "f16", c = "f32", d = "f32" }
+  local nv = gc.vulkan_fake { name = "nv", cooperative_matrix = "nv", cooperative_matrix_shapes = { NV_I8, NV_F16 } }
+  for _, fmt in ipairs { "f16", "bf16" } do
+    for tokens = 5, 8 do
+      local s = specs.for_device(nv, fmt, 14336, 5120, tokens)
+      t.truthy(s == specs.variant(fmt, { GEMV_COOP = 1, COOP_REG = 3, COOP_WR = 2, COOP_KS = 4, COOP_U = 2, COOP_RT = 4,
+        GEMV_TOKENS = tokens }), ("%s T=%d: the rule's spec, the one a grid names"):format(fmt, tokens))
+      t.eq({ s.file, s.rows_per_group, s.defines.GEMV_TOKENS }, { "kernels/vulkan/gemv_dense_wideb.comp", 64, tokens })
+      t.truthy(gemv.spec_for(nv, fmt, 14336, 5120, tokens) == s, fmt .. ": spec_for takes it")
+    end
+    for tokens = 1, 4 do
+      t.eq(specs.for_device(nv, fmt, 14336, 5120, tokens), nil, ("%s T=%d: the scalar kernel"):format(fmt, tokens))
+    end
+    t.eq(specs.for_device(nv, fmt, 14336, 5120 + 32, 8), nil, fmt .. ": k not a multiple of 64")
+    t.eq(specs.for_device(gc.vulkan_fake { name = "lvp" }, fmt, 14336, 5120, 8), nil, fmt .. ": no matrices")
+    t.eq(specs.for_device(gc.vulkan_fake { name = "nv", cooperative_matrix = "nv", cooperative_matrix_shapes = { NV_I8 } },
+      fmt, 14336, 5120, 8), nil, fmt .. ": no fp16 ones")
+    t.eq(specs.for_device(gc.vulkan_fake { name = "nv", cooperative_matrix = "nv", cooperative_matrix_shapes = { NV_F16 },
+      subgroup_size = 64 }, fmt, 14336, 5120, 8), nil, fmt .. ": subgroups of 64")
+  end
+  t.eq(specs.for_device(nv, "f32", 14336, 5120, 8), nil, "f32 has no such kernel")
+end)
+
 t.test("f16 COOP_DIRECT=1 refuses m that is not a multiple of 16, COOP_REG=2 k not of 32, 3 not of 64, naming them", function()
   local dev = t.device("vulkan")
   local s = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = 2, COOP_DIRECT = 1 })
