@@ -132,7 +132,7 @@ sink:note(bench.describe { iters = opts.iters, rotate = opts.rotate, clock = opt
 sink:note("* GB/s = weight bytes / time (1 GB = 1e9 B)" .. (opts.tokens > 1
   and (", the weights read once for all %d tokens (x and y not counted)"):format(opts.tokens) or ""))
 sink:note(gemv_bench.check_note())
-for _, note in ipairs(gemv_bench.variant_notes(dev.backend, tb.cells, opts.tokens)) do sink:note(note) end
+for _, note in ipairs(gemv_bench.variant_notes(dev.backend, tb.cells, opts.tokens, dev)) do sink:note(note) end
 for _, note in ipairs(gemv_bench.device_notes(dev, tb.cells, opts.tokens)) do sink:note(note) end
 sink:note(opts.rotate and "* fits: DRAM xN = launches cycle through N weight copies totalling >= 4x L2"
   or "* fits: L2 = weights + x + y fit in L2 (GB/s may exceed DRAM bandwidth); use --rotate for DRAM")

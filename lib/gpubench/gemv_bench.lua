@@ -273,13 +273,15 @@ end
 -- ({fmt, m, k, label}) whose shape runs another variant of its kernel than the
 -- default (gemv.shape_variant), and at tokens > 1 for every format whose T-row
 -- rule picks another kernel (gemv.token_variant), so the table says which
--- kernel each number is.
+-- kernel each number is. With dev, cells whose kernel dev's rule picks
+-- (gemv.device_spec) get none: device_notes names theirs.
 -- What a note adds for a kernel with a first launch (x quantized once per call).
 local TWO_LAUNCHES = "; two launches a call, x quantized in the first, both timed"
 
-function gemv_bench.variant_notes(backend, list, tokens)
+function gemv_bench.variant_notes(backend, list, tokens, dev)
   local notes, said = {}, {}
   for _, c in ipairs(list) do
+    if dev and gemv.device_spec(dev, c.fmt, c.m, c.k, tokens) then goto next_cell end
     local changed = gemv.shape_variant(backend, c.fmt, c.m, c.k, tokens)
     if changed then
       notes[#notes + 1] = ("* %s: the kernel with %s, the variant this shape measured faster with (gemv_%s.for_shape)")
@@ -291,6 +293,7 @@ function gemv_bench.variant_notes(backend, list, tokens)
       notes[#notes + 1] = ("* %s at T=%d: the kernel with %s, the variant that measured faster at this T (gemv_%s.token_changes)%s")
         :format(c.fmt, tokens, by_t, backend, gemv.spec(backend, c.fmt, c.m, c.k, tokens).prep and TWO_LAUNCHES or "")
     end
+    ::next_cell::
   end
   return notes
 end

@@ -114,6 +114,20 @@ t.test("variant_notes: a note for every cell whose shape runs another variant", 
   t.truthy(notes[1]:find("q6_k big: the kernel with BULK=1", 1, true), notes[1])
 end)
 
+t.test("variant_notes: a cell whose kernel the device's rule picks gets device_notes' note, not the T-row rule's", function()
+  local nv = { backend = "vulkan", name = "nv", integer_dot_product = true, subgroup_size = 32, max_shared_bytes = 49152,
+               sm_count = 132, cooperative_matrix = "nv",
+               cooperative_matrix_shapes = { { m = 16, n = 8, k = 16, a = "f16", b = "f16", c = "f32", d = "f32" } } }
+  local cells = { { label = "f16", fmt = "f16", m = 14336, k = 5120 }, { label = "f32", fmt = "f32", m = 14336, k = 5120 } }
+  local token_note = "* %s at T=8: the kernel with GEMV_NR=8,GEMV_T=16, the variant that measured faster at this T (gemv_vulkan.token_changes)"
+  t.eq(gemv_bench.variant_notes("vulkan", cells, 8), { token_note:format("f16"), token_note:format("f32") }, "no device")
+  t.eq(gemv_bench.variant_notes("vulkan", cells, 8, nv), { token_note:format("f32") }, "f16 runs the device's kernel")
+  local d = gemv_bench.device_notes(nv, cells, 8)
+  t.eq(#d, 1)
+  t.truthy(d[1]:find("* f16: the kernel with COOP_FMT=6,COOP_KS=4,COOP_RT=4,COOP_U=2,COOP_WR=2,GEMV_COOP=1,GEMV_TOKENS=8, "
+    .. "which this device's features select (gemv_vulkan.for_device); two launches a call", 1, true), d[1])
+end)
+
 t.test("variant_notes at T > 1: the T-row rule's kernel named once per format", function()
   local cells = {
     { label = "q4_k a", fmt = "q4_k", m = 64, k = 5120 },
