@@ -109,16 +109,24 @@ if opts.geometry then
   geometry, gwhy = SG.geometry(geometry_changes)
   if not geometry then options.fail(("--geometry=%s: %s"):format(opts.geometry, gwhy)) end
 end
-local shape_geometries, by_shape = {}, {}
+-- Without --geometry, an M the device's rule covers takes its geometry (swiglu.device_geometry).
+local shape_geometries, by_shape, by_m = {}, {}, {}
 for _, s in ipairs(shapes) do
   local g, rule = geometry, nil
   if not g then g, rule = SG.for_shape(s.n, s.k) end
-  shape_geometries[#shape_geometries + 1] = { name = s.name, n = s.n, k = s.k, geometry = g, rule = rule and true or nil }
+  local sg = { name = s.name, n = s.n, k = s.k, geometry = g, rule = rule and true or nil }
+  shape_geometries[#shape_geometries + 1] = sg
   by_shape[s.n .. "x" .. s.k] = g
   local dwhy = swiglu.check_device(dev, g)
   if dwhy then options.fail(("--geometry=%s: %s"):format(opts.geometry or swiglu.geometry_text(g), dwhy)) end
   for _, m in ipairs(opts.m_values) do
-    local why = swiglu.check_launch(dev.backend, s.n, m, g, s.k)
+    local gm = not geometry and swiglu.device_geometry(dev, s.n, s.k, m) or nil
+    if gm then
+      by_m[s.n .. "x" .. s.k .. "|" .. m] = gm
+      sg.device = sg.device or { geometry = gm, m_values = {}, backend = dev.backend }
+      table.insert(sg.device.m_values, m)
+    end
+    local why = swiglu.check_launch(dev.backend, s.n, m, gm or g, s.k)
     if why then options.fail(("%s (N=%d, K=%d): %s"):format(s.name, s.n, s.k, why)) end
   end
   -- a batch cycles through at most gpu.max_launches launches: copies x 2 per call
@@ -162,7 +170,9 @@ local settings = {
 
 local ctx <close> = sb.context(dev, { m_values = opts.m_values, warmup = opts.warmup, iterations = opts.iterations,
                                       trials = opts.trials, seed = opts.seed, l2_bytes = l2, overlap = opts.overlap,
-                                      geometry_for = function(st) return by_shape[st.n .. "x" .. st.k] end,
+                                      geometry_for = function(st, m)
+                                        return by_m[st.n .. "x" .. st.k .. "|" .. m] or by_shape[st.n .. "x" .. st.k]
+                                      end,
                                       read_gbs = ceil.read_gbs })
 
 local tb <close> = cells.table {

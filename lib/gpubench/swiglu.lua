@@ -81,6 +81,13 @@ function swiglu.specs(backend)
   error(("swiglu: no SwiGLU kernels for backend %s"):format(tostring(backend)), 2)
 end
 
+-- device_geometry(dev, n, k, m) -> the geometry dev's features select for m rows of x at
+-- N x K (the backend's for_device: Vulkan's W in B from its rule's M), or nil.
+function swiglu.device_geometry(dev, n, k, m)
+  local S = swiglu.specs(dev.backend)
+  return S.for_device and S.for_device(dev, n, k, m) or nil
+end
+
 -- check_launch(backend, n, m, geometry [, k]) -> nil | why: grids the backend cannot launch,
 -- or a K the geometry's kernels cannot read (their k_multiple: SW_WB=1's units of 64).
 function swiglu.check_launch(backend, n, m, geometry, k)

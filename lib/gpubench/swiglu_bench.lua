@@ -46,8 +46,9 @@ Ctx.__index = Ctx
 
 -- context(dev, o) -> ctx. o: m_values, warmup, iterations, trials, seed,
 -- l2_bytes (the L2 the rotation is checked against), geometry (the
--- backend's, from swiglu_cuda/swiglu_vulkan.geometry) or geometry_for(shape)
--- (a geometry per shape: the table's shape rules), read_gbs (for % read).
+-- backend's, from swiglu_cuda/swiglu_vulkan.geometry) or geometry_for(shape, m)
+-- (a geometry per shape and M: the table's shape rules, the device's rule by M),
+-- read_gbs (for % read).
 function SB.context(dev, o)
   local mmax = 0
   for _, m in ipairs(o.m_values) do mmax = math.max(mmax, m) end
@@ -59,9 +60,9 @@ function Ctx:own(obj)
   return obj
 end
 
--- The geometry of a shape's kernels.
-function Ctx:geometry(st)
-  if self.o.geometry_for then return self.o.geometry_for(st) end
+-- The geometry of a shape's kernels for m rows of x.
+function Ctx:geometry(st, m)
+  if self.o.geometry_for then return self.o.geometry_for(st, m) end
   return self.o.geometry
 end
 
@@ -145,7 +146,7 @@ function Ctx:check(st, path, m)
     res.status, res.why = "n/a", why
   else
     if g then res.vendor = g.vendor end
-    local ks = self:kernels(m, self:geometry(st))
+    local ks = self:kernels(m, self:geometry(st, m))
     local launches = swiglu.launches(path, ks, { W = st.W, x = st.x, h = st.h, y = st.y }, st.n, st.k, m, g)
     st.h:fill("\255"); st.y:fill("\255") -- bf16 0xFFFF is a NaN: an output never written fails
     for _, l in ipairs(launches) do l[1]:launch(table.unpack(l, 2)) end
@@ -188,7 +189,7 @@ function Ctx:group(c)
   -- resident between calls: every weight copy, x, y, and h (the unfused paths')
   G.working_set = #copies * b.weights + b.x + b.y + b.h
   G.fits = rotated and ("DRAM x%d"):format(#copies) or ceilings.regime(G.working_set, self.o.l2_bytes)
-  G.geometry = self:geometry(st)
+  G.geometry = self:geometry(st, m)
   local ks = self:kernels(m, G.geometry)
   for _, path in ipairs(swiglu.PATHS) do
     local chk = self:check(st, path, m)

@@ -192,6 +192,13 @@ function R.notes(rows, s)
         notes[#notes + 1] = ("* kernel geometry of %s (N=%d): %s, the table's shape rule (docs/kernels/swiglu.md)")
           :format(sg.name, sg.n, text(sg.geometry))
       end
+      if sg.device then
+        local ms = {}
+        for _, m in ipairs(sg.device.m_values) do ms[#ms + 1] = tostring(m) end
+        notes[#notes + 1] = ("* kernel geometry of %s (N=%d) at M=%s: %s, which this device's features select "
+          .. "(swiglu_%s.for_device, docs/kernels/swiglu.md)"):format(sg.name, sg.n, table.concat(ms, ","),
+          text(sg.device.geometry), sg.device.backend)
+      end
     end
   end
   local seen = {}

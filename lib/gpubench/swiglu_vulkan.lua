@@ -75,11 +75,25 @@ function S.geometry(changes)
 end
 
 -- for_shape(n, k) -> the geometry for that shape: the defaults everywhere
--- (no shape rules: the Vulkan kernels are not tuned).
+-- (no shape rules; for_device's rule by M is the one pick).
 function S.for_shape(n, k) return assert(S.geometry {}), nil end
 
 -- the device check of GEMV_COOP=1's dense kernels (fp16 products into f32, subgroups of 32)
 local requires = require("gpubench.gemv_vulkan").coop_requires("SW_COOP=1", nil, true)
+
+-- From min_m rows of x, W in B (SW_COOP=1, SW_WB=1 at DEFAULT's SW_WR, SW_KS, SW_U) where the
+-- device passes the fp16 matrices' check and K is a multiple of 64: both paths' kernels then
+-- beat the scalar ones in both orders (fused and chain from M = 7; at M = 6 the fused kernel
+-- gained and the chain's lost, about 3 % each; docs/kernels/swiglu.md, "W in B").
+S.DEVICE_RULE = { min_m = 7, changes = { SW_COOP = 1, SW_WB = 1 } }
+
+-- for_device(dev, n, k, m) -> the geometry dev's features select for m rows of x at N x K,
+-- or nil (the shape's).
+function S.for_device(dev, n, k, m)
+  if m < S.DEVICE_RULE.min_m or math.type(k) ~= "integer" or k % 64 ~= 0 then return nil end
+  if not requires(dev) then return nil end
+  return assert(S.geometry(S.DEVICE_RULE.changes))
+end
 
 local function spec(name, g, m, rows_per_group)
   if g.SW_COOP then

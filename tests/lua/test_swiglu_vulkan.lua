@@ -177,6 +177,33 @@ t.test("a token left unwritten fails the check", function()
   sc.unwritten_token_fails(t.device("vulkan"))
 end)
 
+t.test("for_device: W in B from M = 7 where the device has the fp16 matrices and K fits; the report names it", function()
+  local S = require "gpubench.swiglu_vulkan"
+  local swiglu = require "gpubench.swiglu"
+  local F16 = { m = 16, n = 8, k = 16, a = "f16", b = "f16", c = "f32", d = "f32" }
+  local nv = { backend = "vulkan", name = "nv", subgroup_size = 32, cooperative_matrix = "nv",
+               cooperative_matrix_shapes = { F16 } }
+  local wb = { SW_COOP = 1, SW_WB = 1, SW_WR = 4, SW_KS = 2, SW_U = 2 }
+  for m = 1, 6 do t.eq(S.for_device(nv, 13824, 5120, m), nil, ("M=%d: the shape's geometry"):format(m)) end
+  for m = 7, 8 do t.eq(S.for_device(nv, 13824, 5120, m), wb, ("M=%d"):format(m)) end
+  t.eq(swiglu.device_geometry(nv, 13824, 5120, 8), wb, "swiglu.device_geometry asks it")
+  t.eq(S.for_device(nv, 13824, 5120 + 32, 8), nil, "K not a multiple of 64")
+  t.eq(S.for_device({ backend = "vulkan", name = "lvp", subgroup_size = 8, cooperative_matrix = false }, 13824, 5120, 8),
+    nil, "no matrices")
+  t.eq(S.for_device({ backend = "vulkan", name = "nv", subgroup_size = 64, cooperative_matrix = "nv",
+    cooperative_matrix_shapes = { F16 } }, 13824, 5120, 8), nil, "subgroups of 64")
+  t.eq(swiglu.device_geometry({ backend = "cuda" }, 13824, 5120, 8), nil, "CUDA has no device rule")
+  local notes = require("gpubench.swiglu_report").notes({}, {
+    warmup = 1, iterations = 2, trials = 1, shape_geometries = {
+      { name = "llama", n = 13824, k = 5120, geometry = { SW_WG = 64, SW_OUT = 2 },
+        device = { geometry = wb, m_values = { 7, 8 }, backend = "vulkan" } } } })
+  local want = "* kernel geometry of llama (N=13824) at M=7,8: SW_COOP=1 SW_KS=2 SW_U=2 SW_WB=1 SW_WR=4, which this "
+    .. "device's features select (swiglu_vulkan.for_device, docs/kernels/swiglu.md)"
+  local found = false
+  for _, n in ipairs(notes) do found = found or n == want end
+  t.truthy(found, table.concat(notes, "\n"))
+end)
+
 t.test("the vendor path is n/a on Vulkan, and says why", function()
   local dev = t.device("vulkan")
   local ctx <close> = sb.context(dev, { m_values = { 1 }, seed = 1, warmup = 1, iterations = 2, trials = 1,
