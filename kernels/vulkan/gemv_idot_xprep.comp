@@ -11,7 +11,9 @@
 // grid ceil(GEMV_TOKENS * k / 32 * 8 / 256); k a multiple of 32; subgroups of at least 8.
 // XPREP_COOP=1 (gemv_b32_coop.comp): both digits signed (IDOT_BALANCED), s_b = amax / 32639,
 // and records for 8 tokens, zeros past GEMV_TOKENS (the matrix B's columns): grid
-// ceil(8 * k / 32 * 8 / 256).
+// ceil(8 * k / 32 * 8 / 256). XPREP_COOP=2 (gemv_q8_0_wideb.comp): the same, its first 16 words
+// in the order of the A fragment of lane 4 t + q (coop_frag8.glsl): uvec4 q of the record is
+// (high word q, high word 4 + q, low word q, low word 4 + q).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #ifndef XPREP_COOP
@@ -49,8 +51,14 @@ void main() {
     IdotQuant q = idot_quant_lane(v); // every invocation: the shuffles need all 8 of a block
     if (live) {
         uint o = 20u * rec;
+#if XPREP_COOP == 2
+        uint f = 4u * (j & 3u) + (j >> 2u);
+        Q[o + f] = q.h;
+        Q[o + f + 2u] = q.l;
+#else
         Q[o + j] = q.h;
         Q[o + 8u + j] = q.l;
+#endif
         if (j == 0u) {
             Q[o + 16u] = floatBitsToUint(q.amax * (1.0 / float(IDOT_QMAX)));
             Q[o + 17u] = uint(q.sum);

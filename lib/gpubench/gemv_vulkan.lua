@@ -241,12 +241,15 @@ local COOP_FILE = { "gemv_b32_coop", "gemv_b32_coop", "gemv_q4k_q5k_coop", "gemv
 -- dispatch; k a multiple of 32; COOP_RT tiles of 16 rows a subgroup, COOP_U units of 32 k,
 -- COOP_PF = 1 the next COOP_U units loaded while these are multiplied), COOP_REG = 3: W in B
 -- (gemv_dense_wideb.comp, its own first dispatch; k a multiple of 64; COOP_RT tiles of 8 rows,
--- COOP_U units of 64 k)
+-- COOP_U units of 64 k). q8_0's COOP_REG = 3: W in B of the int8 matrices (gemv_q8_0_wideb.comp,
+-- x's records in A's order: XPREP_COOP=2; k a multiple of 256, units of 8 blocks staged per
+-- subgroup, COOP_RT tiles of 8 rows; COOP_U not read)
 local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4, COOP_DIRECT = 0, COOP_REG = 0, COOP_RT = 1, COOP_PF = 0 }
 local function coop_dense(fmt) return COOP_FMT[fmt] >= 6 end
 local function coop_takes(fmt, name)
   if name == "COOP_DIRECT" then return fmt == "f16" end
-  if name == "COOP_REG" or name == "COOP_RT" or name == "COOP_PF" then return coop_dense(fmt) end
+  if name == "COOP_REG" or name == "COOP_RT" then return coop_dense(fmt) or fmt == "q8_0" end -- q8_0: W in B (3)
+  if name == "COOP_PF" then return coop_dense(fmt) end
   return name ~= "COOP_U" or COOP_FMT[fmt] <= 2 or coop_dense(fmt)
 end
 -- The first dispatch: the quantized formats' signed digits (gemv_idot_xprep.comp, XPREP_COOP),
@@ -255,9 +258,17 @@ local coop_prep_specs = {}
 -- the dense formats' workspace, whatever its order: 8 scales, then hi and lo of 8 tokens (f16)
 local function dense_prep_bytes(k) return 32 + 2 * 8 * k * 2 end
 local function coop_prep(tokens, dense, wide)
-  local key = (wide == 3 and "b" or wide and "w" or dense and "d" or "q") .. tokens
+  local key = (not dense and (wide == 3 and "q3" or "q") or wide == 3 and "b" or wide and "w" or "d") .. tokens
   local p = coop_prep_specs[key]
-  if not p and wide == 3 then
+  if not p and not dense and wide == 3 then
+    -- q8_0 with W in B: the same records, their digits in the order of A's fragments
+    p = {
+      spec = { file = "kernels/vulkan/gemv_idot_xprep.comp", entry = "main", block = { XPRE_BLOCK, 1, 1 },
+               defines = { GEMV_TOKENS = tokens, XPREP_COOP = 2 } },
+      grid = function(k) return { (k // 32 * 8 * 8 + XPRE_BLOCK - 1) // XPRE_BLOCK, 1, 1 } end,
+      bytes = function(k) return 80 * 8 * (k // 32) end,
+    }
+  elseif not p and wide == 3 then
     p = {
       spec = { file = "kernels/vulkan/gemv_dense_wideb_xprep.comp", entry = "main", block = { 256, 1, 1 },
                defines = { GEMV_TOKENS = tokens } },
@@ -336,6 +347,11 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
       :format(rt), 3)
   end
   if rt > 4 then error(("gemv_vulkan.variant: COOP_RT=%d is not in 1..4"):format(rt), 3) end
+  if not coop_dense(fmt) and reg ~= 0 and reg ~= 3 then
+    error(("gemv_vulkan.variant: %s COOP_REG=%d: its kernels are the staged one (0) and W in B (3)"):format(fmt, reg), 3)
+  end
+  local q8_wb = not coop_dense(fmt) and reg == 3
+  if q8_wb then u = 1 end -- a unit is 8 blocks: COOP_U is not read
   if pf == 1 and reg ~= 2 then
     error("gemv_vulkan.variant: COOP_PF=1 is COOP_REG=2's (the next units loaded while these are multiplied)", 3)
   end
@@ -356,17 +372,20 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
   if direct == 1 then per_sg = 0 end
   -- from registers: the index matrices (256 f16); emulated, each subgroup's A and B go through 384 floats
   if reg >= 1 then per_sg = mode == 2 and 1536 or 0 end
+  -- q8_0 W in B: each subgroup's stage (8 rows x 272 bytes a tile), emulated its A and B in 768 ints
+  if q8_wb then per_sg = 2176 * rt + (mode == 2 and 3072 or 0) end
   local shared = sgs * per_sg + 128 * 4 + sgs * 128 * 4 * rt + (reg >= 1 and mode == 1 and 512 or 0)
   local defines = { GEMV_COOP = mode, COOP_FMT = code, COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
   if code >= 3 and code <= 5 then defines.COOP_U = nil end
   if direct == 1 then defines.COOP_DIRECT = 1 end
   if reg == 1 then defines.COOP_REG = 1 end
   if reg >= 2 then defines.COOP_RT = rt end -- their own files: COOP_REG is not read
+  if q8_wb then defines.COOP_U = nil end
   if pf == 1 then defines.COOP_PF = 1 end
   if mode == 2 then defines.COOP_EMULATE = 1 end
   coop_specs[key] = {
-    file = "kernels/vulkan/" .. (reg == 3 and "gemv_dense_wideb" or reg == 2 and "gemv_dense_wide" or COOP_FILE[code])
-      .. ".comp",
+    file = "kernels/vulkan/" .. (q8_wb and "gemv_q8_0_wideb" or reg == 3 and "gemv_dense_wideb" or reg == 2 and "gemv_dense_wide"
+      or COOP_FILE[code]) .. ".comp",
     entry = "main",
     block = { 32 * sgs, 1, 1 },
     rows_per_group = (reg == 3 and 8 or 16) * wr * rt,
@@ -379,7 +398,8 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
     -- the quantized formats' x rounded per 32-block (s_b = amax / 32639: within gemv_bench's
     -- bound); the dense formats' x kept to about 22 bits of its row's range: the plain bound
     x_rounding = not coop_dense(fmt) and 32 or nil,
-    k_multiple = coop_dense(fmt) and (({ [2] = 32, [3] = 64 })[reg] or 16) or nil, -- steps of 16 k, COOP_REG=2, 3's units
+    -- steps of 16 k, COOP_REG=2, 3's units; q8_0 W in B: units of 8 blocks, 16-byte aligned rows
+    k_multiple = coop_dense(fmt) and (({ [2] = 32, [3] = 64 })[reg] or 16) or q8_wb and 256 or nil,
     m_multiple = direct == 1 and 16 or nil, -- whole groups of 16 rows read from W
   }
   return coop_specs[key]
@@ -622,7 +642,7 @@ function M.variant(fmt, changes)
           XPRE_FORMATS[fmt] and ", GEMV_XPRE" or "",
           COOP_FMT[fmt] and (", GEMV_COOP, COOP_WR, COOP_KS" .. (coop_takes(fmt, "COOP_U") and ", COOP_U" or "")
             .. (coop_takes(fmt, "COOP_DIRECT") and ", COOP_DIRECT" or "")
-            .. (coop_takes(fmt, "COOP_REG") and ", COOP_REG, COOP_RT, COOP_PF" or ""))
+            .. (coop_takes(fmt, "COOP_REG") and ", COOP_REG, COOP_RT" or "") .. (coop_takes(fmt, "COOP_PF") and ", COOP_PF" or ""))
           or ""), 2)
       end
     end

@@ -1,0 +1,155 @@
+#version 450
+// The q8_0 GEMV for T = 1..8 rows of x on int8 cooperative matrices with W in B (COOP_REG=3;
+// docs/kernels/vulkan-gemv.md, "q8_0 with W in B"), f16's gemv_dense_wideb.comp for 34-byte
+// blocks. B (32 k x 8 columns) gives lane L (g = L / 4, q = L % 4) column g at k 4q..4q + 3 and
+// 16 + 4q..19 + 4q: one q8_0 block of one row is a step, 8 bytes a lane, so the loads that
+// fill B straight from W would read 8 rows x 32 bytes an instruction (half of them 2 bytes off
+// a word). Instead a subgroup copies its COOP_RT tiles of 8 rows x 8 blocks (272 bytes a row,
+// 17 aligned uvec4s: k a multiple of 256) into shared memory in row order, 512 contiguous
+// bytes an instruction, and each lane reads its words back (two, or four and a funnel where
+// the block's codes start 2 bytes into a word). A (16 x 32) holds x: row t < 8 token t's high
+// digits, row t + 8 its low ones (xq = 256 h + l, gemv_idot_xprep.comp with XPREP_COOP=2, whose
+// record order is A's), so one mma gives both; each result component times s_b of its token,
+// d of its row and 256 for a high row is added into float sums, whose rows t and t + 8 the
+// end adds. The next unit's loads are in flight while this one is multiplied. The loads
+// assume NVIDIA's layouts (coop_frag8.glsl): another one makes y NaN; the emulation holds
+// them (FRAG_MMA_LAYOUT).
+#extension GL_GOOGLE_include_directive : require
+#ifndef FRAG_MMA_LAYOUT
+#define FRAG_MMA_LAYOUT 1 // the emulation in NVIDIA's layout (0: another, the NaN test of the layout check)
+#endif
+#define COOP_TILE_ROWS 8
+#include "coop_common.glsl"
+#include "coop_frag8.glsl"
+
+#if !defined(COOP_FMT) || COOP_FMT != 1
+#error "gemv_q8_0_wideb.comp is q8_0's (COOP_FMT=1; lib/gpubench/gemv_vulkan.lua)"
+#endif
+
+layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
+
+#define ROW_U4 17u                       // uvec4s of a row's unit (8 blocks of 34 bytes)
+#define ROW_WORDS 68u
+#define UNIT_U4 (8u * ROW_U4 * uint(COOP_RT)) // a subgroup's unit: its tiles' rows
+#define LOADS ((8 * 17 * COOP_RT + 31) / 32)  // uvec4s a lane loads a unit
+
+shared uint stage_[SGS * 8 * 68 * COOP_RT];
+
+// The 4 bytes at byte o of the stage (o even)
+uint stage_word(uint o) {
+    uint w = o >> 2u;
+    return (o & 2u) == 0u ? stage_[w] : (stage_[w] >> 16u) | (stage_[w + 1u] << 16u);
+}
+
+void main() {
+    uint nb = P.k >> 5u, units = P.k >> 8u, row_u4s = units * ROW_U4;
+    CoopPlace pl = coop_place(units);
+    uint lane = COOP_LANE, g = lane >> 2u, q = lane & 3u;
+
+    COOP_C pos = coop_positions();
+    bool layout_ok;
+    FRAG8_LAYOUT_OK(layout_ok)
+    int n_el = COOP_LEN(pos);
+
+    // each component's token (its s_b's record offset), row of the tile, and weight (256 for a
+    // high-digit row)
+    uint rec[EL_MAX], col[EL_MAX];
+    float hi[EL_MAX];
+    [[unroll]] for (int e = 0; e < EL_MAX; e++) {
+        uint p = 0u;
+        if (e < n_el) p = COOP_P(pos, e);
+        rec[e] = 5u * (((p >> 3u) & 7u) * nb) + 4u;
+        col[e] = p & 7u;
+        hi[e] = p < 64u ? 256.0 : 1.0;
+    }
+    float acc[COOP_RT][EL_MAX];
+    for (int i = 0; i < COOP_RT; i++)
+        for (int e = 0; e < EL_MAX; e++) acc[i][e] = 0.0;
+
+    // the uvec4s a lane loads: index f of the subgroup's unit, tile f / 136, row (f / 17) % 8
+    // (rows past m clamped: read, never stored), uvec4 f % 17
+    uint src[LOADS];
+    [[unroll]] for (int l = 0; l < LOADS; l++) {
+        uint f = min(uint(32 * l) + lane, UNIT_U4 - 1u);
+        src[l] = min(pl.row0 + f / ROW_U4, P.m - 1u) * row_u4s + f % ROW_U4;
+    }
+    uint sb = pl.sg * UNIT_U4 * 4u; // the subgroup's stage, in words
+
+    uvec4 v[LOADS];
+    uint cu0 = min(pl.lo, max(pl.hi, 1u) - 1u);
+    [[unroll]] for (int l = 0; l < LOADS; l++) v[l] = W[src[l] + ROW_U4 * cu0];
+    for (uint i0 = 0u; i0 < pl.per; i0++) {
+        COOP_WAIT(); // the last unit's reads of the stage are done
+        [[unroll]] for (int l = 0; l < LOADS; l++) {
+            uint f = uint(32 * l) + lane;
+            if (f < UNIT_U4) {
+                uint o = sb + 4u * f;
+                stage_[o] = v[l].x; stage_[o + 1u] = v[l].y; stage_[o + 2u] = v[l].z; stage_[o + 3u] = v[l].w;
+            }
+        }
+        COOP_SYNC();
+        uint cu = min(pl.lo + i0, max(pl.hi, 1u) - 1u);
+        // the next unit's loads before this one's products (past the slice: clamped, not used)
+        uint nu = min(pl.lo + i0 + 1u, max(pl.hi, 1u) - 1u);
+        [[unroll]] for (int l = 0; l < LOADS; l++) v[l] = W[src[l] + ROW_U4 * nu];
+        // a unit past the slice (clamped onto its last) adds nothing; emulated, its products still run
+        // (the barriers are the workgroup's)
+        float live = pl.lo + i0 < pl.hi ? 1.0 : 0.0;
+#if !COOP_EMULATE
+        if (pl.lo + i0 >= pl.hi) break; // uniform over the subgroup
+#endif
+        COOP_UNROLL for (uint j = 0u; j < 8u; j++) {
+            uint b = 8u * cu + j;
+            uvec4 xa = XQ[5u * (g * nb + b) + q];
+            uint aw[4] = uint[4](xa.x, xa.y, xa.z, xa.w);
+            FRAG8_A a;
+            FRAG8_FILL_A(a, aw)
+            float s[EL_MAX];
+            [[unroll]] for (int e = 0; e < EL_MAX; e++) {
+                s[e] = 0.0;
+                if (e < n_el) s[e] = uintBitsToFloat(XQ[rec[e] + 5u * b].x) * hi[e] * live;
+            }
+            [[unroll]] for (int i = 0; i < COOP_RT; i++) {
+                uint tile = sb + uint(i) * 8u * ROW_WORDS;
+                uint ob = 4u * (tile + g * ROW_WORDS) + 34u * j + 2u + 4u * q; // byte of the lane's first code
+                FRAG8_B bm;
+                FRAG8_FILL_B(bm, stage_word(ob), stage_word(ob + 16u))
+#if COOP_EMULATE
+                COOP_C c;
+                for (int e = 0; e < 4; e++) c.v[e] = 0;
+#else
+                COOP_C c = COOP_C(0);
+#endif
+                FRAG8_MMA(c, a, bm);
+                // constant bounds, so that acc stays in registers (the components an invocation holds: n_el)
+                [[unroll]] for (int e = 0; e < EL_MAX; e++) if (e < n_el) {
+                    // d of the component's row: the f16 at byte 34 j of its row (high half where odd)
+                    uint dw = stage_[tile + col[e] * ROW_WORDS + ((34u * j) >> 2u)];
+                    float d = unpackHalf2x16(dw)[j & 1u];
+                    acc[i][e] += float(COOP_AT(c, e)) * s[e] * d;
+                }
+            }
+        }
+    }
+
+    // each tile's components into the shared sums (NaN where the layouts are not NVIDIA's);
+    // then per row and token the slices' high and low rows added
+    for (int e = 0; e < min(n_el, EL_MAX); e++) {
+        uint at = pl.sg * uint(COOP_RT) * 128u + COOP_P(pos, e);
+        for (int i = 0; i < COOP_RT; i++)
+            coop_red_[at + uint(i) * 128u] = layout_ok ? acc[i][e] : uintBitsToFloat(0x7FC00000u);
+    }
+    barrier();
+    uint tiles = uint(COOP_WR * COOP_RT); // a slice's tiles of 8 rows, in row order
+    for (uint i = gl_LocalInvocationIndex; i < tiles * 64u; i += uint(SGS * 32)) {
+        uint tile = i >> 6u, t = (i >> 3u) & 7u, n = i & 7u, row = (gl_WorkGroupID.x * tiles + tile) * 8u + n;
+        float sum = 0.0;
+        for (uint s = 0u; s < uint(COOP_KS); s++) {
+            uint at = (s * tiles + tile) * 128u + t * 8u + n;
+            sum += coop_red_[at] + coop_red_[at + 64u];
+        }
+        // more components than EL_MAX would leave sums out: NaN, which the oracle check refuses
+        if (n_el > EL_MAX) sum = uintBitsToFloat(0x7FC00000u);
+        if (t < uint(GEMV_TOKENS) && row < P.m) Y[t * P.m + row] = sum;
+    }
+}
