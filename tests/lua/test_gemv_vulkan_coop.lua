@@ -151,8 +151,31 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     "gemv_vulkan.variant: COOP_DIRECT=1 and COOP_REG=1 are two ways to fill A: name one", true)
   t.errors(function() specs.variant("f16", { GEMV_COOP = 1, COOP_REG = 2, COOP_DIRECT = 1 }) end,
     "gemv_vulkan.variant: COOP_DIRECT=1 and COOP_REG=2 are two ways to fill A: name one", true)
-  t.errors(function() specs.variant("q8_0", { GEMV_COOP = 1, COOP_REG = 1 }) end,
-    "gemv_vulkan.variant: q8_0 has no define COOP_REG", false)
+  -- q8_0 with W in B (COOP_REG=3): its own kernel and first dispatch (x's records in A's order),
+  -- units of 8 blocks (k a multiple of 256), tiles of 8 rows, COOP_U not read
+  local q = specs.variant("q8_0", { GEMV_COOP = 1, GEMV_TOKENS = 5, COOP_REG = 3, COOP_RT = 2, COOP_WR = 2, COOP_KS = 4 })
+  t.eq({ q.file, q.block[1], q.rows_per_group, q.k_multiple, q.x_rounding },
+    { "kernels/vulkan/gemv_q8_0_wideb.comp", 256, 32, 256, 32 })
+  t.eq(q.defines, { GEMV_COOP = 1, COOP_FMT = 1, COOP_WR = 2, COOP_KS = 4, COOP_RT = 2, GEMV_TOKENS = 5 })
+  t.eq(q.shared_bytes, 8 * 2176 * 2 + 512 + 8 * 512 * 2 + 512, "stages of 2 tiles, indices, the slices' sums, the probe")
+  t.eq({ q.prep.spec.file, q.prep.spec.defines, q.prep.grid(5120), q.prep.bytes(5120) },
+    { "kernels/vulkan/gemv_idot_xprep.comp", { GEMV_TOKENS = 5, XPREP_COOP = 2 }, { 40, 1, 1 }, 80 * 8 * 160 })
+  t.truthy(specs.variant("q8_0", { GEMV_COOP = 1, GEMV_TOKENS = 5, COOP_REG = 3, COOP_RT = 2, COOP_WR = 2, COOP_KS = 4,
+    COOP_U = 3 }) == q, "COOP_U is not read: one spec")
+  t.eq(specs.variant("q8_0", { GEMV_COOP = 2, GEMV_TOKENS = 5, COOP_REG = 3 }).shared_bytes,
+    8 * (2176 + 3072) + 512 + 8 * 512, "emulated: each subgroup's A and B in 768 ints, no probe")
+  t.eq({ specs.variant_defines("q8_0").COOP_REG, specs.variant_defines("q8_0").COOP_RT, specs.variant_defines("q8_0").COOP_PF },
+    { 0, 1, nil })
+  for _, reg in ipairs { 1, 2 } do
+    t.errors(function() specs.variant("q8_0", { GEMV_COOP = 1, COOP_REG = reg }) end,
+      ("gemv_vulkan.variant: q8_0 COOP_REG=%d: its kernels are the staged one (0) and W in B (3)"):format(reg), true)
+  end
+  t.errors(function() specs.variant("q8_0", { GEMV_COOP = 1, COOP_RT = 2 }) end,
+    "gemv_vulkan.variant: COOP_RT=2 is COOP_REG=2's and 3's (row tiles a subgroup): the other kernels have one", true)
+  t.errors(function() specs.variant("q8_0", { GEMV_COOP = 1, COOP_REG = 3, COOP_PF = 1 }) end,
+    "gemv_vulkan.variant: q8_0 has no define COOP_PF", false)
+  t.errors(function() specs.variant("q4_0", { GEMV_COOP = 1, COOP_REG = 3 }) end,
+    "gemv_vulkan.variant: q4_0 has no define COOP_REG", false)
   t.errors(function() specs.variant("f32", { GEMV_COOP = 1 }) end, "gemv_vulkan.variant: f32 has no define GEMV_COOP", true)
 end)
 
@@ -180,7 +203,7 @@ t.test("for_device: f16 and bf16 from T = 5 on W in B where the device has the f
   t.eq(specs.for_device(nv, "f32", 14336, 5120, 8), nil, "f32 has no such kernel")
 end)
 
-t.test("f16 COOP_DIRECT=1 refuses m that is not a multiple of 16, COOP_REG=2 k not of 32, 3 not of 64, naming them", function()
+t.test("f16 COOP_DIRECT=1 refuses m that is not a multiple of 16, COOP_REG=2 k not of 32, 3 not of 64 (q8_0's not of 256), naming them", function()
   local dev = t.device("vulkan")
   local s = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = 2, COOP_DIRECT = 1 })
   gc.releasing(dev, function()
@@ -201,6 +224,13 @@ t.test("f16 COOP_DIRECT=1 refuses m that is not a multiple of 16, COOP_REG=2 k n
   t.errors(function() gemv.launches(dev, "f16", w, x, y, 40, 32, 2, wideb) end,
     "gemv.launches: f16 needs k to be a multiple of 64, got k=32", true)
   t.eq(#gemv.launches(dev, "f16", w, x, y, 40, 64, 2, wideb), 2, "COOP_REG=3, m = 40, k = 64")
+  -- q8_0's W in B reads units of 8 blocks from 16-byte aligned rows: k a multiple of 256
+  local q8 = specs.variant("q8_0", { GEMV_COOP = 2, GEMV_TOKENS = 2, COOP_REG = 3 })
+  local wq <close> = dev:buffer(gemv.buffer_bytes("q8_0", 40, 256))
+  local xq <close> = dev:buffer(2 * 256 * 4)
+  t.errors(function() gemv.launches(dev, "q8_0", wq, xq, y, 40, 224, 2, q8) end,
+    "gemv.launches: q8_0 needs k to be a multiple of 256, got k=224", true)
+  t.eq(#gemv.launches(dev, "q8_0", wq, xq, y, 40, 256, 2, q8), 2, "q8_0 COOP_REG=3, m = 40, k = 256")
   end)
 end)
 
@@ -224,6 +254,10 @@ t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan
       local wideb = DENSE[fmt] and specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_REG = 3, COOP_U = T % 3 + 1,
         COOP_RT = (T + 1) % 4 + 1 }) or nil
       local wideb_prep = wideb and wideb.prep.spec or nil
+      if fmt == "q8_0" then -- its W in B, both modes, 1 and 2 tiles
+        wideb = specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_REG = 3, COOP_RT = T % 2 + 1 })
+        wideb_prep = wideb.prep.spec
+      end
       for _, sp in ipairs { s, s.prep.spec, direct, reg, wide, wide_prep, wideb, wideb_prep } do
         local c = gpu.compile { backend = "vulkan", file = sp.file, target = "vulkan1.2", defines = sp.defines }
         local label = ("%s T=%d %s%s"):format(fmt, T, sp.file, sp == direct and " COOP_DIRECT=1" or sp == reg and " COOP_REG=1" or "")
@@ -255,13 +289,32 @@ local function quantize_block(v)
   return h, l, f32(amax * f32(1.0 / 32639.0)), sum
 end
 
-t.test("XPREP_COOP=1: x's signed digits, s_b and sums for 8 tokens, zeros past T (lavapipe runs it)", function()
+-- A record's 32 high and 32 low digits: XPREP_COOP=1 keeps them in k order; 2 (q8_0's W in B)
+-- as A's fragments take them, uvec4 q = (high word q, high word 4 + q, low word q, low word 4 + q)
+local function record_digits(out, o, mode)
+  local words = {}
+  for w = 0, 15 do words[w] = out:sub(o + 4 * w + 1, o + 4 * w + 4) end
+  if mode == 2 then
+    local at = {}
+    for w = 0, 7 do
+      at[w] = words[4 * (w % 4) + w // 4]
+      at[8 + w] = words[4 * (w % 4) + w // 4 + 2]
+    end
+    words = at
+  end
+  local flat = table.concat(words, "", 0, 15)
+  return { string.unpack(("<" .. ("b"):rep(32)), flat) }, { string.unpack(("<" .. ("b"):rep(32)), flat, 33) }
+end
+
+t.test("XPREP_COOP=1 and 2: x's signed digits, s_b and sums for 8 tokens, zeros past T (lavapipe runs it)", function()
   local dev = gc.idot_device()
   local ref = require "gpubench.ref"
   gc.releasing(dev, function()
+    for _, mode in ipairs { 1, 2 } do
     for _, T in ipairs { 1, 3, 8 } do
       local k = 96 -- three blocks
-      local s = specs.variant("q8_0", { GEMV_COOP = 1, GEMV_TOKENS = T })
+      local s = specs.variant("q8_0", { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = mode == 2 and 3 or 0 })
+      t.eq(s.prep.spec.defines.XPREP_COOP, mode)
       local x = {}
       for r = 1, T do x[r] = ref.random_f32(k, 700 + r) end
       -- a block of zeros and one whose amax is hit exactly by two values of opposite sign
@@ -280,9 +333,8 @@ t.test("XPREP_COOP=1: x's signed digits, s_b and sums for 8 tokens, zeros past T
         local vals = tok <= T and { string.unpack(("<" .. ("f"):rep(k)), x[tok]) } or nil
         for b = 1, 3 do
           local o = 80 * ((tok - 1) * 3 + (b - 1))
-          local what = ("T=%d token %d block %d"):format(T, tok, b)
-          local hs = { string.unpack(("<" .. ("b"):rep(32)), out, o + 1) }
-          local ls = { string.unpack(("<" .. ("b"):rep(32)), out, o + 33) }
+          local what = ("XPREP_COOP=%d T=%d token %d block %d"):format(mode, T, tok, b)
+          local hs, ls = record_digits(out, o, mode)
           local sb, sum = string.unpack("<fi4", out, o + 65)
           if vals then
             local v = {}
@@ -300,6 +352,7 @@ t.test("XPREP_COOP=1: x's signed digits, s_b and sums for 8 tokens, zeros past T
           end
         end
       end
+    end
     end
   end)
 end)
@@ -454,6 +507,13 @@ t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16 a
         gc.check_tokens(dev, fmt, 21 + 16 * T, T == 1 and 64 * 67 or 64 * 7, T, 1280 + T, v)
       end
     end
+    -- q8_0 with W in B (COOP_REG=3, NVIDIA's layouts emulated): ragged m, units of 8 blocks that
+    -- the slices do not divide (and slices with none), 1 and 2 tiles of 8 rows
+    for i, T in ipairs { 1, 3, 8 } do
+      local v = specs.variant("q8_0", { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_REG = 3, COOP_KS = 1 + T % 3,
+        COOP_RT = 1 + i % 2, COOP_WR = 3 - i % 2 })
+      gc.check_tokens(dev, "q8_0", 13 + 16 * T, T == 1 and 256 * 5 or 256 * (T // 2), T, 1290 + T, v)
+    end
     -- f16 with A from W itself: whole row groups; k whose steps the slices do not divide
     for _, T in ipairs { 1, 3, 8 } do
       local v = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_DIRECT = 1, COOP_KS = 2 + T % 2 })
@@ -502,7 +562,7 @@ end)
 
 -- The wide kernels' loads assume NVIDIA's layout: on another (the emulation scrambled,
 -- FRAG_MMA_LAYOUT=0) every y is NaN, which no oracle check passes, never a wrong number.
-t.test("COOP_REG=2 and 3 on another fragment layout: every y NaN; on NVIDIA's, right", function()
+t.test("COOP_REG=2 and 3 (f16, q8_0) on another fragment layout: every y NaN; on NVIDIA's, right", function()
   local dev = t.device("vulkan")
   local ref = require "gpubench.ref"
   gc.releasing(dev, function()
@@ -520,11 +580,23 @@ t.test("COOP_REG=2 and 3 on another fragment layout: every y NaN; on NVIDIA's, r
       t.eq({ #y, nan }, { 3 * m, 3 * m }, ("COOP_REG=%d, scrambled layout: every output NaN"):format(reg))
       gc.check_tokens(dev, "f16", m, k, 3, 79, s)
     end
+    -- q8_0 W in B: rows and columns rotated by one in the emulation
+    local s = specs.variant("q8_0", { GEMV_COOP = 2, GEMV_TOKENS = 3, COOP_REG = 3, COOP_WR = 1, COOP_KS = 1 })
+    local d = {}
+    for name, v in pairs(s.defines) do d[name] = v end
+    d.FRAG_MMA_LAYOUT = 0
+    local m, k = 19, 256
+    local w = ref.random_blocks("q8_0", m * k // 32, 87)
+    local y = gemv.run(dev, "q8_0", w, m, k, ref.random_f32(3 * k, 88), 3, setmetatable({ defines = d }, { __index = s }))
+    local nan = 0
+    for i = 1, #y do if y[i] ~= y[i] then nan = nan + 1 end end
+    t.eq({ #y, nan }, { 3 * m, 3 * m }, "q8_0 COOP_REG=3, another layout: every output NaN")
+    gc.check_tokens(dev, "q8_0", m, k, 3, 89, s)
   end)
 end)
 
 -- COOP_REG=2 on its own (the one to run after a kernel change: scripts/gpu-session.sh wide)
-t.test("COOP_REG=2 and 3: f16 and bf16 against the FP64 oracle at every T, ragged m, units the slices do not divide", function()
+t.test("COOP_REG=2 and 3: f16 and bf16 (and q8_0's 3) against the FP64 oracle at every T, ragged m, units the slices do not divide", function()
   local dev = t.device("vulkan")
   local ok, why = specs.variant("f16", { GEMV_COOP = 1, COOP_REG = 2 }).requires(dev)
   if not ok then t.skip(why) end
@@ -537,6 +609,14 @@ t.test("COOP_REG=2 and 3: f16 and bf16 against the FP64 oracle at every T, ragge
         local b = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = 3, COOP_KS = T % 3 + 1, COOP_U = T % 4 + 1,
           COOP_WR = T % 2 == 1 and 4 or 2, COOP_RT = T % 4 + 1 })
         gc.check_tokens(dev, fmt, 29 + 30 * T, 64 * (60 + 3 * T), T, 1600 + 10 * i + T, b) -- from T = 2, two prep slices
+      end
+    end
+    -- q8_0 W in B (its int8 matrices: the device check above asked for fp16 ones)
+    if specs.variant("q8_0", { GEMV_COOP = 1, COOP_REG = 3 }).requires(dev) then
+      for T = 1, 8 do
+        local b = specs.variant("q8_0", { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = 3, COOP_KS = T % 3 + 1,
+          COOP_WR = T % 2 == 1 and 4 or 2, COOP_RT = T % 2 + 1 })
+        gc.check_tokens(dev, "q8_0", 29 + 30 * T, 256 * (17 + T), T, 1700 + T, b)
       end
     end
   end)
