@@ -69,6 +69,7 @@
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
+#   scripts/gpu-session.sh next23      # q8_0 W in B after the in-lane sums: GPU oracle test, A/B at T = 8 (1..4 tiles) and 4
 #   scripts/gpu-session.sh next22      # after next21: q8_0 W in B (int8) test and A/B at T = 8, 4; q8_0 tables; SwiGLU with the M rule, both backends; f16 at m = 8448, 16896
 #   scripts/gpu-session.sh next21      # after next20: COOP_REG=3 at T = 5..7 and a T = 8 grid, the f16/bf16 tables with the rule (both backends), SwiGLU W in B at M = 4..8
 #   scripts/gpu-session.sh next20      # what 2026-12-06 left unmeasured: COOP_REG=3 against scalar and COOP_REG=2 (T = 8, 4, validated), SwiGLU SW_WB=1 A B B A
@@ -448,6 +449,19 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     phase_wide
   VKREG_SHAPES=13824,5120 VKREG_GEOS="SW_WG=64 SW_COOP=1,SW_WB=1 SW_COOP=1,SW_WB=1 SW_WG=64" VKREG_GEMV_FORMATS= \
     VKREG_GEMV_TEST=0 phase_vkreg
+}
+
+phase_next23() { # q8_0's W in B after the in-lane high + low sums (two d a tile and block, one s_b): its GPU oracle
+  # test, then beside the table's integer kernel at T = 8 (1 to 4 tiles a subgroup) and 4, validated
+  GPUBENCH_TEST_ONLY="COOP_REG=2 and 3: f16" run lua_test_vk_wide timeout 150 $G tests/lua/test_gemv_vulkan_coop.lua
+  grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_wide.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
+  local base8="GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=4" base4="GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_T=16;GEMV_NR=8"
+  for tb in "8:$base8:COOP_WR=1,2;COOP_KS=2,4;COOP_RT=2,3,4" "4:$base4:COOP_WR=1;COOP_KS=2,4;COOP_RT=4"; do
+    local T=${tb%%:*} rest=${tb#*:}; local base=${rest%%:*} geo=${rest#*:} n="vkq8wb23_T${tb%%:*}"
+    run "$n" timeout 240 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 \
+      --validate --kernels q8_0 --grid "$base|GEMV_TOKENS=$T;GEMV_COOP=1;COOP_REG=3;$geo" --json "$LOGS/$n.jsonl"
+    grep -E "^q8_0|rror" "$LOGS/$n.log"
+  done
 }
 
 phase_next22() { # one call after next21: q8_0's W in B (COOP_REG=3, int8 matrices): its GPU oracle test, then beside the
@@ -1171,6 +1185,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next23)
+  phase_next23
   ;;
 next22)
   phase_next22

@@ -97,9 +97,15 @@ struct CoopEmu {
 #define COOP_SYNC() { memoryBarrierShared(); barrier(); }
 
 // The emulated layout: component e of lane L is element 37 (4 L + e) mod 128, scrambled
-// so that a kernel assuming any fixed layout fails.
+// so that a kernel assuming any fixed layout fails; with FRAG_MMA_LAYOUT=1 (the kernels whose
+// loads assume NVIDIA's operand layouts) NVIDIA's result layout, row L / 4 + 8 (e / 2),
+// column 2 (L % 4) + e % 2 (tools/coop_layout_probe.lua).
 int coop_emu_at(uint e) {
+#if defined(FRAG_MMA_LAYOUT) && FRAG_MMA_LAYOUT
+    return int(((COOP_LANE >> 2u) + 8u * (e >> 1u)) * 8u + 2u * (COOP_LANE & 3u) + (e & 1u));
+#else
     return int((37u * (4u * COOP_LANE + e)) & 127u);
+#endif
 }
 
 COOP_C coop_positions() {

@@ -615,7 +615,7 @@ t.test("COOP_REG=2 and 3: f16 and bf16 (and q8_0's 3) against the FP64 oracle at
     if specs.variant("q8_0", { GEMV_COOP = 1, COOP_REG = 3 }).requires(dev) then
       for T = 1, 8 do
         local b = specs.variant("q8_0", { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = 3, COOP_KS = T % 3 + 1,
-          COOP_WR = T % 2 == 1 and 4 or 2, COOP_RT = T % 2 + 1 })
+          COOP_WR = T % 2 == 1 and 2 or 1, COOP_RT = T % 4 + 1 }) -- at most 6 subgroups of 4 tiles: 48 KiB
         gc.check_tokens(dev, "q8_0", 29 + 30 * T, 256 * (17 + T), T, 1700 + T, b)
       end
     end
