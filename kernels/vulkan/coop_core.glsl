@@ -108,6 +108,23 @@ int coop_emu_at(uint e) {
 #endif
 }
 
+// c += a b for operands filled from registers (coop_frag.glsl, coop_frag8.glsl): a's na
+// components at A's elements apos (row * kk + k; an expression of the component e_), b's nb at
+// bpos (k * 8 + column), into the subgroup's 24 kk elements of the shared array arr, then each
+// component of c its dot over kk (elt: the element type).
+#define COOP_EMU_MMA(c, a, b, arr, na, nb, kk, apos, bpos, elt) { \
+    uint fb_ = COOP_SG * 24u * (kk); \
+    barrier(); \
+    for (uint e_ = 0u; e_ < (na); e_++) arr[fb_ + (apos)] = (a).v[e_]; \
+    for (uint e_ = 0u; e_ < (nb); e_++) arr[fb_ + 16u * (kk) + (bpos)] = (b).v[e_]; \
+    barrier(); \
+    for (uint e_ = 0u; e_ < 4u; e_++) { \
+        uint p_ = uint(coop_emu_at(e_)); \
+        elt s_ = elt(0); \
+        for (uint k_ = 0u; k_ < (kk); k_++) s_ += arr[fb_ + (p_ >> 3u) * (kk) + k_] * arr[fb_ + 16u * (kk) + k_ * 8u + (p_ & 7u)]; \
+        c.v[e_] += s_; \
+    } }
+
 COOP_C coop_positions() {
     barrier(); // as the real one's
     COOP_C pos;

@@ -112,20 +112,9 @@ FRAG_B frag_b_positions() {
 }
 #endif
 
-// c += a b (apos, bpos: their positions): the operands into the subgroup's shared floats,
-// then each component of c its dot
-#define FRAG_MMA(c, a, b, apos, bpos) { \
-    uint fb_ = COOP_SG * 384u; \
-    barrier(); \
-    for (uint e_ = 0u; e_ < 8u; e_++) frag_emu_[fb_ + FRAG_AT(apos, e_)] = (a).v[e_]; \
-    for (uint e_ = 0u; e_ < 4u; e_++) frag_emu_[fb_ + 256u + FRAG_AT(bpos, e_)] = (b).v[e_]; \
-    barrier(); \
-    for (uint e_ = 0u; e_ < 4u; e_++) { \
-        uint p_ = uint(coop_emu_at(e_)); \
-        float s_ = 0.0; \
-        for (uint k_ = 0u; k_ < 16u; k_++) s_ += frag_emu_[fb_ + (p_ >> 3u) * 16u + k_] * frag_emu_[fb_ + 256u + k_ * 8u + (p_ & 7u)]; \
-        c.v[e_] += s_; \
-    } }
+// c += a b (apos, bpos: their positions), through the subgroup's shared floats
+#define FRAG_MMA(c, a, b, apos, bpos) \
+    COOP_EMU_MMA(c, a, b, frag_emu_, 8u, 4u, 16u, FRAG_AT(apos, e_), FRAG_AT(bpos, e_), float)
 #endif
 
 #ifndef FRAG_W_BF16

@@ -91,19 +91,9 @@ shared int frag8_emu_[SGS * 768];
     for (uint e_ = 0u; e_ < 8u; e_++) \
         ok = ok && FRAG8_EMU_B(COOP_LANE, e_) == FRAG8_K(COOP_LANE, e_) * 8u + FRAG8_B_COL(COOP_LANE); }
 
-// c += a b: the operands into the subgroup's shared ints, then each component of c its dot
-#define FRAG8_MMA(c, a, b) { \
-    uint fb_ = COOP_SG * 768u; \
-    barrier(); \
-    for (uint e_ = 0u; e_ < 16u; e_++) frag8_emu_[fb_ + FRAG8_EMU_A(COOP_LANE, e_)] = (a).v[e_]; \
-    for (uint e_ = 0u; e_ < 8u; e_++) frag8_emu_[fb_ + 512u + FRAG8_EMU_B(COOP_LANE, e_)] = (b).v[e_]; \
-    barrier(); \
-    for (uint e_ = 0u; e_ < 4u; e_++) { \
-        uint p_ = uint(coop_emu_at(e_)); \
-        int s_ = 0; \
-        for (uint k_ = 0u; k_ < 32u; k_++) s_ += frag8_emu_[fb_ + (p_ >> 3u) * 32u + k_] * frag8_emu_[fb_ + 512u + k_ * 8u + (p_ & 7u)]; \
-        c.v[e_] += s_; \
-    } }
+// c += a b, through the subgroup's shared ints
+#define FRAG8_MMA(c, a, b) \
+    COOP_EMU_MMA(c, a, b, frag8_emu_, 16u, 8u, 32u, FRAG8_EMU_A(COOP_LANE, e_), FRAG8_EMU_B(COOP_LANE, e_), int)
 #endif
 
 // a from four words (row g's k 4q.., row g's k 16 + 4q.., row g + 8's, row g + 8's) and b from
