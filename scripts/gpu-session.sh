@@ -69,6 +69,7 @@
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
+#   scripts/gpu-session.sh next24      # q8_0 W in B (16-byte stage stores) A/B at T = 8; the f16 rule at 1024/4096 rows and k = 14336; SwiGLU M rule at 11008 x 4096
 #   scripts/gpu-session.sh next23      # q8_0 W in B after the in-lane sums: GPU oracle test, A/B at T = 8 (1..4 tiles) and 4
 #   scripts/gpu-session.sh next22      # after next21: q8_0 W in B (int8) test and A/B at T = 8, 4; q8_0 tables; SwiGLU with the M rule, both backends; f16 at m = 8448, 16896
 #   scripts/gpu-session.sh next21      # after next20: COOP_REG=3 at T = 5..7 and a T = 8 grid, the f16/bf16 tables with the rule (both backends), SwiGLU W in B at M = 4..8
@@ -449,6 +450,27 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     phase_wide
   VKREG_SHAPES=13824,5120 VKREG_GEOS="SW_WG=64 SW_COOP=1,SW_WB=1 SW_COOP=1,SW_WB=1 SW_WG=64" VKREG_GEMV_FORMATS= \
     VKREG_GEMV_TEST=0 phase_vkreg
+}
+
+phase_next24() { # q8_0's W in B with 16-byte stage stores beside the table's integer kernel at T = 8, validated; the f16
+  # rule (COOP_REG=3 from T = 5) at the shapes it was not timed at (few rows, long k), T = 5 and 8; the SwiGLU M rule at
+  # LLaMA-2-7B's 11008 x 4096, M = 1, 6, 7, 8, A B B A
+  local base8="GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=4"
+  run vkq8wb24_T8 timeout 200 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 \
+    --validate --kernels q8_0 --grid "$base8|GEMV_TOKENS=8;GEMV_COOP=1;COOP_REG=3;COOP_WR=1,2;COOP_KS=2,4;COOP_RT=2,4" \
+    --json "$LOGS/vkq8wb24_T8.jsonl"
+  grep -E "^q8_0|rror" "$LOGS/vkq8wb24_T8.log"
+  for mk in 1024:4096 4096:4096 4096:14336; do
+    for T in 8 5; do
+      local n="vkf16rule_${mk/:/x}_T$T"
+      run "$n" timeout 100 env M=${mk%:*} K=${mk#*:} ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 \
+        --validate --kernels f16 --grid "GEMV_TOKENS=$T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=$T;GEMV_COOP=1;COOP_REG=3;COOP_WR=2;COOP_KS=4;COOP_U=2;COOP_RT=4" \
+        --json "$LOGS/$n.jsonl"
+      grep -E "^f16|rror" "$LOGS/$n.log"
+    done
+  done
+  VKREG_SHAPES=11008,4096 VKREG_M=1,6,7,8 VKREG_GEOS="SW_WG=64 SW_COOP=1,SW_WB=1 SW_COOP=1,SW_WB=1 SW_WG=64" \
+    VKREG_GEMV_FORMATS= VKREG_GEMV_TEST=0 phase_vkreg
 }
 
 phase_next23() { # q8_0's W in B after the in-lane high + low sums (two d a tile and block, one s_b): its GPU oracle
@@ -1185,6 +1207,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next24)
+  phase_next24
   ;;
 next23)
   phase_next23
