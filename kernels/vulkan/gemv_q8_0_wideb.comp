@@ -33,15 +33,12 @@ layout(set = 0, binding = 0) readonly buffer WBuf { uvec4 W[]; };
 #define UNIT_U4 (8u * ROW_U4 * uint(COOP_RT)) // a subgroup's unit: its tiles' rows
 #define LOADS ((8 * 17 * COOP_RT + 31) / 32)  // uvec4s a lane loads a unit
 
-shared uvec4 stage_[SGS * 8 * 17 * COOP_RT]; // uvec4s: one 16-byte store each
-
-// Word w of the stage
-#define STAGE_W(w) stage_[(w) >> 2u][(w) & 3u]
+shared uint stage_[SGS * 8 * 68 * COOP_RT];
 
 // The 4 bytes at byte o of the stage (o even)
 uint stage_word(uint o) {
     uint w = o >> 2u;
-    return (o & 2u) == 0u ? STAGE_W(w) : (STAGE_W(w) >> 16u) | (STAGE_W(w + 1u) << 16u);
+    return (o & 2u) == 0u ? stage_[w] : (stage_[w] >> 16u) | (stage_[w + 1u] << 16u);
 }
 
 void main() {
@@ -78,7 +75,10 @@ void main() {
         COOP_WAIT(); // the last unit's reads of the stage are done
         [[unroll]] for (int l = 0; l < LOADS; l++) {
             uint f = uint(32 * l) + lane;
-            if (f < UNIT_U4) stage_[pl.sg * UNIT_U4 + f] = v[l];
+            if (f < UNIT_U4) {
+                uint o = sb + 4u * f;
+                stage_[o] = v[l].x; stage_[o + 1u] = v[l].y; stage_[o + 2u] = v[l].z; stage_[o + 3u] = v[l].w;
+            }
         }
         COOP_SYNC();
         uint cu = min(pl.lo + i0, max(pl.hi, 1u) - 1u);
@@ -114,8 +114,8 @@ void main() {
                 int h0 = COOP_AT(c, 0) * 256 + COOP_AT(c, 2), h1 = COOP_AT(c, 1) * 256 + COOP_AT(c, 3);
                 // d of rows 2q and 2q + 1: the f16 at byte 34 j of the row (the word's high half where j is odd)
                 uint dw = tile + 2u * q * ROW_WORDS + ((34u * j) >> 2u);
-                acc[i][0] += float(h0) * s * unpackHalf2x16(STAGE_W(dw))[j & 1u];
-                acc[i][1] += float(h1) * s * unpackHalf2x16(STAGE_W(dw + ROW_WORDS))[j & 1u];
+                acc[i][0] += float(h0) * s * unpackHalf2x16(stage_[dw])[j & 1u];
+                acc[i][1] += float(h1) * s * unpackHalf2x16(stage_[dw + ROW_WORDS])[j & 1u];
             }
         }
     }
