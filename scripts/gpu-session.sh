@@ -69,6 +69,7 @@
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
+#   scripts/gpu-session.sh next25      # SwiGLU W in B with unconditional x loads against the scalar kernels, 11008 x 4096 and 13824 x 5120, M = 1, 4, 7, 8
 #   scripts/gpu-session.sh next24      # q8_0 W in B (16-byte stage stores) A/B at T = 8; the f16 rule at 1024/4096 rows and k = 14336; SwiGLU M rule at 11008 x 4096
 #   scripts/gpu-session.sh next23      # q8_0 W in B after the in-lane sums: GPU oracle test, A/B at T = 8 (1..4 tiles) and 4
 #   scripts/gpu-session.sh next22      # after next21: q8_0 W in B (int8) test and A/B at T = 8, 4; q8_0 tables; SwiGLU with the M rule, both backends; f16 at m = 8448, 16896
@@ -450,6 +451,12 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     phase_wide
   VKREG_SHAPES=13824,5120 VKREG_GEOS="SW_WG=64 SW_COOP=1,SW_WB=1 SW_COOP=1,SW_WB=1 SW_WG=64" VKREG_GEMV_FORMATS= \
     VKREG_GEMV_TEST=0 phase_vkreg
+}
+
+phase_next25() { # SwiGLU W in B with x's loads unconditional (rows past M masked) against the scalar kernels, A B B A, at
+  # LLaMA-2-7B's 11008 x 4096 and 13B's 13824 x 5120, M = 1, 4, 7, 8, after its GPU test
+  VKREG_SHAPES="11008,4096 13824,5120" VKREG_M=1,4,7,8 VKREG_GEOS="SW_WG=64 SW_COOP=1,SW_WB=1 SW_COOP=1,SW_WB=1 SW_WG=64" \
+    VKREG_GEMV_FORMATS= VKREG_GEMV_TEST=0 phase_vkreg
 }
 
 phase_next24() { # q8_0's W in B with 16-byte stage stores beside the table's integer kernel at T = 8, validated; the f16
@@ -1207,6 +1214,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next25)
+  phase_next25
   ;;
 next24)
   phase_next24

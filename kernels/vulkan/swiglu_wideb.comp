@@ -78,7 +78,9 @@ void main() {
     wr[0] = out_n * k8 + g;             // gate
     wr[1] = (P.n + out_n) * k8 + g;     // up
 #endif
-    bool xlive = g < uint(MT);
+    // rows past MT: token MT - 1's x loaded and masked to zeros, the loads unconditional (with
+    // them conditional, fused M < 8 took 1.27x M = 8's time at 11008 x 4096: docs/kernels/swiglu.md)
+    uvec4 xmask = uvec4(g < uint(MT) ? 0xFFFFFFFFu : 0u);
     uint xr = min(g, uint(MT) - 1u) * k8 + 2u * q;
 
     COOP_C c;
@@ -93,8 +95,8 @@ void main() {
             uint cu = min(lo + i0 + uint(u), max(hi, 1u) - 1u); // past the slice: not used (in range)
             w[u][0] = W[wr[0] + 8u * cu];
             w[u][1] = W[wr[1] + 8u * cu];
-            x[u][0] = xlive ? X[xr + 8u * cu] : uvec4(0u);
-            x[u][1] = xlive ? X[xr + 8u * cu + 1u] : uvec4(0u);
+            x[u][0] = X[xr + 8u * cu] & xmask;
+            x[u][1] = X[xr + 8u * cu + 1u] & xmask;
         }
         COOP_UNROLL for (int u = 0; u < SW_U; u++) {
 #if !COOP_EMULATE
