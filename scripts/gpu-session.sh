@@ -69,6 +69,7 @@
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
+#   scripts/gpu-session.sh next26      # Vulkan f32 at T = 8 and 6: a GEMV_T x GEMV_NR grid, validated
 #   scripts/gpu-session.sh next25      # SwiGLU W in B with unconditional x loads against the scalar kernels, 11008 x 4096 and 13824 x 5120, M = 1, 4, 7, 8
 #   scripts/gpu-session.sh next24      # q8_0 W in B (16-byte stage stores) A/B at T = 8; the f16 rule at 1024/4096 rows and k = 14336; SwiGLU M rule at 11008 x 4096
 #   scripts/gpu-session.sh next23      # q8_0 W in B after the in-lane sums: GPU oracle test, A/B at T = 8 (1..4 tiles) and 4
@@ -451,6 +452,16 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     phase_wide
   VKREG_SHAPES=13824,5120 VKREG_GEOS="SW_WG=64 SW_COOP=1,SW_WB=1 SW_COOP=1,SW_WB=1 SW_WG=64" VKREG_GEMV_FORMATS= \
     VKREG_GEMV_TEST=0 phase_vkreg
+}
+
+phase_next26() { # Vulkan f32 at T = 8 and 6 (64.9 % at T = 8 with the dense T-row rule's GEMV_T 16, NR 8): a geometry grid
+  # at 14336 x 5120 rotated, validated (reversed at 5x the iterations)
+  for tg in "8:GEMV_T=8,16,32;GEMV_NR=2,4,8" "6:GEMV_T=16,32;GEMV_NR=4,8"; do
+    local T=${tg%%:*} n="vkf32_T${tg%%:*}"
+    run "$n" timeout 150 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 \
+      --validate --kernels f32 --grid "GEMV_TOKENS=$T;${tg#*:}" --json "$LOGS/$n.jsonl"
+    grep -E "^f32|rror" "$LOGS/$n.log"
+  done
 }
 
 phase_next25() { # SwiGLU W in B with x's loads unconditional (rows past M masked) against the scalar kernels, A B B A, at
@@ -1214,6 +1225,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next26)
+  phase_next26
   ;;
 next25)
   phase_next25
