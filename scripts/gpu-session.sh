@@ -69,6 +69,7 @@
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
+#   scripts/gpu-session.sh next27      # f32 W in B (hi + lo on the fp16 matrices): GPU oracle test, A/B against the scalar kernel at T = 8, 6, 4
 #   scripts/gpu-session.sh next26      # Vulkan f32 at T = 8 and 6: a GEMV_T x GEMV_NR grid, validated
 #   scripts/gpu-session.sh next25      # SwiGLU W in B with unconditional x loads against the scalar kernels, 11008 x 4096 and 13824 x 5120, M = 1, 4, 7, 8
 #   scripts/gpu-session.sh next24      # q8_0 W in B (16-byte stage stores) A/B at T = 8; the f16 rule at 1024/4096 rows and k = 14336; SwiGLU M rule at 11008 x 4096
@@ -129,6 +130,12 @@ swgeo() { # swgeo NAME N,K GEOMETRY: swiglu_ab's fused kernel at one geometry, r
   run "$1" timeout 60 $G --backend ${SWGEO_BACKEND:-cuda} experiments/swiglu_ab.lua --shape $2 --m-values ${SWGEO_M:-1,8} \
     --mode ${SWGEO_MODE:-graph} --regime rotated --trials 4 --rounds 1 --geometry $3 ${SWGEO_FLAGS:-} --json "$LOGS/$1.jsonl"
   grep -E '^custom' "$LOGS/$1.log"
+}
+
+variants() { # variants NAME FORMAT M K GRID: one validated gemv_variants process (rotated, reversed at 5x the iterations)
+  run "$1" timeout ${VARIANTS_LIMIT:-200} env M=$3 K=$4 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate \
+    --rounds 1 --validate --kernels $2 --grid "$5" --json "$LOGS/$1.jsonl"
+  grep -E "^$2|rror" "$LOGS/$1.log"
 }
 
 gemv_runs() { # gemv_runs PREFIX TAG FORMAT "ORDER:ITERS:T ..." GRID LIMIT [FLAGS...]: one gemv_variants process per run
@@ -454,13 +461,21 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next27() { # f32 on the fp16 matrices, W in B as hi + lo (COOP_REG=3, COOP_FMT=8; never run on a GPU): its GPU
+  # oracle test, then beside the table's scalar kernel (GEMV_T 16, NR 8) at T = 8, 6 and 4, 14336 x 5120 rotated, validated
+  GPUBENCH_TEST_ONLY="COOP_REG=2 and 3: f16" run lua_test_vk_wide timeout 200 $G tests/lua/test_gemv_vulkan_coop.lua
+  grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_wide.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
+  for T in 8 6 4; do
+    local geo="COOP_WR=1,2;COOP_KS=4;COOP_U=1,2;COOP_RT=2,4"
+    [[ $T != 8 ]] && geo="COOP_WR=2;COOP_KS=4;COOP_U=1;COOP_RT=2,4"
+    variants "vkf32wb_T$T" f32 14336 5120 "GEMV_TOKENS=$T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=$T;GEMV_COOP=1;COOP_REG=3;$geo"
+  done
+}
+
 phase_next26() { # Vulkan f32 at T = 8 and 6 (64.9 % at T = 8 with the dense T-row rule's GEMV_T 16, NR 8): a geometry grid
   # at 14336 x 5120 rotated, validated (reversed at 5x the iterations)
   for tg in "8:GEMV_T=8,16,32;GEMV_NR=2,4,8" "6:GEMV_T=16,32;GEMV_NR=4,8"; do
-    local T=${tg%%:*} n="vkf32_T${tg%%:*}"
-    run "$n" timeout 150 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 \
-      --validate --kernels f32 --grid "GEMV_TOKENS=$T;${tg#*:}" --json "$LOGS/$n.jsonl"
-    grep -E "^f32|rror" "$LOGS/$n.log"
+    variants "vkf32_T${tg%%:*}" f32 14336 5120 "GEMV_TOKENS=${tg%%:*};${tg#*:}"
   done
 }
 
@@ -474,17 +489,11 @@ phase_next24() { # q8_0's W in B with 16-byte stage stores beside the table's in
   # rule (COOP_REG=3 from T = 5) at the shapes it was not timed at (few rows, long k), T = 5 and 8; the SwiGLU M rule at
   # LLaMA-2-7B's 11008 x 4096, M = 1, 6, 7, 8, A B B A
   local base8="GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=4"
-  run vkq8wb24_T8 timeout 200 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 \
-    --validate --kernels q8_0 --grid "$base8|GEMV_TOKENS=8;GEMV_COOP=1;COOP_REG=3;COOP_WR=1,2;COOP_KS=2,4;COOP_RT=2,4" \
-    --json "$LOGS/vkq8wb24_T8.jsonl"
-  grep -E "^q8_0|rror" "$LOGS/vkq8wb24_T8.log"
+  variants vkq8wb24_T8 q8_0 14336 5120 "$base8|GEMV_TOKENS=8;GEMV_COOP=1;COOP_REG=3;COOP_WR=1,2;COOP_KS=2,4;COOP_RT=2,4"
   for mk in 1024:4096 4096:4096 4096:14336; do
     for T in 8 5; do
-      local n="vkf16rule_${mk/:/x}_T$T"
-      run "$n" timeout 100 env M=${mk%:*} K=${mk#*:} ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 \
-        --validate --kernels f16 --grid "GEMV_TOKENS=$T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=$T;GEMV_COOP=1;COOP_REG=3;COOP_WR=2;COOP_KS=4;COOP_U=2;COOP_RT=4" \
-        --json "$LOGS/$n.jsonl"
-      grep -E "^f16|rror" "$LOGS/$n.log"
+      variants "vkf16rule_${mk/:/x}_T$T" f16 ${mk%:*} ${mk#*:} \
+        "GEMV_TOKENS=$T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=$T;GEMV_COOP=1;COOP_REG=3;COOP_WR=2;COOP_KS=4;COOP_U=2;COOP_RT=4"
     done
   done
   VKREG_SHAPES=11008,4096 VKREG_M=1,6,7,8 VKREG_GEOS="SW_WG=64 SW_COOP=1,SW_WB=1 SW_COOP=1,SW_WB=1 SW_WG=64" \
@@ -497,10 +506,8 @@ phase_next23() { # q8_0's W in B after the in-lane high + low sums (two d a tile
   grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_wide.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
   local base8="GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=4" base4="GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_T=16;GEMV_NR=8"
   for tb in "8:$base8:COOP_WR=1,2;COOP_KS=2,4;COOP_RT=2,3,4" "4:$base4:COOP_WR=1;COOP_KS=2,4;COOP_RT=4"; do
-    local T=${tb%%:*} rest=${tb#*:}; local base=${rest%%:*} geo=${rest#*:} n="vkq8wb23_T${tb%%:*}"
-    run "$n" timeout 240 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 \
-      --validate --kernels q8_0 --grid "$base|GEMV_TOKENS=$T;GEMV_COOP=1;COOP_REG=3;$geo" --json "$LOGS/$n.jsonl"
-    grep -E "^q8_0|rror" "$LOGS/$n.log"
+    local T=${tb%%:*} rest=${tb#*:}; local base=${rest%%:*} geo=${rest#*:}
+    variants "vkq8wb23_T$T" q8_0 14336 5120 "$base|GEMV_TOKENS=$T;GEMV_COOP=1;COOP_REG=3;$geo"
   done
 }
 
@@ -512,10 +519,7 @@ phase_next22() { # one call after next21: q8_0's W in B (COOP_REG=3, int8 matric
   local base8="GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=4" base4="GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_T=16;GEMV_NR=8"
   local wb="GEMV_COOP=1;COOP_REG=3;COOP_WR=1,2;COOP_KS=2,4;COOP_RT=1,2"
   for tb in "8:$base8" "4:$base4"; do
-    local T=${tb%%:*} n="vkq8wb_T${tb%%:*}"
-    run "$n" timeout 200 env M=14336 K=5120 ITERS=200 $G --backend vulkan experiments/gemv_variants.lua --rotate --rounds 1 \
-      --validate --kernels q8_0 --grid "${tb#*:}|GEMV_TOKENS=$T;$wb" --json "$LOGS/$n.jsonl"
-    grep -E "^q8_0|rror" "$LOGS/$n.log"
+    variants "vkq8wb_T${tb%%:*}" q8_0 14336 5120 "${tb#*:}|GEMV_TOKENS=${tb%%:*};$wb"
   done
   TOKENS_TESTS=0 TOKENS_KERNELS=q8_0 TOKENS_SHAPES="14336:8" bash "$0" tokens "cuda vulkan"
   for b in vulkan cuda; do
@@ -1225,6 +1229,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next27)
+  phase_next27
   ;;
 next26)
   phase_next26

@@ -232,7 +232,7 @@ end
 -- GEMV_COOP = 2: the same kernels with the matrices emulated (COOP_EMULATE,
 -- coop_common.glsl), which any device runs: the tests' check of everything
 -- but the matrix instructions.
-local COOP_FMT = { q8_0 = 1, q4_0 = 2, q4_k = 3, q5_k = 4, q6_k = 5, f16 = 6, bf16 = 7 }
+local COOP_FMT = { q8_0 = 1, q4_0 = 2, q4_k = 3, q5_k = 4, q6_k = 5, f16 = 6, bf16 = 7, f32 = 8 }
 local COOP_FILE = { "gemv_b32_coop", "gemv_b32_coop", "gemv_q4k_q5k_coop", "gemv_q4k_q5k_coop", "gemv_q6_k_coop",
                     "gemv_dense_coop", "gemv_dense_coop" }
 -- How f16 / bf16 fill A: staged (the default), COOP_DIRECT = 1 (f16 only): loaded from W
@@ -243,13 +243,14 @@ local COOP_FILE = { "gemv_b32_coop", "gemv_b32_coop", "gemv_q4k_q5k_coop", "gemv
 -- (gemv_dense_wideb.comp, its own first dispatch; k a multiple of 64; COOP_RT tiles of 8 rows,
 -- COOP_U units of 64 k). q8_0's COOP_REG = 3: W in B of the int8 matrices (gemv_q8_0_wideb.comp,
 -- x's records in A's order: XPREP_COOP=2; k a multiple of 256, units of 8 blocks staged per
--- subgroup, COOP_RT tiles of 8 rows; COOP_U not read)
+-- subgroup, COOP_RT tiles of 8 rows; COOP_U not read). f32: W in B only (COOP_REG = 3, each weight
+-- times 2^8 as f16 hi + lo, two products a step; |w| < 256)
 local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4, COOP_DIRECT = 0, COOP_REG = 0, COOP_RT = 1, COOP_PF = 0 }
 local function coop_dense(fmt) return COOP_FMT[fmt] >= 6 end
 local function coop_takes(fmt, name)
   if name == "COOP_DIRECT" then return fmt == "f16" end
-  if name == "COOP_REG" or name == "COOP_RT" then return coop_dense(fmt) or fmt == "q8_0" end -- q8_0: W in B (3)
-  if name == "COOP_PF" then return coop_dense(fmt) end
+  if name == "COOP_REG" or name == "COOP_RT" then return coop_dense(fmt) or fmt == "q8_0" end -- q8_0, f32: W in B (3)
+  if name == "COOP_PF" then return coop_dense(fmt) and fmt ~= "f32" end
   return name ~= "COOP_U" or COOP_FMT[fmt] <= 2 or coop_dense(fmt)
 end
 -- The first dispatch: the quantized formats' signed digits (gemv_idot_xprep.comp, XPREP_COOP),
@@ -257,8 +258,9 @@ end
 local coop_prep_specs = {}
 -- the dense formats' workspace, whatever its order: 8 scales, then hi and lo of 8 tokens (f16)
 local function dense_prep_bytes(k) return 32 + 2 * 8 * k * 2 end
-local function coop_prep(tokens, dense, wide)
-  local key = (not dense and (wide == 3 and "q3" or "q") or wide == 3 and "b" or wide and "w" or "d") .. tokens
+local function coop_prep(tokens, dense, wide, f32)
+  local key = (not dense and (wide == 3 and "q3" or "q") or wide == 3 and (f32 and "bf" or "b") or wide and "w" or "d")
+    .. tokens
   local p = coop_prep_specs[key]
   if not p and not dense and wide == 3 then
     -- q8_0 with W in B: the same records, their digits in the order of A's fragments
@@ -270,8 +272,9 @@ local function coop_prep(tokens, dense, wide)
     }
   elseif not p and wide == 3 then
     p = {
+      -- f32's k order differs (WIDEB_F32: gemv_dense_wideb.comp)
       spec = { file = "kernels/vulkan/gemv_dense_wideb_xprep.comp", entry = "main", block = { 256, 1, 1 },
-               defines = { GEMV_TOKENS = tokens } },
+               defines = { GEMV_TOKENS = tokens, WIDEB_F32 = f32 and 1 or nil } },
       grid = function(k) return { 8 * ((k // 64 + 63) // 64), 1, 1 } end, -- a token and 64 units each
       bytes = dense_prep_bytes,
     }
@@ -350,6 +353,9 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
   if not coop_dense(fmt) and reg ~= 0 and reg ~= 3 then
     error(("gemv_vulkan.variant: %s COOP_REG=%d: its kernels are the staged one (0) and W in B (3)"):format(fmt, reg), 3)
   end
+  if fmt == "f32" and reg ~= 3 then
+    error(("gemv_vulkan.variant: f32 GEMV_COOP=1 or 2 is W in B only: it needs COOP_REG=3, got %d"):format(reg), 3)
+  end
   local q8_wb = not coop_dense(fmt) and reg == 3
   if q8_wb then u = 1 end -- a unit is 8 blocks: COOP_U is not read
   if pf == 1 and reg ~= 2 then
@@ -391,7 +397,7 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
     rows_per_group = (reg == 3 and 8 or 16) * wr * rt,
     defines = defines,
     max_weight_bytes = MAX_WEIGHT_BYTES,
-    prep = coop_prep(tokens, coop_dense(fmt), reg >= 2 and reg),
+    prep = coop_prep(tokens, coop_dense(fmt), reg >= 2 and reg, fmt == "f32"),
     shared_bytes = shared,
     -- the emulation (GEMV_COOP=2) runs anywhere (its shared memory is what every device has)
     requires = mode == 1 and M.coop_requires("GEMV_COOP=1", shared, coop_dense(fmt)) or nil,

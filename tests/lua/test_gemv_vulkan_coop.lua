@@ -176,7 +176,22 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     "gemv_vulkan.variant: q8_0 has no define COOP_PF", false)
   t.errors(function() specs.variant("q4_0", { GEMV_COOP = 1, COOP_REG = 3 }) end,
     "gemv_vulkan.variant: q4_0 has no define COOP_REG", false)
-  t.errors(function() specs.variant("f32", { GEMV_COOP = 1 }) end, "gemv_vulkan.variant: f32 has no define GEMV_COOP", true)
+  -- f32: W in B only, its own k order in the first dispatch (WIDEB_F32), two uvec4s a row and unit
+  local f = specs.variant("f32", { GEMV_COOP = 1, GEMV_TOKENS = 6, COOP_REG = 3, COOP_RT = 2, COOP_WR = 2, COOP_KS = 4, COOP_U = 1 })
+  t.eq({ f.file, f.block[1], f.rows_per_group, f.k_multiple, f.x_rounding },
+    { "kernels/vulkan/gemv_dense_wideb.comp", 256, 32, 64, nil })
+  t.eq(f.defines, { GEMV_COOP = 1, COOP_FMT = 8, COOP_WR = 2, COOP_KS = 4, COOP_U = 1, COOP_RT = 2, GEMV_TOKENS = 6 })
+  t.eq({ f.prep.spec.file, f.prep.spec.defines }, { "kernels/vulkan/gemv_dense_wideb_xprep.comp", { GEMV_TOKENS = 6, WIDEB_F32 = 1 } })
+  t.truthy(f.prep ~= specs.variant("f16", { GEMV_COOP = 1, GEMV_TOKENS = 6, COOP_REG = 3 }).prep, "not f16's first dispatch")
+  t.eq(f.prep.bytes(4096), specs.variant("f16", { GEMV_COOP = 1, GEMV_TOKENS = 6, COOP_REG = 3 }).prep.bytes(4096), "its size")
+  t.errors(function() specs.variant("f32", { GEMV_COOP = 1 }) end,
+    "gemv_vulkan.variant: f32 GEMV_COOP=1 or 2 is W in B only: it needs COOP_REG=3, got 0", true)
+  t.errors(function() specs.variant("f32", { GEMV_COOP = 2, COOP_REG = 2 }) end,
+    "gemv_vulkan.variant: f32 GEMV_COOP=1 or 2 is W in B only: it needs COOP_REG=3, got 2", true)
+  t.errors(function() specs.variant("f32", { GEMV_COOP = 1, COOP_REG = 3, COOP_PF = 1 }) end,
+    "gemv_vulkan.variant: f32 has no define COOP_PF", false)
+  t.errors(function() specs.variant("f32", { GEMV_COOP = 1, COOP_REG = 3, COOP_DIRECT = 1 }) end,
+    "gemv_vulkan.variant: f32 has no define COOP_DIRECT", false)
 end)
 
 t.test("for_device: f16 and bf16 from T = 5 on W in B where the device has the fp16 matrices and k fits", function()
@@ -258,10 +273,14 @@ t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan
         wideb = specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_REG = 3, COOP_RT = T % 2 + 1 })
         wideb_prep = wideb.prep.spec
       end
-      for _, sp in ipairs { s, s.prep.spec, direct, reg, wide, wide_prep, wideb, wideb_prep } do
+      -- f32's W in B (its only cooperative-matrix kernel) with q8_0's
+      local f32 = fmt == "q8_0" and specs.variant("f32", { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_REG = 3,
+        COOP_U = T % 3 + 1, COOP_RT = T % 4 + 1 }) or nil
+      local f32_prep = f32 and f32.prep.spec or nil
+      for _, sp in ipairs { s, s.prep.spec, direct, reg, wide, wide_prep, wideb, wideb_prep, f32, f32_prep } do
         local c = gpu.compile { backend = "vulkan", file = sp.file, target = "vulkan1.2", defines = sp.defines }
         local label = ("%s T=%d %s%s"):format(fmt, T, sp.file, sp == direct and " COOP_DIRECT=1" or sp == reg and " COOP_REG=1" or "")
-        local prep = sp == s.prep.spec or sp == wide_prep or sp == wideb_prep
+        local prep = sp == s.prep.spec or sp == wide_prep or sp == wideb_prep or sp == f32_prep
         t.eq(c.params, not prep and { "buffer", "buffer", "buffer", "u32", "u32" } or { "buffer", "buffer", "u32" }, label)
         t.truthy(c.log == nil or c.log == "", label .. " warnings: " .. tostring(c.log))
       end
@@ -362,6 +381,11 @@ end)
 -- of lo, past 32 bytes of scales), or gemv_dense_wide_xprep.comp's lanes (COOP_REG=2: unit c,
 -- lane 4 g + p, hi and lo uvec4s side by side; word w holds tokens 2 p, 2 p + 1 at k = 32 c
 -- + 8 (g // 2) + 4 (w // 2) + 2 (w % 2) + g % 2)
+-- gemv_dense_wideb_xprep.comp's byte of unit c, token tok, lane q, step j, word sh + 2 (part - 1), half b
+local function wideb_at(c, tok, q, j, sh, b, part)
+  return 1 + 16 * (2 + 4 * (32 * c + 4 * (tok - 1) + q) + j) + 4 * (sh + 2 * (part - 1)) + 2 * b
+end
+
 local PREP_AT = {
   rows = function(k, tok, i, part) return 33 + ((part - 1) * 8 + tok - 1) * 2 * k + 2 * (i - 1) end,
   lanes = function(_, tok, i, part)
@@ -374,10 +398,13 @@ local PREP_AT = {
   -- gemv_dense_wideb_xprep.comp's (COOP_REG=3): unit c of 64 k, lane 4 (tok - 1) + q, uvec4 j;
   -- word sh + 2 (part - 1), half b holds k = 64 c + 16 q + 8 b + 2 j + sh
   steps = function(_, tok, i, part)
-    local kk = i - 1
-    local c, r = kk // 64, kk % 64
-    local q, b, j, sh = r // 16, (r % 16) // 8, (r % 8) // 2, r % 2
-    return 1 + 16 * (2 + 4 * (32 * c + 4 * (tok - 1) + q) + j) + 4 * (sh + 2 * (part - 1)) + 2 * b
+    local c, r = (i - 1) // 64, (i - 1) % 64
+    return wideb_at(c, tok, r // 16, (r % 8) // 2, r % 2, (r % 16) // 8, part)
+  end,
+  -- the same for f32 weights (WIDEB_F32=1): word sh + 2 (part - 1), half b holds k = 64 c + 32 sh + 8 q + 4 b + j
+  stepsf = function(_, tok, i, part)
+    local c, r = (i - 1) // 64, (i - 1) % 64
+    return wideb_at(c, tok, (r % 32) // 8, r % 4, r // 32, (r % 8) // 4, part)
   end,
 }
 
@@ -403,14 +430,14 @@ t.test("the dense first dispatches: s_t a power of two >= each row's amax, hi + 
       assert(e ~= 31, "an f16 Inf or NaN")
       return (u >> 15) == 1 and -v or v
     end
-    for _, case in ipairs { { 1, PREP_AT.rows }, { 2, PREP_AT.lanes }, { 3, PREP_AT.steps } } do
-      local s = specs.variant("f16", { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = case[1] })
-      local what = s.prep.spec.file:match("[%w_]+%.comp")
+    for _, case in ipairs { { 1, PREP_AT.rows }, { 2, PREP_AT.lanes }, { 3, PREP_AT.steps }, { 3, PREP_AT.stepsf, "f32" } } do
+      local s = specs.variant(case[3] or "f16", { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = case[1] })
+      local what = s.prep.spec.file:match("[%w_]+%.comp") .. (case[3] and " (f32)" or "")
       local xb <close> = dev:buffer(4 * k * T)
       local ws <close> = dev:buffer(s.prep.bytes(k))
       xb:upload(table.concat(xs))
       ws:fill(0xA5)
-      gemv.kernel(dev, "f16", s.prep.spec):launch(s.prep.grid(k), s.prep.spec.block, xb, ws, require("gpu").u32(k))
+      gemv.kernel(dev, case[3] or "f16", s.prep.spec):launch(s.prep.grid(k), s.prep.spec.block, xb, ws, require("gpu").u32(k))
       local out = ws:download()
       local scales = { string.unpack("<ffffffff", out, 1) }
       local seen = {}
@@ -467,7 +494,7 @@ end)
 -- the reduction) through the emulated matrices in a scrambled layout: lavapipe runs it.
 -- Small shapes (every emulated product is 32 steps per component); T = 1, 3, 8; ragged m;
 -- k whose blocks the slices and COOP_U do not divide; geometries with 1 and 4 slices.
-t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16 and bf16 against the FP64 oracle", function()
+t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16, bf16 and f32 (W in B) against the FP64 oracle", function()
   local dev = t.device("vulkan")
   gc.releasing(dev, function()
     for i, fmt in ipairs(ALL) do
@@ -506,6 +533,34 @@ t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16 a
           COOP_RT = i + (T == 8 and 1 or 0), COOP_WR = 3 - i % 2 })
         gc.check_tokens(dev, fmt, 21 + 16 * T, T == 1 and 64 * 67 or 64 * 7, T, 1280 + T, v)
       end
+    end
+    -- f32 with W in B (hi + lo of each weight): ragged m, units the slices and COOP_U do not divide,
+    -- 1 to 4 tiles; then weights 1 + 2^-12 and positive x, which hi alone (1) misses by 2.4e-4 of
+    -- sum |w x|, past the oracle's 1e-4
+    for i, T in ipairs { 1, 3, 8 } do
+      local v = specs.variant("f32", { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_REG = 3, COOP_KS = 1 + T % 3, COOP_U = 1 + T % 4,
+        COOP_RT = i + (T == 8 and 1 or 0), COOP_WR = 3 - i % 2 })
+      gc.check_tokens(dev, "f32", 21 + 16 * T, T == 1 and 64 * 67 or 64 * 7, T, 1380 + T, v)
+    end
+    do
+      local m, k, T = 24, 256, 3
+      local v = specs.variant("f32", { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_REG = 3, COOP_WR = 1, COOP_KS = 2, COOP_U = 1 })
+      local xs, sums = {}, {}
+      for tk = 1, T do
+        sums[tk] = 0.0
+        for i = 1, k do
+          local xv = 0.5 + ((i * 37 + tk * 11) % 64) / 128.0 -- exact in f32, positive
+          xs[#xs + 1] = xv
+          sums[tk] = sums[tk] + xv
+        end
+      end
+      local w = string.pack("<f", 1 + 2 ^ -12):rep(m * k)
+      local y = gemv.run(dev, "f32", w, m, k, string.pack(("<" .. ("f"):rep(#xs)), table.unpack(xs)), T, v)
+      local worst = 0.0
+      for tk = 1, T do
+        for r = 1, m do worst = math.max(worst, math.abs(y[(tk - 1) * m + r] - (1 + 2 ^ -12) * sums[tk]) / sums[tk]) end
+      end
+      t.truthy(worst < 1e-6, ("f32 W in B, w = 1 + 2^-12: worst relative error %g (hi alone: 2.4e-4)"):format(worst))
     end
     -- q8_0 with W in B (COOP_REG=3, NVIDIA's layouts emulated): ragged m, units of 8 blocks that
     -- the slices do not divide (and slices with none), 1 and 2 tiles of 8 rows
@@ -562,7 +617,7 @@ end)
 
 -- The wide kernels' loads assume NVIDIA's layout: on another (the emulation scrambled,
 -- FRAG_MMA_LAYOUT=0) every y is NaN, which no oracle check passes, never a wrong number.
-t.test("COOP_REG=2 and 3 (f16, q8_0) on another fragment layout: every y NaN; on NVIDIA's, right", function()
+t.test("COOP_REG=2 and 3 (f16, f32, q8_0) on another fragment layout: every y NaN; on NVIDIA's, right", function()
   local dev = t.device("vulkan")
   local ref = require "gpubench.ref"
   gc.releasing(dev, function()
@@ -592,11 +647,22 @@ t.test("COOP_REG=2 and 3 (f16, q8_0) on another fragment layout: every y NaN; on
     for i = 1, #y do if y[i] ~= y[i] then nan = nan + 1 end end
     t.eq({ #y, nan }, { 3 * m, 3 * m }, "q8_0 COOP_REG=3, another layout: every output NaN")
     gc.check_tokens(dev, "q8_0", m, k, 3, 89, s)
+    -- f32 W in B
+    local f = specs.variant("f32", { GEMV_COOP = 2, GEMV_TOKENS = 3, COOP_REG = 3, COOP_WR = 1, COOP_KS = 1, COOP_U = 1 })
+    local fd = {}
+    for name, v in pairs(f.defines) do fd[name] = v end
+    fd.FRAG_MMA_LAYOUT = 0
+    local fy = gemv.run(dev, "f32", ref.random_blocks("f32", m * 128, 97), m, 128, ref.random_f32(3 * 128, 98), 3,
+      setmetatable({ defines = fd }, { __index = f }))
+    local fnan = 0
+    for i = 1, #fy do if fy[i] ~= fy[i] then fnan = fnan + 1 end end
+    t.eq({ #fy, fnan }, { 3 * m, 3 * m }, "f32 COOP_REG=3, scrambled layout: every output NaN")
+    gc.check_tokens(dev, "f32", m, 128, 3, 99, f)
   end)
 end)
 
 -- COOP_REG=2 on its own (the one to run after a kernel change: scripts/gpu-session.sh wide)
-t.test("COOP_REG=2 and 3: f16 and bf16 (and q8_0's 3) against the FP64 oracle at every T, ragged m, units the slices do not divide", function()
+t.test("COOP_REG=2 and 3: f16 and bf16 (and f32's, q8_0's 3) against the FP64 oracle at every T, ragged m, units the slices do not divide", function()
   local dev = t.device("vulkan")
   local ok, why = specs.variant("f16", { GEMV_COOP = 1, COOP_REG = 2 }).requires(dev)
   if not ok then t.skip(why) end
@@ -610,6 +676,11 @@ t.test("COOP_REG=2 and 3: f16 and bf16 (and q8_0's 3) against the FP64 oracle at
           COOP_WR = T % 2 == 1 and 4 or 2, COOP_RT = T % 4 + 1 })
         gc.check_tokens(dev, fmt, 29 + 30 * T, 64 * (60 + 3 * T), T, 1600 + 10 * i + T, b) -- from T = 2, two prep slices
       end
+    end
+    for T = 1, 8 do -- f32 W in B
+      local f = specs.variant("f32", { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = 3, COOP_KS = T % 3 + 1, COOP_U = T % 2 + 1,
+        COOP_WR = T % 2 == 1 and 2 or 1, COOP_RT = (T + 1) % 4 + 1 })
+      gc.check_tokens(dev, "f32", 29 + 30 * T, 64 * (60 + 3 * T), T, 1800 + T, f)
     end
     -- q8_0 W in B (its int8 matrices: the device check above asked for fp16 ones)
     if specs.variant("q8_0", { GEMV_COOP = 1, COOP_REG = 3 }).requires(dev) then
