@@ -69,7 +69,7 @@
 #   scripts/gpu-session.sh vkxpre      # Vulkan q4_k/q5_k/q6_k/q8_0/q4_0 with x quantized once per call (GEMV_XPRE=1) against per workgroup, geometries, T = 8 (both orders), 4, 1 (VKXPRE_RUNS)
 #   scripts/gpu-session.sh i8ab        # the int8 tensor-core kernel of I8AB_FORMAT (q5_k) against the integer dot: its GPU test, then geometries at T = 8, 5, 4, 3 (I8AB_RUNS), both orders at 8 and 5
 #   scripts/gpu-session.sh table_big   # the rotated GEMV table at 131072 x 5120, CUDA and Vulkan (BIG_BACKENDS, BIG_LIMIT)
-#   scripts/gpu-session.sh next27      # f32 W in B (hi + lo on the fp16 matrices): GPU oracle test, A/B against the scalar kernel at T = 8, 6, 4
+#   scripts/gpu-session.sh next27      # f32 W in B (hi + lo on the fp16 matrices) and q4_0's: GPU oracle test, A/B against the table's kernels at T = 8, 6, 4
 #   scripts/gpu-session.sh next26      # Vulkan f32 at T = 8 and 6: a GEMV_T x GEMV_NR grid, validated
 #   scripts/gpu-session.sh next25      # SwiGLU W in B with unconditional x loads against the scalar kernels, 11008 x 4096 and 13824 x 5120, M = 1, 4, 7, 8
 #   scripts/gpu-session.sh next24      # q8_0 W in B (16-byte stage stores) A/B at T = 8; the f16 rule at 1024/4096 rows and k = 14336; SwiGLU M rule at 11008 x 4096
@@ -461,8 +461,9 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
-phase_next27() { # f32 on the fp16 matrices, W in B as hi + lo (COOP_REG=3, COOP_FMT=8; never run on a GPU): its GPU
-  # oracle test, then beside the table's scalar kernel (GEMV_T 16, NR 8) at T = 8, 6 and 4, 14336 x 5120 rotated, validated
+phase_next27() { # f32 on the fp16 matrices, W in B as hi + lo (COOP_REG=3, COOP_FMT=8), and q4_0's W in B on the int8 ones
+  # (never run on a GPU): the GPU oracle test (both), then f32 beside the table's scalar kernel (GEMV_T 16, NR 8) at T = 8, 6
+  # and 4, and q4_0 beside its table kernel at T = 8 and 4; 14336 x 5120 rotated, validated
   GPUBENCH_TEST_ONLY="COOP_REG=2 and 3: f16" run lua_test_vk_wide timeout 200 $G tests/lua/test_gemv_vulkan_coop.lua
   grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_vk_wide.log" | grep -v GPUBENCH_TEST_ONLY | cut -c1-300
   for T in 8 6 4; do
@@ -470,6 +471,10 @@ phase_next27() { # f32 on the fp16 matrices, W in B as hi + lo (COOP_REG=3, COOP
     [[ $T != 8 ]] && geo="COOP_WR=2;COOP_KS=4;COOP_U=1;COOP_RT=2,4"
     variants "vkf32wb_T$T" f32 14336 5120 "GEMV_TOKENS=$T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=$T;GEMV_COOP=1;COOP_REG=3;$geo"
   done
+  variants vkq40wb_T8 q4_0 14336 5120 \
+    "GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=4|GEMV_TOKENS=8;GEMV_COOP=1;COOP_REG=3;COOP_WR=1,2;COOP_KS=2,4;COOP_RT=2,4"
+  variants vkq40wb_T4 q4_0 14336 5120 \
+    "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=4;GEMV_COOP=1;COOP_REG=3;COOP_WR=1;COOP_KS=2,4;COOP_RT=2"
 }
 
 phase_next26() { # Vulkan f32 at T = 8 and 6 (64.9 % at T = 8 with the dense T-row rule's GEMV_T 16, NR 8): a geometry grid

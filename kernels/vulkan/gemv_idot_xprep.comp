@@ -11,7 +11,7 @@
 // grid ceil(GEMV_TOKENS * k / 32 * 8 / 256); k a multiple of 32; subgroups of at least 8.
 // XPREP_COOP=1 (gemv_b32_coop.comp): both digits signed (IDOT_BALANCED), s_b = amax / 32639,
 // and records for 8 tokens, zeros past GEMV_TOKENS (the matrix B's columns): grid
-// ceil(8 * k / 32 * 8 / 256). XPREP_COOP=2 (gemv_q8_0_wideb.comp): the same, its first 16 words
+// ceil(8 * k / 32 * 8 / 256). XPREP_COOP=2 (gemv_b32_wideb.comp): the same, its first 16 words
 // in the order of the A fragment of lane 4 t + q (coop_frag8.glsl): uvec4 q of the record is
 // (high word q, high word 4 + q, low word q, low word 4 + q).
 #extension GL_GOOGLE_include_directive : require

@@ -241,7 +241,7 @@ local COOP_FILE = { "gemv_b32_coop", "gemv_b32_coop", "gemv_q4k_q5k_coop", "gemv
 -- dispatch; k a multiple of 32; COOP_RT tiles of 16 rows a subgroup, COOP_U units of 32 k,
 -- COOP_PF = 1 the next COOP_U units loaded while these are multiplied), COOP_REG = 3: W in B
 -- (gemv_dense_wideb.comp, its own first dispatch; k a multiple of 64; COOP_RT tiles of 8 rows,
--- COOP_U units of 64 k). q8_0's COOP_REG = 3: W in B of the int8 matrices (gemv_q8_0_wideb.comp,
+-- COOP_U units of 64 k). q8_0's and q4_0's COOP_REG = 3: W in B of the int8 matrices (gemv_b32_wideb.comp,
 -- x's records in A's order: XPREP_COOP=2; k a multiple of 256, units of 8 blocks staged per
 -- subgroup, COOP_RT tiles of 8 rows; COOP_U not read). f32: W in B only (COOP_REG = 3, each weight
 -- times 2^8 as f16 hi + lo, two products a step; |w| < 256)
@@ -249,7 +249,8 @@ local COOP_DEFAULTS = { COOP_WR = 4, COOP_KS = 2, COOP_U = 4, COOP_DIRECT = 0, C
 local function coop_dense(fmt) return COOP_FMT[fmt] >= 6 end
 local function coop_takes(fmt, name)
   if name == "COOP_DIRECT" then return fmt == "f16" end
-  if name == "COOP_REG" or name == "COOP_RT" then return coop_dense(fmt) or fmt == "q8_0" end -- q8_0, f32: W in B (3)
+  if name == "COOP_REG" or name == "COOP_RT" then return COOP_FMT[fmt] ~= 3 and COOP_FMT[fmt] ~= 4 and COOP_FMT[fmt] ~= 5 end
+  -- (q8_0, q4_0, f32: W in B only besides the staged kernel)
   if name == "COOP_PF" then return coop_dense(fmt) and fmt ~= "f32" end
   return name ~= "COOP_U" or COOP_FMT[fmt] <= 2 or coop_dense(fmt)
 end
@@ -356,8 +357,8 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
   if fmt == "f32" and reg ~= 3 then
     error(("gemv_vulkan.variant: f32 GEMV_COOP=1 or 2 is W in B only: it needs COOP_REG=3, got %d"):format(reg), 3)
   end
-  local q8_wb = not coop_dense(fmt) and reg == 3
-  if q8_wb then u = 1 end -- a unit is 8 blocks: COOP_U is not read
+  local b32_wb = not coop_dense(fmt) and reg == 3
+  if b32_wb then u = 1 end -- a unit is 8 blocks: COOP_U is not read
   if pf == 1 and reg ~= 2 then
     error("gemv_vulkan.variant: COOP_PF=1 is COOP_REG=2's (the next units loaded while these are multiplied)", 3)
   end
@@ -378,19 +379,19 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
   if direct == 1 then per_sg = 0 end
   -- from registers: the index matrices (256 f16); emulated, each subgroup's A and B go through 384 floats
   if reg >= 1 then per_sg = mode == 2 and 1536 or 0 end
-  -- q8_0 W in B: each subgroup's stage (8 rows x 272 bytes a tile), emulated its A and B in 768 ints
-  if q8_wb then per_sg = 2176 * rt + (mode == 2 and 3072 or 0) end
+  -- q8_0, q4_0 W in B: each subgroup's stage (8 rows x 8 blocks a tile), emulated its A and B in 768 ints
+  if b32_wb then per_sg = 64 * (code == 1 and 34 or 18) * rt + (mode == 2 and 3072 or 0) end
   local shared = sgs * per_sg + 128 * 4 + sgs * 128 * 4 * rt + (reg >= 1 and mode == 1 and 512 or 0)
   local defines = { GEMV_COOP = mode, COOP_FMT = code, COOP_WR = wr, COOP_KS = ks, COOP_U = u, GEMV_TOKENS = tokens }
   if code >= 3 and code <= 5 then defines.COOP_U = nil end
   if direct == 1 then defines.COOP_DIRECT = 1 end
   if reg == 1 then defines.COOP_REG = 1 end
   if reg >= 2 then defines.COOP_RT = rt end -- their own files: COOP_REG is not read
-  if q8_wb then defines.COOP_U = nil end
+  if b32_wb then defines.COOP_U = nil end
   if pf == 1 then defines.COOP_PF = 1 end
   if mode == 2 then defines.COOP_EMULATE = 1 end
   coop_specs[key] = {
-    file = "kernels/vulkan/" .. (q8_wb and "gemv_q8_0_wideb" or reg == 3 and "gemv_dense_wideb" or reg == 2 and "gemv_dense_wide"
+    file = "kernels/vulkan/" .. (b32_wb and "gemv_b32_wideb" or reg == 3 and "gemv_dense_wideb" or reg == 2 and "gemv_dense_wide"
       or COOP_FILE[code]) .. ".comp",
     entry = "main",
     block = { 32 * sgs, 1, 1 },
@@ -404,8 +405,8 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
     -- the quantized formats' x rounded per 32-block (s_b = amax / 32639: within gemv_bench's
     -- bound); the dense formats' x kept to about 22 bits of its row's range: the plain bound
     x_rounding = not coop_dense(fmt) and 32 or nil,
-    -- steps of 16 k, COOP_REG=2, 3's units; q8_0 W in B: units of 8 blocks, 16-byte aligned rows
-    k_multiple = coop_dense(fmt) and (({ [2] = 32, [3] = 64 })[reg] or 16) or q8_wb and 256 or nil,
+    -- steps of 16 k, COOP_REG=2, 3's units; q8_0, q4_0 W in B: units of 8 blocks, 16-byte aligned rows
+    k_multiple = coop_dense(fmt) and (({ [2] = 32, [3] = 64 })[reg] or 16) or b32_wb and 256 or nil,
     m_multiple = direct == 1 and 16 or nil, -- whole groups of 16 rows read from W
   }
   return coop_specs[key]

@@ -155,7 +155,7 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
   -- units of 8 blocks (k a multiple of 256), tiles of 8 rows, COOP_U not read
   local q = specs.variant("q8_0", { GEMV_COOP = 1, GEMV_TOKENS = 5, COOP_REG = 3, COOP_RT = 2, COOP_WR = 2, COOP_KS = 4 })
   t.eq({ q.file, q.block[1], q.rows_per_group, q.k_multiple, q.x_rounding },
-    { "kernels/vulkan/gemv_q8_0_wideb.comp", 256, 32, 256, 32 })
+    { "kernels/vulkan/gemv_b32_wideb.comp", 256, 32, 256, 32 })
   t.eq(q.defines, { GEMV_COOP = 1, COOP_FMT = 1, COOP_WR = 2, COOP_KS = 4, COOP_RT = 2, GEMV_TOKENS = 5 })
   t.eq(q.shared_bytes, 8 * 2176 * 2 + 512 + 8 * 512 * 2 + 512, "stages of 2 tiles, indices, the slices' sums, the probe")
   t.eq({ q.prep.spec.file, q.prep.spec.defines, q.prep.grid(5120), q.prep.bytes(5120) },
@@ -174,8 +174,13 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     "gemv_vulkan.variant: COOP_RT=2 is COOP_REG=2's and 3's (row tiles a subgroup): the other kernels have one", true)
   t.errors(function() specs.variant("q8_0", { GEMV_COOP = 1, COOP_REG = 3, COOP_PF = 1 }) end,
     "gemv_vulkan.variant: q8_0 has no define COOP_PF", false)
-  t.errors(function() specs.variant("q4_0", { GEMV_COOP = 1, COOP_REG = 3 }) end,
-    "gemv_vulkan.variant: q4_0 has no define COOP_REG", false)
+  -- q4_0's W in B: the same kernel with 18-byte blocks (8 rows x 144 bytes a tile staged)
+  local q4 = specs.variant("q4_0", { GEMV_COOP = 1, GEMV_TOKENS = 5, COOP_REG = 3, COOP_RT = 2, COOP_WR = 2, COOP_KS = 4 })
+  t.eq({ q4.file, q4.rows_per_group, q4.k_multiple, q4.defines.COOP_FMT, q4.prep.spec == q.prep.spec },
+    { "kernels/vulkan/gemv_b32_wideb.comp", 32, 256, 2, true })
+  t.eq(q4.shared_bytes, 8 * 1152 * 2 + 512 + 8 * 512 * 2 + 512, "q4_0: stages of 2 tiles of 1152 bytes")
+  t.errors(function() specs.variant("q4_k", { GEMV_COOP = 1, COOP_REG = 3 }) end,
+    "gemv_vulkan.variant: q4_k has no define COOP_REG", false)
   -- f32: W in B only, its own k order in the first dispatch (WIDEB_F32), two uvec4s a row and unit
   local f = specs.variant("f32", { GEMV_COOP = 1, GEMV_TOKENS = 6, COOP_REG = 3, COOP_RT = 2, COOP_WR = 2, COOP_KS = 4, COOP_U = 1 })
   t.eq({ f.file, f.block[1], f.rows_per_group, f.k_multiple, f.x_rounding },
@@ -269,7 +274,7 @@ t.test("GEMV_COOP=1, its emulation (2) and its first dispatch compile for Vulkan
       local wideb = DENSE[fmt] and specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_REG = 3, COOP_U = T % 3 + 1,
         COOP_RT = (T + 1) % 4 + 1 }) or nil
       local wideb_prep = wideb and wideb.prep.spec or nil
-      if fmt == "q8_0" then -- its W in B, both modes, 1 and 2 tiles
+      if fmt == "q8_0" or fmt == "q4_0" then -- their W in B, both modes, 1 and 2 tiles
         wideb = specs.variant(fmt, { GEMV_COOP = T % 2 + 1, GEMV_TOKENS = T, COOP_REG = 3, COOP_RT = T % 2 + 1 })
         wideb_prep = wideb.prep.spec
       end
@@ -562,12 +567,14 @@ t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16, 
       end
       t.truthy(worst < 1e-6, ("f32 W in B, w = 1 + 2^-12: worst relative error %g (hi alone: 2.4e-4)"):format(worst))
     end
-    -- q8_0 with W in B (COOP_REG=3, NVIDIA's layouts emulated): ragged m, units of 8 blocks that
-    -- the slices do not divide (and slices with none), 1 and 2 tiles of 8 rows
-    for i, T in ipairs { 1, 3, 8 } do
-      local v = specs.variant("q8_0", { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_REG = 3, COOP_KS = 1 + T % 3,
-        COOP_RT = 1 + i % 2, COOP_WR = 3 - i % 2 })
-      gc.check_tokens(dev, "q8_0", 13 + 16 * T, T == 1 and 256 * 5 or 256 * (T // 2), T, 1290 + T, v)
+    -- q8_0 and q4_0 with W in B (COOP_REG=3, NVIDIA's layouts emulated): ragged m, units of 8
+    -- blocks that the slices do not divide (and slices with none), 1 and 2 tiles of 8 rows
+    for f, fmt in ipairs { "q8_0", "q4_0" } do
+      for i, T in ipairs { 1, 3, 8 } do
+        local v = specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_REG = 3, COOP_KS = 1 + (T + f) % 3,
+          COOP_RT = 1 + (i + f) % 2, COOP_WR = 3 - i % 2 })
+        gc.check_tokens(dev, fmt, 13 + 16 * T, T == 1 and 256 * 5 or 256 * (T // 2), T, 1290 + 10 * f + T, v)
+      end
     end
     -- f16 with A from W itself: whole row groups; k whose steps the slices do not divide
     for _, T in ipairs { 1, 3, 8 } do
@@ -662,7 +669,7 @@ t.test("COOP_REG=2 and 3 (f16, f32, q8_0) on another fragment layout: every y Na
 end)
 
 -- COOP_REG=2 on its own (the one to run after a kernel change: scripts/gpu-session.sh wide)
-t.test("COOP_REG=2 and 3: f16 and bf16 (and f32's, q8_0's 3) against the FP64 oracle at every T, ragged m, units the slices do not divide", function()
+t.test("COOP_REG=2 and 3: f16 and bf16 (and f32's, q8_0's, q4_0's 3) against the FP64 oracle at every T, ragged m, units the slices do not divide", function()
   local dev = t.device("vulkan")
   local ok, why = specs.variant("f16", { GEMV_COOP = 1, COOP_REG = 2 }).requires(dev)
   if not ok then t.skip(why) end
@@ -682,12 +689,14 @@ t.test("COOP_REG=2 and 3: f16 and bf16 (and f32's, q8_0's 3) against the FP64 or
         COOP_WR = T % 2 == 1 and 2 or 1, COOP_RT = (T + 1) % 4 + 1 })
       gc.check_tokens(dev, "f32", 29 + 30 * T, 64 * (60 + 3 * T), T, 1800 + T, f)
     end
-    -- q8_0 W in B (its int8 matrices: the device check above asked for fp16 ones)
+    -- q8_0 and q4_0 W in B (their int8 matrices: the device check above asked for fp16 ones)
     if specs.variant("q8_0", { GEMV_COOP = 1, COOP_REG = 3 }).requires(dev) then
-      for T = 1, 8 do
-        local b = specs.variant("q8_0", { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = 3, COOP_KS = T % 3 + 1,
-          COOP_WR = T % 2 == 1 and 2 or 1, COOP_RT = T % 4 + 1 }) -- at most 6 subgroups of 4 tiles: 48 KiB
-        gc.check_tokens(dev, "q8_0", 29 + 30 * T, 256 * (17 + T), T, 1700 + T, b)
+      for f, fmt in ipairs { "q8_0", "q4_0" } do
+        for T = 1, 8 do
+          local b = specs.variant(fmt, { GEMV_COOP = 1, GEMV_TOKENS = T, COOP_REG = 3, COOP_KS = T % 3 + 1,
+            COOP_WR = T % 2 == 1 and 2 or 1, COOP_RT = T % 4 + 1 }) -- at most 6 subgroups of 4 tiles: 48 KiB
+          gc.check_tokens(dev, fmt, 29 + 30 * T, 256 * (17 + T), T, 1700 + 10 * f + T, b)
+        end
       end
     end
   end)
