@@ -340,7 +340,7 @@ t.test("integer path: variants and their errors", function()
   t.errors(function() specs.variant("f16", { GEMV_IDOT = 1 }) end,
     "gemv_vulkan.variant: f16 has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_DIRECT, COOP_REG, COOP_RT, COOP_PF)", true)
   t.errors(function() specs.variant("f32", { GEMV_IDOT = 1 }) end,
-    "gemv_vulkan.variant: f32 has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_TOKENS)", true)
+    "gemv_vulkan.variant: f32 has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_REG, COOP_RT)", true)
   local dev = t.device("vulkan")
   t.truthy(type(dev.integer_dot_product) == "boolean", "integer_dot_product is a boolean")
   t.truthy(type(dev.integer_dot_4x8_accelerated) == "boolean", "integer_dot_4x8_accelerated is a boolean")
