@@ -78,8 +78,8 @@ void main() {
     wr[0] = out_n * k8 + g;             // gate
     wr[1] = (P.n + out_n) * k8 + g;     // up
 #endif
-    // rows past MT: token MT - 1's x loaded and masked to zeros, the loads unconditional (with
-    // them conditional, fused M < 8 took 1.27x M = 8's time at 11008 x 4096: docs/kernels/swiglu.md)
+    // rows past MT: token MT - 1's x loaded and masked to zeros, the loads unconditional (conditional
+    // ones made M < 8 slower than M = 8 at one shape: docs/kernels/swiglu.md, "W in B")
     uvec4 xmask = uvec4(g < uint(MT) ? 0xFFFFFFFFu : 0u);
     uint xr = min(g, uint(MT) - 1u) * k8 + 2u * q;
 

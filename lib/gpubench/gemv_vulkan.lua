@@ -264,7 +264,7 @@ local function coop_prep(tokens, dense, wide, f32)
     .. tokens
   local p = coop_prep_specs[key]
   if not p and not dense and wide == 3 then
-    -- q8_0 with W in B: the same records, their digits in the order of A's fragments
+    -- q8_0's and q4_0's W in B: the same records, their digits in the order of A's fragments
     p = {
       spec = { file = "kernels/vulkan/gemv_idot_xprep.comp", entry = "main", block = { XPRE_BLOCK, 1, 1 },
                defines = { GEMV_TOKENS = tokens, XPREP_COOP = 2 } },
@@ -468,9 +468,8 @@ end
 
 -- f16 and bf16 from min_tokens rows of x: W in B (COOP_REG=3) at the geometry below, where
 -- the device passes its check (NV fp16 cooperative matrices, subgroups of 32) and k is a
--- multiple of 64. At T = 8 it took 61 % of the scalar kernel's time in both orders; at T = 4
--- the two tied, and its time does not grow with T (docs/kernels/vulkan-gemv.md, "W in B",
--- which has the figures and the T = 5..7 runs).
+-- multiple of 64: it won the validated A/Bs from T = 5 and tied at T = 4, its time flat over T
+-- (docs/kernels/vulkan-gemv.md, "W in B", has the figures).
 local DENSE_COOP_RULE = { min_tokens = 5, wr = 2, ks = 4, u = 2, rt = 4 }
 local DENSE_COOP = { f16 = DENSE_COOP_RULE, bf16 = DENSE_COOP_RULE }
 local function dense_coop_for(dev, fmt, k, tokens)

@@ -82,9 +82,8 @@ function S.for_shape(n, k) return assert(S.geometry {}), nil end
 local requires = require("gpubench.gemv_vulkan").coop_requires("SW_COOP=1", nil, true)
 
 -- From min_m rows of x, W in B (SW_COOP=1, SW_WB=1 at DEFAULT's SW_WR, SW_KS, SW_U) where the
--- device passes the fp16 matrices' check and K is a multiple of 64: both paths' kernels then
--- beat the scalar ones in both orders (fused and chain from M = 7; at M = 6 the fused kernel
--- gained and the chain's lost, about 3 % each; docs/kernels/swiglu.md, "W in B").
+-- device passes the fp16 matrices' check and K is a multiple of 64: from there both paths'
+-- kernels beat the scalar ones in both orders (docs/kernels/swiglu.md, "W in B").
 S.DEVICE_RULE = { min_m = 7, changes = { SW_COOP = 1, SW_WB = 1 } }
 
 -- for_device(dev, n, k, m) -> the geometry dev's features select for m rows of x at N x K,
