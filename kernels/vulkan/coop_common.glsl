@@ -130,6 +130,26 @@ void coop_store(float acc[EL_MAX * COOP_RT], COOP_C pos) {
         if (t < uint(GEMV_TOKENS) && row < P.m) Y[t * P.m + row] = sum;
     }
 }
+#else
+// The slices' sums of the workgroup's tiles of 8 rows into y (gemv_dense_wideb.comp,
+// gemv_b32_wideb.comp): tile i of subgroup sg at coop_red_[(sg * COOP_RT + i) * stride], its
+// token t's sum of row n at t * 8 + n, and where stride is 128 a second part at t * 8 + n + 64
+// (a result's rows t + 8). The first COOP_WR * COOP_RT * 64 invocations add the slices and store
+// t < T, row < m (NaN where `nan`). Every invocation of the workgroup calls it (barrier first).
+void coop_store8(uint stride, bool nan) {
+    barrier();
+    uint tiles = uint(COOP_WR * COOP_RT); // a slice's tiles of 8 rows, in row order
+    for (uint i = gl_LocalInvocationIndex; i < tiles * 64u; i += uint(SGS * 32)) {
+        uint tile = i >> 6u, t = (i >> 3u) & 7u, n = i & 7u, row = (gl_WorkGroupID.x * tiles + tile) * 8u + n;
+        float sum = 0.0;
+        for (uint s = 0u; s < uint(COOP_KS); s++) {
+            uint at = (s * tiles + tile) * stride + t * 8u + n;
+            sum += coop_red_[at] + (stride == 128u ? coop_red_[at + 64u] : 0.0);
+        }
+        if (nan) sum = uintBitsToFloat(0x7FC00000u);
+        if (t < uint(GEMV_TOKENS) && row < P.m) Y[t * P.m + row] = sum;
+    }
+}
 #endif
 
 #endif

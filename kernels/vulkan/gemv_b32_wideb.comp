@@ -9,10 +9,11 @@
 // tiles of 8 rows x 8 blocks (272 or 144 bytes a row, 17 or 9 aligned uvec4s: k a multiple of
 // 256) into shared memory in row order, 512 contiguous bytes an instruction, and each lane reads
 // its words back (a funnel where the block's codes start 2 bytes into a word). q4_0's codes are
-// the nibbles as they are (0..15): each block's sum takes 8 sum(xq) off. A (16 x 32) holds x: row t < 8 token t's high
-// digits, row t + 8 its low ones (xq = 256 h + l, gemv_idot_xprep.comp with XPREP_COOP=2, whose
-// record order is A's), so one mma gives both, and a lane holds a token's high and low sums of
-// two rows: 256 h + l times s_b of the token and d of each row into float sums. The next
+// the nibbles as they are (0..15): each block's sum takes 8 sum(xq) off. A (16 x 32) holds x:
+// row t < 8 token t's high digits, row t + 8 its low ones (xq = 256 h + l, gemv_idot_xprep.comp
+// with XPREP_COOP=2, whose record order is A's), so one mma gives both, and a lane holds a
+// token's high and low sums of two rows: 256 h + l times s_b of the token and d of each row
+// into float sums. The next
 // unit's loads are in flight while this one is multiplied. The loads and the result's use
 // assume NVIDIA's layouts (coop_frag8.glsl, coop_core.glsl): another one makes y NaN; the
 // emulation holds them (FRAG_MMA_LAYOUT).
@@ -132,17 +133,10 @@ void main() {
     }
 
     // each tile's sums of token g, rows 2q and 2q + 1 into shared memory (NaN where the layouts
-    // are not NVIDIA's), then per row and token the slices' added
+    // are not NVIDIA's), then per row and token the slices' added (coop_store8)
     for (int i = 0; i < COOP_RT; i++)
         for (int c = 0; c < 2; c++)
             coop_red_[(pl.sg * uint(COOP_RT) + uint(i)) * 64u + g * 8u + 2u * q + uint(c)] =
                 layout_ok ? acc[i][c] : uintBitsToFloat(0x7FC00000u);
-    barrier();
-    uint tiles = uint(COOP_WR * COOP_RT); // a slice's tiles of 8 rows, in row order
-    for (uint i = gl_LocalInvocationIndex; i < tiles * 64u; i += uint(SGS * 32)) {
-        uint tile = i >> 6u, t = (i >> 3u) & 7u, n = i & 7u, row = (gl_WorkGroupID.x * tiles + tile) * 8u + n;
-        float sum = 0.0;
-        for (uint s = 0u; s < uint(COOP_KS); s++) sum += coop_red_[(s * tiles + tile) * 64u + t * 8u + n];
-        if (t < uint(GEMV_TOKENS) && row < P.m) Y[t * P.m + row] = sum;
-    }
+    coop_store8(64u, false);
 }
