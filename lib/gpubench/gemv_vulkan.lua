@@ -474,9 +474,9 @@ local DENSE_COOP_RULE = { min_tokens = 5, wr = 2, ks = 4, u = 2, rt = 4 }
 local DENSE_COOP = { f16 = DENSE_COOP_RULE, bf16 = DENSE_COOP_RULE }
 local function dense_coop_for(dev, fmt, k, tokens)
   local r = DENSE_COOP[fmt]
-  if tokens < r.min_tokens or math.type(k) ~= "integer" or k % 64 ~= 0 then return nil end
+  if tokens < r.min_tokens or math.type(k) ~= "integer" then return nil end
   local s = coop_spec(fmt, tokens, r.wr, r.ks, r.u, 1, 0, 3, r.rt, 0)
-  if not s.requires(dev) then return nil end
+  if k % s.k_multiple ~= 0 or not s.requires(dev) then return nil end
   return s
 end
 

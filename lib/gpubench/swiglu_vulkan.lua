@@ -89,9 +89,10 @@ S.DEVICE_RULE = { min_m = 7, changes = { SW_COOP = 1, SW_WB = 1 } }
 -- for_device(dev, n, k, m) -> the geometry dev's features select for m rows of x at N x K,
 -- or nil (the shape's).
 function S.for_device(dev, n, k, m)
-  if m < S.DEVICE_RULE.min_m or math.type(k) ~= "integer" or k % 64 ~= 0 then return nil end
-  if not requires(dev) then return nil end
-  return assert(S.geometry(S.DEVICE_RULE.changes))
+  if m < S.DEVICE_RULE.min_m or math.type(k) ~= "integer" then return nil end
+  local g = assert(S.geometry(S.DEVICE_RULE.changes))
+  if k % S.fused(g, m).k_multiple ~= 0 or not requires(dev) then return nil end
+  return g
 end
 
 local function spec(name, g, m, rows_per_group)
