@@ -541,31 +541,38 @@ t.test("GEMV_COOP=2 (the emulated matrices): q8_0, q4_0, q4_k, q5_k, q6_k, f16, 
     end
     -- f32 with W in B (hi + lo of each weight): ragged m, units the slices and COOP_U do not divide,
     -- 1 to 4 tiles; then weights 1 + 2^-12 and positive x, which hi alone (1) misses by 2.4e-4 of
-    -- sum |w x|, past the oracle's 1e-4
+    -- sum |w x|, past the oracle's 1e-4 (the random-data oracle alone does not see it)
     for i, T in ipairs { 1, 3, 8 } do
       local v = specs.variant("f32", { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_REG = 3, COOP_KS = 1 + T % 3, COOP_U = 1 + T % 4,
         COOP_RT = i + (T == 8 and 1 or 0), COOP_WR = 3 - i % 2 })
       gc.check_tokens(dev, "f32", 21 + 16 * T, T == 1 and 64 * 67 or 64 * 7, T, 1380 + T, v)
     end
-    do
-      local m, k, T = 24, 256, 3
-      local v = specs.variant("f32", { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_REG = 3, COOP_WR = 1, COOP_KS = 2, COOP_U = 1 })
+    -- the same for x: all x = 1 + 2^-12 and w = 1, whose x / s_t has hi 0.5 and lo 2^-13, so a
+    -- kernel that drops the result's low rows (x's lo) is off by 2.4e-4 too: f32's and f16's W in B
+    local m, k, T = 24, 256, 3
+    for _, c in ipairs {
+      { "f32", string.pack("<f", 1 + 2 ^ -12), function(i, tk) return 0.5 + ((i * 37 + tk * 11) % 64) / 128.0 end,
+        1 + 2 ^ -12, "w = 1 + 2^-12" },
+      { "f32", string.pack("<f", 1), function() return 1 + 2 ^ -12 end, 1, "x = 1 + 2^-12" },
+      { "f16", string.pack("<I2", 0x3C00), function() return 1 + 2 ^ -12 end, 1, "x = 1 + 2^-12" },
+    } do
+      local fmt, wv = c[1], c[4]
+      local v = specs.variant(fmt, { GEMV_COOP = 2, GEMV_TOKENS = T, COOP_REG = 3, COOP_WR = 1, COOP_KS = 2, COOP_U = 1 })
       local xs, sums = {}, {}
       for tk = 1, T do
         sums[tk] = 0.0
         for i = 1, k do
-          local xv = 0.5 + ((i * 37 + tk * 11) % 64) / 128.0 -- exact in f32, positive
+          local xv = c[3](i, tk) -- exact in f32, positive
           xs[#xs + 1] = xv
           sums[tk] = sums[tk] + xv
         end
       end
-      local w = string.pack("<f", 1 + 2 ^ -12):rep(m * k)
-      local y = gemv.run(dev, "f32", w, m, k, string.pack(("<" .. ("f"):rep(#xs)), table.unpack(xs)), T, v)
+      local y = gemv.run(dev, fmt, c[2]:rep(m * k), m, k, string.pack(("<" .. ("f"):rep(#xs)), table.unpack(xs)), T, v)
       local worst = 0.0
       for tk = 1, T do
-        for r = 1, m do worst = math.max(worst, math.abs(y[(tk - 1) * m + r] - (1 + 2 ^ -12) * sums[tk]) / sums[tk]) end
+        for r = 1, m do worst = math.max(worst, math.abs(y[(tk - 1) * m + r] - wv * sums[tk]) / (wv * sums[tk])) end
       end
-      t.truthy(worst < 1e-6, ("f32 W in B, w = 1 + 2^-12: worst relative error %g (hi alone: 2.4e-4)"):format(worst))
+      t.truthy(worst < 1e-6, ("%s W in B, %s: worst relative error %g (hi alone: 2.4e-4)"):format(fmt, c[5], worst))
     end
     -- q8_0 and q4_0 with W in B (COOP_REG=3, NVIDIA's layouts emulated): ragged m, units of 8
     -- blocks that the slices do not divide (and slices with none), 1 and 2 tiles of 8 rows
@@ -627,44 +634,30 @@ end)
 t.test("COOP_REG=2 and 3 (f16, f32, q8_0) on another fragment layout: every y NaN; on NVIDIA's, right", function()
   local dev = t.device("vulkan")
   local ref = require "gpubench.ref"
+  -- each kernel built with the emulation in another layout (FRAG_MMA_LAYOUT=0: f16's scrambled,
+  -- q8_0's rows and columns rotated by one), then as built, against the oracle
+  local cases = {
+    { "f16", { COOP_REG = 2, COOP_U = 1 }, 128, { 77, 78, 79 }, "COOP_REG=2, scrambled layout" },
+    { "f16", { COOP_REG = 3, COOP_U = 1 }, 128, { 77, 78, 79 }, "COOP_REG=3, scrambled layout" },
+    { "q8_0", { COOP_REG = 3 }, 256, { 87, 88, 89 }, "q8_0 COOP_REG=3, another layout" },
+    { "f32", { COOP_REG = 3, COOP_U = 1 }, 128, { 97, 98, 99 }, "f32 COOP_REG=3, scrambled layout" },
+  }
   gc.releasing(dev, function()
-    for _, reg in ipairs { 2, 3 } do
-      local s = specs.variant("f16", { GEMV_COOP = 2, GEMV_TOKENS = 3, COOP_REG = reg, COOP_WR = 1, COOP_KS = 1, COOP_U = 1 })
+    for _, c in ipairs(cases) do
+      local fmt, k, seeds, m = c[1], c[3], c[4], 19
+      local changes = { GEMV_COOP = 2, GEMV_TOKENS = 3, COOP_WR = 1, COOP_KS = 1 }
+      for name, v in pairs(c[2]) do changes[name] = v end
+      local s = specs.variant(fmt, changes)
       local d = {}
       for name, v in pairs(s.defines) do d[name] = v end
       d.FRAG_MMA_LAYOUT = 0
-      local other = setmetatable({ defines = d }, { __index = s })
-      local m, k = 19, 128
-      local w = ref.random_blocks("f16", m * k // gemv.format("f16").qk, 77)
-      local y = gemv.run(dev, "f16", w, m, k, ref.random_f32(3 * k, 78), 3, other)
+      local w = ref.random_blocks(fmt, m * k // gemv.format(fmt).qk, seeds[1])
+      local y = gemv.run(dev, fmt, w, m, k, ref.random_f32(3 * k, seeds[2]), 3, setmetatable({ defines = d }, { __index = s }))
       local nan = 0
       for i = 1, #y do if y[i] ~= y[i] then nan = nan + 1 end end
-      t.eq({ #y, nan }, { 3 * m, 3 * m }, ("COOP_REG=%d, scrambled layout: every output NaN"):format(reg))
-      gc.check_tokens(dev, "f16", m, k, 3, 79, s)
+      t.eq({ #y, nan }, { 3 * m, 3 * m }, c[5] .. ": every output NaN")
+      gc.check_tokens(dev, fmt, m, k, 3, seeds[3], s)
     end
-    -- q8_0 W in B: rows and columns rotated by one in the emulation
-    local s = specs.variant("q8_0", { GEMV_COOP = 2, GEMV_TOKENS = 3, COOP_REG = 3, COOP_WR = 1, COOP_KS = 1 })
-    local d = {}
-    for name, v in pairs(s.defines) do d[name] = v end
-    d.FRAG_MMA_LAYOUT = 0
-    local m, k = 19, 256
-    local w = ref.random_blocks("q8_0", m * k // 32, 87)
-    local y = gemv.run(dev, "q8_0", w, m, k, ref.random_f32(3 * k, 88), 3, setmetatable({ defines = d }, { __index = s }))
-    local nan = 0
-    for i = 1, #y do if y[i] ~= y[i] then nan = nan + 1 end end
-    t.eq({ #y, nan }, { 3 * m, 3 * m }, "q8_0 COOP_REG=3, another layout: every output NaN")
-    gc.check_tokens(dev, "q8_0", m, k, 3, 89, s)
-    -- f32 W in B
-    local f = specs.variant("f32", { GEMV_COOP = 2, GEMV_TOKENS = 3, COOP_REG = 3, COOP_WR = 1, COOP_KS = 1, COOP_U = 1 })
-    local fd = {}
-    for name, v in pairs(f.defines) do fd[name] = v end
-    fd.FRAG_MMA_LAYOUT = 0
-    local fy = gemv.run(dev, "f32", ref.random_blocks("f32", m * 128, 97), m, 128, ref.random_f32(3 * 128, 98), 3,
-      setmetatable({ defines = fd }, { __index = f }))
-    local fnan = 0
-    for i = 1, #fy do if fy[i] ~= fy[i] then fnan = fnan + 1 end end
-    t.eq({ #fy, fnan }, { 3 * m, 3 * m }, "f32 COOP_REG=3, scrambled layout: every output NaN")
-    gc.check_tokens(dev, "f32", m, 128, 3, 99, f)
   end)
 end)
 
