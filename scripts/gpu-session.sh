@@ -461,6 +461,59 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next30() { # the CUDA pairs kernel on the int8 tensor cores (moe_q4k_pairs_i8.cu, never run on a GPU): its GPU test,
+  # then batched at its geometries beside the integer dot (A ... A), qwen3 gate_up m = 1, 8, 32, 64, both regimes, and
+  # down for the dot and two of them; then Vulkan f32 through gemv_table at T = 6 and 8 (for_device's W in B)
+  GPUBENCH_TEST_ONLY="int8 tensor cores" run moe_test_i8 timeout 200 $G tests/lua/test_moe_cuda.lua
+  grep -E "^(ok|FAIL)" "$LOGS/moe_test_i8.log" | cut -c1-200
+  local geo n proj
+  for pg in ${PAIRS_GEOS:-gate_up:ROWS=14 gate_up:I8=1 gate_up:I8=1,WARPS=2,KSPLIT=4 gate_up:I8=1,WARPS=1,KSPLIT=8 \
+      gate_up:I8=1,WARPS=4,KSPLIT=1 gate_up:I8=1,WARPS=2,KSPLIT=2,PREFETCH=1 gate_up:I8=1,WARPS=8,KSPLIT=1 gate_up:ROWS=14 \
+      down:ROWS=14 down:I8=1 down:I8=1,WARPS=2,KSPLIT=4 down:ROWS=14}; do
+    proj=${pg%%:*}; geo=${pg#*:}
+    n="moepi8_${proj}_${geo//[=,]/_}"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
+    run "$n" timeout 60 $G --backend cuda experiments/moe_scaling.lua --config qwen3_30b_a3b --projection $proj \
+      --variants batched --m 1,8,32,64 --regime both --rounds 1 --pairs-geometry $geo --json "$LOGS/$n.jsonl"
+    grep -E '^batched|rror' "$LOGS/$n.log"
+  done
+  for T in 6 8; do
+    run "vkf32_table_T$T" timeout 120 env M=14336 K=5120 $G --backend vulkan experiments/gemv_table.lua --kernels f32 \
+      --rotate --tokens $T --json "$LOGS/vkf32_table_T$T.jsonl"
+    grep -E "^f32|^\* f32|rror" "$LOGS/vkf32_table_T$T.log"
+  done
+}
+
+phase_next29() { # f32's W in B (won at T = 8 and 6 in next28) at T = 5, 6, 7 and at 131072 rows, validated; then the
+  # CUDA pairs kernel's geometries (batched, qwen3 gate_up, m = 1, 8, 32, 64, both regimes; never swept), A ... A
+  local wb="GEMV_COOP=1;COOP_REG=3;COOP_WR=1,2;COOP_KS=4;COOP_U=1;COOP_RT=2,4"
+  for T in 5 6 7; do variants "vkf32wb29_T$T" f32 14336 5120 "GEMV_TOKENS=$T;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=$T;$wb"; done
+  variants vkf32wb29_big_T8 f32 131072 5120 "GEMV_TOKENS=8;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=8;$wb"
+  local geo n
+  for geo in ${PAIRS_GEOS:-ROWS=14,WARPS=1,STAGES=2,PARTS=2 ROWS=8,PARTS=1 ROWS=8,STAGES=3 ROWS=4,PARTS=1 \
+      ROWS=16,WARPS=2 ROWS=8,WARPS=4 ROWS=6,WARPS=2,STAGES=3 ROWS=14,WARPS=1,STAGES=2,PARTS=2}; do
+    n="moepairs_${geo//[=,]/_}"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
+    run "$n" timeout 60 $G --backend cuda experiments/moe_scaling.lua --config qwen3_30b_a3b --projection gate_up \
+      --variants batched --m 1,8,32,64 --regime both --rounds 1 --pairs-geometry $geo --json "$LOGS/$n.jsonl"
+    grep -E '^batched|rror' "$LOGS/$n.log"
+  done
+}
+
+phase_next28() { # next27 (f32 and q4_0 W in B, never run on a GPU), then ncu sections of one MoE step of each of
+  # MOE_NCU_CELLS (variant:m:regime; qwen3 gate_up): where batched and grouped spend their time now
+  phase_next27
+  local S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy
+     --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis --section InstructionStats"
+  for cell in ${MOE_NCU_CELLS:-batched:8:l2 batched:8:cold grouped:64:cold batched:64:cold}; do
+    IFS=: read -r v mm rg <<< "$cell"
+    local kre=pairs; [[ $v == grouped ]] && kre=grouped
+    run "ncu_moe_${v}_m${mm}_$rg" timeout 120 $NCU --cache-control none --clock-control none $S -k regex:$kre -s 30 -c 1 \
+      $G --backend cuda experiments/moe_scaling.lua --config qwen3_30b_a3b --m $mm --variants $v \
+      --projection gate_up --regime $rg --rounds 1
+    grep -E 'Duration|DRAM Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|Grid Size|Eligible Warps|L2 Hit|Executed Ipc A|Pipe|Block Limit|Executed Instructions' \
+      "$LOGS/ncu_moe_${v}_m${mm}_$rg.log" | head -40
+  done
+}
+
 phase_next27() { # f32 on the fp16 matrices, W in B as hi + lo (COOP_REG=3, COOP_FMT=8), and q4_0's W in B on the int8 ones
   # (never run on a GPU): the GPU oracle test (both), then f32 beside the table's scalar kernel (GEMV_T 16, NR 8) at T = 8, 6
   # and 4, and q4_0 beside its table kernel at T = 8 and 4; 14336 x 5120 rotated, validated
@@ -1234,6 +1287,15 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next30)
+  phase_next30
+  ;;
+next29)
+  phase_next29
+  ;;
+next28)
+  phase_next28
   ;;
 next27)
   phase_next27

@@ -307,10 +307,10 @@ function gemv_bench.device_notes(dev, list, tokens)
   for _, c in ipairs(list) do
     local used = gemv.device_spec(dev, c.fmt, c.m, c.k, tokens)
     if used then
-      notes[#notes + 1] = ("* %s: the kernel with %s, which this device's features select (gemv_%s.for_device)%s%s")
+      notes[#notes + 1] = ("* %s: the kernel with %s, which this device's features select (gemv_%s.for_device)%s%s%s")
         :format(c.label, format_defines(used.defines or {}), dev.backend,
           used.x_rounding and (", x rounded to int16 per %d values"):format(used.x_rounding) or "",
-          used.prep and TWO_LAUNCHES or "")
+          used.precision and (", " .. used.precision) or "", used.prep and TWO_LAUNCHES or "")
     end
   end
   return notes

@@ -405,6 +405,9 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
     -- the quantized formats' x rounded per 32-block (s_b = amax / 32639: within gemv_bench's
     -- bound); the dense formats' x kept to about 22 bits of its row's range: the plain bound
     x_rounding = not coop_dense(fmt) and 32 or nil,
+    -- what the fp16 products keep of an f32 operand (the notes print it)
+    precision = coop_dense(fmt) and (fmt == "f32" and "x and W each as f16 hi + lo (about 22 bits; |w| < 256)"
+      or "x as f16 hi + lo (about 22 bits)") or nil,
     -- steps of 16 k, COOP_REG=2, 3's units; q8_0, q4_0 W in B: units of 8 blocks, 16-byte aligned rows
     k_multiple = coop_dense(fmt) and (({ [2] = 32, [3] = 64 })[reg] or 16) or b32_wb and 256 or nil,
     m_multiple = direct == 1 and 16 or nil, -- whole groups of 16 rows read from W
@@ -471,7 +474,10 @@ end
 -- multiple of 64: it won the validated A/Bs from T = 5 and tied at T = 4, its time flat over T
 -- (docs/kernels/vulkan-gemv.md, "W in B", has the figures).
 local DENSE_COOP_RULE = { min_tokens = 5, wr = 2, ks = 4, u = 2, rt = 4 }
-local DENSE_COOP = { f16 = DENSE_COOP_RULE, bf16 = DENSE_COOP_RULE }
+-- f32 from T = 6 (it tied the FMA kernel at T = 5, won from 6: the same doc, "f32 with W in B"),
+-- its weights as two f16 products (spec.precision says what that keeps)
+local DENSE_COOP = { f16 = DENSE_COOP_RULE, bf16 = DENSE_COOP_RULE,
+                     f32 = { min_tokens = 6, wr = 1, ks = 4, u = 1, rt = 2 } }
 local function dense_coop_for(dev, fmt, k, tokens)
   local r = DENSE_COOP[fmt]
   if tokens < r.min_tokens or math.type(k) ~= "integer" then return nil end
@@ -485,7 +491,7 @@ end
 -- (gemv.spec's float kernel). dev is a device or any table with its info
 -- fields: integer_dot_product, subgroup_size, max_shared_bytes, sm_count
 -- (cooperative_matrix and its shapes for f16, bf16). The rule, in one place:
---   * f16 and bf16: DENSE_COOP's rule (W in B from T = 5, NV devices);
+--   * f16 and bf16: DENSE_COOP's rule (W in B from T = 5, NV devices; f32 from T = 6);
 --   * fmt is q8_0, q4_0, q4_k or q5_k, any tokens (every integer kernel
 --     reads each weight once for all T tokens; q8_0 and q4_0 at T > 1 take
 --     IDOT_MULTI_TOKENS' layout and grid; q5_k's by its A/B against the

@@ -121,11 +121,17 @@ t.test("variant_notes: a cell whose kernel the device's rule picks gets device_n
   local cells = { { label = "f16", fmt = "f16", m = 14336, k = 5120 }, { label = "f32", fmt = "f32", m = 14336, k = 5120 } }
   local token_note = "* %s at T=8: the kernel with GEMV_NR=8,GEMV_T=16, the variant that measured faster at this T (gemv_vulkan.token_changes)"
   t.eq(gemv_bench.variant_notes("vulkan", cells, 8), { token_note:format("f16"), token_note:format("f32") }, "no device")
-  t.eq(gemv_bench.variant_notes("vulkan", cells, 8, nv), { token_note:format("f32") }, "f16 runs the device's kernel")
+  t.eq(gemv_bench.variant_notes("vulkan", cells, 8, nv), {}, "f16 and f32 run the device's kernels")
+  t.eq(gemv_bench.variant_notes("vulkan", cells, 5, nv),
+    { (token_note:gsub("T=8", "T=5")):format("f32") }, "T = 5: f32 the T-row rule's")
   local d = gemv_bench.device_notes(nv, cells, 8)
-  t.eq(#d, 1)
+  t.eq(#d, 2)
   t.truthy(d[1]:find("* f16: the kernel with COOP_FMT=6,COOP_KS=4,COOP_RT=4,COOP_U=2,COOP_WR=2,GEMV_COOP=1,GEMV_TOKENS=8, "
-    .. "which this device's features select (gemv_vulkan.for_device); two launches a call", 1, true), d[1])
+    .. "which this device's features select (gemv_vulkan.for_device), x as f16 hi + lo (about 22 bits); two launches a call",
+    1, true), d[1])
+  t.truthy(d[2]:find("* f32: the kernel with COOP_FMT=8,COOP_KS=4,COOP_RT=2,COOP_U=1,COOP_WR=1,GEMV_COOP=1,GEMV_TOKENS=8, "
+    .. "which this device's features select (gemv_vulkan.for_device), x and W each as f16 hi + lo (about 22 bits; "
+    .. "|w| < 256); two launches a call", 1, true), d[2])
 end)
 
 t.test("variant_notes at T > 1: the T-row rule's kernel named once per format", function()

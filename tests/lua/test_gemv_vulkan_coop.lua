@@ -199,7 +199,7 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     "gemv_vulkan.variant: f32 has no define COOP_DIRECT", false)
 end)
 
-t.test("for_device: f16 and bf16 from T = 5 on W in B where the device has the fp16 matrices and k fits", function()
+t.test("for_device: f16 and bf16 from T = 5, f32 from T = 6, on W in B where the device has the fp16 matrices and k fits", function()
   local NV_F16 = { m = 16, n = 8, k = 16, a = "f16", b = "f16", c = "f32", d = "f32" }
   local nv = gc.vulkan_fake { name = "nv", cooperative_matrix = "nv", cooperative_matrix_shapes = { NV_I8, NV_F16 } }
   for _, fmt in ipairs { "f16", "bf16" } do
@@ -220,7 +220,15 @@ t.test("for_device: f16 and bf16 from T = 5 on W in B where the device has the f
     t.eq(specs.for_device(gc.vulkan_fake { name = "nv", cooperative_matrix = "nv", cooperative_matrix_shapes = { NV_F16 },
       subgroup_size = 64 }, fmt, 14336, 5120, 8), nil, fmt .. ": subgroups of 64")
   end
-  t.eq(specs.for_device(nv, "f32", 14336, 5120, 8), nil, "f32 has no such kernel")
+  for tokens = 6, 8 do
+    local s = specs.for_device(nv, "f32", 14336, 5120, tokens)
+    t.truthy(s == specs.variant("f32", { GEMV_COOP = 1, COOP_REG = 3, COOP_WR = 1, COOP_KS = 4, COOP_U = 1, COOP_RT = 2,
+      GEMV_TOKENS = tokens }), ("f32 T=%d: the rule's spec"):format(tokens))
+    t.eq({ s.file, s.rows_per_group, s.defines.COOP_FMT, s.precision }, { "kernels/vulkan/gemv_dense_wideb.comp", 16, 8,
+      "x and W each as f16 hi + lo (about 22 bits; |w| < 256)" })
+  end
+  for tokens = 1, 5 do t.eq(specs.for_device(nv, "f32", 14336, 5120, tokens), nil, ("f32 T=%d: the FMA kernel"):format(tokens)) end
+  t.eq(specs.for_device(nv, "f32", 14336, 5120 + 32, 8), nil, "f32: k not a multiple of 64")
 end)
 
 t.test("f16 COOP_DIRECT=1 refuses m that is not a multiple of 16, COOP_REG=2 k not of 32, 3 not of 64 (q8_0's not of 256), naming them", function()
