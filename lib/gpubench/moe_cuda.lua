@@ -6,9 +6,7 @@
 --
 --   pairs    per_token and batched: the GEMV body of gemv_q4_k.cu per pair
 --            (ROWS rows per warp, WARPS warps, STAGES slots, PARTS row parts);
---            the q4_k GEMV's defaults. I8=1 (a --pairs-geometry) takes
---            pairs_i8 instead: the int8 tensor-core body of gemv_q4_k_i8.cu
---            for one row of x (WARPS warps of 16 rows, KSPLIT slices of k)
+--            the q4_k GEMV's defaults
 --   fused    fused_gate_up: the same per pair over two stacks, silu * up
 --   grouped  grouped: per present expert GWARPS warps of 16 rows on the
 --            tensor cores, GTOK tokens per pass, GSTAGES cp.async stages of
@@ -26,12 +24,10 @@ local function gemv_like(file, entry, d)
 end
 
 M.pairs = gemv_like("moe_q4k_pairs.cu", "moe_q4k_pairs", { ROWS = 14, WARPS = 1, STAGES = 2, PARTS = 2 })
-M.pairs_i8 = spec("moe_q4k_pairs_i8.cu", "moe_q4k_pairs_i8", { I8 = 1, WARPS = 4, KSPLIT = 2, PREFETCH = 0 },
-  { 32 * 4 * 2, 1, 1 }, 16 * 4)
 M.fused = gemv_like("moe_q4k_fused.cu", "moe_q4k_fused", { ROWS = 14, WARPS = 1, STAGES = 2, PARTS = 2 })
 M.grouped = spec("moe_q4k_grouped.cu", "moe_q4k_grouped", { GWARPS = 4, GSTAGES = 3, GTOK = 4, GPACK = 0 },
   { 32 * 4, 1, 1 }, 16 * 4)
-local FLAGS = { GPACK = true, I8 = true, PREFETCH = true } -- defines that take 0 or 1
+local FLAGS = { GPACK = true } -- defines that take 0 or 1
 
 -- grouped is one launch: each block finds its expert's pairs itself.
 M.grouped_dispatches = 1
@@ -41,14 +37,9 @@ M.grouped_dispatches = 1
 function M.variant(name, changes)
   local base = rawget(M, name)
   if type(base) ~= "table" or not base.file then error(("moe_cuda.variant: unknown kernel %s"):format(tostring(name)), 2) end
-  -- pairs' I8 picks the kernel: 1 the int8 one (its defines), 0 the integer dot (which has no I8)
-  local i8 = name == "pairs" and changes.I8 or nil
-  if i8 ~= nil and i8 ~= 0 and i8 ~= 1 then error(("moe_cuda.variant: I8=%s is not 0 or 1"):format(tostring(i8)), 2) end
-  if i8 == 1 then base = M.pairs_i8 end
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
   for k, v in pairs(changes) do
-    if k == "I8" and i8 ~= nil then goto next end
     if d[k] == nil then error(("moe_cuda.variant: %s has no define %s"):format(name, tostring(k)), 2) end
     if FLAGS[k] then
       if v ~= 0 and v ~= 1 then error(("moe_cuda.variant: %s=%s is not 0 or 1"):format(k, tostring(v)), 2) end
@@ -56,9 +47,7 @@ function M.variant(name, changes)
       error(("moe_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
-    ::next::
   end
-  if i8 == 1 then return spec(base.file:match("[^/]+$"), base.entry, d, { 32 * d.WARPS * d.KSPLIT, 1, 1 }, 16 * d.WARPS) end
   if name == "grouped" then
     -- The kernel's MoeGroupedSmem (kernels/cuda/moe_q4k_grouped.cu), summed here so
     -- that a geometry over a block's shared memory is refused before NVRTC (past the

@@ -99,26 +99,4 @@ t.test("grouped geometries of the compile lines: GWARPS 1, 2, 4, GSTAGES 2 to 4,
   end
 end)
 
-t.test("pairs on the int8 tensor cores (I8=1, the compile lines' geometries): batched and per_token against the reference and alike bit for bit, both projections, ragged n, more pairs than experts", function()
-  local S = require "gpubench.moe_cuda"
-  t.errors(function() S.variant("pairs", { I8 = 1, ROWS = 8 }) end, "moe_cuda.variant: pairs has no define ROWS", true)
-  t.errors(function() S.variant("pairs", { I8 = 2 }) end, "moe_cuda.variant: I8=2 is not 0 or 1", true)
-  t.eq(S.variant("pairs", { I8 = 1, WARPS = 2, KSPLIT = 4 }).block, { 256, 1, 1 }, "block: 32 WARPS KSPLIT")
-  t.eq(S.variant("pairs", { I8 = 0, ROWS = 8 }).defines.I8, nil, "I8=0: the integer dot, which takes no I8")
-  local dev = t.device(BACKEND)
-  for _, d in ipairs { { I8 = 1 }, { I8 = 1, WARPS = 2, KSPLIT = 4, PREFETCH = 1 }, { I8 = 1, WARPS = 1, KSPLIT = 1 } } do
-    local specs = { pairs = S.variant("pairs", d) }
-    for _, proj in ipairs(moe.PROJECTIONS) do
-      for _, case in ipairs { { mc.SMALL, 5 }, { WIDE, 30 } } do
-        local sh = moe.shape(case[1], proj)
-        local m = case[2]
-        local F <close>, g = mb.case(dev, sh, moe.routing("uniform", m, sh.experts, sh.top_k, { seed = 4 }), m)
-        local c = mb.check(dev, g, "batched", m, specs)
-        t.truthy(c.worst_rel <= mb.TOL, ("I8 %s n=%d m=%d"):format(proj, sh.n, m))
-        t.eq(c.bit_exact, true, ("I8 %s m=%d: batched == per_token"):format(proj, m))
-      end
-    end
-  end
-end)
-
 t.run()
