@@ -461,6 +461,41 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next32() { # fused_gate_up with x in registers and 8 rows a warp (XSHARED=0, ROWS=8, PARTS=1: won at every m in
+  # next31, A B C D A): reversed, C A A C at ITERS 200, qwen3 m = 1, 8, 32, 64, both regimes; then mixtral C A, m = 1, 4, 8
+  local geo n i=0
+  for cg in ${FUSED_GEOS:-qwen3_30b_a3b:XSHARED=0,ROWS=8,PARTS=1 qwen3_30b_a3b:ROWS=14 qwen3_30b_a3b:ROWS=14 \
+      qwen3_30b_a3b:XSHARED=0,ROWS=8,PARTS=1 mixtral_8x7b:XSHARED=0,ROWS=8,PARTS=1 mixtral_8x7b:ROWS=14}; do
+    i=$((i + 1)); geo=${cg#*:}
+    local ms=1,8,32,64; [[ ${cg%%:*} == mixtral_8x7b ]] && ms=1,4,8
+    n="moefx_${i}_${cg%%:*}_${geo//[=,]/_}"
+    run "$n" timeout 120 env ITERS=200 $G --backend cuda experiments/moe_scaling.lua --config ${cg%%:*} --projection gate_up \
+      --variants fused_gate_up --m $ms --regime both --rounds 1 --fused-geometry $geo --json "$LOGS/$n.jsonl"
+    grep -E '^fused|rror' "$LOGS/$n.log"
+  done
+}
+
+phase_next31() { # the CUDA pairs and fused kernels with x in registers (XSHARED=0: 11 -> 15 one-warp blocks an SM):
+  # the GPU test, then batched and fused_gate_up A B C D A (qwen3 gate_up, m = 1, 8, 32, 64, both regimes) and down A B A;
+  # then the cold sample's fixed cost on both backends (tools/fixed_cost_probe.lua, with its one-recording rows)
+  GPUBENCH_TEST_ONLY="XSHARED" run moe_test_xs timeout 200 $G tests/lua/test_moe_cuda.lua
+  grep -E "^(ok|FAIL)" "$LOGS/moe_test_xs.log" | cut -c1-200
+  local geo n proj
+  for pg in ${PAIRS_GEOS:-gate_up:ROWS=14 gate_up:XSHARED=0 gate_up:XSHARED=0,ROWS=8,PARTS=1 gate_up:XSHARED=0,ROWS=16,WARPS=2 \
+      gate_up:ROWS=14 down:ROWS=14 down:XSHARED=0 down:ROWS=14}; do
+    proj=${pg%%:*}; geo=${pg#*:}
+    n="moexs_${proj}_${geo//[=,]/_}"; [[ -f $LOGS/$n.jsonl ]] && n=${n}_b
+    local vs=batched; [[ $proj == gate_up ]] && vs=batched,fused_gate_up
+    run "$n" timeout 80 $G --backend cuda experiments/moe_scaling.lua --config qwen3_30b_a3b --projection $proj \
+      --variants $vs --m 1,8,32,64 --regime both --rounds 1 --pairs-geometry $geo --fused-geometry $geo --json "$LOGS/$n.jsonl"
+    grep -E '^(batched|fused)|rror' "$LOGS/$n.log"
+  done
+  for b in cuda vulkan; do
+    run "fixed_$b" timeout 120 env BACKEND=$b $G tools/fixed_cost_probe.lua
+    cat "$LOGS/fixed_$b.log"
+  done
+}
+
 phase_next30() { # the CUDA pairs kernel on the int8 tensor cores (moe_q4k_pairs_i8.cu, never run on a GPU): its GPU test,
   # then batched at its geometries beside the integer dot (A ... A), qwen3 gate_up m = 1, 8, 32, 64, both regimes, and
   # down for the dot and two of them; then Vulkan f32 through gemv_table at T = 6 and 8 (for_device's W in B)
@@ -1287,6 +1322,12 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next32)
+  phase_next32
+  ;;
+next31)
+  phase_next31
   ;;
 next30)
   phase_next30

@@ -90,7 +90,13 @@ struct GbXSlots {
 
 // Static shared memory of a block of gb_gemv_quant (NWARP row groups of KS
 // warps): BASE without the x slots; XSM when the x slots (XQ formats) fit
-// with it in the 48 KiB, in which case x goes through shared memory.
+// with it in the 48 KiB, in which case x goes through shared memory. XSHARED=0
+// (a define) keeps x in registers anyway: the x slots are most of a one-warp
+// block's shared memory and so bound its blocks per SM (docs/kernels/moe.md,
+// "x in registers").
+#ifndef XSHARED
+#define XSHARED 1
+#endif
 template <class F, int R, int S, int NWARP, int KS, int P, bool BLK, int T = 1>
 struct GbQuantSmem {
     enum : unsigned long long {
@@ -99,7 +105,7 @@ struct GbQuantSmem {
         X = (gb_u64)NWARP * KS * GbXSlots<S, P, T>::N * T * GB_XSLOT,
         LIMIT = 48 * 1024,
     };
-    static constexpr bool XSM = F::XQI && BASE + X <= LIMIT;
+    static constexpr bool XSM = XSHARED && F::XQI && BASE + X <= LIMIT;
 };
 
 // Copies tile t of the R rows into slot[r]: the row's tile bytes start at

@@ -1,6 +1,7 @@
 // gpubench-compile: entry=moe_q4k_pairs defines=ROWS=14,WARPS=1,STAGES=2,PARTS=2
 // gpubench-compile: entry=moe_q4k_pairs defines=ROWS=8,WARPS=1,STAGES=2,PARTS=1
 // gpubench-compile: entry=moe_q4k_pairs defines=ROWS=16,WARPS=2,STAGES=2,PARTS=2
+// gpubench-compile: entry=moe_q4k_pairs defines=ROWS=14,WARPS=1,STAGES=2,PARTS=2,XSHARED=0
 // Mixture-of-experts Q4_K GEMV over (token, expert) pairs: the `batched` and
 // the `per_token` variants of experiments/moe_scaling.lua (moe_q4k.cuh has the
 // layout). Block (x, y) computes rows x * ROWS * WARPS .. of pair

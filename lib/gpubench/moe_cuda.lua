@@ -6,7 +6,8 @@
 --
 --   pairs    per_token and batched: the GEMV body of gemv_q4_k.cu per pair
 --            (ROWS rows per warp, WARPS warps, STAGES slots, PARTS row parts);
---            the q4_k GEMV's defaults
+--            the q4_k GEMV's defaults; XSHARED=0 (pairs and fused) keeps x in
+--            registers, not in the block's shared memory
 --   fused    fused_gate_up: the same per pair over two stacks, silu * up
 --   grouped  grouped: per present expert GWARPS warps of 16 rows on the
 --            tensor cores, GTOK tokens per pass, GSTAGES cp.async stages of
@@ -40,6 +41,13 @@ function M.variant(name, changes)
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
   for k, v in pairs(changes) do
+    if k == "XSHARED" and name ~= "grouped" then
+      -- x through registers instead of shared memory (gemv_warp.cuh, GbQuantSmem): 1 is the
+      -- kernels' default and not passed, so the default's compile stays the same
+      if v ~= 0 and v ~= 1 then error(("moe_cuda.variant: XSHARED=%s is not 0 or 1"):format(tostring(v)), 2) end
+      d.XSHARED = v == 0 and 0 or nil
+      goto next
+    end
     if d[k] == nil then error(("moe_cuda.variant: %s has no define %s"):format(name, tostring(k)), 2) end
     if FLAGS[k] then
       if v ~= 0 and v ~= 1 then error(("moe_cuda.variant: %s=%s is not 0 or 1"):format(k, tostring(v)), 2) end
@@ -47,6 +55,7 @@ function M.variant(name, changes)
       error(("moe_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
+    ::next::
   end
   if name == "grouped" then
     -- The kernel's MoeGroupedSmem (kernels/cuda/moe_q4k_grouped.cu), summed here so

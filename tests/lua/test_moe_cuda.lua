@@ -99,4 +99,26 @@ t.test("grouped geometries of the compile lines: GWARPS 1, 2, 4, GSTAGES 2 to 4,
   end
 end)
 
+t.test("pairs and fused with x in registers (XSHARED=0): batched, per_token and fused_gate_up against the reference, batched == per_token bit for bit, ragged n, more pairs than experts", function()
+  local S = require "gpubench.moe_cuda"
+  t.errors(function() S.variant("pairs", { XSHARED = 2 }) end, "moe_cuda.variant: XSHARED=2 is not 0 or 1", true)
+  t.eq(S.variant("pairs", { XSHARED = 1 }).defines.XSHARED, nil, "1: the default, not passed")
+  local dev = t.device(BACKEND)
+  for _, d in ipairs { { XSHARED = 0 }, { XSHARED = 0, ROWS = 8, PARTS = 1 } } do
+    local specs = { pairs = S.variant("pairs", d), fused = S.variant("fused", d) }
+    for _, proj in ipairs(moe.PROJECTIONS) do
+      for _, case in ipairs { { mc.SMALL, 5 }, { WIDE, 30 } } do
+        local sh, m = moe.shape(case[1], proj), case[2]
+        local F <close>, g = mb.case(dev, sh, moe.routing("uniform", m, sh.experts, sh.top_k, { seed = 4 }), m)
+        local c = mb.check(dev, g, "batched", m, specs)
+        t.truthy(c.worst_rel <= mb.TOL, ("XSHARED=0 %s n=%d m=%d"):format(proj, sh.n, m))
+        t.eq(c.bit_exact, true, ("XSHARED=0 %s m=%d: batched == per_token"):format(proj, m))
+        if moe.applies("fused_gate_up", proj) then
+          t.truthy(mb.check(dev, g, "fused_gate_up", m, specs).worst_rel <= mb.TOL, ("XSHARED=0 fused m=%d"):format(m))
+        end
+      end
+    end
+  end
+end)
+
 t.run()
