@@ -1,6 +1,6 @@
+// gpubench-compile: entry=moe_q4k_fused defines=ROWS=8,WARPS=1,STAGES=2,PARTS=1,XSHARED=0
 // gpubench-compile: entry=moe_q4k_fused defines=ROWS=14,WARPS=1,STAGES=2,PARTS=2
 // gpubench-compile: entry=moe_q4k_fused defines=ROWS=8,WARPS=2,STAGES=2,PARTS=1
-// gpubench-compile: entry=moe_q4k_fused defines=ROWS=14,WARPS=1,STAGES=2,PARTS=2,XSHARED=0
 // Mixture-of-experts Q4_K gate and up projections with the SwiGLU epilogue:
 // the `fused_gate_up` variant of experiments/moe_scaling.lua. For every pair
 // (token, expert) the warp computes its rows of g = Wgate[e] x and

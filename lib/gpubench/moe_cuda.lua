@@ -8,7 +8,8 @@
 --            (ROWS rows per warp, WARPS warps, STAGES slots, PARTS row parts);
 --            the q4_k GEMV's defaults; XSHARED=0 (pairs and fused) keeps x in
 --            registers, not in the block's shared memory
---   fused    fused_gate_up: the same per pair over two stacks, silu * up
+--   fused    fused_gate_up: the same per pair over two stacks, silu * up, at
+--            its own geometry
 --   grouped  grouped: per present expert GWARPS warps of 16 rows on the
 --            tensor cores, GTOK tokens per pass, GSTAGES cp.async stages of
 --            weights; GPACK=1 (GTOK <= 4) one mma per k-step for x_hi and x_lo
@@ -25,7 +26,10 @@ local function gemv_like(file, entry, d)
 end
 
 M.pairs = gemv_like("moe_q4k_pairs.cu", "moe_q4k_pairs", { ROWS = 14, WARPS = 1, STAGES = 2, PARTS = 2 })
-M.fused = gemv_like("moe_q4k_fused.cu", "moe_q4k_fused", { ROWS = 14, WARPS = 1, STAGES = 2, PARTS = 2 })
+-- fused: 8 rows a warp, one part, x in registers (a one-warp block's x slots in shared memory
+-- held it to 11 blocks an SM): 1.04-1.15x the pairs geometry at every m of qwen3 and mixtral
+-- gate/up in both orders (docs/kernels/moe.md, "x in registers")
+M.fused = gemv_like("moe_q4k_fused.cu", "moe_q4k_fused", { ROWS = 8, WARPS = 1, STAGES = 2, PARTS = 1, XSHARED = 0 })
 M.grouped = spec("moe_q4k_grouped.cu", "moe_q4k_grouped", { GWARPS = 4, GSTAGES = 3, GTOK = 4, GPACK = 0 },
   { 32 * 4, 1, 1 }, 16 * 4)
 local FLAGS = { GPACK = true } -- defines that take 0 or 1
