@@ -461,6 +461,22 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next33() { # Vulkan cold samples as one command buffer (the timer's start and stop recorded with a one-buffer
+  # batch: host/vulkan/launch.c, timed_one_cb): the C batch test on the NVIDIA driver, the fixed-cost probe on both
+  # backends, then linear_suite --suite all on both (no vendor column), whose T = 1 rows carry fixed_us and READ_%
+  run vk_batch_test timeout 120 $BIN/test_vulkan_batch
+  grep -E "^(ok|not ok)|checks" "$LOGS/vk_batch_test.log"
+  for b in cuda vulkan; do
+    run "fixed_$b" timeout 120 env BACKEND=$b $G tools/fixed_cost_probe.lua
+    cat "$LOGS/fixed_$b.log"
+  done
+  for b in vulkan cuda; do
+    run "suite_$b" timeout 200 $G --backend $b experiments/linear_suite.lua --suite all --vendor off \
+      --json "$LOGS/suite_$b.jsonl"
+    grep -E "fixed cost:|wall time| T=1 |rror" "$LOGS/suite_$b.log" | cut -c1-150 | head -24
+  done
+}
+
 phase_next32() { # fused_gate_up with x in registers and 8 rows a warp (XSHARED=0, ROWS=8, PARTS=1: won at every m in
   # next31, A B C D A): reversed, C A A C at ITERS 200, qwen3 m = 1, 8, 32, 64, both regimes; then mixtral C A, m = 1, 4, 8
   local geo n i=0
@@ -1322,6 +1338,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next33)
+  phase_next33
   ;;
 next32)
   phase_next32

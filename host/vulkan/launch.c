@@ -119,7 +119,11 @@ static void destroy_batch(vk_device *vd, void *obj)
         vd->f.vkFreeCommandBuffers(vd->dev, vd->cmd_pool, 1, &vb->cb);
     if (vb->rest)
         vd->f.vkFreeCommandBuffers(vd->dev, vd->cmd_pool, 1, &vb->rest);
+    if (vb->timed)
+        vd->f.vkFreeCommandBuffers(vd->dev, vd->cmd_pool, 1, &vb->timed);
     free(vb->slots);
+    free(vb->pipes);
+    free(vb->sets);
     if (vb->pool)
         vd->f.vkDestroyDescriptorPool(vd->dev, vb->pool, NULL);
     free(vb);
@@ -169,9 +173,11 @@ static int batch_sets(vk_device *vd, gb_batch *b, vk_batch *vb, VkDescriptorSet 
 }
 
 /* Records `count` launches, cycling from the batch's first, into a new
- * command buffer *cb. */
+ * command buffer *cb; with a timer's query pool `timed` (else VK_NULL_HANDLE)
+ * between its reset and start and its stop, as vk_timer_record and the
+ * timer's stop command buffer record them. */
 static int record_cb(vk_device *vd, gb_batch *b, uint32_t count, const VkPipeline *pipes,
-                     const VkDescriptorSet *sets, VkCommandBuffer *cb, gb_err *e)
+                     const VkDescriptorSet *sets, VkQueryPool timed, VkCommandBuffer *cb, gb_err *e)
 {
     VkCommandBufferAllocateInfo ai = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -194,6 +200,11 @@ static int record_cb(vk_device *vd, gb_batch *b, uint32_t count, const VkPipelin
     r = vd->f.vkBeginCommandBuffer(*cb, &bi);
     if (r != VK_SUCCESS)
         return VK_FAIL(e, "vkBeginCommandBuffer", r);
+    if (timed != VK_NULL_HANDLE) {
+        vd->f.vkCmdResetQueryPool(*cb, timed, 0, 2);
+        vk_cmd_barrier(vd, *cb);
+        vd->f.vkCmdWriteTimestamp(*cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timed, 0u);
+    }
     for (uint32_t j = 0; j < count; j++) {
         int i = (int)(j % (uint32_t)b->nlaunches);
         /* The first barrier also orders the chunk after everything before it. */
@@ -201,6 +212,10 @@ static int record_cb(vk_device *vd, gb_batch *b, uint32_t count, const VkPipelin
         /* Bound state persists in a command buffer: with one launch, bind once. */
         int bind = j == 0 || b->nlaunches > 1;
         record(vd, *cb, &b->launches[i], pipes[i], sets[i], bind);
+    }
+    if (timed != VK_NULL_HANDLE) {
+        vk_cmd_barrier(vd, *cb);
+        vd->f.vkCmdWriteTimestamp(*cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timed, 1u);
     }
     r = vd->f.vkEndCommandBuffer(*cb);
     if (r != VK_SUCCESS)
@@ -221,9 +236,9 @@ static int batch_record(vk_device *vd, gb_batch *b, vk_batch *vb, const VkPipeli
         return GB_FAIL(e, "batch failed: OUT_OF_HOST_MEMORY (%u command buffers of a %u-launch batch)",
                        vb->ncbs, b->count);
     vb->cbs = vb->slots + 1;
-    if (record_cb(vd, b, chunk, pipes, sets, &vb->cb, e) != 0)
+    if (record_cb(vd, b, chunk, pipes, sets, VK_NULL_HANDLE, &vb->cb, e) != 0)
         return -1;
-    if (rest && record_cb(vd, b, rest, pipes, sets, &vb->rest, e) != 0)
+    if (rest && record_cb(vd, b, rest, pipes, sets, VK_NULL_HANDLE, &vb->rest, e) != 0)
         return -1;
     for (uint32_t i = 0; i < full; i++)
         vb->cbs[i] = vb->cb;
@@ -250,6 +265,15 @@ int vk_batch_prepare(gb_batch *b, gb_err *e)
         destroy_batch(vd, vb);
         return -1;
     }
+    /* kept for the timed command buffer (vk_timed_batch_submit) */
+    vb->pipes = malloc((size_t)b->nlaunches * sizeof *vb->pipes);
+    vb->sets = malloc((size_t)b->nlaunches * sizeof *vb->sets);
+    if (!vb->pipes || !vb->sets) {
+        destroy_batch(vd, vb);
+        return GB_FAIL(e, "batch failed: OUT_OF_HOST_MEMORY (batch record)");
+    }
+    memcpy(vb->pipes, pipes, (size_t)b->nlaunches * sizeof *vb->pipes);
+    memcpy(vb->sets, sets, (size_t)b->nlaunches * sizeof *vb->sets);
     b->impl = vb;
     return 0;
 }
@@ -271,15 +295,61 @@ int vk_batch_submit(gb_batch *b, gb_err *e)
     return 0;
 }
 
+static void free_cb(vk_device *vd, void *obj)
+{
+    VkCommandBuffer *cb = obj;
+    vd->f.vkFreeCommandBuffers(vd->dev, vd->cmd_pool, 1, cb);
+    free(cb);
+}
+
+/* A batch of one command buffer: the timer's reset, start, the launches and
+ * the stop in one command buffer of their own (recorded for this timer on
+ * first use), submitted with the open segment (a hold's wait, the flush): no
+ * command-buffer boundary inside the timed interval, which on NVIDIA's driver
+ * cost several microseconds a sample (docs/results/h200-linear.md, "One
+ * recording"). */
+static int timed_one_cb(vk_device *vd, gb_batch *b, vk_batch *vb, vk_timer *vt, gb_err *e)
+{
+    if (vb->timed && vb->timed_for != vt->id) {
+        VkCommandBuffer *old = malloc(sizeof *old);
+        if (!old)
+            return GB_FAIL(e, "batch failed: OUT_OF_HOST_MEMORY (a timed command buffer's release)");
+        *old = vb->timed;
+        vk_defer(vd, vb->last_use, free_cb, old);
+        vb->timed = VK_NULL_HANDLE;
+    }
+    if (!vb->timed) {
+        if (record_cb(vd, b, b->count, vb->pipes, vb->sets, vt->pool, &vb->timed, e) != 0) {
+            if (vb->timed)
+                vd->f.vkFreeCommandBuffers(vd->dev, vd->cmd_pool, 1, &vb->timed);
+            vb->timed = VK_NULL_HANDLE;
+            return -1;
+        }
+        vb->timed_for = vt->id;
+    }
+    VkCommandBuffer list[2] = {VK_NULL_HANDLE, vb->timed};
+    uint64_t serial;
+    int rc = vd->open ? vk_stream_submit_open_with(vd, list, 2, &serial, e)
+                      : vk_stream_submit_cbs(vd, list + 1, 1, &serial, e);
+    if (rc != 0)
+        return -1;
+    mark_batch_used(b, serial);
+    vt->last_use = vt->stop_serial = serial;
+    return 0;
+}
+
 /* The timer's start (recorded into the open segment, behind whatever was
  * queued before: a hold's wait, the flush), the batch's command buffers and
  * the timer's stop command buffer as one vkQueueSubmit: a submission boundary
- * inside the timed interval would be timed with the batch. */
+ * inside the timed interval would be timed with the batch. A batch of one
+ * command buffer takes timed_one_cb instead. */
 int vk_timed_batch_submit(gb_batch *b, gb_timer *t, gb_err *e)
 {
     vk_device *vd = vk_dev(b->dev);
     vk_batch *vb = b->impl;
     vk_timer *vt = t->impl;
+    if (vb->ncbs == 1)
+        return timed_one_cb(vd, b, vb, vt, e);
     if (vk_timer_record(t, 0, e) != 0)
         return -1;
     vb->cbs[vb->ncbs] = vt->stop_cb;

@@ -12,6 +12,8 @@ int vk_timer_create(gb_timer *t, gb_err *e)
     vk_timer *vt = calloc(1, sizeof *vt);
     if (!vt)
         return GB_FAIL(e, "timer failed: OUT_OF_HOST_MEMORY (timer record)");
+    static uint64_t next_id;
+    vt->id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
     VkQueryPoolCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
         .queryType = VK_QUERY_TYPE_TIMESTAMP,

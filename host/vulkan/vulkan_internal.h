@@ -195,6 +195,7 @@ typedef struct vk_kernel {
 } vk_kernel;
 
 typedef struct vk_timer {
+    uint64_t id;      /* unique over the process: what a batch's timed command buffer was recorded for */
     VkQueryPool pool;
     VkCommandBuffer stop_cb; /* a barrier and the stop timestamp, recorded once (vk_timed_batch_submit) */
     uint64_t stop_serial;
@@ -209,6 +210,13 @@ typedef struct vk_batch {
     VkCommandBuffer cb, rest;
     VkCommandBuffer *slots, *cbs;
     uint32_t ncbs;
+    /* A one-command-buffer batch timed by vk_timed_batch_submit: the timer's reset, start,
+     * the launches and its stop recorded together, for timer `timed_for` (recorded on first
+     * use from the kept pipelines and descriptor sets) */
+    VkCommandBuffer timed;
+    uint64_t timed_for;
+    VkPipeline *pipes;
+    VkDescriptorSet *sets;
     VkDescriptorPool pool;
     uint64_t last_use;
 } vk_batch;

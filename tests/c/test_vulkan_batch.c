@@ -159,6 +159,49 @@ static void test_timers(gb_device *d)
     report("timers: positive, nested intervals ordered, reusable", before);
 }
 
+/* gb_timed_batch_submit: a batch of one command buffer records the timer's
+ * start and stop with its launches (host/vulkan/launch.c, timed_one_cb), once
+ * per timer; a longer batch keeps them in command buffers of their own. Every
+ * launch runs exactly once per submit, with either timer, alternating, and
+ * every interval is positive. */
+static void test_timed_batches(gb_device *d, gb_kernel *inc)
+{
+    int before = failures;
+    gb_buffer *b = need_buffer(d, N * 4);
+    gb_timer *t1 = NULL, *t2 = NULL;
+    gb_err e = {0};
+    CHECK(gb_timer_create(d, &t1, &e) == 0 && gb_timer_create(d, &t2, &e) == 0, "%s", e.msg ? e.msg : "");
+    gb_err_clear(&e);
+    if (b && t1 && t2) {
+        gb_arg args[] = {arg_buf(b), arg_u32(N)};
+        gb_launch l = launch_1d(inc, (N + 63) / 64, 64, args, 2);
+        const uint32_t counts[] = {1, 3, GB_BATCH_CHUNK + 5};
+        for (int c = 0; c < 3; c++) {
+            MUST(gb_buffer_fill(b, 0, N * 4, "\0", 1, ERR));
+            gb_batch *bt = NULL;
+            CHECK(gb_batch_create(d, &l, 1, counts[c], 0, &bt, &e) == 0, "%s", e.msg ? e.msg : "");
+            gb_err_clear(&e);
+            if (!bt)
+                continue;
+            gb_timer *order[] = {t1, t1, t2, t1, t2};
+            for (int i = 0; i < 5; i++) {
+                double ms = -1;
+                MUST(gb_timed_batch_submit(bt, order[i], ERR));
+                MUST(gb_timer_ms(order[i], &ms, ERR));
+                CHECK(ms > 0, "count %u, submit %d: %g ms", counts[c], i, ms);
+            }
+            MUST(gb_sync(d, ERR));
+            CHECK(all_equal(b, N, 5 * counts[c], "timed submits"), "count %u after 5 timed submits", counts[c]);
+            gb_batch_free(bt);
+        }
+    }
+    gb_timer_free(t1);
+    gb_timer_free(t2);
+    gb_buffer_free(b);
+    report("timed batches of 1, 3 and a chunk + 5 launches: each launch once per submit, two timers alternating, "
+           "every interval positive", before);
+}
+
 /* uses_include.comp: out[i] = (i + 1000) * SCALE + 7 + OFFSET (includes and defines). */
 static void test_includes_on_device(gb_device *d)
 {
@@ -205,6 +248,7 @@ int main(void)
         test_batch_counts(d, inc);
         test_rotating_args(d, inc);
         test_stream_order(d, inc);
+        test_timed_batches(d, inc);
     }
     test_timers(d);
     test_includes_on_device(d);
