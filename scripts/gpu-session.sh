@@ -461,6 +461,22 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next34() { # the CUDA integer-dot GEMV with x in registers (XSHARED=0; in shared memory it held the one-warp
+  # blocks to 11 an SM; fused_gate_up won with it): each quantized format at T = 1, 131072 and 14336 x 5120 rotated,
+  # beside its table kernel (the shape rules' defines), validated (reversed at 5x the iterations)
+  GPUBENCH_TEST_ONLY="XSHARED" run gemv_test_xs timeout 200 $G tests/lua/test_gemv_cuda.lua
+  grep -E "^(ok|FAIL)" "$LOGS/gemv_test_xs.log" | cut -c1-200
+  local fm n
+  for fm in q4_k:131072:ROWS=16 q5_k:131072: q6_k:131072: q8_0:131072: q4_0:131072: \
+      q4_k:14336: q5_k:14336: q6_k:14336:BULK=1 q8_0:14336: q4_0:14336:; do
+    IFS=: read -r f m d <<< "$fm"
+    n="cuxs_${f}_$m"
+    run "$n" timeout 100 env M=$m K=5120 ITERS=200 $G --backend cuda experiments/gemv_variants.lua --rotate --rounds 1 \
+      --validate --kernels $f --grid "${d:+$d;}XSHARED=1,0" --json "$LOGS/$n.jsonl"
+    grep -E "^$f|rror" "$LOGS/$n.log"
+  done
+}
+
 phase_next33() { # Vulkan cold samples as one command buffer (the timer's start and stop recorded with a one-buffer
   # batch: host/vulkan/launch.c, timed_one_cb): the C batch test on the NVIDIA driver, the fixed-cost probe on both
   # backends, then linear_suite --suite all on both (no vendor column), whose T = 1 rows carry fixed_us and READ_%
@@ -1338,6 +1354,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next34)
+  phase_next34
   ;;
 next33)
   phase_next33

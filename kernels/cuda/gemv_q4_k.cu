@@ -1,6 +1,7 @@
 // gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,I8=0,GEMV_TOKENS=1
 // gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=14,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=1,I8=0,GEMV_TOKENS=1
 // gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,I8=0,GEMV_TOKENS=1
+// gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,I8=0,GEMV_TOKENS=1,XSHARED=0
 // gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=2,BULK=0,I8=0,GEMV_TOKENS=4
 // gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=1,SUBN=1,ROWS=16,WARPS=1,STAGES=2,KSPLIT=1,PARTS=1,I8=0,GEMV_TOKENS=1
 // gpubench-compile: entry=gemv_q4_k defines=MMA=0,XQ=0,SUBN=1,ROWS=8,WARPS=1,STAGES=3,KSPLIT=1,PARTS=2,I8=0,GEMV_TOKENS=1

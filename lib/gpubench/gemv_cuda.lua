@@ -303,6 +303,7 @@ function M.variant_defines(fmt)
     for k, sw in pairs(I8_SWITCHES) do d[k] = sw.values[1] end
   end
   d.EARLY_RELEASE = 0 -- the FMA and scalar kernels' release of an overlapping next launch: at start, not exit
+  if d.XQ ~= nil then d.XSHARED = 1 end -- the integer dot's x through shared memory (0: registers)
   if TC_BEST[fmt] then d.KSPLIT, d.STAGES, d.TILES = 1, 0, 1 end -- the FMA kernel's: no split, direct loads, ROWS rows (MMA=1 takes others)
   for k, v in pairs(QTC_BEST[fmt] or {}) do -- TC=1's own defines, at their defaults
     if d[k] == nil then d[k] = v end
@@ -342,6 +343,11 @@ function M.variant(fmt, changes)
         error(("gemv_cuda.variant: %s EARLY_RELEASE is the scalar and FMA kernels' (not the int8 kernel's)"):format(fmt), 2)
       end
       d.EARLY_RELEASE = v == 1 and 1 or nil
+    elseif k == "XSHARED" and base.defines.XQ ~= nil then
+      -- the integer dot's x in registers instead of each warp's shared slots (gemv_warp.cuh,
+      -- GbQuantSmem): 1 is the kernels' default and not passed, so the default's compile stays
+      if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: XSHARED=%s is not 0 or 1"):format(tostring(v)), 2) end
+      d.XSHARED = v == 0 and 0 or nil
     elseif I8_SWITCHES[k] and base.defines.I8 ~= nil then
       if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s %s is the int8 kernel's: it needs I8=1"):format(fmt, k), 2) end
       if k == "STAGED" and not I8_STAGE_STRIDE[fmt] and v ~= 0 then
@@ -381,6 +387,10 @@ function M.variant(fmt, changes)
       end
       d[k] = v
     end
+  end
+  if d.XSHARED == 0 and (d.XQ ~= 1 or d.MMA == 1 or d.I8 == 1) then
+    error(("gemv_cuda.variant: %s XSHARED=0 keeps the integer dot's x in registers: it needs XQ=1, MMA=0 and I8=0")
+      :format(fmt), 2)
   end
   if d.I8 == 1 then return i8_spec(fmt, d, own) end
   -- The tensor-core path has a fixed geometry (16 rows, whole tiles): asking

@@ -323,6 +323,32 @@ t.test("EARLY_RELEASE: 0 or 1, not passed at 0, not the int8 kernel's", function
     "gemv_cuda.variant: q4_k EARLY_RELEASE is the scalar and FMA kernels' (not the int8 kernel's)", true)
 end)
 
+-- XSHARED=0: the integer dot's x in registers instead of each warp's shared slots (gemv_warp.cuh,
+-- GbQuantSmem): every quantized format, ragged m, a split k, parts, q8_0/q4_0 rows off 16 bytes.
+t.test("XSHARED=0 variants match the FP64 reference; 0 or 1, not passed at 1, the integer dot's only", function()
+  t.eq(specs.variant("q4_k", { XSHARED = 1 }).defines.XSHARED, nil, "1 is the kernels' default")
+  t.eq({ specs.variant_defines("q6_k").XSHARED, specs.variant_defines("f16").XSHARED }, { 1, nil })
+  t.errors(function() specs.variant("q4_k", { XSHARED = 2 }) end, "gemv_cuda.variant: XSHARED=2 is not 0 or 1", true)
+  t.errors(function() specs.variant("f16", { XSHARED = 0 }) end, "gemv_cuda.variant: f16 has no define XSHARED", true)
+  for _, c in ipairs { { XQ = 0 }, { I8 = 1 }, { MMA = 1, XQ = 0 } } do
+    c.XSHARED = 0
+    t.errors(function() specs.variant("q4_k", c) end,
+      "gemv_cuda.variant: q4_k XSHARED=0 keeps the integer dot's x in registers: it needs XQ=1, MMA=0 and I8=0", true)
+  end
+  local dev = t.device("cuda")
+  releasing(dev, function()
+    for _, fmt in ipairs { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" } do
+      local spec = specs.variant(fmt, { XSHARED = 0 })
+      t.eq(spec.defines.XSHARED, 0, fmt)
+      check(dev, fmt, 29, 3072, 51, spec)
+      check(dev, fmt, 300, 256, 52, spec)
+      if fmt == "q4_0" or fmt == "q8_0" then check(dev, fmt, 37, 288, 53, spec) end
+    end
+    check(dev, "q4_k", 19, 5120, 54, specs.variant("q4_k", { XSHARED = 0, ROWS = 8, WARPS = 2, STAGES = 1, KSPLIT = 5 }))
+    check(dev, "q6_k", 45, 4096, 55, specs.variant("q6_k", { XSHARED = 0, ROWS = 16, PARTS = 4, STAGES = 3 }))
+  end)
+end)
+
 t.test("a launch by hand equals gemv.run, and rows past m are not written", function()
   local dev = t.device("cuda")
   local ref = require "gpubench.ref"
