@@ -300,16 +300,23 @@ end)
 -- EARLY_RELEASE=1: an overlapping next launch released at the block's start rather
 -- than by its exit (kernels/cuda/launch_overlap.cuh): every format, rows that are no
 -- multiple of 16 bytes (q4_0, q8_0 at k = 288), ragged m, a split k, the tensor-core path.
+-- Each format's variant with define `name` = v, which its defines must keep, against
+-- the reference: ragged m (29 rows of k = 3072), 300 rows of one tile, and q4_0 and
+-- q8_0 rows that are no multiple of 16 bytes (k = 288); seeds seed .. seed + 2.
+local function check_switch(dev, formats, name, v, seed)
+  for _, fmt in ipairs(formats) do
+    local spec = specs.variant(fmt, { [name] = v })
+    t.eq(spec.defines[name], v, fmt)
+    check(dev, fmt, 29, 3072, seed, spec)
+    check(dev, fmt, 300, 256, seed + 1, spec)
+    if fmt == "q4_0" or fmt == "q8_0" then check(dev, fmt, 37, 288, seed + 2, spec) end
+  end
+end
+
 t.test("EARLY_RELEASE=1 variants match the FP64 reference", function()
   local dev = t.device("cuda")
   releasing(dev, function()
-    for _, fmt in ipairs(gemv.formats) do
-      local spec = specs.variant(fmt, { EARLY_RELEASE = 1 })
-      t.eq(spec.defines.EARLY_RELEASE, 1, fmt)
-      check(dev, fmt, 29, 3072, 41, spec)
-      check(dev, fmt, 300, 256, 42, spec)
-      if fmt == "q4_0" or fmt == "q8_0" then check(dev, fmt, 37, 288, 43, spec) end
-    end
+    check_switch(dev, gemv.formats, "EARLY_RELEASE", 1, 41)
     check(dev, "q4_k", 19, 5120, 44, specs.variant("q4_k", { EARLY_RELEASE = 1, ROWS = 8, WARPS = 1, STAGES = 1, KSPLIT = 5 }))
     check(dev, "q4_0", 37, 1024, 45, specs.variant("q4_0", { EARLY_RELEASE = 1, MMA = 1, XQ = 0, WARPS = 4, STAGES = 4 }))
   end)
@@ -337,13 +344,7 @@ t.test("XSHARED=0 variants match the FP64 reference; 0 or 1, not passed at 1, th
   end
   local dev = t.device("cuda")
   releasing(dev, function()
-    for _, fmt in ipairs { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" } do
-      local spec = specs.variant(fmt, { XSHARED = 0 })
-      t.eq(spec.defines.XSHARED, 0, fmt)
-      check(dev, fmt, 29, 3072, 51, spec)
-      check(dev, fmt, 300, 256, 52, spec)
-      if fmt == "q4_0" or fmt == "q8_0" then check(dev, fmt, 37, 288, 53, spec) end
-    end
+    check_switch(dev, { "q4_0", "q8_0", "q4_k", "q5_k", "q6_k" }, "XSHARED", 0, 51)
     check(dev, "q4_k", 19, 5120, 54, specs.variant("q4_k", { XSHARED = 0, ROWS = 8, WARPS = 2, STAGES = 1, KSPLIT = 5 }))
     check(dev, "q6_k", 45, 4096, 55, specs.variant("q6_k", { XSHARED = 0, ROWS = 16, PARTS = 4, STAGES = 3 }))
   end)
