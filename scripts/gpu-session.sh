@@ -461,6 +461,33 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next35() { # the GPU tests this session changed (test_gemv_cuda's EARLY_RELEASE and XSHARED through one helper;
+  # test_moe_cuda whole: fused_gate_up's new default), then ncu's warp stall reasons (per issued instruction) of one
+  # MoE step each (grouped m = 64 cold, batched and fused_gate_up m = 8 l2) and of the q4_k GEMV at T = 1, 14336 x 5120
+  GPUBENCH_TEST_ONLY="variants match" run gemv_test_sw timeout 200 $G tests/lua/test_gemv_cuda.lua
+  grep -E "^(ok|FAIL)" "$LOGS/gemv_test_sw.log" | cut -c1-160
+  run moe_test_all timeout 240 $G tests/lua/test_moe_cuda.lua
+  grep -E "^(ok|FAIL)|passed" "$LOGS/moe_test_all.log" | cut -c1-160
+  local st="" r
+  for r in barrier long_scoreboard short_scoreboard mio_throttle math_pipe_throttle wait not_selected lg_throttle \
+      dispatch_stall no_instruction membar branch_resolving tex_throttle drain selected; do
+    st+="${st:+,}smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"
+  done
+  st+=",gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active"
+  local cell v mm rg kre
+  for cell in grouped:64:cold batched:8:l2 fused_gate_up:8:l2; do
+    IFS=: read -r v mm rg <<< "$cell"
+    kre=pairs; [[ $v == grouped ]] && kre=grouped; [[ $v == fused_gate_up ]] && kre=fused
+    run "ncust_moe_${v}_m$mm" timeout 120 $NCU --cache-control none --clock-control none --metrics "$st" -k regex:$kre \
+      -s 30 -c 1 $G --backend cuda experiments/moe_scaling.lua --config qwen3_30b_a3b --m $mm --variants $v \
+      --projection gate_up --regime $rg --rounds 1
+    grep -E "stalled|duration|issue_active|warps_active" "$LOGS/ncust_moe_${v}_m$mm.log" | sed 's/smsp__average_warps_issue_stalled_//' | awk '$NF+0 >= 0.3 || /duration|active/'
+  done
+  run ncust_gemv_q4_k timeout 120 $NCU --cache-control none --clock-control none --metrics "$st" -k regex:gemv -c 1 \
+    $G tools/profile_gemv_once.lua q4_k
+  grep -E "stalled|duration|issue_active|warps_active" "$LOGS/ncust_gemv_q4_k.log" | sed 's/smsp__average_warps_issue_stalled_//' | awk '$NF+0 >= 0.3 || /duration|active/'
+}
+
 phase_next34() { # the CUDA integer-dot GEMV with x in registers (XSHARED=0; in shared memory it held the one-warp
   # blocks to 11 an SM; fused_gate_up won with it): each quantized format at T = 1, 131072 and 14336 x 5120 rotated,
   # beside its table kernel (the shape rules' defines), validated (reversed at 5x the iterations)
@@ -1354,6 +1381,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next35)
+  phase_next35
   ;;
 next34)
   phase_next34
