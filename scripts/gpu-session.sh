@@ -483,7 +483,7 @@ phase_next35() { # the GPU tests this session changed (test_gemv_cuda's EARLY_RE
       --projection gate_up --regime $rg --rounds 1
     grep -E "stalled|duration|issue_active|warps_active" "$LOGS/ncust_moe_${v}_m$mm.log" | sed 's/smsp__average_warps_issue_stalled_//' | awk '$NF+0 >= 0.3 || /duration|active/'
   done
-  run ncust_gemv_q4_k timeout 120 $NCU --cache-control none --clock-control none --metrics "$st" -k regex:gemv -c 1 \
+  run ncust_gemv_q4_k timeout 120 $NCU --cache-control all --clock-control none --metrics "$st" -k regex:gemv -c 1 \
     $G tools/profile_gemv_once.lua q4_k
   grep -E "stalled|duration|issue_active|warps_active" "$LOGS/ncust_gemv_q4_k.log" | sed 's/smsp__average_warps_issue_stalled_//' | awk '$NF+0 >= 0.3 || /duration|active/'
 }
