@@ -27,7 +27,7 @@ end
 
 M.pairs = gemv_like("moe_q4k_pairs.cu", "moe_q4k_pairs", { ROWS = 14, WARPS = 1, STAGES = 2, PARTS = 2 })
 -- fused: 8 rows a warp, one part, x in registers (a one-warp block's x slots in shared memory
--- held it to 11 blocks an SM): 1.04-1.17x the pairs geometry at every m of qwen3 and mixtral
+-- bound its blocks per SM): faster than the pairs geometry at every m of qwen3 and mixtral
 -- gate/up in both orders (docs/kernels/moe.md, "x in registers")
 M.fused = gemv_like("moe_q4k_fused.cu", "moe_q4k_fused", { ROWS = 8, WARPS = 1, STAGES = 2, PARTS = 1, XSHARED = 0 })
 M.grouped = spec("moe_q4k_grouped.cu", "moe_q4k_grouped", { GWARPS = 4, GSTAGES = 3, GTOK = 4, GPACK = 0 },
