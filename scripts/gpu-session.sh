@@ -461,6 +461,28 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next36() { # what 2026-12-06's later session measured on H100s only, for an H200: the Vulkan and CUDA Linear suites
+  # (cold samples as one command buffer on Vulkan: T = 1 READ_%, fixed_us), the f32 rule through gemv_table (T = 6, 8),
+  # and the CUDA MoE table's new fused_gate_up geometry (qwen3 gate_up, all variants, both regimes)
+  for b in cuda vulkan; do
+    run "fixed_$b" timeout 120 env BACKEND=$b $G tools/fixed_cost_probe.lua
+    grep -E "^default|^direct=1" "$LOGS/fixed_$b.log"
+  done
+  for b in vulkan cuda; do
+    run "suite_$b" timeout 200 $G --backend $b experiments/linear_suite.lua --suite all --vendor off \
+      --json "$LOGS/suite_$b.jsonl"
+    grep -E "fixed cost:|wall time| T=1 |rror" "$LOGS/suite_$b.log" | cut -c1-150 | head -24
+  done
+  for T in 6 8; do
+    run "vkf32_table_T$T" timeout 120 env M=14336 K=5120 $G --backend vulkan experiments/gemv_table.lua --kernels f32 \
+      --rotate --tokens $T --json "$LOGS/vkf32_table_T$T.jsonl"
+    grep -E "^f32|rror" "$LOGS/vkf32_table_T$T.log"
+  done
+  run moe_qwen3_cuda timeout 200 $G --backend cuda experiments/moe_scaling.lua --config qwen3_30b_a3b --projection gate_up \
+    --m 1,8,32,64 --regime both --rounds 1 --json "$LOGS/moe_qwen3_cuda.jsonl"
+  grep -E "^(per_token|batched|grouped|fused)|rror" "$LOGS/moe_qwen3_cuda.log"
+}
+
 phase_next35() { # the GPU tests this session changed (test_gemv_cuda's EARLY_RELEASE and XSHARED through one helper;
   # test_moe_cuda whole: fused_gate_up's new default), then ncu's warp stall reasons (per issued instruction) of one
   # MoE step each (grouped m = 64 cold, batched and fused_gate_up m = 8 l2) and of the q4_k GEMV at T = 1, 14336 x 5120
@@ -1381,6 +1403,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next36)
+  phase_next36
   ;;
 next35)
   phase_next35
