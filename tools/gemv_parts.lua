@@ -23,12 +23,8 @@ if not (m and k and iters and m > 0 and k > 0 and iters > 0) then
 end
 -- "NAME=v,NAME=v" -> { NAME = v }: every item a define and a non-negative integer, else an error naming it
 local function defines_of(var, text)
-  local out = {}
-  for item in (text .. ","):gmatch("([^,]*),") do
-    local name, v = item:match("^%s*([%a_][%w_]*)=(%d+)%s*$")
-    if not name then error(("gemv_parts: %s: %q is not NAME=integer"):format(var, item), 0) end
-    out[name] = math.tointeger(tonumber(v))
-  end
+  local out, why = require("gpubench.options").parse_defines(text)
+  if not out then error(("gemv_parts: %s: %s"):format(var, why), 0) end
   return out
 end
 local changes = defines_of("CHANGES", os.getenv("CHANGES") or "GEMV_TOKENS=8,GEMV_COOP=1,COOP_REG=2,COOP_KS=8")

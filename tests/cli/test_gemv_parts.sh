@@ -24,6 +24,9 @@ check "one launch a call: refused ($rc)" \
 run M=48 K=64 CHANGES="GEMV_TOKENS=2,GEMV_COOP=2,COOP_REG=x"
 check "a malformed CHANGES item named ($rc)" \
   '[[ $rc -ne 0 ]] && grep -qxF "gpubench: gemv_parts: CHANGES: \"COOP_REG=x\" is not NAME=integer" <<<"$out"'
+run M=48 K=64 CHANGES="GEMV_TOKENS=2,GEMV_COOP=2,COOP_REG=2,GEMV_COOP=1"
+check "a define given twice in CHANGES named ($rc)" \
+  '[[ $rc -ne 0 ]] && grep -qxF "gpubench: gemv_parts: CHANGES: GEMV_COOP is given twice" <<<"$out"'
 run M=48 K=64 CHANGES="GEMV_TOKENS=2,GEMV_COOP=2,COOP_REG=2" DIAG="WIDE_DIAG"
 check "a malformed DIAG named, nothing timed ($rc)" \
   '[[ $rc -ne 0 ]] && grep -qxF "gpubench: gemv_parts: DIAG: \"WIDE_DIAG\" is not NAME=integer" <<<"$out" && ! grep -q "whole call" <<<"$out"'
