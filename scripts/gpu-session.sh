@@ -138,6 +138,43 @@ variants() { # variants NAME FORMAT M K GRID: one validated gemv_variants proces
   grep -E "^$2|rror" "$LOGS/$1.log"
 }
 
+fixed_probes() { # fixed_probes [PATTERN]: tools/fixed_cost_probe.lua on CUDA then Vulkan, each log whole or the lines
+  # PATTERN matches
+  local b
+  for b in cuda vulkan; do
+    run "fixed_$b" timeout 120 env BACKEND=$b $G tools/fixed_cost_probe.lua
+    if [[ -n ${1:-} ]]; then grep -E "$1" "$LOGS/fixed_$b.log"; else cat "$LOGS/fixed_$b.log"; fi
+  done
+}
+
+linear_suites() { # linear_suites: linear_suite --suite all on Vulkan then CUDA without the vendor column; the T = 1 rows,
+  # the fixed cost and the wall time of each
+  local b
+  for b in vulkan cuda; do
+    run "suite_$b" timeout 200 $G --backend $b experiments/linear_suite.lua --suite all --vendor off \
+      --json "$LOGS/suite_$b.jsonl"
+    grep -E "fixed cost:|wall time| T=1 |rror" "$LOGS/suite_$b.log" | cut -c1-150 | head -24
+  done
+}
+
+vkf32_tables() { # vkf32_tables: Vulkan f32 through gemv_table at T = 6 and 8, 14336 x 5120 rotated (for_device's W in B)
+  local T
+  for T in 6 8; do
+    run "vkf32_table_T$T" timeout 120 env M=14336 K=5120 $G --backend vulkan experiments/gemv_table.lua --kernels f32 \
+      --rotate --tokens $T --json "$LOGS/vkf32_table_T$T.jsonl"
+    grep -E "^f32|^\* f32|rror" "$LOGS/vkf32_table_T$T.log"
+  done
+}
+
+moe_kernel_re() { # moe_kernel_re VARIANT: the CUDA kernel name a MoE variant's launches match (ncu -k regex:)
+  case $1 in grouped) echo grouped ;; fused_gate_up) echo fused ;; *) echo pairs ;; esac
+}
+
+stall_lines() { # stall_lines LOG: ncu's warp stall reasons of 0.3 cycles per issue or more, the duration and activity
+  grep -E "stalled|duration|issue_active|warps_active" "$1" | sed 's/smsp__average_warps_issue_stalled_//' \
+    | awk '$NF+0 >= 0.3 || /duration|pct_of_peak/'
+}
+
 gemv_runs() { # gemv_runs PREFIX TAG FORMAT "ORDER:ITERS:T ..." GRID LIMIT [FLAGS...]: one gemv_variants process per run
   # at 14336 x 5120 rotated, TK in GRID standing for the run's T; logs PREFIX_FORMAT_ORDER_ITERS_TT TAG
   local pre=$1 tag=$2 f=$3 runs=$4 grid=$5 lim=$6 o it tk n oit
@@ -464,20 +501,9 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
 phase_next36() { # what 2026-12-06's later session measured on H100s only, for an H200: the Vulkan and CUDA Linear suites
   # (cold samples as one command buffer on Vulkan: T = 1 READ_%, fixed_us), the f32 rule through gemv_table (T = 6, 8),
   # and the CUDA MoE table's new fused_gate_up geometry (qwen3 gate_up, all variants, both regimes)
-  for b in cuda vulkan; do
-    run "fixed_$b" timeout 120 env BACKEND=$b $G tools/fixed_cost_probe.lua
-    grep -E "^default|^direct=1" "$LOGS/fixed_$b.log"
-  done
-  for b in vulkan cuda; do
-    run "suite_$b" timeout 200 $G --backend $b experiments/linear_suite.lua --suite all --vendor off \
-      --json "$LOGS/suite_$b.jsonl"
-    grep -E "fixed cost:|wall time| T=1 |rror" "$LOGS/suite_$b.log" | cut -c1-150 | head -24
-  done
-  for T in 6 8; do
-    run "vkf32_table_T$T" timeout 120 env M=14336 K=5120 $G --backend vulkan experiments/gemv_table.lua --kernels f32 \
-      --rotate --tokens $T --json "$LOGS/vkf32_table_T$T.jsonl"
-    grep -E "^f32|rror" "$LOGS/vkf32_table_T$T.log"
-  done
+  fixed_probes "^default|^direct=1"
+  linear_suites
+  vkf32_tables
   run moe_qwen3_cuda timeout 200 $G --backend cuda experiments/moe_scaling.lua --config qwen3_30b_a3b --projection gate_up \
     --m 1,8,32,64 --regime both --rounds 1 --json "$LOGS/moe_qwen3_cuda.jsonl"
   grep -E "^(per_token|batched|grouped|fused)|rror" "$LOGS/moe_qwen3_cuda.log"
@@ -496,18 +522,18 @@ phase_next35() { # the GPU tests this session changed (test_gemv_cuda's EARLY_RE
     st+="${st:+,}smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"
   done
   st+=",gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active"
-  local cell v mm rg kre
+  local cell v mm rg
   for cell in grouped:64:cold batched:8:l2 fused_gate_up:8:l2; do
     IFS=: read -r v mm rg <<< "$cell"
-    kre=pairs; [[ $v == grouped ]] && kre=grouped; [[ $v == fused_gate_up ]] && kre=fused
-    run "ncust_moe_${v}_m$mm" timeout 120 $NCU --cache-control none --clock-control none --metrics "$st" -k regex:$kre \
+    run "ncust_moe_${v}_m$mm" timeout 120 $NCU --cache-control none --clock-control none --metrics "$st" \
+      -k regex:$(moe_kernel_re $v) \
       -s 30 -c 1 $G --backend cuda experiments/moe_scaling.lua --config qwen3_30b_a3b --m $mm --variants $v \
       --projection gate_up --regime $rg --rounds 1
-    grep -E "stalled|duration|issue_active|warps_active" "$LOGS/ncust_moe_${v}_m$mm.log" | sed 's/smsp__average_warps_issue_stalled_//' | awk '$NF+0 >= 0.3 || /duration|active/'
+    stall_lines "$LOGS/ncust_moe_${v}_m$mm.log"
   done
   run ncust_gemv_q4_k timeout 120 $NCU --cache-control all --clock-control none --metrics "$st" -k regex:gemv -c 1 \
     $G tools/profile_gemv_once.lua q4_k
-  grep -E "stalled|duration|issue_active|warps_active" "$LOGS/ncust_gemv_q4_k.log" | sed 's/smsp__average_warps_issue_stalled_//' | awk '$NF+0 >= 0.3 || /duration|active/'
+  stall_lines "$LOGS/ncust_gemv_q4_k.log"
 }
 
 phase_next34() { # the CUDA integer-dot GEMV with x in registers (XSHARED=0; in shared memory it held the one-warp
@@ -531,15 +557,8 @@ phase_next33() { # Vulkan cold samples as one command buffer (the timer's start 
   # backends, then linear_suite --suite all on both (no vendor column), whose T = 1 rows carry fixed_us and READ_%
   run vk_batch_test timeout 120 $BIN/test_vulkan_batch
   grep -E "^(ok|not ok)|checks" "$LOGS/vk_batch_test.log"
-  for b in cuda vulkan; do
-    run "fixed_$b" timeout 120 env BACKEND=$b $G tools/fixed_cost_probe.lua
-    cat "$LOGS/fixed_$b.log"
-  done
-  for b in vulkan cuda; do
-    run "suite_$b" timeout 200 $G --backend $b experiments/linear_suite.lua --suite all --vendor off \
-      --json "$LOGS/suite_$b.jsonl"
-    grep -E "fixed cost:|wall time| T=1 |rror" "$LOGS/suite_$b.log" | cut -c1-150 | head -24
-  done
+  fixed_probes
+  linear_suites
 }
 
 phase_next32() { # fused_gate_up with x in registers and 8 rows a warp (XSHARED=0, ROWS=8, PARTS=1: won at every m in
@@ -571,13 +590,11 @@ phase_next31() { # the CUDA pairs and fused kernels with x in registers (XSHARED
       --variants $vs --m 1,8,32,64 --regime both --rounds 1 --pairs-geometry $geo --fused-geometry $geo --json "$LOGS/$n.jsonl"
     grep -E '^(batched|fused)|rror' "$LOGS/$n.log"
   done
-  for b in cuda vulkan; do
-    run "fixed_$b" timeout 120 env BACKEND=$b $G tools/fixed_cost_probe.lua
-    cat "$LOGS/fixed_$b.log"
-  done
+  fixed_probes
 }
 
-phase_next30() { # the CUDA pairs kernel on the int8 tensor cores (moe_q4k_pairs_i8.cu, never run on a GPU): its GPU test,
+phase_next30() { # the CUDA pairs kernel on the int8 tensor cores (moe_q4k_pairs_i8.cu; lost and removed since, 24bb38f has
+  # it, so this phase runs at that commit only): its GPU test,
   # then batched at its geometries beside the integer dot (A ... A), qwen3 gate_up m = 1, 8, 32, 64, both regimes, and
   # down for the dot and two of them; then Vulkan f32 through gemv_table at T = 6 and 8 (for_device's W in B)
   GPUBENCH_TEST_ONLY="int8 tensor cores" run moe_test_i8 timeout 200 $G tests/lua/test_moe_cuda.lua
@@ -592,11 +609,7 @@ phase_next30() { # the CUDA pairs kernel on the int8 tensor cores (moe_q4k_pairs
       --variants batched --m 1,8,32,64 --regime both --rounds 1 --pairs-geometry $geo --json "$LOGS/$n.jsonl"
     grep -E '^batched|rror' "$LOGS/$n.log"
   done
-  for T in 6 8; do
-    run "vkf32_table_T$T" timeout 120 env M=14336 K=5120 $G --backend vulkan experiments/gemv_table.lua --kernels f32 \
-      --rotate --tokens $T --json "$LOGS/vkf32_table_T$T.jsonl"
-    grep -E "^f32|^\* f32|rror" "$LOGS/vkf32_table_T$T.log"
-  done
+  vkf32_tables
 }
 
 phase_next29() { # f32's W in B (won at T = 8 and 6 in next28) at T = 5, 6, 7 and at 131072 rows, validated; then the
@@ -621,8 +634,8 @@ phase_next28() { # next27 (f32 and q4_0 W in B, never run on a GPU), then ncu se
      --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis --section InstructionStats"
   for cell in ${MOE_NCU_CELLS:-batched:8:l2 batched:8:cold grouped:64:cold batched:64:cold}; do
     IFS=: read -r v mm rg <<< "$cell"
-    local kre=pairs; [[ $v == grouped ]] && kre=grouped
-    run "ncu_moe_${v}_m${mm}_$rg" timeout 120 $NCU --cache-control none --clock-control none $S -k regex:$kre -s 30 -c 1 \
+    run "ncu_moe_${v}_m${mm}_$rg" timeout 120 $NCU --cache-control none --clock-control none $S \
+      -k regex:$(moe_kernel_re $v) -s 30 -c 1 \
       $G --backend cuda experiments/moe_scaling.lua --config qwen3_30b_a3b --m $mm --variants $v \
       --projection gate_up --regime $rg --rounds 1
     grep -E 'Duration|DRAM Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Issue Slots Busy|No Eligible|Stall|Grid Size|Eligible Warps|L2 Hit|Executed Ipc A|Pipe|Block Limit|Executed Instructions' \
@@ -743,10 +756,7 @@ phase_next19() { # one call for what is open after 2026-12-05 (device time was s
 phase_fixed() {
   # what a cold sample's fixed cost is made of, both backends (tools/fixed_cost_probe.lua): default, without the
   # flush, without the hold, 1, 2 and 4 empty launches; then the Vulkan suite's T = 1 points for their fixed_us
-  for b in cuda vulkan; do
-    run "fixed_$b" timeout 120 env BACKEND=$b $G tools/fixed_cost_probe.lua
-    cat "$LOGS/fixed_$b.log"
-  done
+  fixed_probes
   [[ ${FIXED_SUITE:-1} == 1 ]] && run fixed_suite_vulkan timeout 400 $G --backend vulkan experiments/linear_suite.lua \
     --suite all --vendor off --json "$LOGS/fixed_suite_vulkan.jsonl"
   [[ ${FIXED_SUITE:-1} == 1 ]] && grep -E "fixed cost|T=1 " "$LOGS/fixed_suite_vulkan.log" | head -20
