@@ -213,10 +213,8 @@ static int record_cb(vk_device *vd, gb_batch *b, uint32_t count, const VkPipelin
         int bind = j == 0 || b->nlaunches > 1;
         record(vd, *cb, &b->launches[i], pipes[i], sets[i], bind);
     }
-    if (timed != VK_NULL_HANDLE) {
-        vk_cmd_barrier(vd, *cb);
-        vd->f.vkCmdWriteTimestamp(*cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timed, 1u);
-    }
+    if (timed != VK_NULL_HANDLE)
+        vk_cmd_timer_stop(vd, *cb, timed);
     r = vd->f.vkEndCommandBuffer(*cb);
     if (r != VK_SUCCESS)
         return VK_FAIL(e, "vkEndCommandBuffer", r);
@@ -305,8 +303,8 @@ static void free_cb(vk_device *vd, void *obj)
 /* A batch of one command buffer: the timer's reset, start, the launches and
  * the stop in one command buffer of their own (recorded for this timer on
  * first use), submitted with the open segment (a hold's wait, the flush): no
- * command-buffer boundary inside the timed interval, which on NVIDIA's driver
- * cost several microseconds a sample (docs/results/h200-linear.md, "One
+ * command-buffer boundary inside the timed interval, where NVIDIA's driver
+ * timed each boundary with the batch (docs/results/h200-linear.md, "One
  * recording"). */
 static int timed_one_cb(vk_device *vd, gb_batch *b, vk_batch *vb, vk_timer *vt, gb_err *e)
 {

@@ -3,6 +3,14 @@
 
 #include "vulkan_internal.h"
 
+/* A timer's stop as every path records it: the stream barrier, then query 1
+ * (the timer's stop command buffer, a timed batch's own: launch.c). */
+void vk_cmd_timer_stop(vk_device *vd, VkCommandBuffer cb, VkQueryPool pool)
+{
+    vk_cmd_barrier(vd, cb);
+    vd->f.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 1u);
+}
+
 int vk_timer_create(gb_timer *t, gb_err *e)
 {
     vk_device *vd = vk_dev(t->dev);
@@ -41,8 +49,7 @@ int vk_timer_create(gb_timer *t, gb_err *e)
         };
         r = vd->f.vkBeginCommandBuffer(vt->stop_cb, &bi);
         if (r == VK_SUCCESS) {
-            vk_cmd_barrier(vd, vt->stop_cb);
-            vd->f.vkCmdWriteTimestamp(vt->stop_cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, vt->pool, 1u);
+            vk_cmd_timer_stop(vd, vt->stop_cb, vt->pool);
             r = vd->f.vkEndCommandBuffer(vt->stop_cb);
         }
         if (r != VK_SUCCESS)

@@ -242,6 +242,8 @@ int vk_launch(const gb_launch *l, gb_err *e);
 int vk_batch_prepare(gb_batch *b, gb_err *e);
 int vk_batch_submit(gb_batch *b, gb_err *e);
 int vk_timed_batch_submit(gb_batch *b, gb_timer *t, gb_err *e);
+/* timer.c: a timer's stop (the stream barrier, then query 1) recorded into cb. */
+void vk_cmd_timer_stop(vk_device *vd, VkCommandBuffer cb, VkQueryPool pool);
 void vk_batch_free(gb_batch *b);
 
 /* hold.c: the stream hold (a host-set event the stream waits on) and the
