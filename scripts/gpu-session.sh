@@ -498,6 +498,21 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next37() { # the Vulkan Linear dot route at T = 1: LIN_Q6_SPLIT (built 2026-12-04, never timed) at the q6 heads, and
+  # wider lane groups (more workgroups) where the table's give a thin grid: w8 (32 rows a workgroup) and q5 at the
+  # suite's T = 1 points; one linear_variants process per point, A B B A inside, every variant FP64-checked first
+  local pt q n k ts grid V="$G --backend vulkan experiments/linear_variants.lua"
+  for pt in "q6:248320:5120:1,2:LIN_Q6_SPLIT=0,1" "q6:248320:2048:1:LIN_Q6_SPLIT=0,1" \
+      "w8:5120:17408:1:LIN_LANES=32,64,128;LIN_NR=1,2,4" "w8:2048:16384:1:LIN_LANES=32,64,128;LIN_NR=1,2,4" \
+      "w8:14336:5120:1:LIN_LANES=32,64,128;LIN_NR=1,2,4" "w8:34816:5120:1:LIN_LANES=32,64;LIN_NR=2,4" \
+      "q5:6144:5120:1:LIN_LANES=32,64,128;LIN_NR=1,2,4"; do
+    IFS=: read -r q n k ts grid <<< "$pt"
+    run "vkln_${q}_${n}_$k" timeout 150 $V --qtype $q --n $n --k $k --t $ts --route dot --samples 20 --grid "$grid" \
+      --json "$LOGS/vkln_${q}_${n}_$k.jsonl"
+    grep -E "^ +[0-9]+ |rror" "$LOGS/vkln_${q}_${n}_$k.log" | cut -c1-130
+  done
+}
+
 phase_next36() { # what 2026-12-06's later session measured on H100s only, for an H200: the Vulkan and CUDA Linear suites
   # (cold samples as one command buffer on Vulkan: T = 1 READ_%, fixed_us), the f32 rule through gemv_table (T = 6, 8),
   # and the CUDA MoE table's new fused_gate_up geometry (qwen3 gate_up, all variants, both regimes)
@@ -1413,6 +1428,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next37)
+  phase_next37
   ;;
 next36)
   phase_next36
