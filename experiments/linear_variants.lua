@@ -48,7 +48,7 @@ local opts, meta = options.parse({
 local function parse_grid(text)
   local dims = {}
   for part in (text or ""):gmatch("[^;]+") do
-    local name, values = part:match("^%s*(L[%u_]+)%s*=%s*([%d,%s]+)$")
+    local name, values = part:match("^%s*(L[%u%d_]+)%s*=%s*([%d,%s]+)$")
     if not name then options.fail(("linear_variants: --grid: %q is not NAME=v1,v2,... (a route define)"):format(part)) end
     local list = {}
     for v in values:gmatch("%d+") do list[#list + 1] = math.tointeger(tonumber(v)) end

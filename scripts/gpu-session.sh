@@ -498,6 +498,27 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next38() { # the Vulkan dot route's grid rule (lane groups widened where rows alone leave under three workgroups
+  # per SM) against the geometry before it at the suite's points it changes, 20 then 60 samples (A B B A inside each);
+  # LIN_Q6_SPLIT at the q6 heads; then the Vulkan suite
+  local pt q n k ts grid s V="$G --backend vulkan experiments/linear_variants.lua"
+  for s in 20 60; do
+    for pt in "w8:5120:17408:1,2:LIN_LANES=32;LIN_NR=4" "w8:2048:16384:1:LIN_LANES=32;LIN_NR=4" \
+        "w8:5120:10240:1:LIN_LANES=32;LIN_NR=4" "w8:2048:4096:1:LIN_LANES=32;LIN_NR=4" "w8:4608:4608:1:LIN_LANES=32;LIN_NR=4" \
+        "q5:6144:5120:1:LIN_LANES=32" "q5:1152:4304:1:LIN_LANES=32" \
+        "q6:248320:5120:1,2:LIN_Q6_SPLIT=0,1" "q6:248320:2048:1:LIN_Q6_SPLIT=0,1"; do
+      IFS=: read -r q n k ts grid <<< "$pt"
+      [[ $s == 60 && $q == q6 && $n$k != 2483205120 ]] && continue
+      run "vkrule_${q}_${n}_${k}_s$s" timeout 150 $V --qtype $q --n $n --k $k --t $ts --route dot --samples $s \
+        --grid "$grid" --json "$LOGS/vkrule_${q}_${n}_${k}_s$s.jsonl"
+      grep -E "^ +[0-9]+ |rror" "$LOGS/vkrule_${q}_${n}_${k}_s$s.log" | cut -c1-130
+    done
+  done
+  run suite_vulkan timeout 200 $G --backend vulkan experiments/linear_suite.lua --suite all --vendor off \
+    --json "$LOGS/suite_vulkan.jsonl"
+  grep -E "fixed cost:|wall time| T=1 |rror" "$LOGS/suite_vulkan.log" | cut -c1-150 | head -24
+}
+
 phase_next37() { # the Vulkan Linear dot route at T = 1: LIN_Q6_SPLIT (built 2026-12-04, never timed) at the q6 heads, and
   # wider lane groups (more workgroups) where the table's give a thin grid: w8 (32 rows a workgroup) and q5 at the
   # suite's T = 1 points; one linear_variants process per point, A B B A inside, every variant FP64-checked first
@@ -1428,6 +1449,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next38)
+  phase_next38
   ;;
 next37)
   phase_next37

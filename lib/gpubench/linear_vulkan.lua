@@ -180,33 +180,47 @@ local DOT = {
   { tmax = 2, geo = { q4 = WIDE, q6 = WIDE, w8 = WIDE } },
   { tmax = 3, geo = { q4 = WIDE, q6 = WIDE, w8 = WIDE } },
 }
--- Rows per lane group: w8 4 (its chunks are two 16-byte words a row); the others 8, or
--- fewer where 8 would leave less than two workgroups per SM (too thin a grid: same
--- section).
-local DOT_NR = { q4 = { 8, 4, 2 }, q5 = { 8, 4, 2 }, q6 = { 8, 4, 2 }, w8 = { 4 } }
-local DOT_MIN_GROUPS_PER_SM = 2
+-- The grid by shape (docs/kernels/vulkan-linear.md, "Thin grids"): the first of these with at
+-- least DOT_MIN_GROUPS_PER_SM workgroups per SM, in this order: the lane groups' width, then
+-- 2x and 4x it (up to DOT_MAX_LANES, and only while every lane has DOT_MIN_TRIPS loop trips
+-- of chunks), and at each width the rows per lane group below, most first (each lane's x
+-- quantization is shared by its rows). Where none has enough, the last one tried: the most
+-- workgroups. w8 starts at 4 rows (its chunks are two 16-byte words a row).
+local DOT_NR = { q4 = { 8, 4, 2 }, q5 = { 8, 4, 2 }, q6 = { 8, 4, 2 }, w8 = { 4, 2 } }
+local DOT_MIN_GROUPS_PER_SM = 3
+local DOT_MAX_LANES = 128
+local DOT_MIN_TRIPS = 2
 local DOT_UNKNOWN_SMS = 128 -- where the device does not report its SM count
 
 -- The dot route for T up to tmax with lane groups g: its table entry has the most rows per
 -- lane group, and for_shape(N, K, dev) gives the variant the shape rule picks (one table
--- per variant: the kernel cache's key).
+-- per (lanes, rows) pair: the kernel cache's key).
 local function dot_route(qtype, min_t, tmax, y16, g)
   local list = DOT_NR[qtype]
-  local function make(nr) return M.dot(qtype, min_t, tmax, g.lanes, nr, y16, g.unroll) end
-  local r = make(list[1])
-  local by = { [list[1]] = r }
-  r.for_shape = function(N, K, dev)
+  local by, for_shape = {}, nil
+  local function get(lanes, nr)
+    local key = lanes * 16 + nr
+    if not by[key] then
+      by[key] = M.dot(qtype, min_t, tmax, lanes, nr, y16, g.unroll)
+      by[key].for_shape = for_shape
+    end
+    return by[key]
+  end
+  for_shape = function(N, K, dev)
     local sms = dev and dev.sm_count or 0
     if sms <= 0 then sms = DOT_UNKNOWN_SMS end
-    local nr = list[#list]
-    for _, v in ipairs(list) do
-      if ceil_div(N, (WG // g.lanes) * v) >= DOT_MIN_GROUPS_PER_SM * sms then nr = v; break end
-    end
-    by[nr] = by[nr] or make(nr)
-    by[nr].for_shape = r.for_shape
-    return by[nr]
+    local nch = ceil_div(K, 32)
+    local lanes, pick = g.lanes, nil
+    repeat
+      for _, nr in ipairs(list) do
+        pick = get(lanes, nr)
+        if ceil_div(N, (WG // lanes) * nr) >= DOT_MIN_GROUPS_PER_SM * sms then return pick end
+      end
+      lanes = lanes * 2
+    until lanes > DOT_MAX_LANES or nch < DOT_MIN_TRIPS * lanes * (g.unroll or 1)
+    return pick
   end
-  return r
+  return get(g.lanes, list[1])
 end
 
 -- gemv variants by T: (tmax, lanes, nr, unroll); each takes T from the previous tmax + 1.

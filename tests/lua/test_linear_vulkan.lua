@@ -127,7 +127,8 @@ end)
 -- ---------------------------------------------------------------- the dot route
 
 -- The table's dot routes this device runs, and each with 2 rows per lane group (what the
--- shape rule gives small N).
+-- shape rule gives small N); those for T = 1 also with lane groups of 128 (what it gives
+-- thin grids: 16 subgroups of lavapipe's 8, 4 of NVIDIA's 32).
 -- q6 also with its nibbles and high pairs dotted apart (LIN_Q6_SPLIT = 1).
 local function dot_routes(dev)
   local list = {}
@@ -136,6 +137,7 @@ local function dot_routes(dev)
       if r.name == "dot" then
         list[#list + 1] = { q = q, r = r }
         list[#list + 1] = { q = q, r = routes.variant(q, r, { LIN_NR = 2 }) }
+        if r.max_t == 1 then list[#list + 1] = { q = q, r = routes.variant(q, r, { LIN_LANES = 128, LIN_NR = 2 }) } end
         if q == "q6" then list[#list + 1] = { q = q, r = routes.variant(q, r, { LIN_Q6_SPLIT = 1 }) } end
       end
     end
@@ -325,27 +327,42 @@ t.test("gpubench.linear picks dot or gemv for small T, coopmat on NV_cooperative
   end
 end)
 
--- Rows per lane group by shape: as many as leave two workgroups per SM (w8: 4 always).
-t.test("the dot route's rows per lane group follow N and the device's SM count", function()
+-- The grid by shape: the widest lane groups' most rows that leave three workgroups per SM,
+-- widening the lane groups (up to 128 lanes, two chunk trips a lane) where no row count does.
+t.test("the dot route's lane groups and rows follow N, K and the device's SM count", function()
   local linear = require "gpubench.linear"
   local dev = fake { name = "idot", idot = true }
   dev.sm_count = 132
+  local function geo(q, n, k, tt, d)
+    local r = linear.route(d or dev, { qtype = q, n = n, k = k or 5120 }, tt or 1)
+    return r.defines.LIN_LANES .. "x" .. r.defines.LIN_NR
+  end
   local function nr(q, n, tt, d) return linear.route(d or dev, { qtype = q, n = n, k = 5120 }, tt or 1).defines.LIN_NR end
-  -- q5 (lanes of 32): 64 rows a workgroup at 8, 264 workgroups from 16833 rows; 32 at 4, from
-  -- 8417 (8161 at 128 SMs). q4 at T = 1 (lanes of 16): 128 rows at 8, from 33665 rows.
-  t.eq({ nr("q4", 131072), nr("q6", 248320, 2), nr("q5", 16833), nr("q5", 16832), nr("q5", 8417), nr("q5", 8416), nr("q5", 6144) },
+  -- q5 (lanes of 32): 64 rows a workgroup at 8, 396 workgroups from 25281 rows; 32 at 4, from
+  -- 12641 (12225 at 128 SMs); 16 at 2 from 6321. q4 at T = 1 (lanes of 16): 128 rows at 8,
+  -- from 50561 rows.
+  t.eq({ nr("q4", 131072), nr("q6", 248320, 2), nr("q5", 25281), nr("q5", 25280), nr("q5", 12641), nr("q5", 12640), nr("q5", 6321) },
     { 8, 8, 8, 4, 4, 2, 2 })
-  t.eq({ nr("q4", 33665), nr("q4", 33664), nr("q4", 33664, 2) }, { 8, 4, 8 })
+  t.eq({ nr("q4", 50561), nr("q4", 50560), nr("q4", 50560, 2) }, { 8, 4, 8 })
   local g1, g2 = linear.route(dev, { qtype = "q6", n = 248320, k = 5120 }, 1), linear.route(dev, { qtype = "q6", n = 248320, k = 5120 }, 2)
   t.eq({ g1.defines.LIN_LANES, g1.defines.LIN_UNROLL, g1.rows_per_group, g2.defines.LIN_LANES, g2.defines.LIN_UNROLL, g2.rows_per_group },
     { 16, 2, 128, 32, 1, 64 })
-  t.eq({ nr("w8", 34816), nr("w8", 5120), nr("w8", 14336, 2) }, { 4, 4, 4 })
+  -- Wider lane groups where no row count leaves three workgroups per SM: q5 6144 x 5120 (160
+  -- chunks: 64 lanes have 2.5 each, 128 would have 1.25), w8 5120 x 17408 and 2048 x 16384.
+  t.eq({ geo("q5", 6320), geo("w8", 34816), geo("w8", 14336, 5120, 2), geo("w8", 12641), geo("w8", 12640),
+         geo("w8", 5120, 17408), geo("w8", 2048, 16384), geo("w8", 2048, 16384, 3) },
+    { "64x2", "32x4", "32x4", "32x4", "32x2", "64x2", "128x2", "128x2" })
+  -- Too few chunks to widen (K = 1152: 36 chunks; lanes of 16 unrolled twice take 32 a trip):
+  -- the most workgroups at the table's width.
+  t.eq({ geo("q4", 3456, 1152), geo("q5", 1152, 1152), geo("w8", 2048, 2048) }, { "16x2", "32x2", "32x2" })
   local small = fake { name = "small", idot = true }
   small.sm_count = 16
   t.eq(nr("q5", 6144, 1, small), 8, "a device of 16 SMs")
-  t.eq({ nr("q5", 8200, 1, fake { name = "nosms", idot = true }), nr("q5", 8200) }, { 4, 2 }, "no SM count: taken as 128")
+  t.eq({ nr("q5", 12300, 1, fake { name = "nosms", idot = true }), nr("q5", 12300) }, { 4, 2 }, "no SM count: taken as 128")
   t.truthy(linear.route(dev, { qtype = "q4", n = 100, k = 64 }, 1) == linear.route(dev, { qtype = "q4", n = 90, k = 64 }, 1),
     "one route table per variant (the kernel cache's key)")
+  t.truthy(linear.route(dev, { qtype = "w8", n = 5120, k = 17408 }, 1) == linear.route(dev, { qtype = "w8", n = 5000, k = 16384 }, 1),
+    "the same for a widened variant")
   t.eq(linear.route(dev, { qtype = "q5", n = 131072, k = 5120 }, 2).name, "gemv", "q5 at T = 2 stays on gemv")
 end)
 
