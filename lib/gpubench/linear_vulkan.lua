@@ -129,7 +129,7 @@ end
 
 -- dot: the same work split with x quantized to int16 and integer dots on the codes
 -- (kernels/vulkan/linear_dot.glsl); tmax at most 4. q6_split (q6 only): 1 dots the nibbles
--- and the high pairs apart (LIN_Q6_SPLIT; not yet timed on a GPU, so not the table's).
+-- and the high pairs apart (LIN_Q6_SPLIT; the table's at T = 1).
 M.DOT_QTYPES = { q4 = true, q5 = true, q6 = true, w8 = true }
 function M.dot(qtype, min_t, tmax, lanes, nr, y16, unroll, q6_split)
   if not M.DOT_QTYPES[qtype] then error(("linear_vulkan.dot: %s has no integer-dot route"):format(tostring(qtype)), 2) end
@@ -174,9 +174,12 @@ end
 -- vulkan-linear.md, "Route `dot`", has which formats and T, and why it stops at T = 3).
 -- The dot routes come before the gemv variants and run where the device has integer
 -- dot products.
+-- q6 at T = 1 dots its nibbles and high pairs apart (LIN_Q6_SPLIT: 1.02-1.03x at the heads,
+-- 0.68x at T = 2; docs/kernels/vulkan-linear.md, "Route `dot`").
 local WIDE, NARROW = { lanes = 32, unroll = 1 }, { lanes = 16, unroll = 2 }
+local NARROW_SPLIT = { lanes = 16, unroll = 2, q6_split = 1 }
 local DOT = {
-  { tmax = 1, geo = { q4 = NARROW, q5 = WIDE, q6 = NARROW, w8 = WIDE } },
+  { tmax = 1, geo = { q4 = NARROW, q5 = WIDE, q6 = NARROW_SPLIT, w8 = WIDE } },
   { tmax = 2, geo = { q4 = WIDE, q6 = WIDE, w8 = WIDE } },
   { tmax = 3, geo = { q4 = WIDE, q6 = WIDE, w8 = WIDE } },
 }
@@ -201,7 +204,7 @@ local function dot_route(qtype, min_t, tmax, y16, g)
   local function get(lanes, nr)
     local key = lanes * 16 + nr
     if not by[key] then
-      by[key] = M.dot(qtype, min_t, tmax, lanes, nr, y16, g.unroll)
+      by[key] = M.dot(qtype, min_t, tmax, lanes, nr, y16, g.unroll, g.q6_split)
       by[key].for_shape = for_shape
     end
     return by[key]

@@ -129,7 +129,7 @@ end)
 -- The table's dot routes this device runs, and each with 2 rows per lane group (what the
 -- shape rule gives small N); those for T = 1 also with lane groups of 128 (what it gives
 -- thin grids: 16 subgroups of lavapipe's 8, 4 of NVIDIA's 32).
--- q6 also with its nibbles and high pairs dotted apart (LIN_Q6_SPLIT = 1).
+-- q6 also in its other form (LIN_Q6_SPLIT: nibbles and high pairs dotted apart or together).
 local function dot_routes(dev)
   local list = {}
   for _, q in ipairs { "q4", "q5", "q6", "w8" } do
@@ -138,7 +138,7 @@ local function dot_routes(dev)
         list[#list + 1] = { q = q, r = r }
         list[#list + 1] = { q = q, r = routes.variant(q, r, { LIN_NR = 2 }) }
         if r.max_t == 1 then list[#list + 1] = { q = q, r = routes.variant(q, r, { LIN_LANES = 128, LIN_NR = 2 }) } end
-        if q == "q6" then list[#list + 1] = { q = q, r = routes.variant(q, r, { LIN_Q6_SPLIT = 1 }) } end
+        if q == "q6" then list[#list + 1] = { q = q, r = routes.variant(q, r, { LIN_Q6_SPLIT = 1 - r.defines.LIN_Q6_SPLIT }) } end
       end
     end
   end
@@ -347,6 +347,8 @@ t.test("the dot route's lane groups and rows follow N, K and the device's SM cou
   local g1, g2 = linear.route(dev, { qtype = "q6", n = 248320, k = 5120 }, 1), linear.route(dev, { qtype = "q6", n = 248320, k = 5120 }, 2)
   t.eq({ g1.defines.LIN_LANES, g1.defines.LIN_UNROLL, g1.rows_per_group, g2.defines.LIN_LANES, g2.defines.LIN_UNROLL, g2.rows_per_group },
     { 16, 2, 128, 32, 1, 64 })
+  t.eq({ g1.defines.LIN_Q6_SPLIT, g2.defines.LIN_Q6_SPLIT, linear.route(dev, { qtype = "q6", n = 1152, k = 1536 }, 1).defines.LIN_Q6_SPLIT },
+    { 1, 0, 1 }, "q6 dots its high pairs apart at T = 1 only, whatever the grid")
   -- Wider lane groups where no row count leaves three workgroups per SM: q5 6144 x 5120 (160
   -- chunks: 64 lanes have 2.5 each, 128 would have 1.25), w8 5120 x 17408 and 2048 x 16384.
   t.eq({ geo("q5", 6320), geo("w8", 34816), geo("w8", 14336, 5120, 2), geo("w8", 12641), geo("w8", 12640),
@@ -395,7 +397,9 @@ t.test("the dot route: who has one, what it requires, what its maker refuses", f
   t.eq(routes.variant("q6", v, { LIN_Q6_SPLIT = 1 }).defines.LIN_Q6_SPLIT, 1)
   t.errors(function() routes.variant("q4", v, { LIN_Q6_SPLIT = 1 }) end, "linear_vulkan.variant: LIN_Q6_SPLIT is for q6, not q4", true)
   for _, r in ipairs(routes.q6) do
-    if r.name == "dot" then t.eq(r.defines.LIN_Q6_SPLIT, 0, "the table's q6 dot routes merge (the split is untimed)") end
+    if r.name == "dot" then
+      t.eq(r.defines.LIN_Q6_SPLIT, r.max_t == 1 and 1 or 0, "the table's q6 dot routes split at T = 1 only (it lost at T = 2)")
+    end
   end
   t.errors(function() routes.variant("q4", v, { LIN_XS = 2 }) end,
     "linear_vulkan.variant: the dot route varies LIN_LANES, LIN_NR, LIN_UNROLL, LIN_TMAX, LIN_DOT and LIN_Q6_SPLIT, not LIN_XS", true)
