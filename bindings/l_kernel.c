@@ -404,8 +404,40 @@ static int kernel_launch(lua_State *L) {
     return 0;
 }
 
+/* k:stats([block]) -> {{name=, value=, description=}, ..., [name] = value}: what the
+ * compiled code uses for launches of `block` (a number or {x, y, z}; default
+ * the shader's fixed workgroup size), gb_kernel_stats. */
+static int kernel_stats(lua_State *L) {
+    gb_kernel *k = lb_check_kernel(L, 1);
+    uint32_t block[3] = {k->local_size[0], k->local_size[1], k->local_size[2]};
+    if (!lua_isnoneornil(L, 2)) lb_check_dim3(L, 2, "block", block);
+    else if (!block[0])
+        luaL_error(L, "kernel %s: stats needs a block (its workgroup size is set at launch)", k->entry);
+    gb_kernel_stat *st = lua_newuserdatauv(L, GB_MAX_KERNEL_STATS * sizeof *st, 0);
+    int n = 0;
+    gb_err e = {0};
+    if (gb_kernel_stats(k, block, st, GB_MAX_KERNEL_STATS, &n, &e) != 0) lb_raise(L, &e);
+    lua_createtable(L, n, n);
+    for (int i = 0; i < n; i++) {
+        double v = st[i].value;
+        int whole = v > -9.0e15 && v < 9.0e15 && v == (double)(lua_Integer)v;
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, st[i].name);
+        lua_setfield(L, -2, "name");
+        if (whole) lua_pushinteger(L, (lua_Integer)v);
+        else lua_pushnumber(L, v);
+        lua_setfield(L, -2, "value");
+        lua_pushstring(L, st[i].description);
+        lua_setfield(L, -2, "description");
+        lua_getfield(L, -1, "value");
+        lua_setfield(L, -3, st[i].name);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
 void lb_open_kernel(lua_State *L) {
-    static const luaL_Reg methods[] = {{"launch", kernel_launch}, {NULL, NULL}};
+    static const luaL_Reg methods[] = {{"launch", kernel_launch}, {"stats", kernel_stats}, {NULL, NULL}};
     lb_register(L, GPU_KERNEL_MT, sizeof(l_kernel), methods, kernel_free, kernel_index, kernel_tostring);
     static const luaL_Reg none[] = {{NULL, NULL}};
     lb_register(L, GPU_SCALAR_MT, sizeof(l_scalar), none, NULL, NULL, scalar_tostring);

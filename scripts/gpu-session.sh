@@ -498,6 +498,20 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next39() { # kernel statistics (k:stats): the GPU module's test on both backends (CUDA's exact static shared
+  # memory and occupancy; Vulkan's through VK_KHR_pipeline_executable_properties on the NVIDIA driver), then what the
+  # Linear dot kernels at T = 1 and the SwiGLU kernels use on each backend (tools/kernel_stats.lua)
+  GPUBENCH_TEST_ONLY="kernel statistics" run stats_test timeout 120 $G tests/lua/test_gpu_module.lua
+  grep -vE "^SKIP" "$LOGS/stats_test.log" | cut -c1-200
+  local b
+  for b in vulkan cuda; do
+    run "kstats_$b" timeout 200 $G tools/kernel_stats.lua --backend $b linear:q6:248320:5120:1 linear:q6:248320:2048:1 \
+      linear:q4:131072:5120:1 linear:q4:131072:2048:1 linear:w8:34816:5120:1 linear:w8:5120:17408:1 linear:q4:131072:5120:16 \
+      swiglu:13824:5120:1 swiglu:13824:5120:4 swiglu:13824:5120:8
+    grep -vE "^\s*$" "$LOGS/kstats_$b.log" | cut -c1-220 | head -120
+  done
+}
+
 phase_next38() { # the Vulkan dot route's grid rule (lane groups widened where rows alone leave under three workgroups
   # per SM) against the geometry before it at the suite's points it changes, 20 then 60 samples (A B B A inside each);
   # LIN_Q6_SPLIT at the q6 heads; then the Vulkan suite
@@ -1449,6 +1463,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next39)
+  phase_next39
   ;;
 next38)
   phase_next38

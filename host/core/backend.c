@@ -368,6 +368,40 @@ void gb_kernel_free(gb_kernel *k) {
     if (k->refs == 0) kernel_destroy(k);
 }
 
+void gb_kernel_stat_put(gb_kernel_stat *out, int max, int *n, const char *name, double value,
+                        const char *description) {
+    if (*n >= max) return;
+    gb_kernel_stat *st = &out[(*n)++];
+    snprintf(st->name, sizeof st->name, "%s", name);
+    snprintf(st->description, sizeof st->description, "%s", description);
+    st->value = value;
+}
+
+int gb_kernel_stats(gb_kernel *k, const uint32_t block[3], gb_kernel_stat *out, int max, int *n,
+                    gb_err *e) {
+    *n = 0;
+    if (!k || k->released) return GB_FAIL(e, "kernel statistics: the kernel was released");
+    if (check_open(k->dev, e)) return -1;
+    if (k->vendor)
+        return GB_FAIL(e, "kernel statistics: %s is a vendor library's GEMM, not code gpubench compiled",
+                       k->label);
+    if (!k->dev->ops->kernel_stats)
+        return GB_FAIL(e, "kernel statistics: the %s backend reports none", k->dev->ops->name);
+    const gb_device_info *info = &k->dev->info;
+    uint64_t threads = 1;
+    for (int i = 0; i < 3; i++) {
+        if (block[i] < 1 || (info->max_group_size[i] && block[i] > info->max_group_size[i]))
+            return GB_FAIL(e, "kernel statistics: block %ux%ux%u: dimension %c must be 1 to %u", block[0],
+                           block[1], block[2], "xyz"[i], info->max_group_size[i]);
+        threads *= block[i];
+    }
+    if (info->max_threads_per_group && threads > info->max_threads_per_group)
+        return GB_FAIL(e, "kernel statistics: block %ux%ux%u is %llu threads; %s allows %u", block[0],
+                       block[1], block[2], (unsigned long long)threads, info->name,
+                       info->max_threads_per_group);
+    return k->dev->ops->kernel_stats(k, block, out, max, n, e);
+}
+
 int gb_vendor_gemm_create(gb_device *d, uint32_t n, uint32_t kdim, uint32_t t, gb_kernel **out,
                           gb_err *e) {
     if (check_open(d, e)) return -1;

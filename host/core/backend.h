@@ -144,6 +144,16 @@ typedef struct gb_kernel_traits {
     int overlap;
 } gb_kernel_traits;
 
+/* One statistic of a kernel's compiled code (gb_kernel_stats): CUDA's by the
+ * names gb_kernel_stats lists, Vulkan's by the driver's own names
+ * (VK_KHR_pipeline_executable_properties). */
+typedef struct gb_kernel_stat {
+    char name[64];
+    char description[192];
+    double value;
+} gb_kernel_stat;
+enum { GB_MAX_KERNEL_STATS = 48 };
+
 /* Common headers of the objects; each backend keeps its own state in impl. */
 struct gb_device {
     const gb_backend_ops *ops;
@@ -313,6 +323,11 @@ struct gb_backend_ops {
      * be NULL). Needs only the compiler library. */
     int (*compile_only)(const gb_kernel_source *src, const char *target, gb_kind *params,
                         int *nparams, gb_kernel_traits *traits, char **log, gb_err *e);
+    /* What the compiled code of k uses, for launches of `block` threads: up to
+     * max statistics into out, their count in *n. Checked by the wrapper
+     * (gb_kernel_stats); may be NULL (the backend reports none). */
+    int (*kernel_stats)(gb_kernel *k, const uint32_t block[3], gb_kernel_stat *out, int max, int *n,
+                        gb_err *e);
     /* One asynchronous launch; arguments already checked against k->params. */
     int (*launch)(const gb_launch *l, gb_err *e);
 
@@ -407,6 +422,19 @@ int gb_buffer_copy(gb_buffer *dst, uint64_t doff, gb_buffer *src, uint64_t soff,
 
 int gb_kernel_load(gb_device *d, const gb_kernel_source *src, gb_kernel **out, gb_err *e);
 void gb_kernel_free(gb_kernel *k);
+/* The statistics of k's compiled code for launches of `block` (each dimension
+ * at least 1): CUDA registers_per_thread, static_shared_bytes,
+ * dynamic_shared_bytes, local_bytes_per_thread, const_bytes,
+ * max_threads_per_block, blocks_per_sm, warps_per_sm, max_warps_per_sm (the
+ * occupancy calculator's, for this block and k's dynamic shared memory);
+ * Vulkan the driver's statistics of the pipeline for that workgroup size,
+ * where the device offers VK_KHR_pipeline_executable_properties. Up to max
+ * into out; fails naming why a device, kernel or block has none. */
+int gb_kernel_stats(gb_kernel *k, const uint32_t block[3], gb_kernel_stat *out, int max, int *n,
+                    gb_err *e);
+/* Appends one statistic to out[*n] while there is room (for the backends). */
+void gb_kernel_stat_put(gb_kernel_stat *out, int max, int *n, const char *name, double value,
+                        const char *description);
 /* A vendor bf16 GEMM as a kernel (gb_vendor_gemm; freed by gb_kernel_free).
  * n, k, t: 1 to 2^31 - 1. Fails on a backend without one, naming the device's. */
 int gb_vendor_gemm_create(gb_device *d, uint32_t n, uint32_t k, uint32_t t, gb_kernel **out,

@@ -58,6 +58,7 @@ static const sym cu_syms[] = {
     CU_SYM(LaunchKernel, 1, "cuLaunchKernel"),
     CU_SYM(FuncSetAttribute, 1, "cuFuncSetAttribute"),
     CU_SYM(FuncGetAttribute, 1, "cuFuncGetAttribute"),
+    CU_SYM(OccupancyMaxActiveBlocksPerMultiprocessor, 1, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
     /* The unversioned cuStreamBeginCapture is the CUDA 10.0 form without a mode. */
     CU_SYM(StreamBeginCapture, 1, "cuStreamBeginCapture_v2"),
     CU_SYM(StreamEndCapture, 1, "cuStreamEndCapture"),

@@ -19,6 +19,7 @@ const gb_backend_ops gb_cuda_backend = {
     .fill32 = gb_cuda_fill32,
     .copy = gb_cuda_copy,
     .kernel_load = gb_cuda_kernel_load,
+    .kernel_stats = gb_cuda_kernel_stats,
     .kernel_free = gb_cuda_kernel_free,
     .compile_only = gb_cuda_compile_only,
     .launch = gb_cuda_launch,

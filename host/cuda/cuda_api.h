@@ -54,6 +54,7 @@ typedef struct gb_cu_api {
     __typeof__(&cuLaunchKernel) LaunchKernel;
     __typeof__(&cuFuncSetAttribute) FuncSetAttribute;
     __typeof__(&cuFuncGetAttribute) FuncGetAttribute;
+    __typeof__(&cuOccupancyMaxActiveBlocksPerMultiprocessor) OccupancyMaxActiveBlocksPerMultiprocessor;
     __typeof__(&cuStreamBeginCapture) StreamBeginCapture;
     __typeof__(&cuStreamEndCapture) StreamEndCapture;
     __typeof__(&cuGraphInstantiateWithFlags) GraphInstantiateWithFlags;

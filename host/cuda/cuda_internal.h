@@ -69,6 +69,8 @@ int gb_cuda_copy(gb_buffer *dst, uint64_t doff, gb_buffer *src, uint64_t soff, u
 /* kernel.c */
 int gb_cuda_kernel_load(gb_device *d, const gb_kernel_source *src, gb_kernel *k, gb_err *e);
 void gb_cuda_kernel_free(gb_kernel *k);
+int gb_cuda_kernel_stats(gb_kernel *k, const uint32_t block[3], gb_kernel_stat *out, int max, int *n,
+                         gb_err *e);
 int gb_cuda_compile_only(const gb_kernel_source *src, const char *target, gb_kind *params,
                          int *nparams, gb_kernel_traits *traits, char **log, gb_err *e);
 

@@ -232,6 +232,48 @@ void gb_cuda_kernel_free(gb_kernel *k) {
     k->impl = NULL;
 }
 
+int gb_cuda_kernel_stats(gb_kernel *k, const uint32_t block[3], gb_kernel_stat *out, int max, int *n,
+                         gb_err *e) {
+    if (gb_cuda_current(k->dev, e)) return -1;
+    CUfunction fn = ((cuda_kernel *)k->impl)->fn;
+    static const struct { CUfunction_attribute a; const char *name, *what; } attrs[] = {
+        {CU_FUNC_ATTRIBUTE_NUM_REGS, "registers_per_thread", "registers each thread holds"},
+        {CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "static_shared_bytes", "statically declared shared memory per block"},
+        {CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "local_bytes_per_thread", "local memory per thread (spills, arrays)"},
+        {CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, "const_bytes", "user constant memory"},
+        {CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "max_threads_per_block", "the most threads a block of this code may have"},
+    };
+    int max_threads = 0;
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        int v = 0;
+        CUresult r = gb_cu.FuncGetAttribute(&v, attrs[i].a, fn);
+        if (r != CUDA_SUCCESS)
+            return gb_cu_fail_at(e, __FILE__, __LINE__, "cuFuncGetAttribute", r, " (%s of %s)", attrs[i].name,
+                                 k->entry);
+        gb_kernel_stat_put(out, max, n, attrs[i].name, v, attrs[i].what);
+        if (attrs[i].a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) max_threads = v;
+    }
+    gb_kernel_stat_put(out, max, n, "dynamic_shared_bytes", k->dynamic_shared, "dynamic shared memory every launch takes");
+    uint32_t threads = block[0] * block[1] * block[2];
+    if (threads > (uint32_t)max_threads)
+        return GB_FAIL(e, "kernel statistics: %s runs at most %d threads a block (its registers or "
+                          "__launch_bounds__), not %u", k->entry, max_threads, threads);
+    int blocks = 0, sm_threads = 0;
+    CUresult r = gb_cu.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, (int)threads, k->dynamic_shared);
+    if (r != CUDA_SUCCESS)
+        return gb_cu_fail_at(e, __FILE__, __LINE__, "cuOccupancyMaxActiveBlocksPerMultiprocessor", r,
+                             " (%s, %u threads)", k->entry, threads);
+    r = gb_cu.DeviceGetAttribute(&sm_threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+                                 cuda_dev_of(k->dev)->dev);
+    if (r != CUDA_SUCCESS)
+        return gb_cu_fail_at(e, __FILE__, __LINE__, "cuDeviceGetAttribute", r, " (threads per SM)");
+    uint32_t warps = (threads + 31) / 32;
+    gb_kernel_stat_put(out, max, n, "blocks_per_sm", blocks, "blocks of this size resident on one SM (the occupancy calculator)");
+    gb_kernel_stat_put(out, max, n, "warps_per_sm", (double)blocks * warps, "their warps");
+    gb_kernel_stat_put(out, max, n, "max_warps_per_sm", sm_threads / 32, "the most warps an SM holds");
+    return 0;
+}
+
 int gb_cuda_compile_only(const gb_kernel_source *src0, const char *target, gb_kind *params,
                          int *nparams, gb_kernel_traits *traits, char **log, gb_err *e) {
     char entry[256];

@@ -20,6 +20,7 @@ const gb_backend_ops gb_vulkan_backend = {
     .fill32 = vk_fill32,
     .copy = vk_copy,
     .kernel_load = vk_kernel_load,
+    .kernel_stats = vk_kernel_stats,
     .kernel_free = vk_kernel_free,
     .compile_only = vk_compile_only,
     .launch = vk_launch,

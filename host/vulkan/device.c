@@ -10,6 +10,8 @@ typedef struct dev_exts {
     int driver_props, sm_builtins, amd_core2, portability_subset;
     int coopmat_nv;      /* VK_NV_cooperative_matrix is listed */
     int coopmat_feature; /* ... and its cooperativeMatrix feature is set: open enables it */
+    int exec_props;         /* VK_KHR_pipeline_executable_properties is listed */
+    int exec_props_feature; /* ... with pipelineExecutableInfo: open enables it (kernel statistics) */
 } dev_exts;
 
 static int device_extensions(VkPhysicalDevice p, dev_exts *x, gb_err *e)
@@ -35,6 +37,7 @@ static int device_extensions(VkPhysicalDevice p, dev_exts *x, gb_err *e)
         x->amd_core2 |= strcmp(s, VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME) == 0;
         x->portability_subset |= strcmp(s, "VK_KHR_portability_subset") == 0;
         x->coopmat_nv |= strcmp(s, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0;
+        x->exec_props |= strcmp(s, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0;
     }
     free(props);
     return 0;
@@ -129,6 +132,7 @@ static void fill_features(VkPhysicalDevice p, uint32_t api, gb_device_info *out,
     out->cooperative_matrix[0] = 0;
     out->ncoopmat_shapes = 0;
     x->coopmat_feature = 0;
+    x->exec_props_feature = 0;
     if (api < VK_API_VERSION_1_1)
         return; /* no vkGetPhysicalDeviceFeatures2 without 1.1 */
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -140,6 +144,8 @@ static void fill_features(VkPhysicalDevice p, uint32_t api, gb_device_info *out,
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     void **next = chain(&f2.pNext, &s16);
     if (api >= VK_API_VERSION_1_2)
         next = chain(next, &f12);
@@ -147,7 +153,10 @@ static void fill_features(VkPhysicalDevice p, uint32_t api, gb_device_info *out,
         next = chain(next, &f13);
     if (x->coopmat_nv)
         next = chain(next, &cm);
+    if (x->exec_props)
+        next = chain(next, &pe);
     gb_vk.vkGetPhysicalDeviceFeatures2(p, &f2);
+    x->exec_props_feature = x->exec_props && pe.pipelineExecutableInfo;
     out->storage_buffer_16bit = s16.storageBuffer16BitAccess != 0;
     out->storage_buffer_8bit = api >= VK_API_VERSION_1_2 && f12.storageBuffer8BitAccess;
     /* create_device passes the 1.3 features it queries to vkCreateDevice, so a
@@ -354,7 +363,7 @@ static int create_device(vk_device *vd, const dev_exts *x, gb_err *e)
     vd->feat_sb8 = v12 && f12.storageBuffer8BitAccess;
     vd->feat_pc8 = v12 && f12.storagePushConstant8;
 
-    const char *exts[4];
+    const char *exts[6];
     uint32_t next = 0;
     /* Cooperative matrices for the kernels that ask for them (the Linear
      * tensor-core route); robust access stays off, as for buffers. */
@@ -366,6 +375,17 @@ static int create_device(vk_device *vd, const dev_exts *x, gb_err *e)
         exts[next++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
         cm.pNext = f2.pNext;
         f2.pNext = &cm;
+    }
+    /* Statistics of compiled pipelines (registers, ...) for gb_kernel_stats; only
+     * pipelines made for that query capture them (kernel.c). */
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+        .pipelineExecutableInfo = VK_TRUE,
+    };
+    if (x->exec_props_feature) {
+        exts[next++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+        pe.pNext = f2.pNext;
+        f2.pNext = &pe;
     }
     if (x->portability_subset) /* required whenever the driver exposes it */
         exts[next++] = "VK_KHR_portability_subset";
@@ -401,6 +421,14 @@ static int create_device(vk_device *vd, const dev_exts *x, gb_err *e)
     if (missing)
         return GB_FAIL(e, "vkGetDeviceProcAddr failed: VK_ERROR_INCOMPATIBLE_DRIVER (the device "
                           "has no %s)", missing);
+    if (x->exec_props_feature) {
+        vd->exec_props = (PFN_vkGetPipelineExecutablePropertiesKHR)gb_vk.vkGetDeviceProcAddr(
+            vd->dev, "vkGetPipelineExecutablePropertiesKHR");
+        vd->exec_stats = (PFN_vkGetPipelineExecutableStatisticsKHR)gb_vk.vkGetDeviceProcAddr(
+            vd->dev, "vkGetPipelineExecutableStatisticsKHR");
+        if (!vd->exec_props || !vd->exec_stats)
+            vd->exec_props = NULL, vd->exec_stats = NULL;
+    }
     if (gb_vk.has_debug_utils) {
         vd->queue_begin_label = gb_vk.vkQueueBeginDebugUtilsLabelEXT;
         vd->queue_end_label = gb_vk.vkQueueEndDebugUtilsLabelEXT;

@@ -50,7 +50,7 @@ static int reflect(const gb_kernel_source *src, const uint32_t *words, size_t nw
 }
 
 static int create_pipeline(vk_device *vd, vk_kernel *vk, const uint32_t block[3],
-                           const char *label, VkPipeline *pipe, gb_err *e)
+                           VkPipelineCreateFlags flags, const char *label, VkPipeline *pipe, gb_err *e)
 {
     VkSpecializationMapEntry map[3];
     uint32_t data[3];
@@ -68,6 +68,7 @@ static int create_pipeline(vk_device *vd, vk_kernel *vk, const uint32_t block[3]
     VkSpecializationInfo spec = {n, map, n * 4, data};
     VkComputePipelineCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .flags = flags,
         .stage = {
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
             .stage = VK_SHADER_STAGE_COMPUTE_BIT,
@@ -97,7 +98,7 @@ static int add_variant(vk_device *vd, vk_kernel *vk, const uint32_t block[3], co
         vk->variants = v;
         vk->cap_variants = c;
     }
-    if (create_pipeline(vd, vk, block, label, pipe, e) != 0)
+    if (create_pipeline(vd, vk, block, 0, label, pipe, e) != 0)
         return -1;
     vk_variant *v = &vk->variants[vk->nvariants++];
     memcpy(v->block, block, sizeof v->block);
@@ -105,16 +106,26 @@ static int add_variant(vk_device *vd, vk_kernel *vk, const uint32_t block[3], co
     return 0;
 }
 
-int vk_kernel_pipeline(gb_kernel *k, const uint32_t block[3], VkPipeline *pipe, gb_err *e)
+/* A block the shader can run: each dimension its fixed size, or any where a
+ * specialization constant sets it. `what` starts the message ("launch"). */
+static int check_block(const gb_kernel *k, const vk_kernel *vk, const uint32_t block[3], const char *what,
+                       gb_err *e)
 {
-    vk_kernel *vk = k->impl;
     const uint32_t *ls = vk->refl.local_size;
     for (int d = 0; d < 3; d++)
         if (vk->refl.local_size_spec_id[d] < 0 && block[d] != ls[d])
-            return GB_FAIL(e, "launch failed: BLOCK_SIZE_MISMATCH (kernel %s: the shader fixes "
-                              "the workgroup size %c to %u (local size %ux%ux%u) but the launch "
-                              "asked for block %ux%ux%u)", k->label, "xyz"[d], ls[d],
-                           ls[0], ls[1], ls[2], block[0], block[1], block[2]);
+            return GB_FAIL(e, "%s failed: BLOCK_SIZE_MISMATCH (kernel %s: the shader fixes "
+                              "the workgroup size %c to %u (local size %ux%ux%u) but the %s "
+                              "asked for block %ux%ux%u)", what, k->label, "xyz"[d], ls[d],
+                           ls[0], ls[1], ls[2], what, block[0], block[1], block[2]);
+    return 0;
+}
+
+int vk_kernel_pipeline(gb_kernel *k, const uint32_t block[3], VkPipeline *pipe, gb_err *e)
+{
+    vk_kernel *vk = k->impl;
+    if (check_block(k, vk, block, "launch", e) != 0)
+        return -1;
     /* A fixed-size kernel has exactly one pipeline; a specialized one, one per block size. */
     for (int i = 0; i < vk->nvariants; i++) {
         const vk_variant *v = &vk->variants[i];
@@ -124,6 +135,72 @@ int vk_kernel_pipeline(gb_kernel *k, const uint32_t block[3], VkPipeline *pipe, 
         }
     }
     return add_variant(vk_dev(k->dev), vk, block, k->label, pipe, e);
+}
+
+/* The driver's statistics of the pipeline for `block`: a pipeline of its own,
+ * created to capture them (the launched pipelines are made without, as
+ * capturing may cost a driver its pipeline cache), queried and destroyed. */
+int vk_kernel_stats(gb_kernel *k, const uint32_t block[3], gb_kernel_stat *out, int max, int *n, gb_err *e)
+{
+    vk_device *vd = vk_dev(k->dev);
+    vk_kernel *vk = k->impl;
+    if (check_block(k, vk, block, "kernel statistics", e) != 0)
+        return -1;
+    if (!vd->exec_stats)
+        return GB_FAIL(e, "kernel statistics: %s does not offer VK_KHR_pipeline_executable_properties "
+                          "(pipelineExecutableInfo)", k->dev->info.name);
+    VkPipeline pipe;
+    if (create_pipeline(vd, vk, block, VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR, k->label, &pipe, e) != 0)
+        return -1;
+    VkPipelineInfoKHR pinfo = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = pipe};
+    uint32_t nexec = 0;
+    VkResult r = vd->exec_props(vd->dev, &pinfo, &nexec, NULL);
+    int rc = 0;
+    if (r != VK_SUCCESS) {
+        rc = VK_FAILX(e, "vkGetPipelineExecutablePropertiesKHR", r, "%s", k->label);
+        goto done;
+    }
+    if (nexec == 0) {
+        rc = GB_FAIL(e, "kernel statistics: the driver reports no executable for %s", k->label);
+        goto done;
+    }
+    /* A compute pipeline has one executable, its shader. */
+    VkPipelineExecutableInfoKHR einfo = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+                                         .pipeline = pipe, .executableIndex = 0};
+    uint32_t ns = 0;
+    r = vd->exec_stats(vd->dev, &einfo, &ns, NULL);
+    if (r != VK_SUCCESS) {
+        rc = VK_FAILX(e, "vkGetPipelineExecutableStatisticsKHR", r, "%s", k->label);
+        goto done;
+    }
+    VkPipelineExecutableStatisticKHR *st = calloc(ns ? ns : 1, sizeof *st);
+    if (!st) {
+        rc = GB_FAIL(e, "kernel statistics: out of host memory (%u statistics)", ns);
+        goto done;
+    }
+    for (uint32_t i = 0; i < ns; i++)
+        st[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+    r = vd->exec_stats(vd->dev, &einfo, &ns, st);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+        free(st);
+        rc = VK_FAILX(e, "vkGetPipelineExecutableStatisticsKHR", r, "%s", k->label);
+        goto done;
+    }
+    for (uint32_t i = 0; i < ns; i++) {
+        double v = 0;
+        switch (st[i].format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: v = st[i].value.b32 ? 1 : 0; break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: v = (double)st[i].value.i64; break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: v = (double)st[i].value.u64; break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: v = st[i].value.f64; break;
+        default: continue;
+        }
+        gb_kernel_stat_put(out, max, n, st[i].name, v, st[i].description);
+    }
+    free(st);
+done:
+    vd->f.vkDestroyPipeline(vd->dev, pipe, NULL);
+    return rc;
 }
 
 static void destroy_kernel(vk_device *vd, void *obj)

@@ -85,6 +85,9 @@ struct vk_device {
     gb_device *owner;                   /* the device this is the impl of (its broken flag) */
     VkEvent held;                       /* the event the stream waits on while held (hold.c) */
     PFN_vkQueueBeginDebugUtilsLabelEXT queue_begin_label; /* NULL without VK_EXT_debug_utils */
+    /* NULL without VK_KHR_pipeline_executable_properties (kernel statistics). */
+    PFN_vkGetPipelineExecutablePropertiesKHR exec_props;
+    PFN_vkGetPipelineExecutableStatisticsKHR exec_stats;
     PFN_vkQueueEndDebugUtilsLabelEXT queue_end_label;
     VkPhysicalDevice phys;
     VkDevice dev;
@@ -233,6 +236,7 @@ void vk_staging_free(vk_device *vd);
 
 int vk_kernel_load(gb_device *d, const gb_kernel_source *src, gb_kernel *k, gb_err *e);
 void vk_kernel_free(gb_kernel *k);
+int vk_kernel_stats(gb_kernel *k, const uint32_t block[3], gb_kernel_stat *out, int max, int *n, gb_err *e);
 int vk_compile_only(const gb_kernel_source *src, const char *target, gb_kind *params,
                     int *nparams, gb_kernel_traits *traits, char **log, gb_err *e);
 /* The pipeline for a launch's block size (checked against fixed dimensions). */

@@ -150,6 +150,64 @@ each_backend("kernels: parameters reflected, arguments checked before launch", f
   k:free()
 end)
 
+-- k:stats: what the compiled code uses. CUDA's are exact where the source fixes them
+-- (static shared memory, no local memory, the occupancy calculator's warps); Vulkan's are
+-- the driver's (VK_KHR_pipeline_executable_properties), and a device without them says so.
+local SHARED = {
+  cuda = [[
+extern "C" __global__ void __launch_bounds__(128) sh(float* y) {
+  __shared__ float s[1000];
+  s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  y[threadIdx.x] = s[999 - threadIdx.x];
+}]],
+  vulkan = [[
+#version 450
+layout(local_size_x_id = 0) in;
+layout(std430, set = 0, binding = 0) buffer Y { float y[]; };
+shared float s[1000];
+void main() {
+  s[gl_LocalInvocationID.x] = float(gl_LocalInvocationID.x);
+  barrier();
+  y[gl_GlobalInvocationID.x] = s[999u - gl_LocalInvocationID.x];
+}]],
+}
+each_backend("kernel statistics: exact where the source fixes them, refused with the reason", function(dev)
+  local k = dev:kernel { source = SHARED[dev.backend], entry = dev.backend == "cuda" and "sh" or "main" }
+  local inc = inc_kernel(dev)
+  t.errors(function() k:stats() end, dev.backend == "cuda" and "kernel sh: stats needs a block" or
+    "kernel main: stats needs a block", true)
+  t.errors(function() k:stats { 0, 1, 1 } end, "block[1] must be an integer from 1", true)
+  if dev.backend == "vulkan" then
+    -- the increment shader fixes 64 invocations
+    t.errors(function() inc:stats(32) end, "kernel statistics failed: BLOCK_SIZE_MISMATCH", true)
+  end
+  t.errors(function() k:stats(100000) end, "kernel statistics: block 100000x1x1: dimension x must be 1 to", true)
+  t.errors(function() k:stats { 32, 32, 32 } end, "kernel statistics: block 32x32x32 is 32768 threads", true)
+  local ok, st = pcall(k.stats, k, 128)
+  if dev.backend == "vulkan" and not ok then
+    t.truthy(tostring(st):find(dev.name .. " does not offer VK_KHR_pipeline_executable_properties", 1, true), st)
+  elseif dev.backend == "vulkan" then
+    t.truthy(#st >= 1, "the driver reports at least one statistic")
+    for _, x in ipairs(st) do
+      t.truthy(type(x.name) == "string" and x.name ~= "" and x.value == x.value and st[x.name] ~= nil, x.name)
+      print(("  %s = %s (%s)"):format(x.name, tostring(x.value), x.description))
+    end
+  else
+    t.truthy(ok, st)
+    t.eq({ st.static_shared_bytes, st.local_bytes_per_thread, st.dynamic_shared_bytes, st.max_warps_per_sm % 32 },
+      { 4000, 0, 0, 0 })
+    t.truthy(st.registers_per_thread >= 1 and st.registers_per_thread <= 255, st.registers_per_thread)
+    t.truthy(st.blocks_per_sm >= 1 and st.warps_per_sm == 4 * st.blocks_per_sm
+      and st.warps_per_sm <= st.max_warps_per_sm, st.blocks_per_sm)
+    t.eq(st[1].name, "registers_per_thread")
+    t.errors(function() k:stats(256) end, "sh runs at most 128 threads a block", true)
+  end
+  k:free()
+  t.errors(function() k:stats(128) end, "released", false)
+  inc:free()
+end)
+
 each_backend("compile errors carry the compiler log with file and line", function(dev)
   local src = dev.backend == "cuda"
     and 'extern "C" __global__ void bad(unsigned* x) {\n  x[0] = undefined_name;\n}'
