@@ -498,6 +498,22 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next40() { # kernel statistics of the GEMV table's kernels at 14336 x 5120, T = 1, 2, 4, 8, both backends
+  # (issue 17's Vulkan quantized kernels are 1.5-2.2x CUDA's time at T = 4 and 8: registers and shared memory first)
+  local b f t items
+  for b in vulkan cuda; do
+    items=""
+    for f in q4_0 q4_k q5_k q6_k q8_0 f16 bf16 f32; do for t in 1 2 4 8; do items+=" gemv:$f:14336:5120:$t"; done; done
+    run "kstats_gemv_$b" timeout 240 $G tools/kernel_stats.lua --backend $b $items
+    if [[ $b == vulkan ]]; then
+      awk '/^gemv:/{h=$0} /Register Count/{r=$3} /Shared Memory Size/{print r, $4, h}' "$LOGS/kstats_gemv_$b.log" | cut -c1-230
+    else
+      awk '/^gemv:/{h=$0} /registers_per_thread/{r=$2} /static_shared/{s=$2} /blocks_per_sm/{b=$2} /warps_per_sm /{print r, s, b, $2, h}' \
+        "$LOGS/kstats_gemv_$b.log" | cut -c1-230
+    fi
+  done
+}
+
 phase_next39() { # kernel statistics (k:stats): the GPU module's test on both backends (CUDA's exact static shared
   # memory and occupancy; Vulkan's through VK_KHR_pipeline_executable_properties on the NVIDIA driver), then what the
   # Linear dot kernels at T = 1 and the SwiGLU kernels use on each backend (tools/kernel_stats.lua)
@@ -1463,6 +1479,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next40)
+  phase_next40
   ;;
 next39)
   phase_next39

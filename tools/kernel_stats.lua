@@ -7,6 +7,7 @@
 -- ITEM is one of
 --   linear:QTYPE:N:K:T        the route gpubench.linear takes for that point
 --   swiglu:N:K:M              the SwiGLU fused and chain kernels for that shape and M
+--   gemv:FMT:M:K:T            the GEMV kernel gpubench.gemv takes (its prep kernel too)
 --   file:PATH:ENTRY:BLOCK[:NAME=V,...]   any kernel, its defines given
 -- e.g. gpubench tools/kernel_stats.lua --backend vulkan linear:q6:248320:5120:1 swiglu:13824:5120:8
 local gpu = require "gpu"
@@ -24,7 +25,7 @@ while i <= #arg do
   end
 end
 if #items == 0 then
-  io.stderr:write("usage: gpubench tools/kernel_stats.lua [--backend cuda|vulkan] linear:Q:N:K:T | swiglu:N:K:M | file:PATH:ENTRY:BLOCK[:NAME=V,...] ...\n")
+  io.stderr:write("usage: gpubench tools/kernel_stats.lua [--backend cuda|vulkan] linear:Q:N:K:T | swiglu:N:K:M | gemv:FMT:M:K:T | file:PATH:ENTRY:BLOCK[:NAME=V,...] ...\n")
   os.exit(2)
 end
 
@@ -53,12 +54,20 @@ local function specs(dev, item)
       out[#out + 1] = { what = item .. " " .. name, file = s.file, entry = s.entry, defines = s.defines, block = s.block }
     end
     return out
+  elseif kind == "gemv" and #f == 4 then
+    local s = require("gpubench.gemv").spec_for(dev, f[1], int(f[2], "M"), int(f[3], "K"), int(f[4], "T"))
+    local out = { { what = item, file = s.file, entry = s.entry, defines = s.defines, block = s.block } }
+    if s.prep then
+      local p = s.prep.spec
+      out[2] = { what = item .. " prep", file = p.file, entry = p.entry, defines = p.defines, block = p.block }
+    end
+    return out
   elseif kind == "file" and (#f == 3 or #f == 4) then
     local defines = {}
     for name, v in (f[4] or ""):gmatch("([%w_]+)=([%-%w_]+)") do defines[name] = math.tointeger(tonumber(v)) or v end
     return { { what = item, file = f[1], entry = f[2], defines = defines, block = int(f[3], "BLOCK") } }
   end
-  error(("kernel_stats: %q is not linear:Q:N:K:T, swiglu:N:K:M or file:PATH:ENTRY:BLOCK[:DEFS]"):format(item), 0)
+  error(("kernel_stats: %q is not linear:Q:N:K:T, swiglu:N:K:M, gemv:FMT:M:K:T or file:PATH:ENTRY:BLOCK[:DEFS]"):format(item), 0)
 end
 
 local function defines_text(d)
