@@ -498,6 +498,23 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next41() { # the MoE kernels' statistics (qwen3 gate_up, m = 1, 8, 64, both backends), then both Linear suites
+  # with the Vulkan dot route's q6 split at T = 1 and the thin-grid rule (one call: Vulkan against CUDA)
+  local b v m items
+  for b in vulkan cuda; do
+    items=""
+    for v in batched grouped fused_gate_up; do for m in 1 8 64; do items+=" moe:$v:qwen3_30b_a3b:gate_up:$m"; done; done
+    run "kstats_moe_$b" timeout 200 $G tools/kernel_stats.lua --backend $b $items
+    if [[ $b == vulkan ]]; then
+      awk '/^moe:/{h=$0} /Register Count/{r=$3} /Shared Memory Size/{print r, $4, h}' "$LOGS/kstats_moe_$b.log" | cut -c1-200
+    else
+      awk '/^moe:/{h=$0} /registers_per_thread/{r=$2} /static_shared/{s=$2} /^  blocks_per_sm/{bl=$2} /^  warps_per_sm/{print r, s, bl, $2, h}' \
+        "$LOGS/kstats_moe_$b.log" | cut -c1-200
+    fi
+  done
+  linear_suites
+}
+
 phase_next40() { # kernel statistics of the GEMV table's kernels at 14336 x 5120, T = 1, 2, 4, 8, both backends
   # (issue 17's Vulkan quantized kernels are 1.5-2.2x CUDA's time at T = 4 and 8: registers and shared memory first)
   local b f t items
@@ -1479,6 +1496,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next41)
+  phase_next41
   ;;
 next40)
   phase_next40

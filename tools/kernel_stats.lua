@@ -8,6 +8,8 @@
 --   linear:QTYPE:N:K:T        the route gpubench.linear takes for that point
 --   swiglu:N:K:M              the SwiGLU fused and chain kernels for that shape and M
 --   gemv:FMT:M:K:T            the GEMV kernel gpubench.gemv takes (its prep kernel too)
+--   moe:VARIANT:CONFIG:PROJ:M the MoE kernel a step of M tokens runs (moe_scaling's variants
+--                             and configs, PROJ gate_up or down)
 --   file:PATH:ENTRY:BLOCK[:NAME=V,...]   any kernel, its defines given
 -- e.g. gpubench tools/kernel_stats.lua --backend vulkan linear:q6:248320:5120:1 swiglu:13824:5120:8
 local gpu = require "gpu"
@@ -25,7 +27,7 @@ while i <= #arg do
   end
 end
 if #items == 0 then
-  io.stderr:write("usage: gpubench tools/kernel_stats.lua [--backend cuda|vulkan] linear:Q:N:K:T | swiglu:N:K:M | gemv:FMT:M:K:T | file:PATH:ENTRY:BLOCK[:NAME=V,...] ...\n")
+  io.stderr:write("usage: gpubench tools/kernel_stats.lua [--backend cuda|vulkan] linear:Q:N:K:T | swiglu:N:K:M | gemv:FMT:M:K:T | moe:VARIANT:CONFIG:PROJ:M | file:PATH:ENTRY:BLOCK[:NAME=V,...] ...\n")
   os.exit(2)
 end
 
@@ -62,12 +64,17 @@ local function specs(dev, item)
       out[2] = { what = item .. " prep", file = p.file, entry = p.entry, defines = p.defines, block = p.block }
     end
     return out
+  elseif kind == "moe" and #f == 4 then
+    local moe = require "gpubench.moe"
+    local sh = moe.shape(f[2], f[3])
+    local s = require("gpubench.moe_" .. dev.backend).spec_of(f[1], sh, int(f[4], "M"), nil, dev)
+    return { { what = item, file = s.file, entry = s.entry, defines = s.defines, block = s.block } }
   elseif kind == "file" and (#f == 3 or #f == 4) then
     local defines = {}
     for name, v in (f[4] or ""):gmatch("([%w_]+)=([%-%w_]+)") do defines[name] = math.tointeger(tonumber(v)) or v end
     return { { what = item, file = f[1], entry = f[2], defines = defines, block = int(f[3], "BLOCK") } }
   end
-  error(("kernel_stats: %q is not linear:Q:N:K:T, swiglu:N:K:M, gemv:FMT:M:K:T or file:PATH:ENTRY:BLOCK[:DEFS]"):format(item), 0)
+  error(("kernel_stats: %q is not linear:Q:N:K:T, swiglu:N:K:M, gemv:FMT:M:K:T, moe:VARIANT:CONFIG:PROJ:M or file:PATH:ENTRY:BLOCK[:DEFS]"):format(item), 0)
 end
 
 local function defines_text(d)
