@@ -498,37 +498,33 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+kstats() { # kstats NAME ITEM...: tools/kernel_stats.lua on Vulkan then CUDA, one line a kernel: registers, shared bytes
+  # (CUDA also blocks and warps an SM), then the item and its defines
+  local name=$1 b; shift
+  for b in vulkan cuda; do
+    run "kstats_${name}_$b" timeout 240 $G tools/kernel_stats.lua --backend $b "$@"
+    if [[ $b == vulkan ]]; then
+      awk '/^[a-z]+:/{h=$0} /Register Count/{r=$3} /Shared Memory Size/{print r, $4, h}' "$LOGS/kstats_${name}_$b.log"
+    else
+      awk '/^[a-z]+:/{h=$0} /registers_per_thread/{r=$2} /static_shared/{s=$2} /^  blocks_per_sm/{bl=$2} /^  warps_per_sm/{print r, s, bl, $2, h}' \
+        "$LOGS/kstats_${name}_$b.log"
+    fi | cut -c1-230
+  done
+}
+
 phase_next41() { # the MoE kernels' statistics (qwen3 gate_up, m = 1, 8, 64, both backends), then both Linear suites
   # with the Vulkan dot route's q6 split at T = 1 and the thin-grid rule (one call: Vulkan against CUDA)
-  local b v m items
-  for b in vulkan cuda; do
-    items=""
-    for v in batched grouped fused_gate_up; do for m in 1 8 64; do items+=" moe:$v:qwen3_30b_a3b:gate_up:$m"; done; done
-    run "kstats_moe_$b" timeout 200 $G tools/kernel_stats.lua --backend $b $items
-    if [[ $b == vulkan ]]; then
-      awk '/^moe:/{h=$0} /Register Count/{r=$3} /Shared Memory Size/{print r, $4, h}' "$LOGS/kstats_moe_$b.log" | cut -c1-200
-    else
-      awk '/^moe:/{h=$0} /registers_per_thread/{r=$2} /static_shared/{s=$2} /^  blocks_per_sm/{bl=$2} /^  warps_per_sm/{print r, s, bl, $2, h}' \
-        "$LOGS/kstats_moe_$b.log" | cut -c1-200
-    fi
-  done
+  local v m items=""
+  for v in batched grouped fused_gate_up; do for m in 1 8 64; do items+=" moe:$v:qwen3_30b_a3b:gate_up:$m"; done; done
+  kstats moe $items
   linear_suites
 }
 
 phase_next40() { # kernel statistics of the GEMV table's kernels at 14336 x 5120, T = 1, 2, 4, 8, both backends
   # (issue 17's Vulkan quantized kernels are 1.5-2.2x CUDA's time at T = 4 and 8: registers and shared memory first)
-  local b f t items
-  for b in vulkan cuda; do
-    items=""
-    for f in q4_0 q4_k q5_k q6_k q8_0 f16 bf16 f32; do for t in 1 2 4 8; do items+=" gemv:$f:14336:5120:$t"; done; done
-    run "kstats_gemv_$b" timeout 240 $G tools/kernel_stats.lua --backend $b $items
-    if [[ $b == vulkan ]]; then
-      awk '/^gemv:/{h=$0} /Register Count/{r=$3} /Shared Memory Size/{print r, $4, h}' "$LOGS/kstats_gemv_$b.log" | cut -c1-230
-    else
-      awk '/^gemv:/{h=$0} /registers_per_thread/{r=$2} /static_shared/{s=$2} /blocks_per_sm/{b=$2} /warps_per_sm /{print r, s, b, $2, h}' \
-        "$LOGS/kstats_gemv_$b.log" | cut -c1-230
-    fi
-  done
+  local f t items=""
+  for f in q4_0 q4_k q5_k q6_k q8_0 f16 bf16 f32; do for t in 1 2 4 8; do items+=" gemv:$f:14336:5120:$t"; done; done
+  kstats gemv $items
 }
 
 phase_next39() { # kernel statistics (k:stats): the GPU module's test on both backends (CUDA's exact static shared
