@@ -498,6 +498,22 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next42() { # this session's Vulkan Linear tests on the NVIDIA driver (the widened lane groups, the q6 split), the
+  # GPU module's test on both backends, and the thin-grid rule at T = 2 and 3 against the geometry before it
+  run lin_test_vk timeout 240 $G tests/lua/test_linear_vulkan.lua
+  grep -E "^(ok|FAIL)|passed" "$LOGS/lin_test_vk.log" | cut -c1-160
+  run gpu_module_test timeout 200 $G tests/lua/test_gpu_module.lua
+  grep -E "^FAIL|passed" "$LOGS/gpu_module_test.log" | cut -c1-160
+  local pt q n k ts grid V="$G --backend vulkan experiments/linear_variants.lua"
+  for pt in "w8:5120:17408:2,3:LIN_LANES=32;LIN_NR=4" "w8:2048:16384:2,3:LIN_LANES=32;LIN_NR=4" \
+      "w8:5120:10240:2,3:LIN_LANES=32;LIN_NR=4"; do
+    IFS=: read -r q n k ts grid <<< "$pt"
+    run "vkrule23_${q}_${n}_$k" timeout 150 $V --qtype $q --n $n --k $k --t $ts --route dot --samples 30 --grid "$grid" \
+      --json "$LOGS/vkrule23_${q}_${n}_$k.jsonl"
+    grep -E "^ +[0-9]+ |rror" "$LOGS/vkrule23_${q}_${n}_$k.log" | cut -c1-130
+  done
+}
+
 kstats() { # kstats NAME ITEM...: tools/kernel_stats.lua on Vulkan then CUDA, one line a kernel: registers, shared bytes
   # (CUDA also blocks and warps an SM), then the item and its defines
   local name=$1 b; shift
@@ -1492,6 +1508,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next42)
+  phase_next42
   ;;
 next41)
   phase_next41
