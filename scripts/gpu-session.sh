@@ -498,6 +498,12 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next43() { # for an H200: next42's tests and A/B, then next36's tables (fixed cost, both Linear suites, the
+  # Vulkan f32 rule, the CUDA MoE qwen3 gate_up table): this session's changes on the target card
+  phase_next42
+  phase_next36
+}
+
 phase_next42() { # this session's Vulkan Linear tests on the NVIDIA driver (the widened lane groups, the q6 split), the
   # GPU module's test on both backends, and the thin-grid rule at T = 2 and 3 against the geometry before it
   run lin_test_vk timeout 240 $G tests/lua/test_linear_vulkan.lua
@@ -1508,6 +1514,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next43)
+  phase_next43
   ;;
 next42)
   phase_next42
