@@ -122,6 +122,8 @@ doc.types["gpu.buffer"] = described("buf", "device memory", {
 doc.types["gpu.kernel"] = described("k", "a compiled kernel", {
   launch = { "k:launch(grid, block, args...)",
     "one launch; grid/block: n or {x, y, z}; args checked against k.params" },
+  stats = { "k:stats([block]) -> {{name=, value=, description=}, ..., [name] = value}",
+    "what the compiled code uses for that block: registers, shared and local memory (CUDA: blocks per SM too)" },
   free = { "k:free()", "releases the kernel now" },
 }, {
   entry = { "k.entry -> string", "the entry point" },

@@ -9,10 +9,10 @@ G=$1
 run() { out=$(env "$@" "$G" --backend vulkan tools/gemv_parts.lua 2>&1); rc=$?; }
 us() { grep -E "^$1 +[0-9]+\.[0-9]+ us " <<<"$out" | awk '{ for (i = 1; i <= NF; i++) if ($(i + 1) == "us") { print $i; exit } }'; }
 
-run M=48 K=64 ITERS=3 CHANGES="GEMV_TOKENS=2,GEMV_COOP=2,COOP_REG=2,COOP_U=1" DIAG="WIDE_DIAG=2"
+run M=48 K=64 ITERS=30 CHANGES="GEMV_TOKENS=2,GEMV_COOP=2,COOP_REG=2,COOP_U=1" DIAG="WIDE_DIAG=2"
 check "a two-launch call: exit 0 ($out)" '[[ $rc -eq 0 ]]'
 check "the header names the shape, the defines and the single copy" \
-  'grep -qE "^f16 48x64 on .*, gemv_dense_wide\.comp .*COOP_U=1.*one weight copy \(the L2 size is unknown\), 3 calls a point$" <<<"$out"'
+  'grep -qE "^f16 48x64 on .*, gemv_dense_wide\.comp .*COOP_U=1.*one weight copy \(the L2 size is unknown\), 30 calls a point$" <<<"$out"'
 for part in "whole call" "first dispatch" "GEMV alone" "GEMV WIDE_DIAG=2"; do
   v=$(us "$part")
   check "$part: a positive time ($v)" '[[ -n $v ]] && awk -v v="$v" "BEGIN { exit !(v > 0) }"'

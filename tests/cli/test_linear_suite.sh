@@ -113,7 +113,7 @@ check "linear_variants: per T one table row and the other NR, all ok, both round
   '[[ $(grep -c "\"variant\":\"table \*\"" "$tmp/var.jsonl") -eq 2 ]] && [[ $(grep -c "\"variant\":\"NR=" "$tmp/var.jsonl") -eq 2 ]] \
    && [[ $(grep -c "\"status\":\"ok\"" "$tmp/var.jsonl") -eq $(grep -c "\"type\":\"cell\"" "$tmp/var.jsonl") ]] \
    && [[ $(grep -c "\"us_b\":" "$tmp/var.jsonl") -eq $(grep -c "\"type\":\"cell\"" "$tmp/var.jsonl") ]]'
-out=$("$G" --backend vulkan $V --qtype w8 --n 96 --k 256 --t 1 --route dot --grid "LIN_DOT=0,1;LIN_NR=2,3" --samples 3 --json "$tmp/dot.jsonl" 2>&1); rc=$?
+out=$("$G" --backend vulkan $V --qtype w8 --n 96 --k 256 --t 1 --route dot --grid "LIN_DOT=0,1;LIN_NR=3,4" --samples 3 --json "$tmp/dot.jsonl" 2>&1); rc=$?
 check "linear_variants: the dot route against gemv (LIN_DOT=0,1), each checked and timed (rc=$rc: $(tail -n 3 <<<"$out"))" \
   '[[ $rc -eq 0 ]] && [[ $(grep -c "\"type\":\"cell\"" "$tmp/dot.jsonl") -eq 5 ]] \
    && [[ $(grep -c "\"LIN_DOT\":0" "$tmp/dot.jsonl") -eq 2 ]] \
