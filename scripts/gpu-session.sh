@@ -498,6 +498,14 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next44() { # next36's tables, then issue 16's near-miss cells (LLaMA-2-7B at M = 4, 8, rotated, both modes,
+  # --overlap) on CUDA: for the target card when one comes
+  phase_next36
+  run swiglu_7b_ov timeout 150 $G --backend cuda experiments/swiglu_ab.lua --shape 11008,4096 --m-values 1,4,8 \
+    --mode both --regime rotated --overlap --rounds 1 --json "$LOGS/swiglu_7b_ov.jsonl"
+  grep -E "^\| |rror|ceiling" "$LOGS/swiglu_7b_ov.log" | cut -c1-180 | head -20
+}
+
 phase_next43() { # for an H200: next42's tests and A/B, then next36's tables (fixed cost, both Linear suites, the
   # Vulkan f32 rule, the CUDA MoE qwen3 gate_up table): this session's changes on the target card
   phase_next42
@@ -1514,6 +1522,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next44)
+  phase_next44
   ;;
 next43)
   phase_next43
