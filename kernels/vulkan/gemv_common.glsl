@@ -45,7 +45,13 @@
 #error "GEMV_TOKENS must be in 1..8"
 #endif
 
+// Invocations per workgroup: 256 unless a variant sets it (gemv_vulkan.variant's GEMV_WG).
+#ifndef GEMV_WG
 #define GEMV_WG 256
+#endif
+#if GEMV_WG < 32 || GEMV_WG > 1024 || (GEMV_WG & (GEMV_WG - 1)) != 0 || GEMV_T > GEMV_WG
+#error "GEMV_WG must be a power of two in 32..1024 and at least GEMV_T"
+#endif
 #define GEMV_GROUPS (GEMV_WG / GEMV_T)
 #define GEMV_ROWS (GEMV_GROUPS * GEMV_NR)
 // Accumulators per lane, token-major: acc[GEMV_AT(t, r)] is token t's sum for row r.

@@ -1,7 +1,7 @@
 -- gpubench.gemv_vulkan: launch geometry of the Vulkan GEMV kernels (kernels/vulkan/gemv_*.comp).
 --
--- Every kernel runs GEMV_WG = 256 invocations per workgroup (fixed in
--- gemv_common.glsl, repeated here as `block`), cut into lane groups of GEMV_T
+-- Every kernel runs GEMV_WG = 256 invocations per workgroup (gemv_common.glsl's
+-- default, repeated here as `block`; variant's GEMV_WG another), cut into lane groups of GEMV_T
 -- lanes; a lane group computes GEMV_NR rows, so a workgroup computes
 -- (256 / GEMV_T) * GEMV_NR rows: `rows_per_group`. gemv.lua launches
 -- grid = {ceil(m / rows_per_group), 1, 1}. The defines are passed to the
@@ -31,15 +31,19 @@ local MAX_WEIGHT_BYTES = (1 << 32) - 64
 local MAX_TOKENS = 8
 local pick_token_rule = require "gpubench.token_rules"
 
-local function entry(fmt, t, nr, tokens)
-  return {
+-- wg: invocations per workgroup (default WG; another is passed to the shader as GEMV_WG)
+local function entry(fmt, t, nr, tokens, wg)
+  wg = wg or WG
+  local e = {
     file = "kernels/vulkan/gemv_" .. fmt .. ".comp",
     entry = "main",
-    block = { WG, 1, 1 },
-    rows_per_group = (WG // t) * nr,
+    block = { wg, 1, 1 },
+    rows_per_group = (wg // t) * nr,
     defines = { GEMV_T = t, GEMV_NR = nr, GEMV_TOKENS = tokens or 1 },
     max_weight_bytes = MAX_WEIGHT_BYTES,
   }
+  if wg ~= WG then e.defines.GEMV_WG = wg end
+  return e
 end
 
 -- Defaults: the fastest of the experiments/gemv_variants.lua sweeps at
@@ -148,8 +152,8 @@ M.IDOT_FORMATS = { "q8_0", "q4_0", "q4_k", "q5_k", "q6_k" }
 -- Bytes of shared memory the integer kernel of fmt needs for xb blocks of x of
 -- each of tokens rows: the blocks plus gemv_common's reduction array (one
 -- float per invocation and row).
-local function idot_shared(fmt, mode, xb, nr, tokens)
-  return xb * IDOT_BLOCK_BYTES[fmt][mode] * tokens + 4 * WG * nr
+local function idot_shared(fmt, mode, xb, nr, tokens, wg)
+  return xb * IDOT_BLOCK_BYTES[fmt][mode] * tokens + 4 * (wg or WG) * nr
 end
 
 -- The most blocks of x per token that fit max_shared bytes beside the
@@ -415,8 +419,8 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
   return coop_specs[key]
 end
 
-local function idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre)
-  local e = entry(fmt, t, nr, tokens)
+local function idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre, wg)
+  local e = entry(fmt, t, nr, tokens, wg)
   e.defines.GEMV_IDOT, e.defines.GEMV_XB = mode, xb
   if xpre == 1 then
     e.defines.GEMV_XPRE = 1 -- 0 is not passed: the other kernels compile as before
@@ -429,7 +433,7 @@ local function idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre)
   -- q8_0/q4_0 at one token hold x whole; q4_k (and q8_0/q4_0 at T > 1)
   -- quantize it past 32 * xb values in slices (per row tile): any k.
   if not idot_slices(fmt, tokens) and xpre ~= 1 then e.max_k = 32 * xb end
-  e.shared_bytes = xpre == 1 and 4 * WG * nr or idot_shared(fmt, mode, xb, nr, tokens)
+  e.shared_bytes = xpre == 1 and 4 * (wg or WG) * nr or idot_shared(fmt, mode, xb, nr, tokens, wg)
   -- x is rounded to int16 per 32-block: the oracle check widens its bound by
   -- that rounding (gemv_bench.x_rounding_term).
   e.x_rounding = 32
@@ -457,13 +461,13 @@ local SHAPE_SHARED_BYTES = 49152
 -- One table per (fmt, defines, cap): gemv.kernel caches compiled kernels by
 -- spec table.
 local idot_specs = {}
-local function idot_spec(fmt, mode, t, nr, xb, cap, tokens, xpre)
-  tokens, xpre = tokens or 1, xpre or 0
+local function idot_spec(fmt, mode, t, nr, xb, cap, tokens, xpre, wg)
+  tokens, xpre, wg = tokens or 1, xpre or 0, wg or WG
   if xpre == 1 then xb = IDOT_XB_MULTIPLE[fmt] or 1 end -- not read: one kernel whatever GEMV_XB said
-  local key = ("%s:%d:%d:%d:%d:%d:%d:%d"):format(fmt, mode, t, nr, xb, cap, tokens, xpre)
+  local key = ("%s:%d:%d:%d:%d:%d:%d:%d:%d"):format(fmt, mode, t, nr, xb, cap, tokens, xpre, wg)
   local s = idot_specs[key]
   if not s then
-    s = idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre)
+    s = idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre, wg)
     idot_specs[key] = s
   end
   return s
@@ -550,6 +554,7 @@ function M.variant_defines(fmt)
   if type(base) ~= "table" then return nil end
   local d = {}
   for k, v in pairs(base.defines) do d[k] = v end
+  d.GEMV_WG = WG
   if IDOT_BLOCK_BYTES[fmt] then d.GEMV_IDOT, d.GEMV_XB, d.GEMV_GRID = 0, 0, 0 end
   if XPRE_FORMATS[fmt] then d.GEMV_XPRE = 0 end
   if COOP_FMT[fmt] then
@@ -616,7 +621,7 @@ function M.variant(fmt, changes)
     error(("gemv_vulkan.variant: unknown format %s"):format(tostring(fmt)), 2)
   end
   local t, nr, tokens = base.defines.GEMV_T, base.defines.GEMV_NR, base.defines.GEMV_TOKENS
-  local idot, xb, cap, xpre, coop = 0, nil, 0, 0, {}
+  local idot, xb, cap, xpre, coop, wg = 0, nil, 0, 0, {}, WG
   local modes = IDOT_BLOCK_BYTES[fmt] and #IDOT_BLOCK_BYTES[fmt] or 0
   for k, v in pairs(changes) do
     if IDOT_BLOCK_BYTES[fmt] and (k == "GEMV_IDOT" or k == "GEMV_XB" or k == "GEMV_GRID") then
@@ -648,8 +653,13 @@ function M.variant(fmt, changes)
       end
       if k == "GEMV_T" then t = v
       elseif k == "GEMV_NR" then nr = v
+      elseif k == "GEMV_WG" then
+        if v < 32 or v > 1024 or v & (v - 1) ~= 0 then
+          error(("gemv_vulkan.variant: GEMV_WG=%d is not a power of two in 32..1024"):format(v), 2)
+        end
+        wg = v
       else
-        error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_TOKENS%s%s%s)"):format(fmt,
+        error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_WG, GEMV_TOKENS%s%s%s)"):format(fmt,
           tostring(k), IDOT_BLOCK_BYTES[fmt] and ", GEMV_IDOT, GEMV_XB, GEMV_GRID" or "",
           XPRE_FORMATS[fmt] and ", GEMV_XPRE" or "",
           COOP_FMT[fmt] and (", GEMV_COOP, COOP_WR, COOP_KS" .. (coop_takes(fmt, "COOP_U") and ", COOP_U" or "")
@@ -661,7 +671,7 @@ function M.variant(fmt, changes)
   end
   if (coop.GEMV_COOP or 0) >= 1 then
     local defaults = M.variant_defines(fmt) -- a grid names every define at its default
-    for _, k in ipairs { "GEMV_T", "GEMV_NR", "GEMV_IDOT", "GEMV_XB", "GEMV_GRID", "GEMV_XPRE" } do
+    for _, k in ipairs { "GEMV_T", "GEMV_NR", "GEMV_WG", "GEMV_IDOT", "GEMV_XB", "GEMV_GRID", "GEMV_XPRE" } do
       if changes[k] ~= nil and changes[k] ~= defaults[k] then
         error(("gemv_vulkan.variant: %s GEMV_COOP=1 or 2 is its own kernel: it takes COOP_WR, COOP_KS%s and GEMV_TOKENS, not %s")
           :format(fmt, coop_takes(fmt, "COOP_U") and ", COOP_U" or "", k), 2)
@@ -682,8 +692,8 @@ function M.variant(fmt, changes)
     if changes.GEMV_T == nil then t = IDOT_GEOMETRY[fmt][1] end
     if changes.GEMV_NR == nil then nr = IDOT_GEOMETRY[fmt][2] end
   end
-  if WG % t ~= 0 then
-    error(("gemv_vulkan.variant: GEMV_T=%d does not divide the workgroup of %d"):format(t, WG), 2)
+  if wg % t ~= 0 then
+    error(("gemv_vulkan.variant: GEMV_T=%d does not divide the workgroup of %d"):format(t, wg), 2)
   end
   if xpre == 1 and idot ~= XPRE_FORMATS[fmt][1] and idot ~= XPRE_FORMATS[fmt][2] then
     error(("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's in layout 1: it needs GEMV_IDOT=%s"):format(fmt,
@@ -697,12 +707,12 @@ function M.variant(fmt, changes)
         .. "(gemv_vulkan.shape_changes gives it for a k)"):format(idot,
         step > 1 and (" and a multiple of %d"):format(step) or ""), 2)
     end
-    return idot_spec(fmt, idot, t, nr, xb, cap, tokens, xpre)
+    return idot_spec(fmt, idot, t, nr, xb, cap, tokens, xpre, wg)
   end
   if (xb and xb ~= 0) or cap ~= 0 then
     error(("gemv_vulkan.variant: GEMV_XB and GEMV_GRID apply to the integer kernel only (GEMV_IDOT=1 or 2)"), 2)
   end
-  return entry(fmt, t, nr, tokens)
+  return entry(fmt, t, nr, tokens, wg)
 end
 
 return M

@@ -338,9 +338,19 @@ t.test("integer path: variants and their errors", function()
   t.errors(function() specs.variant("q8_0", { GEMV_GRID = 4 }) end,
     "gemv_vulkan.variant: GEMV_XB and GEMV_GRID apply to the integer kernel only (GEMV_IDOT=1 or 2)", true)
   t.errors(function() specs.variant("f16", { GEMV_IDOT = 1 }) end,
-    "gemv_vulkan.variant: f16 has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_DIRECT, COOP_REG, COOP_RT, COOP_PF)", true)
+    "gemv_vulkan.variant: f16 has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_WG, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_DIRECT, COOP_REG, COOP_RT, COOP_PF)", true)
   t.errors(function() specs.variant("f32", { GEMV_IDOT = 1 }) end,
-    "gemv_vulkan.variant: f32 has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_REG, COOP_RT)", true)
+    "gemv_vulkan.variant: f32 has no define GEMV_IDOT (GEMV_T, GEMV_NR, GEMV_WG, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_REG, COOP_RT)", true)
+  -- GEMV_WG: smaller workgroups, the block and rows to match; 256 is the default (no define)
+  local w64 = specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_TOKENS = 4, GEMV_WG = 64 })
+  t.eq({ w64.block, w64.rows_per_group, w64.defines.GEMV_WG, w64.shared_bytes }, { { 64, 1, 1 }, 32, 64, 8 * 72 * 4 + 4 * 64 * 4 })
+  t.eq(specs.variant("q4_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_WG = 256 }).defines.GEMV_WG, nil)
+  t.eq({ specs.variant("f16", { GEMV_WG = 128 }).block[1], specs.variant("f16", { GEMV_WG = 128 }).rows_per_group }, { 128, 4 })
+  t.eq(specs.variant_defines("q4_k").GEMV_WG, 256)
+  t.errors(function() specs.variant("q4_k", { GEMV_WG = 96 }) end,
+    "gemv_vulkan.variant: GEMV_WG=96 is not a power of two in 32..1024", true)
+  t.errors(function() specs.variant("f16", { GEMV_WG = 32, GEMV_T = 64 }) end,
+    "gemv_vulkan.variant: GEMV_T=64 does not divide the workgroup of 32", true)
   local dev = t.device("vulkan")
   t.truthy(type(dev.integer_dot_product) == "boolean", "integer_dot_product is a boolean")
   t.truthy(type(dev.integer_dot_4x8_accelerated) == "boolean", "integer_dot_4x8_accelerated is a boolean")
@@ -475,6 +485,26 @@ t.test("dense formats at T > 1: the token rules' geometry, checked at T = 2, 3, 
         gc.check_tokens(dev, fmt, 130 + T, 520, T, 600 + T)
         gc.check_tokens(dev, fmt, 37, 1024, T, 620 + T)
       end
+    end
+  end)
+end)
+
+-- Smaller workgroups (GEMV_WG): the integer kernels at T = 1, 2 and 4 and a float one, with lane
+-- groups as wide as the workgroup and rows past the last, against the oracle.
+t.test("GEMV_WG 32 and 64 against the oracle (integer and float kernels, T = 1, 2, 4)", function()
+  local dev = t.device("vulkan")
+  releasing(dev, function()
+    for i, c in ipairs {
+      { "q4_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_WG = 64 }, 4 },
+      { "q4_k", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_WG = 32, GEMV_T = 32, GEMV_NR = 2 }, 2 },
+      { "q8_0", { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_WG = 64 }, 4 },
+      { "q6_k", { GEMV_IDOT = 2, GEMV_XB = 8, GEMV_WG = 64 }, 1 },
+      { "f16", { GEMV_WG = 32 }, 2 },
+    } do
+      local ch = {}
+      for k, v in pairs(c[2]) do ch[k] = v end
+      ch.GEMV_TOKENS = c[3]
+      gc.check_tokens(dev, c[1], 37, 512, c[3], 700 + i, specs.variant(c[1], ch))
     end
   end)
 end)

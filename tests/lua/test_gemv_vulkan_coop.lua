@@ -74,7 +74,7 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     t.eq(k4.prep.spec.defines, { GEMV_TOKENS = 8, XPREP_COOP = 1 }, fmt)
     t.eq(specs.variant_defines(fmt).COOP_U, nil, fmt)
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_U = 2 }) end,
-      ("gemv_vulkan.variant: %s has no define COOP_U (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_IDOT, GEMV_XB, GEMV_GRID, GEMV_XPRE, GEMV_COOP, COOP_WR, COOP_KS)"):format(fmt), true)
+      ("gemv_vulkan.variant: %s has no define COOP_U (GEMV_T, GEMV_NR, GEMV_WG, GEMV_TOKENS, GEMV_IDOT, GEMV_XB, GEMV_GRID, GEMV_XPRE, GEMV_COOP, COOP_WR, COOP_KS)"):format(fmt), true)
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, GEMV_XPRE = 1 }) end,
       ("gemv_vulkan.variant: %s GEMV_COOP=1 or 2 is its own kernel: it takes COOP_WR, COOP_KS and GEMV_TOKENS, not GEMV_XPRE"):format(fmt), true)
   end
@@ -104,7 +104,7 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
   t.errors(function() specs.variant("f16", { GEMV_COOP = 1, COOP_DIRECT = 2 }) end,
     "gemv_vulkan.variant: COOP_DIRECT=2 is not 0 or 1", true)
   t.errors(function() specs.variant("bf16", { GEMV_COOP = 1, COOP_DIRECT = 1 }) end,
-    "gemv_vulkan.variant: bf16 has no define COOP_DIRECT (GEMV_T, GEMV_NR, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_REG, COOP_RT, COOP_PF)", true)
+    "gemv_vulkan.variant: bf16 has no define COOP_DIRECT (GEMV_T, GEMV_NR, GEMV_WG, GEMV_TOKENS, GEMV_COOP, COOP_WR, COOP_KS, COOP_U, COOP_REG, COOP_RT, COOP_PF)", true)
   t.errors(function() specs.variant("f16", { COOP_DIRECT = 1 }) end,
     "gemv_vulkan.variant: f16 COOP_DIRECT is the cooperative-matrix kernel's: it needs GEMV_COOP=1", true)
   for _, fmt in ipairs { "f16", "bf16" } do -- A's components from registers
