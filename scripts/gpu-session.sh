@@ -501,14 +501,15 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
 phase_next45() { # the Vulkan integer GEMV kernels with smaller workgroups (GEMV_WG 64, 128 against 256) and wider lane
   # groups (GEMV_T 16) at T = 2 and 4, 14336 x 5120 rotated, validated: from T = 2 one 256-invocation workgroup is all
   # an SM keeps (141-255 registers); smaller ones fill every SM, wider lane groups add warps a row
-  variants vkwg_q4k_T4 q4_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_WG=64,128,256;GEMV_T=8,16"
-  variants vkwg_q4k_T2 q4_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_WG=64,128,256"
-  variants vkwg_q80_T4 q8_0 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_WG=64,128,256"
-  variants vkwg_q6k_T4 q6_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=2;GEMV_WG=64,128,256"
   run kstats_wg timeout 60 $G tools/kernel_stats.lua --backend vulkan \
     file:kernels/vulkan/gemv_q4_k.comp:main:64:GEMV_IDOT=1,GEMV_T=8,GEMV_NR=4,GEMV_TOKENS=4,GEMV_XB=128,GEMV_WG=64 \
     file:kernels/vulkan/gemv_q4_k.comp:main:128:GEMV_IDOT=1,GEMV_T=8,GEMV_NR=4,GEMV_TOKENS=4,GEMV_XB=128,GEMV_WG=128
   grep -E "^file|Register|Shared" "$LOGS/kstats_wg.log" | cut -c1-200
+  variants vkwg_q4k_T4 q4_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_WG=64,128,256;GEMV_T=8,16"
+  variants vkwg_q80_T4 q8_0 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_WG=64,128,256"
+  [[ ${VKWG_MORE:-0} == 1 ]] || return 0
+  variants vkwg_q4k_T2 q4_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_WG=64,128,256"
+  variants vkwg_q6k_T4 q6_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=2;GEMV_WG=64,128,256"
 }
 
 phase_next44() { # next36's tables, then issue 16's near-miss cells (LLaMA-2-7B at M = 4, 8, rotated, both modes,
