@@ -312,6 +312,15 @@ function M.variant_defines(fmt)
   return d
 end
 
+-- xshared(v, who) -> the XSHARED define of a variant's value v (the integer dot's x in registers
+-- instead of each warp's shared slots, gemv_warp.cuh GbQuantSmem): 0, or nil for 1, the kernels'
+-- default, which is not passed so that the default's compile stays the same. who names the caller
+-- in the error (moe_cuda.variant takes it too).
+function M.xshared(v, who)
+  if v ~= 0 and v ~= 1 then error(("%s: XSHARED=%s is not 0 or 1"):format(who, tostring(v)), 3) end
+  return v == 0 and 0 or nil
+end
+
 function M.variant(fmt, changes)
   local base = type(fmt) == "string" and rawget(M, fmt) or nil
   if type(base) ~= "table" then
@@ -344,10 +353,7 @@ function M.variant(fmt, changes)
       end
       d.EARLY_RELEASE = v == 1 and 1 or nil
     elseif k == "XSHARED" and base.defines.XQ ~= nil then
-      -- the integer dot's x in registers instead of each warp's shared slots (gemv_warp.cuh,
-      -- GbQuantSmem): 1 is the kernels' default and not passed, so the default's compile stays
-      if v ~= 0 and v ~= 1 then error(("gemv_cuda.variant: XSHARED=%s is not 0 or 1"):format(tostring(v)), 2) end
-      d.XSHARED = v == 0 and 0 or nil
+      d.XSHARED = M.xshared(v, "gemv_cuda.variant")
     elseif I8_SWITCHES[k] and base.defines.I8 ~= nil then
       if changes.I8 ~= 1 then error(("gemv_cuda.variant: %s %s is the int8 kernel's: it needs I8=1"):format(fmt, k), 2) end
       if k == "STAGED" and not I8_STAGE_STRIDE[fmt] and v ~= 0 then

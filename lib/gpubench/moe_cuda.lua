@@ -46,10 +46,7 @@ function M.variant(name, changes)
   for k, v in pairs(base.defines) do d[k] = v end
   for k, v in pairs(changes) do
     if k == "XSHARED" and name ~= "grouped" then
-      -- x through registers instead of shared memory (gemv_warp.cuh, GbQuantSmem): 1 is the
-      -- kernels' default and not passed, so the default's compile stays the same
-      if v ~= 0 and v ~= 1 then error(("moe_cuda.variant: XSHARED=%s is not 0 or 1"):format(tostring(v)), 2) end
-      d.XSHARED = v == 0 and 0 or nil
+      d.XSHARED = require("gpubench.gemv_cuda").xshared(v, "moe_cuda.variant")
       goto next
     end
     if d[k] == nil then error(("moe_cuda.variant: %s has no define %s"):format(name, tostring(k)), 2) end
