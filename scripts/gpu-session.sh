@@ -532,13 +532,19 @@ phase_next42() { # this session's Vulkan Linear tests on the NVIDIA driver (the 
   grep -E "^(ok|FAIL)|passed" "$LOGS/lin_test_vk.log" | cut -c1-160
   run gpu_module_test timeout 200 $G tests/lua/test_gpu_module.lua
   grep -E "^FAIL|passed" "$LOGS/gpu_module_test.log" | cut -c1-160
-  local pt q n k ts grid V="$G --backend vulkan experiments/linear_variants.lua"
-  for pt in "w8:5120:17408:2,3:LIN_LANES=32;LIN_NR=4" "w8:2048:16384:2,3:LIN_LANES=32;LIN_NR=4" \
-      "w8:5120:10240:2,3:LIN_LANES=32;LIN_NR=4"; do
+  vklin_points vkrule23 30 "w8:5120:17408:2,3:LIN_LANES=32;LIN_NR=4" "w8:2048:16384:2,3:LIN_LANES=32;LIN_NR=4" \
+    "w8:5120:10240:2,3:LIN_LANES=32;LIN_NR=4"
+}
+
+vklin_points() { # vklin_points PREFIX SAMPLES POINT...: one Vulkan linear_variants process (dot route, A B B A
+  # inside, every variant FP64-checked) per POINT "QTYPE:N:K:TS:GRID", logs PREFIX_QTYPE_N_K, its table's rows
+  local prefix=$1 samples=$2 pt q n k ts grid name; shift 2
+  for pt in "$@"; do
     IFS=: read -r q n k ts grid <<< "$pt"
-    run "vkrule23_${q}_${n}_$k" timeout 150 $V --qtype $q --n $n --k $k --t $ts --route dot --samples 30 --grid "$grid" \
-      --json "$LOGS/vkrule23_${q}_${n}_$k.jsonl"
-    grep -E "^ +[0-9]+ |rror" "$LOGS/vkrule23_${q}_${n}_$k.log" | cut -c1-130
+    name="${prefix}_${q}_${n}_$k"
+    run "$name" timeout 150 $G --backend vulkan experiments/linear_variants.lua --qtype $q --n $n --k $k --t $ts \
+      --route dot --samples $samples --grid "$grid" --json "$LOGS/$name.jsonl"
+    grep -E "^ +[0-9]+ |rror" "$LOGS/$name.log" | cut -c1-130
   done
 }
 
@@ -588,19 +594,11 @@ phase_next39() { # kernel statistics (k:stats): the GPU module's test on both ba
 phase_next38() { # the Vulkan dot route's grid rule (lane groups widened where rows alone leave under three workgroups
   # per SM) against the geometry before it at the suite's points it changes, 20 then 60 samples (A B B A inside each);
   # LIN_Q6_SPLIT at the q6 heads; then the Vulkan suite
-  local pt q n k ts grid s V="$G --backend vulkan experiments/linear_variants.lua"
-  for s in 20 60; do
-    for pt in "w8:5120:17408:1,2:LIN_LANES=32;LIN_NR=4" "w8:2048:16384:1:LIN_LANES=32;LIN_NR=4" \
-        "w8:5120:10240:1:LIN_LANES=32;LIN_NR=4" "w8:2048:4096:1:LIN_LANES=32;LIN_NR=4" "w8:4608:4608:1:LIN_LANES=32;LIN_NR=4" \
-        "q5:6144:5120:1:LIN_LANES=32" "q5:1152:4304:1:LIN_LANES=32" \
-        "q6:248320:5120:1,2:LIN_Q6_SPLIT=0,1" "q6:248320:2048:1:LIN_Q6_SPLIT=0,1"; do
-      IFS=: read -r q n k ts grid <<< "$pt"
-      [[ $s == 60 && $q == q6 && $n$k != 2483205120 ]] && continue
-      run "vkrule_${q}_${n}_${k}_s$s" timeout 150 $V --qtype $q --n $n --k $k --t $ts --route dot --samples $s \
-        --grid "$grid" --json "$LOGS/vkrule_${q}_${n}_${k}_s$s.jsonl"
-      grep -E "^ +[0-9]+ |rror" "$LOGS/vkrule_${q}_${n}_${k}_s$s.log" | cut -c1-130
-    done
-  done
+  local rule=("w8:5120:17408:1,2:LIN_LANES=32;LIN_NR=4" "w8:2048:16384:1:LIN_LANES=32;LIN_NR=4"
+    "w8:5120:10240:1:LIN_LANES=32;LIN_NR=4" "w8:2048:4096:1:LIN_LANES=32;LIN_NR=4" "w8:4608:4608:1:LIN_LANES=32;LIN_NR=4"
+    "q5:6144:5120:1:LIN_LANES=32" "q5:1152:4304:1:LIN_LANES=32")
+  vklin_points vkrule_s20 20 "${rule[@]}" "q6:248320:5120:1,2:LIN_Q6_SPLIT=0,1" "q6:248320:2048:1:LIN_Q6_SPLIT=0,1"
+  vklin_points vkrule_s60 60 "${rule[@]}" "q6:248320:5120:1,2:LIN_Q6_SPLIT=0,1"
   run suite_vulkan timeout 200 $G --backend vulkan experiments/linear_suite.lua --suite all --vendor off \
     --json "$LOGS/suite_vulkan.jsonl"
   grep -E "fixed cost:|wall time| T=1 |rror" "$LOGS/suite_vulkan.log" | cut -c1-150 | head -24
@@ -609,16 +607,10 @@ phase_next38() { # the Vulkan dot route's grid rule (lane groups widened where r
 phase_next37() { # the Vulkan Linear dot route at T = 1: LIN_Q6_SPLIT (built 2026-12-04, never timed) at the q6 heads, and
   # wider lane groups (more workgroups) where the table's give a thin grid: w8 (32 rows a workgroup) and q5 at the
   # suite's T = 1 points; one linear_variants process per point, A B B A inside, every variant FP64-checked first
-  local pt q n k ts grid V="$G --backend vulkan experiments/linear_variants.lua"
-  for pt in "q6:248320:5120:1,2:LIN_Q6_SPLIT=0,1" "q6:248320:2048:1:LIN_Q6_SPLIT=0,1" \
-      "w8:5120:17408:1:LIN_LANES=32,64,128;LIN_NR=1,2,4" "w8:2048:16384:1:LIN_LANES=32,64,128;LIN_NR=1,2,4" \
-      "w8:14336:5120:1:LIN_LANES=32,64,128;LIN_NR=1,2,4" "w8:34816:5120:1:LIN_LANES=32,64;LIN_NR=2,4" \
-      "q5:6144:5120:1:LIN_LANES=32,64,128;LIN_NR=1,2,4"; do
-    IFS=: read -r q n k ts grid <<< "$pt"
-    run "vkln_${q}_${n}_$k" timeout 150 $V --qtype $q --n $n --k $k --t $ts --route dot --samples 20 --grid "$grid" \
-      --json "$LOGS/vkln_${q}_${n}_$k.jsonl"
-    grep -E "^ +[0-9]+ |rror" "$LOGS/vkln_${q}_${n}_$k.log" | cut -c1-130
-  done
+  vklin_points vkln 20 "q6:248320:5120:1,2:LIN_Q6_SPLIT=0,1" "q6:248320:2048:1:LIN_Q6_SPLIT=0,1" \
+    "w8:5120:17408:1:LIN_LANES=32,64,128;LIN_NR=1,2,4" "w8:2048:16384:1:LIN_LANES=32,64,128;LIN_NR=1,2,4" \
+    "w8:14336:5120:1:LIN_LANES=32,64,128;LIN_NR=1,2,4" "w8:34816:5120:1:LIN_LANES=32,64;LIN_NR=2,4" \
+    "q5:6144:5120:1:LIN_LANES=32,64,128;LIN_NR=1,2,4"
 }
 
 phase_next36() { # what 2026-12-06's later session measured on H100s only, for an H200: the Vulkan and CUDA Linear suites
