@@ -498,6 +498,12 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next46() { # what 2026-12-06's last session could not run (no machine): GEMV_WG's A/B whole (next45 with
+  # VKWG_MORE=1), then next44 (next36's tables and SwiGLU LLaMA-2-7B with --overlap), for an H200
+  VKWG_MORE=1 phase_next45
+  phase_next44
+}
+
 phase_next45() { # the Vulkan integer GEMV kernels with smaller workgroups (GEMV_WG 64, 128 against 256) and wider lane
   # groups (GEMV_T 16) at T = 2 and 4, 14336 x 5120 rotated, validated: from T = 2 one 256-invocation workgroup is all
   # an SM keeps (141-255 registers); smaller ones fill every SM, wider lane groups add warps a row
@@ -1528,6 +1534,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next46)
+  phase_next46
   ;;
 next45)
   phase_next45
