@@ -89,18 +89,35 @@ end
 local dev = gpu.open { backend = backend }
 print(("kernel statistics on %s (%s)"):format(dev.name, backend))
 local root = require("gpubench.kernels").root()
+-- An item that names no kernel, or whose kernel does not compile here, is reported and the
+-- others still run; the exit status says whether any failed.
+local failed = 0
+local function report(what, why)
+  print(("%s: %s"):format(what, tostring(why)))
+  failed = failed + 1
+end
 for _, item in ipairs(items) do
-  for _, s in ipairs(specs(dev, item)) do
+  local ok, list = pcall(specs, dev, item)
+  if not ok then report(item, list); list = {} end
+  for _, s in ipairs(list) do
     local file = s.file:sub(1, 1) == "/" and s.file or root .. "/" .. s.file
-    local k = dev:kernel { file = file, entry = s.entry, defines = s.defines }
-    local block = type(s.block) == "table" and s.block or { s.block, 1, 1 }
-    local ok, st = pcall(k.stats, k, block)
-    print(("%s: %s %s, block %s"):format(s.what, s.file, defines_text(s.defines), table.concat(block, "x")))
-    if ok then
-      for _, x in ipairs(st) do print(("  %-28s %12s  %s"):format(x.name, tostring(x.value), x.description)) end
+    local kok, k = pcall(dev.kernel, dev, { file = file, entry = s.entry, defines = s.defines })
+    if not kok then
+      report(s.what, k)
     else
-      print("  " .. tostring(st))
+      local block = type(s.block) == "table" and s.block or { s.block, 1, 1 }
+      local sok, st = pcall(k.stats, k, block)
+      print(("%s: %s %s, block %s"):format(s.what, s.file, defines_text(s.defines), table.concat(block, "x")))
+      if sok then
+        for _, x in ipairs(st) do print(("  %-28s %12s  %s"):format(x.name, tostring(x.value), x.description)) end
+      else
+        print("  " .. tostring(st))
+      end
+      k:free()
     end
-    k:free()
   end
+end
+if failed > 0 then
+  io.stderr:write(("kernel_stats: %d of the items failed (above)\n"):format(failed))
+  os.exit(1)
 end
