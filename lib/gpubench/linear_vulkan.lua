@@ -174,8 +174,9 @@ end
 -- vulkan-linear.md, "Route `dot`", has which formats and T, and why it stops at T = 3).
 -- The dot routes come before the gemv variants and run where the device has integer
 -- dot products.
--- q6 at T = 1 dots its nibbles and high pairs apart (LIN_Q6_SPLIT: 1.02-1.03x at the heads,
--- 0.68x at T = 2; docs/kernels/vulkan-linear.md, "Route `dot`").
+-- q6 at T = 1 dots its nibbles and high pairs apart (LIN_Q6_SPLIT): faster there, slower at
+-- T = 2, where x would be packed a second time per row of x (docs/kernels/vulkan-linear.md,
+-- "Route `dot`", has the A/B).
 local WIDE, NARROW = { lanes = 32, unroll = 1 }, { lanes = 16, unroll = 2 }
 local NARROW_SPLIT = { lanes = 16, unroll = 2, q6_split = 1 }
 local DOT = {
