@@ -14,6 +14,7 @@
 -- e.g. gpubench tools/kernel_stats.lua --backend vulkan linear:q6:248320:5120:1 swiglu:13824:5120:8
 local gpu = require "gpu"
 local linear = require "gpubench.linear"
+local options = require "gpubench.options"
 
 local backend, items = "vulkan", {}
 local i = 1
@@ -77,18 +78,8 @@ local function specs(dev, item)
   error(("kernel_stats: %q is not linear:Q:N:K:T, swiglu:N:K:M, gemv:FMT:M:K:T, moe:VARIANT:CONFIG:PROJ:M or file:PATH:ENTRY:BLOCK[:DEFS]"):format(item), 0)
 end
 
-local function defines_text(d)
-  local keys = {}
-  for k in pairs(d or {}) do keys[#keys + 1] = k end
-  table.sort(keys)
-  local out = {}
-  for _, k in ipairs(keys) do out[#out + 1] = k .. "=" .. tostring(d[k]) end
-  return table.concat(out, " ")
-end
-
 local dev = gpu.open { backend = backend }
 print(("kernel statistics on %s (%s)"):format(dev.name, backend))
-local root = require("gpubench.kernels").root()
 -- An item that names no kernel, or whose kernel does not compile here, is reported and the
 -- others still run; the exit status says whether any failed.
 local failed = 0
@@ -100,14 +91,14 @@ for _, item in ipairs(items) do
   local ok, list = pcall(specs, dev, item)
   if not ok then report(item, list); list = {} end
   for _, s in ipairs(list) do
-    local file = s.file:sub(1, 1) == "/" and s.file or root .. "/" .. s.file
-    local kok, k = pcall(dev.kernel, dev, { file = file, entry = s.entry, defines = s.defines })
+    -- dev:kernel looks a relative file up from here, then from the gpubench root
+    local kok, k = pcall(dev.kernel, dev, { file = s.file, entry = s.entry, defines = s.defines })
     if not kok then
       report(s.what, k)
     else
       local block = type(s.block) == "table" and s.block or { s.block, 1, 1 }
       local sok, st = pcall(k.stats, k, block)
-      print(("%s: %s %s, block %s"):format(s.what, s.file, defines_text(s.defines), table.concat(block, "x")))
+      print(("%s: %s %s, block %s"):format(s.what, s.file, options.format_defines(s.defines or {}, " "), table.concat(block, "x")))
       if sok then
         for _, x in ipairs(st) do print(("  %-28s %12s  %s"):format(x.name, tostring(x.value), x.description)) end
       else

@@ -114,6 +114,14 @@ static int coopmat_shapes(VkPhysicalDevice p, gb_device_info *out, gb_err *e)
     return 0;
 }
 
+/* Puts s, a feature struct, first in f2's pNext chain: vkCreateDevice enables
+ * what it sets. */
+static void chain_first(VkPhysicalDeviceFeatures2 *f2, void *s)
+{
+    ((VkBaseOutStructure *)s)->pNext = f2->pNext;
+    f2->pNext = s;
+}
+
 /* Links s, a Vulkan output struct (sType, then pNext, as VkBaseOutStructure),
  * after the last link *tail of a pNext chain; returns s's pNext, the new tail. */
 static void **chain(void **tail, void *s)
@@ -373,8 +381,7 @@ static int create_device(vk_device *vd, const dev_exts *x, gb_err *e)
     };
     if (x->coopmat_feature) {
         exts[next++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
-        cm.pNext = f2.pNext;
-        f2.pNext = &cm;
+        chain_first(&f2, &cm);
     }
     /* Statistics of compiled pipelines (registers, ...) for gb_kernel_stats; only
      * pipelines made for that query capture them (kernel.c). */
@@ -384,8 +391,7 @@ static int create_device(vk_device *vd, const dev_exts *x, gb_err *e)
     };
     if (x->exec_props_feature) {
         exts[next++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
-        pe.pNext = f2.pNext;
-        f2.pNext = &pe;
+        chain_first(&f2, &pe);
     }
     if (x->portability_subset) /* required whenever the driver exposes it */
         exts[next++] = "VK_KHR_portability_subset";
