@@ -498,6 +498,15 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next47() { # GEMV_WG's A/B whole (next45 with VKWG_MORE=1), then the CUDA suite with the vendor column: issue 14's
+  # T = 1024 against cuBLAS after LN_XCOPY (the table's since 2026-12-05, no suite with cuBLAS since)
+  VKWG_MORE=1 phase_next45
+  run suite_cuda_vendor timeout 240 $G --backend cuda experiments/linear_suite.lua --suite all \
+    --json "$LOGS/suite_cuda_vendor.jsonl"
+  grep -E "fixed cost:|wall time|rror" "$LOGS/suite_cuda_vendor.log" | cut -c1-190
+  awk '$6 == 1024 {print $1, $2, $4, $5, $7, $15, $(NF-1), $NF}' "$LOGS/suite_cuda_vendor.log" | head -30
+}
+
 phase_next46() { # what 2026-12-06's last session could not run (no machine): GEMV_WG's A/B whole (next45 with
   # VKWG_MORE=1), then next44 (next36's tables and SwiGLU LLaMA-2-7B with --overlap), for an H200
   VKWG_MORE=1 phase_next45
@@ -1534,6 +1543,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next47)
+  phase_next47
   ;;
 next46)
   phase_next46
