@@ -498,6 +498,19 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next48() { # x quantized once per call (GEMV_XPRE=1) against per workgroup at T = 4 and 2, every integer format,
+  # 14336 x 5120 rotated, validated, both orders: GEMV_WG 64 ran 3.9x slower than 256 at q4_k T = 4 (next47), so each
+  # workgroup's quantization of x is a large share of the call; XPRE was timed at T = 8 only
+  variants vkxp_q4k_T4 q4_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=8,16;GEMV_NR=4,8"
+  variants vkxp_q80_T4 q8_0 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=16;GEMV_NR=4,8"
+  variants vkxp_q5k_T4 q5_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=8,16;GEMV_NR=4,8"
+  variants vkxp_q40_T4 q4_0 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=16;GEMV_NR=4,8"
+  variants vkxp_q6k_T4 q6_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=2;GEMV_XPRE=0,1;GEMV_T=8,16;GEMV_NR=4,8"
+  variants vkxp_q4k_T2 q4_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=8,16;GEMV_NR=4"
+  variants vkxp_q80_T2 q8_0 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=16;GEMV_NR=4,8"
+  variants vkxp_q6k_T2 q6_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=2;GEMV_XPRE=0,1;GEMV_T=8,16;GEMV_NR=4"
+}
+
 phase_next47() { # GEMV_WG's A/B whole (next45 with VKWG_MORE=1), then the CUDA suite with the vendor column: issue 14's
   # T = 1024 against cuBLAS after LN_XCOPY (the table's since 2026-12-05, no suite with cuBLAS since)
   VKWG_MORE=1 phase_next45
@@ -1543,6 +1556,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next48)
+  phase_next48
   ;;
 next47)
   phase_next47
