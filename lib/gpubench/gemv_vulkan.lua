@@ -194,14 +194,25 @@ end
 -- limit, no slices. A spec with `prep` (gemv.launches runs it first).
 -- The value: the GEMV_IDOT modes whose loop reads the records (layout 1: q6_k's both).
 local XPRE_FORMATS = { q4_k = { 1 }, q5_k = { 1 }, q6_k = { 1, 2 }, q8_0 = { 1 }, q4_0 = { 1 } }
--- Where for_device takes it: at T = 8, the one T timed, it beat the table's
--- kernel (x quantized per workgroup) in both orders and at a second ITERS,
--- each format at its fastest {GEMV_T, GEMV_NR} of the runs (docs/kernels/
--- vulkan-gemv.md, "x quantized once per call").
+-- Where for_device takes it, by T: a format's ranges are tried in order, the
+-- first holding T applies ({GEMV_T, GEMV_NR}, and the GEMV_IDOT mode, 1 unless
+-- named). Each range won a validated A/B against the table's kernel (x
+-- quantized per workgroup) in both orders and at a second ITERS at the T it
+-- names or at both ends of it; a T no range holds keeps x per workgroup
+-- (docs/kernels/vulkan-gemv.md, "x quantized once per call" and "... at T < 8").
 local XPRE_RULES = {
-  q4_k = { min_tokens = 8, geometry = { 16, 8 } }, q5_k = { min_tokens = 8, geometry = { 8, 4 } },
-  q8_0 = { min_tokens = 8, geometry = { 16, 4 } }, q4_0 = { min_tokens = 8, geometry = { 16, 4 } },
+  q4_k = { { from = 2, to = 7, geometry = { 8, 4 } }, { from = 8, geometry = { 16, 8 } } },
+  q5_k = { { from = 4, geometry = { 8, 4 } } },
+  q8_0 = { { from = 2, geometry = { 16, 4 } } },
+  q4_0 = { { from = 4, geometry = { 16, 4 } } },
+  q6_k = { { from = 4, to = 4, geometry = { 16, 8 }, mode = 2 } },
 }
+local function xpre_rule(fmt, tokens)
+  for _, r in ipairs(XPRE_RULES[fmt] or {}) do
+    if tokens >= r.from and tokens <= (r.to or math.maxinteger) then return r end
+  end
+  return nil
+end
 local XPRE_BLOCK = 256
 local xprep_specs = {} -- one table per T: gemv.kernel caches compiled kernels by spec table
 local function xprep(tokens)
@@ -509,18 +520,16 @@ end
 --   * at one token, layout 2 (no funnel shifts) where k is a multiple of 64
 --     and fits its larger blocks (q8_0, q4_0), else layout 1;
 --   * q6_k: GEMV_IDOT=2 (unsigned codes, the -32 through x's half sums);
---   * from XPRE_RULES' min_tokens, x quantized once per call (GEMV_XPRE=1,
---     layout 1, one workgroup per row tile, any k) at the rule's geometry.
+--   * where an XPRE_RULES range holds T, x quantized once per call (GEMV_XPRE=1,
+--     one workgroup per row tile, any k) at the range's geometry and mode.
 function M.for_device(dev, fmt, m, k, tokens)
   tokens = tokens or 1
   if DENSE_COOP[fmt] then return dense_coop_for(dev, fmt, k, tokens) end
   if not IDOT_BLOCK_BYTES[fmt] then return nil end
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end
-  local xp = XPRE_RULES[fmt]
-  if xp and tokens >= xp.min_tokens then
-    return idot_spec(fmt, 1, xp.geometry[1], xp.geometry[2], nil, 0, tokens, 1)
-  end
+  local xp = xpre_rule(fmt, tokens)
+  if xp then return idot_spec(fmt, xp.mode or 1, xp.geometry[1], xp.geometry[2], nil, 0, tokens, 1) end
   local multi = IDOT_TOKENS[fmt] == "multi" and tokens > 1
   local g = M.idot_geometry(fmt, m, tokens)
   local mode = 1

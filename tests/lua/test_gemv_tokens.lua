@@ -133,43 +133,44 @@ t.test("gemv.run and launch_args: tokens checked, buffers sized for T rows of x 
   local ref = require "gpubench.ref"
   releasing(dev, function()
     local m, k = 4, 256
-    local w = ref.random_blocks("q4_k", m, 1)
+    local w = ref.random_blocks("q6_k", m, 1)
     local x2 = ref.random_f32(2 * k, 2)
     for _, b in ipairs(BAD) do
-      refused(function() gemv.run(dev, "q4_k", w, m, k, x2, b[1]) end,
+      refused(function() gemv.run(dev, "q6_k", w, m, k, x2, b[1]) end,
         ("gemv.run: tokens must be an integer in 1..8, got %s"):format(b[2]))
     end
-    refused(function() gemv.run(dev, "q4_k", w, m, k, x2:sub(5), 2) end,
+    refused(function() gemv.run(dev, "q6_k", w, m, k, x2:sub(5), 2) end,
       "gemv.run: x is 2044 bytes, expected tokens*k=2*256=512 f32 values (2048 bytes)")
-    refused(function() gemv.run(dev, "q4_k", w, m, k, { 1, 2, 3 }, 2) end,
+    refused(function() gemv.run(dev, "q6_k", w, m, k, { 1, 2, 3 }, 2) end,
       "gemv.run: x has 3 entries, expected tokens*k=2*256=512")
-    refused(function() gemv.run(dev, "q4_k", w, m, k, x2, 2, specs.q4_k) end,
+    refused(function() gemv.run(dev, "q6_k", w, m, k, x2, 2, specs.q6_k) end,
       "gemv.run: tokens=2, but the given spec's kernel computes GEMV_TOKENS=1")
-    local wb <close> = dev:buffer(gemv.buffer_bytes("q4_k", m, k))
+    local wb <close> = dev:buffer(gemv.buffer_bytes("q6_k", m, k))
     local xb1 <close> = dev:buffer(4 * k)
     local xb2 <close> = dev:buffer(8 * k)
     local yb1 <close> = dev:buffer(4 * m)
     local yb2 <close> = dev:buffer(8 * m)
     for _, b in ipairs(BAD) do
-      refused(function() gemv.launch_args(dev, "q4_k", wb, xb2, yb2, m, k, b[1]) end,
+      refused(function() gemv.launch_args(dev, "q6_k", wb, xb2, yb2, m, k, b[1]) end,
         ("gemv.launch_args: tokens must be an integer in 1..8, got %s"):format(b[2]))
     end
-    refused(function() gemv.launch_args(dev, "q4_k", wb, xb1, yb2, m, k, 2) end,
-      "gemv.launch_args: x buffer is 1024 bytes, q4_k m=4 k=256 tokens=2 needs 2048")
-    refused(function() gemv.launch_args(dev, "q4_k", wb, xb2, yb1, m, k, 2) end,
-      "gemv.launch_args: y buffer is 16 bytes, q4_k m=4 k=256 tokens=2 needs 32")
+    refused(function() gemv.launch_args(dev, "q6_k", wb, xb1, yb2, m, k, 2) end,
+      "gemv.launch_args: x buffer is 1024 bytes, q6_k m=4 k=256 tokens=2 needs 2048")
+    refused(function() gemv.launch_args(dev, "q6_k", wb, xb2, yb1, m, k, 2) end,
+      "gemv.launch_args: y buffer is 16 bytes, q6_k m=4 k=256 tokens=2 needs 32")
     -- A spec in the tokens place (the older form) brings its own tokens. s2 is
-    -- the kernel a launch with tokens = 2 uses (the integer q4_k on a device with
-    -- integer dot products, else the float one).
-    local s2 = gemv.spec_for(dev, "q4_k", m, k, 2)
+    -- the kernel a launch with tokens = 2 uses (the integer q6_k on a device with
+    -- integer dot products, else the float one; one launch at T = 2, where x is
+    -- quantized per workgroup).
+    local s2 = gemv.spec_for(dev, "q6_k", m, k, 2)
     t.eq(s2.defines.GEMV_TOKENS, 2)
-    refused(function() gemv.launch_args(dev, "q4_k", wb, xb1, yb2, m, k, s2) end,
-      "gemv.launch_args: x buffer is 1024 bytes, q4_k m=4 k=256 tokens=2 needs 2048")
-    local kern, grid = gemv.launch_args(dev, "q4_k", wb, xb2, yb2, m, k, 2)
-    t.truthy(kern == gemv.kernel(dev, "q4_k", s2), "tokens = 2 launches the GEMV_TOKENS = 2 kernel")
+    refused(function() gemv.launch_args(dev, "q6_k", wb, xb1, yb2, m, k, s2) end,
+      "gemv.launch_args: x buffer is 1024 bytes, q6_k m=4 k=256 tokens=2 needs 2048")
+    local kern, grid = gemv.launch_args(dev, "q6_k", wb, xb2, yb2, m, k, 2)
+    t.truthy(kern == gemv.kernel(dev, "q6_k", s2), "tokens = 2 launches the GEMV_TOKENS = 2 kernel")
     t.eq(grid, gemv.grid(s2, m, k))
-    local y_a = { gemv.run(dev, "q4_k", w, m, k, x2, 2) }
-    local y_b = { gemv.run(dev, "q4_k", w, m, k, x2, s2) }
+    local y_a = { gemv.run(dev, "q6_k", w, m, k, x2, 2) }
+    local y_b = { gemv.run(dev, "q6_k", w, m, k, x2, s2) }
     t.eq(y_b[2], y_a[2], "a spec in the tokens place runs the same kernel")
   end)
 end)
@@ -192,15 +193,15 @@ t.test("gemv_bench.prepare with tokens: a checked cell whose x and y hold T rows
   local dev = t.device("vulkan")
   releasing(dev, function()
     local m, k = 64, 512
-    local cell <close> = gemv_bench.prepare(dev, "q6_k", m, k, { tokens = 4 })
-    t.eq({ cell.check.ok, cell.tokens, cell.check.failures }, { true, 4, 0 })
+    local cell <close> = gemv_bench.prepare(dev, "q6_k", m, k, { tokens = 3 })
+    t.eq({ cell.check.ok, cell.tokens, cell.check.failures }, { true, 3, 0 })
     local l = cell.launches[1] -- kern, grid, block, w, x, y, m, k
-    t.eq({ l[5].size, l[6].size }, { 4 * 4 * k, 4 * 4 * m })
-    t.truthy(l[1] == gemv.kernel(dev, "q6_k", gemv.spec_for(dev, "q6_k", m, k, 4)), "the 4-token kernel the device takes")
-    t.eq(cell.working_set, gemv.buffer_bytes("q6_k", m, k) + 4 * 4 * k + 4 * 4 * m)
+    t.eq({ l[5].size, l[6].size }, { 4 * 3 * k, 4 * 3 * m })
+    t.truthy(l[1] == gemv.kernel(dev, "q6_k", gemv.spec_for(dev, "q6_k", m, k, 3)), "the 3-token kernel the device takes (one launch: x per workgroup)")
+    t.eq(cell.working_set, gemv.buffer_bytes("q6_k", m, k) + 4 * 3 * k + 4 * 3 * m)
     local row = gemv_bench.row(cell, { ms = 1 }, 1, { l2_bytes = 0 })
     t.eq({ row.tokens, row.gbs, row.model_bytes },
-      { 4, cell.weight_bytes / 1e6, cell.weight_bytes + 4 * (4 * k + 4 * m) }, "GB/s counts the weights once")
+      { 3, cell.weight_bytes / 1e6, cell.weight_bytes + 4 * (3 * k + 3 * m) }, "GB/s counts the weights once")
     local spec_cell <close> = gemv_bench.prepare(dev, "f16", m, k, { spec = specs.variant("f16", { GEMV_TOKENS = 3 }) })
     t.eq(spec_cell.tokens, 3, "a variant's GEMV_TOKENS gives the tokens")
     t.errors(function() gemv_bench.prepare(dev, "f16", m, k, { tokens = 9 }) end,

@@ -31,8 +31,20 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
     end
     -- k = 5120 fits whole up to T = 3 on the H200; T = 4..8 at k = 2048
     local k = T <= 3 and 5120 or 2048
-    local s = gemv.spec_for(fake(), "q4_k", 14336, k, T)
     local what = ("q4_k T=%d k=%d"):format(T, k)
+    -- from T = 2 for_device takes x quantized once per call (8 lanes, 4 rows); the kernel with x per
+    -- workgroup stays what a variant with shape_changes builds (what that rule's A/B ran against)
+    local function per_workgroup(m, kk)
+      if T == 1 then return gemv.spec_for(fake(), "q4_k", m, kk, T) end
+      local over = { GEMV_TOKENS = T, GEMV_IDOT = 1 }
+      for d, x in pairs(specs.shape_changes("q4_k", m, kk, over)) do over[d] = x end
+      return specs.variant("q4_k", over)
+    end
+    if T > 1 then
+      t.eq(gemv.spec_for(fake(), "q4_k", 14336, k, T).defines,
+        { GEMV_T = 8, GEMV_NR = 4, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_XPRE = 1 }, what .. ": the rule")
+    end
+    local s = per_workgroup(14336, k)
     -- 8 lanes a row; 2 rows a lane group at one token below 65536 rows (64-row tiles), 4 at T > 1 (128)
     local nr = T == 1 and 2 or 4
     t.eq(specs.idot_geometry("q4_k", 14336, T), { 8, nr }, what)
@@ -41,15 +53,15 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
     t.eq(s.max_k, nil, what .. ": no k limit (the kernel slices x past GEMV_XB)")
     t.eq(s.shared_bytes, 72 * (k // 32) * T + 1024 * nr, what)
     t.truthy(s.shared_bytes <= 49152, what .. ": fits")
-    t.truthy(gemv.spec_for(fake(), "q4_k", 14336, k, T) == s, what .. ": one table per kernel")
+    t.truthy(per_workgroup(14336, k) == s, what .. ": one table per kernel")
     -- 224 tiles of 64 rows or 112 of 128, one workgroup each (q4_k's grid is not capped)
     t.eq(gemv.grid(s, 14336, k), { T == 1 and 224 or 112, 1, 1 }, what)
     local kmax = specs.idot_max_k("q4_k", 49152, 1, T, nr)
-    local at = gemv.spec_for(fake(), "q4_k", 300, kmax, T)
+    local at = per_workgroup(300, kmax)
     t.eq({ at.defines.GEMV_IDOT, at.defines.GEMV_XB }, { 1, kmax // 32 }, what .. ": at the limit, x whole")
     t.truthy(at.shared_bytes <= 49152, what .. ": at the limit fits")
     -- past it, x in slices of the most whole 32-block steps that fit
-    local past = gemv.spec_for(fake(), "q4_k", 300, kmax + 256, T)
+    local past = per_workgroup(300, kmax + 256)
     local mxb = kmax // 32
     t.eq({ past.defines.GEMV_IDOT, past.defines.GEMV_XB }, { 1, mxb >= 32 and mxb // 32 * 32 or mxb },
       what .. ": past the limit, the integer kernel with x in slices")
@@ -59,15 +71,18 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
     t.truthy(gemv.spec_for(fake { subgroup_size = 4 }, "q4_k", 300, 1024, T) == gemv.spec("vulkan", "q4_k", T),
       what .. ": subgroup 4, the float kernel")
   end
-  t.eq(gemv.spec_for(fake(), "q4_k", 14336, 5120, 4).defines.GEMV_XB, 128,
-    "T = 4 at k = 5120: 45 KiB of x past the 44 KiB beside the reduction array, slices of 128 blocks")
-  t.eq(gemv.spec_for(fake(), "q4_k", 14336, 5120, 7).defines.GEMV_XB, 64, "T = 7 at k = 5120: slices of 64 blocks")
+  local function xb_at(T)
+    return specs.shape_changes("q4_k", 14336, 5120, { GEMV_IDOT = 1, GEMV_TOKENS = T }).GEMV_XB
+  end
+  t.eq(xb_at(4), 128, "T = 4 at k = 5120: 45 KiB of x past the 44 KiB beside the reduction array, slices of 128 blocks")
+  t.eq(xb_at(7), 64, "T = 7 at k = 5120: slices of 64 blocks")
   -- not capped: one workgroup per tile, whether or not the device reports its SMs
   -- (at one token from 65536 rows: 8 lanes a row, 8 rows a lane group, tiles of 256 rows)
   local tall = gemv.spec_for(fake(), "q4_k", 131072, 5120)
   t.eq({ tall.defines.GEMV_T, tall.defines.GEMV_NR, tall.rows_per_group }, { 8, 8, 256 })
   t.eq(gemv.grid(tall, 131072, 5120), { 512, 1, 1 })
   t.eq(gemv.grid(gemv.spec_for(fake(), "q4_k", 131072, 5120, 2), 131072, 5120), { 1024, 1, 1 }, "T = 2: tiles of 128")
+  t.eq(gemv.spec_for(fake(), "q4_k", 131072, 5120, 2).defines.GEMV_XPRE, 1, "T = 2: x quantized once per call")
   local cpu = gemv.spec_for(fake { sm_count = 0 }, "q4_k", 256 * 4097, 1024)
   t.eq({ cpu.grid_cap, gemv.grid(cpu, 256 * 4097, 1024) }, { 0, { 4097, 1, 1 } }, "4097 tiles, one each")
   -- shape_changes: for_device's GEMV_XB on a 48 KiB device, slices of whole
@@ -77,9 +92,9 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
          xb { GEMV_IDOT = 1, GEMV_TOKENS = 8 }, xb { GEMV_IDOT = 1, GEMV_TOKENS = 8, GEMV_NR = 8 } }, { 160, 160, 128, 64, 64 })
   t.eq(specs.shape_changes("q4_k", 14336, 5120, { GEMV_IDOT = 0 }), {})
   for T = 1, 8 do
-    -- (T = 8: the XPRE A/B's variant, its geometry named)
-    local over = T < 8 and { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_GRID = 0 }
-      or { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_XPRE = 1, GEMV_T = 16, GEMV_NR = 8 }
+    -- (from T = 2 the XPRE A/B's variant, its geometry named: 8 lanes and 4 rows to T = 7, 16 and 8 at 8)
+    local over = T == 1 and { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_GRID = 0 }
+      or { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_XPRE = 1, GEMV_T = T < 8 and 8 or 16, GEMV_NR = T < 8 and 4 or 8 }
     for d, x in pairs(specs.shape_changes("q4_k", 14336, 5120, over)) do over[d] = x end
     local v = specs.variant("q4_k", over)
     t.truthy(v.shared_bytes <= 49152, ("T=%d: the A/B's variant fits 48 KiB"):format(T))
@@ -235,8 +250,15 @@ t.test("q5_k integer path: for_device picks it by q4_k's rule; its geometry and 
   for T = 2, 7 do -- T = 8: each its own geometry with x quantized once per call (above)
     local s = gemv.spec_for(fake(), "q5_k", 14336, 5120, T)
     local k4 = gemv.spec_for(fake(), "q4_k", 14336, 5120, T)
-    t.eq({ s.file, s.defines, s.shared_bytes, s.grid_cap, s.x_rounding },
-      { "kernels/vulkan/gemv_q5_k.comp", k4.defines, k4.shared_bytes, 0, 32 }, ("T=%d: q4_k's geometry"):format(T))
+    t.eq({ s.file, s.defines.GEMV_T, s.defines.GEMV_NR, s.grid_cap, s.x_rounding },
+      { "kernels/vulkan/gemv_q5_k.comp", 8, 4, 0, 32 }, ("T=%d: q4_k's geometry"):format(T))
+    t.eq(k4.defines.GEMV_XPRE, 1, ("q4_k T=%d: x quantized once per call"):format(T))
+    -- q5_k from T = 4 the same (its A/B at T = 4); below, x per workgroup as q4_k's was
+    if T >= 4 then
+      t.eq({ s.defines, s.shared_bytes }, { k4.defines, k4.shared_bytes }, ("T=%d: q4_k's kernel"):format(T))
+    else
+      t.eq({ s.defines.GEMV_XPRE, s.defines.GEMV_XB }, { nil, 160 }, ("q5_k T=%d: x per workgroup"):format(T))
+    end
   end
   -- one token: 8 lanes a row, 2 rows a lane group at any m (q4_k: 8 rows from 65536)
   for _, m in ipairs { 14336, 131072 } do
@@ -306,9 +328,12 @@ t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared 
     local s = gemv.spec_for(fake(), "q6_k", 14336, 5120, T)
     t.eq({ s.defines.GEMV_T, s.defines.GEMV_NR }, want, "q6_k T=" .. T)
     t.truthy(s.shared_bytes <= 49152, "q6_k T=" .. T .. " fits beside its reduction array")
+    -- T = 4: x quantized once per call (its A/B there; it lost at T = 2)
     local over = { GEMV_IDOT = 2, GEMV_TOKENS = T }
+    if T == 4 then over.GEMV_XPRE, over.GEMV_T, over.GEMV_NR = 1, 16, 8 end
     for d, x in pairs(specs.shape_changes("q6_k", 14336, 5120, over)) do over[d] = x end
     t.truthy(specs.variant("q6_k", over) == s, "q6_k T=" .. T .. ": the A/B's variant is for_device's kernel")
+    t.eq(s.defines.GEMV_XPRE, T == 4 and 1 or nil, "q6_k T=" .. T)
   end
   t.eq(specs.idot_geometry("q4_k", 14336, 3), { 8, 4 }, "q4_k keeps one geometry at T > 1")
   t.eq(specs.variant_defines("q6_k").GEMV_IDOT, 0)
