@@ -498,8 +498,17 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
-phase_next49() { # the XPRE rule at the T its A/B did not run (T = 3, 6; q5_k and q4_0 at T = 2), then the quantized
-  # GEMV tables at T = 2 and 4, 14336 x 5120 rotated, both backends (the rule's picks against CUDA, one call)
+phase_next49() { # XPRE at T = 1 (never timed: x per workgroup there too), the rule at the T its A/B did not run
+  # (T = 3; q5_k and q4_0 at T = 2), the quantized GEMV tables at T = 2 and 4, 14336 x 5120 rotated, both backends
+  # (the rule's picks against CUDA, one call), then T = 6
+  local one f lt md
+  for one in q4_k:8:1 q5_k:8:1 q6_k:16:2; do IFS=: read -r f lt md <<< "$one"
+    variants "vkxp_${f}_T1" $f 14336 5120 "GEMV_TOKENS=1;GEMV_IDOT=$md;GEMV_XPRE=0,1;GEMV_T=$lt;GEMV_NR=2,4"
+  done
+  for f in q8_0 q4_0; do
+    variants "vkxp_${f}_T1" $f 14336 5120 \
+      "GEMV_TOKENS=1;GEMV_IDOT=2;GEMV_T=32;GEMV_NR=8|GEMV_TOKENS=1;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=32,16;GEMV_NR=8,4"
+  done
   variants vkxp_q4k_T3 q4_k 14336 5120 "GEMV_TOKENS=3;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=8;GEMV_NR=4"
   variants vkxp_q80_T3 q8_0 14336 5120 "GEMV_TOKENS=3;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=16;GEMV_NR=4,8"
   variants vkxp_q5k_T2 q5_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=8;GEMV_NR=4"
@@ -507,14 +516,14 @@ phase_next49() { # the XPRE rule at the T its A/B did not run (T = 3, 6; q5_k an
   variants vkxp_q40_T2 q4_0 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=16;GEMV_NR=4,8"
   variants vkxp_q40_T3 q4_0 14336 5120 "GEMV_TOKENS=3;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=16;GEMV_NR=4,8"
   variants vkxp_q6k_T3 q6_k 14336 5120 "GEMV_TOKENS=3;GEMV_IDOT=2;GEMV_XPRE=0,1;GEMV_T=16;GEMV_NR=8"
-  variants vkxp_q4k_T6 q4_k 14336 5120 "GEMV_TOKENS=6;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=8,16;GEMV_NR=4,8"
-  variants vkxp_q80_T6 q8_0 14336 5120 "GEMV_TOKENS=6;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=16;GEMV_NR=4,8"
   local b tk
   for tk in 2 4; do for b in vulkan cuda; do
     run "gemv_tok_${b}_T$tk" timeout 120 env M=14336 K=5120 $G --backend $b experiments/gemv_table.lua --rotate \
       --tokens $tk --rounds 1 --kernels q8_0,q4_0,q4_k,q5_k,q6_k --json "$LOGS/gemv_tok_${b}_T$tk.jsonl"
     grep -E "^(q[0-9]|\* q)|ceiling|rror" "$LOGS/gemv_tok_${b}_T$tk.log" | cut -c1-160
   done; done
+  variants vkxp_q4k_T6 q4_k 14336 5120 "GEMV_TOKENS=6;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=8,16;GEMV_NR=4,8"
+  variants vkxp_q80_T6 q8_0 14336 5120 "GEMV_TOKENS=6;GEMV_IDOT=1;GEMV_XPRE=0,1;GEMV_T=16;GEMV_NR=4,8"
 }
 
 phase_next48() { # x quantized once per call (GEMV_XPRE=1) against per workgroup at T = 4 and 2, every integer format,
