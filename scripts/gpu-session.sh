@@ -498,6 +498,20 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next50() { # the GEMV tables with the XPRE ranges and q6_k's {16, 4} at T = 1: 14336 x 5120 rotated, T = 1, 2, 3,
+  # 4, 6, 8, both backends in one call (Vulkan against CUDA), then the XPRE and k-quant GEMV tests on the NVIDIA driver
+  local b tk
+  for tk in 1 2 3 4 6 8; do for b in vulkan cuda; do
+    run "gemv_tok_${b}_T$tk" timeout 60 env M=14336 K=5120 $G --backend $b experiments/gemv_table.lua --rotate \
+      --tokens $tk --rounds 1 --json "$LOGS/gemv_tok_${b}_T$tk.jsonl"
+    grep -E "^(q[0-9]|f[13]|bf)|rror" "$LOGS/gemv_tok_${b}_T$tk.log" | cut -c1-110
+  done; done
+  run vk_xpre_test timeout 90 $G tests/lua/test_gemv_vulkan_xpre.lua
+  grep -E "^FAIL|passed" "$LOGS/vk_xpre_test.log"
+  run vk_kquant_test timeout 90 $G tests/lua/test_gemv_vulkan_kquant.lua
+  grep -E "^FAIL|passed" "$LOGS/vk_kquant_test.log"
+}
+
 phase_next49() { # XPRE at T = 1 (never timed: x per workgroup there too), the rule at the T its A/B did not run
   # (T = 3; q5_k and q4_0 at T = 2), the quantized GEMV tables at T = 2 and 4, 14336 x 5120 rotated, both backends
   # (the rule's picks against CUDA, one call), then T = 6
@@ -1584,6 +1598,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next50)
+  phase_next50
   ;;
 next49)
   phase_next49

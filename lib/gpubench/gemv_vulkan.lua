@@ -105,13 +105,14 @@ local IDOT_FEW_TOKENS = { q6_k = { min_tokens = 3, max_tokens = 4, geometry = { 
 -- At one token, by rows: below IDOT_TALL_ROWS and from it, the sweeps' picks
 -- at 14336 and 131072 rows, k = 5120 (docs/kernels/vulkan-gemv.md, "Geometry
 -- at one token"). Smaller row tiles where the rows are few (enough
--- workgroups), larger where they are many.
+-- workgroups), larger where they are many. q6_k's short tile: {16, 4} since its
+-- GEMV_IDOT = 2 kernel's A/B of 2026-12-06 ("... at T < 8" in the same doc).
 local IDOT_ONE_TOKEN = {
   q8_0 = { short = { 32, 8 }, tall = { 16, 8 } },
   q4_0 = { short = { 32, 8 }, tall = { 16, 8 } },
   q4_k = { short = { 8, 2 }, tall = { 8, 8 } },
   q5_k = { short = { 8, 2 }, tall = { 8, 2 } },
-  q6_k = { short = { 16, 2 }, tall = { 16, 2 } },
+  q6_k = { short = { 16, 4 }, tall = { 16, 2 } },
 }
 local IDOT_TALL_ROWS = 65536
 
@@ -201,10 +202,10 @@ local XPRE_FORMATS = { q4_k = { 1 }, q5_k = { 1 }, q6_k = { 1, 2 }, q8_0 = { 1 }
 -- names or at both ends of it; a T no range holds keeps x per workgroup
 -- (docs/kernels/vulkan-gemv.md, "x quantized once per call" and "... at T < 8").
 local XPRE_RULES = {
-  q4_k = { { from = 2, to = 7, geometry = { 8, 4 } }, { from = 8, geometry = { 16, 8 } } },
-  q5_k = { { from = 4, geometry = { 8, 4 } } },
+  q4_k = { { from = 2, to = 4, geometry = { 8, 4 } }, { from = 5, geometry = { 16, 8 } } },
+  q5_k = { { from = 2, geometry = { 8, 4 } } },
   q8_0 = { { from = 2, geometry = { 16, 4 } } },
-  q4_0 = { { from = 4, geometry = { 16, 4 } } },
+  q4_0 = { { from = 2, geometry = { 16, 4 } } },
   q6_k = { { from = 4, to = 4, geometry = { 16, 8 }, mode = 2 } },
 }
 local function xpre_rule(fmt, tokens)

@@ -251,29 +251,23 @@ t.test("integer path: the selection rule (fake devices)", function()
     silent.integer_dot_product = nil
     t.truthy(gemv.spec_for(silent, fmt, 14336, 5120) == specs[fmt],
       fmt .. ": a device that does not say, the float kernel")
-    -- T > 1 without x quantized once per call (q4_0 at T = 2, 3): the T-token integer loop, layout 1,
-    -- one workgroup per row tile, x in slices where it does not fit (any k), the same table an A/B's
-    -- variant builds
-    local xpre_from = fmt == "q8_0" and 2 or 4
-    for T = 2, xpre_from - 1 do
-      local v = gemv.spec_for(fake(), fmt, 14336, 5120, T)
-      -- x whole (160 blocks fit 48 KiB), 16 lanes a row, 8 rows a lane group: tiles of 128 rows
-      t.eq(v.defines, { GEMV_T = 16, GEMV_NR = 8, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = 160 }, fmt .. " T=" .. T)
+    -- T > 1 with x per workgroup: the T-token integer loop, layout 1, one workgroup per row tile, x in
+    -- slices where it does not fit (any k); a variant since for_device takes x quantized once per call
+    -- from T = 2 (below), what that rule's A/B ran against
+    for _, T in ipairs { 2, 3, 7 } do
+      local over = { GEMV_TOKENS = T, GEMV_IDOT = 1 }
+      for d, x in pairs(specs.shape_changes(fmt, 14336, 5120, over)) do over[d] = x end
+      local v = specs.variant(fmt, over)
+      local xb = T < 7 and 160 or 64 -- x whole at T = 2, 3 (160 blocks fit 48 KiB), slices of 64 at T = 7
+      -- 16 lanes a row, 8 rows a lane group: tiles of 128 rows
+      t.eq(v.defines, { GEMV_T = 16, GEMV_NR = 8, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = xb }, fmt .. " T=" .. T)
       t.eq(specs.idot_geometry(fmt, 14336, T), { 16, 8 }, fmt .. " T=" .. T)
       t.eq({ v.grid_cap, v.max_k, v.k_multiple, v.rows_per_group }, { 0, nil, nil, 128 }, fmt .. " T=" .. T)
       t.eq(gemv.grid(v, 14336, 5120), { 112, 1, 1 }, fmt .. " T=" .. T .. ": one workgroup per tile")
       t.truthy(v.shared_bytes <= 49152, fmt .. " T=" .. T .. " fits")
-      local over = { GEMV_TOKENS = T, GEMV_IDOT = 1 }
-      for d, x in pairs(specs.shape_changes(fmt, 14336, 5120, over)) do over[d] = x end
-      t.truthy(specs.variant(fmt, over) == v, fmt .. " T=" .. T .. ": the A/B's variant is for_device's kernel")
-      t.eq(gemv.spec_for(fake(), fmt, 300, 20000, T).defines.GEMV_IDOT, 1, fmt .. ": any k at T > 1 (slices)")
-      -- the same loop past the rule's start is what its A/B ran against: slices of 64 blocks at T = 7
-      local s7 = specs.variant(fmt, { GEMV_TOKENS = 7, GEMV_IDOT = 1, GEMV_XB = 64, GEMV_T = 16, GEMV_NR = 8 })
-      t.truthy(s7.shared_bytes <= 49152, fmt .. " T=7 in slices fits")
     end
-    -- from xpre_from (q8_0: 2, q4_0: 4): x quantized once per call (a first launch), 16 lanes a row and
-    -- 4 rows a lane group, any k
-    for T = xpre_from, 8 do
+    -- from T = 2: x quantized once per call (a first launch), 16 lanes a row and 4 rows a lane group, any k
+    for T = 2, 8 do
       local x8 = gemv.spec_for(fake(), fmt, 14336, 5120, T)
       t.eq(x8.defines, { GEMV_T = 16, GEMV_NR = 4, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = 1, GEMV_XPRE = 1 },
         fmt .. " T=" .. T)
@@ -283,6 +277,7 @@ t.test("integer path: the selection rule (fake devices)", function()
       local over = { GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_T = 16, GEMV_NR = 4 }
       for d, x in pairs(specs.shape_changes(fmt, 14336, 5120, over)) do over[d] = x end
       t.truthy(specs.variant(fmt, over) == x8, fmt .. " T=" .. T .. ": the A/B's variant is for_device's kernel")
+      t.eq(gemv.spec_for(fake(), fmt, 300, 20000, T).defines.GEMV_XPRE, 1, fmt .. ": any k at T = " .. T)
     end
     t.eq(gemv.spec_for(fake(), fmt, 300, 20000, 8).defines.GEMV_XPRE, 1, fmt .. ": any k at T = 8")
     t.truthy(gemv.spec_for(fake { subgroup_size = 4 }, fmt, 300, 5120) == specs[fmt], fmt .. ": subgroup 4")

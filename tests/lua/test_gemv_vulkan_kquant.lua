@@ -41,8 +41,10 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
       return specs.variant("q4_k", over)
     end
     if T > 1 then
+      -- 8 lanes and 4 rows a lane group to T = 4, 16 and 8 from T = 5
+      local lt, nr = T <= 4 and 8 or 16, T <= 4 and 4 or 8
       t.eq(gemv.spec_for(fake(), "q4_k", 14336, k, T).defines,
-        { GEMV_T = 8, GEMV_NR = 4, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_XPRE = 1 }, what .. ": the rule")
+        { GEMV_T = lt, GEMV_NR = nr, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_XPRE = 1 }, what .. ": the rule")
     end
     local s = per_workgroup(14336, k)
     -- 8 lanes a row; 2 rows a lane group at one token below 65536 rows (64-row tiles), 4 at T > 1 (128)
@@ -92,9 +94,9 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
          xb { GEMV_IDOT = 1, GEMV_TOKENS = 8 }, xb { GEMV_IDOT = 1, GEMV_TOKENS = 8, GEMV_NR = 8 } }, { 160, 160, 128, 64, 64 })
   t.eq(specs.shape_changes("q4_k", 14336, 5120, { GEMV_IDOT = 0 }), {})
   for T = 1, 8 do
-    -- (from T = 2 the XPRE A/B's variant, its geometry named: 8 lanes and 4 rows to T = 7, 16 and 8 at 8)
+    -- (from T = 2 the XPRE A/B's variant, its geometry named: 8 lanes and 4 rows to T = 4, 16 and 8 from 5)
     local over = T == 1 and { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_GRID = 0 }
-      or { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_XPRE = 1, GEMV_T = T < 8 and 8 or 16, GEMV_NR = T < 8 and 4 or 8 }
+      or { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_XPRE = 1, GEMV_T = T <= 4 and 8 or 16, GEMV_NR = T <= 4 and 4 or 8 }
     for d, x in pairs(specs.shape_changes("q4_k", 14336, 5120, over)) do over[d] = x end
     local v = specs.variant("q4_k", over)
     t.truthy(v.shared_bytes <= 49152, ("T=%d: the A/B's variant fits 48 KiB"):format(T))
@@ -250,15 +252,12 @@ t.test("q5_k integer path: for_device picks it by q4_k's rule; its geometry and 
   for T = 2, 7 do -- T = 8: each its own geometry with x quantized once per call (above)
     local s = gemv.spec_for(fake(), "q5_k", 14336, 5120, T)
     local k4 = gemv.spec_for(fake(), "q4_k", 14336, 5120, T)
-    t.eq({ s.file, s.defines.GEMV_T, s.defines.GEMV_NR, s.grid_cap, s.x_rounding },
-      { "kernels/vulkan/gemv_q5_k.comp", 8, 4, 0, 32 }, ("T=%d: q4_k's geometry"):format(T))
+    -- x quantized once per call, 8 lanes and 4 rows a lane group at every T (q4_k: 16 and 8 from T = 5)
+    t.eq({ s.file, s.defines, s.grid_cap, s.x_rounding },
+      { "kernels/vulkan/gemv_q5_k.comp", { GEMV_T = 8, GEMV_NR = 4, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = 8,
+        GEMV_XPRE = 1 }, 0, 32 }, ("q5_k T=%d"):format(T))
     t.eq(k4.defines.GEMV_XPRE, 1, ("q4_k T=%d: x quantized once per call"):format(T))
-    -- q5_k from T = 4 the same (its A/B at T = 4); below, x per workgroup as q4_k's was
-    if T >= 4 then
-      t.eq({ s.defines, s.shared_bytes }, { k4.defines, k4.shared_bytes }, ("T=%d: q4_k's kernel"):format(T))
-    else
-      t.eq({ s.defines.GEMV_XPRE, s.defines.GEMV_XB }, { nil, 160 }, ("q5_k T=%d: x per workgroup"):format(T))
-    end
+    if T <= 4 then t.eq(s.shared_bytes, k4.shared_bytes, ("T=%d: q4_k's shared memory"):format(T)) end
   end
   -- one token: 8 lanes a row, 2 rows a lane group at any m (q4_k: 8 rows from 65536)
   for _, m in ipairs { 14336, 131072 } do
@@ -312,8 +311,8 @@ t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared 
   for _, T in ipairs { 1, 2, 8 } do
     local s = gemv.spec_for(fake(), "q6_k", 14336, 5120, T)
     t.eq({ s.file, s.defines.GEMV_IDOT, s.defines.GEMV_T, s.defines.GEMV_NR, s.defines.GEMV_TOKENS, s.grid_cap },
-      { "kernels/vulkan/gemv_q6_k.comp", 2, T == 1 and 16 or 8, T == 1 and 2 or 4, T, 0 },
-      ("T=%d: the integer kernel, %s"):format(T, T == 1 and "16 lanes a row, 2 rows a lane group at one token"
+      { "kernels/vulkan/gemv_q6_k.comp", 2, T == 1 and 16 or 8, 4, T, 0 },
+      ("T=%d: the integer kernel, %s"):format(T, T == 1 and "16 lanes a row, 4 rows a lane group at one token"
         or "q4_k's geometry"))
     t.eq(s.k_multiple, nil, ("T=%d: GEMV_IDOT=2 takes any k"):format(T))
     t.eq(s.defines.GEMV_XB, specs.shape_changes("q6_k", 14336, 5120, { GEMV_IDOT = 2, GEMV_TOKENS = T }).GEMV_XB,
