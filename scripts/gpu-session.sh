@@ -498,6 +498,20 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next51() { # half chunks (GEMV_KHALF=1: half the registers a unit) against the XPRE rule's kernels, q4_k and
+  # q5_k at T = 2, 4, 8, validated, both orders; their registers; then next50 (the tables, the tests)
+  run kstats_khalf timeout 60 $G tools/kernel_stats.lua --backend vulkan \
+    file:kernels/vulkan/gemv_q4_k.comp:main:256:GEMV_IDOT=1,GEMV_XPRE=1,GEMV_T=8,GEMV_NR=4,GEMV_TOKENS=4,GEMV_XB=8 \
+    file:kernels/vulkan/gemv_q4_k.comp:main:256:GEMV_IDOT=1,GEMV_XPRE=1,GEMV_KHALF=1,GEMV_T=16,GEMV_NR=4,GEMV_TOKENS=4,GEMV_XB=8
+  grep -E "^file|Register" "$LOGS/kstats_khalf.log" | cut -c1-160
+  variants vkkh_q4k_T4 q4_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
+  variants vkkh_q5k_T4 q5_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
+  variants vkkh_q4k_T8 q4_k 14336 5120 \
+    "GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=1;GEMV_T=16,32;GEMV_NR=4,8"
+  variants vkkh_q4k_T2 q4_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
+  phase_next50
+}
+
 phase_next50() { # the GEMV tables with the XPRE ranges and q6_k's {16, 4} at T = 1: 14336 x 5120 rotated, T = 1, 2, 3,
   # 4, 6, 8, both backends in one call (Vulkan against CUDA), then the XPRE and k-quant GEMV tests on the NVIDIA driver
   local b tk
@@ -1598,6 +1612,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next51)
+  phase_next51
   ;;
 next50)
   phase_next50

@@ -19,6 +19,17 @@
 #if !defined(GEMV_K_SB_UVEC4) || !defined(GEMV_K_HI_SHIFT)
 #error "gemv_idot_kquant.glsl needs the kernel's GEMV_K_SB_UVEC4 and GEMV_K_HI_SHIFT (and gemv_k_codes)"
 #endif
+// GEMV_KHALF = 1 (with GEMV_XPRE = 1): a lane's unit is half a chunk, elements 16h .. 16h + 15
+// of both sub-blocks (one qs uvec4; the kernel's gemv_k_codes_half), against words 4h .. 4h + 3
+// of x's records and the half's sum of xq for the mins: half the code and x registers a unit
+// and twice the units, so that a geometry with twice the lanes a row keeps each lane's trips
+// and doubles the warps (docs/kernels/vulkan-gemv.md, "Half chunks").
+#ifndef GEMV_KHALF
+#define GEMV_KHALF 0
+#endif
+#if GEMV_KHALF && !GEMV_XPRE
+#error "GEMV_KHALF=1 reads x's records (GEMV_XPRE=1): in shared memory two halves of a block share a bank"
+#endif
 
 void gemv_idot_k_main() {
     uint tid = gemv_tid();
@@ -53,6 +64,51 @@ void gemv_idot_k_main() {
             }
 #endif
             uint c0 = b0 >> 1u, c1 = min(nb, b0 + XB) >> 1u; // the slice's chunks
+#if GEMV_KHALF
+            for (uint hc = 2u * c0 + lane; hc < 2u * c1; hc += T) {
+                uint ch = hc >> 1u, hh = hc & 1u;
+                uint sb = ch >> 2u, c = ch & 3u;
+                uint lo[GEMV_NR][4], hi[GEMV_NR][4];
+                vec4 f[GEMV_NR];
+                [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+                    uint sbw = base[r] + sb * uint(GEMV_K_SB_UVEC4);
+                    uvec4 h = W[sbw];
+                    vec2 dd = unpackHalf2x16(h.x); // d, dmin
+                    f[r] = vec4(dd.xx, dd.yy) * gemv_k4_scales(h, c); // exact products
+                    uint l4[4], h4[4];
+                    gemv_k_codes_half(sbw, c, hh, l4, h4);
+                    [[unroll]] for (int j = 0; j < 4; j++) {
+                        lo[r][j] = l4[j];
+                        hi[r][j] = h4[j];
+                    }
+                }
+                [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
+                    // Token t's halves of its two blocks: words 4hh .. 4hh + 3 of each plane, the
+                    // scale and the half's sum (record layout: gemv_idot.glsl, gemv_xpre_block3).
+                    uint oa = 5u * (uint(t) * nb + 2u * ch), ob = oa + 5u;
+                    uvec4 xha = floatBitsToUint(X[oa + hh]), xla = floatBitsToUint(X[oa + 2u + hh]);
+                    uvec4 xhb = floatBitsToUint(X[ob + hh]), xlb = floatBitsToUint(X[ob + 2u + hh]);
+                    vec4 ea = X[oa + 4u], eb = X[ob + 4u];
+                    float sa = ea.x, sx = eb.x;
+                    float ma = float(floatBitsToInt(hh == 0u ? ea.z : ea.w));
+                    float mb = float(floatBitsToInt(hh == 0u ? eb.z : eb.w));
+                    [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+                        int dha = idot_su(xha.x, lo[r][0], 0) + idot_su(xha.y, lo[r][1], 0) +
+                                  idot_su(xha.z, lo[r][2], 0) + idot_su(xha.w, lo[r][3], 0);
+                        uint dla = idot_uu(lo[r][0], xla.x, 0) + idot_uu(lo[r][1], xla.y, 0) +
+                                   idot_uu(lo[r][2], xla.z, 0) + idot_uu(lo[r][3], xla.w, 0);
+                        int dhb = idot_su(xhb.x, hi[r][0], 0) + idot_su(xhb.y, hi[r][1], 0) +
+                                  idot_su(xhb.z, hi[r][2], 0) + idot_su(xhb.w, hi[r][3], 0);
+                        uint dlb = idot_uu(hi[r][0], xlb.x, 0) + idot_uu(hi[r][1], xlb.y, 0) +
+                                   idot_uu(hi[r][2], xlb.z, 0) + idot_uu(hi[r][3], xlb.w, 0);
+                        int ia = dha * 256 + int(dla);
+                        int ib = (dhb * 256 + int(dlb)) >> GEMV_K_HI_SHIFT; // exact: a multiple of 2^shift
+                        acc[GEMV_AT(t, r)] += sa * (f[r].x * float(ia) - f[r].z * ma) +
+                                              sx * (f[r].y * float(ib) - f[r].w * mb);
+                    }
+                }
+            }
+#else
             for (uint ch = c0 + lane; ch < c1; ch += T) {
                 uint sb = ch >> 2u, c = ch & 3u;
                 // Each row's chunk: low and high nibble words, and (d*sc, dmin*m) of
@@ -110,6 +166,7 @@ void gemv_idot_k_main() {
                     }
                 }
             }
+#endif
         }
         gemv_finish(acc, tid, row0);
         barrier(); // the next tile's gemv_finish (and quantizer) reuse shared memory

@@ -53,6 +53,15 @@ void gemv_k_codes(uint sbw, uint c, out uint lo[8], out uint hi[8]) {
         hi[j] = u[j] & 0xF0F0F0F0u;
     }
 }
+// Half h of that chunk (GEMV_KHALF): the one uvec4 of elements 16h .. 16h + 15.
+void gemv_k_codes_half(uint sbw, uint c, uint h, out uint lo[4], out uint hi[4]) {
+    uvec4 q = W[sbw + 1u + 2u * c + h];
+    uint u[4] = uint[4](q.x, q.y, q.z, q.w);
+    [[unroll]] for (int j = 0; j < 4; j++) {
+        lo[j] = u[j] & 0x0F0F0F0Fu;
+        hi[j] = u[j] & 0xF0F0F0F0u;
+    }
+}
 #include "gemv_idot_kquant.glsl"
 
 void main() {

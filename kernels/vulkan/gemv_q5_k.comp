@@ -53,6 +53,17 @@ void gemv_k_codes(uint sbw, uint c, out uint lo[8], out uint hi[8]) {
         hi[j] = ((u[j] >> 4u) & 0x0F0F0F0Fu) | (((qh[j] >> bh) & 0x01010101u) << 4u);
     }
 }
+// Half h of that chunk (GEMV_KHALF): elements 16h .. 16h + 15, one qs uvec4 and one qh uvec4.
+void gemv_k_codes_half(uint sbw, uint c, uint h, out uint lo[4], out uint hi[4]) {
+    uvec4 qh4 = W[sbw + 1u + h], q = W[sbw + 3u + 2u * c + h];
+    uint u[4] = uint[4](q.x, q.y, q.z, q.w);
+    uint qh[4] = uint[4](qh4.x, qh4.y, qh4.z, qh4.w);
+    uint bl = 2u * c, bh = bl + 1u;
+    [[unroll]] for (int j = 0; j < 4; j++) {
+        lo[j] = (u[j] & 0x0F0F0F0Fu) | (((qh[j] >> bl) & 0x01010101u) << 4u);
+        hi[j] = ((u[j] >> 4u) & 0x0F0F0F0Fu) | (((qh[j] >> bh) & 0x01010101u) << 4u);
+    }
+}
 #include "gemv_idot_kquant.glsl"
 
 void main() {

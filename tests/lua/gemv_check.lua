@@ -150,7 +150,7 @@ return function(t)
   -- passes the oracle tests, whose bound with the x-rounding term is about 1.5e-4.
   -- fmt's integer kernel (GEMV_XB in xbs, one workgroup) on T rows of x on their blocks'
   -- int16 grids (random seed; the weights seed + 1) against 1e-6 of sum |w x| per row.
-  function gc.check_int16_grid(dev, fmt, m, k, T, seed, xbs, mode, xpre)
+  function gc.check_int16_grid(dev, fmt, m, k, T, seed, xbs, mode, xpre, extra)
     local ref = require "gpubench.ref"
     local rng = math.random
     math.randomseed(seed)
@@ -170,7 +170,9 @@ return function(t)
     local xs = table.concat(rows)
     local w = ref.random_blocks(fmt, m * k // 256, seed + 1)
     for _, xb in ipairs(xbs) do
-      local spec = require("gpubench.gemv_vulkan").variant(fmt, { GEMV_IDOT = mode or 1, GEMV_XB = xb, GEMV_TOKENS = T, GEMV_GRID = 1, GEMV_XPRE = xpre })
+      local changes = { GEMV_IDOT = mode or 1, GEMV_XB = xb, GEMV_TOKENS = T, GEMV_GRID = 1, GEMV_XPRE = xpre }
+      for name, v in pairs(extra or {}) do changes[name] = v end -- more defines (GEMV_KHALF)
+      local spec = require("gpubench.gemv_vulkan").variant(fmt, changes)
       local y, ys = require("gpubench.gemv").run(dev, fmt, w, m, k, xs, T, spec)
       for tk = 1, T do
         local yref, absdot = ref.gemv(fmt, w, m, k, rows[tk])
