@@ -498,6 +498,26 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
+phase_next52() { # next51 cut to a short budget: GEMV_KHALF's registers and A/B (q4_k T = 4, 8; q5_k T = 4), then the
+  # quantized tables at T = 1, 2, 4 on both backends, then the XPRE test on the NVIDIA driver
+  run kstats_khalf timeout 60 $G tools/kernel_stats.lua --backend vulkan \
+    file:kernels/vulkan/gemv_q4_k.comp:main:256:GEMV_IDOT=1,GEMV_XPRE=1,GEMV_T=8,GEMV_NR=4,GEMV_TOKENS=4,GEMV_XB=8 \
+    file:kernels/vulkan/gemv_q4_k.comp:main:256:GEMV_IDOT=1,GEMV_XPRE=1,GEMV_KHALF=1,GEMV_T=16,GEMV_NR=4,GEMV_TOKENS=4,GEMV_XB=8
+  grep -E "^file|Register" "$LOGS/kstats_khalf.log" | cut -c1-160
+  variants vkkh_q4k_T4 q4_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
+  variants vkkh_q5k_T4 q5_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
+  variants vkkh_q4k_T8 q4_k 14336 5120 \
+    "GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=1;GEMV_T=32;GEMV_NR=4,8"
+  local b tk
+  for tk in 4 2 1; do for b in vulkan cuda; do
+    run "gemv_tok_${b}_T$tk" timeout 40 env M=14336 K=5120 $G --backend $b experiments/gemv_table.lua --rotate \
+      --tokens $tk --rounds 1 --kernels q8_0,q4_0,q4_k,q5_k,q6_k --json "$LOGS/gemv_tok_${b}_T$tk.jsonl"
+    grep -E "^q[0-9]|rror" "$LOGS/gemv_tok_${b}_T$tk.log" | cut -c1-110
+  done; done
+  run vk_xpre_test timeout 60 $G tests/lua/test_gemv_vulkan_xpre.lua
+  grep -E "^FAIL|passed" "$LOGS/vk_xpre_test.log"
+}
+
 phase_next51() { # half chunks (GEMV_KHALF=1: half the registers a unit) against the XPRE rule's kernels, q4_k and
   # q5_k at T = 2, 4, 8, validated, both orders; their registers; then next50 (the tables, the tests)
   run kstats_khalf timeout 60 $G tools/kernel_stats.lua --backend vulkan \
@@ -1612,6 +1632,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next52)
+  phase_next52
   ;;
 next51)
   phase_next51
