@@ -498,16 +498,24 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
-phase_next52() { # next51 cut to a short budget: GEMV_KHALF's registers and A/B (q4_k T = 4, 8; q5_k T = 4), then the
-  # quantized tables at T = 1, 2, 4 on both backends, then the XPRE test on the NVIDIA driver
+khalf_ab() { # khalf_ab FULL: GEMV_KHALF's registers (k:stats, q4_k T = 4) and A/B against the XPRE rule's kernels,
+  # validated, both orders: q4_k T = 4 and 8, q5_k T = 4; FULL=1 also q4_k T = 8 at 16 lanes and q4_k T = 2
   run kstats_khalf timeout 60 $G tools/kernel_stats.lua --backend vulkan \
     file:kernels/vulkan/gemv_q4_k.comp:main:256:GEMV_IDOT=1,GEMV_XPRE=1,GEMV_T=8,GEMV_NR=4,GEMV_TOKENS=4,GEMV_XB=8 \
     file:kernels/vulkan/gemv_q4_k.comp:main:256:GEMV_IDOT=1,GEMV_XPRE=1,GEMV_KHALF=1,GEMV_T=16,GEMV_NR=4,GEMV_TOKENS=4,GEMV_XB=8
   grep -E "^file|Register" "$LOGS/kstats_khalf.log" | cut -c1-160
+  local lanes8=32; [[ $1 == 1 ]] && lanes8=16,32
   variants vkkh_q4k_T4 q4_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
   variants vkkh_q5k_T4 q5_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
   variants vkkh_q4k_T8 q4_k 14336 5120 \
-    "GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=1;GEMV_T=32;GEMV_NR=4,8"
+    "GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=1;GEMV_T=$lanes8;GEMV_NR=4,8"
+  [[ $1 == 1 ]] || return 0
+  variants vkkh_q4k_T2 q4_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
+}
+
+phase_next52() { # next51 cut to a short budget: khalf_ab's short form, the quantized tables at T = 4, 2, 1 on both
+  # backends, then the XPRE test on the NVIDIA driver
+  khalf_ab 0
   local b tk
   for tk in 4 2 1; do for b in vulkan cuda; do
     run "gemv_tok_${b}_T$tk" timeout 40 env M=14336 K=5120 $G --backend $b experiments/gemv_table.lua --rotate \
@@ -518,17 +526,8 @@ phase_next52() { # next51 cut to a short budget: GEMV_KHALF's registers and A/B 
   grep -E "^FAIL|passed" "$LOGS/vk_xpre_test.log"
 }
 
-phase_next51() { # half chunks (GEMV_KHALF=1: half the registers a unit) against the XPRE rule's kernels, q4_k and
-  # q5_k at T = 2, 4, 8, validated, both orders; their registers; then next50 (the tables, the tests)
-  run kstats_khalf timeout 60 $G tools/kernel_stats.lua --backend vulkan \
-    file:kernels/vulkan/gemv_q4_k.comp:main:256:GEMV_IDOT=1,GEMV_XPRE=1,GEMV_T=8,GEMV_NR=4,GEMV_TOKENS=4,GEMV_XB=8 \
-    file:kernels/vulkan/gemv_q4_k.comp:main:256:GEMV_IDOT=1,GEMV_XPRE=1,GEMV_KHALF=1,GEMV_T=16,GEMV_NR=4,GEMV_TOKENS=4,GEMV_XB=8
-  grep -E "^file|Register" "$LOGS/kstats_khalf.log" | cut -c1-160
-  variants vkkh_q4k_T4 q4_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
-  variants vkkh_q5k_T4 q5_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
-  variants vkkh_q4k_T8 q4_k 14336 5120 \
-    "GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=1;GEMV_T=16,32;GEMV_NR=4,8"
-  variants vkkh_q4k_T2 q4_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
+phase_next51() { # khalf_ab whole, then next50 (the tables at T = 1, 2, 3, 4, 6, 8, both backends; the tests)
+  khalf_ab 1
   phase_next50
 }
 

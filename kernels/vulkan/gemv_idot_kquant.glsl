@@ -31,6 +31,14 @@
 #error "GEMV_KHALF=1 reads x's records (GEMV_XPRE=1): in shared memory two halves of a block share a bank"
 #endif
 
+// (d*sc, d*sc', dmin*m, dmin*m') of sub-blocks 2c, 2c + 1 of the super-block at uvec4 sbw: exact
+// products (fp16 times a 6-bit integer).
+vec4 gemv_k_factors(uint sbw, uint c) {
+    uvec4 h = W[sbw];
+    vec2 dd = unpackHalf2x16(h.x); // d, dmin
+    return vec4(dd.xx, dd.yy) * gemv_k4_scales(h, c);
+}
+
 void gemv_idot_k_main() {
     uint tid = gemv_tid();
     uint nb = P.k >> 5u; // blocks of x (sub-blocks) per row
@@ -72,9 +80,7 @@ void gemv_idot_k_main() {
                 vec4 f[GEMV_NR];
                 [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
                     uint sbw = base[r] + sb * uint(GEMV_K_SB_UVEC4);
-                    uvec4 h = W[sbw];
-                    vec2 dd = unpackHalf2x16(h.x); // d, dmin
-                    f[r] = vec4(dd.xx, dd.yy) * gemv_k4_scales(h, c); // exact products
+                    f[r] = gemv_k_factors(sbw, c);
                     uint l4[4], h4[4];
                     gemv_k_codes_half(sbw, c, hh, l4, h4);
                     [[unroll]] for (int j = 0; j < 4; j++) {
@@ -117,9 +123,7 @@ void gemv_idot_k_main() {
                 vec4 f[GEMV_NR];
                 [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
                     uint sbw = base[r] + sb * uint(GEMV_K_SB_UVEC4);
-                    uvec4 h = W[sbw];
-                    vec2 dd = unpackHalf2x16(h.x); // d, dmin
-                    f[r] = vec4(dd.xx, dd.yy) * gemv_k4_scales(h, c); // exact products
+                    f[r] = gemv_k_factors(sbw, c);
                     uint l8[8], h8[8];
                     gemv_k_codes(sbw, c, l8, h8);
                     [[unroll]] for (int j = 0; j < 8; j++) {
