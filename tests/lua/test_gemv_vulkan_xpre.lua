@@ -1,7 +1,7 @@
 -- x quantized once per call on Vulkan (GEMV_XPRE=1: a first dispatch, gemv_idot_xprep.comp,
 -- and the integer loops reading its records: q4_k, q5_k, q6_k, q8_0, q4_0) against the FP64
--- oracle, and the rule that takes it (gemv_vulkan.for_device from T = 8). Out of
--- test_gemv_vulkan_kquant.lua, whose sanitizer run was near CI's time limit. Runs on lavapipe
+-- oracle, and the rule that takes it (gemv_vulkan.for_device's XPRE_RULES, from T = 2 for
+-- most formats). Out of test_gemv_vulkan_kquant.lua, whose sanitizer run was near CI's time limit. Runs on lavapipe
 -- in CI, so shapes stay small.
 --
 -- Criterion (the GEMV contract): per row |y - y_ref| <= 1e-4 * sum_j |w_ij x_j|, widened by
