@@ -513,6 +513,19 @@ khalf_ab() { # khalf_ab FULL: GEMV_KHALF's registers (k:stats, q4_k T = 4) and A
   variants vkkh_q4k_T2 q4_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
 }
 
+phase_next53() { # issue 14's short points at T = 1024 (vendor/ours 0.30-0.53 on 2026-12-06's H100): the wgmma route's tile
+  # width, slices of K and fp16 weights around the grid rule's pick, against the mma route, ABBA, each variant
+  # FP64-checked first (SM53_PTS="q:N:K ..." overrides the points)
+  local p q n k
+  for p in ${SM53_PTS:-w8:4608:4608 w8:2048:4096 w8:5120:17408 q5:1152:1152 q6:1152:1536 q4:4304:1152 q5:6144:5120}; do
+    IFS=: read -r q n k <<< "$p"
+    run "small53_${q}_${n}_$k" timeout 150 $G --backend cuda experiments/linear_variants.lua --route wgmma --versus mma \
+      --grid "LN_BN=128,256;LN_KSPLIT=1,2,4;LN_HALF=0,1" --qtype $q --n $n --k $k --t 1024 \
+      --json "$LOGS/small53_${q}_${n}_$k.jsonl"
+    grep -E '^ *[0-9]+ |rror|refused' "$LOGS/small53_${q}_${n}_$k.log" | cut -c1-150
+  done
+}
+
 phase_next52() { # next51 cut to a short budget: khalf_ab's short form, the quantized tables at T = 4, 2, 1 on both
   # backends, then the XPRE test on the NVIDIA driver
   khalf_ab 0
@@ -1631,6 +1644,9 @@ next19)
   ;;
 wide)
   phase_wide
+  ;;
+next53)
+  phase_next53
   ;;
 next52)
   phase_next52
