@@ -499,7 +499,8 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
 }
 
 khalf_ab() { # khalf_ab FULL: GEMV_KHALF's registers (k:stats, q4_k T = 4) and A/B against the XPRE rule's kernels,
-  # validated, both orders: q4_k T = 4 and 8, q5_k T = 4; FULL=1 also q4_k T = 8 at 16 lanes and q4_k T = 2
+  # validated, both orders: q4_k T = 4 and 8, q5_k T = 4; GEMV_KPF against the table's kernel at T = 1 (q4_k, q5_k);
+  # FULL=1 also q4_k T = 8 at 16 lanes, q4_k T = 2 and GEMV_KPF at 131072 rows
   run kstats_khalf timeout 60 $G tools/kernel_stats.lua --backend vulkan \
     file:kernels/vulkan/gemv_q4_k.comp:main:256:GEMV_IDOT=1,GEMV_XPRE=1,GEMV_T=8,GEMV_NR=4,GEMV_TOKENS=4,GEMV_XB=8 \
     file:kernels/vulkan/gemv_q4_k.comp:main:256:GEMV_IDOT=1,GEMV_XPRE=1,GEMV_KHALF=1,GEMV_T=16,GEMV_NR=4,GEMV_TOKENS=4,GEMV_XB=8
@@ -509,8 +510,12 @@ khalf_ab() { # khalf_ab FULL: GEMV_KHALF's registers (k:stats, q4_k T = 4) and A
   variants vkkh_q5k_T4 q5_k 14336 5120 "GEMV_TOKENS=4;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
   variants vkkh_q4k_T8 q4_k 14336 5120 \
     "GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=8;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=1;GEMV_T=$lanes8;GEMV_NR=4,8"
+  # the first chunk's weights ahead of x's quantization (GEMV_KPF) at one token, the table's geometry
+  variants vkkpf_q4k_T1 q4_k 14336 5120 "GEMV_TOKENS=1;GEMV_IDOT=1;GEMV_KPF=0,1;GEMV_T=8;GEMV_NR=2"
+  variants vkkpf_q5k_T1 q5_k 14336 5120 "GEMV_TOKENS=1;GEMV_IDOT=1;GEMV_KPF=0,1;GEMV_T=8;GEMV_NR=2"
   [[ $1 == 1 ]] || return 0
   variants vkkh_q4k_T2 q4_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
+  variants vkkpf_q4k_T1_tall q4_k 131072 5120 "GEMV_TOKENS=1;GEMV_IDOT=1;GEMV_KPF=0,1;GEMV_T=8;GEMV_NR=8"
 }
 
 phase_next53() { # issue 14's short points at T = 1024 (vendor/ours 0.30-0.53 on 2026-12-06's H100): the wgmma route's tile

@@ -31,12 +31,45 @@
 #error "GEMV_KHALF=1 reads x's records (GEMV_XPRE=1): in shared memory two halves of a block share a bank"
 #endif
 
+// GEMV_KPF = 1 (x in shared memory, whole): the first chunk of the workgroup's first tile is
+// loaded before x's quantization, so that those weights are in flight while it runs (every
+// workgroup quantizes at once at the start, with nothing else to wait for); the loop's first
+// trip takes them. The loads' registers are live only where the loop's are not.
+#ifndef GEMV_KPF
+#define GEMV_KPF 0
+#endif
+#if GEMV_KPF && GEMV_XPRE
+#error "GEMV_KPF=1 overlaps x's quantization per workgroup: with GEMV_XPRE=1 there is none"
+#endif
+
 // (d*sc, d*sc', dmin*m, dmin*m') of sub-blocks 2c, 2c + 1 of the super-block at uvec4 sbw: exact
 // products (fp16 times a 6-bit integer).
 vec4 gemv_k_factors(uint sbw, uint c) {
     uvec4 h = W[sbw];
     vec2 dd = unpackHalf2x16(h.x); // d, dmin
     return vec4(dd.xx, dd.yy) * gemv_k4_scales(h, c);
+}
+
+// Chunk ch of the GEMV_NR rows at uvec4s base[]: each row's low and high code words and factors.
+void gemv_k_chunk(uint base[GEMV_NR], uint ch, out uint lo[GEMV_NR][8], out uint hi[GEMV_NR][8],
+                  out vec4 f[GEMV_NR]) {
+    uint sb = ch >> 2u, c = ch & 3u;
+    [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+        uint sbw = base[r] + sb * uint(GEMV_K_SB_UVEC4);
+        f[r] = gemv_k_factors(sbw, c);
+        uint l8[8], h8[8];
+        gemv_k_codes(sbw, c, l8, h8);
+        [[unroll]] for (int j = 0; j < 8; j++) {
+            lo[r][j] = l8[j];
+            hi[r][j] = h8[j];
+        }
+    }
+}
+
+// The uvec4 of row0 + r's first super-block, for each of the lane group's rows.
+void gemv_k_bases(uint row0, uint nb, out uint base[GEMV_NR]) {
+    [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+        base[r] = gemv_clamp_row(row0 + uint(r)) * (nb >> 3u) * uint(GEMV_K_SB_UVEC4);
 }
 
 void gemv_idot_k_main() {
@@ -53,16 +86,27 @@ void gemv_idot_k_main() {
     // gemv_vulkan.for_device picks). Else each tile quantizes it again, a slice of XB blocks at
     // a time: the path that takes T = 8 at k = 5120 in 48 KiB.
     bool whole = nb <= XB;
-    if (whole) gemv_idot_quantize(tid, 0u);
 #endif
     uint lane = tid % T, group = tid / T;
     uint tiles = gemv_idot_tiles();
+#if GEMV_KPF
+    uint plo[GEMV_NR][8], phi[GEMV_NR][8];
+    vec4 pf[GEMV_NR];
+    bool pending = whole && gl_WorkGroupID.x < tiles && lane < (nb >> 1u);
+    if (pending) {
+        uint pbase[GEMV_NR];
+        gemv_k_bases(gl_WorkGroupID.x * uint(GEMV_ROWS) + group * uint(GEMV_NR), nb, pbase);
+        gemv_k_chunk(pbase, lane, plo, phi, pf);
+    }
+#endif
+#if !GEMV_XPRE
+    if (whole) gemv_idot_quantize(tid, 0u);
+#endif
     for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
         uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
         uint base[GEMV_NR];
         float acc[GEMV_ACC];
-        [[unroll]] for (int r = 0; r < GEMV_NR; r++)
-            base[r] = gemv_clamp_row(row0 + uint(r)) * (nb >> 3u) * uint(GEMV_K_SB_UVEC4);
+        gemv_k_bases(row0, nb, base);
         [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
         for (uint b0 = 0u; b0 < nb; b0 += XB) {
 #if !GEMV_XPRE
@@ -116,21 +160,19 @@ void gemv_idot_k_main() {
             }
 #else
             for (uint ch = c0 + lane; ch < c1; ch += T) {
-                uint sb = ch >> 2u, c = ch & 3u;
                 // Each row's chunk: low and high nibble words, and (d*sc, dmin*m) of
                 // sub-blocks 2c, 2c+1, used for every token.
                 uint lo[GEMV_NR][8], hi[GEMV_NR][8];
                 vec4 f[GEMV_NR];
-                [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
-                    uint sbw = base[r] + sb * uint(GEMV_K_SB_UVEC4);
-                    f[r] = gemv_k_factors(sbw, c);
-                    uint l8[8], h8[8];
-                    gemv_k_codes(sbw, c, l8, h8);
-                    [[unroll]] for (int j = 0; j < 8; j++) {
-                        lo[r][j] = l8[j];
-                        hi[r][j] = h8[j];
-                    }
-                }
+#if GEMV_KPF
+                if (pending) { // the first trip of the first tile: loaded before the quantization
+                    lo = plo;
+                    hi = phi;
+                    f = pf;
+                    pending = false;
+                } else
+#endif
+                gemv_k_chunk(base, ch, lo, hi, f);
 #if !GEMV_XPRE
                 uint pa = GEMV_IDOT_POS(2u * (ch - c0)), pb = GEMV_IDOT_POS(2u * (ch - c0) + 1u);
 #endif

@@ -195,9 +195,12 @@ end
 -- limit, no slices. A spec with `prep` (gemv.launches runs it first).
 -- The value: the GEMV_IDOT modes whose loop reads the records (layout 1: q6_k's both).
 local XPRE_FORMATS = { q4_k = { 1 }, q5_k = { 1 }, q6_k = { 1, 2 }, q8_0 = { 1 }, q4_0 = { 1 } }
--- GEMV_KHALF = 1 (with GEMV_XPRE = 1): the k-quant loop's lane takes half a chunk
--- (gemv_idot_kquant.glsl), half the registers a unit.
-local KHALF_FORMATS = { q4_k = true, q5_k = true }
+-- Switches of the k-quant loop (gemv_idot_kquant.glsl; q4_k, q5_k), 0 or 1, and the x path
+-- each needs: GEMV_KHALF a lane's unit half a chunk, half the registers a unit (x's records,
+-- GEMV_XPRE = 1); GEMV_KPF the first chunk's weights loaded before x's quantization in the
+-- workgroup (x in shared memory, GEMV_XPRE = 0).
+local KQUANT_FORMATS = { q4_k = true, q5_k = true }
+local KQUANT_SWITCHES = { GEMV_KHALF = 1, GEMV_KPF = 0 }
 -- Where for_device takes it, by T: a format's ranges are tried in order, the
 -- first holding T applies ({GEMV_T, GEMV_NR}, and the GEMV_IDOT mode, 1 unless
 -- named). Each range won a validated A/B against the table's kernel (x
@@ -434,14 +437,16 @@ local function coop_spec(fmt, tokens, wr, ks, u, mode, direct, reg, rt, pf)
   return coop_specs[key]
 end
 
-local function idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre, wg, half)
+local function idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre, wg, switches)
   local e = entry(fmt, t, nr, tokens, wg)
   e.defines.GEMV_IDOT, e.defines.GEMV_XB = mode, xb
   if xpre == 1 then
     e.defines.GEMV_XPRE = 1 -- 0 is not passed: the other kernels compile as before
     e.prep = xprep(tokens or 1)
   end
-  if half == 1 then e.defines.GEMV_KHALF = 1 end
+  for name, v in pairs(switches or {}) do
+    if v == 1 then e.defines[name] = 1 end -- 0 is not passed
+  end
   if mode == 2 and IDOT2_PICKED[fmt] == "layout" then e.k_multiple = IDOT2_K_MULTIPLE end
   local rpg = e.rows_per_group
   e.grid = function(m) return idot_grid(m, rpg, cap) end
@@ -477,13 +482,18 @@ local SHAPE_SHARED_BYTES = 49152
 -- One table per (fmt, defines, cap): gemv.kernel caches compiled kernels by
 -- spec table.
 local idot_specs = {}
-local function idot_spec(fmt, mode, t, nr, xb, cap, tokens, xpre, wg, half)
-  tokens, xpre, wg, half = tokens or 1, xpre or 0, wg or WG, half or 0
+local function idot_spec(fmt, mode, t, nr, xb, cap, tokens, xpre, wg, switches)
+  tokens, xpre, wg = tokens or 1, xpre or 0, wg or WG
   if xpre == 1 then xb = IDOT_XB_MULTIPLE[fmt] or 1 end -- not read: one kernel whatever GEMV_XB said
-  local key = ("%s:%d:%d:%d:%d:%d:%d:%d:%d:%d"):format(fmt, mode, t, nr, xb, cap, tokens, xpre, wg, half)
+  local on = {}
+  for name in pairs(KQUANT_SWITCHES) do
+    if switches and switches[name] == 1 then on[#on + 1] = name end
+  end
+  table.sort(on)
+  local key = ("%s:%d:%d:%d:%d:%d:%d:%d:%d:%s"):format(fmt, mode, t, nr, xb, cap, tokens, xpre, wg, table.concat(on, ","))
   local s = idot_specs[key]
   if not s then
-    s = idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre, wg, half)
+    s = idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre, wg, switches)
     idot_specs[key] = s
   end
   return s
@@ -534,7 +544,7 @@ function M.for_device(dev, fmt, m, k, tokens)
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end
   local xp = xpre_rule(fmt, tokens)
-  if xp then return idot_spec(fmt, xp.mode or 1, xp.geometry[1], xp.geometry[2], nil, 0, tokens, 1, nil, xp.half) end
+  if xp then return idot_spec(fmt, xp.mode or 1, xp.geometry[1], xp.geometry[2], nil, 0, tokens, 1, nil, xp.switches) end
   local multi = IDOT_TOKENS[fmt] == "multi" and tokens > 1
   local g = M.idot_geometry(fmt, m, tokens)
   local mode = 1
@@ -561,7 +571,7 @@ end
 -- of x per token (shape_changes gives them for a k; q4_k slices x past them),
 -- GEMV_GRID its most workgroups (0: one per row tile; a launch setting, not a
 -- shader define), GEMV_XPRE (q4_k, q5_k, q6_k, q8_0, q4_0) x quantized once per call by a first
--- dispatch, GEMV_KHALF (q4_k, q5_k, with GEMV_XPRE = 1) half a chunk a lane's unit.
+-- dispatch, GEMV_KHALF and GEMV_KPF (q4_k, q5_k: KQUANT_SWITCHES) switches of the k-quant loop.
 -- The integer kernel's GEMV_T and GEMV_NR default to its own
 -- geometry (IDOT_GEOMETRY), not the float entry's.
 function M.variant_defines(fmt)
@@ -572,7 +582,9 @@ function M.variant_defines(fmt)
   d.GEMV_WG = WG
   if IDOT_BLOCK_BYTES[fmt] then d.GEMV_IDOT, d.GEMV_XB, d.GEMV_GRID = 0, 0, 0 end
   if XPRE_FORMATS[fmt] then d.GEMV_XPRE = 0 end
-  if KHALF_FORMATS[fmt] then d.GEMV_KHALF = 0 end
+  if KQUANT_FORMATS[fmt] then
+    for name in pairs(KQUANT_SWITCHES) do d[name] = 0 end
+  end
   if COOP_FMT[fmt] then
     d.GEMV_COOP = 0
     for k, v in pairs(COOP_DEFAULTS) do if coop_takes(fmt, k) then d[k] = v end end
@@ -637,7 +649,7 @@ function M.variant(fmt, changes)
     error(("gemv_vulkan.variant: unknown format %s"):format(tostring(fmt)), 2)
   end
   local t, nr, tokens = base.defines.GEMV_T, base.defines.GEMV_NR, base.defines.GEMV_TOKENS
-  local idot, xb, cap, xpre, coop, wg, half = 0, nil, 0, 0, {}, WG, 0
+  local idot, xb, cap, xpre, coop, wg, switches = 0, nil, 0, 0, {}, WG, {}
   local modes = IDOT_BLOCK_BYTES[fmt] and #IDOT_BLOCK_BYTES[fmt] or 0
   for k, v in pairs(changes) do
     if IDOT_BLOCK_BYTES[fmt] and (k == "GEMV_IDOT" or k == "GEMV_XB" or k == "GEMV_GRID") then
@@ -657,9 +669,9 @@ function M.variant(fmt, changes)
     elseif k == "GEMV_XPRE" and XPRE_FORMATS[fmt] then
       if v ~= 0 and v ~= 1 then error(("gemv_vulkan.variant: GEMV_XPRE=%s is not 0 or 1"):format(tostring(v)), 2) end
       xpre = v
-    elseif k == "GEMV_KHALF" and KHALF_FORMATS[fmt] then
-      if v ~= 0 and v ~= 1 then error(("gemv_vulkan.variant: GEMV_KHALF=%s is not 0 or 1"):format(tostring(v)), 2) end
-      half = v
+    elseif KQUANT_SWITCHES[k] and KQUANT_FORMATS[fmt] then
+      if v ~= 0 and v ~= 1 then error(("gemv_vulkan.variant: %s=%s is not 0 or 1"):format(k, tostring(v)), 2) end
+      switches[k] = v
     elseif k == "GEMV_TOKENS" then
       -- the shared message of both backends (gemv_cuda.variant says the same)
       if math.type(v) ~= "integer" or v < 1 or v > MAX_TOKENS then
@@ -680,7 +692,7 @@ function M.variant(fmt, changes)
       else
         error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_WG, GEMV_TOKENS%s%s%s)"):format(fmt,
           tostring(k), IDOT_BLOCK_BYTES[fmt] and ", GEMV_IDOT, GEMV_XB, GEMV_GRID" or "",
-          XPRE_FORMATS[fmt] and (", GEMV_XPRE" .. (KHALF_FORMATS[fmt] and ", GEMV_KHALF" or "")) or "",
+          XPRE_FORMATS[fmt] and (", GEMV_XPRE" .. (KQUANT_FORMATS[fmt] and ", GEMV_KHALF, GEMV_KPF" or "")) or "",
           COOP_FMT[fmt] and (", GEMV_COOP, COOP_WR, COOP_KS" .. (coop_takes(fmt, "COOP_U") and ", COOP_U" or "")
             .. (coop_takes(fmt, "COOP_DIRECT") and ", COOP_DIRECT" or "")
             .. (coop_takes(fmt, "COOP_REG") and ", COOP_REG, COOP_RT" or "") .. (coop_takes(fmt, "COOP_PF") and ", COOP_PF" or ""))
@@ -690,7 +702,8 @@ function M.variant(fmt, changes)
   end
   if (coop.GEMV_COOP or 0) >= 1 then
     local defaults = M.variant_defines(fmt) -- a grid names every define at its default
-    for _, k in ipairs { "GEMV_T", "GEMV_NR", "GEMV_WG", "GEMV_IDOT", "GEMV_XB", "GEMV_GRID", "GEMV_XPRE", "GEMV_KHALF" } do
+    for _, k in ipairs { "GEMV_T", "GEMV_NR", "GEMV_WG", "GEMV_IDOT", "GEMV_XB", "GEMV_GRID", "GEMV_XPRE", "GEMV_KHALF",
+                         "GEMV_KPF" } do
       if changes[k] ~= nil and changes[k] ~= defaults[k] then
         error(("gemv_vulkan.variant: %s GEMV_COOP=1 or 2 is its own kernel: it takes COOP_WR, COOP_KS%s and GEMV_TOKENS, not %s")
           :format(fmt, coop_takes(fmt, "COOP_U") and ", COOP_U" or "", k), 2)
@@ -718,9 +731,11 @@ function M.variant(fmt, changes)
     error(("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's in layout 1: it needs GEMV_IDOT=%s"):format(fmt,
       table.concat(XPRE_FORMATS[fmt], " or ")), 2)
   end
-  if half == 1 and (xpre ~= 1 or idot ~= 1) then
-    error(("gemv_vulkan.variant: %s GEMV_KHALF=1 is the integer kernel's with x quantized once per call: it needs "
-      .. "GEMV_IDOT=1 and GEMV_XPRE=1"):format(fmt), 2)
+  for name, xp in pairs(KQUANT_SWITCHES) do
+    if switches[name] == 1 and (xpre ~= xp or idot ~= 1) then
+      error(("gemv_vulkan.variant: %s %s=1 is the integer kernel's with x %s: it needs GEMV_IDOT=1 and GEMV_XPRE=%d")
+        :format(fmt, name, xp == 1 and "quantized once per call" or "quantized per workgroup", xp), 2)
+    end
   end
   if idot >= 1 then
     local step = IDOT_XB_MULTIPLE[fmt] or 1
@@ -730,7 +745,7 @@ function M.variant(fmt, changes)
         .. "(gemv_vulkan.shape_changes gives it for a k)"):format(idot,
         step > 1 and (" and a multiple of %d"):format(step) or ""), 2)
     end
-    return idot_spec(fmt, idot, t, nr, xb, cap, tokens, xpre, wg, half)
+    return idot_spec(fmt, idot, t, nr, xb, cap, tokens, xpre, wg, switches)
   end
   if (xb and xb ~= 0) or cap ~= 0 then
     error(("gemv_vulkan.variant: GEMV_XB and GEMV_GRID apply to the integer kernel only (GEMV_IDOT=1 or 2)"), 2)
