@@ -498,8 +498,9 @@ phase_next20() { # one call for what 2026-12-06 left unmeasured: the GEMV's COOP
     VKREG_GEMV_TEST=0 phase_vkreg
 }
 
-khalf_ab() { # khalf_ab FULL: GEMV_KHALF's registers (k:stats, q4_k T = 4) and A/B against the XPRE rule's kernels,
-  # validated, both orders: q4_k T = 4 and 8, q5_k T = 4; GEMV_KPF against the table's kernel at T = 1 (q4_k, q5_k);
+kloop_ab() { # kloop_ab FULL: GEMV_KHALF's registers (k:stats, q4_k T = 4) and A/B against the XPRE rule's kernels,
+  # validated, both orders: q4_k T = 4 and 8, q5_k T = 4; GEMV_KPF against the table's kernel at T = 1 (q4_k, q5_k,
+  # q8_0, q4_0);
   # FULL=1 also q4_k T = 8 at 16 lanes, q4_k T = 2 and GEMV_KPF at 131072 rows
   run kstats_khalf timeout 60 $G tools/kernel_stats.lua --backend vulkan \
     file:kernels/vulkan/gemv_q4_k.comp:main:256:GEMV_IDOT=1,GEMV_XPRE=1,GEMV_T=8,GEMV_NR=4,GEMV_TOKENS=4,GEMV_XB=8 \
@@ -513,6 +514,8 @@ khalf_ab() { # khalf_ab FULL: GEMV_KHALF's registers (k:stats, q4_k T = 4) and A
   # the first chunk's weights ahead of x's quantization (GEMV_KPF) at one token, the table's geometry
   variants vkkpf_q4k_T1 q4_k 14336 5120 "GEMV_TOKENS=1;GEMV_IDOT=1;GEMV_KPF=0,1;GEMV_T=8;GEMV_NR=2"
   variants vkkpf_q5k_T1 q5_k 14336 5120 "GEMV_TOKENS=1;GEMV_IDOT=1;GEMV_KPF=0,1;GEMV_T=8;GEMV_NR=2"
+  variants vkkpf_q80_T1 q8_0 14336 5120 "GEMV_TOKENS=1;GEMV_IDOT=2;GEMV_KPF=0,1;GEMV_T=32;GEMV_NR=8"
+  variants vkkpf_q40_T1 q4_0 14336 5120 "GEMV_TOKENS=1;GEMV_IDOT=2;GEMV_KPF=0,1;GEMV_T=32;GEMV_NR=8"
   [[ $1 == 1 ]] || return 0
   variants vkkh_q4k_T2 q4_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
   variants vkkpf_q4k_T1_tall q4_k 131072 5120 "GEMV_TOKENS=1;GEMV_IDOT=1;GEMV_KPF=0,1;GEMV_T=8;GEMV_NR=8"
@@ -531,9 +534,9 @@ phase_next53() { # issue 14's short points at T = 1024 (vendor/ours 0.30-0.53 on
   done
 }
 
-phase_next52() { # next51 cut to a short budget: khalf_ab's short form, the quantized tables at T = 4, 2, 1 on both
+phase_next52() { # next51 cut to a short budget: kloop_ab's short form, the quantized tables at T = 4, 2, 1 on both
   # backends, then the XPRE test on the NVIDIA driver
-  khalf_ab 0
+  kloop_ab 0
   local b tk
   for tk in 4 2 1; do for b in vulkan cuda; do
     run "gemv_tok_${b}_T$tk" timeout 40 env M=14336 K=5120 $G --backend $b experiments/gemv_table.lua --rotate \
@@ -544,8 +547,8 @@ phase_next52() { # next51 cut to a short budget: khalf_ab's short form, the quan
   grep -E "^FAIL|passed" "$LOGS/vk_xpre_test.log"
 }
 
-phase_next51() { # khalf_ab whole, then next50 (the tables at T = 1, 2, 3, 4, 6, 8, both backends; the tests)
-  khalf_ab 1
+phase_next51() { # kloop_ab whole, then next50 (the tables at T = 1, 2, 3, 4, 6, 8, both backends; the tests)
+  kloop_ab 1
   phase_next50
 }
 

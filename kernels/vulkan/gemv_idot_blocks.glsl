@@ -16,6 +16,53 @@
 #if !defined(GEMV_IDOT_BLOCK_BYTES) || !defined(GEMV_IDOT_WORDS)
 #error "gemv_idot_blocks.glsl needs the kernel's GEMV_IDOT_BLOCK_BYTES and GEMV_IDOT_WORDS (and its idot_block_load, idot_block_dot)"
 #endif
+// GEMV_KPF = 1 (x per workgroup): the lane's first block of the workgroup's first tile is loaded
+// before x's quantization and taken by the loop's first trip, as the k-quant loop does
+// (gemv_idot_kquant.glsl; docs/kernels/vulkan-gemv.md, "Weights ahead of x's quantization").
+#ifndef GEMV_KPF
+#define GEMV_KPF 0
+#endif
+#if GEMV_KPF && GEMV_XPRE
+#error "GEMV_KPF=1 overlaps x's quantization per workgroup: with GEMV_XPRE=1 there is none"
+#endif
+
+// Block b of the GEMV_NR rows at byte offsets base[]: each row's code words, their shift and d.
+void idot_blocks_load(uint base[GEMV_NR], uint b, out uint u[GEMV_NR][GEMV_IDOT_WORDS], out uint s[GEMV_NR],
+                      out float d[GEMV_NR]) {
+    [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+        d[r] = idot_block_load(base[r] + uint(GEMV_IDOT_BLOCK_BYTES) * b, u[r], s[r]);
+}
+
+// The byte offset of row0 + r's first block, for each of the lane group's rows.
+void idot_blocks_bases(uint row0, uint row_bytes, out uint base[GEMV_NR]) {
+    [[unroll]] for (int r = 0; r < GEMV_NR; r++) base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
+}
+
+#if GEMV_KPF
+// The first block's loads of the workgroup's first tile (the lane's block `lane`), when x is whole.
+#define IDOT_KPF_ISSUE(whole)                                                                    \
+    uint pu[GEMV_NR][GEMV_IDOT_WORDS], ps[GEMV_NR];                                              \
+    float pd[GEMV_NR];                                                                           \
+    bool pending = (whole) && gl_WorkGroupID.x < tiles && lane < nb;                             \
+    if (pending) {                                                                               \
+        uint pbase[GEMV_NR];                                                                     \
+        idot_blocks_bases(gl_WorkGroupID.x * uint(GEMV_ROWS) + group * uint(GEMV_NR), row_bytes, pbase); \
+        idot_blocks_load(pbase, lane, pu, ps, pd);                                               \
+    }
+// The loop's load: the first trip takes the block loaded ahead.
+#define IDOT_KPF_TAKE(base, b, u, s, d)                                                          \
+    if (pending) {                                                                               \
+        u = pu;                                                                                  \
+        s = ps;                                                                                  \
+        d = pd;                                                                                  \
+        pending = false;                                                                         \
+    } else                                                                                       \
+        idot_blocks_load(base, b, u, s, d)
+#else
+#define IDOT_KPF_ISSUE(whole)
+#define IDOT_KPF_TAKE(base, b, u, s, d) idot_blocks_load(base, b, u, s, d)
+#endif
+
 #ifdef GEMV_IDOT_SUM
 #define GEMV_IDOT_OFF(blk) (8 * gx_sum[blk])
 #define GEMV_IDOT_OFF_OF(sum) (8 * (sum))
@@ -28,22 +75,21 @@
 // One token: x whole in shared memory (gemv_vulkan.lua keeps k within GEMV_XB blocks).
 void main() {
     uint tid = gemv_tid();
-#if !GEMV_XPRE
-    gemv_idot_quantize(tid);
-#endif
     uint nb = P.k >> 5u;   // blocks per row
     uint row_bytes = nb * uint(GEMV_IDOT_BLOCK_BYTES);
     const uint T = uint(GEMV_T);
     uint lane = tid % T, group = tid / T;
     uint tiles = gemv_idot_tiles();
+    IDOT_KPF_ISSUE(true)
+#if !GEMV_XPRE
+    gemv_idot_quantize(tid);
+#endif
     for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
         uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
         uint base[GEMV_NR];
         float acc[GEMV_NR];
-        [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
-            base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
-            acc[r] = 0.0;
-        }
+        idot_blocks_bases(row0, row_bytes, base);
+        [[unroll]] for (int r = 0; r < GEMV_NR; r++) acc[r] = 0.0;
         for (uint b = lane; b < nb; b += T) {
             // The block's x words, loaded once for all GEMV_NR rows (q4_0: words 0-3 meet the
             // low nibbles, 4-7 the high ones).
@@ -62,11 +108,19 @@ void main() {
             sx = gx_s[b];
             off = GEMV_IDOT_OFF(b);
 #endif
-            [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+#if GEMV_KPF
+            uint u[GEMV_NR][GEMV_IDOT_WORDS], s[GEMV_NR];
+            float d[GEMV_NR];
+            IDOT_KPF_TAKE(base, b, u, s, d);
+            [[unroll]] for (int r = 0; r < GEMV_NR; r++)
+                acc[r] += (d[r] * sx) * float(idot_block_dot(u[r], s[r], xh, xl, off));
+#else
+            [[unroll]] for (int r = 0; r < GEMV_NR; r++) { // each row's block loaded where it is used
                 uint u[GEMV_IDOT_WORDS], s;
                 float d = idot_block_load(base[r] + uint(GEMV_IDOT_BLOCK_BYTES) * b, u, s);
                 acc[r] += (d * sx) * float(idot_block_dot(u, s, xh, xl, off));
             }
+#endif
         }
         gemv_finish(acc, tid, row0);
         barrier(); // the next tile's gemv_finish reuses gemv_red
@@ -89,16 +143,18 @@ void main() {
 #else
     const uint T = uint(GEMV_T), XB = uint(GEMV_XB);
     bool whole = nb <= XB;
-    if (whole) gemv_idot_quantize(tid, 0u);
 #endif
     uint lane = tid % T, group = tid / T;
     uint tiles = gemv_idot_tiles();
+    IDOT_KPF_ISSUE(whole)
+#if !GEMV_XPRE
+    if (whole) gemv_idot_quantize(tid, 0u);
+#endif
     for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
         uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
         uint base[GEMV_NR];
         float acc[GEMV_ACC];
-        [[unroll]] for (int r = 0; r < GEMV_NR; r++)
-            base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
+        idot_blocks_bases(row0, row_bytes, base);
         [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
         for (uint b0 = 0u; b0 < nb; b0 += XB) {
 #if !GEMV_XPRE
@@ -112,8 +168,7 @@ void main() {
                 uint p = b - b0; // the block's place in the slice
                 uint u[GEMV_NR][GEMV_IDOT_WORDS], s[GEMV_NR];
                 float d[GEMV_NR];
-                [[unroll]] for (int r = 0; r < GEMV_NR; r++)
-                    d[r] = idot_block_load(base[r] + uint(GEMV_IDOT_BLOCK_BYTES) * b, u[r], s[r]);
+                IDOT_KPF_TAKE(base, b, u, s, d);
                 [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
                     // Token t's x words, loaded once for all GEMV_NR rows.
                     uint xh[GEMV_XW], xl[GEMV_XW];

@@ -195,12 +195,16 @@ end
 -- limit, no slices. A spec with `prep` (gemv.launches runs it first).
 -- The value: the GEMV_IDOT modes whose loop reads the records (layout 1: q6_k's both).
 local XPRE_FORMATS = { q4_k = { 1 }, q5_k = { 1 }, q6_k = { 1, 2 }, q8_0 = { 1 }, q4_0 = { 1 } }
--- Switches of the k-quant loop (gemv_idot_kquant.glsl; q4_k, q5_k), 0 or 1, and the x path
--- each needs: GEMV_KHALF a lane's unit half a chunk, half the registers a unit (x's records,
--- GEMV_XPRE = 1); GEMV_KPF the first chunk's weights loaded before x's quantization in the
--- workgroup (x in shared memory, GEMV_XPRE = 0).
-local KQUANT_FORMATS = { q4_k = true, q5_k = true }
-local KQUANT_SWITCHES = { GEMV_KHALF = 1, GEMV_KPF = 0 }
+-- Switches of the integer loops, 0 or 1: the formats that take each and the x path it needs.
+-- GEMV_KHALF (the k-quant loop, gemv_idot_kquant.glsl): a lane's unit half a chunk, half the
+-- registers a unit (x's records, GEMV_XPRE = 1); GEMV_KPF (that loop and q8_0/q4_0's,
+-- gemv_idot_blocks.glsl): the first unit's weights loaded before the workgroup quantizes x (x in
+-- shared memory, GEMV_XPRE = 0).
+local LOOP_SWITCHES = {
+  GEMV_KHALF = { xpre = 1, formats = { q4_k = true, q5_k = true } },
+  GEMV_KPF = { xpre = 0, formats = { q4_k = true, q5_k = true, q8_0 = true, q4_0 = true } },
+}
+local function takes_switch(fmt, name) return LOOP_SWITCHES[name] ~= nil and LOOP_SWITCHES[name].formats[fmt] end
 -- Where for_device takes it, by T: a format's ranges are tried in order, the
 -- first holding T applies ({GEMV_T, GEMV_NR}, and the GEMV_IDOT mode, 1 unless
 -- named). Each range won a validated A/B against the table's kernel (x
@@ -486,7 +490,7 @@ local function idot_spec(fmt, mode, t, nr, xb, cap, tokens, xpre, wg, switches)
   tokens, xpre, wg = tokens or 1, xpre or 0, wg or WG
   if xpre == 1 then xb = IDOT_XB_MULTIPLE[fmt] or 1 end -- not read: one kernel whatever GEMV_XB said
   local on = {}
-  for name in pairs(KQUANT_SWITCHES) do
+  for name in pairs(LOOP_SWITCHES) do
     if switches and switches[name] == 1 then on[#on + 1] = name end
   end
   table.sort(on)
@@ -571,7 +575,7 @@ end
 -- of x per token (shape_changes gives them for a k; q4_k slices x past them),
 -- GEMV_GRID its most workgroups (0: one per row tile; a launch setting, not a
 -- shader define), GEMV_XPRE (q4_k, q5_k, q6_k, q8_0, q4_0) x quantized once per call by a first
--- dispatch, GEMV_KHALF and GEMV_KPF (q4_k, q5_k: KQUANT_SWITCHES) switches of the k-quant loop.
+-- dispatch, GEMV_KHALF and GEMV_KPF switches of the integer loops (LOOP_SWITCHES).
 -- The integer kernel's GEMV_T and GEMV_NR default to its own
 -- geometry (IDOT_GEOMETRY), not the float entry's.
 function M.variant_defines(fmt)
@@ -582,8 +586,8 @@ function M.variant_defines(fmt)
   d.GEMV_WG = WG
   if IDOT_BLOCK_BYTES[fmt] then d.GEMV_IDOT, d.GEMV_XB, d.GEMV_GRID = 0, 0, 0 end
   if XPRE_FORMATS[fmt] then d.GEMV_XPRE = 0 end
-  if KQUANT_FORMATS[fmt] then
-    for name in pairs(KQUANT_SWITCHES) do d[name] = 0 end
+  for name in pairs(LOOP_SWITCHES) do
+    if takes_switch(fmt, name) then d[name] = 0 end
   end
   if COOP_FMT[fmt] then
     d.GEMV_COOP = 0
@@ -669,7 +673,7 @@ function M.variant(fmt, changes)
     elseif k == "GEMV_XPRE" and XPRE_FORMATS[fmt] then
       if v ~= 0 and v ~= 1 then error(("gemv_vulkan.variant: GEMV_XPRE=%s is not 0 or 1"):format(tostring(v)), 2) end
       xpre = v
-    elseif KQUANT_SWITCHES[k] and KQUANT_FORMATS[fmt] then
+    elseif takes_switch(fmt, k) then
       if v ~= 0 and v ~= 1 then error(("gemv_vulkan.variant: %s=%s is not 0 or 1"):format(k, tostring(v)), 2) end
       switches[k] = v
     elseif k == "GEMV_TOKENS" then
@@ -692,7 +696,8 @@ function M.variant(fmt, changes)
       else
         error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_WG, GEMV_TOKENS%s%s%s)"):format(fmt,
           tostring(k), IDOT_BLOCK_BYTES[fmt] and ", GEMV_IDOT, GEMV_XB, GEMV_GRID" or "",
-          XPRE_FORMATS[fmt] and (", GEMV_XPRE" .. (KQUANT_FORMATS[fmt] and ", GEMV_KHALF, GEMV_KPF" or "")) or "",
+          XPRE_FORMATS[fmt] and (", GEMV_XPRE" .. (takes_switch(fmt, "GEMV_KHALF") and ", GEMV_KHALF" or "")
+            .. (takes_switch(fmt, "GEMV_KPF") and ", GEMV_KPF" or "")) or "",
           COOP_FMT[fmt] and (", GEMV_COOP, COOP_WR, COOP_KS" .. (coop_takes(fmt, "COOP_U") and ", COOP_U" or "")
             .. (coop_takes(fmt, "COOP_DIRECT") and ", COOP_DIRECT" or "")
             .. (coop_takes(fmt, "COOP_REG") and ", COOP_REG, COOP_RT" or "") .. (coop_takes(fmt, "COOP_PF") and ", COOP_PF" or ""))
@@ -731,10 +736,10 @@ function M.variant(fmt, changes)
     error(("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's in layout 1: it needs GEMV_IDOT=%s"):format(fmt,
       table.concat(XPRE_FORMATS[fmt], " or ")), 2)
   end
-  for name, xp in pairs(KQUANT_SWITCHES) do
-    if switches[name] == 1 and (xpre ~= xp or idot ~= 1) then
-      error(("gemv_vulkan.variant: %s %s=1 is the integer kernel's with x %s: it needs GEMV_IDOT=1 and GEMV_XPRE=%d")
-        :format(fmt, name, xp == 1 and "quantized once per call" or "quantized per workgroup", xp), 2)
+  for name, sw in pairs(LOOP_SWITCHES) do
+    if switches[name] == 1 and (xpre ~= sw.xpre or idot < 1) then
+      error(("gemv_vulkan.variant: %s %s=1 is the integer kernel's with x %s: it needs GEMV_IDOT >= 1 and GEMV_XPRE=%d")
+        :format(fmt, name, sw.xpre == 1 and "quantized once per call" or "quantized per workgroup", sw.xpre), 2)
     end
   end
   if idot >= 1 then

@@ -1,7 +1,7 @@
--- The k-quant integer loop's switches on Vulkan (gemv_idot_kquant.glsl; q4_k, q5_k): GEMV_KHALF
--- (half a chunk a lane's unit, x's records) and GEMV_KPF (the first chunk's weights loaded before
--- the workgroup quantizes x), each against the FP64 oracle, its spec and its refusals. Runs on
--- lavapipe in CI, so shapes stay small.
+-- The integer loops' switches on Vulkan: GEMV_KHALF (the k-quant loop, gemv_idot_kquant.glsl:
+-- half a chunk a lane's unit, x's records) and GEMV_KPF (that loop and q8_0/q4_0's,
+-- gemv_idot_blocks.glsl: the first unit's weights loaded before the workgroup quantizes x), each
+-- against the FP64 oracle, its spec and its refusals. Runs on lavapipe in CI, so shapes stay small.
 --
 -- Criterion (the GEMV contract): per row |y - y_ref| <= 1e-4 * sum_j |w_ij x_j|, widened by
 -- the exact x-rounding term for the integer kernels (gemv_bench.x_rounding_term).
@@ -29,7 +29,7 @@ t.test("GEMV_KHALF=1: the spec and the errors", function()
       fmt .. ": GEMV_KHALF=0 is not passed")
     t.eq(specs.variant_defines(fmt).GEMV_KHALF, 0, fmt)
     local need = ("gemv_vulkan.variant: %s GEMV_KHALF=1 is the integer kernel's with x quantized once per call: "
-      .. "it needs GEMV_IDOT=1 and GEMV_XPRE=1"):format(fmt)
+      .. "it needs GEMV_IDOT >= 1 and GEMV_XPRE=1"):format(fmt)
     t.errors(function() specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XB = 8, GEMV_KHALF = 1 }) end, need, true)
     t.errors(function() specs.variant(fmt, { GEMV_KHALF = 1 }) end, need, true)
     t.errors(function() specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_KHALF = 2 }) end,
@@ -82,13 +82,23 @@ t.test("GEMV_KPF=1: the spec and the errors", function()
       fmt .. ": GEMV_KPF=0 is not passed")
     t.eq(specs.variant_defines(fmt).GEMV_KPF, 0, fmt)
     local need = ("gemv_vulkan.variant: %s GEMV_KPF=1 is the integer kernel's with x quantized per workgroup: "
-      .. "it needs GEMV_IDOT=1 and GEMV_XPRE=0"):format(fmt)
+      .. "it needs GEMV_IDOT >= 1 and GEMV_XPRE=0"):format(fmt)
     t.errors(function() specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_KPF = 1 }) end, need, true)
     t.errors(function() specs.variant(fmt, { GEMV_KPF = 1 }) end, need, true)
     t.errors(function() specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XB = 32, GEMV_KPF = 3 }) end,
       "gemv_vulkan.variant: GEMV_KPF=3 is not 0 or 1", true)
     t.errors(function() specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_KPF = 1, GEMV_KHALF = 1 }) end,
       need, true)
+  end
+  for _, fmt in ipairs { "q8_0", "q4_0" } do -- the blocks loop: both layouts at one token
+    for mode = 1, 2 do
+      local s = specs.variant(fmt, { GEMV_IDOT = mode, GEMV_XB = 32, GEMV_KPF = 1 })
+      t.eq({ s.defines.GEMV_KPF, s.defines.GEMV_IDOT, s.prep }, { 1, mode, nil }, fmt .. " mode " .. mode)
+    end
+    t.errors(function() specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_KPF = 1 }) end,
+      ("gemv_vulkan.variant: %s GEMV_KPF=1 is the integer kernel's with x quantized per workgroup: "
+        .. "it needs GEMV_IDOT >= 1 and GEMV_XPRE=0"):format(fmt), true)
+    t.eq(specs.variant_defines(fmt).GEMV_KPF, 0, fmt)
   end
   t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 32, GEMV_KPF = 1 }) end,
     "gemv_vulkan.variant: q6_k has no define GEMV_KPF", true)
@@ -119,6 +129,33 @@ t.test("GEMV_KPF=1: q4_k, q5_k at T = 1, 2, 3, x whole and in slices, several ti
     end
     gc.check_int16_grid(dev, "q4_k", 67, 1024, 2, 197, { 32 }, 1, 0, { GEMV_KPF = 1 })
     gc.check_int16_grid(dev, "q5_k", 45, 1280, 1, 199, { 64 }, 1, 0, { GEMV_KPF = 1 })
+  end)
+end)
+
+-- q8_0 and q4_0: the one-token loop in both layouts (x whole: its k limit) with ragged m and
+-- workgroups over several tiles, k of one block pair with fewer blocks than lanes; the T-token
+-- loop with x whole and in slices; every reduction path.
+t.test("GEMV_KPF=1: q8_0, q4_0 at T = 1 (both layouts) and 3 (x whole and in slices), several tiles a workgroup", function()
+  local dev = idot_device()
+  releasing(dev, function()
+    for i, fmt in ipairs { "q8_0", "q4_0" } do
+      for mode = 1, 2 do
+        local one = specs.variant(fmt, { GEMV_IDOT = mode, GEMV_XB = 32, GEMV_KPF = 1 })
+        gc.check_tokens(dev, fmt, 37, 1024, 1, 1000 + 10 * i + mode, one)
+        gc.check_tokens(dev, fmt, 5, 64, 1, 1020 + 10 * i + mode, one)
+        local tiles = specs.variant(fmt, { GEMV_IDOT = mode, GEMV_XB = 32, GEMV_KPF = 1, GEMV_GRID = 2 })
+        gc.check_tokens(dev, fmt, 300, 1024, 1, 1040 + 10 * i + mode, tiles)
+      end
+      local whole = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XB = 32, GEMV_KPF = 1, GEMV_TOKENS = 3, GEMV_GRID = 2 })
+      gc.check_tokens(dev, fmt, 300, 1024, 3, 1060 + i, whole)
+      local sliced = specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XB = 7, GEMV_KPF = 1, GEMV_TOKENS = 3, GEMV_GRID = 3 })
+      gc.check_tokens(dev, fmt, 45, 1280, 3, 1070 + i, sliced)
+    end
+    for _, lanes in ipairs(gc.lane_widths(dev.subgroup_size)) do
+      local v = specs.variant("q8_0", { GEMV_T = lanes, GEMV_NR = 3, GEMV_IDOT = 2, GEMV_XB = 32, GEMV_KPF = 1,
+                                       GEMV_GRID = 3 })
+      gc.check_tokens(dev, "q8_0", 300, 1024, 1, 1080 + lanes, v)
+    end
   end)
 end)
 
