@@ -108,6 +108,48 @@ int q6_half_u(uint c[8], uint xh[8], uint xl[8], int j0) {
     return dh * 256 + int(dl);
 }
 
+// Chunk ch of the GEMV_NR rows at byte offsets base[]: each row's codes of both blocks (signed
+// with GEMV_IDOT=1) and d * sc of their halves.
+void q6_chunk(uint base[GEMV_NR], uint ch, out uint lo[GEMV_NR][8], out uint hi[GEMV_NR][8], out vec4 f[GEMV_NR]) {
+    uint sb = ch >> 2u, h = (ch >> 1u) & 1u, p = ch & 1u;
+    [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
+        uint o = base[r] + sb * 210u;
+        uint s = gemv_half_shift(o);
+        uint ql[8], qh[8];
+        q6_load8(o + 64u * h + 32u * p, s, ql);
+        q6_load8(o + 128u + 32u * h, s, qh);
+        uint so = o + 192u + 8u * h; // sc[8h .. 8h+7]: block 4h + p's at 2p, 4h + p + 2's at 2p + 4
+        uint w0 = W[so >> 2u], w1 = W[(so >> 2u) + 1u], w2 = W[(so >> 2u) + 2u];
+        uint sa = gemv_funnel(w0, w1, s), sx = gemv_funnel(w1, w2, s);
+        float d = GEMV_F16_AT(W, o + 208u);
+        f[r] = d * vec4(q6_sbyte(sa, 2u * p), q6_sbyte(sa, 2u * p + 1u),
+                        q6_sbyte(sx, 2u * p), q6_sbyte(sx, 2u * p + 1u));
+        uint sl = 2u * p, shh = 2u * p + 4u;
+        [[unroll]] for (int j = 0; j < 8; j++) {
+            lo[r][j] = (ql[j] & 0x0F0F0F0Fu) | (((qh[j] >> sl) & 0x03030303u) << 4u);
+            hi[r][j] = ((ql[j] >> 4u) & 0x0F0F0F0Fu) | (((qh[j] >> shh) & 0x03030303u) << 4u);
+#if GEMV_IDOT == 1
+            lo[r][j] = q6_code(lo[r][j]);
+            hi[r][j] = q6_code(hi[r][j]);
+#endif
+        }
+    }
+}
+
+// GEMV_KPF = 1 (x per workgroup): the lane's first chunk of the workgroup's first tile is loaded
+// before x's quantization and taken by the loop's first trip (gemv_idot_kquant.glsl's switch;
+// docs/kernels/vulkan-gemv.md, "Weights ahead of x's quantization").
+#ifndef GEMV_KPF
+#define GEMV_KPF 0
+#endif
+#if GEMV_KPF && GEMV_XPRE
+#error "GEMV_KPF=1 overlaps x's quantization per workgroup: with GEMV_XPRE=1 there is none"
+#endif
+
+void q6_bases(uint row0, uint row_bytes, out uint base[GEMV_NR]) {
+    [[unroll]] for (int r = 0; r < GEMV_NR; r++) base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
+}
+
 void main() {
     uint tid = gemv_tid();
     uint nb = P.k >> 5u; // blocks of x per row
@@ -117,16 +159,28 @@ void main() {
 #else
     const uint T = uint(GEMV_T), XB = uint(GEMV_XB);
     bool whole = nb <= XB; // else x is quantized again per tile, a slice of XB blocks at a time
-    if (whole) gemv_idot_quantize(tid, 0u);
 #endif
     uint lane = tid % T, group = tid / T;
     uint tiles = gemv_idot_tiles();
     uint row_bytes = (nb >> 3u) * 210u;
+#if GEMV_KPF
+    uint plo[GEMV_NR][8], phi[GEMV_NR][8];
+    vec4 pf[GEMV_NR];
+    bool pending = whole && gl_WorkGroupID.x < tiles && lane < (nb >> 1u);
+    if (pending) {
+        uint pbase[GEMV_NR];
+        q6_bases(gl_WorkGroupID.x * uint(GEMV_ROWS) + group * uint(GEMV_NR), row_bytes, pbase);
+        q6_chunk(pbase, lane, plo, phi, pf);
+    }
+#endif
+#if !GEMV_XPRE
+    if (whole) gemv_idot_quantize(tid, 0u);
+#endif
     for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
         uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
         uint base[GEMV_NR];
         float acc[GEMV_ACC];
-        [[unroll]] for (int r = 0; r < GEMV_NR; r++) base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
+        q6_bases(row0, row_bytes, base);
         [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
         for (uint b0 = 0u; b0 < nb; b0 += XB) {
 #if !GEMV_XPRE
@@ -142,28 +196,15 @@ void main() {
                 // used for every token.
                 uint lo[GEMV_NR][8], hi[GEMV_NR][8];
                 vec4 f[GEMV_NR];
-                [[unroll]] for (int r = 0; r < GEMV_NR; r++) {
-                    uint o = base[r] + sb * 210u;
-                    uint s = gemv_half_shift(o);
-                    uint ql[8], qh[8];
-                    q6_load8(o + 64u * h + 32u * p, s, ql);
-                    q6_load8(o + 128u + 32u * h, s, qh);
-                    uint so = o + 192u + 8u * h; // sc[8h .. 8h+7]: block 4h + p's at 2p, 4h + p + 2's at 2p + 4
-                    uint w0 = W[so >> 2u], w1 = W[(so >> 2u) + 1u], w2 = W[(so >> 2u) + 2u];
-                    uint sa = gemv_funnel(w0, w1, s), sx = gemv_funnel(w1, w2, s);
-                    float d = GEMV_F16_AT(W, o + 208u);
-                    f[r] = d * vec4(q6_sbyte(sa, 2u * p), q6_sbyte(sa, 2u * p + 1u),
-                                    q6_sbyte(sx, 2u * p), q6_sbyte(sx, 2u * p + 1u));
-                    uint sl = 2u * p, shh = 2u * p + 4u;
-                    [[unroll]] for (int j = 0; j < 8; j++) {
-                        lo[r][j] = (ql[j] & 0x0F0F0F0Fu) | (((qh[j] >> sl) & 0x03030303u) << 4u);
-                        hi[r][j] = ((ql[j] >> 4u) & 0x0F0F0F0Fu) | (((qh[j] >> shh) & 0x03030303u) << 4u);
-#if GEMV_IDOT == 1
-                        lo[r][j] = q6_code(lo[r][j]);
-                        hi[r][j] = q6_code(hi[r][j]);
+#if GEMV_KPF
+                if (pending) { // the first trip of the first tile: loaded before the quantization
+                    lo = plo;
+                    hi = phi;
+                    f = pf;
+                    pending = false;
+                } else
 #endif
-                    }
-                }
+                q6_chunk(base, ch, lo, hi, f);
                 uint pa = 8u * sb + 4u * h + p - b0, pb = pa + 2u; // the blocks' places in the slice
                 [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
                     // Token t's two blocks, loaded once for all GEMV_NR rows.

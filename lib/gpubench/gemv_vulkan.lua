@@ -197,12 +197,12 @@ end
 local XPRE_FORMATS = { q4_k = { 1 }, q5_k = { 1 }, q6_k = { 1, 2 }, q8_0 = { 1 }, q4_0 = { 1 } }
 -- Switches of the integer loops, 0 or 1: the formats that take each and the x path it needs.
 -- GEMV_KHALF (the k-quant loop, gemv_idot_kquant.glsl): a lane's unit half a chunk, half the
--- registers a unit (x's records, GEMV_XPRE = 1); GEMV_KPF (that loop and q8_0/q4_0's,
--- gemv_idot_blocks.glsl): the first unit's weights loaded before the workgroup quantizes x (x in
--- shared memory, GEMV_XPRE = 0).
+-- registers a unit (x's records, GEMV_XPRE = 1); GEMV_KPF (that loop, q8_0/q4_0's in
+-- gemv_idot_blocks.glsl and q6_k's): the first unit's weights loaded before the workgroup
+-- quantizes x (x in shared memory, GEMV_XPRE = 0).
 local LOOP_SWITCHES = {
   GEMV_KHALF = { xpre = 1, formats = { q4_k = true, q5_k = true } },
-  GEMV_KPF = { xpre = 0, formats = { q4_k = true, q5_k = true, q8_0 = true, q4_0 = true } },
+  GEMV_KPF = { xpre = 0, formats = { q4_k = true, q5_k = true, q8_0 = true, q4_0 = true, q6_k = true } },
 }
 local function takes_switch(fmt, name) return LOOP_SWITCHES[name] ~= nil and LOOP_SWITCHES[name].formats[fmt] end
 -- Where for_device takes it, by T: a format's ranges are tried in order, the

@@ -1,6 +1,6 @@
 -- The integer loops' switches on Vulkan: GEMV_KHALF (the k-quant loop, gemv_idot_kquant.glsl:
--- half a chunk a lane's unit, x's records) and GEMV_KPF (that loop and q8_0/q4_0's,
--- gemv_idot_blocks.glsl: the first unit's weights loaded before the workgroup quantizes x), each
+-- half a chunk a lane's unit, x's records) and GEMV_KPF (that loop, q8_0/q4_0's in
+-- gemv_idot_blocks.glsl and q6_k's: the first unit's weights loaded before the workgroup quantizes x), each
 -- against the FP64 oracle, its spec and its refusals. Runs on lavapipe in CI, so shapes stay small.
 --
 -- Criterion (the GEMV contract): per row |y - y_ref| <= 1e-4 * sum_j |w_ij x_j|, widened by
@@ -100,8 +100,12 @@ t.test("GEMV_KPF=1: the spec and the errors", function()
         .. "it needs GEMV_IDOT >= 1 and GEMV_XPRE=0"):format(fmt), true)
     t.eq(specs.variant_defines(fmt).GEMV_KPF, 0, fmt)
   end
-  t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 32, GEMV_KPF = 1 }) end,
-    "gemv_vulkan.variant: q6_k has no define GEMV_KPF", true)
+  t.eq(specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XB = 32, GEMV_KPF = 1 }).defines.GEMV_KPF, 1, "q6_k")
+  t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XPRE = 1, GEMV_KPF = 1 }) end,
+    "gemv_vulkan.variant: q6_k GEMV_KPF=1 is the integer kernel's with x quantized per workgroup: "
+      .. "it needs GEMV_IDOT >= 1 and GEMV_XPRE=0", true)
+  t.errors(function() specs.variant("q6_k", { GEMV_IDOT = 2, GEMV_XPRE = 1, GEMV_KHALF = 1 }) end,
+    "gemv_vulkan.variant: q6_k has no define GEMV_KHALF", true)
 end)
 
 -- x whole (the prefetch taken) at T = 1, 2, 3 with ragged m and workgroups over several tiles (the
@@ -155,6 +159,25 @@ t.test("GEMV_KPF=1: q8_0, q4_0 at T = 1 (both layouts) and 3 (x whole and in sli
       local v = specs.variant("q8_0", { GEMV_T = lanes, GEMV_NR = 3, GEMV_IDOT = 2, GEMV_XB = 32, GEMV_KPF = 1,
                                        GEMV_GRID = 3 })
       gc.check_tokens(dev, "q8_0", 300, 1024, 1, 1080 + lanes, v)
+    end
+  end)
+end)
+
+-- q6_k, both modes (signed codes; unsigned with the -32 through the half sums): T = 1 and 2 with x
+-- whole, several tiles a workgroup, x in slices; a k of one super-block.
+t.test("GEMV_KPF=1: q6_k in both modes at T = 1, 2, x whole and in slices, several tiles a workgroup", function()
+  local dev = idot_device()
+  releasing(dev, function()
+    for mode = 1, 2 do
+      for _, T in ipairs { 1, 2 } do
+        local whole = specs.variant("q6_k", { GEMV_IDOT = mode, GEMV_XB = 32, GEMV_KPF = 1, GEMV_TOKENS = T })
+        gc.check_tokens(dev, "q6_k", 37 + 30 * T, 1024, T, 1100 + 10 * mode + T, whole)
+        gc.check_tokens(dev, "q6_k", 5, 256, T, 1120 + 10 * mode + T, whole)
+        local tiles = specs.variant("q6_k", { GEMV_IDOT = mode, GEMV_XB = 32, GEMV_KPF = 1, GEMV_TOKENS = T, GEMV_GRID = 2 })
+        gc.check_tokens(dev, "q6_k", 300, 1024, T, 1140 + 10 * mode + T, tiles)
+        local sliced = specs.variant("q6_k", { GEMV_IDOT = mode, GEMV_XB = 8, GEMV_KPF = 1, GEMV_TOKENS = T, GEMV_GRID = 3 })
+        gc.check_tokens(dev, "q6_k", 45, 1280, T, 1160 + 10 * mode + T, sliced)
+      end
     end
   end)
 end)
