@@ -49,6 +49,31 @@
 #ifndef GEMV_XPRE
 #define GEMV_XPRE 0
 #endif
+// GEMV_KPF = 1 (x per workgroup; the loops of gemv_idot_kquant.glsl, gemv_idot_blocks.glsl and
+// gemv_q6_k.comp): the lane's first unit of the workgroup's first tile is loaded before x's
+// quantization, so that those weights are in flight while it runs (every workgroup quantizes at
+// once at the start), and the loop's first trip takes them (GEMV_KPF_TAKE); docs/kernels/
+// vulkan-gemv.md, "Weights ahead of x's quantization".
+#ifndef GEMV_KPF
+#define GEMV_KPF 0
+#endif
+#if GEMV_KPF && GEMV_XPRE
+#error "GEMV_KPF=1 overlaps x's quantization per workgroup: with GEMV_XPRE=1 there is none"
+#endif
+// The loop's load of a unit into a, b, c: the one loaded ahead (pa, pb, pc) on the first trip
+// while `pending`, else `load`.
+#if GEMV_KPF
+#define GEMV_KPF_TAKE(a, b, c, pa, pb, pc, load) \
+    if (pending) {                              \
+        a = pa;                                 \
+        b = pb;                                 \
+        c = pc;                                 \
+        pending = false;                        \
+    } else                                      \
+        load
+#else
+#define GEMV_KPF_TAKE(a, b, c, pa, pb, pc, load) load
+#endif
 #if GEMV_XPRE && !defined(GEMV_IDOT_XPRE_LOOP)
 #error "GEMV_XPRE=1 (x quantized once per call) is the main loops' of q4_k, q5_k, q6_k, q8_0 and q4_0 (gemv_idot_kquant.glsl, gemv_q6_k.comp, gemv_idot_blocks.glsl)"
 #endif

@@ -16,16 +16,6 @@
 #if !defined(GEMV_IDOT_BLOCK_BYTES) || !defined(GEMV_IDOT_WORDS)
 #error "gemv_idot_blocks.glsl needs the kernel's GEMV_IDOT_BLOCK_BYTES and GEMV_IDOT_WORDS (and its idot_block_load, idot_block_dot)"
 #endif
-// GEMV_KPF = 1 (x per workgroup): the lane's first block of the workgroup's first tile is loaded
-// before x's quantization and taken by the loop's first trip, as the k-quant loop does
-// (gemv_idot_kquant.glsl; docs/kernels/vulkan-gemv.md, "Weights ahead of x's quantization").
-#ifndef GEMV_KPF
-#define GEMV_KPF 0
-#endif
-#if GEMV_KPF && GEMV_XPRE
-#error "GEMV_KPF=1 overlaps x's quantization per workgroup: with GEMV_XPRE=1 there is none"
-#endif
-
 // Block b of the GEMV_NR rows at byte offsets base[]: each row's code words, their shift and d.
 void idot_blocks_load(uint base[GEMV_NR], uint b, out uint u[GEMV_NR][GEMV_IDOT_WORDS], out uint s[GEMV_NR],
                       out float d[GEMV_NR]) {
@@ -39,7 +29,8 @@ void idot_blocks_bases(uint row0, uint row_bytes, out uint base[GEMV_NR]) {
 }
 
 #if GEMV_KPF
-// The first block's loads of the workgroup's first tile (the lane's block `lane`), when x is whole.
+// The first block's loads of the workgroup's first tile (the lane's block `lane`), when x is whole
+// (GEMV_KPF: gemv_idot.glsl).
 #define IDOT_KPF_ISSUE(whole)                                                                    \
     uint pu[GEMV_NR][GEMV_IDOT_WORDS], ps[GEMV_NR];                                              \
     float pd[GEMV_NR];                                                                           \
@@ -49,19 +40,11 @@ void idot_blocks_bases(uint row0, uint row_bytes, out uint base[GEMV_NR]) {
         idot_blocks_bases(gl_WorkGroupID.x * uint(GEMV_ROWS) + group * uint(GEMV_NR), row_bytes, pbase); \
         idot_blocks_load(pbase, lane, pu, ps, pd);                                               \
     }
-// The loop's load: the first trip takes the block loaded ahead.
-#define IDOT_KPF_TAKE(base, b, u, s, d)                                                          \
-    if (pending) {                                                                               \
-        u = pu;                                                                                  \
-        s = ps;                                                                                  \
-        d = pd;                                                                                  \
-        pending = false;                                                                         \
-    } else                                                                                       \
-        idot_blocks_load(base, b, u, s, d)
 #else
 #define IDOT_KPF_ISSUE(whole)
-#define IDOT_KPF_TAKE(base, b, u, s, d) idot_blocks_load(base, b, u, s, d)
 #endif
+// The loop's load of block b (the first trip's loaded ahead with GEMV_KPF).
+#define IDOT_KPF_TAKE(base, b, u, s, d) GEMV_KPF_TAKE(u, s, d, pu, ps, pd, idot_blocks_load(base, b, u, s, d))
 
 #ifdef GEMV_IDOT_SUM
 #define GEMV_IDOT_OFF(blk) (8 * gx_sum[blk])

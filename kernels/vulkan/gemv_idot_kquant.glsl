@@ -31,17 +31,6 @@
 #error "GEMV_KHALF=1 reads x's records (GEMV_XPRE=1): in shared memory two halves of a block share a bank"
 #endif
 
-// GEMV_KPF = 1 (x in shared memory, whole): the first chunk of the workgroup's first tile is
-// loaded before x's quantization, so that those weights are in flight while it runs (every
-// workgroup quantizes at once at the start, with nothing else to wait for); the loop's first
-// trip takes them. The loads' registers are live only where the loop's are not.
-#ifndef GEMV_KPF
-#define GEMV_KPF 0
-#endif
-#if GEMV_KPF && GEMV_XPRE
-#error "GEMV_KPF=1 overlaps x's quantization per workgroup: with GEMV_XPRE=1 there is none"
-#endif
-
 // (d*sc, d*sc', dmin*m, dmin*m') of sub-blocks 2c, 2c + 1 of the super-block at uvec4 sbw: exact
 // products (fp16 times a 6-bit integer).
 vec4 gemv_k_factors(uint sbw, uint c) {
@@ -89,7 +78,7 @@ void gemv_idot_k_main() {
 #endif
     uint lane = tid % T, group = tid / T;
     uint tiles = gemv_idot_tiles();
-#if GEMV_KPF
+#if GEMV_KPF // the first chunk ahead of the quantization (gemv_idot.glsl)
     uint plo[GEMV_NR][8], phi[GEMV_NR][8];
     vec4 pf[GEMV_NR];
     bool pending = whole && gl_WorkGroupID.x < tiles && lane < (nb >> 1u);
@@ -164,15 +153,7 @@ void gemv_idot_k_main() {
                 // sub-blocks 2c, 2c+1, used for every token.
                 uint lo[GEMV_NR][8], hi[GEMV_NR][8];
                 vec4 f[GEMV_NR];
-#if GEMV_KPF
-                if (pending) { // the first trip of the first tile: loaded before the quantization
-                    lo = plo;
-                    hi = phi;
-                    f = pf;
-                    pending = false;
-                } else
-#endif
-                gemv_k_chunk(base, ch, lo, hi, f);
+                GEMV_KPF_TAKE(lo, hi, f, plo, phi, pf, gemv_k_chunk(base, ch, lo, hi, f));
 #if !GEMV_XPRE
                 uint pa = GEMV_IDOT_POS(2u * (ch - c0)), pb = GEMV_IDOT_POS(2u * (ch - c0) + 1u);
 #endif

@@ -136,16 +136,6 @@ void q6_chunk(uint base[GEMV_NR], uint ch, out uint lo[GEMV_NR][8], out uint hi[
     }
 }
 
-// GEMV_KPF = 1 (x per workgroup): the lane's first chunk of the workgroup's first tile is loaded
-// before x's quantization and taken by the loop's first trip (gemv_idot_kquant.glsl's switch;
-// docs/kernels/vulkan-gemv.md, "Weights ahead of x's quantization").
-#ifndef GEMV_KPF
-#define GEMV_KPF 0
-#endif
-#if GEMV_KPF && GEMV_XPRE
-#error "GEMV_KPF=1 overlaps x's quantization per workgroup: with GEMV_XPRE=1 there is none"
-#endif
-
 void q6_bases(uint row0, uint row_bytes, out uint base[GEMV_NR]) {
     [[unroll]] for (int r = 0; r < GEMV_NR; r++) base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
 }
@@ -163,7 +153,7 @@ void main() {
     uint lane = tid % T, group = tid / T;
     uint tiles = gemv_idot_tiles();
     uint row_bytes = (nb >> 3u) * 210u;
-#if GEMV_KPF
+#if GEMV_KPF // the first chunk ahead of the quantization (gemv_idot.glsl)
     uint plo[GEMV_NR][8], phi[GEMV_NR][8];
     vec4 pf[GEMV_NR];
     bool pending = whole && gl_WorkGroupID.x < tiles && lane < (nb >> 1u);
@@ -196,15 +186,7 @@ void main() {
                 // used for every token.
                 uint lo[GEMV_NR][8], hi[GEMV_NR][8];
                 vec4 f[GEMV_NR];
-#if GEMV_KPF
-                if (pending) { // the first trip of the first tile: loaded before the quantization
-                    lo = plo;
-                    hi = phi;
-                    f = pf;
-                    pending = false;
-                } else
-#endif
-                q6_chunk(base, ch, lo, hi, f);
+                GEMV_KPF_TAKE(lo, hi, f, plo, phi, pf, q6_chunk(base, ch, lo, hi, f));
                 uint pa = 8u * sb + 4u * h + p - b0, pb = pa + 2u; // the blocks' places in the slice
                 [[unroll]] for (int t = 0; t < GEMV_TOKENS; t++) {
                     // Token t's two blocks, loaded once for all GEMV_NR rows.
