@@ -204,6 +204,7 @@ local LOOP_SWITCHES = {
   GEMV_KHALF = { xpre = 1, formats = { q4_k = true, q5_k = true } },
   GEMV_KPF = { xpre = 0, formats = { q4_k = true, q5_k = true, q8_0 = true, q4_0 = true, q6_k = true } },
 }
+local SWITCH_NAMES = { "GEMV_KHALF", "GEMV_KPF" } -- LOOP_SWITCHES' keys in a fixed order (messages, cache keys)
 local function takes_switch(fmt, name) return LOOP_SWITCHES[name] ~= nil and LOOP_SWITCHES[name].formats[fmt] end
 -- Where for_device takes it, by T: a format's ranges are tried in order, the
 -- first holding T applies ({GEMV_T, GEMV_NR}, and the GEMV_IDOT mode, 1 unless
@@ -448,8 +449,8 @@ local function idot_entry(fmt, mode, t, nr, xb, cap, tokens, xpre, wg, switches)
     e.defines.GEMV_XPRE = 1 -- 0 is not passed: the other kernels compile as before
     e.prep = xprep(tokens or 1)
   end
-  for name, v in pairs(switches or {}) do
-    if v == 1 then e.defines[name] = 1 end -- 0 is not passed
+  for _, name in ipairs(SWITCH_NAMES) do
+    if switches and switches[name] == 1 then e.defines[name] = 1 end -- 0 is not passed
   end
   if mode == 2 and IDOT2_PICKED[fmt] == "layout" then e.k_multiple = IDOT2_K_MULTIPLE end
   local rpg = e.rows_per_group
@@ -490,10 +491,9 @@ local function idot_spec(fmt, mode, t, nr, xb, cap, tokens, xpre, wg, switches)
   tokens, xpre, wg = tokens or 1, xpre or 0, wg or WG
   if xpre == 1 then xb = IDOT_XB_MULTIPLE[fmt] or 1 end -- not read: one kernel whatever GEMV_XB said
   local on = {}
-  for name in pairs(LOOP_SWITCHES) do
+  for _, name in ipairs(SWITCH_NAMES) do
     if switches and switches[name] == 1 then on[#on + 1] = name end
   end
-  table.sort(on)
   local key = ("%s:%d:%d:%d:%d:%d:%d:%d:%d:%s"):format(fmt, mode, t, nr, xb, cap, tokens, xpre, wg, table.concat(on, ","))
   local s = idot_specs[key]
   if not s then
@@ -586,7 +586,7 @@ function M.variant_defines(fmt)
   d.GEMV_WG = WG
   if IDOT_BLOCK_BYTES[fmt] then d.GEMV_IDOT, d.GEMV_XB, d.GEMV_GRID = 0, 0, 0 end
   if XPRE_FORMATS[fmt] then d.GEMV_XPRE = 0 end
-  for name in pairs(LOOP_SWITCHES) do
+  for _, name in ipairs(SWITCH_NAMES) do
     if takes_switch(fmt, name) then d[name] = 0 end
   end
   if COOP_FMT[fmt] then
@@ -736,7 +736,8 @@ function M.variant(fmt, changes)
     error(("gemv_vulkan.variant: %s GEMV_XPRE=1 is the integer kernel's in layout 1: it needs GEMV_IDOT=%s"):format(fmt,
       table.concat(XPRE_FORMATS[fmt], " or ")), 2)
   end
-  for name, sw in pairs(LOOP_SWITCHES) do
+  for _, name in ipairs(SWITCH_NAMES) do
+    local sw = LOOP_SWITCHES[name]
     if switches[name] == 1 and (xpre ~= sw.xpre or idot < 1) then
       error(("gemv_vulkan.variant: %s %s=1 is the integer kernel's with x %s: it needs GEMV_IDOT >= 1 and GEMV_XPRE=%d")
         :format(fmt, name, sw.xpre == 1 and "quantized once per call" or "quantized per workgroup", sw.xpre), 2)

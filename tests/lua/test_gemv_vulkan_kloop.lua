@@ -89,6 +89,9 @@ t.test("GEMV_KPF=1: the spec and the errors", function()
       "gemv_vulkan.variant: GEMV_KPF=3 is not 0 or 1", true)
     t.errors(function() specs.variant(fmt, { GEMV_IDOT = 1, GEMV_XPRE = 1, GEMV_KPF = 1, GEMV_KHALF = 1 }) end,
       need, true)
+    -- both refused (no integer kernel): the first in a fixed order, whatever the table's
+    t.errors(function() specs.variant(fmt, { GEMV_KPF = 1, GEMV_KHALF = 1 }) end,
+      ("gemv_vulkan.variant: %s GEMV_KHALF=1 is the integer kernel's with x quantized once per call"):format(fmt), true)
   end
   for _, fmt in ipairs { "q8_0", "q4_0" } do -- the blocks loop: both layouts at one token
     for mode = 1, 2 do
