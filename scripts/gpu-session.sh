@@ -536,22 +536,33 @@ phase_next53() { # issue 14's short points at T = 1024 (vendor/ours 0.30-0.53 on
   done
 }
 
-phase_next52() { # next51 cut to a short budget: kloop_ab's short form, the quantized tables at T = 4, 2, 1 on both
-  # backends, then the XPRE test on the NVIDIA driver
-  kloop_ab 0
+quant_tables() { # quant_tables T...: the quantized GEMV tables at 14336 x 5120 rotated, Vulkan then CUDA per T (one call:
+  # Vulkan against CUDA), the rows of each
   local b tk
-  for tk in 4 2 1; do for b in vulkan cuda; do
+  for tk in "$@"; do for b in vulkan cuda; do
     run "gemv_tok_${b}_T$tk" timeout 40 env M=14336 K=5120 $G --backend $b experiments/gemv_table.lua --rotate \
       --tokens $tk --rounds 1 --kernels q8_0,q4_0,q4_k,q5_k,q6_k --json "$LOGS/gemv_tok_${b}_T$tk.jsonl"
     grep -E "^q[0-9]|rror" "$LOGS/gemv_tok_${b}_T$tk.log" | cut -c1-110
   done; done
+}
+
+phase_next52() { # next51 cut to a short budget: kloop_ab's short form, the quantized tables at T = 4, 2, 1 on both
+  # backends, then the XPRE test on the NVIDIA driver
+  kloop_ab 0
+  quant_tables 4 2 1
   run vk_xpre_test timeout 60 $G tests/lua/test_gemv_vulkan_xpre.lua
   grep -E "^FAIL|passed" "$LOGS/vk_xpre_test.log"
 }
 
-phase_next51() { # kloop_ab whole, then next50 (the tables at T = 1, 2, 3, 4, 6, 8, both backends; the tests)
+phase_next51() { # kloop_ab whole, the quantized tables at T = 1, 2, 4, 8 on both backends, then the loop switches'
+  # and XPRE's tests on the NVIDIA driver (next50: every format's tables at T = 1, 2, 3, 4, 6, 8)
   kloop_ab 1
-  phase_next50
+  quant_tables 1 2 4 8
+  local f
+  for f in kloop xpre; do
+    run "vk_${f}_test" timeout 90 $G tests/lua/test_gemv_vulkan_$f.lua
+    grep -E "^FAIL|passed" "$LOGS/vk_${f}_test.log"
+  done
 }
 
 phase_next50() { # the GEMV tables with the XPRE ranges and q6_k's {16, 4} at T = 1: 14336 x 5120 rotated, T = 1, 2, 3,
