@@ -242,8 +242,10 @@ sink:note("* scale/m1 = us/pair at m over us/pair at m=1 of the same variant and
 local rounded = {}
 -- the kernel spec each step of each variant ran (a --*-geometry's, else the backend's pick per step and device)
 local ran_specs = {}
+local grouped_as_pairs = false
 for _, c in ipairs(list) do
-  local kernel = moe.KERNEL_OF[c.variant]
+  local kernel = moe.kernel_of(c.variant, c.m, specs)
+  if c.variant == "grouped" and kernel == "pairs" then grouped_as_pairs = true end
   local k = ran_specs[kernel] or { ms = {}, seen = {} }
   ran_specs[kernel] = k
   local at = c.projection .. " " .. c.m
@@ -256,6 +258,10 @@ for _, gk in ipairs(GEOMETRY_KERNELS) do
   local B
   for _, e in ipairs(ran_specs[gk[1]] and ran_specs[gk[1]].ms or {}) do B = B or e.spec.x_rounding end
   if B then rounded[#rounded + 1] = ("; %s: plus what x rounded to int16 per %d values moves"):format(gk[2], B) end
+end
+if grouped_as_pairs then
+  sink:note("* grouped at m = 1 runs batched's step (the pairs kernel): one token's top_k experts are distinct, "
+    .. "so each pair is its expert's group and there is nothing to group")
 end
 sink:note(("* every variant matched the FP64 reference (|y - y_ref| <= %g sum|w x|; fused: the SwiGLU bound%s) and "
   .. "batched matched per_token bit for bit, on these weights and ids, before timing"):format(mb.TOL,

@@ -34,6 +34,16 @@ moe.CONFIG_NAMES = { "qwen3_30b_a3b", "mixtral_8x7b", "ferrum_subset" }
 moe.VARIANTS = { "per_token", "batched", "grouped", "fused_gate_up" }
 -- The entry of a backend's kernel table (moe_cuda, moe_vulkan) each variant launches.
 moe.KERNEL_OF = { per_token = "pairs", batched = "pairs", grouped = "grouped", fused_gate_up = "fused" }
+-- kernel_of(variant, m [, specs]) -> the entry a step of m tokens launches: KERNEL_OF's, but
+-- grouped at one token runs the pairs kernel (its batched step): every routing gives a token
+-- top_k distinct experts, so each pair is its expert's whole group and there is nothing to
+-- group (ids that repeat an expert inside a token are still computed right, that expert read
+-- once per pair). A --grouped-geometry (specs.grouped) keeps the grouped kernel, whose A/B it is.
+function moe.kernel_of(variant, m, specs)
+  local k = moe.KERNEL_OF[variant] or "pairs"
+  if k == "grouped" and m == 1 and not (specs and specs.grouped) then return "pairs" end
+  return k
+end
 moe.PROJECTIONS = { "gate_up", "down" }
 moe.ROUTINGS = { "uniform", "zipf", "modulo" }
 

@@ -11,9 +11,10 @@
 -- of one step, {kernel, grid, block, args...} each; specs replaces M's
 -- geometries. The factory's second result, spec_of(variant, shape, m [,
 -- specs [, dev]]), is the kernel spec those launches take (moe.spec): specs'
--- where it has one for the kernel, else o.rule_for's pick for the step and device (kernel:
--- "pairs", "fused" or "grouped"; nil: the table's), else M's. per_token and
--- batched take the same spec for a step, so they stay bit for bit alike.
+-- where it has one for the kernel (moe.kernel_of's), else o.rule_for's pick for the step and
+-- device (kernel: "pairs", "fused" or "grouped"; nil: the table's), else M's. per_token and
+-- batched take the same spec for a step, so they stay bit for bit alike (and grouped at one
+-- token, which runs batched's step).
 
 local function ceil_div(a, b) return (a + b - 1) // b end
 local function u32(v) return require("gpu").u32(v) end
@@ -23,7 +24,7 @@ return function(M, o)
   local L = {}
 
   local function spec_of(variant, sh, m, specs, dev)
-    local kernel = require("gpubench.moe").KERNEL_OF[variant] or "pairs"
+    local kernel = require("gpubench.moe").kernel_of(variant, m, specs)
     if specs and specs[kernel] then return specs[kernel] end
     return o.rule_for and o.rule_for(kernel, sh, m, dev) or M[kernel]
   end
@@ -53,6 +54,8 @@ return function(M, o)
   end
 
   function L.grouped(kernel_of, sh, m, b, specs, dev)
+    -- one token: the batched step (moe.kernel_of says why)
+    if require("gpubench.moe").kernel_of("grouped", m, specs) == "pairs" then return L.batched(kernel_of, sh, m, b, specs, dev) end
     local g = spec_of("grouped", sh, m, specs, dev)
     local pairs_ = m * sh.top_k
     local l = { kernel_of(g), { ceil_div(sh.n, g.rows_per_group), math.min(sh.experts, pairs_), 1 }, g.block,

@@ -129,13 +129,16 @@ if "$G" -e 'local d = require "gpu".open{backend = "vulkan"}; os.exit(d.integer_
 fi
 check "the footer names the defines each kernel ran per step (the device's pick: MOE_IDOT=$want_idot)" \
   'grep -qF "* per_token and batched kernel per step (the vulkan table and its rules, docs/kernels/moe.md): m=1,2: MOE_IDOT=$want_idot MOE_NR=4 MOE_T=32 MOE_XB=64" <<<"$out" &&
-   grep -qF "* grouped kernel per step (the vulkan table and its rules, docs/kernels/moe.md): m=1,2: MOE_IDOT=$want_idot MOE_NR=4 MOE_T=16 MOE_TC=4 MOE_XB=64" <<<"$out" &&
+   grep -qF "* grouped kernel per step (the vulkan table and its rules, docs/kernels/moe.md): m=2: MOE_IDOT=$want_idot MOE_NR=4 MOE_T=16 MOE_TC=4 MOE_XB=64" <<<"$out" &&
    grep -qF "* fused_gate_up kernel per step (the vulkan table and its rules, docs/kernels/moe.md): m=1,2: MOE_IDOT=$want_idot MOE_NR=2 MOE_T=32 MOE_XB=64" <<<"$out"'
-check "JSON: each cell names its kernel defines, per_token and batched the same" \
+check "grouped at m = 1 runs batched's step, and the footer says so" \
+  'grep -qF "* grouped at m = 1 runs batched'"'"'s step (the pairs kernel): one token'"'"'s top_k experts are distinct" <<<"$out"'
+check "JSON: each cell names its kernel defines, per_token and batched the same (and grouped at m = 1)" \
   '"$G" -e "local d = {}
            for _, c in ipairs(require(\"gpubench.report\").read_jsonl(\"$tmp/m.jsonl\")) do if c.type == \"cell\" then
              assert(type(c.defines) == \"string\" and c.defines:match(\"MOE_T=%d+\"), c.label); d[(\"%s%d\"):format(c.variant, c.m)] = c.defines end end
-           assert(d.batched1 == d.per_token1 and d.batched2 == d.per_token2 and d.grouped1:match(\"MOE_TC=4\"))"'
+           assert(d.batched1 == d.per_token1 and d.batched2 == d.per_token2 and d.grouped1 == d.batched1
+                  and d.grouped2:match(\"MOE_TC=4\"))"'
 # --point-ms: a step of several ms on lavapipe is timed at n = 1, not --iters 50, and the footnote says so
 out=$("$G" --backend vulkan $E --config ferrum_subset --m 1 --regime l2 --variants batched --point-ms 1 --iters 50 \
         --rounds 1 --json "$tmp/p.jsonl" 2>&1); rc=$?

@@ -258,7 +258,14 @@ t.test("moe.spec: the kernel spec each variant's launches take (table, rule, a s
   t.truthy(moe.spec(cuda, "fused_gate_up", q3, 8) == mc.fused)
   t.truthy(moe.spec(cuda, "grouped", q3, 32) == mc.grouped_for(q3, 32), "the rule's spec")
   t.truthy(moe.spec(cuda, "grouped", q3, 8) == mc.grouped)
+  -- one token: grouped runs batched's step, the pairs kernel (nothing to group), but not under a
+  -- --grouped-geometry (the grouped kernel's own A/B)
+  t.eq({ moe.kernel_of("grouped", 1), moe.kernel_of("grouped", 2), moe.kernel_of("batched", 1),
+         moe.kernel_of("fused_gate_up", 1), moe.kernel_of("per_token", 1) }, { "pairs", "grouped", "pairs", "fused", "pairs" })
+  t.truthy(moe.spec(cuda, "grouped", q3, 1) == moe.spec(cuda, "batched", q3, 1), "m = 1: the pairs kernel's spec")
   local v = mv.variant("grouped", { MOE_IDOT = 0, MOE_TC = 3 })
+  t.eq(moe.kernel_of("grouped", 1, { grouped = v }), "grouped")
+  t.truthy(moe.spec(vk, "grouped", q3, 1, { grouped = v }) == v, "m = 1 with a sweep's geometry: the grouped kernel")
   t.truthy(moe.spec(vk, "grouped", q3, 8, { grouped = v }) == v, "a sweep's geometry")
   t.truthy(moe.spec(vk, "batched", q3, 8, { grouped = v }) == moe.spec(vk, "batched", q3, 8), "the others' picks stay")
   -- Vulkan: the integer path where the device runs it (integer dot products, subgroups >= 8, the shared
@@ -273,7 +280,8 @@ t.test("moe.spec: the kernel spec each variant's launches take (table, rule, a s
     end
     return table.concat(out, " ")
   end
-  t.eq(picks(h200, 1), "batched:1/32 per_token:1/32 fused_gate_up:1/32 grouped:1/16")
+  t.eq(picks(h200, 1), "batched:1/32 per_token:1/32 fused_gate_up:1/32 grouped:1/32", "m = 1: grouped runs the pairs kernel")
+  t.eq(picks(h200, 2), "batched:1/32 per_token:1/32 fused_gate_up:1/32 grouped:1/16")
   t.eq(picks(h200, 3), "batched:1/32 per_token:1/32 fused_gate_up:1/32 grouped:1/16", "24 pairs: no rule")
   t.eq(picks(h200, 4), "batched:1/8 per_token:1/8 fused_gate_up:1/8 grouped:1/8")
   local function rows(dev, m)
@@ -286,13 +294,13 @@ t.test("moe.spec: the kernel spec each variant's launches take (table, rule, a s
   t.eq({ rows(h200, 1), rows(h200, 4), rows(h200, 15), rows(h200, 16) },
        { "batched:4 fused_gate_up:2 grouped:4", "batched:4 fused_gate_up:2 grouped:2",
          "batched:4 fused_gate_up:2 grouped:2", "batched:2 fused_gate_up:2 grouped:2" })
-  t.eq(picks(vk, 1), "batched:0/32 per_token:0/32 fused_gate_up:0/32 grouped:0/16", "no integer dot products")
+  t.eq(picks(vk, 2), "batched:0/32 per_token:0/32 fused_gate_up:0/32 grouped:0/16", "no integer dot products")
   local function with(k, v) local d = {} for a, b in pairs(h200) do d[a] = b end d[k] = v return d end
   t.eq(picks(with("subgroup_size", 4), 8), "batched:0/8 per_token:0/8 fused_gate_up:0/8 grouped:0/8")
-  t.eq(picks(with("subgroup_size", nil), 1), "batched:0/32 per_token:0/32 fused_gate_up:0/32 grouped:0/16",
+  t.eq(picks(with("subgroup_size", nil), 2), "batched:0/32 per_token:0/32 fused_gate_up:0/32 grouped:0/16",
     "a device that does not report its subgroup size: the float path")
   -- moe.unmet: the one rule behind the picks and moe.launches' refusals
-  local int = moe.spec(h200, "grouped", q3, 1)
+  local int = moe.spec(h200, "grouped", q3, 2)
   t.eq(moe.unmet(h200, int), nil)
   t.eq(moe.unmet(with("subgroup_size", nil), int),
     "subgroups of 8 or more lanes, and the device does not report its subgroup size")
@@ -300,12 +308,12 @@ t.test("moe.spec: the kernel spec each variant's launches take (table, rule, a s
   t.eq(moe.unmet(vk, int), "integer dot products (shaderIntegerDotProduct), which the device lacks")
   t.eq(moe.unmet(with("max_shared_bytes", 8192), int),
     ("%d bytes of shared memory, the device has 8192 (fewer MOE_XB or MOE_TC)"):format(int.shared_bytes))
-  t.eq(moe.unmet(vk, moe.spec(vk, "grouped", q3, 1)), nil, "the float path asks nothing")
-  t.eq(picks(with("max_shared_bytes", 8192), 1), "batched:1/32 per_token:1/32 fused_gate_up:1/32 grouped:0/16",
+  t.eq(moe.unmet(vk, moe.spec(vk, "grouped", q3, 2)), nil, "the float path asks nothing")
+  t.eq(picks(with("max_shared_bytes", 8192), 2), "batched:1/32 per_token:1/32 fused_gate_up:1/32 grouped:0/16",
     "grouped's four rows of x past 8 KiB, the pairs' and fused shaders' one within")
   t.eq({ moe.spec(h200, "grouped", q3, 8).x_rounding, moe.spec(vk, "grouped", q3, 8).x_rounding }, { 32, nil })
   t.truthy(moe.spec(h200, "batched", q3, 8) == moe.spec(h200, "per_token", q3, 12), "one spec per pick")
-  t.truthy(moe.spec(h200, "grouped", q3, 1) == mv.grouped, "the table's own where no rule changes it")
+  t.truthy(moe.spec(h200, "grouped", q3, 2) == mv.grouped, "the table's own where no rule changes it")
 end)
 
 t.test("the launch builders of both backends: the kernels' parameter lists, strides u64 on CUDA, u32 on Vulkan", function()
