@@ -74,7 +74,8 @@ t.test("GEMV_COOP=1: the spec, its first dispatch, the device requirement and th
     t.eq(k4.prep.spec.defines, { GEMV_TOKENS = 8, XPREP_COOP = 1 }, fmt)
     t.eq(specs.variant_defines(fmt).COOP_U, nil, fmt)
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, COOP_U = 2 }) end,
-      ("gemv_vulkan.variant: %s has no define COOP_U (GEMV_T, GEMV_NR, GEMV_WG, GEMV_TOKENS, GEMV_IDOT, GEMV_XB, GEMV_GRID, GEMV_XPRE, GEMV_COOP, COOP_WR, COOP_KS)"):format(fmt), true)
+      ("gemv_vulkan.variant: %s has no define COOP_U (GEMV_T, GEMV_NR, GEMV_WG, GEMV_TOKENS, GEMV_IDOT, GEMV_XB, GEMV_GRID, GEMV_XPRE%s, GEMV_COOP, COOP_WR, COOP_KS)")
+        :format(fmt, (fmt == "q4_k" or fmt == "q5_k") and ", GEMV_KHALF, GEMV_KPF" or ", GEMV_KPF"), true)
     t.errors(function() specs.variant(fmt, { GEMV_COOP = 1, GEMV_XPRE = 1 }) end,
       ("gemv_vulkan.variant: %s GEMV_COOP=1 or 2 is its own kernel: it takes COOP_WR, COOP_KS and GEMV_TOKENS, not GEMV_XPRE"):format(fmt), true)
   end
