@@ -74,6 +74,33 @@
 #else
 #define GEMV_KPF_TAKE(a, b, c, pa, pb, pc, load) load
 #endif
+
+// The offsets of rows row0 .. row0 + GEMV_NR - 1 (clamped to the matrix), `stride` elements of
+// the weight array a row: the lane group's bases in each integer loop's tile.
+void gemv_row_bases(uint row0, uint stride, out uint base[GEMV_NR]) {
+    [[unroll]] for (int r = 0; r < GEMV_NR; r++) base[r] = gemv_clamp_row(row0 + uint(r)) * stride;
+}
+
+#if GEMV_KPF
+// Whether the lane loads a unit ahead (x whole, the workgroup has a tile, the lane one of the
+// row's `units`), and its lane group's first row in the workgroup's first tile; in a loop's
+// scope of `tiles`, `lane` and `group`.
+#define GEMV_KPF_PENDING(whole, units) ((whole) && gl_WorkGroupID.x < tiles && lane < (units))
+#define GEMV_KPF_ROW0 (gl_WorkGroupID.x * uint(GEMV_ROWS) + group * uint(GEMV_NR))
+// The chunk loops (gemv_idot_kquant.glsl, gemv_q6_k.comp): the lane's first chunk into plo, phi,
+// pf by load(base, ch, lo, hi, f), rows `stride` elements apart.
+#define GEMV_KPF_CHUNK_AHEAD(whole, units, stride, load)          \
+    uint plo[GEMV_NR][8], phi[GEMV_NR][8];                          \
+    vec4 pf[GEMV_NR];                                               \
+    bool pending = GEMV_KPF_PENDING(whole, units);                  \
+    if (pending) {                                                  \
+        uint pbase[GEMV_NR];                                        \
+        gemv_row_bases(GEMV_KPF_ROW0, stride, pbase);               \
+        load(pbase, lane, plo, phi, pf);                            \
+    }
+#else
+#define GEMV_KPF_CHUNK_AHEAD(whole, units, stride, load)
+#endif
 #if GEMV_XPRE && !defined(GEMV_IDOT_XPRE_LOOP)
 #error "GEMV_XPRE=1 (x quantized once per call) is the main loops' of q4_k, q5_k, q6_k, q8_0 and q4_0 (gemv_idot_kquant.glsl, gemv_q6_k.comp, gemv_idot_blocks.glsl)"
 #endif

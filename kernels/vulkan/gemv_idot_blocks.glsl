@@ -23,21 +23,16 @@ void idot_blocks_load(uint base[GEMV_NR], uint b, out uint u[GEMV_NR][GEMV_IDOT_
         d[r] = idot_block_load(base[r] + uint(GEMV_IDOT_BLOCK_BYTES) * b, u[r], s[r]);
 }
 
-// The byte offset of row0 + r's first block, for each of the lane group's rows.
-void idot_blocks_bases(uint row0, uint row_bytes, out uint base[GEMV_NR]) {
-    [[unroll]] for (int r = 0; r < GEMV_NR; r++) base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
-}
-
 #if GEMV_KPF
 // The first block's loads of the workgroup's first tile (the lane's block `lane`), when x is whole
 // (GEMV_KPF: gemv_idot.glsl).
 #define IDOT_KPF_ISSUE(whole)                                                                    \
     uint pu[GEMV_NR][GEMV_IDOT_WORDS], ps[GEMV_NR];                                              \
     float pd[GEMV_NR];                                                                           \
-    bool pending = (whole) && gl_WorkGroupID.x < tiles && lane < nb;                             \
+    bool pending = GEMV_KPF_PENDING(whole, nb);                                                  \
     if (pending) {                                                                               \
         uint pbase[GEMV_NR];                                                                     \
-        idot_blocks_bases(gl_WorkGroupID.x * uint(GEMV_ROWS) + group * uint(GEMV_NR), row_bytes, pbase); \
+        gemv_row_bases(GEMV_KPF_ROW0, row_bytes, pbase);                                         \
         idot_blocks_load(pbase, lane, pu, ps, pd);                                               \
     }
 #else
@@ -71,7 +66,7 @@ void main() {
         uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
         uint base[GEMV_NR];
         float acc[GEMV_NR];
-        idot_blocks_bases(row0, row_bytes, base);
+        gemv_row_bases(row0, row_bytes, base);
         [[unroll]] for (int r = 0; r < GEMV_NR; r++) acc[r] = 0.0;
         for (uint b = lane; b < nb; b += T) {
             // The block's x words, loaded once for all GEMV_NR rows (q4_0: words 0-3 meet the
@@ -137,7 +132,7 @@ void main() {
         uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
         uint base[GEMV_NR];
         float acc[GEMV_ACC];
-        idot_blocks_bases(row0, row_bytes, base);
+        gemv_row_bases(row0, row_bytes, base);
         [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
         for (uint b0 = 0u; b0 < nb; b0 += XB) {
 #if !GEMV_XPRE

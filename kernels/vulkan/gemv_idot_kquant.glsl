@@ -55,12 +55,6 @@ void gemv_k_chunk(uint base[GEMV_NR], uint ch, out uint lo[GEMV_NR][8], out uint
     }
 }
 
-// The uvec4 of row0 + r's first super-block, for each of the lane group's rows.
-void gemv_k_bases(uint row0, uint nb, out uint base[GEMV_NR]) {
-    [[unroll]] for (int r = 0; r < GEMV_NR; r++)
-        base[r] = gemv_clamp_row(row0 + uint(r)) * (nb >> 3u) * uint(GEMV_K_SB_UVEC4);
-}
-
 void gemv_idot_k_main() {
     uint tid = gemv_tid();
     uint nb = P.k >> 5u; // blocks of x (sub-blocks) per row
@@ -78,16 +72,8 @@ void gemv_idot_k_main() {
 #endif
     uint lane = tid % T, group = tid / T;
     uint tiles = gemv_idot_tiles();
-#if GEMV_KPF // the first chunk ahead of the quantization (gemv_idot.glsl)
-    uint plo[GEMV_NR][8], phi[GEMV_NR][8];
-    vec4 pf[GEMV_NR];
-    bool pending = whole && gl_WorkGroupID.x < tiles && lane < (nb >> 1u);
-    if (pending) {
-        uint pbase[GEMV_NR];
-        gemv_k_bases(gl_WorkGroupID.x * uint(GEMV_ROWS) + group * uint(GEMV_NR), nb, pbase);
-        gemv_k_chunk(pbase, lane, plo, phi, pf);
-    }
-#endif
+    uint row_uvec4 = (nb >> 3u) * uint(GEMV_K_SB_UVEC4);
+    GEMV_KPF_CHUNK_AHEAD(whole, nb >> 1u, row_uvec4, gemv_k_chunk) // the first chunk ahead (gemv_idot.glsl)
 #if !GEMV_XPRE
     if (whole) gemv_idot_quantize(tid, 0u);
 #endif
@@ -95,7 +81,7 @@ void gemv_idot_k_main() {
         uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
         uint base[GEMV_NR];
         float acc[GEMV_ACC];
-        gemv_k_bases(row0, nb, base);
+        gemv_row_bases(row0, row_uvec4, base);
         [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
         for (uint b0 = 0u; b0 < nb; b0 += XB) {
 #if !GEMV_XPRE

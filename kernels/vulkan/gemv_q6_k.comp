@@ -136,10 +136,6 @@ void q6_chunk(uint base[GEMV_NR], uint ch, out uint lo[GEMV_NR][8], out uint hi[
     }
 }
 
-void q6_bases(uint row0, uint row_bytes, out uint base[GEMV_NR]) {
-    [[unroll]] for (int r = 0; r < GEMV_NR; r++) base[r] = gemv_clamp_row(row0 + uint(r)) * row_bytes;
-}
-
 void main() {
     uint tid = gemv_tid();
     uint nb = P.k >> 5u; // blocks of x per row
@@ -153,16 +149,7 @@ void main() {
     uint lane = tid % T, group = tid / T;
     uint tiles = gemv_idot_tiles();
     uint row_bytes = (nb >> 3u) * 210u;
-#if GEMV_KPF // the first chunk ahead of the quantization (gemv_idot.glsl)
-    uint plo[GEMV_NR][8], phi[GEMV_NR][8];
-    vec4 pf[GEMV_NR];
-    bool pending = whole && gl_WorkGroupID.x < tiles && lane < (nb >> 1u);
-    if (pending) {
-        uint pbase[GEMV_NR];
-        q6_bases(gl_WorkGroupID.x * uint(GEMV_ROWS) + group * uint(GEMV_NR), row_bytes, pbase);
-        q6_chunk(pbase, lane, plo, phi, pf);
-    }
-#endif
+    GEMV_KPF_CHUNK_AHEAD(whole, nb >> 1u, row_bytes, q6_chunk) // the first chunk ahead (gemv_idot.glsl)
 #if !GEMV_XPRE
     if (whole) gemv_idot_quantize(tid, 0u);
 #endif
@@ -170,7 +157,7 @@ void main() {
         uint row0 = tile * uint(GEMV_ROWS) + group * uint(GEMV_NR);
         uint base[GEMV_NR];
         float acc[GEMV_ACC];
-        q6_bases(row0, row_bytes, base);
+        gemv_row_bases(row0, row_bytes, base);
         [[unroll]] for (int i = 0; i < GEMV_ACC; i++) acc[i] = 0.0;
         for (uint b0 = 0u; b0 < nb; b0 += XB) {
 #if !GEMV_XPRE
