@@ -206,6 +206,14 @@ local LOOP_SWITCHES = {
 }
 local SWITCH_NAMES = { "GEMV_KHALF", "GEMV_KPF" } -- LOOP_SWITCHES' keys in a fixed order (messages, cache keys)
 local function takes_switch(fmt, name) return LOOP_SWITCHES[name] ~= nil and LOOP_SWITCHES[name].formats[fmt] end
+-- ", NAME" for each switch fmt takes, in SWITCH_NAMES' order (variant's list of its defines).
+local function switches_text(fmt)
+  local out = {}
+  for _, name in ipairs(SWITCH_NAMES) do
+    if takes_switch(fmt, name) then out[#out + 1] = ", " .. name end
+  end
+  return table.concat(out)
+end
 -- Where for_device takes it, by T: a format's ranges are tried in order, the
 -- first holding T applies ({GEMV_T, GEMV_NR}, and the GEMV_IDOT mode, 1 unless
 -- named). Each range won a validated A/B against the table's kernel (x
@@ -548,7 +556,7 @@ function M.for_device(dev, fmt, m, k, tokens)
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end
   local xp = xpre_rule(fmt, tokens)
-  if xp then return idot_spec(fmt, xp.mode or 1, xp.geometry[1], xp.geometry[2], nil, 0, tokens, 1, nil, xp.switches) end
+  if xp then return idot_spec(fmt, xp.mode or 1, xp.geometry[1], xp.geometry[2], nil, 0, tokens, 1) end
   local multi = IDOT_TOKENS[fmt] == "multi" and tokens > 1
   local g = M.idot_geometry(fmt, m, tokens)
   local mode = 1
@@ -696,8 +704,7 @@ function M.variant(fmt, changes)
       else
         error(("gemv_vulkan.variant: %s has no define %s (GEMV_T, GEMV_NR, GEMV_WG, GEMV_TOKENS%s%s%s)"):format(fmt,
           tostring(k), IDOT_BLOCK_BYTES[fmt] and ", GEMV_IDOT, GEMV_XB, GEMV_GRID" or "",
-          XPRE_FORMATS[fmt] and (", GEMV_XPRE" .. (takes_switch(fmt, "GEMV_KHALF") and ", GEMV_KHALF" or "")
-            .. (takes_switch(fmt, "GEMV_KPF") and ", GEMV_KPF" or "")) or "",
+          XPRE_FORMATS[fmt] and (", GEMV_XPRE" .. switches_text(fmt)) or "",
           COOP_FMT[fmt] and (", GEMV_COOP, COOP_WR, COOP_KS" .. (coop_takes(fmt, "COOP_U") and ", COOP_U" or "")
             .. (coop_takes(fmt, "COOP_DIRECT") and ", COOP_DIRECT" or "")
             .. (coop_takes(fmt, "COOP_REG") and ", COOP_REG, COOP_RT" or "") .. (coop_takes(fmt, "COOP_PF") and ", COOP_PF" or ""))
@@ -707,8 +714,9 @@ function M.variant(fmt, changes)
   end
   if (coop.GEMV_COOP or 0) >= 1 then
     local defaults = M.variant_defines(fmt) -- a grid names every define at its default
-    for _, k in ipairs { "GEMV_T", "GEMV_NR", "GEMV_WG", "GEMV_IDOT", "GEMV_XB", "GEMV_GRID", "GEMV_XPRE", "GEMV_KHALF",
-                         "GEMV_KPF" } do
+    local integer_defines = { "GEMV_T", "GEMV_NR", "GEMV_WG", "GEMV_IDOT", "GEMV_XB", "GEMV_GRID", "GEMV_XPRE" }
+    table.move(SWITCH_NAMES, 1, #SWITCH_NAMES, #integer_defines + 1, integer_defines)
+    for _, k in ipairs(integer_defines) do
       if changes[k] ~= nil and changes[k] ~= defaults[k] then
         error(("gemv_vulkan.variant: %s GEMV_COOP=1 or 2 is its own kernel: it takes COOP_WR, COOP_KS%s and GEMV_TOKENS, not %s")
           :format(fmt, coop_takes(fmt, "COOP_U") and ", COOP_U" or "", k), 2)
