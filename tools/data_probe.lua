@@ -5,9 +5,9 @@
 -- linear_suite's generators write). Then the swiglu_ab paths on that shape,
 -- timed by swiglu_ab's samples and by the default cell policy.
 --
--- Why: swiglu_ab on the H200 read every path (cuBLAS included) at about 40 %
--- of the read ceiling, which is measured over zero-filled buffers, while the
--- GEMV tables reach 91 % (docs/results/h200-swiglu.md).
+-- Why: swiglu_ab read every path (cuBLAS included) far below the read
+-- ceiling, which is measured over zero-filled buffers, while the GEMV tables
+-- came close to it (the figures: docs/results/h200-swiglu.md).
 local gpu = require "gpu"
 local ceilings = require "gpubench.ceilings"
 local kernels = require "gpubench.kernels"

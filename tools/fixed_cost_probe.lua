@@ -14,7 +14,7 @@
 --                     unlike a batch's cold sample); on CUDA the host's launch calls
 --                     fall inside it, so there it is an upper bound
 --
--- Why: on the H200 the Vulkan fixed cost was 22.4 us against CUDA's 2.8 us, and
+-- Why: the Vulkan fixed cost was several times CUDA's on the H200, and
 -- the pure read of a point's bytes minus it matched CUDA's (docs/results/
 -- h200-linear.md, "The Vulkan cold sample's fixed cost"). Its cold samples were
 -- then three queue submissions; they are one now. If the fixed cost stays, the
