@@ -620,6 +620,16 @@ phase_next48() { # x quantized once per call (GEMV_XPRE=1) against per workgroup
   variants vkxp_q6k_T2 q6_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=2;GEMV_XPRE=0,1;GEMV_T=8,16;GEMV_NR=4"
 }
 
+phase_next54() { # the CUDA suite with the vendor column after the slice rules of next53 (one wave from T = 256, w8
+  # and q5's second rule from 64 units a slice, w8's mma route below one tile per SM), then the quantized GEMV
+  # tables at T = 2, 3, 4 with GEMV_KHALF and q6_k's GEMV_KPF taken (Vulkan against CUDA)
+  run suite_cuda_vendor timeout 240 $G --backend cuda experiments/linear_suite.lua --suite all \
+    --json "$LOGS/suite_cuda_vendor.jsonl"
+  grep -E "fixed cost:|wall time|rror" "$LOGS/suite_cuda_vendor.log" | cut -c1-190
+  awk '$6 == 1024 {print $1, $2, $4, $5, $7, $15, $(NF-1), $NF}' "$LOGS/suite_cuda_vendor.log" | head -30
+  quant_tables 2 3 4
+}
+
 phase_next47() { # GEMV_WG's A/B whole (next45 with VKWG_MORE=1), then the CUDA suite with the vendor column: issue 14's
   # T = 1024 against cuBLAS after LN_XCOPY (the table's since 2026-12-05, no suite with cuBLAS since)
   VKWG_MORE=1 phase_next45
@@ -1671,6 +1681,9 @@ next53)
   ;;
 next52)
   phase_next52
+  ;;
+next54)
+  phase_next54
   ;;
 next51)
   phase_next51

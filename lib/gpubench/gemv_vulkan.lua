@@ -220,19 +220,31 @@ end
 -- quantized per workgroup) in both orders and at a second ITERS at the T it
 -- names or at both ends of it; a T no range holds keeps x per workgroup
 -- (docs/kernels/vulkan-gemv.md, "x quantized once per call" and "... at T < 8").
+-- A range's switches (LOOP_SWITCHES) won their own A/B against the range's kernel
+-- without them, both orders (the same doc, "Half chunks").
 local XPRE_RULES = {
-  q4_k = { { from = 2, to = 4, geometry = { 8, 4 } }, { from = 5, geometry = { 16, 8 } } },
-  q5_k = { { from = 2, geometry = { 8, 4 } } },
+  q4_k = { { from = 2, to = 4, geometry = { 16, 4 }, switches = { GEMV_KHALF = 1 } },
+           { from = 5, geometry = { 16, 8 } } },
+  q5_k = { { from = 2, to = 3, geometry = { 8, 4 } }, { from = 4, to = 4, geometry = { 16, 4 }, switches = { GEMV_KHALF = 1 } },
+           { from = 5, geometry = { 8, 4 } } },
   q8_0 = { { from = 2, geometry = { 16, 4 } } },
   q4_0 = { { from = 2, geometry = { 16, 4 } } },
   q6_k = { { from = 4, to = 4, geometry = { 16, 8 }, mode = 2 } },
 }
-local function xpre_rule(fmt, tokens)
-  for _, r in ipairs(XPRE_RULES[fmt] or {}) do
+-- The first range of rules (a list like XPRE_RULES') holding tokens, or nil.
+local function rule_for(rules, tokens)
+  for _, r in ipairs(rules or {}) do
     if tokens >= r.from and tokens <= (r.to or math.maxinteger) then return r end
   end
   return nil
 end
+local function xpre_rule(fmt, tokens) return rule_for(XPRE_RULES[fmt], tokens) end
+-- Loop switches of the kernels with x per workgroup, by T, each the winner of a validated
+-- A/B against the same kernel without it, both orders (docs/kernels/vulkan-gemv.md,
+-- "Weights ahead of x's quantization"; it lost at T = 1 for every format it takes).
+local SWITCH_RULES = {
+  q6_k = { { from = 2, to = 2, switches = { GEMV_KPF = 1 } } },
+}
 local XPRE_BLOCK = 256
 local xprep_specs = {} -- one table per T: gemv.kernel caches compiled kernels by spec table
 local function xprep(tokens)
@@ -548,7 +560,8 @@ end
 --     and fits its larger blocks (q8_0, q4_0), else layout 1;
 --   * q6_k: GEMV_IDOT=2 (unsigned codes, the -32 through x's half sums);
 --   * where an XPRE_RULES range holds T, x quantized once per call (GEMV_XPRE=1,
---     one workgroup per row tile, any k) at the range's geometry and mode.
+--     one workgroup per row tile, any k) at the range's geometry, mode and loop
+--     switches; else a SWITCH_RULES range's switches on x per workgroup.
 function M.for_device(dev, fmt, m, k, tokens)
   tokens = tokens or 1
   if DENSE_COOP[fmt] then return dense_coop_for(dev, fmt, k, tokens) end
@@ -556,7 +569,7 @@ function M.for_device(dev, fmt, m, k, tokens)
   if not dev.integer_dot_product or (dev.subgroup_size or 0) < IDOT_MIN_SUBGROUP then return nil end
   if type(k) ~= "number" then return nil end
   local xp = xpre_rule(fmt, tokens)
-  if xp then return idot_spec(fmt, xp.mode or 1, xp.geometry[1], xp.geometry[2], nil, 0, tokens, 1) end
+  if xp then return idot_spec(fmt, xp.mode or 1, xp.geometry[1], xp.geometry[2], nil, 0, tokens, 1, nil, xp.switches) end
   local multi = IDOT_TOKENS[fmt] == "multi" and tokens > 1
   local g = M.idot_geometry(fmt, m, tokens)
   local mode = 1
@@ -573,7 +586,8 @@ function M.for_device(dev, fmt, m, k, tokens)
   local sms = dev.sm_count or 0
   local cap = multi and IDOT_MULTI_TOKENS.cap or IDOT_UNCAPPED[fmt] and 0
     or sms > 0 and sms * idot_per_sm(fmt, m) or IDOT_GRID_UNKNOWN
-  return idot_spec(fmt, mode, g[1], g[2], idot_xb(k, max_k // 32), cap, tokens)
+  local sw = rule_for(SWITCH_RULES[fmt], tokens)
+  return idot_spec(fmt, mode, g[1], g[2], idot_xb(k, max_k // 32), cap, tokens, nil, nil, sw and sw.switches)
 end
 
 -- The defines a variant of fmt takes, with the default of each (what

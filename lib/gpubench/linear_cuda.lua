@@ -240,20 +240,25 @@ local function wgmma_geometry(q)
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the
--- sweeps' picks (docs/kernels/cuda-linear.md, "wgmma route", "By grid"):
+-- sweeps' picks (docs/kernels/cuda-linear.md, "wgmma route", "By grid",
+-- "Slices in one wave"):
 -- * under half a tile per SM, slices of K (LN_KSPLIT, the largest power of
---   two up to 16 that keeps the blocks within 2.5 per SM and 4 units a
---   slice); for w8 and q5 from T = 256 also under 1.5 tiles per SM, within
---   5 blocks per SM and 16 units a slice (set from the w8 and q5 sweeps);
+--   two up to 16 that keeps 4 units a slice and the blocks within 2.5 per
+--   SM below T = 256, within one wave from it: each slice's fp32 sums are
+--   written and read back, which more slices pay for more than they fill
+--   the SMs); for w8 and q5 from T = 256 also under 1.5 tiles per SM, within
+--   5 blocks per SM and 64 units a slice (a long K: shorter ones lost to
+--   the unsplit kernel);
 -- * else below T = 256 the mma route (its tiles of 128 rows of x and 256 of W
 --   suit large grids there);
--- * else w8 takes the mma route below two tiles per SM (its mma tiles of 64
+-- * else w8 takes the mma route below one tile per SM (its mma tiles of 64
 --   rows of x give 4x the blocks), and nvfp4 and bf16 take tiles of 128 rows
 --   of x below one tile per SM.
 local WGMMA_UNKNOWN_SMS = 132
 local PRESCALED = { nvfp4 = true, bf16 = true }
--- {below tiles per SM, blocks per SM at most, units a slice at least, from T, formats (nil: all)}
-local SPLITS = { { 0.5, 2.5, 4, 1 }, { 1.5, 5, 16, 256, { w8 = true, q5 = true } } }
+-- {below tiles per SM, blocks per SM at most, units a slice at least, from T, to T, formats (nil: all)}
+local SPLITS = { { 0.5, 2.5, 4, 1, 255 }, { 0.5, 1, 4, 256, math.maxinteger },
+                 { 1.5, 5, 64, 256, math.maxinteger, { w8 = true, q5 = true } } }
 local SPLIT_MAX = 16
 local function wgmma_for_shape(q, r, fallback)
   local by = {}
@@ -274,8 +279,8 @@ local function wgmma_for_shape(q, r, fallback)
     local bn = T < 256 and 128 or 256
     local tiles = ceil_div(N, 64 * r.defines.LN_MT * r.defines.LN_WG) * ceil_div(T, bn)
     for _, rule in ipairs(SPLITS) do
-      local below, per_sm, min_units, from_t, formats = table.unpack(rule)
-      if tiles < below * sms and T >= from_t and (not formats or formats[q]) then
+      local below, per_sm, min_units, from_t, to_t, formats = table.unpack(rule)
+      if tiles < below * sms and T >= from_t and T <= to_t and (not formats or formats[q]) then
         local units, ks = ceil_div(K, 64), 1
         while 2 * ks <= SPLIT_MAX and tiles * 2 * ks <= per_sm * sms and units >= min_units * 2 * ks do ks = 2 * ks end
         if ks > 1 then return variant(bn, ks, half_for(q, T, ks, tiles, sms)) end
@@ -283,7 +288,7 @@ local function wgmma_for_shape(q, r, fallback)
       end
     end
     if T < 256 then return fallback end
-    if q == "w8" and tiles < 2 * sms then return fallback end
+    if q == "w8" and tiles < sms then return fallback end
     if PRESCALED[q] and tiles < sms then return variant(128, 1, 0) end
     local half = half_for(q, T, 1, tiles, sms)
     if half ~= r.defines.LN_HALF then return variant(bn, 1, half) end

@@ -185,4 +185,36 @@ t.test("GEMV_KPF=1: q6_k in both modes at T = 1, 2, x whole and in slices, sever
   end)
 end)
 
+-- The table's kernels (for_device) by T: GEMV_KHALF with its doubled lanes where its A/B won (q4_k
+-- T = 2 to 4, q5_k T = 4), GEMV_KPF on q6_k at T = 2 only (it lost at T = 1 in every format), neither
+-- elsewhere; then the picks themselves against the oracle on this device.
+t.test("for_device takes the loop switches where their A/Bs won: the defines by T, and the kernels", function()
+  local gemv = require "gpubench.gemv"
+  local want = { -- T -> {GEMV_T, GEMV_NR, GEMV_XPRE, GEMV_KHALF, GEMV_KPF}
+    q4_k = { { 8, 2, nil, nil, nil }, { 16, 4, 1, 1, nil }, { 16, 4, 1, 1, nil }, { 16, 4, 1, 1, nil },
+             { 16, 8, 1, nil, nil }, [8] = { 16, 8, 1, nil, nil } },
+    q5_k = { { 8, 2, nil, nil, nil }, { 8, 4, 1, nil, nil }, { 8, 4, 1, nil, nil }, { 16, 4, 1, 1, nil },
+             { 8, 4, 1, nil, nil }, [8] = { 8, 4, 1, nil, nil } },
+    q6_k = { { 16, 4, nil, nil, nil }, { 8, 4, nil, nil, 1 }, { 16, 8, nil, nil, nil }, { 16, 8, 1, nil, nil },
+             [8] = { 8, 4, nil, nil, nil } },
+    q8_0 = { { 32, 8, nil, nil, nil }, { 16, 4, 1, nil, nil }, [8] = { 16, 4, 1, nil, nil } },
+    q4_0 = { { 32, 8, nil, nil, nil }, { 16, 4, 1, nil, nil }, [8] = { 16, 4, 1, nil, nil } },
+  }
+  for fmt, by_t in pairs(want) do
+    for T, w in pairs(by_t) do
+      local d = gemv.spec_for(gc.vulkan_fake(), fmt, 14336, 5120, T).defines
+      t.eq({ d.GEMV_T, d.GEMV_NR, d.GEMV_XPRE, d.GEMV_KHALF, d.GEMV_KPF }, w, ("%s T=%d"):format(fmt, T))
+    end
+  end
+  local dev = idot_device()
+  releasing(dev, function()
+    for i, c in ipairs { { "q4_k", 3 }, { "q5_k", 4 }, { "q6_k", 2 } } do
+      local fmt, T = c[1], c[2]
+      local s = gemv.spec_for(dev, fmt, 300, 1024, T)
+      t.truthy(s.defines.GEMV_KHALF == 1 or s.defines.GEMV_KPF == 1, ("%s T=%d on %s: a switch"):format(fmt, T, dev.name))
+      gc.check_tokens(dev, fmt, 300, 1024, T, 1200 + i, s)
+    end
+  end)
+end)
+
 t.run()

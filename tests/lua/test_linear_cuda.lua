@@ -108,7 +108,7 @@ t.test("the wgmma route is picked on sm_90 only; other architectures get the mma
   t.eq(why, "wgmma needs sm_90, this device is sm_89")
 end)
 
-t.test("the wgmma route by grid: slices of K under half a tile per SM, else mma below T = 256, w8's and the prescaled formats' rules", function()
+t.test("the wgmma route by grid: slices of K under half a tile per SM (one wave from T = 256), else mma below T = 256, w8's and the prescaled formats' rules", function()
   local linear = require "gpubench.linear"
   local dev = { backend = "cuda", name = "fake H200", info = { arch = "sm_90" }, sm_count = 132 }
   local function pick(q, n, k, tt, d)
@@ -117,29 +117,35 @@ t.test("the wgmma route by grid: slices of K under half a tile per SM, else mma 
   end
   -- tiles = ceil(N / 128) ceil(T / BN), BN = 128 below T = 256, 256 from it
   t.eq(pick("q5", 1152, 4304, 128), { "wgmma", 128, 16 }) -- 9 tiles, 68 units: 16 slices of 4.25
-  t.eq(pick("q5", 1152, 4304, 1024), { "wgmma", 256, 8 }) -- 36 tiles: 8 x 36 = 288 <= 330 blocks
+  t.eq(pick("q5", 1152, 4304, 1024), { "wgmma", 256, 2 }) -- 36 tiles: 2 x 36 = 72 blocks in one wave, 4 x 36 = 144 not
+  t.eq(pick("q5", 1152, 4304, 255), { "wgmma", 128, 16 }) -- below T = 256: up to 2.5 blocks per SM
   t.eq(pick("q4", 3456, 1152, 128), { "wgmma", 128, 4 })  -- 27 tiles, 18 units: 4 slices of 4.5
   t.eq(pick("q4", 3456, 1152, 1024), { "wgmma", 256, 1 }) -- 108 tiles: not under 66
-  t.eq(pick("w8", 2048, 16384, 1024), { "wgmma", 256, 4 }) -- 64 tiles: 4 x 64 = 256 blocks
+  t.eq(pick("w8", 2048, 16384, 1024), { "wgmma", 256, 2 }) -- 64 tiles: 2 x 64 = 128 blocks, one wave
+  t.eq(pick("w8", 2048, 16384, 1024, { backend = "cuda", name = "more", info = { arch = "sm_90" }, sm_count = 256 }),
+    { "wgmma", 256, 4 }) -- 256 SMs: 4 x 64 blocks in one wave
   t.eq(pick("w8", 5120, 17408, 128), { "wgmma", 128, 8 }) -- 40 tiles
   t.eq(pick("q4", 64, 256, 1024), { "wgmma", 256, 1 })     -- 4 units: no slices of 4 or more; from T = 256 the route itself
   t.eq(pick("q4", 64, 128, 128), { "mma", 128, nil })      -- 2 units, T < 256: the mma route
   t.eq(pick("q4", 131072, 5120, 128), { "mma", 128, nil }) -- a large grid below T = 256
   t.eq(pick("q4", 131072, 5120, 256), { "wgmma", 256, 1 })
-  -- from T = 256 under 1.5 tiles per SM: slices of 16 units or more within 5 blocks per SM
-  t.eq(pick("w8", 5120, 5120, 1024), { "wgmma", 256, 4 }) -- 160 tiles, 80 units
-  t.eq(pick("q5", 6144, 5120, 1024), { "wgmma", 256, 2 }) -- 192 tiles
+  -- from T = 256 under 1.5 tiles per SM: slices of 64 units or more within 5 blocks per SM
+  t.eq(pick("w8", 5120, 5120, 1024), { "wgmma", 256, 1 }) -- 160 tiles, 80 units: 2 slices of 40
+  t.eq(pick("w8", 5120, 10240, 1024), { "wgmma", 256, 2 }) -- 160 units
+  t.eq(pick("w8", 5120, 17408, 1024), { "wgmma", 256, 4 }) -- 272 units: 4 x 160 = 640 <= 660 blocks
+  t.eq(pick("q5", 6144, 5120, 1024), { "wgmma", 256, 1 }) -- 192 tiles, 80 units
+  t.eq(pick("q5", 6144, 8192, 1024), { "wgmma", 256, 2 }) -- 128 units
   t.eq(pick("q5", 6144, 5120, 128), { "wgmma", 128, 4 })  -- 48 tiles: under half a tile per SM, 4 x 48 = 192 blocks
   t.eq(pick("w8", 14336, 5120, 128), { "mma", 64, nil })  -- 112 tiles below T = 256: the mma route
-  -- w8 from 1.5 to two tiles per SM: the mma route (8320 rows: 65 x 4 = 260 tiles)
-  t.eq(pick("w8", 8448, 5120, 1024), { "wgmma", 256, 1 }) -- 66 x 4 = 264 = 2 x 132
-  t.eq(pick("w8", 8320, 5120, 1024), { "mma", 64, nil })    -- 65 x 4 = 260
+  -- w8 without slices under one tile per SM: the mma route (4224 rows: 33 x 4 = 132 tiles)
+  t.eq(pick("w8", 4224, 4096, 1024), { "wgmma", 256, 1 }) -- 132 tiles, 64 units
+  t.eq(pick("w8", 4096, 4096, 1024), { "mma", 64, nil })    -- 128 tiles
+  t.eq(pick("w8", 8320, 5120, 1024), { "wgmma", 256, 1 })   -- 65 x 4 = 260 tiles
   t.eq(pick("w8", 14336, 5120, 1024), { "wgmma", 256, 1 })
-  t.eq(pick("w8", 5120, 5120, 1024, { backend = "cuda", name = "half", info = { arch = "sm_90" }, sm_count = 66 }),
+  t.eq(pick("w8", 5120, 10240, 1024, { backend = "cuda", name = "half", info = { arch = "sm_90" }, sm_count = 66 }),
     { "wgmma", 256, 1 })
-  t.eq(pick("w8", 5120, 5120, 1024, { backend = "cuda", name = "unsaid", info = { arch = "sm_90" } }),
-    { "wgmma", 256, 4 }) -- 132 SMs
-  t.eq(pick("w8", 7168, 5120, 1024), { "mma", 64, nil })   -- 56 x 4 = 224 tiles
+  t.eq(pick("w8", 5120, 10240, 1024, { backend = "cuda", name = "unsaid", info = { arch = "sm_90" } }),
+    { "wgmma", 256, 2 }) -- 132 SMs
   -- the second slice rule is w8's and q5's only
   t.eq(pick("q4", 5120, 5120, 1024), { "wgmma", 256, 1 })
   t.eq(pick("q6", 6144, 5120, 1024), { "wgmma", 256, 1 })
@@ -147,7 +153,7 @@ t.test("the wgmma route by grid: slices of K under half a tile per SM, else mma 
   for _, q in ipairs { "nvfp4", "bf16" } do
     t.eq(pick(q, 4096, 5120, 1024), { "wgmma", 128, 1 }, q)  -- 32 x 4 = 128 tiles
     t.eq(pick(q, 14336, 5120, 1024), { "wgmma", 256, 1 }, q) -- 448 tiles
-    t.eq(pick(q, 2048, 4096, 1024), { "wgmma", 256, 4 }, q)  -- 64 tiles: slices
+    t.eq(pick(q, 2048, 4096, 1024), { "wgmma", 256, 2 }, q)  -- 64 tiles: slices in one wave
     t.truthy(linear.route(dev, { qtype = q, n = 4096, k = 64 }, 300) == linear.route(dev, { qtype = q, n = 4000, k = 8 }, 999),
       q .. ": one spec table per variant")
   end
@@ -171,7 +177,8 @@ t.test("the wgmma route's LN_HALF by grid, its prepass, and the formats that ref
   t.eq(pick("w8", 34816, 5120, 1024), { "wgmma", 1, 1, 1, 8 })
   t.eq(pick("q5", 14336, 5120, 1024), { "wgmma", 1, 1, 1, 5 })  -- 448 tiles
   t.eq(pick("q4", 3456, 1152, 1024), { "wgmma", 1, 0, 0, nil }) -- 108 tiles, under one per SM
-  t.eq(pick("q5", 6144, 5120, 1024), { "wgmma", 2, 0, 1, nil }) -- slices: the exact path, staggered as before
+  t.eq(pick("q5", 6144, 5120, 1024), { "wgmma", 1, 1, 1, 5 })  -- 192 tiles, no slices
+  t.eq(pick("q5", 6144, 8192, 1024), { "wgmma", 2, 0, 1, nil }) -- slices: the exact path, staggered as before
   t.eq(pick("q4", 3456, 1152, 128), { "wgmma", 4, 0, 0, nil })
   t.eq(pick("w8", 5120, 17408, 1024), { "wgmma", 4, 1, 1, 8 })  -- w8 with slices from T = 256
   t.eq(pick("w8", 5120, 17408, 128), { "wgmma", 8, 0, 0, nil })
