@@ -620,6 +620,22 @@ phase_next48() { # x quantized once per call (GEMV_XPRE=1) against per workgroup
   variants vkxp_q6k_T2 q6_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=2;GEMV_XPRE=0,1;GEMV_T=8,16;GEMV_NR=4"
 }
 
+phase_next55() { # GEMV_KHALF where its rule has no A/B yet (q5_k T = 2, 3; q4_k T = 3, 6), then the wgmma slices
+  # at T = 256 on two short grids (the one-wave rule holds from 256; next53 timed 1024 only)
+  variants vkkh_q5k_T2 q5_k 14336 5120 "GEMV_TOKENS=2;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
+  variants vkkh_q5k_T3 q5_k 14336 5120 "GEMV_TOKENS=3;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
+  variants vkkh_q4k_T3 q4_k 14336 5120 "GEMV_TOKENS=3;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=0,1;GEMV_T=8,16;GEMV_NR=4"
+  variants vkkh_q4k_T6 q4_k 14336 5120 \
+    "GEMV_TOKENS=6;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_T=16;GEMV_NR=8|GEMV_TOKENS=6;GEMV_IDOT=1;GEMV_XPRE=1;GEMV_KHALF=1;GEMV_T=16,32;GEMV_NR=4"
+  local p q n k
+  for p in q5:1152:4304 w8:2048:4096; do
+    IFS=: read -r q n k <<< "$p"
+    run "small55_${q}_${n}_$k" timeout 60 $G --backend cuda experiments/linear_variants.lua --route wgmma --versus mma \
+      --grid "LN_BN=128,256;LN_KSPLIT=1,2,4,8" --qtype $q --n $n --k $k --t 256 --json "$LOGS/small55_${q}_${n}_$k.jsonl"
+    grep -E '^ *[0-9]+ |rror|refused' "$LOGS/small55_${q}_${n}_$k.log" | cut -c1-150
+  done
+}
+
 phase_next54() { # the CUDA suite with the vendor column after the slice rules of next53 (one wave from T = 256, w8
   # and q5's second rule from 64 units a slice, w8's mma route below one tile per SM), then the quantized GEMV
   # tables at T = 2, 3, 4 with GEMV_KHALF and q6_k's GEMV_KPF taken (Vulkan against CUDA)
@@ -1681,6 +1697,9 @@ next53)
   ;;
 next52)
   phase_next52
+  ;;
+next55)
+  phase_next55
   ;;
 next54)
   phase_next54
