@@ -41,10 +41,11 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
       return specs.variant("q4_k", over)
     end
     if T > 1 then
-      -- 8 lanes and 4 rows a lane group to T = 4, 16 and 8 from T = 5
-      local lt, nr = T <= 4 and 8 or 16, T <= 4 and 4 or 8
+      -- half-chunk units at 16 lanes and 4 rows a lane group to T = 4 (GEMV_KHALF), 16 and 8 from T = 5
+      local lt, nr, half = 16, T <= 4 and 4 or 8, T <= 4 and 1 or nil
       t.eq(gemv.spec_for(fake(), "q4_k", 14336, k, T).defines,
-        { GEMV_T = lt, GEMV_NR = nr, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_XPRE = 1 }, what .. ": the rule")
+        { GEMV_T = lt, GEMV_NR = nr, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = 8, GEMV_XPRE = 1, GEMV_KHALF = half },
+        what .. ": the rule")
     end
     local s = per_workgroup(14336, k)
     -- 8 lanes a row; 2 rows a lane group at one token below 65536 rows (64-row tiles), 4 at T > 1 (128)
@@ -83,7 +84,8 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
   local tall = gemv.spec_for(fake(), "q4_k", 131072, 5120)
   t.eq({ tall.defines.GEMV_T, tall.defines.GEMV_NR, tall.rows_per_group }, { 8, 8, 256 })
   t.eq(gemv.grid(tall, 131072, 5120), { 512, 1, 1 })
-  t.eq(gemv.grid(gemv.spec_for(fake(), "q4_k", 131072, 5120, 2), 131072, 5120), { 1024, 1, 1 }, "T = 2: tiles of 128")
+  t.eq(gemv.grid(gemv.spec_for(fake(), "q4_k", 131072, 5120, 2), 131072, 5120), { 2048, 1, 1 },
+    "T = 2: tiles of 64 (16 lanes a row, 4 rows a lane group)")
   t.eq(gemv.spec_for(fake(), "q4_k", 131072, 5120, 2).defines.GEMV_XPRE, 1, "T = 2: x quantized once per call")
   local cpu = gemv.spec_for(fake { sm_count = 0 }, "q4_k", 256 * 4097, 1024)
   t.eq({ cpu.grid_cap, gemv.grid(cpu, 256 * 4097, 1024) }, { 0, { 4097, 1, 1 } }, "4097 tiles, one each")
@@ -94,9 +96,11 @@ t.test("q4_k integer path: the selection rule at T = 1 .. 8 and shape_changes (f
          xb { GEMV_IDOT = 1, GEMV_TOKENS = 8 }, xb { GEMV_IDOT = 1, GEMV_TOKENS = 8, GEMV_NR = 8 } }, { 160, 160, 128, 64, 64 })
   t.eq(specs.shape_changes("q4_k", 14336, 5120, { GEMV_IDOT = 0 }), {})
   for T = 1, 8 do
-    -- (from T = 2 the XPRE A/B's variant, its geometry named: 8 lanes and 4 rows to T = 4, 16 and 8 from 5)
+    -- (from T = 2 the A/Bs' variant, its geometry named: half-chunk units at 16 lanes and 4 rows to T = 4,
+    -- 16 and 8 from 5)
     local over = T == 1 and { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_GRID = 0 }
-      or { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_XPRE = 1, GEMV_T = T <= 4 and 8 or 16, GEMV_NR = T <= 4 and 4 or 8 }
+      or { GEMV_IDOT = 1, GEMV_TOKENS = T, GEMV_XPRE = 1, GEMV_T = 16, GEMV_NR = T <= 4 and 4 or 8,
+           GEMV_KHALF = T <= 4 and 1 or 0 }
     for d, x in pairs(specs.shape_changes("q4_k", 14336, 5120, over)) do over[d] = x end
     local v = specs.variant("q4_k", over)
     t.truthy(v.shared_bytes <= 49152, ("T=%d: the A/B's variant fits 48 KiB"):format(T))
@@ -252,10 +256,11 @@ t.test("q5_k integer path: for_device picks it by q4_k's rule; its geometry and 
   for T = 2, 7 do -- T = 8: each its own geometry with x quantized once per call (above)
     local s = gemv.spec_for(fake(), "q5_k", 14336, 5120, T)
     local k4 = gemv.spec_for(fake(), "q4_k", 14336, 5120, T)
-    -- x quantized once per call, 8 lanes and 4 rows a lane group at every T (q4_k: 16 and 8 from T = 5)
+    -- x quantized once per call, 8 lanes and 4 rows a lane group at every T but 4 (half-chunk units at
+    -- 16 lanes there; q4_k: 16 and 8 from T = 5)
     t.eq({ s.file, s.defines, s.grid_cap, s.x_rounding },
-      { "kernels/vulkan/gemv_q5_k.comp", { GEMV_T = 8, GEMV_NR = 4, GEMV_TOKENS = T, GEMV_IDOT = 1, GEMV_XB = 8,
-        GEMV_XPRE = 1 }, 0, 32 }, ("q5_k T=%d"):format(T))
+      { "kernels/vulkan/gemv_q5_k.comp", { GEMV_T = T == 4 and 16 or 8, GEMV_NR = 4, GEMV_TOKENS = T, GEMV_IDOT = 1,
+        GEMV_XB = 8, GEMV_XPRE = 1, GEMV_KHALF = T == 4 and 1 or nil }, 0, 32 }, ("q5_k T=%d"):format(T))
     t.eq(k4.defines.GEMV_XPRE, 1, ("q4_k T=%d: x quantized once per call"):format(T))
     if T <= 4 then t.eq(s.shared_bytes, k4.shared_bytes, ("T=%d: q4_k's shared memory"):format(T)) end
   end
@@ -327,9 +332,11 @@ t.test("q6_k integer path: for_device picks it by q4_k's rule; geometry, shared 
     local s = gemv.spec_for(fake(), "q6_k", 14336, 5120, T)
     t.eq({ s.defines.GEMV_T, s.defines.GEMV_NR }, want, "q6_k T=" .. T)
     t.truthy(s.shared_bytes <= 49152, "q6_k T=" .. T .. " fits beside its reduction array")
-    -- T = 4: x quantized once per call (its A/B there; it lost at T = 2)
+    -- T = 4: x quantized once per call (its A/B there; it lost at T = 2); T = 2: the first chunk's
+    -- weights ahead of x's quantization (GEMV_KPF, its A/B there)
     local over = { GEMV_IDOT = 2, GEMV_TOKENS = T }
     if T == 4 then over.GEMV_XPRE, over.GEMV_T, over.GEMV_NR = 1, 16, 8 end
+    if T == 2 then over.GEMV_KPF = 1 end
     for d, x in pairs(specs.shape_changes("q6_k", 14336, 5120, over)) do over[d] = x end
     t.truthy(specs.variant("q6_k", over) == s, "q6_k T=" .. T .. ": the A/B's variant is for_device's kernel")
     t.eq(s.defines.GEMV_XPRE, T == 4 and 1 or nil, "q6_k T=" .. T)
