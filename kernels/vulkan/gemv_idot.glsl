@@ -82,22 +82,23 @@ void gemv_row_bases(uint row0, uint stride, out uint base[GEMV_NR]) {
 }
 
 #if GEMV_KPF
-// Whether the lane loads a unit ahead (x whole, the workgroup has a tile, the lane one of the
-// row's `units`), and its lane group's first row in the workgroup's first tile; in a loop's
-// scope of `tiles`, `lane` and `group`.
-#define GEMV_KPF_PENDING(whole, units) ((whole) && gl_WorkGroupID.x < tiles && lane < (units))
-#define GEMV_KPF_ROW0 (gl_WorkGroupID.x * uint(GEMV_ROWS) + group * uint(GEMV_NR))
+// `pending`: whether the lane loads a unit ahead (x whole, the workgroup has a tile, the lane one
+// of the row's `units`); if so, unit `lane` of its lane group's rows in the workgroup's first tile
+// (rows `stride` elements apart) into a, b, c by load(base, unit, a, b, c). In a loop's scope of
+// `tiles`, `lane` and `group`, after the declarations of a, b, c.
+#define GEMV_KPF_LOAD_AHEAD(whole, units, stride, load, a, b, c)                          \
+    bool pending = (whole) && gl_WorkGroupID.x < tiles && lane < (units);                 \
+    if (pending) {                                                                        \
+        uint pbase[GEMV_NR];                                                              \
+        gemv_row_bases(gl_WorkGroupID.x * uint(GEMV_ROWS) + group * uint(GEMV_NR), stride, pbase); \
+        load(pbase, lane, a, b, c);                                                       \
+    }
 // The chunk loops (gemv_idot_kquant.glsl, gemv_q6_k.comp): the lane's first chunk into plo, phi,
-// pf by load(base, ch, lo, hi, f), rows `stride` elements apart.
+// pf by load(base, ch, lo, hi, f).
 #define GEMV_KPF_CHUNK_AHEAD(whole, units, stride, load)          \
     uint plo[GEMV_NR][8], phi[GEMV_NR][8];                          \
     vec4 pf[GEMV_NR];                                               \
-    bool pending = GEMV_KPF_PENDING(whole, units);                  \
-    if (pending) {                                                  \
-        uint pbase[GEMV_NR];                                        \
-        gemv_row_bases(GEMV_KPF_ROW0, stride, pbase);               \
-        load(pbase, lane, plo, phi, pf);                            \
-    }
+    GEMV_KPF_LOAD_AHEAD(whole, units, stride, load, plo, phi, pf)
 #else
 #define GEMV_KPF_CHUNK_AHEAD(whole, units, stride, load)
 #endif

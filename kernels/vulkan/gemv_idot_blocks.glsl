@@ -29,12 +29,7 @@ void idot_blocks_load(uint base[GEMV_NR], uint b, out uint u[GEMV_NR][GEMV_IDOT_
 #define IDOT_KPF_ISSUE(whole)                                                                    \
     uint pu[GEMV_NR][GEMV_IDOT_WORDS], ps[GEMV_NR];                                              \
     float pd[GEMV_NR];                                                                           \
-    bool pending = GEMV_KPF_PENDING(whole, nb);                                                  \
-    if (pending) {                                                                               \
-        uint pbase[GEMV_NR];                                                                     \
-        gemv_row_bases(GEMV_KPF_ROW0, row_bytes, pbase);                                         \
-        idot_blocks_load(pbase, lane, pu, ps, pd);                                               \
-    }
+    GEMV_KPF_LOAD_AHEAD(whole, nb, row_bytes, idot_blocks_load, pu, ps, pd)
 #else
 #define IDOT_KPF_ISSUE(whole)
 #endif

@@ -206,6 +206,9 @@ local LOOP_SWITCHES = {
 }
 local SWITCH_NAMES = { "GEMV_KHALF", "GEMV_KPF" } -- LOOP_SWITCHES' keys in a fixed order (messages, cache keys)
 local function takes_switch(fmt, name) return LOOP_SWITCHES[name] ~= nil and LOOP_SWITCHES[name].formats[fmt] end
+-- The integer kernel's defines, the loop switches last (what a cooperative-matrix variant refuses).
+local INTEGER_DEFINES = { "GEMV_T", "GEMV_NR", "GEMV_WG", "GEMV_IDOT", "GEMV_XB", "GEMV_GRID", "GEMV_XPRE",
+                          table.unpack(SWITCH_NAMES) }
 -- ", NAME" for each switch fmt takes, in SWITCH_NAMES' order (variant's list of its defines).
 local function switches_text(fmt)
   local out = {}
@@ -728,9 +731,7 @@ function M.variant(fmt, changes)
   end
   if (coop.GEMV_COOP or 0) >= 1 then
     local defaults = M.variant_defines(fmt) -- a grid names every define at its default
-    local integer_defines = { "GEMV_T", "GEMV_NR", "GEMV_WG", "GEMV_IDOT", "GEMV_XB", "GEMV_GRID", "GEMV_XPRE" }
-    table.move(SWITCH_NAMES, 1, #SWITCH_NAMES, #integer_defines + 1, integer_defines)
-    for _, k in ipairs(integer_defines) do
+    for _, k in ipairs(INTEGER_DEFINES) do
       if changes[k] ~= nil and changes[k] ~= defaults[k] then
         error(("gemv_vulkan.variant: %s GEMV_COOP=1 or 2 is its own kernel: it takes COOP_WR, COOP_KS%s and GEMV_TOKENS, not %s")
           :format(fmt, coop_takes(fmt, "COOP_U") and ", COOP_U" or "", k), 2)
