@@ -181,8 +181,8 @@ M.qtypes = { "q4", "q5", "q6", "w8", "nvfp4", "bf16" }
 
 -- w8 and bf16 keep tiles of 64 rows of x for every T >= 17: at 128 their
 -- accumulators and runs (W8: two groups' codes and scales per run; BF16: 32
--- bytes per run) spill (ptxas: 272 and 180 bytes); the others spill 16-24
--- bytes at 128, outside the mma loop.
+-- bytes per run) spill, the others' spills stay outside the mma loop
+-- (ptxas's figures: docs/kernels/cuda-linear.md, "Tensor-core route").
 local BN64_ONLY = { w8 = true, bf16 = true }
 -- Units in flight per warp at T <= 8: 2 for q4, q6 and bf16; 4 for w8
 -- (32-element units: 2 leave too few bytes in flight), q5 and nvfp4: the
