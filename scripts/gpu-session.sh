@@ -636,6 +636,29 @@ phase_next55() { # GEMV_KHALF where its rule has no A/B yet (q5_k T = 2, 3; q4_k
   done
 }
 
+cluster_ab() { # cluster_ab TAG T "q:N:K:KS,..." ...: the slices' sums in a cluster (LN_CLUSTER = 1) against the second
+  # launch (0) at the listed slice counts, beside the table's pick and the mma route, ABBA, each FP64-checked first
+  local tag=$1 tt=$2 p q n k ks; shift 2
+  for p in "$@"; do
+    IFS=: read -r q n k ks <<< "$p"
+    run "${tag}_${q}_${n}_${k}_T$tt" timeout 120 $G --backend cuda experiments/linear_variants.lua --route wgmma --versus mma \
+      --grid "LN_KSPLIT=$ks;LN_CLUSTER=0,1" --qtype $q --n $n --k $k --t $tt --json "$LOGS/${tag}_${q}_${n}_${k}_T$tt.jsonl"
+    grep -E '^ *[0-9]+ |rror|refused' "$LOGS/${tag}_${q}_${n}_${k}_T$tt.log" | cut -c1-150
+  done
+}
+
+phase_next56() { # the slices' sums through a cluster's shared memory (LN_CLUSTER = 1; docs/kernels/cuda-linear.md,
+  # "Slices in one wave"): its GPU test (FP64, the second launch's bits), then the A/B at issue 14's short T = 1024 points
+  GPUBENCH_TEST_ONLY="LN_CLUSTER = 1" run lua_test_linear_cluster timeout 240 $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL)" "$LOGS/lua_test_linear_cluster.log" | cut -c1-300
+  cluster_ab cl56 1024 q5:1152:1152:2,3,4 w8:2048:4096:2,4 q6:1152:1536:2,3,4 q5:1152:4304:2,3,4,8
+}
+
+phase_next57() { # next56's A/B at the larger short points and at T = 256
+  cluster_ab cl57 1024 w8:4608:4608:2,4 q5:6144:5120:2,4 w8:5120:17408:2,4,8 q4:4304:1152:2
+  cluster_ab cl57 256 q5:1152:1152:2,4 w8:2048:4096:2,4
+}
+
 phase_next54() { # the CUDA suite with the vendor column after the slice rules of next53 (one wave from T = 256, w8
   # and q5's second rule from 64 units a slice, w8's mma route below one tile per SM), then the quantized GEMV
   # tables at T = 2, 3, 4 with GEMV_KHALF and q6_k's GEMV_KPF taken (Vulkan against CUDA)
@@ -1697,6 +1720,12 @@ next53)
   ;;
 next52)
   phase_next52
+  ;;
+next57)
+  phase_next57
+  ;;
+next56)
+  phase_next56
   ;;
 next55)
   phase_next55

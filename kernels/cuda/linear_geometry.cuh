@@ -18,7 +18,8 @@
 // LN_CLOSE = 1 the pipeline closed after the loop, LN_STAGGER = 1 the last
 // warpgroup's products half a unit behind, LN_HALF = 1 weights and x in fp16
 // from a prepass (linear_half_prep.cu), LN_XCOPY = 1 x's copies from
-// addresses set once per thread (linear_wgmma.cuh).
+// addresses set once per thread, LN_CLUSTER = 1 the slices of a tile one
+// thread block cluster adding their sums in shared memory (linear_wgmma.cuh).
 #ifndef GPUBENCH_LINEAR_GEOMETRY_CUH
 #define GPUBENCH_LINEAR_GEOMETRY_CUH
 
@@ -28,8 +29,15 @@
 #if defined(LN_ROUTE_MMA) && (!defined(LN_NW) || !defined(LN_BN) || !defined(LN_STAGES))
 #error "tensor-core Linear kernels take their geometry from -DLN_NW, -DLN_BN and -DLN_STAGES (defaults: lib/gpubench/linear_cuda.lua)"
 #endif
-#if defined(LN_ROUTE_WGMMA) && (!defined(LN_WG) || !defined(LN_MT) || !defined(LN_BN) || !defined(LN_STAGES) || !defined(LN_WPF) || !defined(LN_WS) || !defined(LN_KSPLIT) || !defined(LN_CLOSE) || !defined(LN_STAGGER) || !defined(LN_HALF) || !defined(LN_XCOPY))
-#error "wgmma Linear kernels take their geometry from -DLN_WG, -DLN_MT, -DLN_BN, -DLN_STAGES, -DLN_WPF, -DLN_WS, -DLN_KSPLIT, -DLN_CLOSE, -DLN_STAGGER, -DLN_HALF and -DLN_XCOPY (defaults: lib/gpubench/linear_cuda.lua)"
+#if defined(LN_ROUTE_WGMMA) && (!defined(LN_WG) || !defined(LN_MT) || !defined(LN_BN) || !defined(LN_STAGES) || !defined(LN_WPF) || !defined(LN_WS) || !defined(LN_KSPLIT) || !defined(LN_CLOSE) || !defined(LN_STAGGER) || !defined(LN_HALF) || !defined(LN_XCOPY) || !defined(LN_CLUSTER))
+#error "wgmma Linear kernels take their geometry from -DLN_WG, -DLN_MT, -DLN_BN, -DLN_STAGES, -DLN_WPF, -DLN_WS, -DLN_KSPLIT, -DLN_CLOSE, -DLN_STAGGER, -DLN_HALF, -DLN_XCOPY and -DLN_CLUSTER (defaults: lib/gpubench/linear_cuda.lua)"
+#endif
+// The wgmma kernels' slices as one thread block cluster (LN_CLUSTER = 1): its
+// dimensions are the kernel's, so a plain launch of grid.z = LN_KSPLIT makes them.
+#if defined(LN_ROUTE_WGMMA) && LN_CLUSTER
+#define LN_CLUSTER_DIMS __cluster_dims__(1, 1, LN_KSPLIT)
+#else
+#define LN_CLUSTER_DIMS
 #endif
 
 #endif

@@ -227,6 +227,22 @@ struct LwDevCtx : LnDevCtx {
     // v as lane 0 of the warp has it: a value ptxas knows is warp-uniform
     __device__ __forceinline__ gb_u32 warp_uniform(gb_u32 v) const { return __shfl_sync(0xffffffffu, v, 0); }
     __device__ __forceinline__ void st_part(float* part, gb_u64 i, float v) const { part[i] = v; }
+    // thread block clusters (LN_CLUSTER): every thread of the cluster's blocks
+    // arrives, its shared-memory writes released to them, and waits for them
+    __device__ __forceinline__ void cluster_sync() const
+    {
+        asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+    }
+    // 16 bytes at shared offset a of the cluster's block `rank`
+    __device__ __forceinline__ void ld_cluster_v4(gb_u32 a, gb_u32 rank, float* v) const
+    {
+        gb_u32 ra;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(ra) : "r"(a), "r"(rank));
+        asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
+                     : "r"(ra)
+                     : "memory");
+    }
 };
 
 // Byte offset of chunk c (8 bf16) of row r in a swizzled tile.
@@ -468,40 +484,49 @@ struct LwMma {
         if constexpr (AFTER)
             if (any) scale_rows(ctx, st, F::NG - 1, 1);
     }
-    // y[T, N] as bf16, or (part) this slice's fp32 sums at part[T, N]; NVFP4's
-    // tensor scale applied either way; with H the sums times 2^f of the row
-    // and 2^g of the row of x (ex: g[T], then f[N])
-    template <class C>
-    GB_HD void store(C& ctx, unsigned short* y, float* part, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0,
-                                          gb_u32 t, float gscale, const int* ex)
+    // out(nl, tl, v) for every sum of the thread's fragment, rows nl and
+    // columns tl of the tile (inside N and T or not): NVFP4's tensor scale
+    // applied; with H the sums times 2^f of the row and 2^g of the row of x
+    // (ex: g[T], then f[N])
+    template <class C, class Out>
+    GB_HD void each_sum(C& ctx, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0, gb_u32 t, float gscale, const int* ex, Out&& out)
     {
         hold(ctx);
 #pragma unroll
         for (int m = 0; m < MT; m++) {
-            const gb_u32 nm = n0 + (wg * MT + m) * 64 + 16 * w4 + g; // rows nm and nm + 8
+            const gb_u32 nl = (wg * MT + m) * 64 + 16 * w4 + g, nm = n0 + nl; // rows nm and nm + 8
             float rf[2] = {1.0f, 1.0f}; // H: 2^f of those rows, read once
             if constexpr (H != 0)
                 for (int h = 0; h < 2; h++)
                     if (nm + 8 * h < N) rf[h] = ln_pow2(ctx.ld_ex(ex + T + nm + 8 * h));
 #pragma unroll
             for (int j = 0; j < BN / 8; j++) {
-                const gb_u32 tj = t0 + 8 * j + 2 * t; // rows of x tj and tj + 1
-                float tf[2] = {1.0f, 1.0f};            // H: their 2^g
+                const gb_u32 tl = 8 * j + 2 * t, tj = t0 + tl; // rows of x tj and tj + 1
+                float tf[2] = {1.0f, 1.0f};                    // H: their 2^g
                 if constexpr (H != 0)
                     for (int b = 0; b < 2; b++)
                         if (tj + b < T) tf[b] = ln_pow2(ctx.ld_ex(ex + tj + b));
 #pragma unroll
                 for (int c = 0; c < 4; c++) {
-                    const gb_u32 n = nm + 8 * (c >> 1), tt = tj + (c & 1);
-                    if (n < N && tt < T) {
-                        float v = F::GSCALE ? acc[m][4 * j + c] * gscale : acc[m][4 * j + c];
-                        if constexpr (H != 0) v = v * rf[c >> 1] * tf[c & 1];
-                        if (part) ctx.st_part(part, (gb_u64)tt * N + n, v);
-                        else ctx.st_y(y + ((gb_u64)tt * N + n), ln_bf16(v));
-                    }
+                    float v = F::GSCALE ? acc[m][4 * j + c] * gscale : acc[m][4 * j + c];
+                    if constexpr (H != 0) v = v * rf[c >> 1] * tf[c & 1];
+                    out(nl + 8 * (c >> 1), tl + (c & 1), v);
                 }
             }
         }
+    }
+    // y[T, N] as bf16, or (part) this slice's fp32 sums at part[T, N]
+    template <class C>
+    GB_HD void store(C& ctx, unsigned short* y, float* part, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0,
+                                          gb_u32 t, float gscale, const int* ex)
+    {
+        each_sum(ctx, N, T, n0, t0, t, gscale, ex, [&](gb_u32 nl, gb_u32 tl, float v) {
+            const gb_u32 n = n0 + nl, tt = t0 + tl;
+            if (n < N && tt < T) {
+                if (part) ctx.st_part(part, (gb_u64)tt * N + n, v);
+                else ctx.st_y(y + ((gb_u64)tt * N + n), ln_bf16(v));
+            }
+        });
     }
 };
 
@@ -556,14 +581,60 @@ GB_HD void lw_lockstep_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur
     if constexpr (CLOSE != 0) mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
 }
 
+// The slices' sums of a tile through a thread block cluster (LN_CLUSTER = 1):
+// the KS blocks of a tile (grid.z, cluster dims (1, 1, KS), so block z is
+// the cluster's rank z) each store their fp32 sums, scaled as store() scales
+// them, into their own stages, free once every product has completed, as
+// columns of x of BM + 4 floats (the padding spreads a warp's stores over
+// the banks); after the cluster's barrier block z adds columns [z BN / KS,
+// (z + 1) BN / KS) of all KS blocks through distributed shared memory in
+// slice order (linear_reduce.cuh's order: the same bits) and stores y. No
+// fp32 sums in global memory, no second launch (docs/kernels/cuda-linear.md,
+// "Slices in one wave").
+template <int BM, int BN>
+GB_HD constexpr unsigned lw_cluster_bytes()
+{
+    return BN * (BM + 4) * 4;
+}
+template <int BM, int BN, int KS, int NTH, class C, class Mm>
+GB_HD void lw_cluster_sums(C& ctx, Mm& mm, gb_u32 base, unsigned short* y, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0,
+                           gb_u32 tid, float gscale, const int* ex)
+{
+    enum { LD = BM + 4, Q = BM / 4 };
+    static_assert(KS >= 2 && KS <= 8, "a cluster of slices takes 2 to 8 of them (the portable cluster size)");
+    static_assert(BM % 4 == 0, "the tile's rows are added 4 at a time");
+    ctx.barrier(); // every warpgroup's products have completed: the stages are free
+    mm.each_sum(ctx, N, T, n0, t0, tid & 3, gscale, ex,
+                [&](gb_u32 nl, gb_u32 tl, float v) { ctx.sts_f32(base + 4 * (tl * LD + nl), v); });
+    ctx.cluster_sync(); // every slice's sums are in its block's shared memory
+    const gb_u32 z = ctx.block(2), c0 = z * BN / KS, c1 = (z + 1) * BN / KS, cols = T - t0 < c1 ? T - t0 : c1;
+    for (gb_u32 i = tid; c0 + i / Q < cols; i += NTH) {
+        const gb_u32 tl = c0 + i / Q, nl = 4 * (i % Q), a = base + 4 * (tl * LD + nl);
+        float s[4], v[4];
+        ctx.ld_cluster_v4(a, 0, s);
+        for (gb_u32 r = 1; r < (gb_u32)KS; r++) {
+            ctx.ld_cluster_v4(a, r, v);
+#pragma unroll
+            for (int e = 0; e < 4; e++) s[e] += v[e];
+        }
+        const gb_u64 row = (gb_u64)(t0 + tl) * N;
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            if (n0 + nl + e < N) ctx.st_y(y + row + n0 + nl + e, ln_bf16(s[e]));
+    }
+    ctx.cluster_sync(); // no block leaves while another reads its shared memory
+}
+
 // Lockstep (LN_WS = 0): every thread fills and multiplies; one barrier a unit.
 // With KS > 1 (LN_KSPLIT) block z of grid.z takes units [z U / KS, (z + 1) U
 // / KS) of the U units of K and writes its fp32 sums to part[z][T][N];
 // kernels/cuda/linear_reduce.cu adds the slices into y (the call's second
-// launch): more blocks where the tiles alone would leave SMs idle.
+// launch): more blocks where the tiles alone would leave SMs idle. With CLU
+// (LN_CLUSTER = 1, KS <= 8) the slices of a tile are one cluster and add
+// their sums in shared memory instead (lw_cluster_sums; part is not written).
 // With H (LN_HALF = 1) x is the prepass's fp16 copy and ex its exponents
 // (linear_half_prep.cu: g[T] of the rows of x, then f[N] of the rows of W).
-template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, int H, int XC, class C>
+template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, int H, int XC, int CLU, class C>
 GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                                          gb_u32 K, gb_u32 T, float gscale, float* part, const int* ex)
 {
@@ -574,6 +645,8 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     static_assert(KS >= 1 && KS <= 64, "LN_KSPLIT must be 1 to 64");
     static_assert(CLOSE == 0 || CLOSE == 1, "LN_CLOSE must be 0 or 1");
     static_assert(STAGGER == 0 || (STAGGER == 1 && CLOSE == 1 && WG == 2), "LN_STAGGER = 1 takes 2 warpgroups and LN_CLOSE = 1");
+    static_assert(CLU == 0 || (CLU == 1 && KS >= 2 && KS <= 8), "LN_CLUSTER = 1 takes 2 to 8 slices of K");
+    static_assert(CLU == 0 || lw_cluster_bytes<BM, BN>() <= S * STAGE, "the slices' sums must fit the stages");
     const gb_u32 base = ctx.template shared_base<lw_shared_bytes<F, WG, MT, BN, S, H>()>();
     const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN, n0 = ctx.block(1) * BM;
     typedef LwFill<F, BM, BN, NTH, STAGE, H, XC> Fill;
@@ -598,7 +671,8 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     if (STAGGER && ctx.warp_uniform(tid >> 7) == WG - 1) {
         if (nunits > 0) lw_lockstep_loop<STAGGER != 0, S, WPF, CLOSE>(ctx, fill, mm, cur, u0, nunits);
     } else lw_lockstep_loop<false, S, WPF, CLOSE>(ctx, fill, mm, cur, u0, nunits);
-    mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale, ex);
+    if constexpr (CLU != 0) lw_cluster_sums<BM, BN, KS, NTH>(ctx, mm, base, y, N, T, n0, t0, tid, gscale, ex);
+    else mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale, ex);
 }
 
 // Warp-specialized (LN_WS = 1): warpgroup WG fills the stages (weights LN_WPF

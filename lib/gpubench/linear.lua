@@ -220,12 +220,14 @@ function linear.launches(dev, spec, w, x, y, t, route)
   ls[#ls + 1] = l
   if not r.slices then return ls, r end
   -- a kernel that can split K takes a buffer for the slices' sums (y itself,
-  -- never written through it, when it does not split), then the exponents
-  -- (y, never read, without LN_HALF)
-  local part = r.slices > 1 and linear.workspace(dev, 4 * r.slices * t * spec.n) or yb
+  -- never written through it, when it does not split or its slices add
+  -- their sums in a cluster's shared memory), then the exponents (y, never
+  -- read, without LN_HALF)
+  local global_sums = r.slices > 1 and not r.cluster
+  local part = global_sums and linear.workspace(dev, 4 * r.slices * t * spec.n) or yb
   l[#l + 1] = part
   l[#l + 1] = ex
-  if r.slices == 1 then return ls, r end
+  if not global_sums then return ls, r end
   local blocks = math.min((t * spec.n + REDUCE_BLOCK - 1) // REDUCE_BLOCK, REDUCE_MAX_BLOCKS)
   ls[#ls + 1] = { linear.kernel(dev, REDUCE), { blocks, 1, 1 }, { REDUCE_BLOCK, 1, 1 }, part, yb,
                   gpu.u32(spec.n), gpu.u32(t), gpu.u32(r.slices) }

@@ -63,6 +63,9 @@
 --              applied to the sums.
 --   LN_XCOPY   1: each thread's copies of x from addresses set once (its
 --              chunk and rows are the same every unit); 0: computed per copy.
+--   LN_CLUSTER 1 (2 <= LN_KSPLIT <= 8): the slices of a tile are one thread
+--              block cluster and add their sums in shared memory, no
+--              workspace and no second launch; 0: linear_reduce.cu adds them.
 -- A route with `slices` takes an eighth argument, that workspace (y when 1),
 -- and a ninth, the exponents of LN_HALF (y when 0).
 -- The integer-dot route takes T = 1 (q6) and T = 1, 2 (q4, q5, w8), where it
@@ -120,10 +123,15 @@ local function wgmma(q, min_t, max_t, d)
   if d.LN_HALF == 1 and not PREP[q] then
     error(("linear_cuda: LN_HALF=1 is for the formats with fp16 group scales (q4 q5 q6 w8), not %s"):format(q), 3)
   end
+  if d.LN_CLUSTER == 1 and (d.LN_KSPLIT < 2 or d.LN_KSPLIT > 8 or d.LN_WS ~= 0) then
+    error(("linear_cuda: LN_CLUSTER=1 takes 2 to 8 slices of K (LN_KSPLIT) and LN_WS=0, not LN_KSPLIT=%d LN_WS=%d")
+      :format(d.LN_KSPLIT, d.LN_WS), 3)
+  end
   return {
     name = "wgmma", min_t = min_t, max_t = max_t,
     file = "kernels/cuda/linear_wgmma_" .. q .. ".cu", entry = "linear_wgmma_" .. q,
     defines = d, block = { 128 * (d.LN_WG + d.LN_WS), 1, 1 }, requires = wgmma_requires, slices = d.LN_KSPLIT,
+    cluster = d.LN_CLUSTER == 1,
     prep = d.LN_HALF == 1 and PREP[q] or nil,
     grid = function(N, K, T) return { ceil_div(T, d.LN_BN), ceil_div(N, rows), d.LN_KSPLIT } end,
   }
@@ -164,7 +172,7 @@ function M.variant(qtype, route, changes)
   for k, v in pairs(route.defines) do d[k] = v end
   for k, v in pairs(changes) do
     if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER" or k == "LN_HALF" or k == "LN_XCOPY") and 0 or 1) then
+    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER" or k == "LN_HALF" or k == "LN_XCOPY" or k == "LN_CLUSTER") and 0 or 1) then
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
@@ -236,7 +244,7 @@ local function wgmma_geometry(q)
   local half = WGMMA_HALF[q] and 1 or 0
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
            LN_WS = 0, LN_KSPLIT = 1, LN_CLOSE = 1, LN_STAGGER = half == 1 and 1 or WGMMA_STAGGER[q] or 0, LN_HALF = half,
-           LN_XCOPY = 1 }
+           LN_XCOPY = 1, LN_CLUSTER = 0 }
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the

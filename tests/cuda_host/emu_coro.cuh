@@ -1,7 +1,8 @@
 // Part of the host emulations of the CUDA kernels (tests/cuda_host/
 // linear_wgmma_emulate.cu): a block's threads as coroutines on one OS
 // thread, for kernel bodies written per thread (a context of NT = 1) that
-// block on each other: __syncthreads, warp shuffles, mbarrier waits.
+// block on each other: __syncthreads, warp shuffles, mbarrier waits, and
+// (several blocks run as one, a thread block cluster) the cluster's barrier.
 //
 // A thread runs until it must wait (a barrier not yet reached by all, an
 // mbarrier phase not yet complete) or, with preemption on, until a seeded
@@ -23,7 +24,11 @@ struct CoroBlock {
     std::vector<const char*> what;            // what it waits for, for the deadlock report
     int cur = -1;
     std::function<void(int)> body;
-    // __syncthreads
+    // __syncthreads, per block of `group` threads (0: all n are one block)
+    int group = 0;
+    std::vector<int> grp_arrived;
+    std::vector<unsigned> grp_gen;
+    // a thread block cluster's barrier: all n threads
     int bar_arrived = 0;
     unsigned bar_gen = 0;
     // warp shuffles of a value from lane 0
@@ -73,13 +78,25 @@ struct CoroBlock {
     }
     void barrier()
     {
+        const int gi = group ? cur / group : 0;
+        const unsigned gen = grp_gen[gi];
+        if (++grp_arrived[gi] == (group ? group : n)) {
+            grp_arrived[gi] = 0, grp_gen[gi]++;
+            point();
+            return;
+        }
+        wait_until("__syncthreads", [this, gi, gen] { return grp_gen[gi] != gen; });
+    }
+    // barrier.cluster.arrive + wait: every thread of every block
+    void cluster_barrier()
+    {
         const unsigned gen = bar_gen;
         if (++bar_arrived == n) {
             bar_arrived = 0, bar_gen++;
             point();
             return;
         }
-        wait_until("__syncthreads", [this, gen] { return bar_gen != gen; });
+        wait_until("a cluster barrier", [this, gen] { return bar_gen != gen; });
     }
     // __shfl_sync(full mask, v, 0): every lane of the warp must arrive.
     gb_u32 warp_lane0(int t, gb_u32 v)
@@ -94,10 +111,12 @@ struct CoroBlock {
         }
         return warp_result[w];
     }
-    // Runs fn(t) for t = 0 .. threads - 1 to completion; false on a deadlock.
-    bool run(int threads, std::function<void(int)> fn, double preempt_ = 0, gb_u64 seed = 1)
+    // Runs fn(t) for t = 0 .. threads - 1 to completion, blocks of group_
+    // threads (0: one block); false on a deadlock.
+    bool run(int threads, std::function<void(int)> fn, double preempt_ = 0, gb_u64 seed = 1, int group_ = 0)
     {
-        n = threads, body = std::move(fn), preempt = preempt_, rng = seed | 1;
+        n = threads, body = std::move(fn), preempt = preempt_, rng = seed | 1, group = group_;
+        grp_arrived.assign(group ? (n + group - 1) / group : 1, 0), grp_gen.assign(grp_arrived.size(), 0);
         uc.assign(n, ucontext_t{});
         done.assign(n, 0), until.assign(n, nullptr), what.assign(n, nullptr);
         warp_arrived.assign((n + 31) / 32, 0), warp_gen.assign((n + 31) / 32, 0);

@@ -154,21 +154,23 @@ static void check_exact(const Route& r, gb_u32 n, gb_u32 k, gb_u32 t, bool brack
     if (bad) failures++;
 }
 
-// A staged route's y against its unstaged geometry's on the same weights and
-// x: the same units in the same order through the same decode and mma
-// sequence, so every output is the same bits.
-static void check_identical(const Route& r, gb_u32 n, gb_u32 k, gb_u32 t)
+// A route's y against its twin's (r.unstaged, named `twin`) on the same
+// weights and x: a staged route and its unstaged geometry take the same units
+// in the same order through the same decode and mma sequence; the wgmma
+// route's slices added in a cluster and by the second launch add the same
+// sums in the same order. Either way every output is the same bits.
+static void check_identical(const Route& r, gb_u32 n, gb_u32 k, gb_u32 t, const char* twin = "unstaged")
 {
     Problem p(r, n, k, t);
     p.run(r, GSCALE);
-    const std::vector<unsigned short> staged(p.y, p.y + (size_t)t * n);
-    const Route base{r.qtype, "unstaged", r.unstaged, r.max_t};
+    const std::vector<unsigned short> mine(p.y, p.y + (size_t)t * n);
+    const Route base{r.qtype, twin, r.unstaged, r.max_t};
     p.run(base, GSCALE);
     size_t off = 0, first = 0;
-    for (size_t i = 0; i < staged.size(); i++)
-        if (staged[i] != p.y[i] && off++ == 0) first = i;
-    CHECK(off == 0, "%s %s N=%u K=%u T=%u: %zu outputs differ from the unstaged route's, first (t=%zu, n=%zu) %04x vs %04x",
-          r.qtype, r.label, n, k, t, off, first / n, first % n, off ? staged[first] : 0, off ? p.y[first] : 0);
+    for (size_t i = 0; i < mine.size(); i++)
+        if (mine[i] != p.y[i] && off++ == 0) first = i;
+    CHECK(off == 0, "%s %s N=%u K=%u T=%u: %zu outputs differ from the %s route's, first (t=%zu, n=%zu) %04x vs %04x",
+          r.qtype, r.label, n, k, t, off, twin, first / n, first % n, off ? mine[first] : 0, off ? p.y[first] : 0);
 }
 
 // A NaN, then an infinity, in x row t - 1: that row of y is non-finite, the others finite.

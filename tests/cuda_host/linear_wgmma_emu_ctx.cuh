@@ -26,6 +26,11 @@
 //   - at a thread's exit no product and no cp.async copy left in flight; a
 //     block whose threads all wait is a deadlock;
 //   - slices of K: every fp32 sum written exactly once inside part[KS][T][N].
+//   - slices in a cluster (LN_CLUSTER = 1, the KS blocks of a tile run as one
+//     coroutine set, each with its own shared memory and __syncthreads): a
+//     cluster barrier only in a launch with clusters; reads of another
+//     block's shared memory by a rank in the cluster, inside its declared
+//     bytes, and never after that block's threads have all exited.
 // Fresh shared memory is poison (0xFF bytes: NaN as bf16 and as fp32).
 #ifndef GPUBENCH_LINEAR_WGMMA_EMU_CTX_CUH
 #define GPUBENCH_LINEAR_WGMMA_EMU_CTX_CUH
@@ -41,8 +46,10 @@ struct LwIssued {
 };
 
 struct LwBlock {
-    CoroBlock coro;
+    CoroBlock* coro = nullptr; // shared by the blocks of a cluster
     LnCall* call;
+    std::vector<LwBlock*>* cluster = nullptr; // LN_CLUSTER: the cluster's blocks by rank
+    int threads = 0, exited = 0;             // the block's threads, and how many have left
     float* part = nullptr; // slices of K: [KS][T][N]
     size_t part_n = 0;
     std::vector<int>* part_writes = nullptr;
@@ -143,7 +150,9 @@ struct LwHostCtx {
         LwHostCtx* c = (LwHostCtx*)user;
         c->b->wrote((int)c->t, (gb_u32)(dst - c->b->smem), (gb_u32)n, c->mine);
     }
-    LwHostCtx(LwBlock* b_, gb_u32 t_, gb_u32 x, gb_u32 y, gb_u32 z) : b(b_), t(t_), bx(x), by(y), bz(z), g{b_->call}
+    gb_u32 ci; // the thread's index among the coroutines (the cluster's threads)
+    LwHostCtx(LwBlock* b_, gb_u32 t_, gb_u32 x, gb_u32 y, gb_u32 z, gb_u32 ci_)
+        : b(b_), t(t_), bx(x), by(y), bz(z), g{b_->call}, ci(ci_)
     {
         g.slo = b->smem, g.shi = b->smem + b->bytes;
         g.on_land = landed, g.land_user = this;
@@ -157,8 +166,8 @@ struct LwHostCtx {
         return 0;
     }
     // global memory
-    void ld_w64(const unsigned char* p, gb_u32* o) const { b->coro.point(); g.ld_w64(p, o); }
-    void ld_w128(const unsigned char* p, gb_u32* o) const { b->coro.point(); g.ld_w128(p, o); }
+    void ld_w64(const unsigned char* p, gb_u32* o) const { b->coro->point(); g.ld_w64(p, o); }
+    void ld_w128(const unsigned char* p, gb_u32* o) const { b->coro->point(); g.ld_w128(p, o); }
     gb_u32 ld_c8(const unsigned char* p) const { return g.ld_c8(p); }
     gb_u32 ld_c16(const unsigned char* p) const { return g.ld_c16(p); }
     gb_u32 ld_c32(const unsigned char* p) const { return g.ld_c32(p); }
@@ -180,7 +189,7 @@ struct LwHostCtx {
     // shared memory
     void sts128(gb_u32 a, const gb_u32* v)
     {
-        b->coro.point();
+        b->coro->point();
         if (!b->range_ok(a, 16, "st.shared.v4")) return;
         memcpy(b->smem + a, v, 16);
         b->wrote((int)t, a, 16, mine);
@@ -199,13 +208,13 @@ struct LwHostCtx {
     }
     void cp16(gb_u32 a, const void* src, bool pred)
     {
-        b->coro.point();
+        b->coro->point();
         g.cp_x(b->smem + a, (const unsigned short*)src, pred);
     }
     void commit() { g.commit(); }
     template <int N>
     void wait() { g.template wait<N>(); }
-    void barrier() { b->coro.barrier(); }
+    void barrier() { b->coro->barrier(); }
     void proxy_fence()
     {
         for (auto& r : mine)
@@ -218,7 +227,7 @@ struct LwHostCtx {
     template <int N, bool H = false>
     void wgmma(float* d, gb_u64 da, gb_u64 db)
     {
-        b->coro.point();
+        b->coro->point();
         const int w = (int)t / 128;
         if (need_fence) EMU_BAD(b->call, "thread %u: a wgmma without a wgmma.fence after the last wait", t);
         LwBlock::Desc A = b->decode(da, "A"), B = b->decode(db, "B");
@@ -316,7 +325,7 @@ struct LwHostCtx {
     }
     void bar_arrive(gb_u32 a)
     {
-        b->coro.point();
+        b->coro->point();
         LwBlock::Mbar* m = b->bar(a);
         if (!m) { EMU_BAD(b->call, "thread %u arrives at shared %u, not an initialized mbarrier", t, a); return; }
         if (--m->pending == 0) m->pending = m->count, m->phase++;
@@ -325,9 +334,27 @@ struct LwHostCtx {
     {
         LwBlock::Mbar* m = b->bar(a);
         if (!m) { EMU_BAD(b->call, "thread %u waits at shared %u, not an initialized mbarrier", t, a); return; }
-        b->coro.wait_until("an mbarrier phase", [m, parity] { return (m->phase & 1) != (parity & 1); });
+        b->coro->wait_until("an mbarrier phase", [m, parity] { return (m->phase & 1) != (parity & 1); });
     }
-    gb_u32 warp_uniform(gb_u32 v) { return b->coro.warp_lane0((int)t, v); }
+    gb_u32 warp_uniform(gb_u32 v) { return b->coro->warp_lane0((int)ci, v); }
+    // thread block clusters (LN_CLUSTER): the barrier, and 16 bytes of a block's shared memory by rank
+    void cluster_sync()
+    {
+        if (!b->cluster) EMU_BAD(b->call, "thread %u: a cluster barrier in a launch without clusters", t);
+        else b->coro->cluster_barrier();
+    }
+    void ld_cluster_v4(gb_u32 a, gb_u32 rank, float* v)
+    {
+        b->coro->point();
+        for (int i = 0; i < 4; i++) v[i] = 0;
+        if (!b->cluster || rank >= b->cluster->size()) {
+            EMU_BAD(b->call, "thread %u reads shared memory of cluster rank %u (%zu blocks)", t, rank, b->cluster ? b->cluster->size() : 0);
+            return;
+        }
+        LwBlock* p = (*b->cluster)[rank];
+        if (p->exited == p->threads) EMU_BAD(b->call, "thread %u reads shared memory of cluster rank %u after its block exited", t, rank);
+        if (p->range_ok(a, 16, "ld.shared::cluster.v4")) memcpy(v, p->smem + a, 16);
+    }
     // at the thread's exit
     void finish()
     {
@@ -336,6 +363,7 @@ struct LwHostCtx {
         size_t prods = open.size();
         for (auto& gr : groups) prods += gr.size();
         if (copies || prods) EMU_BAD(b->call, "thread %u exits with %zu cp.async copies and %zu wgmma products in flight", t, copies, prods);
+        b->exited++;
     }
 };
 
@@ -345,11 +373,12 @@ static gb_u64 wgmma_seed = 1;
 // Every block of the wgmma route: grid (ceil(T / BN), ceil(N / (64 MT WG)),
 // KS), 128 (WG + WS) threads, the pipeline closed as LN_CLOSE = CL says;
 // with KS > 1 the slices' sums into a guarded part[KS][T][N], then the
-// reduction's code (linear_reduce.cuh) into y. With H (LN_HALF = 1) first
+// reduction's code (linear_reduce.cuh) into y, or with CLU (LN_CLUSTER = 1)
+// the KS blocks of a tile run together as a cluster. With H (LN_HALF = 1) first
 // the prepass (linear_half_prep.cu's per-element and per-row code, its loops
 // here): x in fp16 into a copy the kernel reads as its x, the exponents g[T]
 // and f[N] into ex. XC: LN_XCOPY.
-template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0, int H = 0, int XC = 0>
+template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0, int H = 0, int XC = 0, int CLU = 0>
 static void run_wgmma(LnCall& c, float gscale)
 {
     enum { BM = 64 * MT * WG, NTH = 128 * (WG + WS) };
@@ -373,36 +402,48 @@ static void run_wgmma(LnCall& c, float gscale)
     const size_t part_n = KS > 1 ? (size_t)KS * c.T * c.N : 0;
     Guarded pg(KS > 1 ? 4 * part_n : 16);
     std::vector<int> part_writes(part_n, 0);
-    for (gb_u32 bz = 0; bz < (gb_u32)KS; bz++)
+    // a launch's blocks, a cluster of KS at a time with CLU (LN_CLUSTER = 1), else one at a time
+    const gb_u32 per = CLU ? (gb_u32)KS : 1;
+    for (gb_u32 bz0 = 0; bz0 < (gb_u32)KS; bz0 += per)
         for (gb_u32 by = 0; by < (c.N + BM - 1) / BM; by++)
             for (gb_u32 bx = 0; bx < (c.T + BN - 1) / BN; bx++) {
-                LwBlock blk;
-                blk.call = &c;
-                blk.bytes = declared - 1024;
-                blk.mem.assign(blk.bytes + 1024, 0xFF);
-                blk.smem = blk.mem.data();
-                while ((uintptr_t)blk.smem & 1023) blk.smem++;
-                blk.inflight.assign(blk.bytes, 0), blk.unfenced.assign(blk.bytes, 0), blk.is_bar.assign(blk.bytes, 0);
-                blk.wg.assign(WG + WS, {});
-                blk.part = KS > 1 ? (float*)pg.p : nullptr, blk.part_n = part_n, blk.part_writes = &part_writes;
-                blk.ex = H ? ex.data() : nullptr, blk.ex_n = ex.size();
-                const bool ok = blk.coro.run(NTH, [&](int t) {
-                    LwHostCtx ctx(&blk, (gb_u32)t, bx, by, bz);
-                    if constexpr (WS) ln_wgmma_ws<F, WG, MT, BN, S, WPF, CL, H, XC>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.ex);
-                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL, STG, H, XC>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blk.part, blk.ex);
+                std::vector<LwBlock> blks(per);
+                std::vector<LwBlock*> ranks;
+                CoroBlock coro;
+                for (LwBlock& blk : blks) {
+                    blk.coro = &coro;
+                    blk.call = &c;
+                    blk.threads = NTH;
+                    blk.bytes = declared - 1024;
+                    blk.mem.assign(blk.bytes + 1024, 0xFF);
+                    blk.smem = blk.mem.data();
+                    while ((uintptr_t)blk.smem & 1023) blk.smem++;
+                    blk.inflight.assign(blk.bytes, 0), blk.unfenced.assign(blk.bytes, 0), blk.is_bar.assign(blk.bytes, 0);
+                    blk.wg.assign(WG + WS, {});
+                    blk.part = KS > 1 && !CLU ? (float*)pg.p : nullptr, blk.part_n = part_n, blk.part_writes = &part_writes;
+                    blk.ex = H ? ex.data() : nullptr, blk.ex_n = ex.size();
+                    ranks.push_back(&blk);
+                }
+                for (LwBlock& blk : blks) blk.cluster = CLU ? &ranks : nullptr;
+                const bool ok = coro.run((int)(per * NTH), [&](int i) {
+                    const gb_u32 r = (gb_u32)i / NTH;
+                    LwHostCtx ctx(&blks[r], (gb_u32)i % NTH, bx, by, bz0 + r, (gb_u32)i);
+                    if constexpr (WS) ln_wgmma_ws<F, WG, MT, BN, S, WPF, CL, H, XC>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blks[r].ex);
+                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL, STG, H, XC, CLU>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blks[r].part, blks[r].ex);
                     ctx.finish();
-                }, wgmma_preempt, wgmma_seed++);
-                if (!ok) EMU_BAD(&c, "block (%u, %u, %u) deadlocked", bx, by, bz);
-                for (size_t w = 0; w < blk.wg.size(); w++)
-                    for (size_t k = 0; k < blk.wg[w].size(); k++)
-                        if (blk.wg[w][k].issued != 128 || blk.wg[w][k].completed != 128) {
-                            EMU_BAD(&c, "block (%u, %u, %u) warpgroup %zu product %zu: issued by %d threads, completed by %d", bx, by, bz, w,
-                                    k, blk.wg[w][k].issued, blk.wg[w][k].completed);
-                            break;
-                        }
+                }, wgmma_preempt, wgmma_seed++, NTH);
+                if (!ok) EMU_BAD(&c, "block (%u, %u, %u) deadlocked", bx, by, bz0);
+                for (gb_u32 r = 0; r < per; r++)
+                    for (size_t w = 0; w < blks[r].wg.size(); w++)
+                        for (size_t k = 0; k < blks[r].wg[w].size(); k++)
+                            if (blks[r].wg[w][k].issued != 128 || blks[r].wg[w][k].completed != 128) {
+                                EMU_BAD(&c, "block (%u, %u, %u) warpgroup %zu product %zu: issued by %d threads, completed by %d", bx, by,
+                                        bz0 + r, w, k, blks[r].wg[w][k].issued, blks[r].wg[w][k].completed);
+                                break;
+                            }
             }
     c.x = x_in;
-    if (KS > 1) {
+    if (KS > 1 && !CLU) {
         size_t off = 0;
         for (int v : part_writes) off += v != 1;
         if (off) EMU_BAD(&c, "%zu slice sums not written exactly once", off);

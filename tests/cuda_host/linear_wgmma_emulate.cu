@@ -16,6 +16,9 @@
 //   - rows whose scales are 0, all 0, or alternate between the smallest and
 //     largest fp16 (the accumulators' rescaling);
 //   - a NaN or infinity in x makes its row of y non-finite;
+//   - the slices of a tile as one thread block cluster (LN_CLUSTER = 1), its
+//     blocks run together, adding their sums through each other's shared
+//     memory: the same bits as the slices added by the second launch;
 //   - copies that land only at their wait, threads preempted at random, and
 //     a second model of the tensor cores' rounding.
 // What it cannot check (the real instructions' timing, the asynchronous
@@ -77,6 +80,12 @@ extern "C" {
     Route{q, "wgmma " #F " WG=" #WG " MT=" #MT " BN=" #BN " S=" #S " WPF=" #WPF " WS=" #WS " KS=" #KS " STAGGER=" #STG \
              " HALF=" #H " XCOPY=1",                                                                                 \
           run_wgmma<F, WG, MT, BN, S, WPF, WS, KS, 1, STG, H, 1>, 65535}
+// the slices of a tile one thread block cluster adding their sums in shared
+// memory (LN_CLUSTER = 1), its twin the same geometry's slices added by the
+// second launch (whose bits it must give)
+#define WRC(F, q, BN, WPF, KS, STG, H)                                                                            \
+    Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " KS=" #KS " STAGGER=" #STG " HALF=" #H " XCOPY=1 CLUSTER=1", \
+          run_wgmma<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, H, 1, 1>, 65535, run_wgmma<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, H, 1, 0>}
 static const std::vector<Route>& wgmma_routes()
 {
     static const std::vector<Route> r = {
@@ -107,6 +116,10 @@ static const std::vector<Route>& wgmma_routes()
         WRX(LnQ4, "q4", 2, 1, 256, 4, 4, 0, 1, 1, 1), WRX(LnQ4, "q4", 2, 1, 128, 4, 4, 0, 16, 0, 0), WRX(LnQ4, "q4", 1, 1, 64, 3, 1, 0, 1, 0, 1),
         WRX(LnQ6, "q6", 2, 2, 128, 4, 2, 0, 1, 1, 1), WRX(LnW8, "w8", 2, 1, 256, 4, 2, 1, 1, 0, 1), WRX(LnW8, "w8", 2, 1, 256, 4, 2, 0, 4, 1, 1),
         WRX(LnNvfp4, "nvfp4", 2, 1, 256, 4, 2, 0, 1, 1, 0), WRX(LnBf16, "bf16", 2, 1, 256, 4, 2, 0, 1, 1, 0), WRX(LnBf16, "bf16", 2, 1, 128, 3, 4, 0, 2, 1, 0),
+        // the slices' sums in a cluster (LN_CLUSTER = 1): every format, 2 to 8 slices, staggered or not, LN_HALF
+        WRC(LnQ4, "q4", 256, 4, 2, 0, 0), WRC(LnQ4, "q4", 256, 4, 4, 1, 1), WRC(LnQ5, "q5", 256, 2, 3, 1, 0),
+        WRC(LnQ6, "q6", 128, 2, 8, 1, 0), WRC(LnW8, "w8", 256, 2, 4, 1, 1), WRC(LnNvfp4, "nvfp4", 128, 2, 2, 1, 0),
+        WRC(LnBf16, "bf16", 256, 2, 3, 0, 0),
     };
     return r;
 }
@@ -176,6 +189,12 @@ int main()
         check_linear(r, 130, 1032, 69);
         check_linear(r, 20, 136, 300);
     }
+    printf("the slices' sums added in a cluster: the same bits as the second launch's\n");
+    for (const Route& r : wgmma_routes())
+        if (r.unstaged) {
+            check_identical(r, 37, 200, 300, "second launch");
+            check_identical(r, 130, 1032, 69, "second launch");
+        }
     printf("scales 0, all 0, 2^-24 and 65504\n");
     for (const Route& r : wgmma_routes()) check_scales(r, 36, 520, 33);
     printf("non-finite x\n");

@@ -72,9 +72,9 @@ end)
 -- reduction as a second launch; without slices the eleventh argument is y.
 -- The twelfth is the exponents of LN_HALF, y without it.
 local function fake_dev() return dofile("tests/lua/fake_device.lua")("fake") end
-local function split_route(ks, prep)
+local function split_route(ks, prep, cluster)
   return { name = "split", min_t = 1, file = "k.cu", entry = "split", defines = { KS = ks }, slices = ks, prep = prep,
-           block = { 256, 1, 1 }, grid = function(n, k, tt) return { 1, 1, ks } end }
+           cluster = cluster, block = { 256, 1, 1 }, grid = function(n, k, tt) return { 1, 1, ks } end }
 end
 
 t.test("a route with slices of K: the workspace and the second launch", function()
@@ -102,6 +102,24 @@ t.test("a route with slices of K: the workspace and the second launch", function
   t.truthy(not made[1].freed, "the smaller one is retired, not freed: launches built before may still use it")
   linear.release(dev)
   t.eq(freed.n, 2)
+end)
+
+-- Slices whose sums a thread block cluster adds in shared memory (the wgmma
+-- route's LN_CLUSTER = 1): one launch, y as the eleventh argument, no workspace.
+t.test("a route whose slices add their sums in a cluster: one launch, no workspace", function()
+  local dev, made = fake_dev()
+  local spec = { qtype = "bf16", policy = "a16", n = 100, k = 64 }
+  local w, x, y = { size = 1 << 20 }, { size = 1 << 20 }, { size = 1 << 20 }
+  local ls = linear.launches(dev, spec, w, x, y, 30, split_route(4, nil, true))
+  t.eq(#ls, 1)
+  t.eq(ls[1][2], { 1, 1, 4 })
+  t.truthy(ls[1][11] == y and ls[1][12] == y, "y is the eleventh and twelfth argument")
+  t.eq(#made, 0)
+  local prep = { file = "p.cu", entry = "prep", defines = { LN_PREP_Q = 4 } }
+  ls = linear.launches(dev, spec, w, x, y, 30, split_route(2, prep, true))
+  t.eq({ ls[1][1].entry, ls[2][1].entry }, { "prep", "split" })
+  t.truthy(ls[2][11] == y and ls[2][12] == ls[1][6], "y, then the exponents")
+  linear.release(dev)
 end)
 
 -- LN_HALF (a route with `prep`): a first launch from x into an fp16 copy of

@@ -189,6 +189,14 @@ t.test("the wgmma route's LN_HALF by grid, its prepass, and the formats that ref
   local base = routes.nvfp4[#routes.nvfp4 - 1]
   t.errors(function() routes.variant("nvfp4", base, { LN_HALF = 1 }) end,
     "LN_HALF=1 is for the formats with fp16 group scales (q4 q5 q6 w8), not nvfp4", true)
+  -- a cluster of slices: 2 to 8 of them (the portable cluster size), the lockstep kernel's
+  for _, c in ipairs { { LN_KSPLIT = 1, LN_CLUSTER = 1 }, { LN_KSPLIT = 16, LN_CLUSTER = 1 } } do
+    t.errors(function() routes.variant("q5", routes.q5[#routes.q5 - 1], c) end,
+      ("LN_CLUSTER=1 takes 2 to 8 slices of K (LN_KSPLIT) and LN_WS=0, not LN_KSPLIT=%d LN_WS=0"):format(c.LN_KSPLIT), true)
+  end
+  t.errors(function() routes.variant("q5", routes.q5[#routes.q5 - 1], { LN_KSPLIT = 2, LN_CLUSTER = 1, LN_WS = 1 }) end,
+    "not LN_KSPLIT=2 LN_WS=1", true)
+  t.eq(routes.variant("q5", routes.q5[#routes.q5 - 1], { LN_KSPLIT = 4, LN_CLUSTER = 1 }).cluster, true)
 end)
 
 -- The variants a route picks for shapes (for_shape: the dot route's slices
@@ -324,7 +332,7 @@ local function check(dev, kernels, q, r, n, k, tt, seed)
     local linear = require "gpubench.linear"
     linear_devs[dev] = true
     local ls = linear.launches(dev, { qtype = q, policy = "a16", n = n, k = k, gscale = GSCALE }, wb, xb, yb, tt, r)
-    t.eq(#ls, (r.slices > 1 and 2 or 1) + (r.prep and 1 or 0), "launches of a call")
+    t.eq(#ls, (r.slices > 1 and not r.cluster and 2 or 1) + (r.prep and 1 or 0), "launches of a call")
     for _, l in ipairs(ls) do l[1]:launch(table.unpack(l, 2)) end
   else
     local key = r.entry .. "#" .. r.min_t
@@ -339,7 +347,7 @@ local function check(dev, kernels, q, r, n, k, tt, seed)
     c.first and (", first (t=%d, n=%d) y=%.9g ref=%.9g bound %.3g"):format(c.first.t, c.first.n, c.first.y,
       c.first.ref, c.first.bound) or ""))
   t.eq(yb:download(2 * tt * n), ("\xFF"):rep(ybytes - 2 * tt * n), where .. ": bytes past y[T*N-1] untouched")
-  return c.worst
+  return c.worst, y
 end
 
 
@@ -456,6 +464,29 @@ wgmma_test("wgmma route with slices of K (LN_KSPLIT = 2, 3, 8), every format, ag
       t.eq(r.grid(100, 200, 300)[3], ks)
       check(dev, kernels, q, r, 37, 200, 300, 980 + i)
       check(dev, kernels, q, r, 300, 4304, 257, 990 + i)
+    end
+  end
+end)
+
+-- The slices of a tile as one thread block cluster adding their sums in
+-- shared memory (LN_CLUSTER = 1): one launch, and the same bits as the same
+-- geometry's slices added by the second launch (both add the slices in slice
+-- order), uneven (3), with empty slices (8 of 4 units), staggered or not, LN_HALF or not.
+wgmma_test("wgmma route with the slices' sums added in a cluster (LN_CLUSTER = 1), every format: FP64, and the bits of the second launch's", function(dev, kernels)
+  for _, q in ipairs(routes.qtypes) do
+    local base = routes[q][#routes[q] - 1]
+    for i, c in ipairs { { LN_KSPLIT = 2 }, { LN_KSPLIT = 3, LN_HALF = 0, LN_STAGGER = 0 }, { LN_KSPLIT = 8 } } do
+      local global = routes.variant(q, base, c)
+      c.LN_CLUSTER = 1
+      local cluster = routes.variant(q, base, c)
+      t.truthy(cluster.cluster and not global.cluster, "the route says where its slices add up")
+      for j, shape in ipairs { { 37, 200, 300 }, { 300, 4304, 257 } } do
+        local n, k, tt = table.unpack(shape)
+        local _, yg = check(dev, kernels, q, global, n, k, tt, 1000 + 10 * i + j)
+        local _, yc = check(dev, kernels, q, cluster, n, k, tt, 1000 + 10 * i + j)
+        t.truthy(yg == yc, ("%s LN_KSPLIT=%d N=%d K=%d T=%d: the cluster's y differs from the second launch's"):format(q,
+          c.LN_KSPLIT, n, k, tt))
+      end
     end
   end
 end)
