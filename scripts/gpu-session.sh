@@ -659,6 +659,13 @@ phase_next57() { # next56's A/B at the larger short points and at T = 256
   cluster_ab cl57 256 q5:1152:1152:2,4 w8:2048:4096:2,4
 }
 
+phase_next58() { # next56 and the first of next57 in one call (2026-12-06's starts mostly failed): LN_CLUSTER 0/1 at
+  # five short T = 1024 points (each variant FP64-checked before it is timed), then the cluster's GPU test
+  cluster_ab cl58 1024 q5:1152:1152:2,3,4 w8:2048:4096:2,4 w8:4608:4608:2,4 q5:1152:4304:2,4,8 q6:1152:1536:2,3
+  GPUBENCH_TEST_ONLY="LN_CLUSTER = 1" run lua_test_linear_cluster timeout 200 $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL)" "$LOGS/lua_test_linear_cluster.log" | cut -c1-300
+}
+
 phase_next54() { # the CUDA suite with the vendor column after the slice rules of next53 (one wave from T = 256, w8
   # and q5's second rule from 64 units a slice, w8's mma route below one tile per SM), then the quantized GEMV
   # tables at T = 2, 3, 4 with GEMV_KHALF and q6_k's GEMV_KPF taken (Vulkan against CUDA)
@@ -1720,6 +1727,9 @@ next53)
   ;;
 next52)
   phase_next52
+  ;;
+next58)
+  phase_next58
   ;;
 next57)
   phase_next57
