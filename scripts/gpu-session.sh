@@ -666,6 +666,10 @@ phase_next58() { # next56 and the first of next57 in one call (2026-12-06's star
   grep -E "^(ok|FAIL)" "$LOGS/lua_test_linear_cluster.log" | cut -c1-300
 }
 
+phase_next59() { # the shortest LN_CLUSTER A/B (a session's last minutes): two short T = 1024 points
+  cluster_ab cl59 1024 q5:1152:1152:2,3 w8:2048:4096:2
+}
+
 phase_next54() { # the CUDA suite with the vendor column after the slice rules of next53 (one wave from T = 256, w8
   # and q5's second rule from 64 units a slice, w8's mma route below one tile per SM), then the quantized GEMV
   # tables at T = 2, 3, 4 with GEMV_KHALF and q6_k's GEMV_KPF taken (Vulkan against CUDA)
@@ -1727,6 +1731,9 @@ next53)
   ;;
 next52)
   phase_next52
+  ;;
+next59)
+  phase_next59
   ;;
 next58)
   phase_next58
