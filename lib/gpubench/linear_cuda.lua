@@ -268,15 +268,23 @@ local PRESCALED = { nvfp4 = true, bf16 = true }
 local SPLITS = { { 0.5, 2.5, 4, 1, 255 }, { 0.5, 1, 4, 256, math.maxinteger },
                  { 1.5, 5, 64, 256, math.maxinteger, { w8 = true, q5 = true } } }
 local SPLIT_MAX = 16
+-- The most slices the rule puts in one thread block cluster, whose blocks add
+-- their sums in shared memory (LN_CLUSTER = 1, at most 8), instead of the
+-- workspace and the second launch; 0: none. 0 until its A/B has run
+-- (docs/kernels/cuda-linear.md, "Slices in a cluster", "Still to measure" 12);
+-- an A/B of the whole suite sets it with
+-- gpubench -e 'require("gpubench.linear_cuda").CLUSTER_SLICES = 8' SCRIPT
+M.CLUSTER_SLICES = 0
 local function wgmma_for_shape(q, r, fallback)
   local by = {}
   local function variant(bn, ks, half)
     local stagger = half == 1 and 1 or WGMMA_STAGGER[q] or 0
-    local key = bn .. "/" .. ks .. "/" .. half
+    local cluster = (ks > 1 and ks <= math.min(M.CLUSTER_SLICES, 8)) and 1 or 0
+    local key = bn .. "/" .. ks .. "/" .. half .. "/" .. cluster
     if not by[key] then
       by[key] = (bn == r.defines.LN_BN and ks == 1 and half == r.defines.LN_HALF) and r
         or M.variant(q, r, { LN_BN = bn, LN_KSPLIT = ks, LN_WS = ks > 1 and 0 or r.defines.LN_WS, LN_HALF = half,
-                             LN_STAGGER = stagger })
+                             LN_STAGGER = stagger, LN_CLUSTER = cluster })
     end
     return by[key]
   end

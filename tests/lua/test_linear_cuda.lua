@@ -159,6 +159,39 @@ t.test("the wgmma route by grid: slices of K under half a tile per SM (one wave 
   end
 end)
 
+-- The slices the rule picks go to a thread block cluster (LN_CLUSTER = 1)
+-- up to CLUSTER_SLICES of them (0, none, until its A/B; at most 8); more
+-- slices keep the workspace and the second launch; the route says which.
+t.test("the wgmma route's slices in a cluster up to CLUSTER_SLICES (0: none), one launch a call", function()
+  local linear = require "gpubench.linear"
+  local dev = { backend = "cuda", name = "fake H200", info = { arch = "sm_90" }, sm_count = 132 }
+  local function pick(q, n, k, tt)
+    local r = linear.route(dev, { qtype = q, n = n, k = k }, tt)
+    return { r.defines.LN_KSPLIT, r.defines.LN_CLUSTER, r.cluster }
+  end
+  local saved = routes.CLUSTER_SLICES
+  local ok, err = pcall(function()
+    t.eq(saved, 0, "no cluster until the A/B")
+    t.eq(pick("q5", 1152, 4304, 1024), { 2, 0, false })
+    t.eq(pick("q4", 131072, 5120, 1024), { 1, 0, false })
+    routes.CLUSTER_SLICES = 8
+    t.eq(pick("q5", 1152, 4304, 1024), { 2, 1, true })
+    t.eq(pick("w8", 5120, 17408, 1024), { 4, 1, true })
+    t.eq(pick("w8", 5120, 17408, 128), { 8, 1, true })
+    t.eq(pick("q5", 1152, 4304, 128), { 16, 0, false }) -- 16 slices: past a portable cluster
+    t.eq(pick("q4", 131072, 5120, 1024), { 1, 0, false }) -- no slices, no cluster
+    routes.CLUSTER_SLICES = 4
+    t.eq(pick("w8", 5120, 17408, 128), { 8, 0, false })
+    t.eq(pick("w8", 5120, 17408, 1024), { 4, 1, true })
+    routes.CLUSTER_SLICES = 16 -- never more than 8 in a cluster
+    t.eq(pick("q5", 1152, 4304, 128), { 16, 0, false })
+    routes.CLUSTER_SLICES = 0
+    t.eq(pick("q5", 1152, 4304, 1024), { 2, 0, false })
+  end)
+  routes.CLUSTER_SLICES = saved
+  if not ok then error(err, 0) end
+end)
+
 -- LN_HALF (weights and x in fp16 from a first launch, staggered) for q4, q5,
 -- q6, w8 on grids of a tile per SM or more without slices, and for w8 with
 -- slices from T = 256; elsewhere the bf16 codes with the stagger of the
