@@ -590,7 +590,7 @@ GB_HD void lw_lockstep_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur
 // (z + 1) BN / KS) of all KS blocks through distributed shared memory in
 // slice order (linear_reduce.cuh's order: the same bits) and stores y. No
 // fp32 sums in global memory, no second launch (docs/kernels/cuda-linear.md,
-// "Slices in one wave").
+// "Slices in a cluster"). ln_wgmma checks KS (2 to 8) and that the sums fit.
 template <int BM, int BN>
 GB_HD constexpr unsigned lw_cluster_bytes()
 {
@@ -601,7 +601,6 @@ GB_HD void lw_cluster_sums(C& ctx, Mm& mm, gb_u32 base, unsigned short* y, gb_u3
                            gb_u32 tid, float gscale, const int* ex)
 {
     enum { LD = BM + 4, Q = BM / 4 };
-    static_assert(KS >= 2 && KS <= 8, "a cluster of slices takes 2 to 8 of them (the portable cluster size)");
     static_assert(BM % 4 == 0, "the tile's rows are added 4 at a time");
     ctx.barrier(); // every warpgroup's products have completed: the stages are free
     mm.each_sum(ctx, N, T, n0, t0, tid & 3, gscale, ex,
@@ -645,7 +644,7 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     static_assert(KS >= 1 && KS <= 64, "LN_KSPLIT must be 1 to 64");
     static_assert(CLOSE == 0 || CLOSE == 1, "LN_CLOSE must be 0 or 1");
     static_assert(STAGGER == 0 || (STAGGER == 1 && CLOSE == 1 && WG == 2), "LN_STAGGER = 1 takes 2 warpgroups and LN_CLOSE = 1");
-    static_assert(CLU == 0 || (CLU == 1 && KS >= 2 && KS <= 8), "LN_CLUSTER = 1 takes 2 to 8 slices of K");
+    static_assert(CLU == 0 || (CLU == 1 && KS >= 2 && KS <= 8), "LN_CLUSTER = 1 takes 2 to 8 slices of K (the portable cluster size)");
     static_assert(CLU == 0 || lw_cluster_bytes<BM, BN>() <= S * STAGE, "the slices' sums must fit the stages");
     const gb_u32 base = ctx.template shared_base<lw_shared_bytes<F, WG, MT, BN, S, H>()>();
     const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN, n0 = ctx.block(1) * BM;

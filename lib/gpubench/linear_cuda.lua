@@ -118,14 +118,17 @@ for q, n in pairs { q4 = 4, q5 = 5, q6 = 6, w8 = 8 } do
   PREP[q] = { file = "kernels/cuda/linear_half_prep.cu", entry = "linear_half_prep", defines = { LN_PREP_Q = n } }
 end
 
+-- The most blocks a thread block cluster portably takes: LN_CLUSTER's most slices.
+local CLUSTER_MAX = 8
+
 local function wgmma(q, min_t, max_t, d)
   local rows = 64 * d.LN_MT * d.LN_WG
   if d.LN_HALF == 1 and not PREP[q] then
     error(("linear_cuda: LN_HALF=1 is for the formats with fp16 group scales (q4 q5 q6 w8), not %s"):format(q), 3)
   end
-  if d.LN_CLUSTER == 1 and (d.LN_KSPLIT < 2 or d.LN_KSPLIT > 8 or d.LN_WS ~= 0) then
-    error(("linear_cuda: LN_CLUSTER=1 takes 2 to 8 slices of K (LN_KSPLIT) and LN_WS=0, not LN_KSPLIT=%d LN_WS=%d")
-      :format(d.LN_KSPLIT, d.LN_WS), 3)
+  if d.LN_CLUSTER == 1 and (d.LN_KSPLIT < 2 or d.LN_KSPLIT > CLUSTER_MAX or d.LN_WS ~= 0) then
+    error(("linear_cuda: LN_CLUSTER=1 takes 2 to %d slices of K (LN_KSPLIT) and LN_WS=0, not LN_KSPLIT=%d LN_WS=%d")
+      :format(CLUSTER_MAX, d.LN_KSPLIT, d.LN_WS), 3)
   end
   return {
     name = "wgmma", min_t = min_t, max_t = max_t,
@@ -269,7 +272,7 @@ local SPLITS = { { 0.5, 2.5, 4, 1, 255 }, { 0.5, 1, 4, 256, math.maxinteger },
                  { 1.5, 5, 64, 256, math.maxinteger, { w8 = true, q5 = true } } }
 local SPLIT_MAX = 16
 -- The most slices the rule puts in one thread block cluster, whose blocks add
--- their sums in shared memory (LN_CLUSTER = 1, at most 8), instead of the
+-- their sums in shared memory (LN_CLUSTER = 1, at most CLUSTER_MAX), instead of the
 -- workspace and the second launch; 0: none. 0 until its A/B has run
 -- (docs/kernels/cuda-linear.md, "Slices in a cluster", "Still to measure" 12);
 -- an A/B of the whole suite sets it with
@@ -279,7 +282,7 @@ local function wgmma_for_shape(q, r, fallback)
   local by = {}
   local function variant(bn, ks, half)
     local stagger = half == 1 and 1 or WGMMA_STAGGER[q] or 0
-    local cluster = (ks > 1 and ks <= math.min(M.CLUSTER_SLICES, 8)) and 1 or 0
+    local cluster = (ks > 1 and ks <= math.min(M.CLUSTER_SLICES, CLUSTER_MAX)) and 1 or 0
     local key = bn .. "/" .. ks .. "/" .. half .. "/" .. cluster
     if not by[key] then
       by[key] = (bn == r.defines.LN_BN and ks == 1 and half == r.defines.LN_HALF) and r
