@@ -670,15 +670,25 @@ phase_next59() { # the shortest LN_CLUSTER A/B (a session's last minutes): two s
   cluster_ab cl59 1024 q5:1152:1152:2,3 w8:2048:4096:2
 }
 
+phase_next61() { # LN_CLUSTER in a short call (little device time left): next59's two points, then its GPU test
+  phase_next59
+  GPUBENCH_TEST_ONLY="LN_CLUSTER = 1" run lua_test_linear_cluster timeout 150 $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL)" "$LOGS/lua_test_linear_cluster.log" | cut -c1-300
+}
+
+phase_next62() { # the CUDA suite with cuBLAS with the rule's slices in clusters (next60's last part, for a second call)
+  run suite_cuda_cluster timeout 200 $G --backend cuda -e 'require("gpubench.linear_cuda").CLUSTER_SLICES = 8' \
+    experiments/linear_suite.lua --suite all --json "$LOGS/suite_cuda_cluster.jsonl"
+  grep -E "fixed cost:|wall time|rror" "$LOGS/suite_cuda_cluster.log" | cut -c1-190
+  awk '$6 == 1024 {print $1, $2, $4, $5, $7, $15, $(NF-1), $NF}' "$LOGS/suite_cuda_cluster.log" | head -30
+}
+
 phase_next60() { # LN_CLUSTER whole in one call: the A/B at four short T = 1024 points, its GPU test, then the CUDA
   # suite with cuBLAS with the rule's slices in clusters (CLUSTER_SLICES = 8; its T = 1024 rows against next54's)
   cluster_ab cl60 1024 q5:1152:1152:2,3 w8:2048:4096:2,4 w8:4608:4608:2,4 q5:1152:4304:2,4
   GPUBENCH_TEST_ONLY="LN_CLUSTER = 1" run lua_test_linear_cluster timeout 150 $G tests/lua/test_linear_cuda.lua
   grep -E "^(ok|FAIL)" "$LOGS/lua_test_linear_cluster.log" | cut -c1-300
-  run suite_cuda_cluster timeout 200 $G --backend cuda -e 'require("gpubench.linear_cuda").CLUSTER_SLICES = 8' \
-    experiments/linear_suite.lua --suite all --json "$LOGS/suite_cuda_cluster.jsonl"
-  grep -E "fixed cost:|wall time|rror" "$LOGS/suite_cuda_cluster.log" | cut -c1-190
-  awk '$6 == 1024 {print $1, $2, $4, $5, $7, $15, $(NF-1), $NF}' "$LOGS/suite_cuda_cluster.log" | head -30
+  phase_next62
 }
 
 phase_next54() { # the CUDA suite with the vendor column after the slice rules of next53 (one wave from T = 256, w8
@@ -1742,6 +1752,12 @@ next53)
   ;;
 next52)
   phase_next52
+  ;;
+next62)
+  phase_next62
+  ;;
+next61)
+  phase_next61
   ;;
 next60)
   phase_next60
