@@ -683,9 +683,10 @@ phase_next62() { # the CUDA suite with cuBLAS with the rule's slices in clusters
   awk '$6 == 1024 {print $1, $2, $4, $5, $7, $15, $(NF-1), $NF}' "$LOGS/suite_cuda_cluster.log" | head -30
 }
 
-phase_next60() { # LN_CLUSTER whole in one call: the A/B at four short T = 1024 points, its GPU test, then the CUDA
+phase_next60() { # LN_CLUSTER whole in one call: the A/B at five short T = 1024 points (q5 6144x5120: 2 slices against none, the
+  # grid of 1.45 waves made 2.9), its GPU test, then the CUDA
   # suite with cuBLAS with the rule's slices in clusters (CLUSTER_SLICES = 8; its T = 1024 rows against next54's)
-  cluster_ab cl60 1024 q5:1152:1152:2,3 w8:2048:4096:2,4 w8:4608:4608:2,4 q5:1152:4304:2,4
+  cluster_ab cl60 1024 q5:1152:1152:2,3 w8:2048:4096:2,4 w8:4608:4608:2,4 q5:1152:4304:2,4 q5:6144:5120:2
   GPUBENCH_TEST_ONLY="LN_CLUSTER = 1" run lua_test_linear_cluster timeout 150 $G tests/lua/test_linear_cuda.lua
   grep -E "^(ok|FAIL)" "$LOGS/lua_test_linear_cluster.log" | cut -c1-300
   phase_next62
