@@ -640,6 +640,7 @@ cluster_ab() { # cluster_ab TAG T "q:N:K:KS,..." ...: the slices' sums in a clus
   # launch (0) at the listed slice counts, beside the table's pick and the mma route, ABBA, each FP64-checked first
   local tag=$1 tt=$2 p q n k ks; shift 2
   for p in "$@"; do
+    [[ -n $p ]] || continue # the script pads its arguments with empty ones
     IFS=: read -r q n k ks <<< "$p"
     run "${tag}_${q}_${n}_${k}_T$tt" timeout 120 $G --backend cuda experiments/linear_variants.lua --route wgmma --versus mma \
       --grid "LN_KSPLIT=$ks;LN_CLUSTER=0,1" --qtype $q --n $n --k $k --t $tt --json "$LOGS/${tag}_${q}_${n}_${k}_T$tt.jsonl"
@@ -681,6 +682,19 @@ phase_next62() { # the CUDA suite with cuBLAS with the rule's slices in clusters
     experiments/linear_suite.lua --suite all --json "$LOGS/suite_cuda_cluster.jsonl"
   grep -E "fixed cost:|wall time|rror" "$LOGS/suite_cuda_cluster.log" | cut -c1-190
   awk '$6 == 1024 {print $1, $2, $4, $5, $7, $15, $(NF-1), $NF}' "$LOGS/suite_cuda_cluster.log" | head -30
+}
+
+phase_next63() { # the cluster rules (CLUSTER_SLICES = 4, the table's since 2026-12-07) against the workspace rules
+  # (0) in the CUDA suite with cuBLAS, A B A, then the whole Linear CUDA test (every route against FP64)
+  local tag cs
+  for tag in cl4a:4 cl0:0 cl4b:4; do
+    cs=${tag#*:}; tag=${tag%%:*}
+    run "suite_cuda_$tag" timeout 200 $G --backend cuda -e "require('gpubench.linear_cuda').CLUSTER_SLICES = $cs" \
+      experiments/linear_suite.lua --suite all --json "$LOGS/suite_cuda_$tag.jsonl"
+    grep -E "wall time|rror" "$LOGS/suite_cuda_$tag.log" | cut -c1-190
+  done
+  run lua_test_linear_cuda timeout 240 $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda.log" | cut -c1-200
 }
 
 phase_next60() { # LN_CLUSTER whole in one call: the A/B at five short T = 1024 points (q5 6144x5120: 2 slices against none, the
@@ -1753,6 +1767,12 @@ next53)
   ;;
 next52)
   phase_next52
+  ;;
+cluster_ab)
+  shift; cluster_ab "$@"
+  ;;
+next63)
+  phase_next63
   ;;
 next62)
   phase_next62

@@ -252,14 +252,21 @@ end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the
 -- sweeps' picks (docs/kernels/cuda-linear.md, "wgmma route", "By grid",
--- "Slices in one wave"):
--- * under half a tile per SM, slices of K (LN_KSPLIT, the largest power of
---   two up to 16 that keeps 4 units a slice and the blocks within 2.5 per
---   SM below T = 256, within one wave from it: each slice's fp32 sums are
---   written and read back, which more slices pay for more than they fill
---   the SMs); for w8 and q5 from T = 256 also under 1.5 tiles per SM, within
---   5 blocks per SM and 64 units a slice (a long K: shorter ones lost to
---   the unsplit kernel);
+-- "Slices in one wave", "Slices in a cluster"):
+-- * from T = 256 (CLUSTER_SLICES >= 2) the slices of a tile are one thread
+--   block cluster, whose blocks add their sums in shared memory:
+--   - under half a tile per SM, the most slices up to CLUSTER_SLICES that
+--     keep the blocks in one wave and 4 units a slice;
+--   - w8 and q5 from half a tile to 3.5 tiles per SM with 64 units or
+--     more, 2 slices: twice the waves, each half as long, fill the last
+--     wave's idle SMs (more tiles: the unsplit kernel, fewer units: the
+--     slices' prologues, were faster);
+-- * with CLUSTER_SLICES = 0 from T = 256, and below T = 256 always, slices of
+--   K add their fp32 sums through a workspace and a second launch
+--   (LN_KSPLIT, the largest power of two up to 16 that keeps 4 units a slice
+--   and the blocks within 2.5 per SM below T = 256, within one wave from
+--   it); for w8 and q5 from T = 256 also under 1.5 tiles per SM, within 5
+--   blocks per SM and 64 units a slice;
 -- * else below T = 256 the mma route (its tiles of 128 rows of x and 256 of W
 --   suit large grids there);
 -- * else w8 takes the mma route below one tile per SM (its mma tiles of 64
@@ -271,18 +278,18 @@ local PRESCALED = { nvfp4 = true, bf16 = true }
 local SPLITS = { { 0.5, 2.5, 4, 1, 255 }, { 0.5, 1, 4, 256, math.maxinteger },
                  { 1.5, 5, 64, 256, math.maxinteger, { w8 = true, q5 = true } } }
 local SPLIT_MAX = 16
--- The most slices the rule puts in one thread block cluster, whose blocks add
--- their sums in shared memory (LN_CLUSTER = 1, at most CLUSTER_MAX), instead of the
--- workspace and the second launch; 0: none. 0 until its A/B has run
--- (docs/kernels/cuda-linear.md, "Slices in a cluster", "Still to measure" 12);
--- an A/B of the whole suite sets it with
--- gpubench -e 'require("gpubench.linear_cuda").CLUSTER_SLICES = 8' SCRIPT
-M.CLUSTER_SLICES = 0
+-- The cluster rules: from T, the formats of two slices from half a tile per
+-- SM, to that many tiles per SM, from that many units.
+local CLUSTER_FROM_T, CLUSTER_PAIR = 256, { w8 = true, q5 = true }
+local CLUSTER_PAIR_BELOW, CLUSTER_PAIR_UNITS = 3.5, 64
+-- The most slices the rules put in one cluster (at most CLUSTER_MAX); 0: the
+-- workspace rules instead. The A/B of the whole suite sets it with
+-- gpubench -e 'require("gpubench.linear_cuda").CLUSTER_SLICES = 0' SCRIPT
+M.CLUSTER_SLICES = 4
 local function wgmma_for_shape(q, r, fallback)
   local by = {}
-  local function variant(bn, ks, half)
+  local function variant(bn, ks, half, cluster)
     local stagger = half == 1 and 1 or WGMMA_STAGGER[q] or 0
-    local cluster = (ks > 1 and ks <= math.min(M.CLUSTER_SLICES, CLUSTER_MAX)) and 1 or 0
     local key = bn .. "/" .. ks .. "/" .. half .. "/" .. cluster
     if not by[key] then
       by[key] = (bn == r.defines.LN_BN and ks == 1 and half == r.defines.LN_HALF) and r
@@ -291,26 +298,43 @@ local function wgmma_for_shape(q, r, fallback)
     end
     return by[key]
   end
+  local function clustered(tiles, units, sms, bn, T)
+    local most = math.min(M.CLUSTER_SLICES, CLUSTER_MAX)
+    if tiles < sms / 2 then
+      local ks = 1
+      while ks < most and tiles * (ks + 1) <= sms and units >= 4 * (ks + 1) do ks = ks + 1 end
+      if ks > 1 then return variant(bn, ks, half_for(q, T, ks, tiles, sms), 1) end
+    elseif CLUSTER_PAIR[q] and tiles < CLUSTER_PAIR_BELOW * sms and units >= CLUSTER_PAIR_UNITS then
+      -- the weights in fp16 where the unsplit kernel has them (w8 always with slices)
+      return variant(bn, 2, q == "w8" and 1 or half_for(q, T, 1, tiles, sms), 1)
+    end
+  end
   return function(N, K, dev, T)
     local sms = dev and dev.sm_count or 0
     if sms <= 0 then sms = WGMMA_UNKNOWN_SMS end
     T = T or r.min_t
     local bn = T < 256 and 128 or 256
     local tiles = ceil_div(N, 64 * r.defines.LN_MT * r.defines.LN_WG) * ceil_div(T, bn)
-    for _, rule in ipairs(SPLITS) do
-      local below, per_sm, min_units, from_t, to_t, formats = table.unpack(rule)
-      if tiles < below * sms and T >= from_t and T <= to_t and (not formats or formats[q]) then
-        local units, ks = ceil_div(K, 64), 1
-        while 2 * ks <= SPLIT_MAX and tiles * 2 * ks <= per_sm * sms and units >= min_units * 2 * ks do ks = 2 * ks end
-        if ks > 1 then return variant(bn, ks, half_for(q, T, ks, tiles, sms)) end
-        break
+    local units = ceil_div(K, 64)
+    if T >= CLUSTER_FROM_T and M.CLUSTER_SLICES >= 2 then
+      local c = clustered(tiles, units, sms, bn, T)
+      if c then return c end
+    else
+      for _, rule in ipairs(SPLITS) do
+        local below, per_sm, min_units, from_t, to_t, formats = table.unpack(rule)
+        if tiles < below * sms and T >= from_t and T <= to_t and (not formats or formats[q]) then
+          local ks = 1
+          while 2 * ks <= SPLIT_MAX and tiles * 2 * ks <= per_sm * sms and units >= min_units * 2 * ks do ks = 2 * ks end
+          if ks > 1 then return variant(bn, ks, half_for(q, T, ks, tiles, sms), 0) end
+          break
+        end
       end
     end
     if T < 256 then return fallback end
     if q == "w8" and tiles < sms then return fallback end
-    if PRESCALED[q] and tiles < sms then return variant(128, 1, 0) end
+    if PRESCALED[q] and tiles < sms then return variant(128, 1, 0, 0) end
     local half = half_for(q, T, 1, tiles, sms)
-    if half ~= r.defines.LN_HALF then return variant(bn, 1, half) end
+    if half ~= r.defines.LN_HALF then return variant(bn, 1, half, 0) end
     return r
   end
 end

@@ -108,7 +108,17 @@ t.test("the wgmma route is picked on sm_90 only; other architectures get the mma
   t.eq(why, "wgmma needs sm_90, this device is sm_89")
 end)
 
-t.test("the wgmma route by grid: slices of K under half a tile per SM (one wave from T = 256), else mma below T = 256, w8's and the prescaled formats' rules", function()
+-- Runs with a given CLUSTER_SLICES, put back whatever f raises.
+local function with_cluster_slices(n, f)
+  local saved = routes.CLUSTER_SLICES
+  routes.CLUSTER_SLICES = n
+  local ok, err = pcall(f)
+  routes.CLUSTER_SLICES = saved
+  if not ok then error(err, 0) end
+end
+
+t.test("the wgmma route by grid without clusters (CLUSTER_SLICES = 0): slices of K under half a tile per SM (one wave from T = 256), else mma below T = 256, w8's and the prescaled formats' rules", function()
+  with_cluster_slices(0, function()
   local linear = require "gpubench.linear"
   local dev = { backend = "cuda", name = "fake H200", info = { arch = "sm_90" }, sm_count = 132 }
   local function pick(q, n, k, tt, d)
@@ -157,39 +167,61 @@ t.test("the wgmma route by grid: slices of K under half a tile per SM (one wave 
     t.truthy(linear.route(dev, { qtype = q, n = 4096, k = 64 }, 300) == linear.route(dev, { qtype = q, n = 4000, k = 8 }, 999),
       q .. ": one spec table per variant")
   end
+  t.eq(linear.route(dev, { qtype = "q5", n = 1152, k = 4304 }, 1024).cluster, false, "no cluster at 0")
+  end)
 end)
 
--- The slices the rule picks go to a thread block cluster (LN_CLUSTER = 1)
--- up to CLUSTER_SLICES of them (0, none, until its A/B; at most 8); more
--- slices keep the workspace and the second launch; the route says which.
-t.test("the wgmma route's slices in a cluster up to CLUSTER_SLICES (0: none), one launch a call", function()
+-- From T = 256 the table's slices are one thread block cluster each
+-- (CLUSTER_SLICES = 4, the A/B of 2026-12-07: docs/kernels/cuda-linear.md,
+-- "Slices in a cluster"): under half a tile per SM the most slices up to 4 in
+-- one wave with 4 units a slice; w8 and q5 from half a tile to 3.5 tiles per
+-- SM with 64 units, 2; below T = 256 the workspace rules.
+t.test("the wgmma route's slices in a thread block cluster from T = 256 (CLUSTER_SLICES = 4)", function()
   local linear = require "gpubench.linear"
   local dev = { backend = "cuda", name = "fake H200", info = { arch = "sm_90" }, sm_count = 132 }
-  local function pick(q, n, k, tt)
-    local r = linear.route(dev, { qtype = q, n = n, k = k }, tt)
-    return { r.defines.LN_KSPLIT, r.defines.LN_CLUSTER, r.cluster }
+  local function pick(q, n, k, tt, d)
+    local r = linear.route(d or dev, { qtype = q, n = n, k = k }, tt)
+    return { r.name, r.defines.LN_KSPLIT, r.defines.LN_CLUSTER, r.defines.LN_HALF, r.cluster }
   end
-  local saved = routes.CLUSTER_SLICES
-  local ok, err = pcall(function()
-    t.eq(saved, 0, "no cluster until the A/B")
-    t.eq(pick("q5", 1152, 4304, 1024), { 2, 0, false })
-    t.eq(pick("q4", 131072, 5120, 1024), { 1, 0, false })
-    routes.CLUSTER_SLICES = 8
-    t.eq(pick("q5", 1152, 4304, 1024), { 2, 1, true })
-    t.eq(pick("w8", 5120, 17408, 1024), { 4, 1, true })
-    t.eq(pick("w8", 5120, 17408, 128), { 8, 1, true })
-    t.eq(pick("q5", 1152, 4304, 128), { 16, 0, false }) -- 16 slices: past a portable cluster
-    t.eq(pick("q4", 131072, 5120, 1024), { 1, 0, false }) -- no slices, no cluster
-    routes.CLUSTER_SLICES = 4
-    t.eq(pick("w8", 5120, 17408, 128), { 8, 0, false })
-    t.eq(pick("w8", 5120, 17408, 1024), { 4, 1, true })
-    routes.CLUSTER_SLICES = 16 -- never more than 8 in a cluster
-    t.eq(pick("q5", 1152, 4304, 128), { 16, 0, false })
-    routes.CLUSTER_SLICES = 0
-    t.eq(pick("q5", 1152, 4304, 1024), { 2, 0, false })
+  t.eq(routes.CLUSTER_SLICES, 4, "the table's")
+  -- under half a tile per SM: 36 tiles take 3 slices (108 blocks), 64 tiles 2, 9 tiles 4 (not more than CLUSTER_SLICES)
+  t.eq(pick("q5", 1152, 1152, 1024), { "wgmma", 3, 1, 0, true })  -- 18 units: 6 a slice
+  t.eq(pick("q6", 1152, 1536, 1024), { "wgmma", 3, 1, 0, true })
+  t.eq(pick("q5", 1152, 4304, 1024), { "wgmma", 3, 1, 0, true })
+  t.eq(pick("w8", 2048, 4096, 1024), { "wgmma", 2, 1, 1, true })  -- w8 with slices in fp16
+  t.eq(pick("w8", 2048, 16384, 1024), { "wgmma", 2, 1, 1, true })
+  t.eq(pick("q5", 1152, 1152, 256), { "wgmma", 4, 1, 0, true })   -- 9 tiles, 18 units: 4 slices of 4.5
+  t.eq(pick("w8", 2048, 4096, 256), { "wgmma", 4, 1, 1, true })   -- 16 tiles
+  t.eq(pick("q4", 1152, 384, 1024), { "wgmma", 1, 0, 0, false })  -- 6 units: no 2 slices of 4
+  t.eq(pick("bf16", 2048, 4096, 1024), { "wgmma", 2, 1, 0, true })
+  t.eq(pick("w8", 2048, 16384, 1024, { backend = "cuda", name = "more", info = { arch = "sm_90" }, sm_count = 256 }),
+    { "wgmma", 4, 1, 1, true }) -- 256 SMs: 4 x 64 blocks in one wave, 4 the most
+  -- w8 and q5 from half a tile to 3.5 tiles per SM with 64 units: 2 slices
+  t.eq(pick("w8", 4608, 4608, 1024), { "wgmma", 2, 1, 1, true })  -- 144 tiles, 72 units
+  t.eq(pick("w8", 5120, 17408, 1024), { "wgmma", 2, 1, 1, true }) -- 160 tiles, 272 units
+  t.eq(pick("w8", 4096, 4096, 1024), { "wgmma", 2, 1, 1, true })  -- 128 tiles: no longer the mma route
+  t.eq(pick("w8", 14336, 5120, 1024), { "wgmma", 2, 1, 1, true }) -- 448 tiles < 462
+  t.eq(pick("q5", 6144, 5120, 1024), { "wgmma", 2, 1, 1, true })  -- 192 tiles: fp16 as unsplit there
+  t.eq(pick("w8", 14848, 5120, 1024), { "wgmma", 1, 0, 1, false }) -- 464 tiles: unsplit
+  t.eq(pick("w8", 34816, 5120, 1024), { "wgmma", 1, 0, 1, false })
+  t.eq(pick("w8", 4096, 3968, 1024), { "mma", nil, nil, nil, nil }) -- 62 units: w8 under a tile per SM, mma
+  t.eq(pick("q4", 4304, 1152, 1024), { "wgmma", 1, 0, 1, false }) -- q4 not, and 18 units
+  t.eq(pick("q6", 6144, 5120, 1024), { "wgmma", 1, 0, 1, false })
+  -- below T = 256 the workspace rules, no cluster
+  t.eq(pick("q5", 1152, 4304, 128), { "wgmma", 16, 0, 0, false })
+  t.eq(pick("w8", 5120, 17408, 128), { "wgmma", 8, 0, 0, false })
+  t.eq(linear.route(dev, { qtype = "q5", n = 1152, k = 1152 }, 1024).slices, 3, "the route's slices: its grid.z")
+  with_cluster_slices(8, function()
+    t.eq(pick("q5", 1152, 1152, 256), { "wgmma", 4, 1, 0, true }) -- 18 units: 4 a slice at most
+    t.eq(pick("w8", 2048, 4096, 256), { "wgmma", 8, 1, 1, true })
   end)
-  routes.CLUSTER_SLICES = saved
-  if not ok then error(err, 0) end
+  with_cluster_slices(2, function()
+    t.eq(pick("q5", 1152, 1152, 1024), { "wgmma", 2, 1, 0, true })
+  end)
+  with_cluster_slices(0, function()
+    t.eq(pick("q5", 1152, 1152, 1024), { "wgmma", 2, 0, 0, false })
+    t.eq(pick("w8", 5120, 17408, 1024), { "wgmma", 4, 0, 1, false })
+  end)
 end)
 
 -- LN_HALF (weights and x in fp16 from a first launch, staggered) for q4, q5,
@@ -208,12 +240,13 @@ t.test("the wgmma route's LN_HALF by grid, its prepass, and the formats that ref
   t.eq(pick("q4", 131072, 5120, 256), { "wgmma", 1, 1, 1, 4 })
   t.eq(pick("q6", 248320, 2048, 1024), { "wgmma", 1, 1, 1, 6 })
   t.eq(pick("w8", 34816, 5120, 1024), { "wgmma", 1, 1, 1, 8 })
-  t.eq(pick("q5", 14336, 5120, 1024), { "wgmma", 1, 1, 1, 5 })  -- 448 tiles
+  t.eq(pick("q5", 34816, 5120, 1024), { "wgmma", 1, 1, 1, 5 })  -- 1088 tiles
+  t.eq(pick("q5", 14336, 5120, 1024), { "wgmma", 2, 1, 1, 5 })  -- 448 tiles: 2 slices in a cluster, fp16 as unsplit
   t.eq(pick("q4", 3456, 1152, 1024), { "wgmma", 1, 0, 0, nil }) -- 108 tiles, under one per SM
-  t.eq(pick("q5", 6144, 5120, 1024), { "wgmma", 1, 1, 1, 5 })  -- 192 tiles, no slices
-  t.eq(pick("q5", 6144, 8192, 1024), { "wgmma", 2, 0, 1, nil }) -- slices: the exact path, staggered as before
+  t.eq(pick("q5", 6144, 5120, 1024), { "wgmma", 2, 1, 1, 5 })  -- 192 tiles, 2 slices in a cluster: fp16 as unsplit
+  t.eq(pick("q5", 1152, 4304, 1024), { "wgmma", 3, 0, 1, nil }) -- slices under half a tile per SM: the exact path
   t.eq(pick("q4", 3456, 1152, 128), { "wgmma", 4, 0, 0, nil })
-  t.eq(pick("w8", 5120, 17408, 1024), { "wgmma", 4, 1, 1, 8 })  -- w8 with slices from T = 256
+  t.eq(pick("w8", 5120, 17408, 1024), { "wgmma", 2, 1, 1, 8 })  -- w8 with slices from T = 256
   t.eq(pick("w8", 5120, 17408, 128), { "wgmma", 8, 0, 0, nil })
   t.eq(pick("bf16", 14336, 5120, 1024), { "wgmma", 1, 0, 1, nil })
   t.eq(pick("nvfp4", 14336, 5120, 1024), { "wgmma", 1, 0, 1, nil })
