@@ -693,7 +693,7 @@ phase_next63() { # the cluster rules (CLUSTER_SLICES = 4, the table's since 2026
       experiments/linear_suite.lua --suite all --json "$LOGS/suite_cuda_$tag.jsonl"
     grep -E "wall time|rror" "$LOGS/suite_cuda_$tag.log" | cut -c1-190
   done
-  run lua_test_linear_cuda timeout 240 $G tests/lua/test_linear_cuda.lua
+  run lua_test_linear_cuda timeout 200 $G tests/lua/test_linear_cuda.lua
   grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda.log" | cut -c1-200
 }
 
