@@ -687,14 +687,19 @@ phase_next62() { # the CUDA suite with cuBLAS with the rule's slices in clusters
 phase_next63() { # the cluster rules (CLUSTER_SLICES = 4, the table's since 2026-12-07) against the workspace rules
   # (0) in the CUDA suite with cuBLAS, A B A, then the whole Linear CUDA test (every route against FP64)
   local tag cs
-  for tag in cl4a:4 cl0:0 cl4b:4; do
+  for tag in ${CLUSTER_AB:-cl4a:4 cl0:0 cl4b:4}; do
     cs=${tag#*:}; tag=${tag%%:*}
     run "suite_cuda_$tag" timeout 200 $G --backend cuda -e "require('gpubench.linear_cuda').CLUSTER_SLICES = $cs" \
       experiments/linear_suite.lua --suite all --json "$LOGS/suite_cuda_$tag.jsonl"
     grep -E "wall time|rror" "$LOGS/suite_cuda_$tag.log" | cut -c1-190
   done
+  [[ ${CLUSTER_TEST:-1} == 1 ]] || return 0
   run lua_test_linear_cuda timeout 200 $G tests/lua/test_linear_cuda.lua
   grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda.log" | cut -c1-200
+}
+
+phase_next64() { # next63 short (little device time): the suite with the cluster rules, then with the workspace rules
+  CLUSTER_AB="cl4a:4 cl0:0" CLUSTER_TEST=0 phase_next63
 }
 
 phase_next60() { # LN_CLUSTER whole in one call: the A/B at five short T = 1024 points (q5 6144x5120: 2 slices against none, the
@@ -1770,6 +1775,9 @@ next52)
   ;;
 cluster_ab)
   shift; cluster_ab "$@"
+  ;;
+next64)
+  phase_next64
   ;;
 next63)
   phase_next63
