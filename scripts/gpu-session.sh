@@ -702,6 +702,13 @@ phase_next64() { # next63 short (little device time): the suite with the cluster
   CLUSTER_AB="cl4a:4 cl0:0" CLUSTER_TEST=0 phase_next63
 }
 
+phase_next65() { # the next session's: next63 (the suite, cluster rules against workspace rules, A B A, and the Linear
+  # CUDA test), then clusters below T = 256 (the rule keeps the workspace there, unmeasured) at the suite's T = 128
+  # points with slices
+  phase_next63
+  cluster_ab cl65 128 q5:1152:4304:4,8,16 q4:3456:1152:2,4 w8:5120:17408:4,8 q6:1152:1536:4,8 q5:6144:5120:2,4
+}
+
 phase_next60() { # LN_CLUSTER whole in one call: the A/B at five short T = 1024 points (q5 6144x5120: 2 slices against none, the
   # grid of 1.45 waves made 2.9), its GPU test, then the CUDA
   # suite with cuBLAS with the rule's slices in clusters (CLUSTER_SLICES = 8; its T = 1024 rows against next54's)
@@ -1775,6 +1782,9 @@ next52)
   ;;
 cluster_ab)
   shift; cluster_ab "$@"
+  ;;
+next65)
+  phase_next65
   ;;
 next64)
   phase_next64
