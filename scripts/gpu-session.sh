@@ -704,9 +704,13 @@ phase_next64() { # next63 short (little device time): the suite with the cluster
 
 phase_next65() { # the next session's: next63 (the suite, cluster rules against workspace rules, A B A, and the Linear
   # CUDA test), then clusters below T = 256 (the rule keeps the workspace there, unmeasured) at the suite's T = 128
-  # points with slices
+  # points with slices, and the suite with the cluster rules from T = 65 (CLUSTER_FROM_T) up to 8 slices
   phase_next63
   cluster_ab cl65 128 q5:1152:4304:4,8,16 q4:3456:1152:2,4 w8:5120:17408:4,8 q6:1152:1536:4,8 q5:6144:5120:2,4
+  run suite_cuda_cl_t65 timeout 200 $G --backend cuda \
+    -e "local r = require('gpubench.linear_cuda'); r.CLUSTER_FROM_T = 65; r.CLUSTER_SLICES = 8" \
+    experiments/linear_suite.lua --suite all --json "$LOGS/suite_cuda_cl_t65.jsonl"
+  grep -E "wall time|rror" "$LOGS/suite_cuda_cl_t65.log" | cut -c1-190
 }
 
 phase_next60() { # LN_CLUSTER whole in one call: the A/B at five short T = 1024 points (q5 6144x5120: 2 slices against none, the

@@ -278,14 +278,17 @@ local PRESCALED = { nvfp4 = true, bf16 = true }
 local SPLITS = { { 0.5, 2.5, 4, 1, 255 }, { 0.5, 1, 4, 256, math.maxinteger },
                  { 1.5, 5, 64, 256, math.maxinteger, { w8 = true, q5 = true } } }
 local SPLIT_MAX = 16
--- The cluster rules: from T, the formats of two slices from half a tile per
--- SM, to that many tiles per SM, from that many units.
-local CLUSTER_FROM_T, CLUSTER_PAIR = 256, { w8 = true, q5 = true }
+-- The cluster rules: the formats of two slices from half a tile per SM, to
+-- that many tiles per SM, from that many units.
+local CLUSTER_PAIR = { w8 = true, q5 = true }
 local CLUSTER_PAIR_BELOW, CLUSTER_PAIR_UNITS = 3.5, 64
 -- The most slices the rules put in one cluster (at most CLUSTER_MAX); 0: the
 -- workspace rules instead. The A/B of the whole suite sets it with
 -- gpubench -e 'require("gpubench.linear_cuda").CLUSTER_SLICES = 0' SCRIPT
 M.CLUSTER_SLICES = 4
+-- The least T the cluster rules take; below it the workspace rules (not
+-- measured with clusters below 256; an A/B sets it as CLUSTER_SLICES above).
+M.CLUSTER_FROM_T = 256
 local function wgmma_for_shape(q, r, fallback)
   local by = {}
   local function variant(bn, ks, half, cluster)
@@ -316,7 +319,7 @@ local function wgmma_for_shape(q, r, fallback)
     local bn = T < 256 and 128 or 256
     local tiles = ceil_div(N, 64 * r.defines.LN_MT * r.defines.LN_WG) * ceil_div(T, bn)
     local units = ceil_div(K, 64)
-    if T >= CLUSTER_FROM_T and M.CLUSTER_SLICES >= 2 then
+    if T >= M.CLUSTER_FROM_T and M.CLUSTER_SLICES >= 2 then
       local c = clustered(tiles, units, sms, bn, T)
       if c then return c end
     else

@@ -222,6 +222,16 @@ t.test("the wgmma route's slices in a thread block cluster from T = 256 (CLUSTER
     t.eq(pick("q5", 1152, 1152, 1024), { "wgmma", 2, 0, 0, false })
     t.eq(pick("w8", 5120, 17408, 1024), { "wgmma", 4, 0, 1, false })
   end)
+  -- CLUSTER_FROM_T moves where the cluster rules start (an A/B below T = 256)
+  t.eq(routes.CLUSTER_FROM_T, 256)
+  routes.CLUSTER_FROM_T = 65
+  local ok, err = pcall(function()
+    t.eq(pick("q5", 1152, 4304, 128), { "wgmma", 4, 1, 0, true })   -- 9 tiles of 128 rows of x: 4 in one wave
+    t.eq(pick("w8", 5120, 17408, 128), { "wgmma", 3, 1, 0, true })  -- 40 tiles: 3 x 40 = 120 blocks; w8 below 256 in bf16 codes
+    t.eq(pick("q4", 131072, 5120, 128), { "mma", nil, nil, nil, nil }) -- a large grid below T = 256: still the mma route
+  end)
+  routes.CLUSTER_FROM_T = 256
+  if not ok then error(err, 0) end
 end)
 
 -- LN_HALF (weights and x in fp16 from a first launch, staggered) for q4, q5,
