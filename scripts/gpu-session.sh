@@ -677,10 +677,15 @@ phase_next61() { # LN_CLUSTER in a short call (little device time left): next59'
   grep -E "^(ok|FAIL)" "$LOGS/lua_test_linear_cluster.log" | cut -c1-300
 }
 
+cluster_suite() { # cluster_ab's suite twin: cluster_suite TAG LUA: the CUDA suite with cuBLAS after LUA (the route
+  # table's settings, e.g. CLUSTER_SLICES), to $LOGS/suite_cuda_TAG.{log,jsonl}
+  run "suite_cuda_$1" timeout 200 $G --backend cuda -e "local r = require('gpubench.linear_cuda'); $2" \
+    experiments/linear_suite.lua --suite all --json "$LOGS/suite_cuda_$1.jsonl"
+  grep -E "fixed cost:|wall time|rror" "$LOGS/suite_cuda_$1.log" | cut -c1-190
+}
+
 phase_next62() { # the CUDA suite with cuBLAS with the rule's slices in clusters (next60's last part, for a second call)
-  run suite_cuda_cluster timeout 200 $G --backend cuda -e 'require("gpubench.linear_cuda").CLUSTER_SLICES = 8' \
-    experiments/linear_suite.lua --suite all --json "$LOGS/suite_cuda_cluster.jsonl"
-  grep -E "fixed cost:|wall time|rror" "$LOGS/suite_cuda_cluster.log" | cut -c1-190
+  cluster_suite cluster "r.CLUSTER_SLICES = 8"
   awk '$6 == 1024 {print $1, $2, $4, $5, $7, $15, $(NF-1), $NF}' "$LOGS/suite_cuda_cluster.log" | head -30
 }
 
@@ -689,9 +694,7 @@ phase_next63() { # the cluster rules (CLUSTER_SLICES = 4, the table's since 2026
   local tag cs
   for tag in ${CLUSTER_AB:-cl4a:4 cl0:0 cl4b:4}; do
     cs=${tag#*:}; tag=${tag%%:*}
-    run "suite_cuda_$tag" timeout 200 $G --backend cuda -e "require('gpubench.linear_cuda').CLUSTER_SLICES = $cs" \
-      experiments/linear_suite.lua --suite all --json "$LOGS/suite_cuda_$tag.jsonl"
-    grep -E "wall time|rror" "$LOGS/suite_cuda_$tag.log" | cut -c1-190
+    cluster_suite "$tag" "r.CLUSTER_SLICES = $cs"
   done
   [[ ${CLUSTER_TEST:-1} == 1 ]] || return 0
   run lua_test_linear_cuda timeout 200 $G tests/lua/test_linear_cuda.lua
@@ -707,10 +710,7 @@ phase_next65() { # the next session's: next63 (the suite, cluster rules against 
   # points with slices, and the suite with the cluster rules from T = 65 (CLUSTER_FROM_T) up to 8 slices
   phase_next63
   cluster_ab cl65 128 q5:1152:4304:4,8,16 q4:3456:1152:2,4 w8:5120:17408:4,8 q6:1152:1536:4,8 q5:6144:5120:2,4
-  run suite_cuda_cl_t65 timeout 200 $G --backend cuda \
-    -e "local r = require('gpubench.linear_cuda'); r.CLUSTER_FROM_T = 65; r.CLUSTER_SLICES = 8" \
-    experiments/linear_suite.lua --suite all --json "$LOGS/suite_cuda_cl_t65.jsonl"
-  grep -E "wall time|rror" "$LOGS/suite_cuda_cl_t65.log" | cut -c1-190
+  cluster_suite cl_t65 "r.CLUSTER_FROM_T = 65; r.CLUSTER_SLICES = 8"
 }
 
 phase_next60() { # LN_CLUSTER whole in one call: the A/B at five short T = 1024 points (q5 6144x5120: 2 slices against none, the

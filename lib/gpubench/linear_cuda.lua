@@ -253,16 +253,16 @@ end
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the
 -- sweeps' picks (docs/kernels/cuda-linear.md, "wgmma route", "By grid",
 -- "Slices in one wave", "Slices in a cluster"):
--- * from T = 256 (CLUSTER_SLICES >= 2) the slices of a tile are one thread
---   block cluster, whose blocks add their sums in shared memory:
+-- * from CLUSTER_FROM_T (256) with CLUSTER_SLICES >= 2 the slices of a tile
+--   are one thread block cluster, whose blocks add their sums in shared memory:
 --   - under half a tile per SM, the most slices up to CLUSTER_SLICES that
 --     keep the blocks in one wave and 4 units a slice;
 --   - w8 and q5 from half a tile to 3.5 tiles per SM with 64 units or
 --     more, 2 slices: twice the waves, each half as long, fill the last
 --     wave's idle SMs (more tiles: the unsplit kernel, fewer units: the
 --     slices' prologues, were faster);
--- * with CLUSTER_SLICES = 0 from T = 256, and below T = 256 always, slices of
---   K add their fp32 sums through a workspace and a second launch
+-- * otherwise (CLUSTER_SLICES < 2, or below CLUSTER_FROM_T) slices of K add
+--   their fp32 sums through a workspace and a second launch
 --   (LN_KSPLIT, the largest power of two up to 16 that keeps 4 units a slice
 --   and the blocks within 2.5 per SM below T = 256, within one wave from
 --   it); for w8 and q5 from T = 256 also under 1.5 tiles per SM, within 5

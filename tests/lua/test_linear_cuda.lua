@@ -108,14 +108,16 @@ t.test("the wgmma route is picked on sm_90 only; other architectures get the mma
   t.eq(why, "wgmma needs sm_90, this device is sm_89")
 end)
 
--- Runs with a given CLUSTER_SLICES, put back whatever f raises.
-local function with_cluster_slices(n, f)
-  local saved = routes.CLUSTER_SLICES
-  routes.CLUSTER_SLICES = n
+-- Runs f with the route table's settings (CLUSTER_SLICES, CLUSTER_FROM_T)
+-- set, and puts them back whatever f raises.
+local function with_settings(set, f)
+  local saved = {}
+  for k, v in pairs(set) do saved[k], routes[k] = routes[k], v end
   local ok, err = pcall(f)
-  routes.CLUSTER_SLICES = saved
+  for k, v in pairs(saved) do routes[k] = v end
   if not ok then error(err, 0) end
 end
+local function with_cluster_slices(n, f) with_settings({ CLUSTER_SLICES = n }, f) end
 
 t.test("the wgmma route by grid without clusters (CLUSTER_SLICES = 0): slices of K under half a tile per SM (one wave from T = 256), else mma below T = 256, w8's and the prescaled formats' rules", function()
   with_cluster_slices(0, function()
@@ -224,14 +226,12 @@ t.test("the wgmma route's slices in a thread block cluster from T = 256 (CLUSTER
   end)
   -- CLUSTER_FROM_T moves where the cluster rules start (an A/B below T = 256)
   t.eq(routes.CLUSTER_FROM_T, 256)
-  routes.CLUSTER_FROM_T = 65
-  local ok, err = pcall(function()
+  with_settings({ CLUSTER_FROM_T = 65 }, function()
     t.eq(pick("q5", 1152, 4304, 128), { "wgmma", 4, 1, 0, true })   -- 9 tiles of 128 rows of x: 4 in one wave
     t.eq(pick("w8", 5120, 17408, 128), { "wgmma", 3, 1, 0, true })  -- 40 tiles: 3 x 40 = 120 blocks; w8 below 256 in bf16 codes
     t.eq(pick("q4", 131072, 5120, 128), { "mma", nil, nil, nil, nil }) -- a large grid below T = 256: still the mma route
   end)
-  routes.CLUSTER_FROM_T = 256
-  if not ok then error(err, 0) end
+  t.eq(routes.CLUSTER_FROM_T, 256, "put back")
 end)
 
 -- LN_HALF (weights and x in fp16 from a first launch, staggered) for q4, q5,
