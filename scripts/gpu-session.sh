@@ -713,6 +713,18 @@ phase_next65() { # the next session's: next63 (the suite, cluster rules against 
   cluster_suite cl_t65 "r.CLUSTER_FROM_T = 65; r.CLUSTER_SLICES = 8"
 }
 
+phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
+  # test), then ncu's full set of one call at three short T = 1024 points (what limits the per-tile rate now)
+  phase_next63
+  WGNCU="${WGNCU:-w8:4608:4608 q5:1152:1152 w8:14336:5120}" bash "$0" wgncu
+}
+
+phase_next67() { # next65's second half: clusters below T = 256 at the suite's T = 128 points with slices, then the
+  # suite with the cluster rules from T = 65 (CLUSTER_FROM_T) up to 8 slices
+  cluster_ab cl65 128 q5:1152:4304:4,8,16 q4:3456:1152:2,4 w8:5120:17408:4,8 q6:1152:1536:4,8 q5:6144:5120:2,4
+  cluster_suite cl_t65 "r.CLUSTER_FROM_T = 65; r.CLUSTER_SLICES = 8"
+}
+
 phase_next60() { # LN_CLUSTER whole in one call: the A/B at five short T = 1024 points (q5 6144x5120: 2 slices against none, the
   # grid of 1.45 waves made 2.9), its GPU test, then the CUDA
   # suite with cuBLAS with the rule's slices in clusters (CLUSTER_SLICES = 8; its T = 1024 rows against next54's)
@@ -1789,6 +1801,12 @@ cluster_ab)
   ;;
 next65)
   phase_next65
+  ;;
+next66)
+  phase_next66
+  ;;
+next67)
+  phase_next67
   ;;
 next64)
   phase_next64
