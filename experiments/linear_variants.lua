@@ -9,6 +9,8 @@
 --     --route dot --grid "LN_R=8,16;LN_U=1,2"
 --   gpubench experiments/linear_variants.lua --backend vulkan --qtype q4 --n 131072 --k 5120 --t 1 \
 --     --route dot --grid "LIN_DOT=0,1;LIN_NR=2,4,8"
+--   gpubench experiments/linear_variants.lua --qtype w8 --n 4608 --k 4608 --t 1024 --route wgmma --grid "TAIL=0,4,8"
+--     (TAIL: the last wave's tiles in that many slices, a second launch; not a define)
 --
 -- Each variant is checked against the FP64 reference before it is timed (a
 -- variant outside docs/LINEAR.md's bound is reported as wrong, not fast) and
@@ -49,7 +51,10 @@ local function parse_grid(text)
   local dims = {}
   for part in (text or ""):gmatch("[^;]+") do
     local name, values = part:match("^%s*(L[%u%d_]+)%s*=%s*([%d,%s]+)$")
-    if not name then options.fail(("linear_variants: --grid: %q is not NAME=v1,v2,... (a route define)"):format(part)) end
+    if not name then name, values = part:match("^%s*(TAIL)%s*=%s*([%d,%s]+)$") end
+    if not name then
+      options.fail(("linear_variants: --grid: %q is not NAME=v1,v2,... (a route define, or TAIL: the wgmma route's last wave in that many slices)"):format(part))
+    end
     local list = {}
     for v in values:gmatch("%d+") do list[#list + 1] = math.tointeger(tonumber(v)) end
     if #list == 0 then options.fail(("linear_variants: --grid: %s has no value"):format(name)) end
@@ -101,11 +106,16 @@ local function variants_for(t)
   local function walk(i, c)
     if i > #dims then
       local same = true
-      for k, v in pairs(c) do if base.defines[k] ~= v then same = false end end
+      for k, v in pairs(c) do
+        local now = k == "TAIL" and (base.tail_slices or 0) or base.defines[k]
+        if now ~= v then same = false end
+      end
       if not same then list[#list + 1] = { changes = c } end
       return
     end
-    if base.defines[dims[i].name] == nil then
+    if dims[i].name == "TAIL" and opts.route ~= "wgmma" then
+      options.fail("linear_variants: TAIL (the last wave in slices) is the wgmma route's")
+    elseif dims[i].name ~= "TAIL" and base.defines[dims[i].name] == nil then
       options.fail(("linear_variants: the %s route has no define %s"):format(opts.route, dims[i].name))
     end
     for _, v in ipairs(dims[i].values) do

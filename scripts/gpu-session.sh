@@ -713,6 +713,31 @@ phase_next65() { # the next session's: next63 (the suite, cluster rules against 
   cluster_suite cl_t65 "r.CLUSTER_FROM_T = 65; r.CLUSTER_SLICES = 8"
 }
 
+tail_ab() { # tail_ab TAG T "q:N:K:KS,..." ...: the last wave's tiles in KS slices (a second launch, LN_TAIL = 1) against the
+  # unsplit route (TAIL = 0) and the table's pick, ABBA, each FP64-checked first
+  local tag=$1 tt=$2 p q n k ks; shift 2
+  for p in "$@"; do
+    [[ -n $p ]] || continue
+    IFS=: read -r q n k ks <<< "$p"
+    run "${tag}_${q}_${n}_${k}_T$tt" timeout 150 $G --backend cuda experiments/linear_variants.lua --route wgmma \
+      --grid "LN_KSPLIT=1;LN_CLUSTER=0;TAIL=0,$ks" --qtype $q --n $n --k $k --t $tt --json "$LOGS/${tag}_${q}_${n}_${k}_T$tt.jsonl"
+    grep -E '^ *[0-9]+ |rror|refused' "$LOGS/${tag}_${q}_${n}_${k}_T$tt.log" | cut -c1-150
+  done
+}
+
+phase_next68() { # the last wave in slices (TAIL, docs/kernels/cuda-linear.md, "The last wave in slices"): its GPU test,
+  # the A/B at the T = 1024 points with a partial last wave, the suite with the table (no tail), with TAIL_SLICES = 8,
+  # and with the workspace rules (CLUSTER_SLICES = 0), then ncu's full set at w8 4608 x 4608
+  GPUBENCH_TEST_ONLY="last wave in slices" run lua_test_linear_tail timeout 200 $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_linear_tail.log" | cut -c1-300
+  tail_ab tl68 1024 w8:4608:4608:4,8 w8:5120:4608:2,4 q4:4304:1152:2,4 w8:5120:17408:2,4 q5:6144:5120:2 \
+    w8:14336:5120:2 w8:5120:10240:4
+  cluster_suite cl4 "r.CLUSTER_SLICES = 4"
+  cluster_suite tail8 "r.TAIL_SLICES = 8"
+  cluster_suite cl0 "r.CLUSTER_SLICES = 0"
+  WGNCU="${WGNCU:-w8:4608:4608}" bash "$0" wgncu
+}
+
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
   # test), then ncu's full set of one call at three short T = 1024 points (what limits the per-tile rate now)
   phase_next63
@@ -1804,6 +1829,12 @@ next65)
   ;;
 next66)
   phase_next66
+  ;;
+next68)
+  phase_next68
+  ;;
+tail_ab)
+  shift; tail_ab "$@"
   ;;
 next67)
   phase_next67

@@ -633,7 +633,11 @@ GB_HD void lw_cluster_sums(C& ctx, Mm& mm, gb_u32 base, unsigned short* y, gb_u3
 // their sums in shared memory instead (lw_cluster_sums; part is not written).
 // With H (LN_HALF = 1) x is the prepass's fp16 copy and ex its exponents
 // (linear_half_prep.cu: g[T] of the rows of x, then f[N] of the rows of W).
-template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, int H, int XC, int CLU, class C>
+// With TAIL (LN_TAIL = 1) grid.y counts the tiles of W from the last: a
+// launch of fewer rows than N's covers the tiles that a launch over the first
+// ones left (gpubench.linear's tail: whole tiles in the first launch, the
+// rest in slices; docs/kernels/cuda-linear.md, "The last wave in slices").
+template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, int H, int XC, int CLU, int TAIL = 0, class C>
 GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                                          gb_u32 K, gb_u32 T, float gscale, float* part, const int* ex)
 {
@@ -647,7 +651,9 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     static_assert(CLU == 0 || (CLU == 1 && KS >= 2 && KS <= 8), "LN_CLUSTER = 1 takes 2 to 8 slices of K (the portable cluster size)");
     static_assert(CLU == 0 || lw_cluster_bytes<BM, BN>() <= S * STAGE, "the slices' sums must fit the stages");
     const gb_u32 base = ctx.template shared_base<lw_shared_bytes<F, WG, MT, BN, S, H>()>();
-    const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN, n0 = ctx.block(1) * BM;
+    static_assert(TAIL == 0 || TAIL == 1, "LN_TAIL must be 0 or 1");
+    const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN;
+    const gb_u32 n0 = (TAIL ? (N + BM - 1) / BM - 1 - ctx.block(1) : ctx.block(1)) * BM;
     typedef LwFill<F, BM, BN, NTH, STAGE, H, XC> Fill;
     Fill fill(base, tid, W, x, N, K, T, n0, t0);
     if constexpr (H != 0) fill.half_rows(ctx, ex + T);

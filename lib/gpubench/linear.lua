@@ -215,7 +215,11 @@ function linear.launches(dev, spec, w, x, y, t, route)
     ls[1] = { linear.kernel(dev, r.prep), { t + (spec.n + PREP_BLOCK - 1) // PREP_BLOCK, 1, 1 }, { PREP_BLOCK, 1, 1 },
               xb, xk, ex, wb, gpu.u32(spec.n), gpu.u32(spec.k), gpu.u32(t) }
   end
-  local l = { linear.kernel(dev, r), r.grid(spec.n, spec.k, t), r.block, wb, xk, yb,
+  -- a route with a tail (CUDA's wgmma, gpubench.linear_cuda's with_tail): its
+  -- own kernel (`head`) over the first tile rows, then the tail's over the rest
+  local grid, tail_grid = r.grid(spec.n, spec.k, t), nil
+  if r.tail then grid, tail_grid = r.grids(spec.n, spec.k, t, dev.sm_count) end
+  local l = { linear.kernel(dev, r.head or r), grid, r.block, wb, xk, yb,
               gpu.u32(spec.n), gpu.u32(spec.k), gpu.u32(t), gpu.f32(gscale) }
   ls[#ls + 1] = l
   if not r.slices then return ls, r end
@@ -227,6 +231,9 @@ function linear.launches(dev, spec, w, x, y, t, route)
   local part = global_sums and linear.workspace(dev, 4 * r.slices * t * spec.n) or yb
   l[#l + 1] = part
   l[#l + 1] = ex
+  if tail_grid then
+    ls[#ls + 1] = { linear.kernel(dev, r.tail), tail_grid, r.tail.block, table.unpack(l, 4) }
+  end
   if not global_sums then return ls, r end
   local blocks = math.min((t * spec.n + REDUCE_BLOCK - 1) // REDUCE_BLOCK, REDUCE_MAX_BLOCKS)
   ls[#ls + 1] = { linear.kernel(dev, REDUCE), { blocks, 1, 1 }, { REDUCE_BLOCK, 1, 1 }, part, yb,

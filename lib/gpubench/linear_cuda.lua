@@ -66,6 +66,13 @@
 --   LN_CLUSTER 1 (2 <= LN_KSPLIT <= 8): the slices of a tile are one thread
 --              block cluster and add their sums in shared memory, no
 --              workspace and no second launch; 0: linear_reduce.cu adds them.
+--   LN_TAIL    1: grid.y counts the tiles of W from the last, so that a launch
+--              of fewer tile rows covers the ones a launch over the first
+--              rows left: the second launch of a route with a `tail` (below).
+-- A route with a `tail` (`with_tail`, the `TAIL` key of `variant`) is two
+-- launches of one call: its own kernel (`head`) over the first whole waves of
+-- tiles, then `tail`, its KS slices in clusters (LN_TAIL = 1) over the rest;
+-- `grids(N, K, T, sms)` gives the two grids ("The last wave in slices").
 -- A route with `slices` takes an eighth argument, that workspace (y when 1),
 -- and a ninth, the exponents of LN_HALF (y when 0).
 -- The integer-dot route takes T = 1 (q6) and T = 1, 2 (q4, q5, w8), where it
@@ -120,11 +127,16 @@ end
 
 -- The most blocks a thread block cluster portably takes: LN_CLUSTER's most slices.
 local CLUSTER_MAX = 8
+-- The SMs a device that does not say its count is taken to have (the wgmma rules').
+local WGMMA_UNKNOWN_SMS = 132
 
 local function wgmma(q, min_t, max_t, d)
   local rows = 64 * d.LN_MT * d.LN_WG
   if d.LN_HALF == 1 and not PREP[q] then
     error(("linear_cuda: LN_HALF=1 is for the formats with fp16 group scales (q4 q5 q6 w8), not %s"):format(q), 3)
+  end
+  if d.LN_TAIL == 1 and d.LN_WS ~= 0 then
+    error("linear_cuda: LN_TAIL=1 is the lockstep kernel's (LN_WS=0)", 3)
   end
   if d.LN_CLUSTER == 1 and (d.LN_KSPLIT < 2 or d.LN_KSPLIT > CLUSTER_MAX or d.LN_WS ~= 0) then
     error(("linear_cuda: LN_CLUSTER=1 takes 2 to %d slices of K (LN_KSPLIT) and LN_WS=0, not LN_KSPLIT=%d LN_WS=%d")
@@ -167,15 +179,62 @@ local function dot(q, min_t, max_t, d, rules)
   return r
 end
 
+-- with_tail(qtype, route, ks) -> route (one slice, the lockstep kernel) as
+-- the first of two launches: its whole tiles over the first tile rows of W
+-- that make whole waves on the device's SMs, then the rest's ks slices in
+-- clusters (LN_TAIL = 1, grid.y from the last tile) in a second launch, so
+-- that the last wave's tiles, spread over the SMs, take 1 / ks of a tile's
+-- time (docs/kernels/cuda-linear.md, "The last wave in slices"). Both
+-- launches take the call's arguments; linear.launches adds the second.
+local function with_tail(qtype, route, ks)
+  local d = route.defines
+  if route.name ~= "wgmma" or d.LN_KSPLIT ~= 1 or d.LN_WS ~= 0 or d.LN_TAIL ~= 0 then
+    error(("linear_cuda: a tail of slices follows a wgmma route of one slice (LN_KSPLIT=1, LN_WS=0, LN_TAIL=0), not %s LN_KSPLIT=%s LN_WS=%s")
+      :format(route.name, tostring(d.LN_KSPLIT), tostring(d.LN_WS)), 3)
+  end
+  if math.type(ks) ~= "integer" or ks < 2 or ks > CLUSTER_MAX then
+    error(("linear_cuda: a tail takes 2 to %d slices (one cluster each tile), not %s"):format(CLUSTER_MAX, tostring(ks)), 3)
+  end
+  local r = {}
+  for k, v in pairs(route) do r[k] = v end
+  r.head, r.tail_slices = route, ks
+  r.tail = M.variant(qtype, route, { LN_KSPLIT = ks, LN_CLUSTER = 1, LN_TAIL = 1 })
+  local rows = 64 * d.LN_MT * d.LN_WG
+  -- grids(N, K, T, sms) -> the first launch's grid, then the second's (nil
+  -- when the whole waves are all the tiles, or there are none)
+  r.grids = function(N, K, T, sms)
+    if not sms or sms <= 0 then sms = WGMMA_UNKNOWN_SMS end
+    local across, down = ceil_div(T, d.LN_BN), ceil_div(N, rows)
+    local head = (across * down // sms) * sms // across
+    if head <= 0 or head >= down then return { across, down, 1 }, nil end
+    return { across, head, 1 }, { across, down - head, ks }
+  end
+  return r
+end
+
 -- variant(qtype, route, changes) -> a copy of a route of qtype's list with
 -- other defines ({LN_NW = 2}), block and grid to match: a geometry sweep's
--- (experiments/linear_variants.lua); the table itself is unchanged.
+-- (experiments/linear_variants.lua); the table itself is unchanged. The key
+-- TAIL (not a define) gives the wgmma route a tail of that many slices
+-- (with_tail; 0: none); a route with a tail keeps it unless TAIL is given.
 function M.variant(qtype, route, changes)
+  if route.head then
+    local c = { TAIL = route.tail_slices }
+    for k, v in pairs(changes) do c[k] = v end
+    return M.variant(qtype, route.head, c)
+  end
+  if changes.TAIL ~= nil then
+    local ks, rest = changes.TAIL, {}
+    for k, v in pairs(changes) do if k ~= "TAIL" then rest[k] = v end end
+    local base = next(rest) and M.variant(qtype, route, rest) or route
+    if ks == 0 then return base end
+    return with_tail(qtype, base, ks)
+  end
   local d = {}
   for k, v in pairs(route.defines) do d[k] = v end
   for k, v in pairs(changes) do
     if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER" or k == "LN_HALF" or k == "LN_XCOPY" or k == "LN_CLUSTER") and 0 or 1) then
+    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER" or k == "LN_HALF" or k == "LN_XCOPY" or k == "LN_CLUSTER" or k == "LN_TAIL") and 0 or 1) then
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
@@ -247,7 +306,7 @@ local function wgmma_geometry(q)
   local half = WGMMA_HALF[q] and 1 or 0
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
            LN_WS = 0, LN_KSPLIT = 1, LN_CLOSE = 1, LN_STAGGER = half == 1 and 1 or WGMMA_STAGGER[q] or 0, LN_HALF = half,
-           LN_XCOPY = 1, LN_CLUSTER = 0 }
+           LN_XCOPY = 1, LN_CLUSTER = 0, LN_TAIL = 0 }
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the
@@ -272,7 +331,6 @@ end
 -- * else w8 takes the mma route below one tile per SM (its mma tiles of 64
 --   rows of x give 4x the blocks), and nvfp4 and bf16 take tiles of 128 rows
 --   of x below one tile per SM.
-local WGMMA_UNKNOWN_SMS = 132
 local PRESCALED = { nvfp4 = true, bf16 = true }
 -- {below tiles per SM, blocks per SM at most, units a slice at least, from T, to T, formats (nil: all)}
 local SPLITS = { { 0.5, 2.5, 4, 1, 255 }, { 0.5, 1, 4, 256, math.maxinteger },
@@ -289,6 +347,15 @@ M.CLUSTER_SLICES = 4
 -- The least T the cluster rules take; below it the workspace rules (not
 -- measured with clusters below 256; an A/B sets it as CLUSTER_SLICES above).
 M.CLUSTER_FROM_T = 256
+-- The last wave in slices (with_tail; docs/kernels/cuda-linear.md, "The last
+-- wave in slices"): from CLUSTER_FROM_T, on grids of at least one wave of
+-- tiles whose last wave holds at most half the SMs' worth, the whole waves in
+-- one launch and the last wave's tiles in the most slices up to TAIL_SLICES
+-- (at most CLUSTER_MAX) that keep them in one wave and TAIL_UNITS units a
+-- slice. 0: no tail (the table's until its A/B on a GPU; the A/B sets it as
+-- CLUSTER_SLICES above).
+M.TAIL_SLICES = 0
+local TAIL_UNITS = 4
 local function wgmma_for_shape(q, r, fallback)
   local by = {}
   local function variant(bn, ks, half, cluster)
@@ -300,6 +367,22 @@ local function wgmma_for_shape(q, r, fallback)
                              LN_STAGGER = stagger, LN_CLUSTER = cluster })
     end
     return by[key]
+  end
+  local tails = {}
+  local function tail_of(base, ks)
+    local key = tostring(base) .. "/" .. ks
+    tails[key] = tails[key] or M.variant(q, base, { TAIL = ks })
+    return tails[key]
+  end
+  -- the slices of the last wave's tiles, or nil
+  local function tail_slices(tiles, units, sms, bn, T, N)
+    if M.TAIL_SLICES < 2 or tiles < sms then return nil end
+    local across = ceil_div(T, bn)
+    local rest = tiles - (tiles // sms) * sms // across * across
+    if rest <= 0 or rest > sms / 2 then return nil end
+    local ks, most = 1, math.min(M.TAIL_SLICES, CLUSTER_MAX)
+    while ks < most and rest * (ks + 1) <= sms and units >= TAIL_UNITS * (ks + 1) do ks = ks + 1 end
+    return ks > 1 and ks or nil
   end
   local function clustered(tiles, units, sms, bn, T)
     local most = math.min(M.CLUSTER_SLICES, CLUSTER_MAX)
@@ -319,6 +402,10 @@ local function wgmma_for_shape(q, r, fallback)
     local bn = T < 256 and 128 or 256
     local tiles = ceil_div(N, 64 * r.defines.LN_MT * r.defines.LN_WG) * ceil_div(T, bn)
     local units = ceil_div(K, 64)
+    if T >= M.CLUSTER_FROM_T then
+      local ks = tail_slices(tiles, units, sms, bn, T, N)
+      if ks then return tail_of(variant(bn, 1, half_for(q, T, 1, tiles, sms), 0), ks) end
+    end
     if T >= M.CLUSTER_FROM_T and M.CLUSTER_SLICES >= 2 then
       local c = clustered(tiles, units, sms, bn, T)
       if c then return c end

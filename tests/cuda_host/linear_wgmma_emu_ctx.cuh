@@ -377,9 +377,12 @@ static gb_u64 wgmma_seed = 1;
 // the KS blocks of a tile run together as a cluster. With H (LN_HALF = 1) first
 // the prepass (linear_half_prep.cu's per-element and per-row code, its loops
 // here): x in fp16 into a copy the kernel reads as its x, the exponents g[T]
-// and f[N] into ex. XC: LN_XCOPY.
-template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0, int H = 0, int XC = 0, int CLU = 0>
-static void run_wgmma(LnCall& c, float gscale)
+// and f[N] into ex. XC: LN_XCOPY. TAIL (LN_TAIL = 1): grid.y counts the tiles
+// of W from the last; `rows`, the launch's grid.y when it covers fewer tile
+// rows than N has (gpubench.linear's two launches of a tail: run_tail below).
+template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0, int H = 0, int XC = 0, int CLU = 0,
+          int TAIL = 0>
+static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
 {
     enum { BM = 64 * MT * WG, NTH = 128 * (WG + WS) };
     const size_t declared = lw_shared_bytes_ws<F, WG, MT, BN, S, WS, H>();
@@ -403,9 +406,9 @@ static void run_wgmma(LnCall& c, float gscale)
     Guarded pg(KS > 1 ? 4 * part_n : 16);
     std::vector<int> part_writes(part_n, 0);
     // a launch's blocks, a cluster of KS at a time with CLU (LN_CLUSTER = 1), else one at a time
-    const gb_u32 per = CLU ? (gb_u32)KS : 1;
+    const gb_u32 per = CLU ? (gb_u32)KS : 1, grid_y = rows != ~0u ? rows : (c.N + BM - 1) / BM;
     for (gb_u32 bz0 = 0; bz0 < (gb_u32)KS; bz0 += per)
-        for (gb_u32 by = 0; by < (c.N + BM - 1) / BM; by++)
+        for (gb_u32 by = 0; by < grid_y; by++)
             for (gb_u32 bx = 0; bx < (c.T + BN - 1) / BN; bx++) {
                 std::vector<LwBlock> blks(per);
                 std::vector<LwBlock*> ranks;
@@ -429,7 +432,7 @@ static void run_wgmma(LnCall& c, float gscale)
                     const gb_u32 r = (gb_u32)i / NTH;
                     LwHostCtx ctx(&blks[r], (gb_u32)i % NTH, bx, by, bz0 + r, (gb_u32)i);
                     if constexpr (WS) ln_wgmma_ws<F, WG, MT, BN, S, WPF, CL, H, XC>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blks[r].ex);
-                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL, STG, H, XC, CLU>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blks[r].part, blks[r].ex);
+                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL, STG, H, XC, CLU, TAIL>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blks[r].part, blks[r].ex);
                     ctx.finish();
                 }, wgmma_preempt, wgmma_seed++, NTH);
                 if (!ok) EMU_BAD(&c, "block (%u, %u, %u) deadlocked", bx, by, bz0);
@@ -453,6 +456,27 @@ static void run_wgmma(LnCall& c, float gscale)
             c.writes[(size_t)i]++;
         }
     }
+}
+
+// The whole grid.
+template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0, int H = 0, int XC = 0, int CLU = 0>
+static void run_wgmma(LnCall& c, float gscale)
+{
+    run_wgmma_rows<F, WG, MT, BN, S, WPF, WS, KS, CL, STG, H, XC, CLU, 0>(c, gscale, ~0u);
+}
+
+// A call whose last tiles run in slices (gpubench.linear's tail,
+// docs/kernels/cuda-linear.md, "The last wave in slices"): a first launch of
+// whole tiles over the first `head` tile rows of W (half of them, rounded
+// down: none at one row), then the KS slices of the rest in clusters, grid.y
+// counting from the last tile (LN_TAIL = 1). Every output once, from one of
+// the two.
+template <class F, int BN, int WPF, int KS, int STG, int H>
+static void run_tail(LnCall& c, float gscale)
+{
+    const gb_u32 tiles = (c.N + 127) / 128, head = tiles / 2;
+    if (head > 0) run_wgmma_rows<F, 2, 1, BN, 4, WPF, 0, 1, 1, STG, H, 1, 0, 0>(c, gscale, head);
+    run_wgmma_rows<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, H, 1, 1, 1>(c, gscale, tiles - head);
 }
 
 #endif

@@ -19,6 +19,8 @@
 //   - the slices of a tile as one thread block cluster (LN_CLUSTER = 1), its
 //     blocks run together, adding their sums through each other's shared
 //     memory: the same bits as the slices added by the second launch;
+//   - a launch of whole tiles over the first rows of W, then the rest in
+//     slices, counted from the last tile (LN_TAIL = 1): every output once;
 //   - copies that land only at their wait, threads preempted at random, and
 //     a second model of the tensor cores' rounding.
 // What it cannot check (the real instructions' timing, the asynchronous
@@ -86,6 +88,11 @@ extern "C" {
 #define WRC(F, q, BN, WPF, KS, STG, H)                                                                            \
     Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " KS=" #KS " STAGGER=" #STG " HALF=" #H " XCOPY=1 CLUSTER=1", \
           run_wgmma<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, H, 1, 1>, 65535, run_wgmma<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, H, 1, 0>}
+// whole tiles over the first half of W's tile rows, then the rest's KS
+// slices in clusters counted from the last tile (LN_TAIL = 1)
+#define WRT(F, q, BN, WPF, KS, STG, H)                                                                            \
+    Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " STAGGER=" #STG " HALF=" #H " XCOPY=1 then TAIL=1 KS=" #KS " CLUSTER=1", \
+          run_tail<F, BN, WPF, KS, STG, H>, 65535}
 static const std::vector<Route>& wgmma_routes()
 {
     static const std::vector<Route> r = {
@@ -120,6 +127,9 @@ static const std::vector<Route>& wgmma_routes()
         WRC(LnQ4, "q4", 256, 4, 2, 0, 0), WRC(LnQ4, "q4", 256, 4, 4, 1, 1), WRC(LnQ5, "q5", 256, 2, 3, 1, 0),
         WRC(LnQ6, "q6", 128, 2, 8, 1, 0), WRC(LnW8, "w8", 256, 2, 4, 1, 1), WRC(LnNvfp4, "nvfp4", 128, 2, 2, 1, 0),
         WRC(LnBf16, "bf16", 256, 2, 3, 0, 0),
+        // the last tiles in slices (a second launch, LN_TAIL = 1): every format, 2 to 8 slices, LN_HALF or not
+        WRT(LnQ4, "q4", 256, 4, 4, 1, 1), WRT(LnQ5, "q5", 256, 2, 2, 1, 1), WRT(LnQ6, "q6", 128, 2, 3, 1, 0),
+        WRT(LnW8, "w8", 256, 2, 8, 1, 1), WRT(LnNvfp4, "nvfp4", 256, 2, 2, 1, 0), WRT(LnBf16, "bf16", 128, 2, 4, 1, 0),
     };
     return r;
 }
@@ -189,6 +199,12 @@ int main()
         check_linear(r, 130, 1032, 69);
         check_linear(r, 20, 136, 300);
     }
+    printf("the last tiles in slices after a launch of whole tiles: three tile rows of W, two tiles of x\n");
+    for (const Route& r : wgmma_routes())
+        if (strstr(r.label, "TAIL=1")) {
+            check_linear(r, 300, 200, 17);
+            check_linear(r, 300, 136, 300);
+        }
     printf("the slices' sums added in a cluster: the same bits as the second launch's\n");
     for (const Route& r : wgmma_routes())
         if (r.unstaged) {

@@ -234,6 +234,64 @@ t.test("the wgmma route's slices in a thread block cluster from T = 256 (CLUSTER
   t.eq(routes.CLUSTER_FROM_T, 256, "put back")
 end)
 
+-- The last wave in slices (TAIL_SLICES, 0 in the table until its A/B): from
+-- T = 256 on grids of a wave of tiles or more whose last wave holds at most
+-- half the SMs' worth, the whole waves in the route's own launch and the
+-- rest's tiles in the most slices up to TAIL_SLICES that fit one wave with 4
+-- units a slice, one cluster a tile, in a second launch counted from the last
+-- tile (LN_TAIL = 1).
+t.test("the wgmma route's last wave in slices (TAIL_SLICES): the rule, the two grids, the variant key TAIL", function()
+  local linear = require "gpubench.linear"
+  local dev = { backend = "cuda", name = "fake H200", info = { arch = "sm_90" }, sm_count = 132 }
+  local function pick(q, n, k, tt, d)
+    local r = linear.route(d or dev, { qtype = q, n = n, k = k }, tt)
+    local g1, g2
+    if r.tail then g1, g2 = r.grids(n, k, tt, (d or dev).sm_count) end
+    return { r.tail_slices or 0, r.defines.LN_KSPLIT, r.defines.LN_HALF, g1, g2 }
+  end
+  t.eq(routes.TAIL_SLICES, 0, "the table's: no tail until measured")
+  t.eq(pick("w8", 4608, 4608, 1024)[1], 0)
+  with_settings({ TAIL_SLICES = 8 }, function()
+    -- 144 tiles (36 rows of W x 4 of x): 33 rows make one wave, 12 tiles left: 8 slices (96 blocks, 9 units each)
+    t.eq(pick("w8", 4608, 4608, 1024), { 8, 1, 1, { 4, 33, 1 }, { 4, 3, 8 } })
+    t.eq(pick("w8", 5120, 4608, 1024), { 4, 1, 1, { 4, 33, 1 }, { 4, 7, 4 } })   -- 28 left: 4 x 28 = 112
+    t.eq(pick("q5", 6144, 5120, 1024), { 2, 1, 1, { 4, 33, 1 }, { 4, 15, 2 } })  -- 60 left
+    t.eq(pick("w8", 14336, 5120, 1024), { 2, 1, 1, { 4, 99, 1 }, { 4, 13, 2 } }) -- 3 waves, 52 left
+    t.eq(pick("q4", 4304, 1152, 1024), { 4, 1, 1, { 4, 33, 1 }, { 4, 1, 4 } })   -- 18 units: 4 slices of 4.5
+    t.eq(pick("w8", 9216, 4608, 512), { 8, 1, 1, { 2, 66, 1 }, { 2, 6, 8 } })  -- 72 x 2 tiles of x
+    t.eq(pick("q4", 4224, 5120, 1024)[1], 0)   -- 132 tiles: whole waves only
+    t.eq(pick("q5", 8704, 5120, 1024), { 8, 1, 1, { 4, 66, 1 }, { 4, 2, 8 } }) -- 2 waves, 8 tiles left
+    t.eq(pick("q5", 6400, 5120, 1024), { 0, 2, 1 })  -- 200 tiles, 68 left: over half a wave, the cluster rules
+    t.eq(pick("w8", 2048, 4096, 1024)[1], 0)   -- 64 tiles, under a wave: the cluster rules
+    t.eq(pick("q5", 1152, 1152, 1024)[2], 3)
+    t.eq(pick("w8", 4608, 4608, 128)[1], 0)    -- below CLUSTER_FROM_T
+    t.eq(pick("w8", 4608, 4608, 1024, { backend = "cuda", name = "more", info = { arch = "sm_90" }, sm_count = 144 })[1], 0,
+      "144 SMs: one whole wave")
+    local r = linear.route(dev, { qtype = "w8", n = 4608, k = 4608 }, 1024)
+    t.eq({ r.tail.defines.LN_KSPLIT, r.tail.defines.LN_CLUSTER, r.tail.defines.LN_TAIL, r.tail.defines.LN_HALF,
+           r.tail.cluster, r.head.defines.LN_TAIL }, { 8, 1, 1, 1, true, 0 })
+    t.truthy(r.head.tail == nil and r.prep and r.prep == r.head.prep, "the head is a plain route; one prepass for both")
+    t.truthy(r == linear.route(dev, { qtype = "w8", n = 4608, k = 4504 }, 1000), "one spec table per pick")
+  end)
+  -- the variant key TAIL: on the unsplit route, kept by a variant of a route with a tail, 0 takes it off
+  local base = routes.w8[#routes.w8 - 1]
+  local r = routes.variant("w8", base, { TAIL = 4 })
+  t.eq({ r.tail_slices, r.head == base, r.tail.defines.LN_KSPLIT }, { 4, true, 4 })
+  t.eq(routes.variant("w8", r, { LN_HALF = 0 }).tail.defines.LN_HALF, 0)
+  t.eq(routes.variant("w8", r, { LN_HALF = 0 }).tail_slices, 4)
+  t.truthy(routes.variant("w8", r, { TAIL = 0 }).tail == nil)
+  t.eq({ r.grids(4608, 4608, 1024, 132) }, { { 4, 33, 1 }, { 4, 3, 4 } })
+  t.eq({ r.grids(4224, 4608, 1024, 132) }, { { 4, 33, 1 } }, "whole waves: one launch")
+  t.eq({ r.grids(1000, 4608, 1024, 132) }, { { 4, 8, 1 } }, "under a wave: one launch")
+  t.eq({ r.grids(4608, 4608, 1024) }, { { 4, 33, 1 }, { 4, 3, 4 } }, "132 SMs where the device does not say")
+  t.errors(function() routes.variant("w8", base, { TAIL = 1 }) end, "a tail takes 2 to 8 slices (one cluster each tile), not 1", true)
+  t.errors(function() routes.variant("w8", base, { TAIL = 16 }) end, "not 16", true)
+  t.errors(function() routes.variant("w8", base, { TAIL = 2, LN_KSPLIT = 2 }) end,
+    "a tail of slices follows a wgmma route of one slice (LN_KSPLIT=1, LN_WS=0, LN_TAIL=0), not wgmma LN_KSPLIT=2 LN_WS=0", true)
+  t.errors(function() routes.variant("w8", base, { LN_TAIL = 1, LN_WS = 1, LN_STAGGER = 0 }) end,
+    "LN_TAIL=1 is the lockstep kernel's (LN_WS=0)", true)
+end)
+
 -- LN_HALF (weights and x in fp16 from a first launch, staggered) for q4, q5,
 -- q6, w8 on grids of a tile per SM or more without slices, and for w8 with
 -- slices from T = 256; elsewhere the bf16 codes with the stagger of the
@@ -408,7 +466,8 @@ local function check(dev, kernels, q, r, n, k, tt, seed)
     local linear = require "gpubench.linear"
     linear_devs[dev] = true
     local ls = linear.launches(dev, { qtype = q, policy = "a16", n = n, k = k, gscale = GSCALE }, wb, xb, yb, tt, r)
-    t.eq(#ls, (r.slices > 1 and not r.cluster and 2 or 1) + (r.prep and 1 or 0), "launches of a call")
+    local tail = r.tail and select(2, r.grids(n, k, tt, dev.sm_count)) and 1 or 0
+    t.eq(#ls, (r.slices > 1 and not r.cluster and 2 or 1) + (r.prep and 1 or 0) + tail, "launches of a call")
     for _, l in ipairs(ls) do l[1]:launch(table.unpack(l, 2)) end
   else
     local key = r.entry .. "#" .. r.min_t
@@ -563,6 +622,23 @@ wgmma_test("wgmma route with the slices' sums added in a cluster (LN_CLUSTER = 1
         t.truthy(yg == yc, ("%s LN_KSPLIT=%d N=%d K=%d T=%d: the cluster's y differs from the second launch's"):format(q,
           c.LN_KSPLIT, n, k, tt))
       end
+    end
+  end
+end)
+
+-- The last wave in slices (the variant key TAIL): the route's own launch over
+-- the first whole wave of tiles, then the rest in 2 or 8 slices a tile, one
+-- cluster each (8 of 5 units: empty slices), counted from the last tile; a
+-- ragged last tile of W and of x. 4600 x 1000: 36 x 4 = 144 tiles, so on 132
+-- SMs 33 rows of W first and 3 in the second launch.
+wgmma_test("wgmma route with the last wave in slices (TAIL = 2, 8; LN_TAIL = 1), every format, against FP64", function(dev, kernels)
+  if (dev.sm_count or 0) > 144 then t.skip("the shape makes no tail on more than 144 SMs") end
+  for _, q in ipairs(routes.qtypes) do
+    local base = routes[q][#routes[q] - 1]
+    for i, ks in ipairs { 2, 8 } do
+      local r = routes.variant(q, base, { TAIL = ks })
+      t.truthy(select(2, r.grids(4600, 264, 1000, dev.sm_count)) ~= nil, "the shape has a tail")
+      check(dev, kernels, q, r, 4600, 264, 1000, 1100 + i)
     end
   end
 end)
