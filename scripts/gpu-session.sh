@@ -738,6 +738,32 @@ phase_next68() { # the last wave in slices (TAIL, docs/kernels/cuda-linear.md, "
   WGNCU="${WGNCU:-w8:4608:4608}" bash "$0" wgncu
 }
 
+xtile_ab() { # xtile_ab TAG T "q:N:K" ...: x by one bulk copy a unit (LN_XTILE = 1) against the per-thread copies, at
+  # the table's pick (slices and clusters kept), ABBA, each FP64-checked first
+  local tag=$1 tt=$2 p q n k; shift 2
+  for p in "$@"; do
+    [[ -n $p ]] || continue
+    IFS=: read -r q n k <<< "$p"
+    run "${tag}_${q}_${n}_${k}_T$tt" timeout 150 $G --backend cuda experiments/linear_variants.lua --route wgmma \
+      --grid "LN_XTILE=0,1" --qtype $q --n $n --k $k --t $tt --json "$LOGS/${tag}_${q}_${n}_${k}_T$tt.jsonl"
+    grep -E '^ *[0-9]+ |rror|refused' "$LOGS/${tag}_${q}_${n}_${k}_T$tt.log" | cut -c1-150
+  done
+}
+
+phase_next69() { # x by bulk copies (LN_XTILE) and the last wave in slices (TAIL) in one call: their GPU tests, the A/Bs,
+  # the suite with the table and with TAIL_SLICES = 8, then ncu's full set at w8 4608 x 4608
+  GPUBENCH_TEST_ONLY="LN_XTILE = 1" run lua_test_linear_xtile timeout 150 $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_linear_xtile.log" | cut -c1-300
+  GPUBENCH_TEST_ONLY="last wave in slices" run lua_test_linear_tail timeout 150 $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_linear_tail.log" | cut -c1-300
+  xtile_ab xt69 1024 q4:131072:5120 w8:34816:5120 w8:14336:5120 q5:6144:5120 w8:4608:4608
+  xtile_ab xt69 256 q4:131072:5120
+  tail_ab tl69 1024 w8:4608:4608:4,8 w8:5120:4608:4 q4:4304:1152:4 w8:5120:17408:4 w8:5120:10240:4
+  cluster_suite cl4 "r.CLUSTER_SLICES = 4"
+  cluster_suite tail8 "r.TAIL_SLICES = 8"
+  WGNCU="${WGNCU:-w8:4608:4608}" bash "$0" wgncu
+}
+
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
   # test), then ncu's full set of one call at three short T = 1024 points (what limits the per-tile rate now)
   phase_next63
@@ -1832,6 +1858,12 @@ next66)
   ;;
 next68)
   phase_next68
+  ;;
+next69)
+  phase_next69
+  ;;
+xtile_ab)
+  shift; xtile_ab "$@"
   ;;
 tail_ab)
   shift; tail_ab "$@"

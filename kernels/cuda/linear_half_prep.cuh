@@ -38,6 +38,19 @@ GB_HD int ln_half_w_exp(gb_u32 m)
 // One element of x as fp16 bits, scaled by 2^-g.
 GB_HD gb_u32 ln_half_x(gb_u32 xb, float inv) { return ln_f16(gb_as_float(xb << 16) * inv); }
 
+// Where element (t, k) of x goes in the tiled copy of LN_XTILE = 1
+// (linear_wgmma.cuh, LwFill::bulk_x): per tile of BN rows of x and unit of
+// 64 of K (nunits of them), BN rows of 64 fp16, chunk c (8 elements) of row
+// r at c ^ (r & 7): the stage's 128-byte swizzle, so that one bulk copy of
+// the unit's BN x 128 bytes lands as the wgmma's descriptor reads it. The
+// copy holds ceil(T / BN) BN rows and nunits 64 columns, zeros past T and K.
+template <int BN>
+GB_HD gb_u64 ln_half_x_at(gb_u32 t, gb_u32 k, gb_u32 nunits)
+{
+    const gb_u32 r = t % BN, c = (k % 64) / 8;
+    return (((gb_u64)(t / BN) * nunits + k / 64) * BN + r) * 64 + ((c ^ (r & 7)) << 3) + k % 8;
+}
+
 // The largest magnitude bits of two fp16 values in a word (what the scales
 // plane holds: every format with LN_HALF has fp16 group scales).
 GB_HD gb_u32 ln_half_max2(gb_u32 w, gb_u32 m)

@@ -66,11 +66,11 @@ GB_HD constexpr unsigned lw_shared_bytes()
 {
     return S * lw_stage_bytes<F, WG, MT, BN, H>() + 1024;
 }
-// With LN_WS = 1, 2 S mbarriers after the stages.
-template <class F, int WG, int MT, int BN, int S, int WS, int H = 0>
+// With LN_WS = 1, 2 S mbarriers after the stages; with LN_XTILE = 1, S.
+template <class F, int WG, int MT, int BN, int S, int WS, int H = 0, int XT = 0>
 GB_HD constexpr unsigned lw_shared_bytes_ws()
 {
-    return lw_shared_bytes<F, WG, MT, BN, S, H>() + (WS ? 16 * S : 0);
+    return lw_shared_bytes<F, WG, MT, BN, S, H>() + (WS ? 16 * S : 0) + (XT ? 8 * S : 0);
 }
 
 #define LW_REGS32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
@@ -177,6 +177,19 @@ __device__ __forceinline__ void lw_bar_arrive(gb_u32 bar)
 {
     asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
 }
+// One bulk copy of `bytes` (a multiple of 16) from global memory into shared
+// memory, its completion counted on an mbarrier as bytes (LN_XTILE), after
+// the issuing thread's arrival that expects them.
+__device__ __forceinline__ void lw_bar_expect(gb_u32 bar, gb_u32 bytes)
+{
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void lw_bulk(gb_u32 dst, const void* src, gb_u32 bytes, gb_u32 bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst), "l"(src),
+                 "r"(bytes), "r"(bar)
+                 : "memory");
+}
 __device__ __forceinline__ void lw_bar_wait(gb_u32 bar, gb_u32 parity)
 {
     asm volatile("{\n.reg .pred p;\nLW_WAIT:\n"
@@ -224,6 +237,9 @@ struct LwDevCtx : LnDevCtx {
     __device__ __forceinline__ void bar_init(gb_u32 a, gb_u32 count) const { lw_bar_init(a, count); }
     __device__ __forceinline__ void bar_arrive(gb_u32 a) const { lw_bar_arrive(a); }
     __device__ __forceinline__ void bar_wait(gb_u32 a, gb_u32 parity) const { lw_bar_wait(a, parity); }
+    __device__ __forceinline__ void bar_expect(gb_u32 a, gb_u32 bytes) const { lw_bar_expect(a, bytes); }
+    __device__ __forceinline__ void bar_init_fence() const { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+    __device__ __forceinline__ void bulk(gb_u32 a, const void* src, gb_u32 bytes, gb_u32 bar) const { lw_bulk(a, src, bytes, bar); }
     // v as lane 0 of the warp has it: a value ptxas knows is warp-uniform
     __device__ __forceinline__ gb_u32 warp_uniform(gb_u32 v) const { return __shfl_sync(0xffffffffu, v, 0); }
     __device__ __forceinline__ void st_part(float* part, gb_u64 i, float v) const { part[i] = v; }
@@ -360,6 +376,17 @@ struct LwFill {
             ctx.sts128(a + lw_swz(row, F::chunk(t, 0)), d);
             ctx.sts128(a + lw_swz(row, F::chunk(t, 1)), d + 4);
         }
+    }
+    // LN_XTILE: x unit u of the tile as one bulk copy from the prepass's tiled
+    // copy (linear_half_prep.cuh, ln_half_x_at: each unit's BN rows of 64
+    // contiguous, swizzled as the stage wants them, zeros past T and K), its
+    // bytes counted on mbarrier `bar`; one thread issues it.
+    template <class C>
+    GB_HD void bulk_x(C& ctx, gb_u32 u, int st, gb_u32 bar) const
+    {
+        const unsigned short* src = x + ((gb_u64)(t0 / BN) * nunits + u) * (BN * 64);
+        ctx.bar_expect(bar, B_BYTES);
+        ctx.bulk(base + st * STAGE + A_BYTES, src, B_BYTES, bar);
     }
     // x unit u (k = 64 u .. 64 u + 63) of rows t0 .. t0 + BN - 1 into stage st,
     // zero-filled past T and past K. XC = 1: a thread's chunks are chunk p % 8
@@ -560,8 +587,12 @@ GB_HD void lw_each_unit(gb_u32 nunits, R* cur, Fn&& fn)
 // after it, so that these products run while the other warpgroup waits and
 // rescales, and the other way round; each unit's products are still waited
 // for before the barrier two units on, as the stages' reuse needs.
-template <bool LATE, int S, int WPF, int CLOSE, class C, class Fill, class Mm>
-GB_HD void lw_lockstep_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, gb_u32 u0, gb_u32 nunits)
+// XT (LN_XTILE = 1): x of unit i + D goes in by one bulk copy that thread 0
+// issues after the barrier of unit i (the stage's last readers, unit i - 2,
+// have completed), counted on mbarrier bars + 8 ((i + D) % S); each thread
+// waits for unit i's before its products of unit i.
+template <bool LATE, int S, int WPF, int CLOSE, int XT = 0, class C, class Fill, class Mm>
+GB_HD void lw_lockstep_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, gb_u32 u0, gb_u32 nunits, gb_u32 bars = 0)
 {
     enum { D = S - 2 };
     lw_each_unit<WPF>(nunits, cur, [&](gb_u32 i, typename Fill::Runs& c) {
@@ -570,11 +601,16 @@ GB_HD void lw_lockstep_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur
         if (i + WPF < nunits) fill.load_unit(ctx, u0 + i + WPF, c);
         if constexpr (LATE)
             if (i > 0) mm.unit(ctx, i - 1, (int)((i - 1) % S), false);
-        ctx.template wait<D - 1>(); // this thread's copies of x unit i have landed
+        if constexpr (!XT) ctx.template wait<D - 1>(); // this thread's copies of x unit i have landed
         ctx.proxy_fence();
         ctx.barrier(); // unit i's stage is whole; every warpgroup has finished unit i - 2
-        if (i + D < nunits) fill.stage_x(ctx, u0 + i + D, (int)((i + D) % S));
-        ctx.commit();
+        if constexpr (XT) {
+            if (fill.p == 0 && i + D < nunits) fill.bulk_x(ctx, u0 + i + D, (int)((i + D) % S), bars + 8 * ((i + D) % S));
+            ctx.bar_wait(bars + 8 * st, (i / S) & 1); // x of unit i has landed
+        } else {
+            if (i + D < nunits) fill.stage_x(ctx, u0 + i + D, (int)((i + D) % S));
+            ctx.commit();
+        }
         if constexpr (!LATE) mm.unit(ctx, i, st, !CLOSE && i + 1 == nunits);
     });
     if constexpr (LATE) mm.unit(ctx, nunits - 1, (int)((nunits - 1) % S), false); // nunits > 0
@@ -637,7 +673,9 @@ GB_HD void lw_cluster_sums(C& ctx, Mm& mm, gb_u32 base, unsigned short* y, gb_u3
 // launch of fewer rows than N's covers the tiles that a launch over the first
 // ones left (gpubench.linear's tail: whole tiles in the first launch, the
 // rest in slices; docs/kernels/cuda-linear.md, "The last wave in slices").
-template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, int H, int XC, int CLU, int TAIL = 0, class C>
+// With XT (LN_XTILE = 1, LN_HALF = 1) x is the prepass's tiled copy and each
+// unit's x one bulk copy (lw_lockstep_loop; "x by bulk copies").
+template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, int H, int XC, int CLU, int TAIL = 0, int XT = 0, class C>
 GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                                          gb_u32 K, gb_u32 T, float gscale, float* part, const int* ex)
 {
@@ -650,7 +688,9 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     static_assert(STAGGER == 0 || (STAGGER == 1 && CLOSE == 1 && WG == 2), "LN_STAGGER = 1 takes 2 warpgroups and LN_CLOSE = 1");
     static_assert(CLU == 0 || (CLU == 1 && KS >= 2 && KS <= 8), "LN_CLUSTER = 1 takes 2 to 8 slices of K (the portable cluster size)");
     static_assert(CLU == 0 || lw_cluster_bytes<BM, BN>() <= S * STAGE, "the slices' sums must fit the stages");
-    const gb_u32 base = ctx.template shared_base<lw_shared_bytes<F, WG, MT, BN, S, H>()>();
+    static_assert(XT == 0 || (XT == 1 && H == 1), "LN_XTILE = 1 takes the prepass's tiled x (LN_HALF = 1)");
+    const gb_u32 base = ctx.template shared_base<lw_shared_bytes_ws<F, WG, MT, BN, S, 0, H, XT>()>();
+    const gb_u32 bars = base + S * STAGE; // XT: one mbarrier a stage, x's bytes
     static_assert(TAIL == 0 || TAIL == 1, "LN_TAIL must be 0 or 1");
     const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN;
     const gb_u32 n0 = (TAIL ? (N + BM - 1) / BM - 1 - ctx.block(1) : ctx.block(1)) * BM;
@@ -665,17 +705,27 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
 #pragma unroll
     for (int w = 0; w < WPF; w++)
         if ((gb_u32)w < nunits) fill.load_unit(ctx, u0 + w, cur[w]);
+    if constexpr (XT != 0) {
+        if (tid == 0) {
+            for (int st = 0; st < S; st++) ctx.bar_init(bars + 8 * st, 1);
+            ctx.bar_init_fence(); // seen initialized by the bulk copies' completions
+            for (int d = 0; d < D; d++)
+                if ((gb_u32)d < nunits) fill.bulk_x(ctx, u0 + d, d, bars + 8 * d);
+        }
+        ctx.barrier(); // the mbarriers initialized before any thread waits on them
+    } else {
 #pragma unroll
-    for (int d = 0; d < D; d++) {
-        if ((gb_u32)d < nunits) fill.stage_x(ctx, u0 + d, d);
-        ctx.commit();
+        for (int d = 0; d < D; d++) {
+            if ((gb_u32)d < nunits) fill.stage_x(ctx, u0 + d, d);
+            ctx.commit();
+        }
     }
     // LN_STAGGER = 1: one loop per role, the role warp-uniform (else ptxas
     // serializes); a slice without units stores its zeros (a guard on the
     // late role's last products after its loop made ptxas serialize them all)
     if (STAGGER && ctx.warp_uniform(tid >> 7) == WG - 1) {
-        if (nunits > 0) lw_lockstep_loop<STAGGER != 0, S, WPF, CLOSE>(ctx, fill, mm, cur, u0, nunits);
-    } else lw_lockstep_loop<false, S, WPF, CLOSE>(ctx, fill, mm, cur, u0, nunits);
+        if (nunits > 0) lw_lockstep_loop<STAGGER != 0, S, WPF, CLOSE, XT>(ctx, fill, mm, cur, u0, nunits, bars);
+    } else lw_lockstep_loop<false, S, WPF, CLOSE, XT>(ctx, fill, mm, cur, u0, nunits, bars);
     if constexpr (CLU != 0) lw_cluster_sums<BM, BN, KS, NTH>(ctx, mm, base, y, N, T, n0, t0, tid, gscale, ex);
     else mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale, ex);
 }

@@ -1,21 +1,22 @@
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=2,LN_BN=128,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=128,LN_STAGES=3,LN_WPF=4,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=1,LN_MT=1,LN_BN=64,LN_STAGES=3,LN_WPF=1,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=0,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=1,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=0,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=4,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=0,LN_STAGGER=0,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=0,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=0,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=128,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=16,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=16,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=128,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=8,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=0,LN_CLUSTER=0,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=4,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=3,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=0
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=2,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=1
-// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=4,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=1
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=2,LN_BN=128,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=128,LN_STAGES=3,LN_WPF=4,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=1,LN_MT=1,LN_BN=64,LN_STAGES=3,LN_WPF=1,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=0,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=1,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=0,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=4,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=0,LN_STAGGER=0,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=0,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=0,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=128,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=16,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=16,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=128,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=8,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=0,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=4,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=3,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=0,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=2,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=1,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=4,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=1,LN_XTILE=0
+// gpubench-compile: entry=linear_wgmma_q6 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=1
 // The wgmma Linear route for q6 weights (sm_90a; docs/kernels/cuda-linear.md):
 // y[T, N] = x[T, K] . W[N, K]^T, tiles of 64 LN_MT LN_WG rows x LN_BN rows of x.
 // Launch: block (128 (LN_WG + LN_WS)), grid (ceil(T / LN_BN), ceil(N / (64 LN_MT LN_WG)), LN_KSPLIT);
@@ -23,6 +24,7 @@
 // LN_CLUSTER = 1 (LN_KSPLIT <= 8) the slices of a tile, one cluster, add them in shared memory (part unused).
 // With LN_HALF = 1 x is linear_half_prep.cu's fp16 copy and ex its exponents (else ex is not read).
 // With LN_TAIL = 1 grid.y counts the tiles of W from the last (the launch after one over the first rows).
+// With LN_XTILE = 1 (LN_HALF = 1) x is the prepass's tiled copy, each unit's x one bulk copy.
 #define LN_ROUTE_WGMMA 1
 #include "linear_geometry.cuh"
 #include "linear_wgmma.cuh"
@@ -30,7 +32,8 @@
 static_assert(LN_WS == 0 || LN_KSPLIT == 1, "slices of K are the lockstep kernel's (LN_WS = 0)");
 static_assert(LN_WS == 0 || LN_STAGGER == 0, "staggered warpgroups are the lockstep kernel's (LN_WS = 0)");
 static_assert(LN_WS == 0 || LN_TAIL == 0, "the tiles from the last are the lockstep kernel's (LN_WS = 0)");
-GB_DYNAMIC_SHARED((lw_shared_bytes_ws<LnQ6, LN_WG, LN_MT, LN_BN, LN_STAGES, LN_WS, LN_HALF>()))
+static_assert(LN_WS == 0 || LN_XTILE == 0, "x by bulk copies is the lockstep kernel's (LN_WS = 0)");
+GB_DYNAMIC_SHARED((lw_shared_bytes_ws<LnQ6, LN_WG, LN_MT, LN_BN, LN_STAGES, LN_WS, LN_HALF, LN_XTILE>()))
 
 extern "C" __global__ void LN_CLUSTER_DIMS __launch_bounds__(128 * (LN_WG + LN_WS), 1)
     linear_wgmma_q6(const unsigned char* __restrict__ w, const unsigned short* __restrict__ x,
@@ -39,5 +42,5 @@ extern "C" __global__ void LN_CLUSTER_DIMS __launch_bounds__(128 * (LN_WG + LN_W
 {
     LwDevCtx ctx;
     if constexpr (LN_WS) ln_wgmma_ws<LnQ6, LN_WG, LN_MT, LN_BN, LN_STAGES, LN_WPF, LN_CLOSE, LN_HALF, LN_XCOPY>(ctx, w, x, y, n, k, t, gscale, ex);
-    else ln_wgmma<LnQ6, LN_WG, LN_MT, LN_BN, LN_STAGES, LN_WPF, LN_KSPLIT, LN_CLOSE, LN_STAGGER, LN_HALF, LN_XCOPY, LN_CLUSTER, LN_TAIL>(ctx, w, x, y, n, k, t, gscale, part, ex);
+    else ln_wgmma<LnQ6, LN_WG, LN_MT, LN_BN, LN_STAGES, LN_WPF, LN_KSPLIT, LN_CLOSE, LN_STAGGER, LN_HALF, LN_XCOPY, LN_CLUSTER, LN_TAIL, LN_XTILE>(ctx, w, x, y, n, k, t, gscale, part, ex);
 }

@@ -209,10 +209,14 @@ function linear.launches(dev, spec, w, x, y, t, route)
   local ls = {}
   local xk, ex = xb, yb
   if r.prep then
-    -- LN_HALF: a first launch writes x in fp16 and the exponents of the rows of x and W
-    xk = linear.workspace(dev, 2 * t * spec.k, "half_x")
+    -- LN_HALF: a first launch writes x in fp16 and the exponents of the rows of
+    -- x and W; with LN_XTILE as the kernel's tiles of `xtile` rows of x and 64
+    -- of K, the rows and K rounded up to them
+    local rows = r.xtile and (t + r.xtile - 1) // r.xtile * r.xtile or t
+    local cols = r.xtile and (spec.k + 63) // 64 * 64 or spec.k
+    xk = linear.workspace(dev, 2 * rows * cols, "half_x")
     ex = linear.workspace(dev, 4 * (t + spec.n), "half_ex")
-    ls[1] = { linear.kernel(dev, r.prep), { t + (spec.n + PREP_BLOCK - 1) // PREP_BLOCK, 1, 1 }, { PREP_BLOCK, 1, 1 },
+    ls[1] = { linear.kernel(dev, r.prep), { rows + (spec.n + PREP_BLOCK - 1) // PREP_BLOCK, 1, 1 }, { PREP_BLOCK, 1, 1 },
               xb, xk, ex, wb, gpu.u32(spec.n), gpu.u32(spec.k), gpu.u32(t) }
   end
   -- a route with a tail (CUDA's wgmma, gpubench.linear_cuda's with_tail): its

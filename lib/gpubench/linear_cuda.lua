@@ -69,6 +69,11 @@
 --   LN_TAIL    1: grid.y counts the tiles of W from the last, so that a launch
 --              of fewer tile rows covers the ones a launch over the first
 --              rows left: the second launch of a route with a `tail` (below).
+--   LN_XTILE   1 (LN_HALF = 1): the prepass writes x as the kernel's tiles
+--              (each unit's LN_BN rows of 64, swizzled, zeros past T and K)
+--              and one thread copies a unit's x by one bulk copy counted on an
+--              mbarrier; 0: every thread's cp.async of its share
+--              ("x by bulk copies"). The route's `xtile` is then LN_BN.
 -- A route with a `tail` (`with_tail`, the `TAIL` key of `variant`) is two
 -- launches of one call: its own kernel (`head`) over the first whole waves of
 -- tiles, then `tail`, its KS slices in clusters (LN_TAIL = 1) over the rest;
@@ -120,9 +125,20 @@ end
 
 -- The first launch of an LN_HALF = 1 call: one kernel spec per format (the
 -- kernel cache compiles each once), nil for the formats without fp16 group scales.
-local PREP = {}
-for q, n in pairs { q4 = 4, q5 = 5, q6 = 6, w8 = 8 } do
-  PREP[q] = { file = "kernels/cuda/linear_half_prep.cu", entry = "linear_half_prep", defines = { LN_PREP_Q = n } }
+-- With LN_XTILE = 1 the prepass writes x as the kernel's tiles of LN_BN rows
+-- (LN_PREP_TILE), one spec per format and tile.
+local PREP, PREP_TILED, PREP_Q = {}, {}, { q4 = 4, q5 = 5, q6 = 6, w8 = 8 }
+for q, n in pairs(PREP_Q) do
+  PREP[q] = { file = "kernels/cuda/linear_half_prep.cu", entry = "linear_half_prep", defines = { LN_PREP_Q = n, LN_PREP_TILE = 0 } }
+  PREP_TILED[q] = {}
+end
+local function prep_for(q, d)
+  if d.LN_HALF ~= 1 then return nil end
+  if d.LN_XTILE ~= 1 then return PREP[q] end
+  local bn = d.LN_BN
+  PREP_TILED[q][bn] = PREP_TILED[q][bn] or
+    { file = "kernels/cuda/linear_half_prep.cu", entry = "linear_half_prep", defines = { LN_PREP_Q = PREP_Q[q], LN_PREP_TILE = bn } }
+  return PREP_TILED[q][bn]
 end
 
 -- The most blocks a thread block cluster portably takes: LN_CLUSTER's most slices.
@@ -138,6 +154,10 @@ local function wgmma(q, min_t, max_t, d)
   if d.LN_TAIL == 1 and d.LN_WS ~= 0 then
     error("linear_cuda: LN_TAIL=1 is the lockstep kernel's (LN_WS=0)", 3)
   end
+  if d.LN_XTILE == 1 and (d.LN_HALF ~= 1 or d.LN_WS ~= 0) then
+    error(("linear_cuda: LN_XTILE=1 takes the prepass's x (LN_HALF=1) and the lockstep kernel (LN_WS=0), not LN_HALF=%d LN_WS=%d")
+      :format(d.LN_HALF, d.LN_WS), 3)
+  end
   if d.LN_CLUSTER == 1 and (d.LN_KSPLIT < 2 or d.LN_KSPLIT > CLUSTER_MAX or d.LN_WS ~= 0) then
     error(("linear_cuda: LN_CLUSTER=1 takes 2 to %d slices of K (LN_KSPLIT) and LN_WS=0, not LN_KSPLIT=%d LN_WS=%d")
       :format(CLUSTER_MAX, d.LN_KSPLIT, d.LN_WS), 3)
@@ -147,7 +167,7 @@ local function wgmma(q, min_t, max_t, d)
     file = "kernels/cuda/linear_wgmma_" .. q .. ".cu", entry = "linear_wgmma_" .. q,
     defines = d, block = { 128 * (d.LN_WG + d.LN_WS), 1, 1 }, requires = wgmma_requires, slices = d.LN_KSPLIT,
     cluster = d.LN_CLUSTER == 1,
-    prep = d.LN_HALF == 1 and PREP[q] or nil,
+    prep = prep_for(q, d), xtile = d.LN_XTILE == 1 and d.LN_BN or nil,
     grid = function(N, K, T) return { ceil_div(T, d.LN_BN), ceil_div(N, rows), d.LN_KSPLIT } end,
   }
 end
@@ -234,7 +254,7 @@ function M.variant(qtype, route, changes)
   for k, v in pairs(route.defines) do d[k] = v end
   for k, v in pairs(changes) do
     if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER" or k == "LN_HALF" or k == "LN_XCOPY" or k == "LN_CLUSTER" or k == "LN_TAIL") and 0 or 1) then
+    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER" or k == "LN_HALF" or k == "LN_XCOPY" or k == "LN_CLUSTER" or k == "LN_TAIL" or k == "LN_XTILE") and 0 or 1) then
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
@@ -306,7 +326,7 @@ local function wgmma_geometry(q)
   local half = WGMMA_HALF[q] and 1 or 0
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
            LN_WS = 0, LN_KSPLIT = 1, LN_CLOSE = 1, LN_STAGGER = half == 1 and 1 or WGMMA_STAGGER[q] or 0, LN_HALF = half,
-           LN_XCOPY = 1, LN_CLUSTER = 0, LN_TAIL = 0 }
+           LN_XCOPY = 1, LN_CLUSTER = 0, LN_TAIL = 0, LN_XTILE = 0 }
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the

@@ -61,8 +61,15 @@ struct LwBlock {
     std::vector<unsigned short> inflight; // products in flight reading each byte
     std::vector<short> unfenced;       // 1 + the thread that wrote it since its last proxy fence, or 0
     std::vector<char> is_bar;          // bytes of an initialized mbarrier
-    struct Mbar { gb_u32 count, pending, phase; };
+    struct Mbar { gb_u32 count, pending, phase, tx; };
     std::vector<std::pair<gb_u32, Mbar>> bars;
+    // LN_XTILE: bulk copies issued, not yet landed (their bytes flagged in
+    // bulk_open), and the global bytes they may read (the tiled copy of x)
+    struct Bulk { gb_u32 dst, bytes, bar; const unsigned char* src; };
+    std::vector<Bulk> bulks;
+    std::vector<char> bulk_open;
+    bool inits_unfenced = false; // mbarriers initialized since the last fence.mbarrier_init
+    const unsigned char *xt_lo = nullptr, *xt_hi = nullptr;
     std::vector<std::vector<LwIssued>> wg; // per warpgroup
 
     Mbar* bar(gb_u32 a)
@@ -70,6 +77,26 @@ struct LwBlock {
         for (auto& b : bars)
             if (b.first == a) return &b.second;
         return nullptr;
+    }
+    // A phase completes once every arrival expected has come and every byte
+    // expected has landed.
+    static void settle(Mbar* m)
+    {
+        if (m->pending == 0 && m->tx == 0) m->pending = m->count, m->phase++;
+    }
+    // Bulk copy i lands: its bytes from global memory, written by the async
+    // proxy (no fence needed before a wgmma reads them), counted on its mbarrier.
+    void land(size_t i)
+    {
+        const Bulk k = bulks[i];
+        bulks.erase(bulks.begin() + (long)i);
+        memcpy(smem + k.dst, k.src, k.bytes);
+        for (gb_u32 j = k.dst; j < k.dst + k.bytes; j++) bulk_open[j] = 0, unfenced[j] = 0;
+        Mbar* m = bar(k.bar);
+        if (!m) { EMU_BAD(call, "a bulk copy completes on shared %u, not an initialized mbarrier", k.bar); return; }
+        if (m->tx < k.bytes) EMU_BAD(call, "a bulk copy of %u bytes lands on an mbarrier expecting %u", k.bytes, m->tx);
+        m->tx -= m->tx < k.bytes ? m->tx : k.bytes;
+        settle(m);
     }
     bool range_ok(gb_u32 a, gb_u32 n, const char* what)
     {
@@ -85,6 +112,7 @@ struct LwBlock {
         for (gb_u32 i = a; i < a + n; i++) {
             if (inflight[i])
                 EMU_BAD(call, "thread %d writes shared byte %u while a wgmma reading it is in flight", t, i);
+            if (bulk_open[i]) EMU_BAD(call, "thread %d writes shared byte %u while a bulk copy into it is in flight", t, i);
             if (is_bar[i]) EMU_BAD(call, "thread %d writes shared byte %u of an mbarrier", t, i);
             unfenced[i] = (short)(t + 1);
         }
@@ -236,11 +264,12 @@ struct LwHostCtx {
         if (k == (int)log.size()) {
             log.push_back(LwIssued{da, db, N, 0, 0, H});
             if (A.ok && B.ok && b->operand_ok(A.start, 64, "A") && b->operand_ok(B.start, N, "B")) {
-                bool unf = false;
-                auto enter = [&](gb_u32 a) { b->inflight[a]++; unf = unf || b->unfenced[a]; };
+                bool unf = false, open = false;
+                auto enter = [&](gb_u32 a) { b->inflight[a]++; unf = unf || b->unfenced[a]; open = open || b->bulk_open[a]; };
                 b->each_byte(A.start, 64, enter);
                 b->each_byte(B.start, N, enter);
                 if (unf) EMU_BAD(b->call, "warpgroup %d product %d reads shared bytes written without fence.proxy.async after the write", w, k);
+                if (open) EMU_BAD(b->call, "warpgroup %d product %d reads shared bytes of a bulk copy not waited for", w, k);
             }
         } else if (log[k].da != da || log[k].db != db || log[k].n != N || log[k].h != H) {
             EMU_BAD(b->call, "thread %u: product %d of warpgroup %d differs from its other threads' (descriptors, N or type)", t, k, w);
@@ -320,20 +349,61 @@ struct LwHostCtx {
     {
         if (!b->range_ok(a, 8, "mbarrier.init")) return;
         for (int i = 0; i < 8; i++) b->is_bar[a + i] = 1;
-        if (LwBlock::Mbar* m = b->bar(a)) *m = {count, count, 0};
-        else b->bars.push_back({a, {count, count, 0}});
+        if (LwBlock::Mbar* m = b->bar(a)) *m = {count, count, 0, 0};
+        else b->bars.push_back({a, {count, count, 0, 0}});
+        b->inits_unfenced = true;
     }
+    void bar_init_fence() { b->inits_unfenced = false; }
     void bar_arrive(gb_u32 a)
     {
         b->coro->point();
         LwBlock::Mbar* m = b->bar(a);
         if (!m) { EMU_BAD(b->call, "thread %u arrives at shared %u, not an initialized mbarrier", t, a); return; }
-        if (--m->pending == 0) m->pending = m->count, m->phase++;
+        if (m->pending == 0) { EMU_BAD(b->call, "thread %u arrives at shared %u past its count", t, a); return; }
+        m->pending--;
+        LwBlock::settle(m);
+    }
+    // mbarrier.arrive.expect_tx: `bytes` more to land before the phase completes, then an arrival
+    void bar_expect(gb_u32 a, gb_u32 bytes)
+    {
+        LwBlock::Mbar* m = b->bar(a);
+        if (!m) { EMU_BAD(b->call, "thread %u expects bytes at shared %u, not an initialized mbarrier", t, a); return; }
+        m->tx += bytes;
+        bar_arrive(a);
+    }
+    // cp.async.bulk into shared memory, completing on mbarrier `bar`: lands at
+    // once, or (land_at_wait) when a thread first waits on that mbarrier
+    void bulk(gb_u32 a, const void* src, gb_u32 bytes, gb_u32 bar)
+    {
+        b->coro->point();
+        const unsigned char* s = (const unsigned char*)src;
+        if (b->inits_unfenced) EMU_BAD(b->call, "thread %u: a bulk copy before fence.mbarrier_init after the mbarriers' init", t);
+        if (bytes % 16 || a % 16 || (uintptr_t)s % 16 || !b->range_ok(a, 16, "cp.async.bulk") || (size_t)a + bytes > b->bytes) {
+            EMU_BAD(b->call, "thread %u: a bulk copy of %u bytes to shared %u from %p (16-byte aligned, inside the %zu bytes)", t, bytes, a,
+                    src, b->bytes);
+            return;
+        }
+        if (s < b->xt_lo || s + bytes > b->xt_hi) {
+            EMU_BAD(b->call, "thread %u: a bulk copy reads %u bytes at %td of the %td bytes of the tiled x", t, bytes, s - b->xt_lo,
+                    b->xt_hi - b->xt_lo);
+            return;
+        }
+        for (gb_u32 i = a; i < a + bytes; i++) {
+            if (b->inflight[i]) { EMU_BAD(b->call, "thread %u: a bulk copy into shared byte %u while a wgmma reading it is in flight", t, i); break; }
+            if (b->is_bar[i]) { EMU_BAD(b->call, "thread %u: a bulk copy over an mbarrier at %u", t, i); break; }
+            if (b->bulk_open[i]) { EMU_BAD(b->call, "thread %u: a bulk copy into shared byte %u while another is in flight", t, i); break; }
+            b->bulk_open[i] = 1;
+        }
+        b->bulks.push_back({a, bytes, bar, s});
+        if (!land_at_wait) b->land(b->bulks.size() - 1);
     }
     void bar_wait(gb_u32 a, gb_u32 parity)
     {
         LwBlock::Mbar* m = b->bar(a);
         if (!m) { EMU_BAD(b->call, "thread %u waits at shared %u, not an initialized mbarrier", t, a); return; }
+        for (size_t i = 0; i < b->bulks.size();)
+            if (b->bulks[i].bar == a) b->land(i);
+            else i++;
         b->coro->wait_until("an mbarrier phase", [m, parity] { return (m->phase & 1) != (parity & 1); });
     }
     gb_u32 warp_uniform(gb_u32 v) { return b->coro->warp_lane0((int)ci, v); }
@@ -381,26 +451,34 @@ static gb_u64 wgmma_seed = 1;
 // of W from the last; `rows`, the launch's grid.y when it covers fewer tile
 // rows than N has (gpubench.linear's two launches of a tail: run_tail below).
 template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0, int H = 0, int XC = 0, int CLU = 0,
-          int TAIL = 0>
+          int TAIL = 0, int XT = 0>
 static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
 {
     enum { BM = 64 * MT * WG, NTH = 128 * (WG + WS) };
-    const size_t declared = lw_shared_bytes_ws<F, WG, MT, BN, S, WS, H>();
+    const size_t declared = lw_shared_bytes_ws<F, WG, MT, BN, S, WS, H, XT>();
     std::vector<int> ex;
     std::vector<unsigned short> xh;
     const unsigned short* x_in = c.x;
+    const gb_u32 nunits = (c.K + 63) / 64, trows = (c.T + BN - 1) / BN * BN;
+    // XT (LN_XTILE = 1): the prepass's tiled copy, exactly its bytes, guarded
+    Guarded xt(XT ? (size_t)2 * trows * 64 * nunits : 16);
     if constexpr (H != 0) {
         ex.resize((size_t)c.T + c.N);
         xh.resize((size_t)c.T * c.K);
+        if (XT) memset(xt.p, 0, xt.n);
         for (gb_u32 tt = 0; tt < c.T; tt++) {
             gb_u32 m = 0;
             for (gb_u32 k = 0; k < c.K; k++) m = std::max(m, (gb_u32)(c.x[(size_t)tt * c.K + k] & 0x7FFFu));
             ex[tt] = ln_half_x_exp(m);
-            for (gb_u32 k = 0; k < c.K; k++)
-                xh[(size_t)tt * c.K + k] = (unsigned short)ln_half_x(c.x[(size_t)tt * c.K + k], ln_pow2(-ex[tt]));
+            for (gb_u32 k = 0; k < c.K; k++) {
+                const unsigned short v = (unsigned short)ln_half_x(c.x[(size_t)tt * c.K + k], ln_pow2(-ex[tt]));
+                xh[(size_t)tt * c.K + k] = v;
+                if (XT) ((unsigned short*)xt.p)[ln_half_x_at<BN>(tt, k, nunits)] = v;
+            }
         }
         for (gb_u32 n = 0; n < c.N; n++) ex[c.T + n] = ln_half_w_row<F>(c.w, c.N, c.K, n);
-        c.x = xh.data(); // the kernel's x (its loads checked against the same T x K bounds)
+        // the kernel's x (its loads checked against the same T x K bounds), or with XT the tiled copy
+        c.x = XT ? (const unsigned short*)xt.p : xh.data();
     }
     const size_t part_n = KS > 1 ? (size_t)KS * c.T * c.N : 0;
     Guarded pg(KS > 1 ? 4 * part_n : 16);
@@ -422,6 +500,8 @@ static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
                     blk.smem = blk.mem.data();
                     while ((uintptr_t)blk.smem & 1023) blk.smem++;
                     blk.inflight.assign(blk.bytes, 0), blk.unfenced.assign(blk.bytes, 0), blk.is_bar.assign(blk.bytes, 0);
+                    blk.bulk_open.assign(blk.bytes, 0);
+                    blk.xt_lo = XT ? xt.p : nullptr, blk.xt_hi = XT ? xt.p + xt.n : nullptr;
                     blk.wg.assign(WG + WS, {});
                     blk.part = KS > 1 && !CLU ? (float*)pg.p : nullptr, blk.part_n = part_n, blk.part_writes = &part_writes;
                     blk.ex = H ? ex.data() : nullptr, blk.ex_n = ex.size();
@@ -432,10 +512,13 @@ static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
                     const gb_u32 r = (gb_u32)i / NTH;
                     LwHostCtx ctx(&blks[r], (gb_u32)i % NTH, bx, by, bz0 + r, (gb_u32)i);
                     if constexpr (WS) ln_wgmma_ws<F, WG, MT, BN, S, WPF, CL, H, XC>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blks[r].ex);
-                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL, STG, H, XC, CLU, TAIL>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blks[r].part, blks[r].ex);
+                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL, STG, H, XC, CLU, TAIL, XT>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blks[r].part, blks[r].ex);
                     ctx.finish();
                 }, wgmma_preempt, wgmma_seed++, NTH);
                 if (!ok) EMU_BAD(&c, "block (%u, %u, %u) deadlocked", bx, by, bz0);
+                for (gb_u32 r = 0; r < per; r++)
+                    if (!blks[r].bulks.empty())
+                        EMU_BAD(&c, "block (%u, %u, %u) exits with %zu bulk copies in flight", bx, by, bz0 + r, blks[r].bulks.size());
                 for (gb_u32 r = 0; r < per; r++)
                     for (size_t w = 0; w < blks[r].wg.size(); w++)
                         for (size_t k = 0; k < blks[r].wg[w].size(); k++)
@@ -459,10 +542,11 @@ static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
 }
 
 // The whole grid.
-template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0, int H = 0, int XC = 0, int CLU = 0>
+template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0, int H = 0, int XC = 0, int CLU = 0,
+          int XT = 0>
 static void run_wgmma(LnCall& c, float gscale)
 {
-    run_wgmma_rows<F, WG, MT, BN, S, WPF, WS, KS, CL, STG, H, XC, CLU, 0>(c, gscale, ~0u);
+    run_wgmma_rows<F, WG, MT, BN, S, WPF, WS, KS, CL, STG, H, XC, CLU, 0, XT>(c, gscale, ~0u);
 }
 
 // A call whose last tiles run in slices (gpubench.linear's tail,

@@ -643,6 +643,31 @@ wgmma_test("wgmma route with the last wave in slices (TAIL = 2, 8; LN_TAIL = 1),
   end
 end)
 
+-- x by one bulk copy a unit from the prepass's tiled copy (LN_XTILE = 1, the
+-- formats with LN_HALF): against FP64 and bit for bit the y of the same
+-- geometry's per-thread copies (the same fp16 x, the same products); 128 and
+-- 256 rows of x, ragged T, K past a unit, slices in a cluster, and a refusal
+-- without the prepass.
+wgmma_test("wgmma route with x by bulk copies (LN_XTILE = 1), q4 q5 q6 w8: FP64, and the bits of the per-thread copies'", function(dev, kernels)
+  for _, q in ipairs { "q4", "q5", "q6", "w8" } do
+    local base = routes[q][#routes[q] - 1]
+    for i, c in ipairs { {}, { LN_BN = 128 }, { LN_KSPLIT = 3, LN_CLUSTER = 1 } } do
+      local plain = next(c) and routes.variant(q, base, c) or base
+      c.LN_XTILE = 1
+      local tiled = routes.variant(q, base, c)
+      t.truthy(tiled.xtile == tiled.defines.LN_BN and tiled.prep.defines.LN_PREP_TILE == tiled.defines.LN_BN, "the tiled prepass")
+      for j, shape in ipairs { { 37, 200, 300 }, { 300, 4304, 257 } } do
+        local n, k, tt = table.unpack(shape)
+        local _, yp = check(dev, kernels, q, plain, n, k, tt, 1200 + 10 * i + j)
+        local _, yt = check(dev, kernels, q, tiled, n, k, tt, 1200 + 10 * i + j)
+        t.truthy(yp == yt, ("%s %s N=%d K=%d T=%d: x by bulk copies gives other bits"):format(q, tiled.name, n, k, tt))
+      end
+    end
+  end
+  t.errors(function() routes.variant("q4", routes.q4[#routes.q4 - 1], { LN_XTILE = 1, LN_HALF = 0 }) end,
+    "LN_XTILE=1 takes the prepass's x (LN_HALF=1) and the lockstep kernel (LN_WS=0), not LN_HALF=0 LN_WS=0", true)
+end)
+
 -- wgmma variants other than the table's, every format, at two shapes against
 -- FP64 (kernels/cuda/linear_wgmma.cuh): LN_CLOSE = 0, the pipeline closed in
 -- the last unit (lockstep, warp-specialized, slices of K); the LN_STAGGER the
