@@ -738,14 +738,15 @@ phase_next68() { # the last wave in slices (TAIL, docs/kernels/cuda-linear.md, "
   WGNCU="${WGNCU:-w8:4608:4608}" bash "$0" wgncu
 }
 
-xtile_ab() { # xtile_ab TAG T "q:N:K" ...: x by one bulk copy a unit (LN_XTILE = 1) against the per-thread copies, at
+xtile_ab() { # xtile_ab TAG T "q:N:K" ...: x by one bulk copy a unit (LN_XTILE = 1; 2 without the block barrier;
+  # XTILES) against the per-thread copies, at
   # the table's pick (slices and clusters kept), ABBA, each FP64-checked first
   local tag=$1 tt=$2 p q n k; shift 2
   for p in "$@"; do
     [[ -n $p ]] || continue
     IFS=: read -r q n k <<< "$p"
     run "${tag}_${q}_${n}_${k}_T$tt" timeout 150 $G --backend cuda experiments/linear_variants.lua --route wgmma \
-      --grid "LN_XTILE=0,1" --qtype $q --n $n --k $k --t $tt --json "$LOGS/${tag}_${q}_${n}_${k}_T$tt.jsonl"
+      --grid "LN_XTILE=${XTILES:-0,1,2}" --qtype $q --n $n --k $k --t $tt --json "$LOGS/${tag}_${q}_${n}_${k}_T$tt.jsonl"
     grep -E '^ *[0-9]+ |rror|refused' "$LOGS/${tag}_${q}_${n}_${k}_T$tt.log" | cut -c1-150
   done
 }

@@ -66,11 +66,11 @@ GB_HD constexpr unsigned lw_shared_bytes()
 {
     return S * lw_stage_bytes<F, WG, MT, BN, H>() + 1024;
 }
-// With LN_WS = 1, 2 S mbarriers after the stages; with LN_XTILE = 1, S.
+// With LN_WS = 1, 2 S mbarriers after the stages; with LN_XTILE = 1, S; 2, 2 S.
 template <class F, int WG, int MT, int BN, int S, int WS, int H = 0, int XT = 0>
 GB_HD constexpr unsigned lw_shared_bytes_ws()
 {
-    return lw_shared_bytes<F, WG, MT, BN, S, H>() + (WS ? 16 * S : 0) + (XT ? 8 * S : 0);
+    return lw_shared_bytes<F, WG, MT, BN, S, H>() + (WS ? 16 * S : 0) + 8 * XT * S;
 }
 
 #define LW_REGS32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
@@ -238,6 +238,11 @@ struct LwDevCtx : LnDevCtx {
     __device__ __forceinline__ void bar_arrive(gb_u32 a) const { lw_bar_arrive(a); }
     __device__ __forceinline__ void bar_wait(gb_u32 a, gb_u32 parity) const { lw_bar_wait(a, parity); }
     __device__ __forceinline__ void bar_expect(gb_u32 a, gb_u32 bytes) const { lw_bar_expect(a, bytes); }
+    // barrier `id` (1 ..) of `count` threads: a warpgroup's own
+    __device__ __forceinline__ void named_barrier(gb_u32 id, gb_u32 count) const
+    {
+        asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+    }
     __device__ __forceinline__ void bar_init_fence() const { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
     __device__ __forceinline__ void bulk(gb_u32 a, const void* src, gb_u32 bytes, gb_u32 bar) const { lw_bulk(a, src, bytes, bar); }
     // v as lane 0 of the warp has it: a value ptxas knows is warp-uniform
@@ -263,6 +268,16 @@ struct LwDevCtx : LnDevCtx {
 
 // Byte offset of chunk c (8 bf16) of row r in a swizzled tile.
 GB_HD gb_u32 lw_swz(gb_u32 r, gb_u32 c) { return r * 128 + ((c ^ (r & 7)) << 4); }
+
+// LN_XTILE: x unit u of the tile of rows t0 .. t0 + BN - 1 into stage st (its
+// x after A_BYTES of weights) as one bulk copy from the prepass's tiled copy
+// (linear_half_prep.cuh, ln_half_x_at), its bytes counted on mbarrier `bar`.
+template <int BN, unsigned STAGE, unsigned A_BYTES, class C>
+GB_HD void lw_bulk_x(C& ctx, const unsigned short* x, gb_u32 base, gb_u32 t0, gb_u32 nunits, gb_u32 u, int st, gb_u32 bar)
+{
+    ctx.bar_expect(bar, BN * 128);
+    ctx.bulk(base + st * STAGE + A_BYTES, x + ((gb_u64)(t0 / BN) * nunits + u) * (BN * 64), BN * 128, bar);
+}
 
 // The runs of one unit of weights: run i of a thread is row rq + NP / 4 i of
 // the tile, lane t of its quad.
@@ -384,9 +399,7 @@ struct LwFill {
     template <class C>
     GB_HD void bulk_x(C& ctx, gb_u32 u, int st, gb_u32 bar) const
     {
-        const unsigned short* src = x + ((gb_u64)(t0 / BN) * nunits + u) * (BN * 64);
-        ctx.bar_expect(bar, B_BYTES);
-        ctx.bulk(base + st * STAGE + A_BYTES, src, B_BYTES, bar);
+        lw_bulk_x<BN, STAGE, A_BYTES>(ctx, x, base, t0, nunits, u, st, bar);
     }
     // x unit u (k = 64 u .. 64 u + 63) of rows t0 .. t0 + BN - 1 into stage st,
     // zero-filled past T and past K. XC = 1: a thread's chunks are chunk p % 8
@@ -617,6 +630,37 @@ GB_HD void lw_lockstep_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur
     if constexpr (CLOSE != 0) mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
 }
 
+// LN_XTILE = 2: no block barrier in the loop. Each warpgroup stages its own
+// rows of W (warpgroup barrier 1 + wg); x's bulk copy of unit i + D, issued
+// by thread 0 at unit i, first waits for both warpgroups to release the stage
+// (S more mbarriers after the full ones, one arrival a warp once its
+// products of the stage's last unit, i + D - S, have completed). A warpgroup
+// waits only for its own rows and for x: the two run apart by up to a unit.
+template <int S, int WPF, class C, class Fill, class Mm, class Bulk>
+GB_HD void lw_async_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, gb_u32 u0, gb_u32 nunits, gb_u32 bars,
+                         gb_u32 tid, Bulk&& bulk)
+{
+    enum { D = S - 2 };
+    const gb_u32 wg = tid >> 7;
+    lw_each_unit<WPF>(nunits, cur, [&](gb_u32 i, typename Fill::Runs& c) {
+        const int st = (int)(i % S);
+        fill.store_unit(ctx, c, st);
+        if (i + WPF < nunits) fill.load_unit(ctx, u0 + i + WPF, c);
+        ctx.proxy_fence();
+        ctx.named_barrier(1 + wg, 128); // this warpgroup's rows of unit i are whole
+        if (tid == 0 && i + D < nunits) {
+            const gb_u32 v = i + D;
+            if (v >= (gb_u32)S) ctx.bar_wait(bars + 8 * (S + v % S), (v / S - 1) & 1); // unit v - S released by both
+            bulk(u0 + v, (int)(v % S), bars + 8 * (v % S));
+        }
+        ctx.bar_wait(bars + 8 * st, (i / S) & 1); // x of unit i has landed
+        mm.unit(ctx, i, st, false);                // unit i - 1's products have completed
+        ctx.warp_uniform(0);                       // every lane of the warp is past that wait
+        if (i > 0 && (tid & 31) == 0) ctx.bar_arrive(bars + 8 * (S + (i - 1) % S));
+    });
+    mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
+}
+
 // The slices' sums of a tile through a thread block cluster (LN_CLUSTER = 1):
 // the KS blocks of a tile (grid.z, cluster dims (1, 1, KS), so block z is
 // the cluster's rank z) each store their fp32 sums, scaled as store() scales
@@ -688,9 +732,10 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     static_assert(STAGGER == 0 || (STAGGER == 1 && CLOSE == 1 && WG == 2), "LN_STAGGER = 1 takes 2 warpgroups and LN_CLOSE = 1");
     static_assert(CLU == 0 || (CLU == 1 && KS >= 2 && KS <= 8), "LN_CLUSTER = 1 takes 2 to 8 slices of K (the portable cluster size)");
     static_assert(CLU == 0 || lw_cluster_bytes<BM, BN>() <= S * STAGE, "the slices' sums must fit the stages");
-    static_assert(XT == 0 || (XT == 1 && H == 1), "LN_XTILE = 1 takes the prepass's tiled x (LN_HALF = 1)");
+    static_assert(XT == 0 || ((XT == 1 || XT == 2) && H == 1), "LN_XTILE = 1 or 2 takes the prepass's tiled x (LN_HALF = 1)");
+    static_assert(XT != 2 || (CLOSE == 1 && WG == 2), "LN_XTILE = 2 takes LN_CLOSE = 1 and 2 warpgroups");
     const gb_u32 base = ctx.template shared_base<lw_shared_bytes_ws<F, WG, MT, BN, S, 0, H, XT>()>();
-    const gb_u32 bars = base + S * STAGE; // XT: one mbarrier a stage, x's bytes
+    const gb_u32 bars = base + S * STAGE; // XT: one mbarrier a stage, x's bytes (XT = 2: then one a stage, its release)
     static_assert(TAIL == 0 || TAIL == 1, "LN_TAIL must be 0 or 1");
     const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN;
     const gb_u32 n0 = (TAIL ? (N + BM - 1) / BM - 1 - ctx.block(1) : ctx.block(1)) * BM;
@@ -700,34 +745,56 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     LwMma<F, MT, BN, BM, STAGE, H> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
     const gb_u32 z = KS > 1 ? ctx.block(2) : 0;
     const gb_u32 u0 = (gb_u32)((gb_u64)fill.nunits * z / KS), nunits = (gb_u32)((gb_u64)fill.nunits * (z + 1) / KS) - u0;
-
-    typename Fill::Runs cur[WPF];
+    if constexpr (XT == 2) {
+        // each warpgroup fills its own rows (the block's fill above is not used)
+        const gb_u32 wg = tid >> 7;
+        typedef LwFill<F, 64 * MT, BN, 128, STAGE, H, XC> WgFill;
+        WgFill own(base + wg * (64 * MT * 128), tid & 127, W, x, N, K, T, n0 + wg * 64 * MT, t0);
+        own.half_rows(ctx, ex + T);
+        typename WgFill::Runs wcur[WPF];
 #pragma unroll
-    for (int w = 0; w < WPF; w++)
-        if ((gb_u32)w < nunits) fill.load_unit(ctx, u0 + w, cur[w]);
-    if constexpr (XT != 0) {
+        for (int w = 0; w < WPF; w++)
+            if ((gb_u32)w < nunits) own.load_unit(ctx, u0 + w, wcur[w]);
         if (tid == 0) {
-            for (int st = 0; st < S; st++) ctx.bar_init(bars + 8 * st, 1);
-            ctx.bar_init_fence(); // seen initialized by the bulk copies' completions
+            for (int st = 0; st < 2 * S; st++) ctx.bar_init(bars + 8 * st, st < S ? 1 : 8);
+            ctx.bar_init_fence();
             for (int d = 0; d < D; d++)
                 if ((gb_u32)d < nunits) fill.bulk_x(ctx, u0 + d, d, bars + 8 * d);
         }
         ctx.barrier(); // the mbarriers initialized before any thread waits on them
+        lw_async_loop<S, WPF>(ctx, own, mm, wcur, u0, nunits, bars, tid,
+                              [&](gb_u32 u, int st, gb_u32 bar) { fill.bulk_x(ctx, u, st, bar); });
+        if constexpr (CLU != 0) lw_cluster_sums<BM, BN, KS, NTH>(ctx, mm, base, y, N, T, n0, t0, tid, gscale, ex);
+        else mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale, ex);
     } else {
+        typename Fill::Runs cur[WPF];
 #pragma unroll
-        for (int d = 0; d < D; d++) {
-            if ((gb_u32)d < nunits) fill.stage_x(ctx, u0 + d, d);
-            ctx.commit();
+        for (int w = 0; w < WPF; w++)
+            if ((gb_u32)w < nunits) fill.load_unit(ctx, u0 + w, cur[w]);
+        if constexpr (XT != 0) {
+            if (tid == 0) {
+                for (int st = 0; st < S; st++) ctx.bar_init(bars + 8 * st, 1);
+                ctx.bar_init_fence(); // seen initialized by the bulk copies' completions
+                for (int d = 0; d < D; d++)
+                    if ((gb_u32)d < nunits) fill.bulk_x(ctx, u0 + d, d, bars + 8 * d);
+            }
+            ctx.barrier(); // the mbarriers initialized before any thread waits on them
+        } else {
+#pragma unroll
+            for (int d = 0; d < D; d++) {
+                if ((gb_u32)d < nunits) fill.stage_x(ctx, u0 + d, d);
+                ctx.commit();
+            }
         }
+        // LN_STAGGER = 1: one loop per role, the role warp-uniform (else ptxas
+        // serializes); a slice without units stores its zeros (a guard on the
+        // late role's last products after its loop made ptxas serialize them all)
+        if (STAGGER && ctx.warp_uniform(tid >> 7) == WG - 1) {
+            if (nunits > 0) lw_lockstep_loop<STAGGER != 0, S, WPF, CLOSE, XT>(ctx, fill, mm, cur, u0, nunits, bars);
+        } else lw_lockstep_loop<false, S, WPF, CLOSE, XT>(ctx, fill, mm, cur, u0, nunits, bars);
+        if constexpr (CLU != 0) lw_cluster_sums<BM, BN, KS, NTH>(ctx, mm, base, y, N, T, n0, t0, tid, gscale, ex);
+        else mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale, ex);
     }
-    // LN_STAGGER = 1: one loop per role, the role warp-uniform (else ptxas
-    // serializes); a slice without units stores its zeros (a guard on the
-    // late role's last products after its loop made ptxas serialize them all)
-    if (STAGGER && ctx.warp_uniform(tid >> 7) == WG - 1) {
-        if (nunits > 0) lw_lockstep_loop<STAGGER != 0, S, WPF, CLOSE, XT>(ctx, fill, mm, cur, u0, nunits, bars);
-    } else lw_lockstep_loop<false, S, WPF, CLOSE, XT>(ctx, fill, mm, cur, u0, nunits, bars);
-    if constexpr (CLU != 0) lw_cluster_sums<BM, BN, KS, NTH>(ctx, mm, base, y, N, T, n0, t0, tid, gscale, ex);
-    else mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale, ex);
 }
 
 // Warp-specialized (LN_WS = 1): warpgroup WG fills the stages (weights LN_WPF

@@ -72,7 +72,9 @@
 --   LN_XTILE   1 (LN_HALF = 1): the prepass writes x as the kernel's tiles
 --              (each unit's LN_BN rows of 64, swizzled, zeros past T and K)
 --              and one thread copies a unit's x by one bulk copy counted on an
---              mbarrier; 0: every thread's cp.async of its share
+--              mbarrier; 2: the same without the block barrier in the loop
+--              (each warpgroup stages its own rows, mbarriers release the
+--              stages; LN_CLOSE = 1); 0: every thread's cp.async of its share
 --              ("x by bulk copies"). The route's `xtile` is then LN_BN.
 -- A route with a `tail` (`with_tail`, the `TAIL` key of `variant`) is two
 -- launches of one call: its own kernel (`head`) over the first whole waves of
@@ -134,7 +136,7 @@ for q, n in pairs(PREP_Q) do
 end
 local function prep_for(q, d)
   if d.LN_HALF ~= 1 then return nil end
-  if d.LN_XTILE ~= 1 then return PREP[q] end
+  if d.LN_XTILE == 0 then return PREP[q] end
   local bn = d.LN_BN
   PREP_TILED[q][bn] = PREP_TILED[q][bn] or
     { file = "kernels/cuda/linear_half_prep.cu", entry = "linear_half_prep", defines = { LN_PREP_Q = PREP_Q[q], LN_PREP_TILE = bn } }
@@ -154,9 +156,9 @@ local function wgmma(q, min_t, max_t, d)
   if d.LN_TAIL == 1 and d.LN_WS ~= 0 then
     error("linear_cuda: LN_TAIL=1 is the lockstep kernel's (LN_WS=0)", 3)
   end
-  if d.LN_XTILE == 1 and (d.LN_HALF ~= 1 or d.LN_WS ~= 0) then
-    error(("linear_cuda: LN_XTILE=1 takes the prepass's x (LN_HALF=1) and the lockstep kernel (LN_WS=0), not LN_HALF=%d LN_WS=%d")
-      :format(d.LN_HALF, d.LN_WS), 3)
+  if d.LN_XTILE > 2 or (d.LN_XTILE >= 1 and (d.LN_HALF ~= 1 or d.LN_WS ~= 0 or (d.LN_XTILE == 2 and d.LN_CLOSE ~= 1))) then
+    error(("linear_cuda: LN_XTILE=1 or 2 takes the prepass's x (LN_HALF=1) and the lockstep kernel (LN_WS=0; 2: LN_CLOSE=1), not LN_XTILE=%d LN_HALF=%d LN_WS=%d LN_CLOSE=%d")
+      :format(d.LN_XTILE, d.LN_HALF, d.LN_WS, d.LN_CLOSE), 3)
   end
   if d.LN_CLUSTER == 1 and (d.LN_KSPLIT < 2 or d.LN_KSPLIT > CLUSTER_MAX or d.LN_WS ~= 0) then
     error(("linear_cuda: LN_CLUSTER=1 takes 2 to %d slices of K (LN_KSPLIT) and LN_WS=0, not LN_KSPLIT=%d LN_WS=%d")
@@ -167,7 +169,7 @@ local function wgmma(q, min_t, max_t, d)
     file = "kernels/cuda/linear_wgmma_" .. q .. ".cu", entry = "linear_wgmma_" .. q,
     defines = d, block = { 128 * (d.LN_WG + d.LN_WS), 1, 1 }, requires = wgmma_requires, slices = d.LN_KSPLIT,
     cluster = d.LN_CLUSTER == 1,
-    prep = prep_for(q, d), xtile = d.LN_XTILE == 1 and d.LN_BN or nil,
+    prep = prep_for(q, d), xtile = d.LN_XTILE >= 1 and d.LN_BN or nil,
     grid = function(N, K, T) return { ceil_div(T, d.LN_BN), ceil_div(N, rows), d.LN_KSPLIT } end,
   }
 end

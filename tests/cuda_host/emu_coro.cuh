@@ -28,6 +28,9 @@ struct CoroBlock {
     int group = 0;
     std::vector<int> grp_arrived;
     std::vector<unsigned> grp_gen;
+    // named barriers (bar.sync id, count), per block of `group` threads: arrivals and generation by id
+    std::vector<std::vector<int>> named_arrived;
+    std::vector<std::vector<unsigned>> named_gen;
     // a thread block cluster's barrier: all n threads
     int bar_arrived = 0;
     unsigned bar_gen = 0;
@@ -87,6 +90,19 @@ struct CoroBlock {
         }
         wait_until("__syncthreads", [this, gi, gen] { return grp_gen[gi] != gen; });
     }
+    // bar.sync id, count (id 1 .. 15): `count` threads of the block arrive
+    void named_barrier(int id, int count)
+    {
+        const int gi = group ? cur / group : 0;
+        if (named_arrived.size() <= (size_t)gi) named_arrived.resize(gi + 1, std::vector<int>(16, 0)), named_gen.resize(gi + 1, std::vector<unsigned>(16, 0));
+        const unsigned gen = named_gen[gi][id];
+        if (++named_arrived[gi][id] == count) {
+            named_arrived[gi][id] = 0, named_gen[gi][id]++;
+            point();
+            return;
+        }
+        wait_until("a named barrier", [this, gi, id, gen] { return named_gen[gi][id] != gen; });
+    }
     // barrier.cluster.arrive + wait: every thread of every block
     void cluster_barrier()
     {
@@ -122,6 +138,7 @@ struct CoroBlock {
         warp_arrived.assign((n + 31) / 32, 0), warp_gen.assign((n + 31) / 32, 0);
         warp_val.assign(n, 0), warp_result.assign((n + 31) / 32, 0);
         bar_arrived = 0, bar_gen = 0, deadlocked = false;
+        named_arrived.clear(), named_gen.clear();
         auto& st = stacks();
         while ((int)st.size() < n) st.emplace_back(256 * 1024);
         active() = this;

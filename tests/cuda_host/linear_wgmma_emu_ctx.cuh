@@ -243,6 +243,11 @@ struct LwHostCtx {
     template <int N>
     void wait() { g.template wait<N>(); }
     void barrier() { b->coro->barrier(); }
+    void named_barrier(gb_u32 id, gb_u32 count)
+    {
+        if (id < 1 || id > 15 || count % 32) EMU_BAD(b->call, "thread %u: bar.sync %u, %u (ids 1 .. 15, whole warps)", t, id, count);
+        else b->coro->named_barrier((int)id, (int)count);
+    }
     void proxy_fence()
     {
         for (auto& r : mine)

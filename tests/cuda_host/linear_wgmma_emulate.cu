@@ -96,9 +96,9 @@ extern "C" {
     Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " STAGGER=" #STG " HALF=" #H " XCOPY=1 then TAIL=1 KS=" #KS " CLUSTER=1", \
           run_tail<F, BN, WPF, KS, STG, H>, 65535}
 // x by one bulk copy a unit from the prepass's tiled copy (LN_XTILE = 1, LN_HALF = 1)
-#define WRB(F, q, BN, WPF, KS, STG, CLU)                                                                          \
-    Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " KS=" #KS " STAGGER=" #STG " HALF=1 CLUSTER=" #CLU " XTILE=1", \
-          run_wgmma<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, 1, 1, CLU, 1>, 65535}
+#define WRB(F, q, BN, WPF, KS, STG, CLU, XT)                                                                      \
+    Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " KS=" #KS " STAGGER=" #STG " HALF=1 CLUSTER=" #CLU " XTILE=" #XT, \
+          run_wgmma<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, 1, 1, CLU, XT>, 65535}
 static const std::vector<Route>& wgmma_routes()
 {
     static const std::vector<Route> r = {
@@ -137,8 +137,11 @@ static const std::vector<Route>& wgmma_routes()
         WRT(LnQ4, "q4", 256, 4, 4, 1, 1), WRT(LnQ5, "q5", 256, 2, 2, 1, 1), WRT(LnQ6, "q6", 128, 2, 3, 1, 0),
         WRT(LnW8, "w8", 256, 2, 8, 1, 1), WRT(LnNvfp4, "nvfp4", 256, 2, 2, 1, 0), WRT(LnBf16, "bf16", 128, 2, 4, 1, 0),
         // x by bulk copies (LN_XTILE = 1): the integer formats, staggered or not, slices in a cluster, 128 rows of x
-        WRB(LnQ4, "q4", 256, 4, 1, 1, 0), WRB(LnW8, "w8", 256, 2, 1, 1, 0), WRB(LnQ5, "q5", 256, 2, 1, 0, 0),
-        WRB(LnQ6, "q6", 128, 2, 1, 1, 0), WRB(LnW8, "w8", 256, 2, 2, 1, 1), WRB(LnQ4, "q4", 128, 4, 3, 0, 1),
+        WRB(LnQ4, "q4", 256, 4, 1, 1, 0, 1), WRB(LnW8, "w8", 256, 2, 1, 1, 0, 1), WRB(LnQ5, "q5", 256, 2, 1, 0, 0, 1),
+        WRB(LnQ6, "q6", 128, 2, 1, 1, 0, 1), WRB(LnW8, "w8", 256, 2, 2, 1, 1, 1), WRB(LnQ4, "q4", 128, 4, 3, 0, 1, 1),
+        // and without the block barrier (LN_XTILE = 2: each warpgroup its own rows, the stages released by mbarriers)
+        WRB(LnQ4, "q4", 256, 4, 1, 1, 0, 2), WRB(LnW8, "w8", 256, 2, 1, 1, 0, 2), WRB(LnQ5, "q5", 128, 2, 3, 1, 1, 2),
+        WRB(LnQ6, "q6", 256, 2, 4, 1, 0, 2), WRB(LnW8, "w8", 256, 1, 2, 1, 1, 2),
     };
     return r;
 }

@@ -331,6 +331,15 @@ t.test("the wgmma route's LN_HALF by grid, its prepass, and the formats that ref
   t.errors(function() routes.variant("q5", routes.q5[#routes.q5 - 1], { LN_KSPLIT = 2, LN_CLUSTER = 1, LN_WS = 1 }) end,
     "not LN_KSPLIT=2 LN_WS=1", true)
   t.eq(routes.variant("q5", routes.q5[#routes.q5 - 1], { LN_KSPLIT = 4, LN_CLUSTER = 1 }).cluster, true)
+  -- x by bulk copies: the prepass's tiled copy (LN_HALF = 1), the lockstep kernel; 2 closes after the loop
+  t.errors(function() routes.variant("q4", routes.q4[#routes.q4 - 1], { LN_XTILE = 1, LN_HALF = 0 }) end,
+    "LN_XTILE=1 or 2 takes the prepass's x (LN_HALF=1) and the lockstep kernel (LN_WS=0; 2: LN_CLOSE=1), not LN_XTILE=1 LN_HALF=0", true)
+  t.errors(function() routes.variant("q4", routes.q4[#routes.q4 - 1], { LN_XTILE = 2, LN_CLOSE = 0 }) end, "LN_CLOSE=0", true)
+  t.errors(function() routes.variant("q4", routes.q4[#routes.q4 - 1], { LN_XTILE = 3 }) end, "not LN_XTILE=3", true)
+  local tiled = routes.variant("w8", routes.w8[#routes.w8 - 1], { LN_XTILE = 2 })
+  t.eq({ tiled.xtile, tiled.prep.defines.LN_PREP_TILE, tiled.prep.defines.LN_PREP_Q }, { 256, 256, 8 })
+  t.truthy(tiled.prep == routes.variant("w8", routes.w8[#routes.w8 - 1], { LN_XTILE = 1 }).prep, "one tiled prepass spec per format and tile")
+  t.eq(routes.w8[#routes.w8 - 1].xtile, nil)
 end)
 
 -- The variants a route picks for shapes (for_shape: the dot route's slices
@@ -644,16 +653,20 @@ wgmma_test("wgmma route with the last wave in slices (TAIL = 2, 8; LN_TAIL = 1),
 end)
 
 -- x by one bulk copy a unit from the prepass's tiled copy (LN_XTILE = 1, the
--- formats with LN_HALF): against FP64 and bit for bit the y of the same
+-- formats with LN_HALF; 2: each warpgroup its own rows, no block barrier in
+-- the loop): against FP64 and bit for bit the y of the same
 -- geometry's per-thread copies (the same fp16 x, the same products); 128 and
 -- 256 rows of x, ragged T, K past a unit, slices in a cluster, and a refusal
 -- without the prepass.
-wgmma_test("wgmma route with x by bulk copies (LN_XTILE = 1), q4 q5 q6 w8: FP64, and the bits of the per-thread copies'", function(dev, kernels)
+wgmma_test("wgmma route with x by bulk copies (LN_XTILE = 1, and 2 without the block barrier), q4 q5 q6 w8: FP64, and the bits of the per-thread copies'", function(dev, kernels)
   for _, q in ipairs { "q4", "q5", "q6", "w8" } do
     local base = routes[q][#routes[q] - 1]
-    for i, c in ipairs { {}, { LN_BN = 128 }, { LN_KSPLIT = 3, LN_CLUSTER = 1 } } do
+    for i, c in ipairs { { x = 1 }, { LN_BN = 128, x = 1 }, { LN_KSPLIT = 3, LN_CLUSTER = 1, x = 1 }, { x = 2 },
+                         { LN_KSPLIT = 2, LN_CLUSTER = 1, x = 2 } } do
+      local xt = c.x
+      c.x = nil
       local plain = next(c) and routes.variant(q, base, c) or base
-      c.LN_XTILE = 1
+      c.LN_XTILE = xt
       local tiled = routes.variant(q, base, c)
       t.truthy(tiled.xtile == tiled.defines.LN_BN and tiled.prep.defines.LN_PREP_TILE == tiled.defines.LN_BN, "the tiled prepass")
       for j, shape in ipairs { { 37, 200, 300 }, { 300, 4304, 257 } } do
@@ -664,8 +677,6 @@ wgmma_test("wgmma route with x by bulk copies (LN_XTILE = 1), q4 q5 q6 w8: FP64,
       end
     end
   end
-  t.errors(function() routes.variant("q4", routes.q4[#routes.q4 - 1], { LN_XTILE = 1, LN_HALF = 0 }) end,
-    "LN_XTILE=1 takes the prepass's x (LN_HALF=1) and the lockstep kernel (LN_WS=0), not LN_HALF=0 LN_WS=0", true)
 end)
 
 -- wgmma variants other than the table's, every format, at two shapes against
