@@ -752,7 +752,7 @@ xtile_ab() { # xtile_ab TAG T "q:N:K" ...: x by one bulk copy a unit (LN_XTILE =
 }
 
 phase_next69() { # x by bulk copies (LN_XTILE) and the last wave in slices (TAIL) in one call: their GPU tests, the A/Bs,
-  # the suite with the table and with TAIL_SLICES = 8, then ncu's full set at w8 4608 x 4608
+  # the suite with TAIL_SLICES = 8, then with the table
   GPUBENCH_TEST_ONLY="LN_XTILE = 1" run lua_test_linear_xtile timeout 150 $G tests/lua/test_linear_cuda.lua
   grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_linear_xtile.log" | cut -c1-300
   GPUBENCH_TEST_ONLY="last wave in slices" run lua_test_linear_tail timeout 150 $G tests/lua/test_linear_cuda.lua
@@ -760,9 +760,8 @@ phase_next69() { # x by bulk copies (LN_XTILE) and the last wave in slices (TAIL
   xtile_ab xt69 1024 q4:131072:5120 w8:34816:5120 w8:14336:5120 q5:6144:5120 w8:4608:4608
   xtile_ab xt69 256 q4:131072:5120
   tail_ab tl69 1024 w8:4608:4608:4,8 w8:5120:4608:4 q4:4304:1152:4 w8:5120:17408:4 w8:5120:10240:4
-  cluster_suite cl4 "r.CLUSTER_SLICES = 4"
   cluster_suite tail8 "r.TAIL_SLICES = 8"
-  WGNCU="${WGNCU:-w8:4608:4608}" bash "$0" wgncu
+  cluster_suite cl4 "r.CLUSTER_SLICES = 4"
 }
 
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
