@@ -764,6 +764,15 @@ phase_next69() { # x by bulk copies (LN_XTILE) and the last wave in slices (TAIL
   cluster_suite cl4 "r.CLUSTER_SLICES = 4"
 }
 
+phase_next70() { # the table with x by bulk copies (LN_XTILE = 1) and the last wave in slices (TAIL_SLICES = 8): the CUDA
+  # suite with cuBLAS, the same without the tail, then the whole Linear CUDA test (every route against FP64)
+  cluster_suite xt_tail "r.TAIL_SLICES = 8"
+  cluster_suite xt_notail "r.TAIL_SLICES = 0"
+  awk '$6 == 1024 {print $1, $2, $4, $5, $7, $15, $(NF-1), $NF}' "$LOGS/suite_cuda_xt_tail.log" | head -30
+  run lua_test_linear_cuda timeout ${TEST_LIMIT:-240} $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda.log" | cut -c1-200
+}
+
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
   # test), then ncu's full set of one call at three short T = 1024 points (what limits the per-tile rate now)
   phase_next63
@@ -1861,6 +1870,9 @@ next68)
   ;;
 next69)
   phase_next69
+  ;;
+next70)
+  phase_next70
   ;;
 xtile_ab)
   shift; xtile_ab "$@"

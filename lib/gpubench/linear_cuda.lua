@@ -236,7 +236,8 @@ end
 
 -- variant(qtype, route, changes) -> a copy of a route of qtype's list with
 -- other defines ({LN_NW = 2}), block and grid to match: a geometry sweep's
--- (experiments/linear_variants.lua); the table itself is unchanged. The key
+-- (experiments/linear_variants.lua); the table itself is unchanged. LN_HALF
+-- = 0 or LN_WS = 1 without LN_XTILE also sets LN_XTILE = 0. The key
 -- TAIL (not a define) gives the wgmma route a tail of that many slices
 -- (with_tail; 0: none); a route with a tail keeps it unless TAIL is given.
 function M.variant(qtype, route, changes)
@@ -254,6 +255,9 @@ function M.variant(qtype, route, changes)
   end
   local d = {}
   for k, v in pairs(route.defines) do d[k] = v end
+  -- x by bulk copies needs the prepass and the lockstep kernel: a change to
+  -- either that does not name LN_XTILE takes it off
+  if d.LN_XTILE and changes.LN_XTILE == nil and (changes.LN_HALF == 0 or (changes.LN_WS or 0) > 0) then d.LN_XTILE = 0 end
   for k, v in pairs(changes) do
     if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
     if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER" or k == "LN_HALF" or k == "LN_XCOPY" or k == "LN_CLUSTER" or k == "LN_TAIL" or k == "LN_XTILE") and 0 or 1) then
@@ -306,9 +310,11 @@ local DOT_KS_T2 = { w8 = { { max_row_warps = 640, ks = 2 } } }
 -- the others; the second warpgroup's products half a unit behind the
 -- first's (LN_STAGGER = 1) for q5, q6, nvfp4 and bf16, not q4 and w8; no
 -- warpgroup that only fills the stages (LN_WS = 0); x's copies from addresses
--- set once (LN_XCOPY = 1, faster or equal at every point of its A/B). The
--- sweeps' picks: docs/kernels/cuda-linear.md, "Loads that waited",
--- "Staggered warpgroups", "Copies of x".
+-- set once (LN_XCOPY = 1, faster or equal at every point of its A/B); with
+-- the weights in fp16, x from the prepass as the kernel's tiles, one bulk
+-- copy a unit (LN_XTILE = 1: 1.05-1.13x). The sweeps' picks:
+-- docs/kernels/cuda-linear.md, "Loads that waited", "Staggered warpgroups",
+-- "Copies of x", "x by bulk copies".
 local WGMMA_FROM = 65
 local WGMMA_WPF = { q4 = 4 }
 -- Weights and x in fp16 (LN_HALF = 1, staggered) for the formats with fp16
@@ -328,7 +334,7 @@ local function wgmma_geometry(q)
   local half = WGMMA_HALF[q] and 1 or 0
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
            LN_WS = 0, LN_KSPLIT = 1, LN_CLOSE = 1, LN_STAGGER = half == 1 and 1 or WGMMA_STAGGER[q] or 0, LN_HALF = half,
-           LN_XCOPY = 1, LN_CLUSTER = 0, LN_TAIL = 0, LN_XTILE = 0 }
+           LN_XCOPY = 1, LN_CLUSTER = 0, LN_TAIL = 0, LN_XTILE = half }
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the
@@ -370,14 +376,14 @@ M.CLUSTER_SLICES = 4
 -- measured with clusters below 256; an A/B sets it as CLUSTER_SLICES above).
 M.CLUSTER_FROM_T = 256
 -- The last wave in slices (with_tail; docs/kernels/cuda-linear.md, "The last
--- wave in slices"): from CLUSTER_FROM_T, on grids of at least one wave of
--- tiles whose last wave holds at most half the SMs' worth, the whole waves in
--- one launch and the last wave's tiles in the most slices up to TAIL_SLICES
--- (at most CLUSTER_MAX) that keep them in one wave and TAIL_UNITS units a
--- slice. 0: no tail (the table's until its A/B on a GPU; the A/B sets it as
--- CLUSTER_SLICES above).
-M.TAIL_SLICES = 0
-local TAIL_UNITS = 4
+-- wave in slices"): from CLUSTER_FROM_T, on grids of one to TAIL_BELOW waves
+-- of tiles whose last wave holds at most half the SMs' worth, the whole waves
+-- in one launch and the last wave's tiles in the most slices up to
+-- TAIL_SLICES (at most CLUSTER_MAX) that keep them in one wave and TAIL_UNITS
+-- units a slice (1.07-1.35x in the A/B of 2026-12-07; past 9 waves no gain).
+-- 0: no tail (an A/B sets it as CLUSTER_SLICES above).
+M.TAIL_SLICES = 8
+local TAIL_UNITS, TAIL_BELOW = 4, 9
 local function wgmma_for_shape(q, r, fallback)
   local by = {}
   local function variant(bn, ks, half, cluster)
@@ -386,7 +392,7 @@ local function wgmma_for_shape(q, r, fallback)
     if not by[key] then
       by[key] = (bn == r.defines.LN_BN and ks == 1 and half == r.defines.LN_HALF) and r
         or M.variant(q, r, { LN_BN = bn, LN_KSPLIT = ks, LN_WS = ks > 1 and 0 or r.defines.LN_WS, LN_HALF = half,
-                             LN_STAGGER = stagger, LN_CLUSTER = cluster })
+                             LN_STAGGER = stagger, LN_CLUSTER = cluster, LN_XTILE = half })
     end
     return by[key]
   end
@@ -398,7 +404,7 @@ local function wgmma_for_shape(q, r, fallback)
   end
   -- the slices of the last wave's tiles, or nil
   local function tail_slices(tiles, units, sms, bn, T, N)
-    if M.TAIL_SLICES < 2 or tiles < sms then return nil end
+    if M.TAIL_SLICES < 2 or tiles < sms or tiles >= TAIL_BELOW * sms then return nil end
     local across = ceil_div(T, bn)
     local rest = tiles - (tiles // sms) * sms // across * across
     if rest <= 0 or rest > sms / 2 then return nil end

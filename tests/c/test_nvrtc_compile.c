@@ -90,7 +90,7 @@ static void expect_ok(const char *what, const gb_kernel_source *src, const char 
 
 /* ------------------------------------------------ every kernel in the tree */
 
-enum { MAX_CONFIGS = 20, MAX_ENTRIES = 16, MAX_DEFINES = 16 };
+enum { MAX_CONFIGS = 32, MAX_ENTRIES = 16, MAX_DEFINES = 24 };
 
 typedef struct config {
     char entries[MAX_ENTRIES][128];

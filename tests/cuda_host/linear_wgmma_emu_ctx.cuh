@@ -560,12 +560,12 @@ static void run_wgmma(LnCall& c, float gscale)
 // down: none at one row), then the KS slices of the rest in clusters, grid.y
 // counting from the last tile (LN_TAIL = 1). Every output once, from one of
 // the two.
-template <class F, int BN, int WPF, int KS, int STG, int H>
+template <class F, int BN, int WPF, int KS, int STG, int H, int XT = 0>
 static void run_tail(LnCall& c, float gscale)
 {
     const gb_u32 tiles = (c.N + 127) / 128, head = tiles / 2;
-    if (head > 0) run_wgmma_rows<F, 2, 1, BN, 4, WPF, 0, 1, 1, STG, H, 1, 0, 0>(c, gscale, head);
-    run_wgmma_rows<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, H, 1, 1, 1>(c, gscale, tiles - head);
+    if (head > 0) run_wgmma_rows<F, 2, 1, BN, 4, WPF, 0, 1, 1, STG, H, 1, 0, 0, XT>(c, gscale, head);
+    run_wgmma_rows<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, H, 1, 1, 1, XT>(c, gscale, tiles - head);
 }
 
 #endif

@@ -95,6 +95,10 @@ extern "C" {
 #define WRT(F, q, BN, WPF, KS, STG, H)                                                                            \
     Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " STAGGER=" #STG " HALF=" #H " XCOPY=1 then TAIL=1 KS=" #KS " CLUSTER=1", \
           run_tail<F, BN, WPF, KS, STG, H>, 65535}
+// the same with x by bulk copies in both launches (LN_XTILE = 1: the table's for the fp16 formats)
+#define WRTX(F, q, BN, WPF, KS)                                                                                   \
+    Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " STAGGER=1 HALF=1 XCOPY=1 XTILE=1 then TAIL=1 KS=" #KS " CLUSTER=1", \
+          run_tail<F, BN, WPF, KS, 1, 1, 1>, 65535}
 // x by one bulk copy a unit from the prepass's tiled copy (LN_XTILE = 1, LN_HALF = 1)
 #define WRB(F, q, BN, WPF, KS, STG, CLU, XT)                                                                      \
     Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " KS=" #KS " STAGGER=" #STG " HALF=1 CLUSTER=" #CLU " XTILE=" #XT, \
@@ -142,6 +146,9 @@ static const std::vector<Route>& wgmma_routes()
         // and without the block barrier (LN_XTILE = 2: each warpgroup its own rows, the stages released by mbarriers)
         WRB(LnQ4, "q4", 256, 4, 1, 1, 0, 2), WRB(LnW8, "w8", 256, 2, 1, 1, 0, 2), WRB(LnQ5, "q5", 128, 2, 3, 1, 1, 2),
         WRB(LnQ6, "q6", 256, 2, 4, 1, 0, 2), WRB(LnW8, "w8", 256, 1, 2, 1, 1, 2),
+        // the table's since 2026-12-07: x by bulk copies, staggered, at 256 rows of x, and the tails after them
+        WRB(LnQ5, "q5", 256, 2, 1, 1, 0, 1), WRB(LnQ6, "q6", 256, 2, 1, 1, 0, 1), WRB(LnW8, "w8", 256, 2, 4, 1, 1, 1),
+        WRTX(LnQ4, "q4", 256, 4, 8), WRTX(LnQ5, "q5", 256, 2, 2), WRTX(LnQ6, "q6", 256, 2, 4), WRTX(LnW8, "w8", 256, 2, 8),
     };
     return r;
 }
