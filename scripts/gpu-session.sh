@@ -773,6 +773,11 @@ phase_next70() { # the table with x by bulk copies (LN_XTILE = 1) and the last w
   grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda.log" | cut -c1-200
 }
 
+phase_next71() { # next70's first suite alone (little device time): the table with x by bulk copies and the tail
+  cluster_suite xt_tail "r.TAIL_SLICES = 8"
+  grep -E " 1024 " "$LOGS/suite_cuda_xt_tail.log" | awk '{print $1, $5, $6, $8, $(NF-1), $NF}'
+}
+
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
   # test), then ncu's full set of one call at three short T = 1024 points (what limits the per-tile rate now)
   phase_next63
@@ -1873,6 +1878,9 @@ next69)
   ;;
 next70)
   phase_next70
+  ;;
+next71)
+  phase_next71
   ;;
 xtile_ab)
   shift; xtile_ab "$@"
