@@ -312,7 +312,7 @@ local DOT_KS_T2 = { w8 = { { max_row_warps = 640, ks = 2 } } }
 -- warpgroup that only fills the stages (LN_WS = 0); x's copies from addresses
 -- set once (LN_XCOPY = 1, faster or equal at every point of its A/B); with
 -- the weights in fp16, x from the prepass as the kernel's tiles, one bulk
--- copy a unit (LN_XTILE = 1: 1.05-1.13x). The sweeps' picks:
+-- copy a unit (LN_XTILE = 1, faster at every point of its A/B). The sweeps' picks:
 -- docs/kernels/cuda-linear.md, "Loads that waited", "Staggered warpgroups",
 -- "Copies of x", "x by bulk copies".
 local WGMMA_FROM = 65
@@ -339,7 +339,10 @@ end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the
 -- sweeps' picks (docs/kernels/cuda-linear.md, "wgmma route", "By grid",
--- "Slices in one wave", "Slices in a cluster"):
+-- "Slices in one wave", "Slices in a cluster", "The last wave in slices"):
+-- * from CLUSTER_FROM_T (256) with TAIL_SLICES >= 2, grids of one to
+--   TAIL_BELOW waves whose last wave is short: that wave's tiles in slices in a
+--   second launch (the tail, below);
 -- * from CLUSTER_FROM_T (256) with CLUSTER_SLICES >= 2 the slices of a tile
 --   are one thread block cluster, whose blocks add their sums in shared memory:
 --   - under half a tile per SM, the most slices up to CLUSTER_SLICES that
@@ -380,7 +383,7 @@ M.CLUSTER_FROM_T = 256
 -- of tiles whose last wave holds at most half the SMs' worth, the whole waves
 -- in one launch and the last wave's tiles in the most slices up to
 -- TAIL_SLICES (at most CLUSTER_MAX) that keep them in one wave and TAIL_UNITS
--- units a slice (1.07-1.35x in the A/B of 2026-12-07; past 9 waves no gain).
+-- units a slice (past 9 waves its A/B found no gain).
 -- 0: no tail (an A/B sets it as CLUSTER_SLICES above).
 M.TAIL_SLICES = 8
 local TAIL_UNITS, TAIL_BELOW = 4, 9

@@ -146,7 +146,7 @@ static const std::vector<Route>& wgmma_routes()
         // and without the block barrier (LN_XTILE = 2: each warpgroup its own rows, the stages released by mbarriers)
         WRB(LnQ4, "q4", 256, 4, 1, 1, 0, 2), WRB(LnW8, "w8", 256, 2, 1, 1, 0, 2), WRB(LnQ5, "q5", 128, 2, 3, 1, 1, 2),
         WRB(LnQ6, "q6", 256, 2, 4, 1, 0, 2), WRB(LnW8, "w8", 256, 1, 2, 1, 1, 2),
-        // the table's since 2026-12-07: x by bulk copies, staggered, at 256 rows of x, and the tails after them
+        // the table's fp16 geometries: x by bulk copies, staggered, at 256 rows of x, and the tails after them
         WRB(LnQ5, "q5", 256, 2, 1, 1, 0, 1), WRB(LnQ6, "q6", 256, 2, 1, 1, 0, 1), WRB(LnW8, "w8", 256, 2, 4, 1, 1, 1),
         WRTX(LnQ4, "q4", 256, 4, 8), WRTX(LnQ5, "q5", 256, 2, 2), WRTX(LnQ6, "q6", 256, 2, 4), WRTX(LnW8, "w8", 256, 2, 8),
     };

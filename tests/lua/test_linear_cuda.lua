@@ -252,7 +252,7 @@ t.test("the wgmma route's last wave in slices (TAIL_SLICES): the rule, the two g
     if r.tail then g1, g2 = r.grids(n, k, tt, (d or dev).sm_count) end
     return { r.tail_slices or 0, r.defines.LN_KSPLIT, r.defines.LN_HALF, g1, g2 }
   end
-  t.eq(routes.TAIL_SLICES, 8, "the table's (the A/B of 2026-12-07)")
+  t.eq(routes.TAIL_SLICES, 8, "the table's (docs/kernels/cuda-linear.md, \"The last wave in slices\")")
   with_settings({ TAIL_SLICES = 0 }, function() t.eq(pick("w8", 4608, 4608, 1024)[1], 0) end)
   with_settings({ TAIL_SLICES = 8 }, function()
     -- 144 tiles (36 rows of W x 4 of x): 33 rows make one wave, 12 tiles left: 8 slices (96 blocks, 9 units each)
