@@ -778,6 +778,20 @@ phase_next71() { # next70's first suite alone (little device time): the table wi
   grep -E " 1024 " "$LOGS/suite_cuda_xt_tail.log" | awk '{print $1, $5, $6, $8, $(NF-1), $NF}'
 }
 
+phase_next72() { # the next session's: next70 (the suite with the new table against no tail, and the whole Linear CUDA
+  # test), then at the short points under one wave (slices in a cluster, bf16 codes) the weights in fp16 with x by bulk
+  # copies against the table's, ABBA, then ncu's full set of one call at w8 4608 x 4608 and q4 131072 x 5120
+  phase_next70
+  local p q n k
+  for p in q5:1152:1152 q6:1152:1536 q5:1152:4304 q4:3456:1152; do
+    IFS=: read -r q n k <<< "$p"
+    run "hx72_${q}_${n}_${k}" timeout 100 $G --backend cuda experiments/linear_variants.lua --route wgmma \
+      --grid "LN_HALF=0,1;LN_XTILE=0,1" --qtype $q --n $n --k $k --t 1024 --json "$LOGS/hx72_${q}_${n}_${k}.jsonl"
+    grep -E '^ *[0-9]+ |rror|refused' "$LOGS/hx72_${q}_${n}_${k}.log" | cut -c1-150
+  done
+  WGNCU="${WGNCU:-w8:4608:4608 q4:131072:5120}" bash "$0" wgncu
+}
+
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
   # test), then ncu's full set of one call at three short T = 1024 points (what limits the per-tile rate now)
   phase_next63
@@ -1881,6 +1895,9 @@ next70)
   ;;
 next71)
   phase_next71
+  ;;
+next72)
+  phase_next72
   ;;
 xtile_ab)
   shift; xtile_ab "$@"
