@@ -786,7 +786,7 @@ phase_next72() { # the next session's: next70 (the suite with the new table agai
   for p in q5:1152:1152 q6:1152:1536 q5:1152:4304 q4:3456:1152; do
     IFS=: read -r q n k <<< "$p"
     run "hx72_${q}_${n}_${k}" timeout 100 $G --backend cuda experiments/linear_variants.lua --route wgmma \
-      --grid "LN_HALF=0,1;LN_XTILE=0,1" --qtype $q --n $n --k $k --t 1024 --json "$LOGS/hx72_${q}_${n}_${k}.jsonl"
+      --grid "LN_HALF=1;LN_XTILE=0,1" --qtype $q --n $n --k $k --t 1024 --json "$LOGS/hx72_${q}_${n}_${k}.jsonl"
     grep -E '^ *[0-9]+ |rror|refused' "$LOGS/hx72_${q}_${n}_${k}.log" | cut -c1-150
   done
   WGNCU="${WGNCU:-w8:4608:4608 q4:131072:5120}" bash "$0" wgncu
