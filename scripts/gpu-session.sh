@@ -780,7 +780,8 @@ phase_next71() { # next70's first suite alone (little device time): the table wi
 
 phase_next72() { # the next session's: next70 (the suite with the new table against no tail, and the whole Linear CUDA
   # test), then at the short points under one wave (slices in a cluster, bf16 codes) the weights in fp16 with x by bulk
-  # copies against the table's, ABBA, then ncu's full set of one call at w8 4608 x 4608 and q4 131072 x 5120
+  # copies against the table's, ABBA, LN_XTILE = 2 (its release wait after its products) against 1, then ncu's full
+  # set of one call at w8 4608 x 4608 and q4 131072 x 5120
   phase_next70
   local p q n k
   for p in q5:1152:1152 q6:1152:1536 q5:1152:4304 q4:3456:1152; do
@@ -789,6 +790,7 @@ phase_next72() { # the next session's: next70 (the suite with the new table agai
       --grid "LN_HALF=1;LN_XTILE=0,1" --qtype $q --n $n --k $k --t 1024 --json "$LOGS/hx72_${q}_${n}_${k}.jsonl"
     grep -E '^ *[0-9]+ |rror|refused' "$LOGS/hx72_${q}_${n}_${k}.log" | cut -c1-150
   done
+  XTILES=1,2 xtile_ab xt72 1024 w8:34816:5120 q4:131072:5120
   WGNCU="${WGNCU:-w8:4608:4608 q4:131072:5120}" bash "$0" wgncu
 }
 

@@ -647,16 +647,18 @@ GB_HD void lw_async_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, g
         fill.store_unit(ctx, c, st);
         if (i + WPF < nunits) fill.load_unit(ctx, u0 + i + WPF, c);
         ctx.proxy_fence();
-        ctx.named_barrier(1 + wg, 128); // this warpgroup's rows of unit i are whole
+        ctx.named_barrier(1 + wg, 128);           // this warpgroup's rows of unit i are whole
+        ctx.bar_wait(bars + 8 * st, (i / S) & 1); // x of unit i has landed
+        mm.unit(ctx, i, st, false);                // unit i - 1's products have completed
+        ctx.warp_uniform(0);                       // every lane of the warp is past that wait
+        if (i > 0 && (tid & 31) == 0) ctx.bar_arrive(bars + 8 * (S + (i - 1) % S));
+        // after its own products, so that waiting for the other warpgroup holds
+        // back only this warpgroup's next unit, not the products of this one
         if (tid == 0 && i + D < nunits) {
             const gb_u32 v = i + D;
             if (v >= (gb_u32)S) ctx.bar_wait(bars + 8 * (S + v % S), (v / S - 1) & 1); // unit v - S released by both
             bulk(u0 + v, (int)(v % S), bars + 8 * (v % S));
         }
-        ctx.bar_wait(bars + 8 * st, (i / S) & 1); // x of unit i has landed
-        mm.unit(ctx, i, st, false);                // unit i - 1's products have completed
-        ctx.warp_uniform(0);                       // every lane of the warp is past that wait
-        if (i > 0 && (tid & 31) == 0) ctx.bar_arrive(bars + 8 * (S + (i - 1) % S));
     });
     mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
 }
