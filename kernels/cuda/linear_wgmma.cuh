@@ -269,16 +269,6 @@ struct LwDevCtx : LnDevCtx {
 // Byte offset of chunk c (8 bf16) of row r in a swizzled tile.
 GB_HD gb_u32 lw_swz(gb_u32 r, gb_u32 c) { return r * 128 + ((c ^ (r & 7)) << 4); }
 
-// LN_XTILE: x unit u of the tile of rows t0 .. t0 + BN - 1 into stage st (its
-// x after A_BYTES of weights) as one bulk copy from the prepass's tiled copy
-// (linear_half_prep.cuh, ln_half_x_at), its bytes counted on mbarrier `bar`.
-template <int BN, unsigned STAGE, unsigned A_BYTES, class C>
-GB_HD void lw_bulk_x(C& ctx, const unsigned short* x, gb_u32 base, gb_u32 t0, gb_u32 nunits, gb_u32 u, int st, gb_u32 bar)
-{
-    ctx.bar_expect(bar, BN * 128);
-    ctx.bulk(base + st * STAGE + A_BYTES, x + ((gb_u64)(t0 / BN) * nunits + u) * (BN * 64), BN * 128, bar);
-}
-
 // The runs of one unit of weights: run i of a thread is row rq + NP / 4 i of
 // the tile, lane t of its quad.
 template <class F, int RUNS>
@@ -399,7 +389,8 @@ struct LwFill {
     template <class C>
     GB_HD void bulk_x(C& ctx, gb_u32 u, int st, gb_u32 bar) const
     {
-        lw_bulk_x<BN, STAGE, A_BYTES>(ctx, x, base, t0, nunits, u, st, bar);
+        ctx.bar_expect(bar, B_BYTES);
+        ctx.bulk(base + st * STAGE + A_BYTES, x + ((gb_u64)(t0 / BN) * nunits + u) * (BN * 64), B_BYTES, bar);
     }
     // x unit u (k = 64 u .. 64 u + 63) of rows t0 .. t0 + BN - 1 into stage st,
     // zero-filled past T and past K. XC = 1: a thread's chunks are chunk p % 8
@@ -636,9 +627,10 @@ GB_HD void lw_lockstep_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur
 // (S more mbarriers after the full ones, one arrival a warp once its
 // products of the stage's last unit, i + D - S, have completed). A warpgroup
 // waits only for its own rows and for x: the two run apart by up to a unit.
-template <int S, int WPF, class C, class Fill, class Mm, class Bulk>
+// (fill: the warpgroup's rows; xfill: the block's, whose bulk_x copies x)
+template <int S, int WPF, class C, class Fill, class Mm, class XFill>
 GB_HD void lw_async_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, gb_u32 u0, gb_u32 nunits, gb_u32 bars,
-                         gb_u32 tid, Bulk&& bulk)
+                         gb_u32 tid, const XFill& xfill)
 {
     enum { D = S - 2 };
     const gb_u32 wg = tid >> 7;
@@ -657,7 +649,7 @@ GB_HD void lw_async_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, g
         if (tid == 0 && i + D < nunits) {
             const gb_u32 v = i + D;
             if (v >= (gb_u32)S) ctx.bar_wait(bars + 8 * (S + v % S), (v / S - 1) & 1); // unit v - S released by both
-            bulk(u0 + v, (int)(v % S), bars + 8 * (v % S));
+            xfill.bulk_x(ctx, u0 + v, (int)(v % S), bars + 8 * (v % S));
         }
     });
     mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
@@ -743,12 +735,23 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     const gb_u32 n0 = (TAIL ? (N + BM - 1) / BM - 1 - ctx.block(1) : ctx.block(1)) * BM;
     typedef LwFill<F, BM, BN, NTH, STAGE, H, XC> Fill;
     Fill fill(base, tid, W, x, N, K, T, n0, t0);
-    if constexpr (H != 0) fill.half_rows(ctx, ex + T);
+    if constexpr (H != 0 && XT != 2) fill.half_rows(ctx, ex + T); // (XT = 2: the warpgroups' own fills scale the rows)
     LwMma<F, MT, BN, BM, STAGE, H> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
     const gb_u32 z = KS > 1 ? ctx.block(2) : 0;
     const gb_u32 u0 = (gb_u32)((gb_u64)fill.nunits * z / KS), nunits = (gb_u32)((gb_u64)fill.nunits * (z + 1) / KS) - u0;
+    // XT: x's mbarriers (XT = 2: then the stages' releases, one arrival a
+    // warp) and its first D bulk copies, before any thread waits on them
+    auto start_x = [&] {
+        if (tid == 0) {
+            for (int st = 0; st < XT * S; st++) ctx.bar_init(bars + 8 * st, st < S ? 1 : 8);
+            ctx.bar_init_fence(); // seen initialized by the bulk copies' completions
+            for (int d = 0; d < D; d++)
+                if ((gb_u32)d < nunits) fill.bulk_x(ctx, u0 + d, d, bars + 8 * d);
+        }
+        ctx.barrier();
+    };
     if constexpr (XT == 2) {
-        // each warpgroup fills its own rows (the block's fill above is not used)
+        // each warpgroup loads and stages its own rows; the block's fill only copies x
         const gb_u32 wg = tid >> 7;
         typedef LwFill<F, 64 * MT, BN, 128, STAGE, H, XC> WgFill;
         WgFill own(base + wg * (64 * MT * 128), tid & 127, W, x, N, K, T, n0 + wg * 64 * MT, t0);
@@ -757,30 +760,15 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
 #pragma unroll
         for (int w = 0; w < WPF; w++)
             if ((gb_u32)w < nunits) own.load_unit(ctx, u0 + w, wcur[w]);
-        if (tid == 0) {
-            for (int st = 0; st < 2 * S; st++) ctx.bar_init(bars + 8 * st, st < S ? 1 : 8);
-            ctx.bar_init_fence();
-            for (int d = 0; d < D; d++)
-                if ((gb_u32)d < nunits) fill.bulk_x(ctx, u0 + d, d, bars + 8 * d);
-        }
-        ctx.barrier(); // the mbarriers initialized before any thread waits on them
-        lw_async_loop<S, WPF>(ctx, own, mm, wcur, u0, nunits, bars, tid,
-                              [&](gb_u32 u, int st, gb_u32 bar) { fill.bulk_x(ctx, u, st, bar); });
-        if constexpr (CLU != 0) lw_cluster_sums<BM, BN, KS, NTH>(ctx, mm, base, y, N, T, n0, t0, tid, gscale, ex);
-        else mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale, ex);
+        start_x();
+        lw_async_loop<S, WPF>(ctx, own, mm, wcur, u0, nunits, bars, tid, fill);
     } else {
         typename Fill::Runs cur[WPF];
 #pragma unroll
         for (int w = 0; w < WPF; w++)
             if ((gb_u32)w < nunits) fill.load_unit(ctx, u0 + w, cur[w]);
         if constexpr (XT != 0) {
-            if (tid == 0) {
-                for (int st = 0; st < S; st++) ctx.bar_init(bars + 8 * st, 1);
-                ctx.bar_init_fence(); // seen initialized by the bulk copies' completions
-                for (int d = 0; d < D; d++)
-                    if ((gb_u32)d < nunits) fill.bulk_x(ctx, u0 + d, d, bars + 8 * d);
-            }
-            ctx.barrier(); // the mbarriers initialized before any thread waits on them
+            start_x();
         } else {
 #pragma unroll
             for (int d = 0; d < D; d++) {
@@ -794,9 +782,9 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
         if (STAGGER && ctx.warp_uniform(tid >> 7) == WG - 1) {
             if (nunits > 0) lw_lockstep_loop<STAGGER != 0, S, WPF, CLOSE, XT>(ctx, fill, mm, cur, u0, nunits, bars);
         } else lw_lockstep_loop<false, S, WPF, CLOSE, XT>(ctx, fill, mm, cur, u0, nunits, bars);
-        if constexpr (CLU != 0) lw_cluster_sums<BM, BN, KS, NTH>(ctx, mm, base, y, N, T, n0, t0, tid, gscale, ex);
-        else mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale, ex);
     }
+    if constexpr (CLU != 0) lw_cluster_sums<BM, BN, KS, NTH>(ctx, mm, base, y, N, T, n0, t0, tid, gscale, ex);
+    else mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale, ex);
 }
 
 // Warp-specialized (LN_WS = 1): warpgroup WG fills the stages (weights LN_WPF
