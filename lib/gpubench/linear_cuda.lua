@@ -127,20 +127,16 @@ end
 
 -- The first launch of an LN_HALF = 1 call: one kernel spec per format (the
 -- kernel cache compiles each once), nil for the formats without fp16 group scales.
--- With LN_XTILE = 1 the prepass writes x as the kernel's tiles of LN_BN rows
--- (LN_PREP_TILE), one spec per format and tile.
-local PREP, PREP_TILED, PREP_Q = {}, {}, { q4 = 4, q5 = 5, q6 = 6, w8 = 8 }
-for q, n in pairs(PREP_Q) do
-  PREP[q] = { file = "kernels/cuda/linear_half_prep.cu", entry = "linear_half_prep", defines = { LN_PREP_Q = n, LN_PREP_TILE = 0 } }
-  PREP_TILED[q] = {}
-end
+-- With LN_XTILE the prepass writes x as the kernel's tiles of LN_BN rows
+-- (LN_PREP_TILE; 0: row by row): one spec per format and tile, made once.
+local PREP_Q, PREP = { q4 = 4, q5 = 5, q6 = 6, w8 = 8 }, {}
+for q in pairs(PREP_Q) do PREP[q] = {} end
 local function prep_for(q, d)
   if d.LN_HALF ~= 1 then return nil end
-  if d.LN_XTILE == 0 then return PREP[q] end
-  local bn = d.LN_BN
-  PREP_TILED[q][bn] = PREP_TILED[q][bn] or
-    { file = "kernels/cuda/linear_half_prep.cu", entry = "linear_half_prep", defines = { LN_PREP_Q = PREP_Q[q], LN_PREP_TILE = bn } }
-  return PREP_TILED[q][bn]
+  local tile = d.LN_XTILE == 0 and 0 or d.LN_BN
+  PREP[q][tile] = PREP[q][tile] or
+    { file = "kernels/cuda/linear_half_prep.cu", entry = "linear_half_prep", defines = { LN_PREP_Q = PREP_Q[q], LN_PREP_TILE = tile } }
+  return PREP[q][tile]
 end
 
 -- The most blocks a thread block cluster portably takes: LN_CLUSTER's most slices.
@@ -150,7 +146,7 @@ local WGMMA_UNKNOWN_SMS = 132
 
 local function wgmma(q, min_t, max_t, d)
   local rows = 64 * d.LN_MT * d.LN_WG
-  if d.LN_HALF == 1 and not PREP[q] then
+  if d.LN_HALF == 1 and not PREP_Q[q] then
     error(("linear_cuda: LN_HALF=1 is for the formats with fp16 group scales (q4 q5 q6 w8), not %s"):format(q), 3)
   end
   if d.LN_TAIL == 1 and d.LN_WS ~= 0 then
@@ -208,6 +204,12 @@ end
 -- that the last wave's tiles, spread over the SMs, take 1 / ks of a tile's
 -- time (docs/kernels/cuda-linear.md, "The last wave in slices"). Both
 -- launches take the call's arguments; linear.launches adds the second.
+-- The tile rows of W that make whole waves of tiles on `sms` SMs (`across`
+-- tiles of x a row, `down` rows): a tail's first launch.
+local function whole_wave_rows(across, down, sms)
+  return (across * down // sms) * sms // across
+end
+
 local function with_tail(qtype, route, ks)
   local d = route.defines
   if route.name ~= "wgmma" or d.LN_KSPLIT ~= 1 or d.LN_WS ~= 0 or d.LN_TAIL ~= 0 then
@@ -227,7 +229,7 @@ local function with_tail(qtype, route, ks)
   r.grids = function(N, K, T, sms)
     if not sms or sms <= 0 then sms = WGMMA_UNKNOWN_SMS end
     local across, down = ceil_div(T, d.LN_BN), ceil_div(N, rows)
-    local head = (across * down // sms) * sms // across
+    local head = whole_wave_rows(across, down, sms)
     if head <= 0 or head >= down then return { across, down, 1 }, nil end
     return { across, head, 1 }, { across, down - head, ks }
   end
@@ -406,10 +408,10 @@ local function wgmma_for_shape(q, r, fallback)
     return tails[key]
   end
   -- the slices of the last wave's tiles, or nil
-  local function tail_slices(tiles, units, sms, bn, T, N)
+  local function tail_slices(tiles, units, sms, bn, T)
     if M.TAIL_SLICES < 2 or tiles < sms or tiles >= TAIL_BELOW * sms then return nil end
     local across = ceil_div(T, bn)
-    local rest = tiles - (tiles // sms) * sms // across * across
+    local rest = tiles - whole_wave_rows(across, tiles // across, sms) * across
     if rest <= 0 or rest > sms / 2 then return nil end
     local ks, most = 1, math.min(M.TAIL_SLICES, CLUSTER_MAX)
     while ks < most and rest * (ks + 1) <= sms and units >= TAIL_UNITS * (ks + 1) do ks = ks + 1 end
@@ -434,7 +436,7 @@ local function wgmma_for_shape(q, r, fallback)
     local tiles = ceil_div(N, 64 * r.defines.LN_MT * r.defines.LN_WG) * ceil_div(T, bn)
     local units = ceil_div(K, 64)
     if T >= M.CLUSTER_FROM_T then
-      local ks = tail_slices(tiles, units, sms, bn, T, N)
+      local ks = tail_slices(tiles, units, sms, bn, T)
       if ks then return tail_of(variant(bn, 1, half_for(q, T, 1, tiles, sms), 0), ks) end
     end
     if T >= M.CLUSTER_FROM_T and M.CLUSTER_SLICES >= 2 then
