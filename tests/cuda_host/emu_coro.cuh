@@ -24,11 +24,10 @@ struct CoroBlock {
     std::vector<const char*> what;            // what it waits for, for the deadlock report
     int cur = -1;
     std::function<void(int)> body;
-    // __syncthreads, per block of `group` threads (0: all n are one block)
+    // the block's barriers (bar.sync id, count; __syncthreads is id 0 of the
+    // whole block), per block of `group` threads (0: all n are one block):
+    // arrivals and generation by block and id
     int group = 0;
-    std::vector<int> grp_arrived;
-    std::vector<unsigned> grp_gen;
-    // named barriers (bar.sync id, count), per block of `group` threads: arrivals and generation by id
     std::vector<std::vector<int>> named_arrived;
     std::vector<std::vector<unsigned>> named_gen;
     // a thread block cluster's barrier: all n threads
@@ -79,29 +78,18 @@ struct CoroBlock {
     {
         if (preempt > 0 && draw() < preempt) yield();
     }
-    void barrier()
+    void barrier() { named_barrier(0, group ? group : n, "__syncthreads"); }
+    // bar.sync id, count (id 0 .. 15): `count` threads of the block arrive
+    void named_barrier(int id, int count, const char* what = "a named barrier")
     {
         const int gi = group ? cur / group : 0;
-        const unsigned gen = grp_gen[gi];
-        if (++grp_arrived[gi] == (group ? group : n)) {
-            grp_arrived[gi] = 0, grp_gen[gi]++;
-            point();
-            return;
-        }
-        wait_until("__syncthreads", [this, gi, gen] { return grp_gen[gi] != gen; });
-    }
-    // bar.sync id, count (id 1 .. 15): `count` threads of the block arrive
-    void named_barrier(int id, int count)
-    {
-        const int gi = group ? cur / group : 0;
-        if (named_arrived.size() <= (size_t)gi) named_arrived.resize(gi + 1, std::vector<int>(16, 0)), named_gen.resize(gi + 1, std::vector<unsigned>(16, 0));
         const unsigned gen = named_gen[gi][id];
         if (++named_arrived[gi][id] == count) {
             named_arrived[gi][id] = 0, named_gen[gi][id]++;
             point();
             return;
         }
-        wait_until("a named barrier", [this, gi, id, gen] { return named_gen[gi][id] != gen; });
+        wait_until(what, [this, gi, id, gen] { return named_gen[gi][id] != gen; });
     }
     // barrier.cluster.arrive + wait: every thread of every block
     void cluster_barrier()
@@ -132,13 +120,13 @@ struct CoroBlock {
     bool run(int threads, std::function<void(int)> fn, double preempt_ = 0, gb_u64 seed = 1, int group_ = 0)
     {
         n = threads, body = std::move(fn), preempt = preempt_, rng = seed | 1, group = group_;
-        grp_arrived.assign(group ? (n + group - 1) / group : 1, 0), grp_gen.assign(grp_arrived.size(), 0);
+        const size_t blocks = group ? (n + group - 1) / group : 1;
+        named_arrived.assign(blocks, std::vector<int>(16, 0)), named_gen.assign(blocks, std::vector<unsigned>(16, 0));
         uc.assign(n, ucontext_t{});
         done.assign(n, 0), until.assign(n, nullptr), what.assign(n, nullptr);
         warp_arrived.assign((n + 31) / 32, 0), warp_gen.assign((n + 31) / 32, 0);
         warp_val.assign(n, 0), warp_result.assign((n + 31) / 32, 0);
         bar_arrived = 0, bar_gen = 0, deadlocked = false;
-        named_arrived.clear(), named_gen.clear();
         auto& st = stacks();
         while ((int)st.size() < n) st.emplace_back(256 * 1024);
         active() = this;

@@ -469,16 +469,16 @@ static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
     Guarded xt(XT ? (size_t)2 * trows * 64 * nunits : 16);
     if constexpr (H != 0) {
         ex.resize((size_t)c.T + c.N);
-        xh.resize((size_t)c.T * c.K);
         if (XT) memset(xt.p, 0, xt.n);
+        else xh.resize((size_t)c.T * c.K);
         for (gb_u32 tt = 0; tt < c.T; tt++) {
             gb_u32 m = 0;
             for (gb_u32 k = 0; k < c.K; k++) m = std::max(m, (gb_u32)(c.x[(size_t)tt * c.K + k] & 0x7FFFu));
             ex[tt] = ln_half_x_exp(m);
             for (gb_u32 k = 0; k < c.K; k++) {
                 const unsigned short v = (unsigned short)ln_half_x(c.x[(size_t)tt * c.K + k], ln_pow2(-ex[tt]));
-                xh[(size_t)tt * c.K + k] = v;
                 if (XT) ((unsigned short*)xt.p)[ln_half_x_at<BN>(tt, k, nunits)] = v;
+                else xh[(size_t)tt * c.K + k] = v;
             }
         }
         for (gb_u32 n = 0; n < c.N; n++) ex[c.T + n] = ln_half_w_row<F>(c.w, c.N, c.K, n);
