@@ -501,11 +501,21 @@ static int l_linear(lua_State *L) {
     return 2;
 }
 
-/* ref.check_linear(y_bf16, r, s, t, n) -> {ok=, failures=, worst=, worst_at={t=, n=},
+/* ref.check_linear(y_bf16, r, s, t, n [, weights]) -> {ok=, failures=, worst=, worst_at={t=, n=},
  * first={t=, n=, y=, ref=, bound=} (absent when nothing failed)}. t and n are
- * 0-based coordinates, as in y[t*N + n] (and as a kernel's rows are counted). */
+ * 0-based coordinates, as in y[t*N + n] (and as a kernel's rows are counted).
+ * weights: "exact" (the default; exact or fp16 weights) or "bf16" (the wider bound
+ * of weights rounded to bf16). */
 static int l_check_linear(lua_State *L) {
     const char *fn = "check_linear";
+    gb_weight_rounding wr = GB_WEIGHTS_EXACT;
+    if (!lua_isnoneornil(L, 6)) {
+        const char *v = lua_type(L, 6) == LUA_TSTRING ? lua_tostring(L, 6) : NULL;
+        if (!v || (strcmp(v, "exact") != 0 && strcmp(v, "bf16") != 0))
+            ref_error(L, "ref.%s: weights must be \"exact\" or \"bf16\", got %s", fn,
+                      v ? v : luaL_typename(L, 6));
+        wr = strcmp(v, "bf16") == 0 ? GB_WEIGHTS_BF16 : GB_WEIGHTS_EXACT;
+    }
     uint64_t t = check_positive(L, 4, fn, "t");
     uint64_t n = check_positive(L, 5, fn, "n");
     uint64_t tn = outputs(L, t, n, fn);
@@ -515,7 +525,7 @@ static int l_check_linear(lua_State *L) {
     const double *r = check_array(L, 2, tn, 8, fn, "r", "f64", shape);
     const double *s = check_array(L, 3, tn, 8, fn, "s", "f64", shape);
     gb_linear_check c;
-    gb_ref_check_linear(y, r, s, t, n, &c);
+    gb_ref_check_linear(y, r, s, t, n, wr, &c);
     lua_createtable(L, 0, 5);
     lua_pushboolean(L, c.failures == 0);
     lua_setfield(L, -2, "ok");

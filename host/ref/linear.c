@@ -67,16 +67,18 @@ int gb_ref_linear(const gb_planar_format *f, const void *w, size_t wbytes, uint6
     return gb_ref_parallel_rows("linear", n, min_rows, (size_t)k, linear_rows, &c, e);
 }
 
-double gb_ref_linear_bound(double r, double s) { return 0x1p-8 * fabs(r) + 0x1p-7 * s; }
+double gb_ref_linear_bound(double r, double s, gb_weight_rounding w) {
+    return 0x1p-8 * fabs(r) + (w == GB_WEIGHTS_BF16 ? 0x1p-6 : 0x1p-7) * s;
+}
 
 void gb_ref_check_linear(const uint16_t *y, const double *r, const double *s, uint64_t t,
-                         uint64_t n, gb_linear_check *out) {
+                         uint64_t n, gb_weight_rounding w, gb_linear_check *out) {
     *out = (gb_linear_check){0};
     for (uint64_t tt = 0; tt < t; tt++)
         for (uint64_t i = 0; i < n; i++) {
             const uint64_t at = tt * n + i;
             const double yv = (double)gb_bf16_to_f32(y[at]);
-            const double err = fabs(yv - r[at]), bound = gb_ref_linear_bound(r[at], s[at]);
+            const double err = fabs(yv - r[at]), bound = gb_ref_linear_bound(r[at], s[at], w);
             /* Written so that a NaN anywhere fails: NaN compares false. */
             const int ok = isfinite(yv) && err <= bound;
             double ratio = bound > 0.0 ? err / bound : (err > 0.0 ? INFINITY : 0.0);

@@ -117,8 +117,15 @@ int gb_ref_linear(const gb_planar_format *f, const void *w, size_t wbytes, uint6
                   float gscale, const uint16_t *x, size_t x_elems, uint64_t t, double *r, double *s,
                   gb_err *e);
 
-/* The accuracy rule of docs/LINEAR.md: y passes when |y - r| <= 2^-8 |r| + 2^-7 s. */
-double gb_ref_linear_bound(double r, double s);
+/* How the computation under test rounded its weights before the products. */
+typedef enum gb_weight_rounding {
+    GB_WEIGHTS_EXACT = 0, /* exact, or rounded to fp16 */
+    GB_WEIGHTS_BF16 = 1,  /* rounded to bf16 (the vendor GEMM over dequantized weights) */
+} gb_weight_rounding;
+
+/* The accuracy rule of docs/LINEAR.md: y passes when |y - r| <= 2^-8 |r| + 2^-7 s, and
+ * 2^-8 |r| + 2^-6 s for weights rounded to bf16 (docs/LINEAR.md, "Accuracy"). */
+double gb_ref_linear_bound(double r, double s, gb_weight_rounding w);
 
 typedef struct gb_linear_check {
     uint64_t failures; /* outputs outside the bound; NaN and infinite y included */
@@ -133,6 +140,6 @@ typedef struct gb_linear_check {
 /* Judges y (bf16 bits, [T, N]) against r and s (T*N doubles each, from
  * gb_ref_linear). */
 void gb_ref_check_linear(const uint16_t *y, const double *r, const double *s, uint64_t t,
-                         uint64_t n, gb_linear_check *out);
+                         uint64_t n, gb_weight_rounding w, gb_linear_check *out);
 
 #endif

@@ -303,12 +303,14 @@ local function check_rows(n, max_rows)
   return rows
 end
 
--- compare(spec, w, x, ystr, t [, max_rows]) -> {failures, worst, first, rows}
+-- compare(spec, w, x, ystr, t [, max_rows [, weights]]) -> {failures, worst, first, rows}
 -- Compares y (a bf16 string [T, N], as downloaded) with the FP64 reference
 -- (docs/LINEAR.md, "Accuracy") over every row, or over max_rows rows spread
 -- across N when N is larger (the reference costs N*K*T multiply-adds on the
 -- host). w and x: the tables linear.weights / linear.activations return.
-function linear.compare(spec, w, x, ystr, t, max_rows)
+-- weights: "bf16" where the computation rounded the weights to bf16 (the
+-- vendor's), for the wider bound; "exact" (the default) otherwise.
+function linear.compare(spec, w, x, ystr, t, max_rows, weights)
   local ref = require "gpubench.ref"
   local rows = check_rows(spec.n, max_rows or 256)
   local whost, n = w.host, spec.n
@@ -325,7 +327,7 @@ function linear.compare(spec, w, x, ystr, t, max_rows)
     ystr = table.concat(cols)
   end
   local r, s = ref.linear(linear.QTYPES[spec.qtype].format, whost, n, spec.k, xhost, t, w.gscale)
-  local res = ref.check_linear(ystr, r, s, t, n)
+  local res = ref.check_linear(ystr, r, s, t, n, weights)
   res.rows = rows and #rows or spec.n
   if rows and res.first then res.first.n = rows[res.first.n + 1] or res.first.n end
   return res

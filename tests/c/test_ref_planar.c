@@ -624,20 +624,20 @@ static void test_check(void) {
     uint16_t y[6];
     for (int i = 0; i < 6; i++) y[i] = bf((float)r[i]);
     gb_linear_check c;
-    gb_ref_check_linear(y, r, s, 2, 3, &c);
+    gb_ref_check_linear(y, r, s, 2, 3, GB_WEIGHTS_EXACT, &c);
     CHECK(c.failures == 0 && !c.has_first && c.worst == 0.0, "exact y: %llu failures, worst %g",
           (unsigned long long)c.failures, c.worst);
     /* On the bound passes: r = 0, s = 128 gives a bound of exactly 1. */
     y[2] = bf(1.0f);
     y[3] = bf(-1.0f);
-    gb_ref_check_linear(y, r, s, 2, 3, &c);
+    gb_ref_check_linear(y, r, s, 2, 3, GB_WEIGHTS_EXACT, &c);
     CHECK(c.failures == 0 && c.worst == 1.0, "on the bound: %llu failures, worst %g",
           (unsigned long long)c.failures, c.worst);
     /* Injected errors: (t=1, n=0) off by 1.0078125 - 0 (ratio 1.0078125), (t=1, n=2) by 0.5
      * against 2^-8*3 + 2^-7*2: two failures, the first the earlier one in row-major order. */
     y[3] = bf(1.0078125f);
     y[5] = bf(3.5f);
-    gb_ref_check_linear(y, r, s, 2, 3, &c);
+    gb_ref_check_linear(y, r, s, 2, 3, GB_WEIGHTS_EXACT, &c);
     const double b5 = 3 * 0x1p-8 + 2 * 0x1p-7;
     CHECK(c.failures == 2 && c.has_first && c.first_t == 1 && c.first_n == 0 &&
               c.first_y == 1.0078125 && c.first_r == 0.0 && c.first_bound == 1.0,
@@ -646,20 +646,32 @@ static void test_check(void) {
           (unsigned long long)c.first_n, c.first_y, c.first_r, c.first_bound);
     CHECK(c.worst == 0.5 / b5 && c.worst_t == 1 && c.worst_n == 2, "worst %g at (%llu, %llu)",
           c.worst, (unsigned long long)c.worst_t, (unsigned long long)c.worst_n);
+    /* Weights rounded to bf16 widen the s term to 2^-6 s: (t=1, n=0) is then inside its bound
+     * of 2 (ratio 1.0078125 / 2), (t=1, n=2) still outside 3 * 2^-8 + 2 * 2^-6. */
+    gb_ref_check_linear(y, r, s, 2, 3, GB_WEIGHTS_BF16, &c);
+    const double b5w = 3 * 0x1p-8 + 2 * 0x1p-6;
+    CHECK(c.failures == 1 && c.first_t == 1 && c.first_n == 2 && c.first_bound == b5w &&
+              c.worst == 0.5 / b5w,
+          "bf16 weights: %llu failures, first (%llu, %llu) bound %g, worst %g",
+          (unsigned long long)c.failures, (unsigned long long)c.first_t,
+          (unsigned long long)c.first_n, c.first_bound, c.worst);
+    CHECK(gb_ref_linear_bound(-2.0, 1.0, GB_WEIGHTS_BF16) == 2 * 0x1p-8 + 0x1p-6 &&
+              gb_ref_linear_bound(-2.0, 1.0, GB_WEIGHTS_EXACT) == 2 * 0x1p-8 + 0x1p-7,
+          "the two bounds");
     /* A bound of 0 (r = s = 0) admits only y = 0; NaN fails with an infinite ratio. */
     y[3] = bf(0.0f);
     y[5] = bf(3.0f);
     y[4] = 0x0001; /* the smallest bf16 subnormal */
-    gb_ref_check_linear(y, r, s, 2, 3, &c);
+    gb_ref_check_linear(y, r, s, 2, 3, GB_WEIGHTS_EXACT, &c);
     CHECK(c.failures == 1 && c.first_t == 1 && c.first_n == 1 && isinf(c.worst),
           "zero bound: %llu failures, worst %g", (unsigned long long)c.failures, c.worst);
     y[4] = bf(0.0f);
     y[0] = 0x7FC0; /* NaN */
-    gb_ref_check_linear(y, r, s, 2, 3, &c);
+    gb_ref_check_linear(y, r, s, 2, 3, GB_WEIGHTS_EXACT, &c);
     CHECK(c.failures == 1 && c.first_t == 0 && c.first_n == 0 && isinf(c.worst) && isnan(c.first_y),
           "NaN y: %llu failures, worst %g", (unsigned long long)c.failures, c.worst);
     y[0] = 0x7F80; /* +Inf */
-    gb_ref_check_linear(y, r, s, 2, 3, &c);
+    gb_ref_check_linear(y, r, s, 2, 3, GB_WEIGHTS_EXACT, &c);
     CHECK(c.failures == 1 && isinf(c.worst), "Inf y: %llu failures",
           (unsigned long long)c.failures);
 
@@ -678,12 +690,12 @@ static void test_check(void) {
     gb_random_fill(x, t * k, GB_DT_BF16, GB_DIST_NORMAL, 0.0, 1.0, &rng);
     CHECK(gb_ref_linear(f, w, l.bytes, n, k, 1.0f, x, t * k, t, rr, ss, &e) == 0, "linear");
     for (uint64_t i = 0; i < t * n; i++) yy[i] = bf((float)rr[i]);
-    gb_ref_check_linear(yy, rr, ss, t, n, &c);
+    gb_ref_check_linear(yy, rr, ss, t, n, GB_WEIGHTS_EXACT, &c);
     CHECK(c.failures == 0 && c.worst <= 0.5, "bf16(r): %llu failures, worst %g",
           (unsigned long long)c.failures, c.worst);
     const uint64_t at = 2 * n + 30;
-    yy[at] = bf((float)(rr[at] + 3 * gb_ref_linear_bound(rr[at], ss[at])));
-    gb_ref_check_linear(yy, rr, ss, t, n, &c);
+    yy[at] = bf((float)(rr[at] + 3 * gb_ref_linear_bound(rr[at], ss[at], GB_WEIGHTS_EXACT)));
+    gb_ref_check_linear(yy, rr, ss, t, n, GB_WEIGHTS_EXACT, &c);
     CHECK(c.failures == 1 && c.first_t == 2 && c.first_n == 30 && c.worst > 2.5 && c.worst < 3.5,
           "injected: %llu failures at (%llu, %llu), worst %g", (unsigned long long)c.failures,
           (unsigned long long)c.first_t, (unsigned long long)c.first_n, c.worst);

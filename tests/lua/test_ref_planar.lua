@@ -117,6 +117,10 @@ t.test("argument errors name the function, the argument and the rule", function(
   t.errors(function() ref.check_linear(y .. y, r, s, 1, 2) end,
     "ref.check_linear: y is 8 bytes, expected t=1 x n=2 = 2 bf16 values (4 bytes)", true)
   t.errors(function() ref.check_linear(y, r, s, 1, 0) end, "ref.check_linear: n must be a positive integer, got 0", true)
+  t.errors(function() ref.check_linear(y, r, s, 1, 2, "fp8") end,
+    'ref.check_linear: weights must be "exact" or "bf16", got fp8', true)
+  t.errors(function() ref.check_linear(y, r, s, 1, 2, 2) end,
+    'ref.check_linear: weights must be "exact" or "bf16", got number', true)
   t.errors(function() ref.random_bf16(0, 1) end, "ref.random_bf16: n must be a positive integer, got 0", true)
   t.errors(function() ref.random_bf16(4, 1, "gauss") end,
     "ref.random_bf16: dist must be 'normal' or 'uniform', got 'gauss'", true)
@@ -273,6 +277,21 @@ t.test("check_linear: bf16(r) passes, injected errors are counted exactly", func
   t.truthy(c.worst > 2.5 and c.worst < 3.5, "worst ratio " .. c.worst)
   t.truthy((c.worst_at.t == 1 and c.worst_at.n == 4) or (c.worst_at.t == 2 and c.worst_at.n == 36),
     ("worst at (%d, %d)"):format(c.worst_at.t, c.worst_at.n))
+  -- Weights rounded to bf16 (the vendor's): the s term is 2^-6 s, so an error halfway between
+  -- the two bounds passes it (at an output with |r| < s, where y's own bf16 rounding, at most
+  -- 2^-9 |y|, stays inside the gap of 2^-8 s) and 3 of the wider bound still fails.
+  local function wide(i) return 2 ^ -8 * math.abs(rv[i]) + 2 ^ -6 * sv[i] end
+  y[1], y[a] = rv[1], rv[a]
+  a = nil
+  for i = 1, n do if math.abs(rv[i]) < sv[i] then a = i break end end
+  t.truthy(a, "an output with |r| < s in the first row")
+  y[a] = rv[a] + (bound(a) + wide(a)) / 2
+  y[b] = rv[b] - 3 * wide(b)
+  c = ref.check_linear(pack_bf16(y), r, s, tt, n, "bf16")
+  t.eq({ c.ok, c.failures, c.first.t, c.first.n }, { false, 1, 2, 36 })
+  t.near(c.first.bound, wide(b), 1e-15 * wide(b))
+  t.truthy(c.worst > 2.5 and c.worst < 3.5, "worst ratio " .. c.worst)
+  t.eq(ref.check_linear(pack_bf16(y), r, s, tt, n, "exact").failures, 2)
   -- A NaN y fails with an infinite ratio.
   c = ref.check_linear(string.pack("<I2", 0x7fc0) .. yb:sub(3), r, s, tt, n)
   t.eq({ c.failures, c.worst, c.worst_at, c.first.t, c.first.n }, { 3, math.huge, { t = 0, n = 0 }, 0, 0 })
