@@ -794,6 +794,22 @@ phase_next72() { # the next session's: next70 (the suite with the new table agai
   WGNCU="${WGNCU:-w8:4608:4608 q4:131072:5120}" bash "$0" wgncu
 }
 
+phase_next73() { # the prepass by 16 bytes: its A/B against the previous kernel (tools/ab_prep.lua: outputs byte for byte,
+  # cold A B B A) at three T = 1024 points, the suite with cuBLAS (the vendor's bound for bf16 weights: every row timed),
+  # the whole Linear CUDA test, then ncu's full set of one call at w8 4608 x 4608
+  local p q n k
+  for p in w8:4608:4608 q5:6144:5120 q4:131072:5120 w8:5120:17408; do
+    IFS=: read -r q n k <<< "$p"
+    run "abprep_${q}_${n}_${k}" env QTYPE=$q N=$n K=$k T=1024 timeout 60 $G tools/ab_prep.lua
+    grep -E "identical|DIFFERENT|cold us|rror" "$LOGS/abprep_${q}_${n}_${k}.log" | cut -c1-160
+  done
+  cluster_suite t73 ""
+  awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/suite_cuda_t73.log" | head -30
+  run lua_test_linear_cuda timeout ${TEST_LIMIT:-240} $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda.log" | cut -c1-120 | grep -v "^ok"
+  WGNCU="${WGNCU:-w8:4608:4608}" bash "$0" wgncu
+}
+
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
   # test), then ncu's full set of one call at three short T = 1024 points (what limits the per-tile rate now)
   phase_next63
@@ -1897,6 +1913,9 @@ next70)
   ;;
 next71)
   phase_next71
+  ;;
+next73)
+  phase_next73
   ;;
 next72)
   phase_next72

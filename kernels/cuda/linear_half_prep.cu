@@ -8,12 +8,14 @@
 // (docs/kernels/cuda-linear.md, "Weights in fp16"; the exponents:
 // linear_half_prep.cuh): blocks 0 .. T - 1 each take a row t of x, write
 // its exponent g to ex[t] and the row as fp16 times 2^-g to xh[t][K]; the
-// blocks after the rows of x take 256 rows n of W each and write f of the
-// row's group scales to ex[T + n]. LN_PREP_Q (4, 5, 6, 8) names the format,
-// whose planes say where the scales lie. LN_PREP_TILE = BN (LN_XTILE = 1):
-// x goes to the tiled copy instead (ln_half_x_at), whose rows are T rounded
-// up to BN, those past T and the columns past K zeros; 0: row by row, [T][K].
-// Launch: block (256), grid (T + ceil(N / 256)), T rounded up to BN when tiled.
+// blocks after the rows of x take 8 rows n of W each, a warp a row, and write
+// f of the row's group scales to ex[T + n]. LN_PREP_Q (4, 5, 6, 8) names the
+// format, whose planes say where the scales lie. LN_PREP_TILE = BN
+// (LN_XTILE = 1): x goes to the tiled copy instead (ln_half_x_at), whose rows
+// are T rounded up to BN, those past T and the columns past K zeros; 0: row
+// by row, [T][K]. x moves 16 bytes a thread (K is a multiple of 8:
+// docs/LINEAR.md; docs/kernels/cuda-linear.md, "The prepass by 16 bytes").
+// Launch: block (256), grid (T + ceil(N / 8)), T rounded up to BN when tiled.
 #include "linear_half_prep.cuh"
 
 #if !defined(LN_PREP_Q) || !defined(LN_PREP_TILE)
@@ -42,13 +44,12 @@ extern "C" __global__ void __launch_bounds__(256)
 {
     __shared__ gb_u32 part[8];
     const gb_u32 rows = LN_PREP_TILE ? (t + LN_PREP_BN - 1) / LN_PREP_BN * LN_PREP_BN : t, nunits = (k + 63) / 64;
+    // 8-element chunks a row of the copy: the tiled copy's whole units, else K's
+    const gb_u32 chunks = LN_PREP_TILE ? 8 * nunits : k / 8;
     if (blockIdx.x < t) {
-        const unsigned short* xr = x + (gb_u64)blockIdx.x * k;
+        const uint4* xv = reinterpret_cast<const uint4*>(x + (gb_u64)blockIdx.x * k);
         gb_u32 m = 0;
-        for (gb_u32 i = threadIdx.x; i < k; i += 256) {
-            const gb_u32 a = xr[i] & 0x7FFFu;
-            m = a > m ? a : m;
-        }
+        for (gb_u32 i = threadIdx.x; i < k / 8; i += 256) m = ln_half_max8(xv[i], m);
         for (int o = 16; o; o >>= 1) {
             const gb_u32 b = __shfl_xor_sync(0xffffffffu, m, o);
             m = b > m ? b : m;
@@ -60,19 +61,24 @@ extern "C" __global__ void __launch_bounds__(256)
         const int g = ln_half_x_exp(m);
         if (threadIdx.x == 0) ex[blockIdx.x] = g;
         const float inv = ln_pow2(-g);
-        if (LN_PREP_TILE) {
-            for (gb_u32 i = threadIdx.x; i < 64 * nunits; i += 256)
-                xh[ln_half_x_at<LN_PREP_BN>(blockIdx.x, i, nunits)] = i < k ? (unsigned short)ln_half_x(xr[i], inv) : 0;
-        } else {
-            unsigned short* hr = xh + (gb_u64)blockIdx.x * k;
-            for (gb_u32 i = threadIdx.x; i < k; i += 256) hr[i] = (unsigned short)ln_half_x(xr[i], inv);
+        const gb_u64 row0 = (gb_u64)blockIdx.x * k; // the row-major copy's row
+        for (gb_u32 i = threadIdx.x; i < chunks; i += 256) {
+            const uint4 v = i < k / 8 ? ln_half_x8(xv[i], inv) : make_uint4(0, 0, 0, 0);
+            *reinterpret_cast<uint4*>(xh + (LN_PREP_TILE ? ln_half_x_at<LN_PREP_BN>(blockIdx.x, 8 * i, nunits) : row0 + 8 * i)) = v;
         }
     } else if (blockIdx.x < rows) {
-        // a row of the tiled copy's last tile past T: zeros
-        for (gb_u32 i = threadIdx.x; i < 64 * nunits; i += 256) xh[ln_half_x_at<LN_PREP_BN>(blockIdx.x, i, nunits)] = 0;
+        // a row of the tiled copy's last tile past T: zeros (its 8-element chunks are 16-byte aligned)
+        for (gb_u32 i = threadIdx.x; i < chunks; i += 256)
+            *reinterpret_cast<uint4*>(xh + ln_half_x_at<LN_PREP_BN>(blockIdx.x, 8 * i, nunits)) = make_uint4(0, 0, 0, 0);
     } else {
-        const gb_u32 row = (blockIdx.x - rows) * 256 + threadIdx.x;
+        // a warp a row of W, its lanes over the row's scale words
+        const gb_u32 row = (blockIdx.x - rows) * 8 + (threadIdx.x >> 5), lane = threadIdx.x & 31;
         if (row >= n) return;
-        ex[t + row] = ln_half_w_row<PrepF>(w, n, k, row);
+        gb_u32 m = ln_half_w_max<PrepF>(w, n, k, row, lane, 32);
+        for (int o = 16; o; o >>= 1) {
+            const gb_u32 b = __shfl_xor_sync(0xffffffffu, m, o);
+            m = b > m ? b : m;
+        }
+        if (lane == 0) ex[t + row] = ln_half_w_exp(m);
     }
 }

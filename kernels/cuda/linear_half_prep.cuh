@@ -60,19 +60,34 @@ GB_HD gb_u32 ln_half_max2(gb_u32 w, gb_u32 m)
     return c > m ? c : m;
 }
 
-// f of row `row` of W: the largest of the scales of the groups that hold
-// elements below K (those past it have scale +0: docs/FORMATS.md, "Padding
-// and geometry"), two fp16 scales a word of the scales plane.
+// The largest magnitude bits of eight bf16 (or fp16) values, 16 bytes of x.
+GB_HD gb_u32 ln_half_max8(uint4 v, gb_u32 m)
+{
+    return ln_half_max2(v.w, ln_half_max2(v.z, ln_half_max2(v.y, ln_half_max2(v.x, m))));
+}
+
+// Eight elements of x (bf16, 16 bytes) as fp16 scaled by 2^-g (inv = 2^-g).
+GB_HD gb_u32 ln_half_x2(gb_u32 w, float inv) { return ln_half_x(w & 0xFFFFu, inv) | ln_half_x(w >> 16, inv) << 16; }
+GB_HD uint4 ln_half_x8(uint4 v, float inv)
+{
+    return make_uint4(ln_half_x2(v.x, inv), ln_half_x2(v.y, inv), ln_half_x2(v.z, inv), ln_half_x2(v.w, inv));
+}
+
+// The largest magnitude bits of row `row` of W's scales over the words
+// first, first + step, ... of the groups that hold elements below K (those
+// past it have scale +0: docs/FORMATS.md, "Padding and geometry"), two fp16
+// scales a word of the scales plane (the last one's high half past K when
+// the groups are odd); f is ln_half_w_exp of it. The prepass takes a warp a
+// row (first = lane, step 32).
 template <class F>
-GB_HD int ln_half_w_row(const unsigned char* w, gb_u32 n, gb_u32 k, gb_u32 row)
+GB_HD gb_u32 ln_half_w_max(const unsigned char* w, gb_u32 n, gb_u32 k, gb_u32 row, gb_u32 first, gb_u32 step)
 {
     const LnGeo geo = F::geo(w, n, k);
     const gb_u32 groups = (k + 128 / F::SB - 1) / (128 / F::SB);
     const gb_u32* sr = reinterpret_cast<const gb_u32*>(geo.ps + row * geo.rs);
     gb_u32 m = 0;
-    for (gb_u32 i = 0; i < groups / 2; i++) m = ln_half_max2(sr[i], m);
-    if (groups & 1) m = ln_half_max2(sr[groups / 2] & 0xFFFFu, m);
-    return ln_half_w_exp(m);
+    for (gb_u32 i = first; i < (groups + 1) / 2; i += step) m = ln_half_max2(i < groups / 2 ? sr[i] : sr[i] & 0xFFFFu, m);
+    return m;
 }
 
 #endif

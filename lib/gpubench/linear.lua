@@ -175,7 +175,7 @@ end
 -- The second launch of a call whose route splits K (CUDA): the slices' sums into y.
 local REDUCE = { file = "kernels/cuda/linear_reduce.cu", entry = "linear_reduce", defines = {} }
 local REDUCE_BLOCK, REDUCE_MAX_BLOCKS = 256, 1056
-local PREP_BLOCK = 256 -- linear_half_prep.cu's block
+local PREP_BLOCK, PREP_W_ROWS = 256, 8 -- linear_half_prep.cu's block, and rows of W a block (a warp each)
 
 local function check_buffer(buf, need, what, who)
   if type(buf) ~= "userdata" and type(buf) ~= "table" then
@@ -216,7 +216,7 @@ function linear.launches(dev, spec, w, x, y, t, route)
     local cols = r.xtile and (spec.k + 63) // 64 * 64 or spec.k
     xk = linear.workspace(dev, 2 * rows * cols, "half_x")
     ex = linear.workspace(dev, 4 * (t + spec.n), "half_ex")
-    ls[1] = { linear.kernel(dev, r.prep), { rows + (spec.n + PREP_BLOCK - 1) // PREP_BLOCK, 1, 1 }, { PREP_BLOCK, 1, 1 },
+    ls[1] = { linear.kernel(dev, r.prep), { rows + (spec.n + PREP_W_ROWS - 1) // PREP_W_ROWS, 1, 1 }, { PREP_BLOCK, 1, 1 },
               xb, xk, ex, wb, gpu.u32(spec.n), gpu.u32(spec.k), gpu.u32(t) }
   end
   -- a route with a tail (CUDA's wgmma, gpubench.linear_cuda's with_tail): its

@@ -471,17 +471,23 @@ static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
         ex.resize((size_t)c.T + c.N);
         if (XT) memset(xt.p, 0, xt.n);
         else xh.resize((size_t)c.T * c.K);
+        // x 16 bytes (8 elements) at a time as the kernel moves it (K is a multiple of 8)
+        auto chunk = [&](gb_u32 tt, gb_u32 i) { uint4 v; memcpy(&v, c.x + (size_t)tt * c.K + 8 * i, 16); return v; };
         for (gb_u32 tt = 0; tt < c.T; tt++) {
             gb_u32 m = 0;
-            for (gb_u32 k = 0; k < c.K; k++) m = std::max(m, (gb_u32)(c.x[(size_t)tt * c.K + k] & 0x7FFFu));
+            for (gb_u32 i = 0; i < c.K / 8; i++) m = ln_half_max8(chunk(tt, i), m);
             ex[tt] = ln_half_x_exp(m);
-            for (gb_u32 k = 0; k < c.K; k++) {
-                const unsigned short v = (unsigned short)ln_half_x(c.x[(size_t)tt * c.K + k], ln_pow2(-ex[tt]));
-                if (XT) ((unsigned short*)xt.p)[ln_half_x_at<BN>(tt, k, nunits)] = v;
-                else xh[(size_t)tt * c.K + k] = v;
+            for (gb_u32 i = 0; i < c.K / 8; i++) {
+                const uint4 v = ln_half_x8(chunk(tt, i), ln_pow2(-ex[tt]));
+                memcpy(XT ? (unsigned short*)xt.p + ln_half_x_at<BN>(tt, 8 * i, nunits) : &xh[(size_t)tt * c.K + 8 * i], &v, 16);
             }
         }
-        for (gb_u32 n = 0; n < c.N; n++) ex[c.T + n] = ln_half_w_row<F>(c.w, c.N, c.K, n);
+        // W's exponents a warp a row: each lane's words, then their largest (the kernel's shuffles)
+        for (gb_u32 n = 0; n < c.N; n++) {
+            gb_u32 m = 0;
+            for (gb_u32 lane = 0; lane < 32; lane++) m = std::max(m, ln_half_w_max<F>(c.w, c.N, c.K, n, lane, 32));
+            ex[c.T + n] = ln_half_w_exp(m);
+        }
         // the kernel's x (its loads checked against the same T x K bounds), or with XT the tiled copy
         c.x = XT ? (const unsigned short*)xt.p : xh.data();
     }
