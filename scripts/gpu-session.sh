@@ -810,16 +810,6 @@ phase_next73() { # the prepass by 16 bytes: its A/B against the previous kernel 
   WGNCU="${WGNCU:-w8:4608:4608}" bash "$0" wgncu
 }
 
-phase_next74() { # the cluster's sums several items at once (LN_CSUM_U, kernels/cuda/linear_wgmma.cuh): the table's launches
-  # against the same with LN_CSUM_U = 1 (one item at a time, the loop before), y bit for bit, cold A B B A
-  # (tools/linear_define_ab.lua), at the T = 1024 points with slices in a cluster or a tail; then the CUDA suite
-  run csum_ab env DEFINE=LN_CSUM_U=1 POINTS="${CSUM_POINTS:-w8:4608:4608:1024 w8:5120:4608:1024 q4:4304:1152:1024 q5:1152:1152:1024 q6:1152:1536:1024 q5:1152:4304:1024 q4:3456:1152:1024 w8:2048:16384:1024 w8:2048:4096:1024 w8:2048:4608:1024 q5:6144:5120:1024}" \
-    timeout 240 $G tools/linear_define_ab.lua
-  grep -E "identical|DIFFERENT|rror" "$LOGS/csum_ab.log" | cut -c1-200
-  cluster_suite t74 ""
-  awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/suite_cuda_t74.log" | head -30
-}
-
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
   # test), then ncu's full set of one call at three short T = 1024 points (what limits the per-tile rate now)
   phase_next63
@@ -1923,9 +1913,6 @@ next70)
   ;;
 next71)
   phase_next71
-  ;;
-next74)
-  phase_next74
   ;;
 next73)
   phase_next73

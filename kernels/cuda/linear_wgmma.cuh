@@ -665,13 +665,6 @@ GB_HD void lw_async_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, g
 // slice order (linear_reduce.cuh's order: the same bits) and stores y. No
 // fp32 sums in global memory, no second launch (docs/kernels/cuda-linear.md,
 // "Slices in a cluster"). ln_wgmma checks KS (2 to 8) and that the sums fit.
-// LN_CSUM_U: the items a thread adds at once, 0 (the default) for 16 / KS
-// (at least 1); 1 is the loop before it, one item's KS loads in flight at a
-// time (for an A/B: docs/kernels/cuda-linear.md, "The cluster's sums,
-// several at once"). Not a route define: the sums' bits are the same.
-#ifndef LN_CSUM_U
-#define LN_CSUM_U 0
-#endif
 template <int BM, int BN>
 GB_HD constexpr unsigned lw_cluster_bytes()
 {
@@ -688,31 +681,19 @@ GB_HD void lw_cluster_sums(C& ctx, Mm& mm, gb_u32 base, unsigned short* y, gb_u3
                 [&](gb_u32 nl, gb_u32 tl, float v) { ctx.sts_f32(base + 4 * (tl * LD + nl), v); });
     ctx.cluster_sync(); // every slice's sums are in its block's shared memory
     const gb_u32 z = ctx.block(2), c0 = z * BN / KS, c1 = (z + 1) * BN / KS, cols = T - t0 < c1 ? T - t0 : c1;
-    // U items (4 sums each) a thread at once, all their U KS loads issued before the first add
-    enum { U = LN_CSUM_U ? LN_CSUM_U : (16 / KS > 1 ? 16 / KS : 1) };
-    for (gb_u32 i0 = tid; c0 + i0 / Q < cols; i0 += U * NTH) {
-        float v[U][KS][4];
+    for (gb_u32 i = tid; c0 + i / Q < cols; i += NTH) {
+        const gb_u32 tl = c0 + i / Q, nl = 4 * (i % Q), a = base + 4 * (tl * LD + nl);
+        float s[4], v[4];
+        ctx.ld_cluster_v4(a, 0, s);
+        for (gb_u32 r = 1; r < (gb_u32)KS; r++) {
+            ctx.ld_cluster_v4(a, r, v);
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            const gb_u32 i = i0 + u * NTH, tl = c0 + i / Q, nl = 4 * (i % Q);
-            if (tl < cols) {
-#pragma unroll
-                for (int r = 0; r < KS; r++) ctx.ld_cluster_v4(base + 4 * (tl * LD + nl), r, v[u][r]);
-            }
+            for (int e = 0; e < 4; e++) s[e] += v[e];
         }
+        const gb_u64 row = (gb_u64)(t0 + tl) * N;
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            const gb_u32 i = i0 + u * NTH, tl = c0 + i / Q, nl = 4 * (i % Q);
-            if (tl >= cols) break; // the items are in order: the rest are past the tile's columns too
-            const gb_u64 row = (gb_u64)(t0 + tl) * N;
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                float s = v[u][0][e];
-#pragma unroll
-                for (int r = 1; r < KS; r++) s += v[u][r][e];
-                if (n0 + nl + e < N) ctx.st_y(y + row + n0 + nl + e, ln_bf16(s));
-            }
-        }
+        for (int e = 0; e < 4; e++)
+            if (n0 + nl + e < N) ctx.st_y(y + row + n0 + nl + e, ln_bf16(s[e]));
     }
     ctx.cluster_sync(); // no block leaves while another reads its shared memory
 }
