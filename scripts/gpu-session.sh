@@ -810,6 +810,19 @@ phase_next73() { # the prepass by 16 bytes: its A/B against the previous kernel 
   WGNCU="${WGNCU:-w8:4608:4608}" bash "$0" wgncu
 }
 
+phase_next75() { # the short grids (slices in a cluster, the bf16 codes) against the weights in fp16 with x by bulk copies
+  # after the prepass by 16 bytes (hx72 was before it), ABBA, at T = 1024 and 256
+  local p q n k tt
+  for tt in 1024 256; do
+    for p in q5:1152:4304 q4:3456:1152 q5:1152:1152 q6:1152:1536 q6:1152:4304 q4:1152:4304; do
+      IFS=: read -r q n k <<< "$p"
+      run "hx75_${q}_${n}_${k}_T$tt" timeout 100 $G --backend cuda experiments/linear_variants.lua --route wgmma \
+        --grid "LN_HALF=1;LN_XTILE=1" --qtype $q --n $n --k $k --t $tt --json "$LOGS/hx75_${q}_${n}_${k}_T$tt.jsonl"
+      grep -E '^ *[0-9]+ |rror|refused' "$LOGS/hx75_${q}_${n}_${k}_T$tt.log" | cut -c1-150
+    done
+  done
+}
+
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
   # test), then ncu's full set of one call at three short T = 1024 points (what limits the per-tile rate now)
   phase_next63
@@ -1913,6 +1926,9 @@ next70)
   ;;
 next71)
   phase_next71
+  ;;
+next75)
+  phase_next75
   ;;
 next73)
   phase_next73
