@@ -19,6 +19,9 @@
 // gpubench-compile: entry=linear_wgmma_q5 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=2,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=1,LN_XTILE=1
 // gpubench-compile: entry=linear_wgmma_q5 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=4,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=1,LN_XTILE=1
 // gpubench-compile: entry=linear_wgmma_q5 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=2
+// gpubench-compile: entry=linear_wgmma_q5 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=2,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=0,LN_XTILE=1
+// gpubench-compile: entry=linear_wgmma_q5 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=3,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=0,LN_XTILE=1
+// gpubench-compile: entry=linear_wgmma_q5 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=2,LN_WS=0,LN_KSPLIT=4,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=0,LN_XTILE=1
 // The wgmma Linear route for q5 weights (sm_90a; docs/kernels/cuda-linear.md):
 // y[T, N] = x[T, K] . W[N, K]^T, tiles of 64 LN_MT LN_WG rows x LN_BN rows of x.
 // Launch: block (128 (LN_WG + LN_WS)), grid (ceil(T / LN_BN), ceil(N / (64 LN_MT LN_WG)), LN_KSPLIT);

@@ -321,15 +321,18 @@ local WGMMA_FROM = 65
 local WGMMA_WPF = { q4 = 4 }
 -- Weights and x in fp16 (LN_HALF = 1, staggered) for the formats with fp16
 -- group scales on grids of at least a tile per SM without slices, and with
--- slices for w8 from T = 256: where the evidence says it pays (the smaller
--- and sliced grids of q4, q5, q6 still want an A/B; docs/kernels/cuda-linear.md,
--- "Weights in fp16"); elsewhere the bf16 codes with the scales after the sum,
--- staggered where WGMMA_STAGGER says.
+-- slices from T = 256 for w8, and for q4, q5, q6 where K has HALF_SLICE_UNITS
+-- units or more (below, the prepass and the fp16 kernel's setup cost more than
+-- its faster loop saves): where the evidence says it pays
+-- (docs/kernels/cuda-linear.md, "Weights in fp16", "The prepass by 16 bytes");
+-- elsewhere the bf16 codes with the scales after the sum, staggered where
+-- WGMMA_STAGGER says.
 local WGMMA_STAGGER = { q5 = 1, q6 = 1, nvfp4 = 1, bf16 = 1 }
 local WGMMA_HALF = { q4 = true, q5 = true, q6 = true, w8 = true }
-local function half_for(q, T, ks, tiles, sms)
+local HALF_SLICE_UNITS = 64
+local function half_for(q, T, ks, tiles, sms, units)
   if not WGMMA_HALF[q] then return 0 end
-  if ks > 1 then return (q == "w8" and T >= 256) and 1 or 0 end
+  if ks > 1 then return (T >= 256 and (q == "w8" or units >= HALF_SLICE_UNITS)) and 1 or 0 end
   return tiles >= sms and 1 or 0
 end
 local function wgmma_geometry(q)
@@ -422,10 +425,10 @@ local function wgmma_for_shape(q, r, fallback)
     if tiles < sms / 2 then
       local ks = 1
       while ks < most and tiles * (ks + 1) <= sms and units >= 4 * (ks + 1) do ks = ks + 1 end
-      if ks > 1 then return variant(bn, ks, half_for(q, T, ks, tiles, sms), 1) end
+      if ks > 1 then return variant(bn, ks, half_for(q, T, ks, tiles, sms, units), 1) end
     elseif CLUSTER_PAIR[q] and tiles < CLUSTER_PAIR_BELOW * sms and units >= CLUSTER_PAIR_UNITS then
       -- the weights in fp16 where the unsplit kernel has them (w8 always with slices)
-      return variant(bn, 2, q == "w8" and 1 or half_for(q, T, 1, tiles, sms), 1)
+      return variant(bn, 2, q == "w8" and 1 or half_for(q, T, 1, tiles, sms, units), 1)
     end
   end
   return function(N, K, dev, T)
@@ -437,7 +440,7 @@ local function wgmma_for_shape(q, r, fallback)
     local units = ceil_div(K, 64)
     if T >= M.CLUSTER_FROM_T then
       local ks = tail_slices(tiles, units, sms, bn, T)
-      if ks then return tail_of(variant(bn, 1, half_for(q, T, 1, tiles, sms), 0), ks) end
+      if ks then return tail_of(variant(bn, 1, half_for(q, T, 1, tiles, sms, units), 0), ks) end
     end
     if T >= M.CLUSTER_FROM_T and M.CLUSTER_SLICES >= 2 then
       local c = clustered(tiles, units, sms, bn, T)
@@ -448,7 +451,7 @@ local function wgmma_for_shape(q, r, fallback)
         if tiles < below * sms and T >= from_t and T <= to_t and (not formats or formats[q]) then
           local ks = 1
           while 2 * ks <= SPLIT_MAX and tiles * 2 * ks <= per_sm * sms and units >= min_units * 2 * ks do ks = 2 * ks end
-          if ks > 1 then return variant(bn, ks, half_for(q, T, ks, tiles, sms), 0) end
+          if ks > 1 then return variant(bn, ks, half_for(q, T, ks, tiles, sms, units), 0) end
           break
         end
       end
@@ -456,7 +459,7 @@ local function wgmma_for_shape(q, r, fallback)
     if T < 256 then return fallback end
     if q == "w8" and tiles < sms then return fallback end
     if PRESCALED[q] and tiles < sms then return variant(128, 1, 0, 0) end
-    local half = half_for(q, T, 1, tiles, sms)
+    local half = half_for(q, T, 1, tiles, sms, units)
     if half ~= r.defines.LN_HALF then return variant(bn, 1, half, 0) end
     return r
   end

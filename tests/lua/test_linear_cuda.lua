@@ -192,7 +192,7 @@ t.test("the wgmma route's slices in a thread block cluster from T = 256 (CLUSTER
   -- under half a tile per SM: 36 tiles take 3 slices (108 blocks), 64 tiles 2, 9 tiles 4 (not more than CLUSTER_SLICES)
   t.eq(pick("q5", 1152, 1152, 1024), { "wgmma", 3, 1, 0, true })  -- 18 units: 6 a slice
   t.eq(pick("q6", 1152, 1536, 1024), { "wgmma", 3, 1, 0, true })
-  t.eq(pick("q5", 1152, 4304, 1024), { "wgmma", 3, 1, 0, true })
+  t.eq(pick("q5", 1152, 4304, 1024), { "wgmma", 3, 1, 1, true })  -- 68 units: fp16 with slices
   t.eq(pick("w8", 2048, 4096, 1024), { "wgmma", 2, 1, 1, true })  -- w8 with slices in fp16
   t.eq(pick("w8", 2048, 16384, 1024), { "wgmma", 2, 1, 1, true })
   t.eq(pick("q5", 1152, 1152, 256), { "wgmma", 4, 1, 0, true })   -- 9 tiles, 18 units: 4 slices of 4.5
@@ -296,10 +296,11 @@ t.test("the wgmma route's last wave in slices (TAIL_SLICES): the rule, the two g
 end)
 
 -- LN_HALF (weights and x in fp16 from a first launch, staggered) for q4, q5,
--- q6, w8 on grids of a tile per SM or more without slices, and for w8 with
--- slices from T = 256; elsewhere the bf16 codes with the stagger of the
--- exact path; the route carries its prepass (one spec per format), and the
--- formats without fp16 group scales refuse it.
+-- q6, w8 on grids of a tile per SM or more without slices, and with slices
+-- from T = 256 for w8 and for q4, q5, q6 with 64 units of K or more;
+-- elsewhere the bf16 codes with the stagger of the exact path; the route
+-- carries its prepass (one spec per format), and the formats without fp16
+-- group scales refuse it.
 t.test("the wgmma route's LN_HALF by grid (no tail), its prepass, and the formats that refuse it", without_tail(function()
   local linear = require "gpubench.linear"
   local dev = { backend = "cuda", name = "fake H200", info = { arch = "sm_90" }, sm_count = 132 }
@@ -315,7 +316,11 @@ t.test("the wgmma route's LN_HALF by grid (no tail), its prepass, and the format
   t.eq(pick("q5", 14336, 5120, 1024), { "wgmma", 2, 1, 1, 5 })  -- 448 tiles: 2 slices in a cluster, fp16 as unsplit
   t.eq(pick("q4", 3456, 1152, 1024), { "wgmma", 1, 0, 0, nil }) -- 108 tiles, under one per SM
   t.eq(pick("q5", 6144, 5120, 1024), { "wgmma", 2, 1, 1, 5 })  -- 192 tiles, 2 slices in a cluster: fp16 as unsplit
-  t.eq(pick("q5", 1152, 4304, 1024), { "wgmma", 3, 0, 1, nil }) -- slices under half a tile per SM: the exact path
+  t.eq(pick("q5", 1152, 4304, 1024), { "wgmma", 3, 1, 1, 5 })  -- slices under half a tile per SM, 68 units: fp16
+  t.eq(pick("q4", 1152, 4096, 256), { "wgmma", 4, 1, 1, 4 })    -- 64 units, the least
+  t.eq(pick("q6", 1152, 4032, 1024), { "wgmma", 3, 0, 1, nil }) -- 63 units: the exact path
+  t.eq(pick("q5", 1152, 1152, 1024), { "wgmma", 3, 0, 1, nil }) -- 18 units: the exact path
+  t.eq(pick("q5", 1152, 4304, 128), { "wgmma", 16, 0, 1, nil }) -- below T = 256: the exact path
   t.eq(pick("q4", 3456, 1152, 128), { "wgmma", 4, 0, 0, nil })
   t.eq(pick("w8", 5120, 17408, 1024), { "wgmma", 2, 1, 1, 8 })  -- w8 with slices from T = 256
   t.eq(pick("w8", 5120, 17408, 128), { "wgmma", 8, 0, 0, nil })
