@@ -823,6 +823,14 @@ phase_next75() { # the short grids (slices in a cluster, the bf16 codes) against
   done
 }
 
+phase_next76() { # the suite with the fp16 weights on the short grids with 64 units or more (HALF_SLICE_UNITS), and the
+  # Linear CUDA test's cases of those geometries (slices in a cluster with the bulk copies; the fp16 weights)
+  cluster_suite t76 ""
+  awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/suite_cuda_t76.log" | head -30
+  run lua_test_linear_cuda_xtile env GPUBENCH_TEST_ONLY="x by bulk copies" timeout 200 $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda_xtile.log" | cut -c1-160
+}
+
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
   # test), then ncu's full set of one call at three short T = 1024 points (what limits the per-tile rate now)
   phase_next63
@@ -1926,6 +1934,9 @@ next70)
   ;;
 next71)
   phase_next71
+  ;;
+next76)
+  phase_next76
   ;;
 next75)
   phase_next75
