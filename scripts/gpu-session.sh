@@ -831,6 +831,23 @@ phase_next76() { # the suite with the fp16 weights on the short grids with 64 un
   grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda_xtile.log" | cut -c1-160
 }
 
+phase_next77() { # the prepass with each row of x held in registers (read once): tools/ab_prep.lua against the committed
+  # kernel (kernels/cuda/ab_prep_old.cu, outputs byte for byte, cold A B B A), one point past the registers (K = 32768);
+  # the GPU tests of the fp16 routes; the suite
+  local p q n k tt
+  for p in w8:4608:4608:1024 q5:6144:5120:1024 w8:5120:17408:1024 w8:2048:16384:1024 q4:131072:5120:1024 w8:2048:32768:256; do
+    IFS=: read -r q n k tt <<< "$p"
+    run "abprep77_${q}_${n}_${k}" env QTYPE=$q N=$n K=$k T=$tt timeout 60 $G tools/ab_prep.lua
+    grep -E "identical|DIFFERENT|cold us|rror" "$LOGS/abprep77_${q}_${n}_${k}.log" | cut -c1-160
+  done
+  for only in "x by bulk copies" "largest fp16 scales" "N = 1000"; do
+    run "lua_test_linear_cuda_${only// /_}" env GPUBENCH_TEST_ONLY="$only" timeout 200 $G tests/lua/test_linear_cuda.lua
+    grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda_${only// /_}.log" | cut -c1-160
+  done
+  cluster_suite t77 ""
+  awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/suite_cuda_t77.log" | head -30
+}
+
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
   # test), then ncu's full set of one call at three short T = 1024 points (what limits the per-tile rate now)
   phase_next63
@@ -1934,6 +1951,9 @@ next70)
   ;;
 next71)
   phase_next71
+  ;;
+next77)
+  phase_next77
   ;;
 next76)
   phase_next76

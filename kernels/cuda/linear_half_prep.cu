@@ -35,6 +35,9 @@ typedef LnW8 PrepF;
 #else
 #error "LN_PREP_Q must be 4, 5, 6 or 8"
 #endif
+// chunks of 16 bytes a thread holds: a row of x of up to 256 x 12 x 8 = 24576
+// elements is read once (docs/kernels/cuda-linear.md, "The prepass by 16 bytes")
+#define PREP_HOLD 12
 // the tile of the tiled copy (a placeholder where LN_PREP_TILE = 0, never used)
 #define LN_PREP_BN (LN_PREP_TILE ? LN_PREP_TILE : 64)
 
@@ -48,8 +51,25 @@ extern "C" __global__ void __launch_bounds__(256)
     const gb_u32 chunks = LN_PREP_TILE ? 8 * nunits : k / 8;
     if (blockIdx.x < t) {
         const uint4* xv = reinterpret_cast<const uint4*>(x + (gb_u64)blockIdx.x * k);
+        const gb_u64 row0 = (gb_u64)blockIdx.x * k; // the row-major copy's row
+        auto put = [&](gb_u32 i, uint4 v) {
+            *reinterpret_cast<uint4*>(xh + (LN_PREP_TILE ? ln_half_x_at<LN_PREP_BN>(blockIdx.x, 8 * i, nunits) : row0 + 8 * i)) = v;
+        };
+        // the row read once and held in registers where it fits (its chunks all issued at once), else read twice
+        const bool held = chunks <= 256 * PREP_HOLD;
+        uint4 v[PREP_HOLD];
         gb_u32 m = 0;
-        for (gb_u32 i = threadIdx.x; i < k / 8; i += 256) m = ln_half_max8(xv[i], m);
+        if (held) {
+#pragma unroll
+            for (int j = 0; j < PREP_HOLD; j++) {
+                const gb_u32 i = threadIdx.x + 256 * j;
+                v[j] = i < k / 8 ? xv[i] : make_uint4(0, 0, 0, 0);
+            }
+#pragma unroll
+            for (int j = 0; j < PREP_HOLD; j++) m = ln_half_max8(v[j], m);
+        } else {
+            for (gb_u32 i = threadIdx.x; i < k / 8; i += 256) m = ln_half_max8(xv[i], m);
+        }
         for (int o = 16; o; o >>= 1) {
             const gb_u32 b = __shfl_xor_sync(0xffffffffu, m, o);
             m = b > m ? b : m;
@@ -61,10 +81,14 @@ extern "C" __global__ void __launch_bounds__(256)
         const int g = ln_half_x_exp(m);
         if (threadIdx.x == 0) ex[blockIdx.x] = g;
         const float inv = ln_pow2(-g);
-        const gb_u64 row0 = (gb_u64)blockIdx.x * k; // the row-major copy's row
-        for (gb_u32 i = threadIdx.x; i < chunks; i += 256) {
-            const uint4 v = i < k / 8 ? ln_half_x8(xv[i], inv) : make_uint4(0, 0, 0, 0);
-            *reinterpret_cast<uint4*>(xh + (LN_PREP_TILE ? ln_half_x_at<LN_PREP_BN>(blockIdx.x, 8 * i, nunits) : row0 + 8 * i)) = v;
+        if (held) {
+#pragma unroll
+            for (int j = 0; j < PREP_HOLD; j++) {
+                const gb_u32 i = threadIdx.x + 256 * j;
+                if (i < chunks) put(i, ln_half_x8(v[j], inv)); // zeros past K (ln_half_x8 of 0 is 0)
+            }
+        } else {
+            for (gb_u32 i = threadIdx.x; i < chunks; i += 256) put(i, i < k / 8 ? ln_half_x8(xv[i], inv) : make_uint4(0, 0, 0, 0));
         }
     } else if (blockIdx.x < rows) {
         // a row of the tiled copy's last tile past T: zeros (its 8-element chunks are 16-byte aligned)
