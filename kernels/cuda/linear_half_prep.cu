@@ -1,9 +1,19 @@
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=0
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=0
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=0
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=0
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=256
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=256
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=0,LN_PREP_HOLD=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=0,LN_PREP_HOLD=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=0,LN_PREP_HOLD=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=0,LN_PREP_HOLD=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=256,LN_PREP_HOLD=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=256,LN_PREP_HOLD=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=256,LN_PREP_HOLD=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=256,LN_PREP_HOLD=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=0,LN_PREP_HOLD=12
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=0,LN_PREP_HOLD=12
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=0,LN_PREP_HOLD=12
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=0,LN_PREP_HOLD=12
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=256,LN_PREP_HOLD=12
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=256,LN_PREP_HOLD=12
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=256,LN_PREP_HOLD=12
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=256,LN_PREP_HOLD=12
 // The first launch of a Linear call on the wgmma route with LN_HALF = 1
 // (docs/kernels/cuda-linear.md, "Weights in fp16"; the exponents:
 // linear_half_prep.cuh): blocks 0 .. T - 1 each take a row t of x, write
@@ -18,8 +28,8 @@
 // Launch: block (256), grid (T + ceil(N / 8)), T rounded up to BN when tiled.
 #include "linear_half_prep.cuh"
 
-#if !defined(LN_PREP_Q) || !defined(LN_PREP_TILE)
-#error "linear_half_prep takes the format from -DLN_PREP_Q=4|5|6|8 and x's layout from -DLN_PREP_TILE=0|64|128|256 (lib/gpubench/linear_cuda.lua)"
+#if !defined(LN_PREP_Q) || !defined(LN_PREP_TILE) || !defined(LN_PREP_HOLD)
+#error "linear_half_prep takes the format from -DLN_PREP_Q=4|5|6|8, x's layout from -DLN_PREP_TILE=0|64|128|256 and the chunks a thread holds from -DLN_PREP_HOLD=0|N (lib/gpubench/linear_cuda.lua)"
 #endif
 #if LN_PREP_TILE != 0 && LN_PREP_TILE != 64 && LN_PREP_TILE != 128 && LN_PREP_TILE != 256
 #error "LN_PREP_TILE must be 0 (rows) or a tile of x, 64, 128 or 256"
@@ -35,9 +45,11 @@ typedef LnW8 PrepF;
 #else
 #error "LN_PREP_Q must be 4, 5, 6 or 8"
 #endif
-// chunks of 16 bytes a thread holds: a row of x of up to 256 x 12 x 8 = 24576
-// elements is read once (docs/kernels/cuda-linear.md, "The prepass by 16 bytes")
-#define PREP_HOLD 12
+// LN_PREP_HOLD: chunks of 16 bytes a thread holds, so that a row of x of up
+// to 256 x 8 LN_PREP_HOLD elements is read once (the long rows' twin, 12);
+// 0: every row read twice, once for its largest magnitude, once to convert
+// (fewer registers: docs/kernels/cuda-linear.md, "The prepass by 16 bytes")
+#define PREP_HOLD (LN_PREP_HOLD > 0 ? LN_PREP_HOLD : 1)
 // the tile of the tiled copy (a placeholder where LN_PREP_TILE = 0, never used)
 #define LN_PREP_BN (LN_PREP_TILE ? LN_PREP_TILE : 64)
 
@@ -56,7 +68,7 @@ extern "C" __global__ void __launch_bounds__(256)
             *reinterpret_cast<uint4*>(xh + (LN_PREP_TILE ? ln_half_x_at<LN_PREP_BN>(blockIdx.x, 8 * i, nunits) : row0 + 8 * i)) = v;
         };
         // the row read once and held in registers where it fits (its chunks all issued at once), else read twice
-        const bool held = chunks <= 256 * PREP_HOLD;
+        const bool held = LN_PREP_HOLD > 0 && chunks <= 256 * LN_PREP_HOLD;
         uint4 v[PREP_HOLD];
         gb_u32 m = 0;
         if (held) {

@@ -216,7 +216,9 @@ function linear.launches(dev, spec, w, x, y, t, route)
     local cols = r.xtile and (spec.k + 63) // 64 * 64 or spec.k
     xk = linear.workspace(dev, 2 * rows * cols, "half_x")
     ex = linear.workspace(dev, 4 * (t + spec.n), "half_ex")
-    ls[1] = { linear.kernel(dev, r.prep), { rows + (spec.n + PREP_W_ROWS - 1) // PREP_W_ROWS, 1, 1 }, { PREP_BLOCK, 1, 1 },
+    -- a prepass may have a twin for long rows of x (`long`, from `long_from_k`)
+    local prep = (r.prep.long and spec.k >= r.prep.long_from_k) and r.prep.long or r.prep
+    ls[1] = { linear.kernel(dev, prep), { rows + (spec.n + PREP_W_ROWS - 1) // PREP_W_ROWS, 1, 1 }, { PREP_BLOCK, 1, 1 },
               xb, xk, ex, wb, gpu.u32(spec.n), gpu.u32(spec.k), gpu.u32(t) }
   end
   -- a route with a tail (CUDA's wgmma, gpubench.linear_cuda's with_tail): its

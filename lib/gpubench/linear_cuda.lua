@@ -129,13 +129,26 @@ end
 -- kernel cache compiles each once), nil for the formats without fp16 group scales.
 -- With LN_XTILE the prepass writes x as the kernel's tiles of LN_BN rows
 -- (LN_PREP_TILE; 0: row by row): one spec per format and tile, made once.
+-- Rows of x of PREP_HOLD_FROM_K elements or more take the prepass's twin
+-- (`long`: gpubench.linear picks it by K) that reads a row once and holds it
+-- in registers, LN_PREP_HOLD = 12 chunks of 16 bytes a thread; its 64
+-- registers halve the blocks an SM, which costs more than the second read of
+-- a shorter row saves (docs/kernels/cuda-linear.md, "The prepass by 16 bytes").
 local PREP_Q, PREP = { q4 = 4, q5 = 5, q6 = 6, w8 = 8 }, {}
+local PREP_HOLD, PREP_HOLD_FROM_K = 12, 16384
 for q in pairs(PREP_Q) do PREP[q] = {} end
+local function prep_spec(q, tile, hold)
+  return { file = "kernels/cuda/linear_half_prep.cu", entry = "linear_half_prep",
+           defines = { LN_PREP_Q = PREP_Q[q], LN_PREP_TILE = tile, LN_PREP_HOLD = hold } }
+end
 local function prep_for(q, d)
   if d.LN_HALF ~= 1 then return nil end
   local tile = d.LN_XTILE == 0 and 0 or d.LN_BN
-  PREP[q][tile] = PREP[q][tile] or
-    { file = "kernels/cuda/linear_half_prep.cu", entry = "linear_half_prep", defines = { LN_PREP_Q = PREP_Q[q], LN_PREP_TILE = tile } }
+  if not PREP[q][tile] then
+    local s = prep_spec(q, tile, 0)
+    s.long, s.long_from_k = prep_spec(q, tile, PREP_HOLD), PREP_HOLD_FROM_K
+    PREP[q][tile] = s
+  end
   return PREP[q][tile]
 end
 

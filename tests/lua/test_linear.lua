@@ -147,6 +147,12 @@ t.test("a route with LN_HALF: the prepass launch and its workspaces", function()
   t.eq(ls[1][2], { 20 + 13, 1, 1 })
   linear.release(dev)
   t.eq(freed.n, 3)
+  -- a prepass with a twin for long rows of x: the twin from long_from_k on
+  local twin = { file = "p.cu", entry = "prep", defines = { LN_PREP_Q = 4 } }
+  twin.long, twin.long_from_k = { file = "p.cu", entry = "prep_long", defines = { LN_PREP_Q = 4 } }, 128
+  t.eq(linear.launches(dev, spec, w, x, y, 20, split_route(2, twin))[1][1].entry, "prep")
+  t.eq(linear.launches(dev, { qtype = "q4", policy = "a16", n = 100, k = 128 }, w, x, y, 20, split_route(2, twin))[1][1].entry, "prep_long")
+  linear.release(dev)
 end)
 
 t.test("slice_rows cuts every plane row by row", function()

@@ -328,6 +328,10 @@ t.test("the wgmma route's LN_HALF by grid (no tail), its prepass, and the format
   t.eq(pick("nvfp4", 14336, 5120, 1024), { "wgmma", 1, 0, 1, nil })
   t.truthy(linear.route(dev, { qtype = "q4", n = 131072, k = 5120 }, 1024).prep
     == linear.route(dev, { qtype = "q4", n = 65536, k = 4096 }, 512).prep, "one prepass spec per format")
+  -- the twin for long rows of x: each row read once, held in registers
+  local prep = linear.route(dev, { qtype = "w8", n = 5120, k = 17408 }, 1024).prep
+  t.eq({ prep.defines.LN_PREP_HOLD, prep.long.defines.LN_PREP_HOLD, prep.long_from_k }, { 0, 12, 16384 })
+  t.eq({ prep.long.defines.LN_PREP_Q, prep.long.defines.LN_PREP_TILE }, { prep.defines.LN_PREP_Q, prep.defines.LN_PREP_TILE })
   local base = routes.nvfp4[#routes.nvfp4 - 1]
   t.errors(function() routes.variant("nvfp4", base, { LN_HALF = 1 }) end,
     "LN_HALF=1 is for the formats with fp16 group scales (q4 q5 q6 w8), not nvfp4", true)
