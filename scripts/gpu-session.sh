@@ -848,6 +848,13 @@ phase_next77() { # the prepass with each row of x held in registers (read once):
   awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/suite_cuda_t77.log" | head -30
 }
 
+phase_next78() { # the suite with the prepass's twin for long rows (K >= 16384), then the Linear CUDA test's fp16 cases
+  cluster_suite t78 ""
+  awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/suite_cuda_t78.log" | head -30
+  run lua_test_linear_cuda_xtile env GPUBENCH_TEST_ONLY="x by bulk copies" timeout 200 $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda_xtile.log" | cut -c1-160
+}
+
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
   # test), then ncu's full set of one call at three short T = 1024 points (what limits the per-tile rate now)
   phase_next63
@@ -1951,6 +1958,9 @@ next70)
   ;;
 next71)
   phase_next71
+  ;;
+next78)
+  phase_next78
   ;;
 next77)
   phase_next77
