@@ -637,7 +637,8 @@ wgmma_test("wgmma route with the slices' sums added in a cluster (LN_CLUSTER = 1
       c.LN_CLUSTER = 1
       local cluster = routes.variant(q, base, c)
       t.truthy(cluster.cluster and not global.cluster, "the route says where its slices add up")
-      for j, shape in ipairs { { 37, 200, 300 }, { 300, 4304, 257 } } do
+      -- K = 16392: the prepass's twin for long rows (each row held in registers), a unit past K's last whole one
+      for j, shape in ipairs { { 37, 200, 300 }, { 300, 4304, 257 }, { 37, 16392, 70 } } do
         local n, k, tt = table.unpack(shape)
         local _, yg = check(dev, kernels, q, global, n, k, tt, 1000 + 10 * i + j)
         local _, yc = check(dev, kernels, q, cluster, n, k, tt, 1000 + 10 * i + j)
@@ -669,8 +670,8 @@ end)
 -- formats with LN_HALF; 2: each warpgroup its own rows, no block barrier in
 -- the loop): against FP64 and bit for bit the y of the same
 -- geometry's per-thread copies (the same fp16 x, the same products); 128 and
--- 256 rows of x, ragged T, K past a unit, slices in a cluster, and a refusal
--- without the prepass.
+-- 256 rows of x, ragged T, K past a unit, K long enough for the prepass's
+-- twin, slices in a cluster, and a refusal without the prepass.
 wgmma_test("wgmma route with x by bulk copies (LN_XTILE = 1, and 2 without the block barrier), q4 q5 q6 w8: FP64, and the bits of the per-thread copies'", function(dev, kernels)
   for _, q in ipairs { "q4", "q5", "q6", "w8" } do
     local base = routes[q][#routes[q] - 1]
@@ -682,7 +683,8 @@ wgmma_test("wgmma route with x by bulk copies (LN_XTILE = 1, and 2 without the b
       c.LN_XTILE = xt
       local tiled = routes.variant(q, base, c)
       t.truthy(tiled.xtile == tiled.defines.LN_BN and tiled.prep.defines.LN_PREP_TILE == tiled.defines.LN_BN, "the tiled prepass")
-      for j, shape in ipairs { { 37, 200, 300 }, { 300, 4304, 257 } } do
+      -- K = 16392: the prepass's twin for long rows (each row held in registers), a unit past K's last whole one
+      for j, shape in ipairs { { 37, 200, 300 }, { 300, 4304, 257 }, { 37, 16392, 70 } } do
         local n, k, tt = table.unpack(shape)
         local _, yp = check(dev, kernels, q, plain, n, k, tt, 1200 + 10 * i + j)
         local _, yt = check(dev, kernels, q, tiled, n, k, tt, 1200 + 10 * i + j)
