@@ -25,6 +25,10 @@
 // are T rounded up to BN, those past T and the columns past K zeros; 0: row
 // by row, [T][K]. x moves 16 bytes a thread (K is a multiple of 8:
 // docs/LINEAR.md; docs/kernels/cuda-linear.md, "The prepass by 16 bytes").
+// LN_PREP_HOLD: the chunks of 16 bytes a thread holds, so that a row of up to
+// 256 x 8 LN_PREP_HOLD elements is read once (the long rows' twin: 12); 0:
+// every row read twice, with half the registers. The block's code:
+// ln_half_prep_block (linear_half_prep.cuh), which the host emulation runs.
 // Launch: block (256), grid (T + ceil(N / 8)), T rounded up to BN when tiled.
 #include "linear_half_prep.cuh"
 
@@ -45,76 +49,28 @@ typedef LnW8 PrepF;
 #else
 #error "LN_PREP_Q must be 4, 5, 6 or 8"
 #endif
-// LN_PREP_HOLD: chunks of 16 bytes a thread holds, so that a row of x of up
-// to 256 x 8 LN_PREP_HOLD elements is read once (the long rows' twin, 12);
-// 0: every row read twice, once for its largest magnitude, once to convert
-// (fewer registers: docs/kernels/cuda-linear.md, "The prepass by 16 bytes")
-#define PREP_HOLD (LN_PREP_HOLD > 0 ? LN_PREP_HOLD : 1)
-// the tile of the tiled copy (a placeholder where LN_PREP_TILE = 0, never used)
-#define LN_PREP_BN (LN_PREP_TILE ? LN_PREP_TILE : 64)
+// The kernel's context for ln_half_prep_block (linear_half_prep.cuh).
+struct LnPrepDev {
+    __device__ __forceinline__ gb_u32 thread() const { return threadIdx.x; }
+    __device__ __forceinline__ gb_u32 block() const { return blockIdx.x; }
+    __device__ __forceinline__ void barrier() const { __syncthreads(); }
+    __device__ __forceinline__ gb_u32 warp_max(gb_u32 m) const
+    {
+        for (int o = 16; o; o >>= 1) {
+            const gb_u32 b = __shfl_xor_sync(0xffffffffu, m, o);
+            m = b > m ? b : m;
+        }
+        return m;
+    }
+    __device__ __forceinline__ uint4 ld16(const unsigned short* p, gb_u32 i) const { return reinterpret_cast<const uint4*>(p)[i]; }
+    __device__ __forceinline__ void st16(unsigned short* p, uint4 v) const { *reinterpret_cast<uint4*>(p) = v; }
+};
 
 extern "C" __global__ void __launch_bounds__(256)
     linear_half_prep(const unsigned short* __restrict__ x, unsigned short* __restrict__ xh, int* __restrict__ ex,
                      const unsigned char* __restrict__ w, unsigned n, unsigned k, unsigned t)
 {
     __shared__ gb_u32 part[8];
-    const gb_u32 rows = LN_PREP_TILE ? (t + LN_PREP_BN - 1) / LN_PREP_BN * LN_PREP_BN : t, nunits = (k + 63) / 64;
-    // 8-element chunks a row of the copy: the tiled copy's whole units, else K's
-    const gb_u32 chunks = LN_PREP_TILE ? 8 * nunits : k / 8;
-    if (blockIdx.x < t) {
-        const uint4* xv = reinterpret_cast<const uint4*>(x + (gb_u64)blockIdx.x * k);
-        const gb_u64 row0 = (gb_u64)blockIdx.x * k; // the row-major copy's row
-        auto put = [&](gb_u32 i, uint4 v) {
-            *reinterpret_cast<uint4*>(xh + (LN_PREP_TILE ? ln_half_x_at<LN_PREP_BN>(blockIdx.x, 8 * i, nunits) : row0 + 8 * i)) = v;
-        };
-        // the row read once and held in registers where it fits (its chunks all issued at once), else read twice
-        const bool held = LN_PREP_HOLD > 0 && chunks <= 256 * LN_PREP_HOLD;
-        uint4 v[PREP_HOLD];
-        gb_u32 m = 0;
-        if (held) {
-#pragma unroll
-            for (int j = 0; j < PREP_HOLD; j++) {
-                const gb_u32 i = threadIdx.x + 256 * j;
-                v[j] = i < k / 8 ? xv[i] : make_uint4(0, 0, 0, 0);
-            }
-#pragma unroll
-            for (int j = 0; j < PREP_HOLD; j++) m = ln_half_max8(v[j], m);
-        } else {
-            for (gb_u32 i = threadIdx.x; i < k / 8; i += 256) m = ln_half_max8(xv[i], m);
-        }
-        for (int o = 16; o; o >>= 1) {
-            const gb_u32 b = __shfl_xor_sync(0xffffffffu, m, o);
-            m = b > m ? b : m;
-        }
-        if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = m;
-        __syncthreads();
-        m = part[0];
-        for (int i = 1; i < 8; i++) m = part[i] > m ? part[i] : m;
-        const int g = ln_half_x_exp(m);
-        if (threadIdx.x == 0) ex[blockIdx.x] = g;
-        const float inv = ln_pow2(-g);
-        if (held) {
-#pragma unroll
-            for (int j = 0; j < PREP_HOLD; j++) {
-                const gb_u32 i = threadIdx.x + 256 * j;
-                if (i < chunks) put(i, ln_half_x8(v[j], inv)); // zeros past K (ln_half_x8 of 0 is 0)
-            }
-        } else {
-            for (gb_u32 i = threadIdx.x; i < chunks; i += 256) put(i, i < k / 8 ? ln_half_x8(xv[i], inv) : make_uint4(0, 0, 0, 0));
-        }
-    } else if (blockIdx.x < rows) {
-        // a row of the tiled copy's last tile past T: zeros (its 8-element chunks are 16-byte aligned)
-        for (gb_u32 i = threadIdx.x; i < chunks; i += 256)
-            *reinterpret_cast<uint4*>(xh + ln_half_x_at<LN_PREP_BN>(blockIdx.x, 8 * i, nunits)) = make_uint4(0, 0, 0, 0);
-    } else {
-        // a warp a row of W, its lanes over the row's scale words
-        const gb_u32 row = (blockIdx.x - rows) * 8 + (threadIdx.x >> 5), lane = threadIdx.x & 31;
-        if (row >= n) return;
-        gb_u32 m = ln_half_w_max<PrepF>(w, n, k, row, lane, 32);
-        for (int o = 16; o; o >>= 1) {
-            const gb_u32 b = __shfl_xor_sync(0xffffffffu, m, o);
-            m = b > m ? b : m;
-        }
-        if (lane == 0) ex[t + row] = ln_half_w_exp(m);
-    }
+    LnPrepDev ctx;
+    ln_half_prep_block<PrepF, LN_PREP_TILE, LN_PREP_HOLD>(ctx, x, xh, ex, w, n, k, t, part);
 }

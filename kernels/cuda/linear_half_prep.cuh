@@ -90,4 +90,69 @@ GB_HD gb_u32 ln_half_w_max(const unsigned char* w, gb_u32 n, gb_u32 k, gb_u32 ro
     return m;
 }
 
+// The prepass's block (linear_half_prep.cu's kernel, whose comment says what
+// its blocks do; the host emulation runs it with its own context C:
+// thread(), block(), barrier(), warp_max(v) over the warp's lanes,
+// ld16(p, i): chunk i (16 bytes) of p, st16(p, v): 16 bytes at p). TILE: LN_PREP_TILE; HOLD:
+// LN_PREP_HOLD, the chunks of 16 bytes a thread holds so that a row of x is
+// read once (0: every row read twice). part: 8 words of shared memory.
+template <class F, int TILE, int HOLD, class C>
+GB_HD void ln_half_prep_block(C& ctx, const unsigned short* __restrict__ x, unsigned short* __restrict__ xh,
+                              int* __restrict__ ex, const unsigned char* __restrict__ w, gb_u32 n, gb_u32 k, gb_u32 t,
+                              gb_u32* part)
+{
+    enum { BN = TILE ? TILE : 64, HN = HOLD > 0 ? HOLD : 1 };
+    const gb_u32 b = ctx.block(), tid = ctx.thread();
+    const gb_u32 rows = TILE ? (t + BN - 1) / BN * BN : t, nunits = (k + 63) / 64;
+    // 8-element chunks a row of the copy: the tiled copy's whole units, else K's
+    const gb_u32 chunks = TILE ? 8 * nunits : k / 8;
+    const uint4 zero = make_uint4(0, 0, 0, 0);
+    if (b < t) {
+        const unsigned short* xr = x + (gb_u64)b * k;
+        const gb_u64 row0 = (gb_u64)b * k; // the row-major copy's row
+        auto at = [&](gb_u32 i) { return xh + (TILE ? ln_half_x_at<BN>(b, 8 * i, nunits) : row0 + 8 * i); };
+        // the row read once and held in registers where it fits (its chunks all issued at once), else read twice
+        const bool held = HOLD > 0 && chunks <= 256 * (gb_u32)HOLD;
+        uint4 v[HN];
+        gb_u32 m = 0;
+        if (held) {
+#pragma unroll
+            for (int j = 0; j < HN; j++) {
+                const gb_u32 i = tid + 256 * j;
+                v[j] = i < k / 8 ? ctx.ld16(xr, i) : zero;
+            }
+#pragma unroll
+            for (int j = 0; j < HN; j++) m = ln_half_max8(v[j], m);
+        } else {
+            for (gb_u32 i = tid; i < k / 8; i += 256) m = ln_half_max8(ctx.ld16(xr, i), m);
+        }
+        m = ctx.warp_max(m);
+        if ((tid & 31) == 0) part[tid >> 5] = m;
+        ctx.barrier();
+        m = part[0];
+        for (int i = 1; i < 8; i++) m = part[i] > m ? part[i] : m;
+        const int g = ln_half_x_exp(m);
+        if (tid == 0) ex[b] = g;
+        const float inv = ln_pow2(-g);
+        if (held) {
+#pragma unroll
+            for (int j = 0; j < HN; j++) {
+                const gb_u32 i = tid + 256 * j;
+                if (i < chunks) ctx.st16(at(i), ln_half_x8(v[j], inv)); // zeros past K (ln_half_x8 of 0 is 0)
+            }
+        } else {
+            for (gb_u32 i = tid; i < chunks; i += 256) ctx.st16(at(i), i < k / 8 ? ln_half_x8(ctx.ld16(xr, i), inv) : zero);
+        }
+    } else if (b < rows) {
+        // a row of the tiled copy's last tile past T: zeros (its 8-element chunks are 16-byte aligned)
+        for (gb_u32 i = tid; i < chunks; i += 256) ctx.st16(xh + ln_half_x_at<BN>(b, 8 * i, nunits), zero);
+    } else {
+        // a warp a row of W, its lanes over the row's scale words
+        const gb_u32 row = (b - rows) * 8 + (tid >> 5), lane = tid & 31;
+        if (row >= n) return;
+        const gb_u32 m = ctx.warp_max(ln_half_w_max<F>(w, n, k, row, lane, 32));
+        if (lane == 0) ex[t + row] = ln_half_w_exp(m);
+    }
+}
+
 #endif

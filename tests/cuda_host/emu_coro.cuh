@@ -115,6 +115,22 @@ struct CoroBlock {
         }
         return warp_result[w];
     }
+    // The largest v of the warp's 32 lanes, to every lane (a butterfly of
+    // __shfl_xor_sync over the full mask): every lane must arrive.
+    gb_u32 warp_max(int t, gb_u32 v)
+    {
+        const int w = t / 32;
+        warp_val[t] = v;
+        const unsigned gen = warp_gen[w];
+        if (++warp_arrived[w] == 32) {
+            gb_u32 m = 0;
+            for (int l = 0; l < 32; l++) m = warp_val[32 * w + l] > m ? warp_val[32 * w + l] : m;
+            warp_arrived[w] = 0, warp_result[w] = m, warp_gen[w]++;
+        } else {
+            wait_until("a warp shuffle", [this, w, gen] { return warp_gen[w] != gen; });
+        }
+        return warp_result[w];
+    }
     // Runs fn(t) for t = 0 .. threads - 1 to completion, blocks of group_
     // threads (0: one block); false on a deadlock.
     bool run(int threads, std::function<void(int)> fn, double preempt_ = 0, gb_u64 seed = 1, int group_ = 0)

@@ -445,6 +445,83 @@ struct LwHostCtx {
 static double wgmma_preempt = 0; // the emulation's preemption probability at each context operation
 static gb_u64 wgmma_seed = 1;
 
+// The prepass's kernel code (ln_half_prep_block, linear_half_prep.cuh) run
+// block by block, its 256 threads as coroutines: what the kernel's launch
+// does (grid T + ceil(N / 8), T rounded up to TILE when tiled).
+struct PrepHostCtx {
+    CoroBlock* coro;
+    gb_u32 t_, b_;
+    gb_u32 thread() const { return t_; }
+    gb_u32 block() const { return b_; }
+    void barrier() { coro->barrier(); }
+    gb_u32 warp_max(gb_u32 v) { return coro->warp_max((int)t_, v); }
+    uint4 ld16(const unsigned short* p, gb_u32 i) { uint4 v; memcpy(&v, p + 8 * (size_t)i, 16); return v; }
+    void st16(unsigned short* p, uint4 v) { memcpy(p, &v, 16); }
+};
+template <class F, int TILE, int HOLD>
+static bool emu_prep(const LnCall& c, unsigned short* xh, int* ex)
+{
+    const gb_u32 bn = TILE ? TILE : 64, rows = TILE ? (c.T + bn - 1) / bn * bn : c.T, blocks = rows + (c.N + 7) / 8;
+    for (gb_u32 b = 0; b < blocks; b++) {
+        CoroBlock coro;
+        gb_u32 part[8];
+        const bool ok = coro.run(256, [&](int i) {
+            PrepHostCtx ctx{&coro, (gb_u32)i, b};
+            ln_half_prep_block<F, TILE, HOLD>(ctx, c.x, xh, ex, c.w, c.N, c.K, c.T, part);
+        }, wgmma_preempt, wgmma_seed++, 256);
+        if (!ok) return false;
+    }
+    return true;
+}
+
+// The prepass's reference (the same helpers, no blocks or warps: each row of
+// x and of W whole) into xh ([T][K], or with TILE the tiled copy; zeros past
+// T and K are the caller's) and ex (T + N): what the wgmma emulation takes as
+// the first launch's output.
+template <class F, int TILE>
+static void prep_reference(const LnCall& c, unsigned short* xh, int* ex)
+{
+    const gb_u32 nunits = (c.K + 63) / 64;
+    auto chunk = [&](gb_u32 tt, gb_u32 i) { uint4 v; memcpy(&v, c.x + (size_t)tt * c.K + 8 * i, 16); return v; };
+    for (gb_u32 tt = 0; tt < c.T; tt++) {
+        gb_u32 m = 0;
+        for (gb_u32 i = 0; i < c.K / 8; i++) m = ln_half_max8(chunk(tt, i), m);
+        ex[tt] = ln_half_x_exp(m);
+        for (gb_u32 i = 0; i < c.K / 8; i++) {
+            const uint4 v = ln_half_x8(chunk(tt, i), ln_pow2(-ex[tt]));
+            memcpy(TILE ? xh + ln_half_x_at<TILE ? TILE : 64>(tt, 8 * i, nunits) : xh + (size_t)tt * c.K + 8 * i, &v, 16);
+        }
+    }
+    for (gb_u32 n = 0; n < c.N; n++) ex[c.T + n] = ln_half_w_exp(ln_half_w_max<F>(c.w, c.N, c.K, n, 0, 1));
+}
+
+// The prepass's kernel code (emu_prep, LN_PREP_HOLD 0 and 12: each row of x
+// read twice, and held) against prep_reference, byte for byte, in poisoned
+// guarded buffers of exactly the launch's bytes; the number that differ.
+template <class F, int TILE>
+static int prep_against_reference(LnCall& c)
+{
+    const gb_u32 bn = TILE ? TILE : 64, rows = TILE ? (c.T + bn - 1) / bn * bn : c.T;
+    const size_t xh_elems = TILE ? (size_t)rows * 64 * ((c.K + 63) / 64) : (size_t)c.T * c.K;
+    std::vector<unsigned short> xh(xh_elems, 0);
+    std::vector<int> ex((size_t)c.T + c.N);
+    prep_reference<F, TILE>(c, xh.data(), ex.data());
+    int bad = 0;
+    for (int hold : {0, 12}) {
+        Guarded gx(2 * xh_elems), ge(4 * ex.size());
+        memset(gx.p, 0xFF, gx.n), memset(ge.p, 0xFF, ge.n);
+        const bool ran = hold ? emu_prep<F, TILE, 12>(c, (unsigned short*)gx.p, (int*)ge.p)
+                              : emu_prep<F, TILE, 0>(c, (unsigned short*)gx.p, (int*)ge.p);
+        const bool same_x = memcmp(gx.p, xh.data(), gx.n) == 0, same_ex = memcmp(ge.p, ex.data(), ge.n) == 0;
+        if (!ran || !same_x || !same_ex) {
+            EMU_BAD(&c, "the prepass (LN_PREP_TILE=%d LN_PREP_HOLD=%d) at N=%u K=%u T=%u: %s", TILE, hold, c.N, c.K, c.T,
+                    !ran ? "deadlocked" : !same_ex ? "other exponents" : "another copy of x");
+            bad++;
+        }
+    }
+    return bad;
+}
+
 // Every block of the wgmma route: grid (ceil(T / BN), ceil(N / (64 MT WG)),
 // KS), 128 (WG + WS) threads, the pipeline closed as LN_CLOSE = CL says;
 // with KS > 1 the slices' sums into a guarded part[KS][T][N], then the
@@ -471,23 +548,8 @@ static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
         ex.resize((size_t)c.T + c.N);
         if (XT) memset(xt.p, 0, xt.n);
         else xh.resize((size_t)c.T * c.K);
-        // x 16 bytes (8 elements) at a time as the kernel moves it (K is a multiple of 8)
-        auto chunk = [&](gb_u32 tt, gb_u32 i) { uint4 v; memcpy(&v, c.x + (size_t)tt * c.K + 8 * i, 16); return v; };
-        for (gb_u32 tt = 0; tt < c.T; tt++) {
-            gb_u32 m = 0;
-            for (gb_u32 i = 0; i < c.K / 8; i++) m = ln_half_max8(chunk(tt, i), m);
-            ex[tt] = ln_half_x_exp(m);
-            for (gb_u32 i = 0; i < c.K / 8; i++) {
-                const uint4 v = ln_half_x8(chunk(tt, i), ln_pow2(-ex[tt]));
-                memcpy(XT ? (unsigned short*)xt.p + ln_half_x_at<BN>(tt, 8 * i, nunits) : &xh[(size_t)tt * c.K + 8 * i], &v, 16);
-            }
-        }
-        // W's exponents a warp a row: each lane's words, then their largest (the kernel's shuffles)
-        for (gb_u32 n = 0; n < c.N; n++) {
-            gb_u32 m = 0;
-            for (gb_u32 lane = 0; lane < 32; lane++) m = std::max(m, ln_half_w_max<F>(c.w, c.N, c.K, n, lane, 32));
-            ex[c.T + n] = ln_half_w_exp(m);
-        }
+        // the prepass's output (its kernel code: prep_against_reference, check_prepass)
+        prep_reference<F, XT ? BN : 0>(c, XT ? (unsigned short*)xt.p : xh.data(), ex.data());
         // the kernel's x (its loads checked against the same T x K bounds), or with XT the tiled copy
         c.x = XT ? (const unsigned short*)xt.p : xh.data();
     }

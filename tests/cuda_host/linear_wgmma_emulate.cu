@@ -204,10 +204,46 @@ static void check_half_exponents()
     CHECK(bad == 0, "LN_HALF exponents: %d magnitudes off", bad);
 }
 
+// The prepass's kernel code (ln_half_prep_block) against its reference, each
+// format, row by row and tiled (256 and 128 rows of x), both LN_PREP_HOLD:
+// ragged N (odd groups of scales: K = 200 has 7 of q4's), K past a unit, T
+// not a multiple of the tile; rows held in registers (K = 16392) and past
+// them (K = 24592: read twice in both); under preemption.
+template <class F>
+static void check_prepass_of(const char* q)
+{
+    const gb_planar_format* f = gb_planar_find(q);
+    struct Shape { gb_u32 n, k, t; };
+    for (Shape sh : {Shape{37, 200, 5}, Shape{9, 16392, 3}, Shape{3, 24592, 2}}) {
+        const size_t wbytes = Problem::weight_bytes(f, sh.n, sh.k);
+        Guarded wb(wbytes), xb(2 * (size_t)sh.t * sh.k);
+        gb_err e = {0};
+        if (gb_ref_planar_random(f, sh.n, sh.k, seed_counter++, wb.p, wbytes, &e) != 0) abort();
+        gb_rng rng;
+        gb_rng_seed(&rng, seed_counter++);
+        gb_random_fill(xb.p, (size_t)sh.t * sh.k, GB_DT_BF16, GB_DIST_NORMAL, 0.0, 1.0, &rng);
+        LnCall c{wb.p, wbytes, (const unsigned short*)xb.p, nullptr, sh.n, sh.k, sh.t, {}, 0};
+        const int bad = prep_against_reference<F, 0>(c) + prep_against_reference<F, 256>(c) + prep_against_reference<F, 128>(c);
+        CHECK(bad == 0, "%s prepass N=%u K=%u T=%u: %d of 6 geometries differ from the reference", q, sh.n, sh.k, sh.t, bad);
+    }
+}
+static void check_prepass()
+{
+    check_prepass_of<LnQ4>("q4");
+    check_prepass_of<LnQ5>("q5");
+    check_prepass_of<LnQ6>("q6");
+    check_prepass_of<LnW8>("w8");
+}
+
 int main()
 {
     printf("LN_HALF's exponents: every bf16 and fp16 magnitude against frexp\n");
     check_half_exponents();
+    printf("the prepass's kernel code against its reference (rows held and read twice; row by row and tiled)\n");
+    check_prepass();
+    wgmma_preempt = 0.05;
+    check_prepass_of<LnQ5>("q5");
+    wgmma_preempt = 0;
     printf("one-hot x: y is the bf16 of every decoded weight, bit for bit (the scaled formats: or its other bf16 neighbour)\n");
     for (const Route& r : wgmma_routes())
         check_exact(r, 37, 200, 17, strcmp(r.qtype, "nvfp4") != 0 && strcmp(r.qtype, "bf16") != 0);
