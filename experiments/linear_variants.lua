@@ -11,6 +11,8 @@
 --     --route dot --grid "LIN_DOT=0,1;LIN_NR=2,4,8"
 --   gpubench experiments/linear_variants.lua --qtype w8 --n 4608 --k 4608 --t 1024 --route wgmma --grid "TAIL=0,4,8"
 --     (TAIL: the last wave's tiles in that many slices, a second launch; not a define)
+--   gpubench experiments/linear_variants.lua --qtype w8 --n 2048 --k 8192 --t 1024 --route wgmma --grid "PREP_HOLD=0,12"
+--     (PREP_HOLD: the LN_HALF prepass holding that many 16-byte chunks of a row of x a thread, at any K)
 --
 -- Each variant is checked against the FP64 reference before it is timed (a
 -- variant outside docs/LINEAR.md's bound is reported as wrong, not fast) and
@@ -52,8 +54,9 @@ local function parse_grid(text)
   for part in (text or ""):gmatch("[^;]+") do
     local name, values = part:match("^%s*(L[%u%d_]+)%s*=%s*([%d,%s]+)$")
     if not name then name, values = part:match("^%s*(TAIL)%s*=%s*([%d,%s]+)$") end
+    if not name then name, values = part:match("^%s*(PREP_HOLD)%s*=%s*([%d,%s]+)$") end
     if not name then
-      options.fail(("linear_variants: --grid: %q is not NAME=v1,v2,... (a route define, or TAIL: the wgmma route's last wave in that many slices)"):format(part))
+      options.fail(("linear_variants: --grid: %q is not NAME=v1,v2,... (a route define, TAIL: the wgmma route's last wave in that many slices, or PREP_HOLD: its prepass's chunks held a thread)"):format(part))
     end
     local list = {}
     for v in values:gmatch("%d+") do list[#list + 1] = math.tointeger(tonumber(v)) end
@@ -108,14 +111,19 @@ local function variants_for(t)
       local same = true
       for k, v in pairs(c) do
         local now = k == "TAIL" and (base.tail_slices or 0) or base.defines[k]
+        if k == "PREP_HOLD" then -- the prepass the table's call takes at this K
+          local p = base.prep and ((base.prep.long and opts.k >= base.prep.long_from_k) and base.prep.long or base.prep)
+          now = p and p.defines.LN_PREP_HOLD
+        end
         if now ~= v then same = false end
       end
       if not same then list[#list + 1] = { changes = c } end
       return
     end
-    if dims[i].name == "TAIL" and opts.route ~= "wgmma" then
-      options.fail("linear_variants: TAIL (the last wave in slices) is the wgmma route's")
-    elseif dims[i].name ~= "TAIL" and base.defines[dims[i].name] == nil then
+    if (dims[i].name == "TAIL" or dims[i].name == "PREP_HOLD") and opts.route ~= "wgmma" then
+      options.fail(("linear_variants: %s (%s) is the wgmma route's"):format(dims[i].name,
+        dims[i].name == "TAIL" and "the last wave in slices" or "the prepass's chunks of x held a thread"))
+    elseif dims[i].name ~= "TAIL" and dims[i].name ~= "PREP_HOLD" and base.defines[dims[i].name] == nil then
       options.fail(("linear_variants: the %s route has no define %s"):format(opts.route, dims[i].name))
     end
     for _, v in ipairs(dims[i].values) do

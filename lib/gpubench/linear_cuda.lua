@@ -255,7 +255,25 @@ end
 -- = 0 or LN_WS = 1 without LN_XTILE also sets LN_XTILE = 0. The key
 -- TAIL (not a define) gives the wgmma route a tail of that many slices
 -- (with_tail; 0: none); a route with a tail keeps it unless TAIL is given.
+-- PREP_HOLD (not a route define) takes the prepass with LN_PREP_HOLD = that
+-- at every K, instead of the table's twin by K (PREP_HOLD_FROM_K).
 function M.variant(qtype, route, changes)
+  if changes.PREP_HOLD ~= nil then
+    local hold, rest = changes.PREP_HOLD, {}
+    for k, v in pairs(changes) do if k ~= "PREP_HOLD" then rest[k] = v end end
+    local base = M.variant(qtype, route, rest)
+    if not base.prep then
+      error(("linear_cuda.variant: PREP_HOLD is for a route with the prepass (LN_HALF=1), not %s LN_HALF=%s")
+        :format(base.name, tostring(base.defines.LN_HALF)), 2)
+    end
+    if math.type(hold) ~= "integer" or hold < 0 or hold > 64 then
+      error(("linear_cuda.variant: PREP_HOLD=%s is not an integer from 0 to 64"):format(tostring(hold)), 2)
+    end
+    local r = {}
+    for k, v in pairs(base) do r[k] = v end
+    r.prep = prep_spec(qtype, base.prep.defines.LN_PREP_TILE, hold) -- that prepass at every K (no twin)
+    return r
+  end
   if route.head then
     local c = { TAIL = route.tail_slices }
     for k, v in pairs(changes) do c[k] = v end

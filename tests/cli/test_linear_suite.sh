@@ -126,10 +126,13 @@ check "linear_variants refuses a define the route lacks (rc=$rc: $out)" \
   '[[ $rc -eq 2 ]] && grep -q "linear_variants: the gemv route has no define LN_BOGUS" <<<"$out"'
 out=$("$G" --backend vulkan $V --qtype q4 --n 96 --k 256 --grid "TAIL=0,4" 2>&1); rc=$?
 check "linear_variants: TAIL (the last wave in slices) is the wgmma route's (rc=$rc: $out)" \
-  '[[ $rc -eq 2 ]] && grep -q "TAIL (the last wave in slices) is the wgmma route" <<<"$out"'
+  '[[ $rc -eq 2 ]] && grep -q "linear_variants: TAIL (the last wave in slices) is the wgmma route" <<<"$out"'
+out=$("$G" --backend vulkan $V --qtype q4 --n 96 --k 256 --grid "PREP_HOLD=0,12" 2>&1); rc=$?
+check "linear_variants: PREP_HOLD (the prepass's rows held) is the wgmma route's (rc=$rc: $out)" \
+  '[[ $rc -eq 2 ]] && grep -q "linear_variants: PREP_HOLD (the prepass.s chunks of x held a thread) is the wgmma route" <<<"$out"'
 out=$("$G" --backend vulkan $V --qtype q4 --n 96 --k 256 --grid "TAILS=4" 2>&1); rc=$?
-check "linear_variants: a grid name neither a define nor TAIL (rc=$rc: $out)" \
-  '[[ $rc -eq 2 ]] && grep -q "is not NAME=v1,v2,... (a route define, or TAIL" <<<"$out"'
+check "linear_variants: a grid name neither a define nor TAIL nor PREP_HOLD (rc=$rc: $out)" \
+  '[[ $rc -eq 2 ]] && grep -q "is not NAME=v1,v2,... (a route define, TAIL: .*, or PREP_HOLD" <<<"$out"'
 out=$("$G" --backend vulkan $V --qtype q4 --n 96 --k 256 --route mma 2>&1); rc=$?
 check "linear_variants: --route mma is CUDA's (rc=$rc: $out)" '[[ $rc -eq 2 ]] && grep -q "route mma is CUDA" <<<"$out"'
 out=$("$G" --backend vulkan $V --qtype q4 --n 96 --k 256 --versus wgmma 2>&1); rc=$?

@@ -282,6 +282,8 @@ t.test("the wgmma route's last wave in slices (TAIL_SLICES): the rule, the two g
   t.eq({ r.tail_slices, r.head == base, r.tail.defines.LN_KSPLIT }, { 4, true, 4 })
   t.eq(routes.variant("w8", r, { LN_HALF = 0 }).tail.defines.LN_HALF, 0)
   t.eq(routes.variant("w8", r, { LN_HALF = 0 }).tail_slices, 4)
+  t.eq({ routes.variant("w8", r, { PREP_HOLD = 0 }).tail_slices, routes.variant("w8", r, { PREP_HOLD = 0 }).prep.defines.LN_PREP_HOLD },
+    { r.tail_slices, 0 }, "PREP_HOLD keeps the tail")
   t.truthy(routes.variant("w8", r, { TAIL = 0 }).tail == nil)
   t.eq({ r.grids(4608, 4608, 1024, 132) }, { { 4, 33, 1 }, { 4, 3, 4 } })
   t.eq({ r.grids(4224, 4608, 1024, 132) }, { { 4, 33, 1 } }, "whole waves: one launch")
@@ -332,6 +334,14 @@ t.test("the wgmma route's LN_HALF by grid (no tail), its prepass, and the format
   local prep = linear.route(dev, { qtype = "w8", n = 5120, k = 17408 }, 1024).prep
   t.eq({ prep.defines.LN_PREP_HOLD, prep.long.defines.LN_PREP_HOLD, prep.long_from_k }, { 0, 12, 16384 })
   t.eq({ prep.long.defines.LN_PREP_Q, prep.long.defines.LN_PREP_TILE }, { prep.defines.LN_PREP_Q, prep.defines.LN_PREP_TILE })
+  -- the variant key PREP_HOLD: that prepass at every K (no twin), the route otherwise the same, a tail kept
+  local r = linear.route(dev, { qtype = "w8", n = 4608, k = 4608 }, 1024)
+  local v = routes.variant("w8", r, { PREP_HOLD = 12 })
+  t.eq({ v.prep.defines.LN_PREP_HOLD, v.prep.long, v.tail_slices, v.defines.LN_XTILE, v.prep.defines.LN_PREP_TILE },
+    { 12, nil, r.tail_slices, 1, 256 })
+  t.errors(function() routes.variant("w8", r, { PREP_HOLD = 12, LN_HALF = 0 }) end,
+    "PREP_HOLD is for a route with the prepass (LN_HALF=1), not wgmma LN_HALF=0", true)
+  t.errors(function() routes.variant("w8", r, { PREP_HOLD = 65 }) end, "PREP_HOLD=65 is not an integer from 0 to 64", true)
   local base = routes.nvfp4[#routes.nvfp4 - 1]
   t.errors(function() routes.variant("nvfp4", base, { LN_HALF = 1 }) end,
     "LN_HALF=1 is for the formats with fp16 group scales (q4 q5 q6 w8), not nvfp4", true)
