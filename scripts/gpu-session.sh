@@ -855,6 +855,26 @@ phase_next78() { # the suite with the prepass's twin for long rows (K >= 16384),
   grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda_xtile.log" | cut -c1-160
 }
 
+phase_next79() { # the next session's (an H200 if one comes): the CUDA suite with cuBLAS and the Vulkan suite with the
+  # table as of 2026-12-07 (bulk copies, tail, prepass by 16 bytes and its twin for long rows, fp16 weights on the
+  # short grids of 64 units or more), the whole Linear CUDA test (the prepass's block code and its twin at K = 16392 were
+  # never run on a GPU), the twin's threshold (PREP_HOLD = 0 against 12 between K = 5120 and 16384)
+  cluster_suite t79 ""
+  awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/suite_cuda_t79.log" | head -30
+  run suite_vulkan_t79 timeout 300 $G --backend vulkan experiments/linear_suite.lua --suite all --vendor off \
+    --json "$LOGS/suite_vulkan_t79.jsonl"
+  grep -E "fixed cost:|wall time| T=1 |rror" "$LOGS/suite_vulkan_t79.log" | cut -c1-150 | head -24
+  run lua_test_linear_cuda timeout ${TEST_LIMIT:-300} $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda.log" | cut -c1-120 | grep -v "^ok"
+  local p q n k
+  for p in w8:2048:8192 w8:2048:12288 w8:5120:12288 q5:1152:12288; do
+    IFS=: read -r q n k <<< "$p"
+    run "ph79_${q}_${n}_${k}" timeout 100 $G --backend cuda experiments/linear_variants.lua --route wgmma \
+      --grid "PREP_HOLD=0,12" --qtype $q --n $n --k $k --t 1024 --json "$LOGS/ph79_${q}_${n}_${k}.jsonl"
+    grep -E '^ *[0-9]+ |rror|refused' "$LOGS/ph79_${q}_${n}_${k}.log" | cut -c1-150
+  done
+}
+
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA
   # test), then ncu's full set of one call at three short T = 1024 points (what limits the per-tile rate now)
   phase_next63
@@ -1958,6 +1978,9 @@ next70)
   ;;
 next71)
   phase_next71
+  ;;
+next79)
+  phase_next79
   ;;
 next78)
   phase_next78
