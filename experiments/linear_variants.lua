@@ -49,12 +49,21 @@ local opts, meta = options.parse({
   }),
 }, arg)
 
+-- The grid's keys that are not route defines (the wgmma route's): what each
+-- is, and its value in the table's route at the swept shape.
+local KEYS = {
+  TAIL = { what = "the last wave in slices", now = function(base) return base.tail_slices or 0 end },
+  PREP_HOLD = { what = "the prepass's chunks of x held a thread", now = function(base)
+    local p = linear.prep_at(base, opts.k)
+    return p and p.defines.LN_PREP_HOLD
+  end },
+}
+
 local function parse_grid(text)
   local dims = {}
   for part in (text or ""):gmatch("[^;]+") do
-    local name, values = part:match("^%s*(L[%u%d_]+)%s*=%s*([%d,%s]+)$")
-    if not name then name, values = part:match("^%s*(TAIL)%s*=%s*([%d,%s]+)$") end
-    if not name then name, values = part:match("^%s*(PREP_HOLD)%s*=%s*([%d,%s]+)$") end
+    local name, values = part:match("^%s*([%u%d_]+)%s*=%s*([%d,%s]+)$")
+    if name and not name:match("^L") and not KEYS[name] then name = nil end
     if not name then
       options.fail(("linear_variants: --grid: %q is not NAME=v1,v2,... (a route define, TAIL: the wgmma route's last wave in that many slices, or PREP_HOLD: its prepass's chunks held a thread)"):format(part))
     end
@@ -110,20 +119,16 @@ local function variants_for(t)
     if i > #dims then
       local same = true
       for k, v in pairs(c) do
-        local now = k == "TAIL" and (base.tail_slices or 0) or base.defines[k]
-        if k == "PREP_HOLD" then -- the prepass the table's call takes at this K
-          local p = base.prep and ((base.prep.long and opts.k >= base.prep.long_from_k) and base.prep.long or base.prep)
-          now = p and p.defines.LN_PREP_HOLD
-        end
+        local now = KEYS[k] and KEYS[k].now(base) or base.defines[k]
         if now ~= v then same = false end
       end
       if not same then list[#list + 1] = { changes = c } end
       return
     end
-    if (dims[i].name == "TAIL" or dims[i].name == "PREP_HOLD") and opts.route ~= "wgmma" then
-      options.fail(("linear_variants: %s (%s) is the wgmma route's"):format(dims[i].name,
-        dims[i].name == "TAIL" and "the last wave in slices" or "the prepass's chunks of x held a thread"))
-    elseif dims[i].name ~= "TAIL" and dims[i].name ~= "PREP_HOLD" and base.defines[dims[i].name] == nil then
+    local key = KEYS[dims[i].name]
+    if key and opts.route ~= "wgmma" then
+      options.fail(("linear_variants: %s (%s) is the wgmma route's"):format(dims[i].name, key.what))
+    elseif not key and base.defines[dims[i].name] == nil then
       options.fail(("linear_variants: the %s route has no define %s"):format(opts.route, dims[i].name))
     end
     for _, v in ipairs(dims[i].values) do

@@ -725,6 +725,17 @@ tail_ab() { # tail_ab TAG T "q:N:K:KS,..." ...: the last wave's tiles in KS slic
   done
 }
 
+grid_at() { # grid_at TAG T GRID "q:N:K" ...: linear_variants --route wgmma with GRID against the table's pick at each
+  # point, ABBA, each variant FP64-checked first, to $LOGS/TAG_q_N_K_TT.{log,jsonl}
+  local tag=$1 tt=$2 grid=$3 p q n k; shift 3
+  for p in "$@"; do
+    IFS=: read -r q n k <<< "$p"
+    run "${tag}_${q}_${n}_${k}_T$tt" timeout 100 $G --backend cuda experiments/linear_variants.lua --route wgmma \
+      --grid "$grid" --qtype $q --n $n --k $k --t $tt --json "$LOGS/${tag}_${q}_${n}_${k}_T$tt.jsonl"
+    grep -E '^ *[0-9]+ |rror|refused' "$LOGS/${tag}_${q}_${n}_${k}_T$tt.log" | cut -c1-150
+  done
+}
+
 phase_next68() { # the last wave in slices (TAIL, docs/kernels/cuda-linear.md, "The last wave in slices"): its GPU test,
   # the A/B at the T = 1024 points with a partial last wave, the suite with the table (no tail), with TAIL_SLICES = 8,
   # and with the workspace rules (CLUSTER_SLICES = 0), then ncu's full set at w8 4608 x 4608
@@ -783,18 +794,14 @@ phase_next72() { # the next session's: next70 (the suite with the new table agai
   # copies against the table's, ABBA, LN_XTILE = 2 (its release wait after its products) against 1, then ncu's full
   # set of one call at w8 4608 x 4608 and q4 131072 x 5120
   phase_next70
-  local p q n k
-  for p in q5:1152:1152 q6:1152:1536 q5:1152:4304 q4:3456:1152; do
-    IFS=: read -r q n k <<< "$p"
-    run "hx72_${q}_${n}_${k}" timeout 100 $G --backend cuda experiments/linear_variants.lua --route wgmma \
-      --grid "LN_HALF=1;LN_XTILE=0,1" --qtype $q --n $n --k $k --t 1024 --json "$LOGS/hx72_${q}_${n}_${k}.jsonl"
-    grep -E '^ *[0-9]+ |rror|refused' "$LOGS/hx72_${q}_${n}_${k}.log" | cut -c1-150
-  done
+  grid_at hx72 1024 "LN_HALF=1;LN_XTILE=0,1" q5:1152:1152 q6:1152:1536 q5:1152:4304 q4:3456:1152
   XTILES=1,2 xtile_ab xt72 1024 w8:34816:5120 q4:131072:5120
   WGNCU="${WGNCU:-w8:4608:4608 q4:131072:5120}" bash "$0" wgncu
 }
 
-phase_next73() { # the prepass by 16 bytes: its A/B against the previous kernel (tools/ab_prep.lua: outputs byte for byte,
+phase_next73() { # (a record: tools/ab_prep.lua and its kernels/cuda/ab_prep_old.cu were one-off working-tree files, not
+  # committed; the method: docs/kernels/cuda-linear.md, "The prepass by 16 bytes"; linear_variants' PREP_HOLD since)
+  # the prepass by 16 bytes: its A/B against the previous kernel (tools/ab_prep.lua: outputs byte for byte,
   # cold A B B A) at three T = 1024 points, the suite with cuBLAS (the vendor's bound for bf16 weights: every row timed),
   # the whole Linear CUDA test, then ncu's full set of one call at w8 4608 x 4608
   local p q n k
@@ -812,14 +819,9 @@ phase_next73() { # the prepass by 16 bytes: its A/B against the previous kernel 
 
 phase_next75() { # the short grids (slices in a cluster, the bf16 codes) against the weights in fp16 with x by bulk copies
   # after the prepass by 16 bytes (hx72 was before it), ABBA, at T = 1024 and 256
-  local p q n k tt
+  local tt
   for tt in 1024 256; do
-    for p in q5:1152:4304 q4:3456:1152 q5:1152:1152 q6:1152:1536 q6:1152:4304 q4:1152:4304; do
-      IFS=: read -r q n k <<< "$p"
-      run "hx75_${q}_${n}_${k}_T$tt" timeout 100 $G --backend cuda experiments/linear_variants.lua --route wgmma \
-        --grid "LN_HALF=1;LN_XTILE=1" --qtype $q --n $n --k $k --t $tt --json "$LOGS/hx75_${q}_${n}_${k}_T$tt.jsonl"
-      grep -E '^ *[0-9]+ |rror|refused' "$LOGS/hx75_${q}_${n}_${k}_T$tt.log" | cut -c1-150
-    done
+    grid_at hx75 $tt "LN_HALF=1;LN_XTILE=1" q5:1152:4304 q4:3456:1152 q5:1152:1152 q6:1152:1536 q6:1152:4304 q4:1152:4304
   done
 }
 
@@ -831,7 +833,8 @@ phase_next76() { # the suite with the fp16 weights on the short grids with 64 un
   grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda_xtile.log" | cut -c1-160
 }
 
-phase_next77() { # the prepass with each row of x held in registers (read once): tools/ab_prep.lua against the committed
+phase_next77() { # (a record: its tools/ab_prep.lua and kernels/cuda/ab_prep_old.cu were not committed, as next73's)
+  # the prepass with each row of x held in registers (read once): tools/ab_prep.lua against the committed
   # kernel (kernels/cuda/ab_prep_old.cu, outputs byte for byte, cold A B B A), one point past the registers (K = 32768);
   # the GPU tests of the fp16 routes; the suite
   local p q n k tt
@@ -866,13 +869,7 @@ phase_next79() { # the next session's (an H200 if one comes): the CUDA suite wit
   grep -E "fixed cost:|wall time| T=1 |rror" "$LOGS/suite_vulkan_t79.log" | cut -c1-150 | head -24
   run lua_test_linear_cuda timeout ${TEST_LIMIT:-300} $G tests/lua/test_linear_cuda.lua
   grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda.log" | cut -c1-120 | grep -v "^ok"
-  local p q n k
-  for p in w8:2048:8192 w8:2048:12288 w8:5120:12288 q5:1152:12288; do
-    IFS=: read -r q n k <<< "$p"
-    run "ph79_${q}_${n}_${k}" timeout 100 $G --backend cuda experiments/linear_variants.lua --route wgmma \
-      --grid "PREP_HOLD=0,12" --qtype $q --n $n --k $k --t 1024 --json "$LOGS/ph79_${q}_${n}_${k}.jsonl"
-    grep -E '^ *[0-9]+ |rror|refused' "$LOGS/ph79_${q}_${n}_${k}.log" | cut -c1-150
-  done
+  grid_at ph79 1024 "PREP_HOLD=0,12" w8:2048:8192 w8:2048:12288 w8:5120:12288 q5:1152:12288
 }
 
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA

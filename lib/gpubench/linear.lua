@@ -191,6 +191,14 @@ local function buffers_of(w, x, y)
     (type(y) == "table" and y.buffer or y)
 end
 
+-- prep_at(route, k) -> the prepass spec a call of route at K launches (nil
+-- without one): its twin for long rows of x (`long`) from `long_from_k`.
+function linear.prep_at(route, k)
+  local p = route.prep
+  if p and p.long and k >= p.long_from_k then return p.long end
+  return p
+end
+
 -- launches(dev, spec, w, x, y, t [, route]) -> the launches of one call, each
 -- {kernel, grid, block, args...}: what a bench cell times.
 -- spec = {qtype, policy = "a16", n, k, gscale}; w, x, y: buffers (or the
@@ -216,9 +224,7 @@ function linear.launches(dev, spec, w, x, y, t, route)
     local cols = r.xtile and (spec.k + 63) // 64 * 64 or spec.k
     xk = linear.workspace(dev, 2 * rows * cols, "half_x")
     ex = linear.workspace(dev, 4 * (t + spec.n), "half_ex")
-    -- a prepass may have a twin for long rows of x (`long`, from `long_from_k`)
-    local prep = (r.prep.long and spec.k >= r.prep.long_from_k) and r.prep.long or r.prep
-    ls[1] = { linear.kernel(dev, prep), { rows + (spec.n + PREP_W_ROWS - 1) // PREP_W_ROWS, 1, 1 }, { PREP_BLOCK, 1, 1 },
+    ls[1] = { linear.kernel(dev, linear.prep_at(r, spec.k)), { rows + (spec.n + PREP_W_ROWS - 1) // PREP_W_ROWS, 1, 1 }, { PREP_BLOCK, 1, 1 },
               xb, xk, ex, wb, gpu.u32(spec.n), gpu.u32(spec.k), gpu.u32(t) }
   end
   -- a route with a tail (CUDA's wgmma, gpubench.linear_cuda's with_tail): its

@@ -33,7 +33,7 @@ struct CoroBlock {
     // a thread block cluster's barrier: all n threads
     int bar_arrived = 0;
     unsigned bar_gen = 0;
-    // warp shuffles of a value from lane 0
+    // a warp's exchanges (warp_exchange): arrivals, generation, values, result
     std::vector<int> warp_arrived;
     std::vector<unsigned> warp_gen;
     std::vector<gb_u32> warp_val, warp_result;
@@ -102,34 +102,34 @@ struct CoroBlock {
         }
         wait_until("a cluster barrier", [this, gen] { return bar_gen != gen; });
     }
-    // __shfl_sync(full mask, v, 0): every lane of the warp must arrive.
-    gb_u32 warp_lane0(int t, gb_u32 v)
+    // A warp's exchange: every lane of thread t's warp arrives with its v, and
+    // each gets what of(the warp's 32 values) gives.
+    template <class Of>
+    gb_u32 warp_exchange(int t, gb_u32 v, Of of)
     {
         const int w = t / 32;
         warp_val[t] = v;
         const unsigned gen = warp_gen[w];
         if (++warp_arrived[w] == 32) {
-            warp_arrived[w] = 0, warp_result[w] = warp_val[32 * w], warp_gen[w]++;
+            warp_arrived[w] = 0, warp_result[w] = of(&warp_val[32 * w]), warp_gen[w]++;
         } else {
             wait_until("a warp shuffle", [this, w, gen] { return warp_gen[w] != gen; });
         }
         return warp_result[w];
     }
-    // The largest v of the warp's 32 lanes, to every lane (a butterfly of
-    // __shfl_xor_sync over the full mask): every lane must arrive.
+    // __shfl_sync(full mask, v, 0)
+    gb_u32 warp_lane0(int t, gb_u32 v)
+    {
+        return warp_exchange(t, v, [](const gb_u32* lanes) { return lanes[0]; });
+    }
+    // The largest v of the warp's lanes (a butterfly of __shfl_xor_sync, full mask).
     gb_u32 warp_max(int t, gb_u32 v)
     {
-        const int w = t / 32;
-        warp_val[t] = v;
-        const unsigned gen = warp_gen[w];
-        if (++warp_arrived[w] == 32) {
+        return warp_exchange(t, v, [](const gb_u32* lanes) {
             gb_u32 m = 0;
-            for (int l = 0; l < 32; l++) m = warp_val[32 * w + l] > m ? warp_val[32 * w + l] : m;
-            warp_arrived[w] = 0, warp_result[w] = m, warp_gen[w]++;
-        } else {
-            wait_until("a warp shuffle", [this, w, gen] { return warp_gen[w] != gen; });
-        }
-        return warp_result[w];
+            for (int l = 0; l < 32; l++) m = lanes[l] > m ? lanes[l] : m;
+            return m;
+        });
     }
     // Runs fn(t) for t = 0 .. threads - 1 to completion, blocks of group_
     // threads (0: one block); false on a deadlock.

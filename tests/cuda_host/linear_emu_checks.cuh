@@ -67,8 +67,9 @@ struct Problem {
         if (gb_planar_layout_of(f, n, k, &l, "emulate", &e) != 0) abort();
         return (size_t)l.bytes;
     }
-    Problem(const Route& r, gb_u32 n, gb_u32 k, gb_u32 t)
-        : f(gb_planar_find(r.qtype)), N(n), K(k), T(t), wbytes(weight_bytes(f, n, k)), wb(wbytes),
+    Problem(const Route& r, gb_u32 n, gb_u32 k, gb_u32 t) : Problem(r.qtype, n, k, t) {}
+    Problem(const char* qtype, gb_u32 n, gb_u32 k, gb_u32 t)
+        : f(gb_planar_find(qtype)), N(n), K(k), T(t), wbytes(weight_bytes(f, n, k)), wb(wbytes),
           xb(2 * (size_t)t * k), yb(2 * (size_t)t * n + 64)
     {
         gb_err e = {0};

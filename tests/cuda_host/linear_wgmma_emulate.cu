@@ -212,17 +212,10 @@ static void check_half_exponents()
 template <class F>
 static void check_prepass_of(const char* q)
 {
-    const gb_planar_format* f = gb_planar_find(q);
     struct Shape { gb_u32 n, k, t; };
     for (Shape sh : {Shape{37, 200, 5}, Shape{9, 16392, 3}, Shape{3, 24592, 2}}) {
-        const size_t wbytes = Problem::weight_bytes(f, sh.n, sh.k);
-        Guarded wb(wbytes), xb(2 * (size_t)sh.t * sh.k);
-        gb_err e = {0};
-        if (gb_ref_planar_random(f, sh.n, sh.k, seed_counter++, wb.p, wbytes, &e) != 0) abort();
-        gb_rng rng;
-        gb_rng_seed(&rng, seed_counter++);
-        gb_random_fill(xb.p, (size_t)sh.t * sh.k, GB_DT_BF16, GB_DIST_NORMAL, 0.0, 1.0, &rng);
-        LnCall c{wb.p, wbytes, (const unsigned short*)xb.p, nullptr, sh.n, sh.k, sh.t, {}, 0};
+        Problem p(q, sh.n, sh.k, sh.t);
+        LnCall c{p.wb.p, p.wbytes, p.x, p.y, sh.n, sh.k, sh.t, {}, 0};
         const int bad = prep_against_reference<F, 0>(c) + prep_against_reference<F, 256>(c) + prep_against_reference<F, 128>(c);
         CHECK(bad == 0, "%s prepass N=%u K=%u T=%u: %d of 6 geometries differ from the reference", q, sh.n, sh.k, sh.t, bad);
     }

@@ -152,6 +152,8 @@ t.test("a route with LN_HALF: the prepass launch and its workspaces", function()
   twin.long, twin.long_from_k = { file = "p.cu", entry = "prep_long", defines = { LN_PREP_Q = 4 } }, 128
   t.eq(linear.launches(dev, spec, w, x, y, 20, split_route(2, twin))[1][1].entry, "prep")
   t.eq(linear.launches(dev, { qtype = "q4", policy = "a16", n = 100, k = 128 }, w, x, y, 20, split_route(2, twin))[1][1].entry, "prep_long")
+  t.truthy(linear.prep_at(split_route(2, twin), 127) == twin and linear.prep_at(split_route(2, twin), 128) == twin.long
+    and linear.prep_at(split_route(2, prep), 1 << 20) == prep and linear.prep_at(split_route(2), 64) == nil, "prep_at")
   linear.release(dev)
 end)
 
