@@ -858,6 +858,33 @@ phase_next78() { # the suite with the prepass's twin for long rows (K >= 16384),
   grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda_xtile.log" | cut -c1-160
 }
 
+phase_next80() { # the sums through shared memory and the factors read once (LN_EPI = 1, docs/kernels/cuda-linear.md,
+  # "The epilogue's factors"): its GPU test (FP64 and the bits of LN_EPI = 0), the A/B at the T = 1024 points
+  # below 0.6 of cuBLASLt and four large ones, then the CUDA suite with cuBLAS and the whole Linear CUDA test
+  GPUBENCH_TEST_ONLY="LN_EPI" run lua_test_linear_epi timeout 150 $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_linear_epi.log" | cut -c1-300
+  grid_at ep80 1024 "LN_EPI=0,1" w8:4608:4608 w8:2048:4096 w8:2048:4608 w8:2048:16384 q5:1152:1152 q4:3456:1152 \
+    q4:4304:1152 q6:1152:1536 w8:14336:5120 q5:6144:5120 nvfp4:14336:5120 bf16:14336:5120
+  cluster_suite t80 ""
+  awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/suite_cuda_t80.log" | head -30
+  run lua_test_linear_cuda timeout ${TEST_LIMIT:-300} $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda.log" | cut -c1-120 | grep -v "^ok"
+}
+
+phase_short80() { # what a short T = 1024 point pays besides its units: the time against K at fixed N (the table's
+  # one kernel at every K: q4 3456 rows unsplit, q5 1152 rows 3 slices in a cluster, w8 2048 rows 2 slices in a
+  # cluster), ours and cuBLASLt's, then ncu's full set of one call at q5 1152^2 and q4 3456 x 1152
+  local p q n k
+  for p in q4:3456:1152 q4:3456:2304 q4:3456:4608 q4:3456:9216 q5:1152:1152 q5:1152:2304 q5:1152:4608 \
+           w8:2048:4096 w8:2048:8192 w8:2048:16384; do
+    IFS=: read -r q n k <<< "$p"
+    run "short80_${q}_${n}_$k" timeout 60 $G --backend cuda experiments/linear_suite.lua --qtype $q --n $n --k $k \
+      --t 1024 --json "$LOGS/short80_${q}_${n}_$k.jsonl"
+    awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/short80_${q}_${n}_$k.log"
+  done
+  WGNCU="${WGNCU:-q5:1152:1152 q4:3456:1152}" bash "$0" wgncu
+}
+
 phase_next79() { # the next session's (an H200 if one comes): the CUDA suite with cuBLAS and the Vulkan suite with the
   # table as of 2026-12-07 (bulk copies, tail, prepass by 16 bytes and its twin for long rows, fp16 weights on the
   # short grids of 64 units or more), the whole Linear CUDA test (the prepass's block code and its twin at K = 16392 were
@@ -1978,6 +2005,12 @@ next71)
   ;;
 next79)
   phase_next79
+  ;;
+short80)
+  phase_short80
+  ;;
+next80)
+  phase_next80
   ;;
 next78)
   phase_next78

@@ -21,7 +21,8 @@
 // addresses set once per thread, LN_CLUSTER = 1 the slices of a tile one
 // thread block cluster adding their sums in shared memory, LN_TAIL = 1 grid.y
 // counting the tiles of W from the last, LN_XTILE = 1 each unit's x one bulk
-// copy from the prepass's tiled copy (linear_wgmma.cuh).
+// copy from the prepass's tiled copy, LN_EPI = 1 the sums out through shared
+// memory and LN_HALF's factors read once (linear_wgmma.cuh).
 #ifndef GPUBENCH_LINEAR_GEOMETRY_CUH
 #define GPUBENCH_LINEAR_GEOMETRY_CUH
 
@@ -31,8 +32,8 @@
 #if defined(LN_ROUTE_MMA) && (!defined(LN_NW) || !defined(LN_BN) || !defined(LN_STAGES))
 #error "tensor-core Linear kernels take their geometry from -DLN_NW, -DLN_BN and -DLN_STAGES (defaults: lib/gpubench/linear_cuda.lua)"
 #endif
-#if defined(LN_ROUTE_WGMMA) && (!defined(LN_WG) || !defined(LN_MT) || !defined(LN_BN) || !defined(LN_STAGES) || !defined(LN_WPF) || !defined(LN_WS) || !defined(LN_KSPLIT) || !defined(LN_CLOSE) || !defined(LN_STAGGER) || !defined(LN_HALF) || !defined(LN_XCOPY) || !defined(LN_CLUSTER) || !defined(LN_TAIL) || !defined(LN_XTILE))
-#error "wgmma Linear kernels take their geometry from -DLN_WG, -DLN_MT, -DLN_BN, -DLN_STAGES, -DLN_WPF, -DLN_WS, -DLN_KSPLIT, -DLN_CLOSE, -DLN_STAGGER, -DLN_HALF, -DLN_XCOPY, -DLN_CLUSTER, -DLN_TAIL and -DLN_XTILE (defaults: lib/gpubench/linear_cuda.lua)"
+#if defined(LN_ROUTE_WGMMA) && (!defined(LN_WG) || !defined(LN_MT) || !defined(LN_BN) || !defined(LN_STAGES) || !defined(LN_WPF) || !defined(LN_WS) || !defined(LN_KSPLIT) || !defined(LN_CLOSE) || !defined(LN_STAGGER) || !defined(LN_HALF) || !defined(LN_XCOPY) || !defined(LN_CLUSTER) || !defined(LN_TAIL) || !defined(LN_XTILE) || !defined(LN_EPI))
+#error "wgmma Linear kernels take their geometry from -DLN_WG, -DLN_MT, -DLN_BN, -DLN_STAGES, -DLN_WPF, -DLN_WS, -DLN_KSPLIT, -DLN_CLOSE, -DLN_STAGGER, -DLN_HALF, -DLN_XCOPY, -DLN_CLUSTER, -DLN_TAIL, -DLN_XTILE and -DLN_EPI (defaults: lib/gpubench/linear_cuda.lua)"
 #endif
 // The wgmma kernels' slices as one thread block cluster (LN_CLUSTER = 1): its
 // dimensions are the kernel's, so a plain launch of grid.z = LN_KSPLIT makes them.

@@ -67,10 +67,17 @@ GB_HD constexpr unsigned lw_shared_bytes()
     return S * lw_stage_bytes<F, WG, MT, BN, H>() + 1024;
 }
 // With LN_WS = 1, 2 S mbarriers after the stages; with LN_XTILE = 1, S; 2, 2 S.
+// Then with LN_HALF = 1 and LN_WS = 0 the epilogue's factors, fp32: 2^g of
+// the tile's BN rows of x, then 2^f of its rows of W (lw_factors).
+template <class F, int WG, int MT, int BN, int S, int WS, int H = 0, int XT = 0>
+GB_HD constexpr unsigned lw_factors_at()
+{
+    return S * lw_stage_bytes<F, WG, MT, BN, H>() + (WS ? 16 * S : 0) + 8 * XT * S;
+}
 template <class F, int WG, int MT, int BN, int S, int WS, int H = 0, int XT = 0>
 GB_HD constexpr unsigned lw_shared_bytes_ws()
 {
-    return lw_shared_bytes<F, WG, MT, BN, S, H>() + (WS ? 16 * S : 0) + 8 * XT * S;
+    return lw_shared_bytes<F, WG, MT, BN, S, H>() + (WS ? 16 * S : 0) + 8 * XT * S + (H && !WS ? 4 * (BN + 64 * MT * WG) : 0);
 }
 
 #define LW_REGS32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
@@ -221,6 +228,15 @@ struct LwDevCtx : LnDevCtx {
         float v;
         asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(a));
         return v;
+    }
+    __device__ __forceinline__ void lds_v4(gb_u32 a, float* v) const
+    {
+        asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n" : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3]) : "r"(a));
+    }
+    // 4 bf16 of y (lo: the first two) in one 8-byte store; p 8-byte aligned
+    __device__ __forceinline__ void st_y4(unsigned short* p, gb_u32 lo, gb_u32 hi) const
+    {
+        *reinterpret_cast<uint2*>(p) = make_uint2(lo, hi);
     }
     __device__ __forceinline__ void cp16(gb_u32 a, const void* src, bool pred) const { ln_cp16(a, src, pred); }
     __device__ __forceinline__ void proxy_fence() const { lw_proxy_fence(); }
@@ -519,24 +535,35 @@ struct LwMma {
     // columns tl of the tile (inside N and T or not): NVFP4's tensor scale
     // applied; with H the sums times 2^f of the row and 2^g of the row of x
     // (ex: g[T], then f[N])
-    template <class C, class Out>
-    GB_HD void each_sum(C& ctx, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0, gb_u32 t, float gscale, const int* ex, Out&& out)
+    // fac (SF): those factors from shared memory at fac, as lw_factors left
+    // them (2^g of the tile's rows of x, then 2^f of its rows of W); else each
+    // read from ex here, which ptxas issued a few at a time, each batch
+    // waiting for L2 (docs/kernels/cuda-linear.md, "The epilogue's factors").
+    template <bool SF = false, class C, class Out>
+    GB_HD void each_sum(C& ctx, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0, gb_u32 t, float gscale, const int* ex, Out&& out,
+                        gb_u32 fac = 0)
     {
         hold(ctx);
 #pragma unroll
         for (int m = 0; m < MT; m++) {
             const gb_u32 nl = (wg * MT + m) * 64 + 16 * w4 + g, nm = n0 + nl; // rows nm and nm + 8
             float rf[2] = {1.0f, 1.0f}; // H: 2^f of those rows, read once
-            if constexpr (H != 0)
-                for (int h = 0; h < 2; h++)
-                    if (nm + 8 * h < N) rf[h] = ln_pow2(ctx.ld_ex(ex + T + nm + 8 * h));
+            if constexpr (H != 0) {
+                for (int h = 0; h < 2; h++) {
+                    if (SF) rf[h] = ctx.lds_f32(fac + 4 * (BN + nl + 8 * h));
+                    else if (nm + 8 * h < N) rf[h] = ln_pow2(ctx.ld_ex(ex + T + nm + 8 * h));
+                }
+            }
 #pragma unroll
             for (int j = 0; j < BN / 8; j++) {
                 const gb_u32 tl = 8 * j + 2 * t, tj = t0 + tl; // rows of x tj and tj + 1
                 float tf[2] = {1.0f, 1.0f};                    // H: their 2^g
-                if constexpr (H != 0)
-                    for (int b = 0; b < 2; b++)
-                        if (tj + b < T) tf[b] = ln_pow2(ctx.ld_ex(ex + tj + b));
+                if constexpr (H != 0) {
+                    for (int b = 0; b < 2; b++) {
+                        if (SF) tf[b] = ctx.lds_f32(fac + 4 * (tl + b));
+                        else if (tj + b < T) tf[b] = ln_pow2(ctx.ld_ex(ex + tj + b));
+                    }
+                }
 #pragma unroll
                 for (int c = 0; c < 4; c++) {
                     float v = F::GSCALE ? acc[m][4 * j + c] * gscale : acc[m][4 * j + c];
@@ -547,17 +574,17 @@ struct LwMma {
         }
     }
     // y[T, N] as bf16, or (part) this slice's fp32 sums at part[T, N]
-    template <class C>
+    template <bool SF = false, class C>
     GB_HD void store(C& ctx, unsigned short* y, float* part, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0,
-                                          gb_u32 t, float gscale, const int* ex)
+                                          gb_u32 t, float gscale, const int* ex, gb_u32 fac = 0)
     {
-        each_sum(ctx, N, T, n0, t0, t, gscale, ex, [&](gb_u32 nl, gb_u32 tl, float v) {
+        each_sum<SF>(ctx, N, T, n0, t0, t, gscale, ex, [&](gb_u32 nl, gb_u32 tl, float v) {
             const gb_u32 n = n0 + nl, tt = t0 + tl;
             if (n < N && tt < T) {
                 if (part) ctx.st_part(part, (gb_u64)tt * N + n, v);
                 else ctx.st_y(y + ((gb_u64)tt * N + n), ln_bf16(v));
             }
-        });
+        }, fac);
     }
 };
 
@@ -655,47 +682,81 @@ GB_HD void lw_async_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, g
     mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
 }
 
-// The slices' sums of a tile through a thread block cluster (LN_CLUSTER = 1):
-// the KS blocks of a tile (grid.z, cluster dims (1, 1, KS), so block z is
-// the cluster's rank z) each store their fp32 sums, scaled as store() scales
-// them, into their own stages, free once every product has completed, as
-// columns of x of BM + 4 floats (the padding spreads a warp's stores over
-// the banks); after the cluster's barrier block z adds columns [z BN / KS,
-// (z + 1) BN / KS) of all KS blocks through distributed shared memory in
-// slice order (linear_reduce.cuh's order: the same bits) and stores y. No
-// fp32 sums in global memory, no second launch (docs/kernels/cuda-linear.md,
-// "Slices in a cluster"). ln_wgmma checks KS (2 to 8) and that the sums fit.
+// The epilogue's factors (LN_HALF = 1) into shared memory at fac: 2^g of
+// rows t0 .. t0 + BN - 1 of x, then 2^f of rows n0 .. n0 + BM - 1 of W (ex:
+// g[T], then f[N]; 1 past T and N), read once a block while its first units
+// load instead of a few at a time in the epilogue (LwMma::each_sum). Visible
+// to the other threads after the next block barrier.
+template <int BM, int BN, int NTH, class C>
+GB_HD void lw_factors(C& ctx, gb_u32 fac, const int* ex, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0, gb_u32 tid)
+{
+#pragma unroll
+    for (gb_u32 i = tid; i < (gb_u32)(BN + BM); i += NTH) {
+        const bool xrow = i < (gb_u32)BN;
+        const gb_u32 r = xrow ? t0 + i : n0 + (i - BN);
+        const bool in = xrow ? r < T : r < N;
+        ctx.sts_f32(fac + 4 * i, in ? ln_pow2(ctx.ld_ex(ex + (xrow ? 0 : T) + r)) : 1.0f);
+    }
+}
+
+// A tile's sums out through shared memory (the stages, free once every
+// product has completed): each thread stores its fp32 sums, scaled as
+// LwMma::store scales them, as columns of x of BM + 4 floats (the padding
+// spreads a warp's stores over the banks); after a barrier the block's
+// threads read 4 consecutive rows of W of a column at a time and store them
+// to y as one 8-byte store (4 bf16; 2-byte stores where N is not a multiple
+// of 4 or past N), a warp a column: 16-byte reads, whole sectors written,
+// where the fragment's own stores were 2 bytes each with a bounds check
+// apiece (docs/kernels/cuda-linear.md, "The epilogue's factors"); !V: 2-byte
+// stores throughout (LN_EPI = 0's clusters).
+// CLU (LN_CLUSTER = 1): the slices' sums of a tile through a thread block
+// cluster: the KS blocks of a tile (grid.z, cluster dims (1, 1, KS), so
+// block z is the cluster's rank z) each store their sums so; after the
+// cluster's barrier block z adds columns [z BN / KS, (z + 1) BN / KS) of
+// all KS blocks through distributed shared memory in slice order
+// (linear_reduce.cuh's order: the same bits) and stores y. No fp32 sums in
+// global memory, no second launch ("Slices in a cluster"). ln_wgmma checks
+// KS (2 to 8) and that the sums fit.
 template <int BM, int BN>
-GB_HD constexpr unsigned lw_cluster_bytes()
+GB_HD constexpr unsigned lw_tile_sums_bytes()
 {
     return BN * (BM + 4) * 4;
 }
-template <int BM, int BN, int KS, int NTH, class C, class Mm>
-GB_HD void lw_cluster_sums(C& ctx, Mm& mm, gb_u32 base, unsigned short* y, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0,
-                           gb_u32 tid, float gscale, const int* ex)
+template <int BM, int BN, int KS, int NTH, bool SF, bool CLU, bool V = true, class C, class Mm>
+GB_HD void lw_tile_sums(C& ctx, Mm& mm, gb_u32 base, unsigned short* y, gb_u32 N, gb_u32 T, gb_u32 n0, gb_u32 t0,
+                        gb_u32 tid, float gscale, const int* ex, gb_u32 fac)
 {
     enum { LD = BM + 4, Q = BM / 4 };
     static_assert(BM % 4 == 0, "the tile's rows are added 4 at a time");
+    static_assert(CLU || KS == 1, "a tile's sums through shared memory: one slice, or a cluster's");
     ctx.barrier(); // every warpgroup's products have completed: the stages are free
-    mm.each_sum(ctx, N, T, n0, t0, tid & 3, gscale, ex,
-                [&](gb_u32 nl, gb_u32 tl, float v) { ctx.sts_f32(base + 4 * (tl * LD + nl), v); });
-    ctx.cluster_sync(); // every slice's sums are in its block's shared memory
-    const gb_u32 z = ctx.block(2), c0 = z * BN / KS, c1 = (z + 1) * BN / KS, cols = T - t0 < c1 ? T - t0 : c1;
+    mm.template each_sum<SF>(ctx, N, T, n0, t0, tid & 3, gscale, ex,
+                [&](gb_u32 nl, gb_u32 tl, float v) { ctx.sts_f32(base + 4 * (tl * LD + nl), v); }, fac);
+    if constexpr (CLU) ctx.cluster_sync(); // every slice's sums are in its block's shared memory
+    else ctx.barrier();
+    const gb_u32 z = CLU ? ctx.block(2) : 0, c0 = z * BN / KS, c1 = (z + 1) * BN / KS, cols = T - t0 < c1 ? T - t0 : c1;
+    const bool quad = V && (N & 3) == 0; // every row of y starts 8-byte aligned (V: 8-byte stores at all)
     for (gb_u32 i = tid; c0 + i / Q < cols; i += NTH) {
-        const gb_u32 tl = c0 + i / Q, nl = 4 * (i % Q), a = base + 4 * (tl * LD + nl);
-        float s[4], v[4];
-        ctx.ld_cluster_v4(a, 0, s);
-        for (gb_u32 r = 1; r < (gb_u32)KS; r++) {
-            ctx.ld_cluster_v4(a, r, v);
+        const gb_u32 tl = c0 + i / Q, nl = 4 * (i % Q), a = base + 4 * (tl * LD + nl), n = n0 + nl;
+        float s[4];
+        if constexpr (CLU) {
+            float v[4];
+            ctx.ld_cluster_v4(a, 0, s);
+            for (gb_u32 r = 1; r < (gb_u32)KS; r++) {
+                ctx.ld_cluster_v4(a, r, v);
 #pragma unroll
-            for (int e = 0; e < 4; e++) s[e] += v[e];
-        }
-        const gb_u64 row = (gb_u64)(t0 + tl) * N;
+                for (int e = 0; e < 4; e++) s[e] += v[e];
+            }
+        } else ctx.lds_v4(a, s);
+        unsigned short* yr = y + (gb_u64)(t0 + tl) * N + n;
+        if (quad && n + 4 <= N)
+            ctx.st_y4(yr, ln_bf16(s[0]) | ln_bf16(s[1]) << 16, ln_bf16(s[2]) | ln_bf16(s[3]) << 16);
+        else
 #pragma unroll
-        for (int e = 0; e < 4; e++)
-            if (n0 + nl + e < N) ctx.st_y(y + row + n0 + nl + e, ln_bf16(s[e]));
+            for (int e = 0; e < 4; e++)
+                if (n + e < N) ctx.st_y(yr + e, ln_bf16(s[e]));
     }
-    ctx.cluster_sync(); // no block leaves while another reads its shared memory
+    if constexpr (CLU) ctx.cluster_sync(); // no block leaves while another reads its shared memory
 }
 
 // Lockstep (LN_WS = 0): every thread fills and multiplies; one barrier a unit.
@@ -704,7 +765,7 @@ GB_HD void lw_cluster_sums(C& ctx, Mm& mm, gb_u32 base, unsigned short* y, gb_u3
 // kernels/cuda/linear_reduce.cu adds the slices into y (the call's second
 // launch): more blocks where the tiles alone would leave SMs idle. With CLU
 // (LN_CLUSTER = 1, KS <= 8) the slices of a tile are one cluster and add
-// their sums in shared memory instead (lw_cluster_sums; part is not written).
+// their sums in shared memory instead (lw_tile_sums; part is not written).
 // With H (LN_HALF = 1) x is the prepass's fp16 copy and ex its exponents
 // (linear_half_prep.cu: g[T] of the rows of x, then f[N] of the rows of W).
 // With TAIL (LN_TAIL = 1) grid.y counts the tiles of W from the last: a
@@ -713,7 +774,8 @@ GB_HD void lw_cluster_sums(C& ctx, Mm& mm, gb_u32 base, unsigned short* y, gb_u3
 // rest in slices; docs/kernels/cuda-linear.md, "The last wave in slices").
 // With XT (LN_XTILE = 1, LN_HALF = 1) x is the prepass's tiled copy and each
 // unit's x one bulk copy (lw_lockstep_loop; "x by bulk copies").
-template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, int H, int XC, int CLU, int TAIL = 0, int XT = 0, class C>
+template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, int H, int XC, int CLU, int TAIL = 0, int XT = 0,
+          int EPI = 1, class C>
 GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                                          gb_u32 K, gb_u32 T, float gscale, float* part, const int* ex)
 {
@@ -725,11 +787,13 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     static_assert(CLOSE == 0 || CLOSE == 1, "LN_CLOSE must be 0 or 1");
     static_assert(STAGGER == 0 || (STAGGER == 1 && CLOSE == 1 && WG == 2), "LN_STAGGER = 1 takes 2 warpgroups and LN_CLOSE = 1");
     static_assert(CLU == 0 || (CLU == 1 && KS >= 2 && KS <= 8), "LN_CLUSTER = 1 takes 2 to 8 slices of K (the portable cluster size)");
-    static_assert(CLU == 0 || lw_cluster_bytes<BM, BN>() <= S * STAGE, "the slices' sums must fit the stages");
+    static_assert(lw_tile_sums_bytes<BM, BN>() <= S * STAGE, "the tile's sums must fit the stages");
     static_assert(XT == 0 || ((XT == 1 || XT == 2) && H == 1), "LN_XTILE = 1 or 2 takes the prepass's tiled x (LN_HALF = 1)");
     static_assert(XT != 2 || (CLOSE == 1 && WG == 2), "LN_XTILE = 2 takes LN_CLOSE = 1 and 2 warpgroups");
+    static_assert(EPI == 0 || EPI == 1, "LN_EPI must be 0 or 1");
     const gb_u32 base = ctx.template shared_base<lw_shared_bytes_ws<F, WG, MT, BN, S, 0, H, XT>()>();
     const gb_u32 bars = base + S * STAGE; // XT: one mbarrier a stage, x's bytes (XT = 2: then one a stage, its release)
+    const gb_u32 fac = base + lw_factors_at<F, WG, MT, BN, S, 0, H, XT>(); // H: the epilogue's factors
     static_assert(TAIL == 0 || TAIL == 1, "LN_TAIL must be 0 or 1");
     const gb_u32 tid = ctx.thread(), t0 = ctx.block(0) * BN;
     const gb_u32 n0 = (TAIL ? (N + BM - 1) / BM - 1 - ctx.block(1) : ctx.block(1)) * BM;
@@ -761,6 +825,7 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
         for (int w = 0; w < WPF; w++)
             if ((gb_u32)w < nunits) own.load_unit(ctx, u0 + w, wcur[w]);
         start_x();
+        if constexpr (EPI != 0) lw_factors<BM, BN, NTH>(ctx, fac, ex, N, T, n0, t0, tid);
         lw_async_loop<S, WPF>(ctx, own, mm, wcur, u0, nunits, bars, tid, fill);
     } else {
         typename Fill::Runs cur[WPF];
@@ -776,6 +841,7 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
                 ctx.commit();
             }
         }
+        if constexpr (H != 0 && EPI != 0) lw_factors<BM, BN, NTH>(ctx, fac, ex, N, T, n0, t0, tid);
         // LN_STAGGER = 1: one loop per role, the role warp-uniform (else ptxas
         // serializes); a slice without units stores its zeros (a guard on the
         // late role's last products after its loop made ptxas serialize them all)
@@ -783,8 +849,17 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
             if (nunits > 0) lw_lockstep_loop<STAGGER != 0, S, WPF, CLOSE, XT>(ctx, fill, mm, cur, u0, nunits, bars);
         } else lw_lockstep_loop<false, S, WPF, CLOSE, XT>(ctx, fill, mm, cur, u0, nunits, bars);
     }
-    if constexpr (CLU != 0) lw_cluster_sums<BM, BN, KS, NTH>(ctx, mm, base, y, N, T, n0, t0, tid, gscale, ex);
-    else mm.store(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale, ex);
+    // EPI (LN_EPI = 1): one slice, or a cluster's, through shared memory
+    // (lw_tile_sums; its first barrier also shows every thread the factors);
+    // slices through the workspace, each sum to part. EPI = 0: each sum
+    // stored from the fragment, the factors read from ex there.
+    constexpr bool SF = H != 0 && EPI != 0;
+    if constexpr (CLU != 0) lw_tile_sums<BM, BN, KS, NTH, SF, true, EPI != 0>(ctx, mm, base, y, N, T, n0, t0, tid, gscale, ex, fac);
+    else if constexpr (KS == 1 && EPI != 0) lw_tile_sums<BM, BN, 1, NTH, SF, false>(ctx, mm, base, y, N, T, n0, t0, tid, gscale, ex, fac);
+    else {
+        if constexpr (SF) ctx.barrier(); // every thread's factors are in (a slice without units met no barrier)
+        mm.template store<SF>(ctx, y, KS > 1 ? part + (gb_u64)z * T * N : nullptr, N, T, n0, t0, tid & 3, gscale, ex, fac);
+    }
 }
 
 // Warp-specialized (LN_WS = 1): warpgroup WG fills the stages (weights LN_WPF

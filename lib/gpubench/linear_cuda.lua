@@ -76,6 +76,12 @@
 --              (each warpgroup stages its own rows, mbarriers release the
 --              stages; LN_CLOSE = 1); 0: every thread's cp.async of its share
 --              ("x by bulk copies"). The route's `xtile` is then LN_BN.
+--   LN_EPI     1: a tile's sums leave through shared memory (each thread's
+--              fragment stored there, then 8-byte stores of 4 rows of W a
+--              column, a warp a column) and LN_HALF's factors 2^g, 2^f are
+--              read once a block into shared memory while its first units
+--              load; 0: each sum stored from the fragment, 2 bytes at a
+--              time, the factors read there ("The epilogue's factors").
 -- A route with a `tail` (`with_tail`, the `TAIL` key of `variant`) is two
 -- launches of one call: its own kernel (`head`) over the first whole waves of
 -- tiles, then `tail`, its KS slices in clusters (LN_TAIL = 1) over the rest;
@@ -293,7 +299,7 @@ function M.variant(qtype, route, changes)
   if d.LN_XTILE and changes.LN_XTILE == nil and (changes.LN_HALF == 0 or (changes.LN_WS or 0) > 0) then d.LN_XTILE = 0 end
   for k, v in pairs(changes) do
     if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER" or k == "LN_HALF" or k == "LN_XCOPY" or k == "LN_CLUSTER" or k == "LN_TAIL" or k == "LN_XTILE") and 0 or 1) then
+    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER" or k == "LN_HALF" or k == "LN_XCOPY" or k == "LN_CLUSTER" or k == "LN_TAIL" or k == "LN_XTILE" or k == "LN_EPI") and 0 or 1) then
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v
@@ -370,7 +376,7 @@ local function wgmma_geometry(q)
   local half = WGMMA_HALF[q] and 1 or 0
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
            LN_WS = 0, LN_KSPLIT = 1, LN_CLOSE = 1, LN_STAGGER = half == 1 and 1 or WGMMA_STAGGER[q] or 0, LN_HALF = half,
-           LN_XCOPY = 1, LN_CLUSTER = 0, LN_TAIL = 0, LN_XTILE = half }
+           LN_XCOPY = 1, LN_CLUSTER = 0, LN_TAIL = 0, LN_XTILE = half, LN_EPI = 1 }
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the

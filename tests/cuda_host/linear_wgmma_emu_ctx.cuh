@@ -200,6 +200,13 @@ struct LwHostCtx {
     gb_u32 ld_c16(const unsigned char* p) const { return g.ld_c16(p); }
     gb_u32 ld_c32(const unsigned char* p) const { return g.ld_c32(p); }
     void st_y(unsigned short* p, gb_u32 v) const { g.st_y(p, v); }
+    // 4 bf16 in one 8-byte store: the address must be 8-byte aligned (y's base is)
+    void st_y4(unsigned short* p, gb_u32 lo, gb_u32 hi) const
+    {
+        const ptrdiff_t e = p - g.c->y;
+        if (e % 4) { EMU_BAD(b->call, "thread %u: 8-byte y store at element %td, not 8-byte aligned", t, e); return; }
+        g.st_y(p, lo & 0xFFFFu), g.st_y(p + 1, lo >> 16), g.st_y(p + 2, hi & 0xFFFFu), g.st_y(p + 3, hi >> 16);
+    }
     int ld_ex(const int* p) const
     {
         const ptrdiff_t e = p - b->ex;
@@ -233,6 +240,12 @@ struct LwHostCtx {
         float v = 0;
         if (b->range_ok(a, 4, "ld.shared.f32")) memcpy(&v, b->smem + a, 4);
         return v;
+    }
+    void lds_v4(gb_u32 a, float* v) const
+    {
+        b->coro->point();
+        for (int i = 0; i < 4; i++) v[i] = 0;
+        if (b->range_ok(a, 16, "ld.shared.v4.f32")) memcpy(v, b->smem + a, 16);
     }
     void cp16(gb_u32 a, const void* src, bool pred)
     {
@@ -529,11 +542,11 @@ static int prep_against_reference(LnCall& c)
 // the KS blocks of a tile run together as a cluster. With H (LN_HALF = 1) first
 // the prepass (linear_half_prep.cu's per-element and per-row code, its loops
 // here): x in fp16 into a copy the kernel reads as its x, the exponents g[T]
-// and f[N] into ex. XC: LN_XCOPY. TAIL (LN_TAIL = 1): grid.y counts the tiles
+// and f[N] into ex. XC: LN_XCOPY. EPI: LN_EPI. TAIL (LN_TAIL = 1): grid.y counts the tiles
 // of W from the last; `rows`, the launch's grid.y when it covers fewer tile
 // rows than N has (gpubench.linear's two launches of a tail: run_tail below).
 template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0, int H = 0, int XC = 0, int CLU = 0,
-          int TAIL = 0, int XT = 0>
+          int TAIL = 0, int XT = 0, int EPI = 1>
 static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
 {
     enum { BM = 64 * MT * WG, NTH = 128 * (WG + WS) };
@@ -585,7 +598,7 @@ static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
                     const gb_u32 r = (gb_u32)i / NTH;
                     LwHostCtx ctx(&blks[r], (gb_u32)i % NTH, bx, by, bz0 + r, (gb_u32)i);
                     if constexpr (WS) ln_wgmma_ws<F, WG, MT, BN, S, WPF, CL, H, XC>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blks[r].ex);
-                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL, STG, H, XC, CLU, TAIL, XT>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blks[r].part, blks[r].ex);
+                    else ln_wgmma<F, WG, MT, BN, S, WPF, KS, CL, STG, H, XC, CLU, TAIL, XT, EPI>(ctx, c.w, c.x, c.y, c.N, c.K, c.T, gscale, blks[r].part, blks[r].ex);
                     ctx.finish();
                 }, wgmma_preempt, wgmma_seed++, NTH);
                 if (!ok) EMU_BAD(&c, "block (%u, %u, %u) deadlocked", bx, by, bz0);
@@ -616,10 +629,10 @@ static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
 
 // The whole grid.
 template <class F, int WG, int MT, int BN, int S, int WPF, int WS, int KS, int CL, int STG = 0, int H = 0, int XC = 0, int CLU = 0,
-          int XT = 0>
+          int XT = 0, int EPI = 1>
 static void run_wgmma(LnCall& c, float gscale)
 {
-    run_wgmma_rows<F, WG, MT, BN, S, WPF, WS, KS, CL, STG, H, XC, CLU, 0, XT>(c, gscale, ~0u);
+    run_wgmma_rows<F, WG, MT, BN, S, WPF, WS, KS, CL, STG, H, XC, CLU, 0, XT, EPI>(c, gscale, ~0u);
 }
 
 // A call whose last tiles run in slices (gpubench.linear's tail,

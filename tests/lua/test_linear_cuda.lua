@@ -703,6 +703,29 @@ wgmma_test("wgmma route with x by bulk copies (LN_XTILE = 1, and 2 without the b
   end
 end)
 
+-- A tile's sums out through shared memory, LN_HALF's factors read once a
+-- block (LN_EPI = 1, the table's) against each sum stored from the fragment
+-- (0): FP64, and the same bits, every format, one slice and a cluster's,
+-- 128 and 256 rows of x, N a multiple of 4 (8-byte stores) or not, ragged T.
+wgmma_test("wgmma route with the sums through shared memory (LN_EPI = 1) against the fragment's stores (0), every format: FP64 and the same bits", function(dev, kernels)
+  for _, q in ipairs(routes.qtypes) do
+    local base = routes[q][#routes[q] - 1]
+    t.eq(base.defines.LN_EPI, 1, q .. ": the table's epilogue")
+    for i, c in ipairs { {}, { LN_BN = 128 }, { LN_KSPLIT = 3, LN_CLUSTER = 1 } } do
+      c.LN_EPI = 0
+      local old = routes.variant(q, base, c)
+      c.LN_EPI = 1
+      local new = routes.variant(q, base, c)
+      for j, shape in ipairs { { 37, 200, 300 }, { 300, 1032, 257 } } do
+        local n, k, tt = table.unpack(shape)
+        local _, y0 = check(dev, kernels, q, old, n, k, tt, 1300 + 10 * i + j)
+        local _, y1 = check(dev, kernels, q, new, n, k, tt, 1300 + 10 * i + j)
+        t.truthy(y0 == y1, ("%s %s N=%d K=%d T=%d: LN_EPI = 1 gives other bits than 0"):format(q, new.name, n, k, tt))
+      end
+    end
+  end
+end)
+
 -- wgmma variants other than the table's, every format, at two shapes against
 -- FP64 (kernels/cuda/linear_wgmma.cuh): LN_CLOSE = 0, the pipeline closed in
 -- the last unit (lockstep, warp-specialized, slices of K); the LN_STAGGER the
