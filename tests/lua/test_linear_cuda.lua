@@ -675,6 +675,17 @@ wgmma_test("wgmma route with the last wave in slices (TAIL = 2, 8; LN_TAIL = 1),
   end
 end)
 
+-- Routes a and b of q at each shape {N, K, T}: each against FP64, then the
+-- same bits from both (what: b's change, for the message).
+local function same_bits(dev, kernels, q, a, b, shapes, seed, what)
+  for j, shape in ipairs(shapes) do
+    local n, k, tt = table.unpack(shape)
+    local _, ya = check(dev, kernels, q, a, n, k, tt, seed + j)
+    local _, yb = check(dev, kernels, q, b, n, k, tt, seed + j)
+    t.truthy(ya == yb, ("%s %s N=%d K=%d T=%d: %s gives other bits"):format(q, b.name, n, k, tt, what))
+  end
+end
+
 -- x by one bulk copy a unit from the prepass's tiled copy (LN_XTILE = 1, the
 -- formats with LN_HALF; 2: each warpgroup its own rows, no block barrier in
 -- the loop): against FP64 and bit for bit the y of the same
@@ -693,12 +704,8 @@ wgmma_test("wgmma route with x by bulk copies (LN_XTILE = 1, and 2 without the b
       local tiled = routes.variant(q, base, c)
       t.truthy(tiled.xtile == tiled.defines.LN_BN and tiled.prep.defines.LN_PREP_TILE == tiled.defines.LN_BN, "the tiled prepass")
       -- K = 16392: the prepass's twin for long rows (each row held in registers), a unit past K's last whole one
-      for j, shape in ipairs { { 37, 200, 300 }, { 300, 4304, 257 }, { 37, 16392, 70 } } do
-        local n, k, tt = table.unpack(shape)
-        local _, yp = check(dev, kernels, q, plain, n, k, tt, 1200 + 10 * i + j)
-        local _, yt = check(dev, kernels, q, tiled, n, k, tt, 1200 + 10 * i + j)
-        t.truthy(yp == yt, ("%s %s N=%d K=%d T=%d: x by bulk copies gives other bits"):format(q, tiled.name, n, k, tt))
-      end
+      same_bits(dev, kernels, q, plain, tiled, { { 37, 200, 300 }, { 300, 4304, 257 }, { 37, 16392, 70 } }, 1200 + 10 * i,
+        "x by bulk copies")
     end
   end
 end)
@@ -716,12 +723,7 @@ wgmma_test("wgmma route with the sums through shared memory (LN_EPI = 1) against
       local old = routes.variant(q, base, c)
       c.LN_EPI = 1
       local new = routes.variant(q, base, c)
-      for j, shape in ipairs { { 37, 200, 300 }, { 300, 1032, 257 } } do
-        local n, k, tt = table.unpack(shape)
-        local _, y0 = check(dev, kernels, q, old, n, k, tt, 1300 + 10 * i + j)
-        local _, y1 = check(dev, kernels, q, new, n, k, tt, 1300 + 10 * i + j)
-        t.truthy(y0 == y1, ("%s %s N=%d K=%d T=%d: LN_EPI = 1 gives other bits than 0"):format(q, new.name, n, k, tt))
-      end
+      same_bits(dev, kernels, q, old, new, { { 37, 200, 300 }, { 300, 1032, 257 } }, 1300 + 10 * i, "LN_EPI = 1 (against 0)")
     end
   end
 end)
