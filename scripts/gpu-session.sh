@@ -863,8 +863,8 @@ phase_next80() { # the sums through shared memory and the factors read once (LN_
   # below 0.6 of cuBLASLt and four large ones, then the CUDA suite with cuBLAS and the whole Linear CUDA test
   GPUBENCH_TEST_ONLY="LN_EPI" run lua_test_linear_epi timeout 150 $G tests/lua/test_linear_cuda.lua
   grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_linear_epi.log" | cut -c1-300
-  grid_at ep80 1024 "LN_EPI=0,1" w8:4608:4608 w8:2048:4096 w8:2048:4608 w8:2048:16384 q5:1152:1152 q4:3456:1152 \
-    q4:4304:1152 q6:1152:1536 w8:14336:5120 q5:6144:5120 nvfp4:14336:5120 bf16:14336:5120
+  grid_at ep80 1024 "LN_EPI=0,1" ${EP80_POINTS:-w8:4608:4608 w8:2048:4096 q5:1152:1152 q4:3456:1152 q4:4304:1152 \
+    q6:1152:1536 w8:2048:16384 nvfp4:14336:5120}
   cluster_suite t80 ""
   awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/suite_cuda_t80.log" | head -30
   run lua_test_linear_cuda timeout ${TEST_LIMIT:-300} $G tests/lua/test_linear_cuda.lua
