@@ -859,8 +859,9 @@ phase_next78() { # the suite with the prepass's twin for long rows (K >= 16384),
 }
 
 phase_next80() { # the sums through shared memory and the factors read once (LN_EPI = 1, docs/kernels/cuda-linear.md,
-  # "The epilogue's factors"): its GPU test (FP64 and the bits of LN_EPI = 0), the A/B at the T = 1024 points
-  # below 0.6 of cuBLASLt and four large ones, then the CUDA suite with cuBLAS and the whole Linear CUDA test
+  # "The epilogue's factors"; the table keeps 0 until this A/B): its GPU test (FP64 and the bits of LN_EPI = 0), the
+  # A/B at T = 1024 points below 0.6 of cuBLASLt and two others, then the CUDA suite with cuBLAS and the whole Linear
+  # CUDA test
   GPUBENCH_TEST_ONLY="LN_EPI" run lua_test_linear_epi timeout 150 $G tests/lua/test_linear_cuda.lua
   grep -E "^(ok|FAIL|SKIP)" "$LOGS/lua_test_linear_epi.log" | cut -c1-300
   grid_at ep80 1024 "LN_EPI=0,1" ${EP80_POINTS:-w8:4608:4608 w8:2048:4096 q5:1152:1152 q4:3456:1152 q4:4304:1152 \

@@ -372,11 +372,15 @@ local function half_for(q, T, ks, tiles, sms, units)
   if ks > 1 then return (T >= 256 and (q == "w8" or units >= HALF_SLICE_UNITS)) and 1 or 0 end
   return tiles >= sms and 1 or 0
 end
+-- LN_EPI = 1 (the sums through shared memory, the factors read once) is
+-- built and emulated but not yet timed: the table keeps 0 until an A/B
+-- (scripts/gpu-session.sh next80) decides.
+local WGMMA_EPI = 0
 local function wgmma_geometry(q)
   local half = WGMMA_HALF[q] and 1 or 0
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,
            LN_WS = 0, LN_KSPLIT = 1, LN_CLOSE = 1, LN_STAGGER = half == 1 and 1 or WGMMA_STAGGER[q] or 0, LN_HALF = half,
-           LN_XCOPY = 1, LN_CLUSTER = 0, LN_TAIL = 0, LN_XTILE = half, LN_EPI = 1 }
+           LN_XCOPY = 1, LN_CLUSTER = 0, LN_TAIL = 0, LN_XTILE = half, LN_EPI = WGMMA_EPI }
 end
 -- By the grid of 128-row tiles against the SMs (132 where the device does
 -- not say), tiles of 128 rows of x below T = 256, of 256 from it, the

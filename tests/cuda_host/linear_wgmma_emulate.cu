@@ -103,8 +103,8 @@ extern "C" {
 #define WRB(F, q, BN, WPF, KS, STG, CLU, XT)                                                                      \
     Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " KS=" #KS " STAGGER=" #STG " HALF=1 CLUSTER=" #CLU " XTILE=" #XT, \
           run_wgmma<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, 1, 1, CLU, XT>, 65535}
-// each sum stored from the fragment, the factors read there (LN_EPI = 0: the
-// table's epilogue before the one through shared memory)
+// each sum stored from the fragment, the factors read there (LN_EPI = 0, the
+// table's until an A/B times 1; the other routes here run 1)
 #define WRE(F, q, BN, WPF, KS, STG, H, CLU, XT)                                                                   \
     Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " KS=" #KS " STAGGER=" #STG " HALF=" #H " CLUSTER=" #CLU " XTILE=" #XT " EPI=0", \
           run_wgmma<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, H, 1, CLU, XT, 0>, 65535}
@@ -154,7 +154,7 @@ static const std::vector<Route>& wgmma_routes()
         // the table's fp16 geometries: x by bulk copies, staggered, at 256 rows of x, and the tails after them
         WRB(LnQ5, "q5", 256, 2, 1, 1, 0, 1), WRB(LnQ6, "q6", 256, 2, 1, 1, 0, 1), WRB(LnW8, "w8", 256, 2, 4, 1, 1, 1),
         WRTX(LnQ4, "q4", 256, 4, 8), WRTX(LnQ5, "q5", 256, 2, 2), WRTX(LnQ6, "q6", 256, 2, 4), WRTX(LnW8, "w8", 256, 2, 8),
-        // the epilogue before LN_EPI = 1: one slice, a cluster's, LN_HALF or not
+        // LN_EPI = 0: one slice, a cluster's, LN_HALF or not
         WRE(LnQ4, "q4", 256, 4, 1, 0, 0, 0, 0), WRE(LnW8, "w8", 256, 2, 1, 1, 1, 0, 1), WRE(LnW8, "w8", 256, 2, 2, 1, 1, 1, 1),
         WRE(LnQ5, "q5", 256, 2, 3, 1, 0, 1, 0),
     };
