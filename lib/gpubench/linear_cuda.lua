@@ -372,10 +372,10 @@ local function half_for(q, T, ks, tiles, sms, units)
   if ks > 1 then return (T >= 256 and (q == "w8" or units >= HALF_SLICE_UNITS)) and 1 or 0 end
   return tiles >= sms and 1 or 0
 end
--- LN_EPI = 1 (the sums through shared memory, the factors read once) is
--- built and emulated but not yet timed: the table keeps 0 until an A/B
--- (scripts/gpu-session.sh next80) decides.
-local WGMMA_EPI = 0
+-- LN_EPI = 1, the sums through shared memory and the factors read once:
+-- faster at every point of its A/B (1.00-1.14x; docs/kernels/cuda-linear.md,
+-- "The epilogue's factors").
+local WGMMA_EPI = 1
 local function wgmma_geometry(q)
   local half = WGMMA_HALF[q] and 1 or 0
   return { GB_ARCH_SPECIFIC = 1, LN_WG = 2, LN_MT = 1, LN_BN = 256, LN_STAGES = 4, LN_WPF = WGMMA_WPF[q] or 2,

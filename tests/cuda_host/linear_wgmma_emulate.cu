@@ -103,8 +103,8 @@ extern "C" {
 #define WRB(F, q, BN, WPF, KS, STG, CLU, XT)                                                                      \
     Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " KS=" #KS " STAGGER=" #STG " HALF=1 CLUSTER=" #CLU " XTILE=" #XT, \
           run_wgmma<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, 1, 1, CLU, XT>, 65535}
-// each sum stored from the fragment, the factors read there (LN_EPI = 0, the
-// table's until an A/B times 1; the other routes here run 1)
+// each sum stored from the fragment, the factors read there (LN_EPI = 0; the
+// table and the other routes here take 1)
 #define WRE(F, q, BN, WPF, KS, STG, H, CLU, XT)                                                                   \
     Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " KS=" #KS " STAGGER=" #STG " HALF=" #H " CLUSTER=" #CLU " XTILE=" #XT " EPI=0", \
           run_wgmma<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, H, 1, CLU, XT, 0>, 65535}
