@@ -373,7 +373,7 @@ local function half_for(q, T, ks, tiles, sms, units)
   return tiles >= sms and 1 or 0
 end
 -- LN_EPI = 1, the sums through shared memory and the factors read once:
--- faster at every point of its A/B (1.00-1.14x; docs/kernels/cuda-linear.md,
+-- faster or equal at every point of its A/B (docs/kernels/cuda-linear.md,
 -- "The epilogue's factors").
 local WGMMA_EPI = 1
 local function wgmma_geometry(q)
