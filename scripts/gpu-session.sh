@@ -874,7 +874,9 @@ phase_next80() { # the sums through shared memory and the factors read once (LN_
 
 phase_short80() { # what a short T = 1024 point pays besides its units: the time against K at fixed N (the table's
   # one kernel at every K: q4 3456 rows unsplit, q5 1152 rows 3 slices in a cluster, w8 2048 rows 2 slices in a
-  # cluster), ours and cuBLASLt's, then ncu's full set of one call at q5 1152^2 and q4 3456 x 1152
+  # cluster), ours and cuBLASLt's (run once 2026-12-07, docs/kernels/cuda-linear.md "What the short points pay"),
+  # then ncu's full set of one call at q5 1152^2 and q4 3456 x 1152, then q5 1152^2 and q6 1152 x 1536 with 128 rows
+  # of x, unsplit or 2 slices in a cluster, against the table's 3 slices
   local p q n k
   for p in q4:3456:1152 q4:3456:2304 q4:3456:4608 q4:3456:9216 q5:1152:1152 q5:1152:2304 q5:1152:4608 \
            w8:2048:4096 w8:2048:8192 w8:2048:16384; do
@@ -884,6 +886,9 @@ phase_short80() { # what a short T = 1024 point pays besides its units: the time
     awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/short80_${q}_${n}_$k.log"
   done
   WGNCU="${WGNCU:-q5:1152:1152 q4:3456:1152}" bash "$0" wgncu
+  # the clusters' fixed part against fewer slices or none, 128 rows of x (twice the tiles)
+  grid_at sh80 1024 "LN_BN=128;LN_KSPLIT=1;LN_CLUSTER=0" q5:1152:1152 q6:1152:1536
+  grid_at sh80c 1024 "LN_BN=128,256;LN_KSPLIT=2;LN_CLUSTER=1" q5:1152:1152 q6:1152:1536
 }
 
 phase_next79() { # the next session's (an H200 if one comes): the CUDA suite with cuBLAS and the Vulkan suite with the
