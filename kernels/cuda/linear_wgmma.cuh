@@ -61,14 +61,10 @@ GB_HD constexpr unsigned lw_stage_bytes()
 {
     return ((64 * MT * WG + BN) * 128 + ((int)F::MODE == (int)LN_SCALE_AFTER && !H ? 2 * F::NG * 64 * MT * WG * 4 : 0) + 1023) / 1024 * 1024;
 }
-template <class F, int WG, int MT, int BN, int S, int H = 0>
-GB_HD constexpr unsigned lw_shared_bytes()
-{
-    return S * lw_stage_bytes<F, WG, MT, BN, H>() + 1024;
-}
 // With LN_WS = 1, 2 S mbarriers after the stages; with LN_XTILE = 1, S; 2, 2 S.
 // Then with LN_HALF = 1 and LN_WS = 0 the epilogue's factors, fp32: 2^g of
-// the tile's BN rows of x, then 2^f of its rows of W (lw_factors).
+// the tile's BN rows of x, then 2^f of its rows of W (lw_factors); the
+// dynamic shared memory asked for adds the 1024 bytes that align the first stage.
 template <class F, int WG, int MT, int BN, int S, int WS, int H = 0, int XT = 0>
 GB_HD constexpr unsigned lw_factors_at()
 {
@@ -77,7 +73,7 @@ GB_HD constexpr unsigned lw_factors_at()
 template <class F, int WG, int MT, int BN, int S, int WS, int H = 0, int XT = 0>
 GB_HD constexpr unsigned lw_shared_bytes_ws()
 {
-    return lw_shared_bytes<F, WG, MT, BN, S, H>() + (WS ? 16 * S : 0) + 8 * XT * S + (H && !WS ? 4 * (BN + 64 * MT * WG) : 0);
+    return lw_factors_at<F, WG, MT, BN, S, WS, H, XT>() + (H && !WS ? 4 * (BN + 64 * MT * WG) : 0) + 1024;
 }
 
 #define LW_REGS32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"

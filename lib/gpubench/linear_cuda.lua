@@ -255,6 +255,9 @@ local function with_tail(qtype, route, ks)
   return r
 end
 
+-- The defines that take 0 (switches and counts that may be none); the others are at least 1.
+local MAY_BE_ZERO = { LN_KC = true, LN_STAGE = true, LN_WS = true, LN_CLOSE = true, LN_STAGGER = true, LN_HALF = true,
+                      LN_XCOPY = true, LN_CLUSTER = true, LN_TAIL = true, LN_XTILE = true, LN_EPI = true }
 -- variant(qtype, route, changes) -> a copy of a route of qtype's list with
 -- other defines ({LN_NW = 2}), block and grid to match: a geometry sweep's
 -- (experiments/linear_variants.lua); the table itself is unchanged. LN_HALF
@@ -299,7 +302,7 @@ function M.variant(qtype, route, changes)
   if d.LN_XTILE and changes.LN_XTILE == nil and (changes.LN_HALF == 0 or (changes.LN_WS or 0) > 0) then d.LN_XTILE = 0 end
   for k, v in pairs(changes) do
     if d[k] == nil then error(("linear_cuda.variant: the %s route has no define %s"):format(route.name, tostring(k)), 2) end
-    if math.type(v) ~= "integer" or v < ((k == "LN_KC" or k == "LN_STAGE" or k == "LN_WS" or k == "LN_CLOSE" or k == "LN_STAGGER" or k == "LN_HALF" or k == "LN_XCOPY" or k == "LN_CLUSTER" or k == "LN_TAIL" or k == "LN_XTILE" or k == "LN_EPI") and 0 or 1) then
+    if math.type(v) ~= "integer" or v < (MAY_BE_ZERO[k] and 0 or 1) then
       error(("linear_cuda.variant: %s=%s is not a positive integer"):format(k, tostring(v)), 2)
     end
     d[k] = v

@@ -635,6 +635,17 @@ wgmma_test("wgmma route with slices of K (LN_KSPLIT = 2, 3, 8), every format, ag
   end
 end)
 
+-- Routes a and b of q at each shape {N, K, T}: each against FP64, then the
+-- same bits from both (what: b's change, for the message).
+local function same_bits(dev, kernels, q, a, b, shapes, seed, what)
+  for j, shape in ipairs(shapes) do
+    local n, k, tt = table.unpack(shape)
+    local _, ya = check(dev, kernels, q, a, n, k, tt, seed + j)
+    local _, yb = check(dev, kernels, q, b, n, k, tt, seed + j)
+    t.truthy(ya == yb, ("%s %s N=%d K=%d T=%d: %s gives other bits"):format(q, b.name, n, k, tt, what))
+  end
+end
+
 -- The slices of a tile as one thread block cluster adding their sums in
 -- shared memory (LN_CLUSTER = 1): one launch, and the same bits as the same
 -- geometry's slices added by the second launch (both add the slices in slice
@@ -647,13 +658,8 @@ wgmma_test("wgmma route with the slices' sums added in a cluster (LN_CLUSTER = 1
       c.LN_CLUSTER = 1
       local cluster = routes.variant(q, base, c)
       t.truthy(cluster.cluster and not global.cluster, "the route says where its slices add up")
-      for j, shape in ipairs { { 37, 200, 300 }, { 300, 4304, 257 } } do
-        local n, k, tt = table.unpack(shape)
-        local _, yg = check(dev, kernels, q, global, n, k, tt, 1000 + 10 * i + j)
-        local _, yc = check(dev, kernels, q, cluster, n, k, tt, 1000 + 10 * i + j)
-        t.truthy(yg == yc, ("%s LN_KSPLIT=%d N=%d K=%d T=%d: the cluster's y differs from the second launch's"):format(q,
-          c.LN_KSPLIT, n, k, tt))
-      end
+      same_bits(dev, kernels, q, global, cluster, { { 37, 200, 300 }, { 300, 4304, 257 } }, 1000 + 10 * i,
+        ("LN_KSPLIT=%d in a cluster (against the second launch's sums)"):format(c.LN_KSPLIT))
     end
   end
 end)
@@ -674,17 +680,6 @@ wgmma_test("wgmma route with the last wave in slices (TAIL = 2, 8; LN_TAIL = 1),
     end
   end
 end)
-
--- Routes a and b of q at each shape {N, K, T}: each against FP64, then the
--- same bits from both (what: b's change, for the message).
-local function same_bits(dev, kernels, q, a, b, shapes, seed, what)
-  for j, shape in ipairs(shapes) do
-    local n, k, tt = table.unpack(shape)
-    local _, ya = check(dev, kernels, q, a, n, k, tt, seed + j)
-    local _, yb = check(dev, kernels, q, b, n, k, tt, seed + j)
-    t.truthy(ya == yb, ("%s %s N=%d K=%d T=%d: %s gives other bits"):format(q, b.name, n, k, tt, what))
-  end
-end
 
 -- x by one bulk copy a unit from the prepass's tiled copy (LN_XTILE = 1, the
 -- formats with LN_HALF; 2: each warpgroup its own rows, no block barrier in
