@@ -891,6 +891,31 @@ phase_short80() { # what a short T = 1024 point pays besides its units: the time
   grid_at sh80c 1024 "LN_BN=128,256;LN_KSPLIT=2;LN_CLUSTER=1" q5:1152:1152 q6:1152:1536
 }
 
+phase_short83() { # short80 without its K sweep (run 2026-12-07), then the CUDA suite with the table of LN_EPI = 1
+  WGNCU="${WGNCU:-q5:1152:1152 q4:3456:1152}" bash "$0" wgncu
+  grid_at sh80 1024 "LN_BN=128;LN_KSPLIT=1;LN_CLUSTER=0" q5:1152:1152 q6:1152:1536
+  grid_at sh80c 1024 "LN_BN=128,256;LN_KSPLIT=2;LN_CLUSTER=1" q5:1152:1152 q6:1152:1536
+  cluster_suite t83 ""
+  awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/suite_cuda_t83.log" | head -30
+}
+
+phase_ra84() { # the weights from registers (LN_XTILE = 3, docs/kernels/cuda-linear.md, "The weights from registers"):
+  # its GPU test, then the A/B against the table at the short T = 1024 points and three large ones, 5 and 6 stages
+  GPUBENCH_TEST_ONLY="weights from registers" run lua_test_linear_ra timeout 200 $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_ra.log" | cut -c1-200 | head -8
+  grid_at ra84 1024 "LN_XTILE=3;LN_HALF=1;LN_STAGGER=0;LN_WPF=1;LN_STAGES=5,6" q4:3456:1152 q5:1152:1152 q6:1152:1536 \
+    w8:2048:4096 q4:4304:1152 w8:4608:4608 w8:2048:16384 q5:1152:4304 q5:6144:5120 w8:14336:5120 q4:131072:5120
+}
+
+phase_vk83() { # next79 without its CUDA suite (short83 has it)
+  run suite_vulkan_t79 timeout 300 $G --backend vulkan experiments/linear_suite.lua --suite all --vendor off \
+    --json "$LOGS/suite_vulkan_t79.jsonl"
+  grep -E "fixed cost:|wall time| T=1 |rror" "$LOGS/suite_vulkan_t79.log" | cut -c1-150 | head -24
+  run lua_test_linear_cuda timeout ${TEST_LIMIT:-300} $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda.log" | cut -c1-120 | grep -v "^ok"
+  grid_at ph79 1024 "PREP_HOLD=0,12" w8:2048:8192 w8:2048:12288 w8:5120:12288 q5:1152:12288
+}
+
 phase_next79() { # the next session's (an H200 if one comes): the CUDA suite with cuBLAS and the Vulkan suite with the
   # table as of 2026-12-07 (bulk copies, tail, prepass by 16 bytes and its twin for long rows, fp16 weights on the
   # short grids of 64 units or more), the whole Linear CUDA test (the prepass's block code and its twin at K = 16392 were
@@ -2014,6 +2039,15 @@ next79)
   ;;
 short80)
   phase_short80
+  ;;
+short83)
+  phase_short83
+  ;;
+vk83)
+  phase_vk83
+  ;;
+ra84)
+  phase_ra84
   ;;
 next80)
   phase_next80

@@ -21,7 +21,8 @@
 // addresses set once per thread, LN_CLUSTER = 1 the slices of a tile one
 // thread block cluster adding their sums in shared memory, LN_TAIL = 1 grid.y
 // counting the tiles of W from the last, LN_XTILE = 1 each unit's x one bulk
-// copy from the prepass's tiled copy, LN_EPI = 1 the sums out through shared
+// copy from the prepass's tiled copy (3: with k permuted, the weights in
+// registers as wgmma's A), LN_EPI = 1 the sums out through shared
 // memory and LN_HALF's factors read once (linear_wgmma.cuh).
 #ifndef GPUBENCH_LINEAR_GEOMETRY_CUH
 #define GPUBENCH_LINEAR_GEOMETRY_CUH

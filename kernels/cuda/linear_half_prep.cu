@@ -1,19 +1,27 @@
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=0,LN_PREP_HOLD=0
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=0,LN_PREP_HOLD=0
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=0,LN_PREP_HOLD=0
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=0,LN_PREP_HOLD=0
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=256,LN_PREP_HOLD=0
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=256,LN_PREP_HOLD=0
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=256,LN_PREP_HOLD=0
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=256,LN_PREP_HOLD=0
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=0,LN_PREP_HOLD=12
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=0,LN_PREP_HOLD=12
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=0,LN_PREP_HOLD=12
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=0,LN_PREP_HOLD=12
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=256,LN_PREP_HOLD=12
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=256,LN_PREP_HOLD=12
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=256,LN_PREP_HOLD=12
-// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=256,LN_PREP_HOLD=12
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=0,LN_PREP_HOLD=0,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=0,LN_PREP_HOLD=0,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=0,LN_PREP_HOLD=0,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=0,LN_PREP_HOLD=0,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=256,LN_PREP_HOLD=0,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=256,LN_PREP_HOLD=0,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=256,LN_PREP_HOLD=0,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=256,LN_PREP_HOLD=0,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=0,LN_PREP_HOLD=12,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=0,LN_PREP_HOLD=12,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=0,LN_PREP_HOLD=12,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=0,LN_PREP_HOLD=12,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=256,LN_PREP_HOLD=12,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=256,LN_PREP_HOLD=12,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=256,LN_PREP_HOLD=12,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=256,LN_PREP_HOLD=12,LN_PREP_PERM=0
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=256,LN_PREP_HOLD=0,LN_PREP_PERM=1
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=256,LN_PREP_HOLD=0,LN_PREP_PERM=1
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=256,LN_PREP_HOLD=0,LN_PREP_PERM=1
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=256,LN_PREP_HOLD=0,LN_PREP_PERM=1
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=4,LN_PREP_TILE=256,LN_PREP_HOLD=12,LN_PREP_PERM=1
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=5,LN_PREP_TILE=256,LN_PREP_HOLD=12,LN_PREP_PERM=1
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=6,LN_PREP_TILE=256,LN_PREP_HOLD=12,LN_PREP_PERM=1
+// gpubench-compile: entry=linear_half_prep defines=LN_PREP_Q=8,LN_PREP_TILE=256,LN_PREP_HOLD=12,LN_PREP_PERM=1
 // The first launch of a Linear call on the wgmma route with LN_HALF = 1
 // (docs/kernels/cuda-linear.md, "Weights in fp16"; the exponents:
 // linear_half_prep.cuh): blocks 0 .. T - 1 each take a row t of x, write
@@ -29,11 +37,16 @@
 // 256 x 8 LN_PREP_HOLD elements is read once (the long rows' twin: 12); 0:
 // every row read twice, with half the registers. The block's code:
 // ln_half_prep_block (linear_half_prep.cuh), which the host emulation runs.
+// LN_PREP_PERM = 1 (tiled only): k permuted inside each unit for the kernel
+// that takes its weights from registers (LN_XTILE = 3; ln_ra_k).
 // Launch: block (256), grid (T + ceil(N / 8)), T rounded up to BN when tiled.
 #include "linear_half_prep.cuh"
 
-#if !defined(LN_PREP_Q) || !defined(LN_PREP_TILE) || !defined(LN_PREP_HOLD)
-#error "linear_half_prep takes the format from -DLN_PREP_Q=4|5|6|8, x's layout from -DLN_PREP_TILE=0|64|128|256 and the chunks a thread holds from -DLN_PREP_HOLD=0|N (lib/gpubench/linear_cuda.lua)"
+#if !defined(LN_PREP_Q) || !defined(LN_PREP_TILE) || !defined(LN_PREP_HOLD) || !defined(LN_PREP_PERM)
+#error "linear_half_prep takes the format from -DLN_PREP_Q=4|5|6|8, x's layout from -DLN_PREP_TILE=0|64|128|256 and -DLN_PREP_PERM=0|1, and the chunks a thread holds from -DLN_PREP_HOLD=0|N (lib/gpubench/linear_cuda.lua)"
+#endif
+#if LN_PREP_PERM != 0 && (LN_PREP_PERM != 1 || LN_PREP_TILE == 0)
+#error "LN_PREP_PERM must be 0, or 1 with a tiled copy (LN_PREP_TILE > 0)"
 #endif
 #if LN_PREP_TILE != 0 && LN_PREP_TILE != 64 && LN_PREP_TILE != 128 && LN_PREP_TILE != 256
 #error "LN_PREP_TILE must be 0 (rows) or a tile of x, 64, 128 or 256"
@@ -64,6 +77,7 @@ struct LnPrepDev {
     }
     __device__ __forceinline__ uint4 ld16(const unsigned short* p, gb_u32 i) const { return reinterpret_cast<const uint4*>(p)[i]; }
     __device__ __forceinline__ void st16(unsigned short* p, uint4 v) const { *reinterpret_cast<uint4*>(p) = v; }
+    __device__ __forceinline__ void st4(unsigned short* p, gb_u32 v) const { *reinterpret_cast<gb_u32*>(p) = v; }
 };
 
 extern "C" __global__ void __launch_bounds__(256)
@@ -72,5 +86,5 @@ extern "C" __global__ void __launch_bounds__(256)
 {
     __shared__ gb_u32 part[8];
     LnPrepDev ctx;
-    ln_half_prep_block<PrepF, LN_PREP_TILE, LN_PREP_HOLD>(ctx, x, xh, ex, w, n, k, t, part);
+    ln_half_prep_block<PrepF, LN_PREP_TILE, LN_PREP_HOLD, LN_PREP_PERM>(ctx, x, xh, ex, w, n, k, t, part);
 }

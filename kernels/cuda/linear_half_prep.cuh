@@ -51,6 +51,26 @@ GB_HD gb_u64 ln_half_x_at(gb_u32 t, gb_u32 k, gb_u32 nunits)
     return (((gb_u64)(t / BN) * nunits + k / 64) * BN + r) * 64 + ((c ^ (r & 7)) << 3) + k % 8;
 }
 
+// Where element k of x lies inside its unit in the copy that the wgmma route
+// with the weights from registers reads (LN_XTILE = 3, register A; a tiled
+// copy as above, with k permuted inside each unit of 64): position 8 c + 2 t
+// + j of a unit holds k = 8 F::chunk(t, c / 4) + 2 (c % 4) + j, so that the
+// 16 weights lane t of a quad decodes for a row (F's chunks chunk(t, 0) and
+// chunk(t, 1), the same run as the stores' path) are, pair by pair, that
+// lane's k of the wgmma's A fragment (k 2 t, 2 t + 1 and 2 t + 8, 2 t + 9 of
+// each k-step of 16): no exchange between lanes (docs/kernels/cuda-linear.md,
+// "The weights from registers"). The returned position keeps k's unit.
+template <class F>
+GB_HD gb_u32 ln_ra_k(gb_u32 k)
+{
+    const gb_u32 kc = (k % 64) / 8;
+    gb_u32 lane = 0, h = 0;
+    for (gb_u32 a = 0; a < 4; a++)
+        for (gb_u32 b = 0; b < 2; b++)
+            if (F::chunk(a, (int)b) == kc) lane = a, h = b;
+    return k - k % 64 + 8 * (4 * h + (k % 8) / 2) + 2 * lane + k % 2;
+}
+
 // The largest magnitude bits of two fp16 values in a word (what the scales
 // plane holds: every format with LN_HALF has fp16 group scales).
 GB_HD gb_u32 ln_half_max2(gb_u32 w, gb_u32 m)
@@ -95,8 +115,10 @@ GB_HD gb_u32 ln_half_w_max(const unsigned char* w, gb_u32 n, gb_u32 k, gb_u32 ro
 // thread(), block(), barrier(), warp_max(v) over the warp's lanes,
 // ld16(p, i): chunk i (16 bytes) of p, st16(p, v): 16 bytes at p). TILE: LN_PREP_TILE; HOLD:
 // LN_PREP_HOLD, the chunks of 16 bytes a thread holds so that a row of x is
-// read once (0: every row read twice). part: 8 words of shared memory.
-template <class F, int TILE, int HOLD, class C>
+// read once (0: every row read twice). PERM (LN_PREP_PERM = 1, TILE > 0):
+// the copy with k permuted inside each unit (ln_ra_k), a 16-byte chunk of x
+// going out as four 4-byte stores (ctx.st4). part: 8 words of shared memory.
+template <class F, int TILE, int HOLD, int PERM = 0, class C>
 GB_HD void ln_half_prep_block(C& ctx, const unsigned short* __restrict__ x, unsigned short* __restrict__ xh,
                               int* __restrict__ ex, const unsigned char* __restrict__ w, gb_u32 n, gb_u32 k, gb_u32 t,
                               gb_u32* part)
@@ -110,7 +132,15 @@ GB_HD void ln_half_prep_block(C& ctx, const unsigned short* __restrict__ x, unsi
     if (b < t) {
         const unsigned short* xr = x + (gb_u64)b * k;
         const gb_u64 row0 = (gb_u64)b * k; // the row-major copy's row
-        auto at = [&](gb_u32 i) { return xh + (TILE ? ln_half_x_at<BN>(b, 8 * i, nunits) : row0 + 8 * i); };
+        static_assert(PERM == 0 || (PERM == 1 && TILE != 0), "LN_PREP_PERM = 1 takes the tiled copy (LN_PREP_TILE > 0)");
+        // chunk i of the row's copy (8 elements, converted) to where the kernel reads it
+        auto put = [&](gb_u32 i, uint4 v) {
+            if constexpr (PERM != 0) {
+                const gb_u32 wd[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+                for (int q = 0; q < 4; q++) ctx.st4(xh + ln_half_x_at<BN>(b, ln_ra_k<F>(8 * i + 2 * q), nunits), wd[q]);
+            } else ctx.st16(xh + (TILE ? ln_half_x_at<BN>(b, 8 * i, nunits) : row0 + 8 * i), v);
+        };
         // the row read once and held in registers where it fits (its chunks all issued at once), else read twice
         const bool held = HOLD > 0 && chunks <= 256 * (gb_u32)HOLD;
         uint4 v[HN];
@@ -138,10 +168,10 @@ GB_HD void ln_half_prep_block(C& ctx, const unsigned short* __restrict__ x, unsi
 #pragma unroll
             for (int j = 0; j < HN; j++) {
                 const gb_u32 i = tid + 256 * j;
-                if (i < chunks) ctx.st16(at(i), ln_half_x8(v[j], inv)); // zeros past K (ln_half_x8 of 0 is 0)
+                if (i < chunks) put(i, ln_half_x8(v[j], inv)); // zeros past K (ln_half_x8 of 0 is 0)
             }
         } else {
-            for (gb_u32 i = tid; i < chunks; i += 256) ctx.st16(at(i), i < k / 8 ? ln_half_x8(ctx.ld16(xr, i), inv) : zero);
+            for (gb_u32 i = tid; i < chunks; i += 256) put(i, i < k / 8 ? ln_half_x8(ctx.ld16(xr, i), inv) : zero);
         }
     } else if (b < rows) {
         // a row of the tiled copy's last tile past T: zeros (its 8-element chunks are 16-byte aligned)

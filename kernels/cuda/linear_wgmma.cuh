@@ -55,20 +55,28 @@
 // formats with scales after the sum two fp32 arrays per group (the rows'
 // ratios r and scales e, below); each stage 1024-byte aligned (the 128-byte swizzle repeats every 8
 // rows of 128 bytes), plus 1024 bytes to align the first.
-// (LN_HALF = 1, H: the weights go to the stage already scaled, no arrays.)
-template <class F, int WG, int MT, int BN, int H = 0>
+// (LN_HALF = 1, H: the weights go to the stage already scaled, no arrays;
+// LN_XTILE = 3, XT: the weights stay in registers, a stage is x alone.)
+template <class F, int WG, int MT, int BN, int H = 0, int XT = 0>
 GB_HD constexpr unsigned lw_stage_bytes()
 {
-    return ((64 * MT * WG + BN) * 128 + ((int)F::MODE == (int)LN_SCALE_AFTER && !H ? 2 * F::NG * 64 * MT * WG * 4 : 0) + 1023) / 1024 * 1024;
+    return ((XT == 3 ? 0 : 64 * MT * WG * 128) + BN * 128 +
+            ((int)F::MODE == (int)LN_SCALE_AFTER && !H ? 2 * F::NG * 64 * MT * WG * 4 : 0) + 1023) / 1024 * 1024;
 }
-// With LN_WS = 1, 2 S mbarriers after the stages; with LN_XTILE = 1, S; 2, 2 S.
+// x's offset in a stage: after the weights, or (LN_XTILE = 3) at its start.
+template <int BM, int XT>
+GB_HD constexpr unsigned lw_x_at()
+{
+    return XT == 3 ? 0 : BM * 128;
+}
+// With LN_WS = 1, 2 S mbarriers after the stages; with LN_XTILE = 1, S; 2 and 3, 2 S.
 // Then with LN_HALF = 1 and LN_WS = 0 the epilogue's factors, fp32: 2^g of
 // the tile's BN rows of x, then 2^f of its rows of W (lw_factors); the
 // dynamic shared memory asked for adds the 1024 bytes that align the first stage.
 template <class F, int WG, int MT, int BN, int S, int WS, int H = 0, int XT = 0>
 GB_HD constexpr unsigned lw_factors_at()
 {
-    return S * lw_stage_bytes<F, WG, MT, BN, H>() + (WS ? 16 * S : 0) + 8 * XT * S;
+    return S * lw_stage_bytes<F, WG, MT, BN, H, XT>() + (WS ? 16 * S : 0) + 8 * (XT == 3 ? 2 : XT) * S;
 }
 template <class F, int WG, int MT, int BN, int S, int WS, int H = 0, int XT = 0>
 GB_HD constexpr unsigned lw_shared_bytes_ws()
@@ -134,6 +142,28 @@ __device__ __forceinline__ void lw_mma_n256(float* d, gb_u64 da, gb_u64 db, int 
 {
     if constexpr (H) asm volatile(LW_MMA("m64n256k16", "f16", LW_REGS128, "%128, %129", "%130") : LW_D128 : "l"(da), "l"(db), "r"(acc));
     else asm volatile(LW_MMA("m64n256k16", "bf16", LW_REGS128, "%128, %129", "%130") : LW_D128 : "l"(da), "l"(db), "r"(acc));
+}
+
+// The same with A from registers (LN_XTILE = 3; fp16 only): a[4] is the
+// thread's fragment of A[64 x 16], as mma.m16n8k16's of its warp's 16 rows:
+// a[0] row g, k 2 t and 2 t + 1 (low half first), a[1] row g + 8, a[2] row g,
+// k 2 t + 8 and 2 t + 9, a[3] row g + 8 (lane g * 4 + t).
+#define LW_MMA_RA(SHAPE, REGS, A, B, P) \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, " P ", 0;\n" \
+    "wgmma.mma_async.sync.aligned." SHAPE ".f32.f16.f16 {" REGS "}, {" A "}, " B ", p, 1, 1, 0;\n}\n"
+template <int N>
+__device__ __forceinline__ void lw_mma_ra(float* d, const gb_u32* a, gb_u64 db)
+{
+    static_assert(N == 64 || N == 128 || N == 256, "LN_BN must be 64, 128 or 256");
+    if constexpr (N == 64)
+        asm volatile(LW_MMA_RA("m64n64k16", LW_REGS32, "%32, %33, %34, %35", "%36", "%37")
+                     : LW_D32 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+    else if constexpr (N == 128)
+        asm volatile(LW_MMA_RA("m64n128k16", LW_REGS64, "%64, %65, %66, %67", "%68", "%69")
+                     : LW_D64 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+    else
+        asm volatile(LW_MMA_RA("m64n256k16", LW_REGS128, "%128, %129, %130, %131", "%132", "%133")
+                     : LW_D128 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
 }
 
 template <int N, bool H>
@@ -238,6 +268,8 @@ struct LwDevCtx : LnDevCtx {
     __device__ __forceinline__ void proxy_fence() const { lw_proxy_fence(); }
     template <int N, bool H = false>
     __device__ __forceinline__ void wgmma(float* d, gb_u64 da, gb_u64 db) const { lw_mma<N, H>(d, da, db, 1); }
+    template <int N>
+    __device__ __forceinline__ void wgmma_ra(float* d, const gb_u32* a, gb_u64 db) const { lw_mma_ra<N>(d, a, db); }
     // the LN_HALF prepass's exponents (linear_half_prep.cu)
     __device__ __forceinline__ int ld_ex(const int* p) const { return __ldg(p); }
     __device__ __forceinline__ void wg_fence() const { lw_fence(); }
@@ -280,6 +312,18 @@ struct LwDevCtx : LnDevCtx {
 
 // Byte offset of chunk c (8 bf16) of row r in a swizzled tile.
 GB_HD gb_u32 lw_swz(gb_u32 r, gb_u32 c) { return r * 128 + ((c ^ (r & 7)) << 4); }
+
+// LN_XTILE: x unit u of the tile of rows t0 .. t0 + BN - 1 as one bulk copy to
+// shared dst from the prepass's tiled copy (linear_half_prep.cuh, ln_half_x_at:
+// each unit's BN rows of 64 contiguous, swizzled as the stage wants them,
+// zeros past T and K; nunits: K's units), its bytes counted on mbarrier
+// `bar`; one thread issues it.
+template <int BN, class C>
+GB_HD void lw_bulk_x(C& ctx, gb_u32 dst, const unsigned short* x, gb_u32 t0, gb_u32 nunits, gb_u32 u, gb_u32 bar)
+{
+    ctx.bar_expect(bar, BN * 128);
+    ctx.bulk(dst, x + ((gb_u64)(t0 / BN) * nunits + u) * (BN * 64), BN * 128, bar);
+}
 
 // The runs of one unit of weights: run i of a thread is row rq + NP / 4 i of
 // the tile, lane t of its quad.
@@ -394,15 +438,22 @@ struct LwFill {
             ctx.sts128(a + lw_swz(row, F::chunk(t, 1)), d + 4);
         }
     }
-    // LN_XTILE: x unit u of the tile as one bulk copy from the prepass's tiled
-    // copy (linear_half_prep.cuh, ln_half_x_at: each unit's BN rows of 64
-    // contiguous, swizzled as the stage wants them, zeros past T and K), its
-    // bytes counted on mbarrier `bar`; one thread issues it.
+    // LN_XTILE = 1, 2: x unit u of the tile into stage st by one bulk copy (lw_bulk_x)
     template <class C>
     GB_HD void bulk_x(C& ctx, gb_u32 u, int st, gb_u32 bar) const
     {
-        ctx.bar_expect(bar, B_BYTES);
-        ctx.bulk(base + st * STAGE + A_BYTES, x + ((gb_u64)(t0 / BN) * nunits + u) * (BN * 64), B_BYTES, bar);
+        lw_bulk_x<BN>(ctx, base + st * STAGE + A_BYTES, x, t0, nunits, u, bar);
+    }
+    // LN_XTILE = 3: the weights of a unit decoded to fp16 (H) in registers,
+    // run i's 16 to a[i] in F's chunk order (chunk(t, 0)'s 8, then chunk(t,
+    // 1)'s, two a word): with x's k permuted as ln_half_prep's PERM writes
+    // it, word 2 s + h of a run is its row's pair of k-step s, half h, of the
+    // wgmma's A fragment (LwMma::unit_ra).
+    GB_HD void decode_ra(const Runs& c, gb_u32 (&a)[RUNS][8]) const
+    {
+        static_assert(H != 0, "the weights from registers are LN_HALF's fp16");
+#pragma unroll
+        for (int i = 0; i < RUNS; i++) F::decode_half(c.r[i], sinv[i], a[i]);
     }
     // x unit u (k = 64 u .. 64 u + 63) of rows t0 .. t0 + BN - 1 into stage st,
     // zero-filled past T and past K. XC = 1: a thread's chunks are chunk p % 8
@@ -439,9 +490,10 @@ struct LwFill {
 
 // The products side of a warpgroup: MT m64 tiles of rows [64 MT wg, 64 MT
 // (wg + 1)) of the block tile by its BN rows of x, into fp32 accumulators.
-template <class F, int MT, int BN, int BM, int STAGE, int H = 0>
+// XAT: x's offset in a stage (lw_x_at).
+template <class F, int MT, int BN, int BM, int STAGE, int H = 0, int XAT = BM * 128>
 struct LwMma {
-    enum { A_BYTES = BM * 128, B_BYTES = BN * 128, AFTER = (int)F::MODE == (int)LN_SCALE_AFTER && !H };
+    enum { A_BYTES = XAT, B_BYTES = BN * 128, AFTER = (int)F::MODE == (int)LN_SCALE_AFTER && !H };
     gb_u32 base, wg, g, w4;
     float acc[MT][BN / 2];
 
@@ -475,6 +527,26 @@ struct LwMma {
             }
         ctx.wg_commit();
         hold(ctx);
+    }
+    // LN_XTILE = 3: a unit's 4 k-steps with A from registers (a: the
+    // warp's two runs, rows g and g + 8, as LwFill::decode_ra leaves them) and
+    // x from stage st, one commit group; the previous unit's products
+    // complete when this returns, this unit's stay in flight.
+    template <class C>
+    GB_HD void unit_ra(C& ctx, int st, const gb_u32 (&a)[2][8])
+    {
+        static_assert(MT == 1 && H != 0, "the weights from registers: one m64 tile a warpgroup, fp16 (LN_HALF = 1)");
+        const gb_u32 b = base + st * STAGE + A_BYTES;
+        ctx.wg_fence();
+        hold(ctx);
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) {
+            const gb_u32 f[4] = {a[0][2 * kk], a[1][2 * kk], a[0][2 * kk + 1], a[1][2 * kk + 1]};
+            ctx.template wgmma_ra<BN>(acc[0], f, lw_desc(b + 32 * kk));
+        }
+        ctx.wg_commit();
+        hold(ctx);
+        ctx.template wg_wait<1>();
     }
     // acc times the per-row values at array `which` (0: r, 1: e) of group grp
     // in stage st: rows g and g + 8 of each of the warp's m16 slices.
@@ -678,6 +750,42 @@ GB_HD void lw_async_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, g
     mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
 }
 
+// LN_XTILE = 3: the weights from registers. Each warp decodes its own 16 rows
+// of W (lane g * 4 + t: rows g and g + 8, its 16 k of each as the stores'
+// path has them) into the A fragments of wgmma and multiplies x from the
+// stage (the prepass's copy, k permuted to match: ln_ra_k), so that no
+// barrier and no shared store sits between the decode and the products; the
+// stages hold x only. x of unit i + D (D = S - 3), issued by thread 0 at
+// unit i by one bulk copy, first waits for both warpgroups to release the
+// stage (unit i + D - S = i - 3, released by each warp once its products
+// have completed, at unit i - 2): the warpgroups run up to two units apart.
+// (fill: the warp's rows; put_x(v, st): x unit v of the slice into stage st.)
+template <int S, int WPF, class C, class Fill, class Mm, class PutX>
+GB_HD void lw_ra_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, gb_u32 u0, gb_u32 nunits, gb_u32 bars,
+                      gb_u32 tid, PutX&& put_x)
+{
+    enum { D = S - 3 };
+    static_assert(Fill::RUNS == 2, "a lane decodes two rows of its warp's 16");
+    // (with two units of codes in flight, ptxas serialized the products: C7513)
+    static_assert(WPF == 1, "LN_XTILE = 3 takes LN_WPF = 1");
+    lw_each_unit<WPF>(nunits, cur, [&](gb_u32 i, typename Fill::Runs& c) {
+        const int st = (int)(i % S);
+        gb_u32 a[2][8];
+        fill.decode_ra(c, a);
+        if (i + WPF < nunits) fill.load_unit(ctx, u0 + i + WPF, c);
+        ctx.bar_wait(bars + 8 * st, (i / S) & 1); // x of unit i has landed
+        mm.unit_ra(ctx, st, a);                    // unit i - 1's products have completed
+        ctx.warp_uniform(0);                       // every lane of the warp is past that wait
+        if (i > 0 && (tid & 31) == 0) ctx.bar_arrive(bars + 8 * (S + (i - 1) % S));
+        if (tid == 0 && i + D < nunits) {
+            const gb_u32 v = i + D;
+            if (v >= (gb_u32)S) ctx.bar_wait(bars + 8 * (S + v % S), (v / S - 1) & 1); // unit v - S released by both
+            put_x(v, (int)(v % S));
+        }
+    });
+    mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
+}
+
 // The epilogue's factors (LN_HALF = 1) into shared memory at fac: 2^g of
 // rows t0 .. t0 + BN - 1 of x, then 2^f of rows n0 .. n0 + BM - 1 of W (ex:
 // g[T], then f[N]; 1 past T and N), read once a block while its first units
@@ -769,13 +877,16 @@ GB_HD void lw_tile_sums(C& ctx, Mm& mm, gb_u32 base, unsigned short* y, gb_u32 N
 // ones left (gpubench.linear's tail: whole tiles in the first launch, the
 // rest in slices; docs/kernels/cuda-linear.md, "The last wave in slices").
 // With XT (LN_XTILE = 1, LN_HALF = 1) x is the prepass's tiled copy and each
-// unit's x one bulk copy (lw_lockstep_loop; "x by bulk copies").
+// unit's x one bulk copy (lw_lockstep_loop; "x by bulk copies"); XT = 3 the
+// same with k permuted, the weights from registers (lw_ra_loop; "The weights
+// from registers").
 template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, int H, int XC, int CLU, int TAIL = 0, int XT = 0,
           int EPI = 1, class C>
 GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                                          gb_u32 K, gb_u32 T, float gscale, float* part, const int* ex)
 {
-    enum { NTH = 128 * WG, BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN, H>(), D = S - 2 };
+    enum { NTH = 128 * WG, BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN, H, XT>(), D = XT == 3 ? S - 3 : S - 2,
+           XAT = lw_x_at<BM, XT>() };
     static_assert(S >= 3, "LN_STAGES must be at least 3 (a stage is rewritten two units after its last reader)");
     static_assert(WPF == 1 || WPF == 2 || WPF == 4, "LN_WPF must be 1, 2 or 4 (at 3 ptxas serializes the products)");
     static_assert(F::E == 16, "the wgmma route takes runs of 16 (units of 64)");
@@ -784,8 +895,10 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     static_assert(STAGGER == 0 || (STAGGER == 1 && CLOSE == 1 && WG == 2), "LN_STAGGER = 1 takes 2 warpgroups and LN_CLOSE = 1");
     static_assert(CLU == 0 || (CLU == 1 && KS >= 2 && KS <= 8), "LN_CLUSTER = 1 takes 2 to 8 slices of K (the portable cluster size)");
     static_assert(lw_tile_sums_bytes<BM, BN>() <= S * STAGE, "the tile's sums must fit the stages");
-    static_assert(XT == 0 || ((XT == 1 || XT == 2) && H == 1), "LN_XTILE = 1 or 2 takes the prepass's tiled x (LN_HALF = 1)");
-    static_assert(XT != 2 || (CLOSE == 1 && WG == 2), "LN_XTILE = 2 takes LN_CLOSE = 1 and 2 warpgroups");
+    static_assert(XT == 0 || (XT >= 1 && XT <= 3 && H == 1), "LN_XTILE = 1, 2 or 3 takes the prepass's tiled x (LN_HALF = 1)");
+    static_assert(XT < 2 || (CLOSE == 1 && WG == 2), "LN_XTILE = 2 or 3 takes LN_CLOSE = 1 and 2 warpgroups");
+    static_assert(XT != 3 || (MT == 1 && STAGGER == 0 && S >= 4),
+                  "LN_XTILE = 3 (the weights from registers) takes LN_MT = 1, LN_STAGGER = 0 and at least 4 stages");
     static_assert(EPI == 0 || EPI == 1, "LN_EPI must be 0 or 1");
     const gb_u32 base = ctx.template shared_base<lw_shared_bytes_ws<F, WG, MT, BN, S, 0, H, XT>()>();
     const gb_u32 bars = base + S * STAGE; // XT: one mbarrier a stage, x's bytes (XT = 2: then one a stage, its release)
@@ -795,22 +908,37 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     const gb_u32 n0 = (TAIL ? (N + BM - 1) / BM - 1 - ctx.block(1) : ctx.block(1)) * BM;
     typedef LwFill<F, BM, BN, NTH, STAGE, H, XC> Fill;
     Fill fill(base, tid, W, x, N, K, T, n0, t0);
-    if constexpr (H != 0 && XT != 2) fill.half_rows(ctx, ex + T); // (XT = 2: the warpgroups' own fills scale the rows)
-    LwMma<F, MT, BN, BM, STAGE, H> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
+    if constexpr (H != 0 && XT < 2) fill.half_rows(ctx, ex + T); // (XT = 2, 3: the warpgroups' or warps' own fills scale the rows)
+    LwMma<F, MT, BN, BM, STAGE, H, XAT> mm(base, tid >> 7, tid & 31, (tid >> 5) & 3);
     const gb_u32 z = KS > 1 ? ctx.block(2) : 0;
     const gb_u32 u0 = (gb_u32)((gb_u64)fill.nunits * z / KS), nunits = (gb_u32)((gb_u64)fill.nunits * (z + 1) / KS) - u0;
-    // XT: x's mbarriers (XT = 2: then the stages' releases, one arrival a
+    // XT: x unit v of the slice into stage st by one bulk copy, counted on the stage's mbarrier
+    auto put_x = [&](gb_u32 v, int st) { lw_bulk_x<BN>(ctx, base + st * STAGE + XAT, x, t0, fill.nunits, u0 + v, bars + 8 * st); };
+    // XT: x's mbarriers (XT = 2, 3: then the stages' releases, one arrival a
     // warp) and its first D bulk copies, before any thread waits on them
     auto start_x = [&] {
         if (tid == 0) {
-            for (int st = 0; st < XT * S; st++) ctx.bar_init(bars + 8 * st, st < S ? 1 : 8);
+            for (int st = 0; st < (XT == 3 ? 2 : XT) * S; st++) ctx.bar_init(bars + 8 * st, st < S ? 1 : 8);
             ctx.bar_init_fence(); // seen initialized by the bulk copies' completions
             for (int d = 0; d < D; d++)
-                if ((gb_u32)d < nunits) fill.bulk_x(ctx, u0 + d, d, bars + 8 * d);
+                if ((gb_u32)d < nunits) put_x((gb_u32)d, d);
         }
         ctx.barrier();
     };
-    if constexpr (XT == 2) {
+    if constexpr (XT == 3) {
+        // each warp decodes its own 16 rows into registers; the block's fill only names K's units
+        const gb_u32 wg = tid >> 7, w4 = (tid >> 5) & 3;
+        typedef LwFill<F, 16, BN, 32, STAGE, H, XC> WarpFill;
+        WarpFill own(base, tid & 31, W, x, N, K, T, n0 + 64 * wg + 16 * w4, t0);
+        own.half_rows(ctx, ex + T);
+        typename WarpFill::Runs wcur[WPF];
+#pragma unroll
+        for (int w = 0; w < WPF; w++)
+            if ((gb_u32)w < nunits) own.load_unit(ctx, u0 + w, wcur[w]);
+        start_x();
+        if constexpr (EPI != 0) lw_factors<BM, BN, NTH>(ctx, fac, ex, N, T, n0, t0, tid);
+        lw_ra_loop<S, WPF>(ctx, own, mm, wcur, u0, nunits, bars, tid, put_x);
+    } else if constexpr (XT == 2) {
         // each warpgroup loads and stages its own rows; the block's fill only copies x
         const gb_u32 wg = tid >> 7;
         typedef LwFill<F, 64 * MT, BN, 128, STAGE, H, XC> WgFill;

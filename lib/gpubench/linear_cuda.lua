@@ -134,7 +134,9 @@ end
 -- The first launch of an LN_HALF = 1 call: one kernel spec per format (the
 -- kernel cache compiles each once), nil for the formats without fp16 group scales.
 -- With LN_XTILE the prepass writes x as the kernel's tiles of LN_BN rows
--- (LN_PREP_TILE; 0: row by row): one spec per format and tile, made once.
+-- (LN_PREP_TILE; 0: row by row): one spec per format and tile, made once;
+-- with LN_XTILE = 3 (the weights from registers) with k permuted inside each
+-- unit as the kernel's A fragments take it (LN_PREP_PERM = 1).
 -- Rows of x of PREP_HOLD_FROM_K elements or more take the prepass's twin
 -- (`long`: gpubench.linear picks it by K) that reads a row once and holds it
 -- in registers, LN_PREP_HOLD = 12 chunks of 16 bytes a thread; its 64
@@ -143,19 +145,21 @@ end
 local PREP_Q, PREP = { q4 = 4, q5 = 5, q6 = 6, w8 = 8 }, {}
 local PREP_HOLD, PREP_HOLD_FROM_K = 12, 16384
 for q in pairs(PREP_Q) do PREP[q] = {} end
-local function prep_spec(q, tile, hold)
+local function prep_spec(q, tile, hold, perm)
   return { file = "kernels/cuda/linear_half_prep.cu", entry = "linear_half_prep",
-           defines = { LN_PREP_Q = PREP_Q[q], LN_PREP_TILE = tile, LN_PREP_HOLD = hold } }
+           defines = { LN_PREP_Q = PREP_Q[q], LN_PREP_TILE = tile, LN_PREP_HOLD = hold, LN_PREP_PERM = perm or 0 } }
 end
 local function prep_for(q, d)
   if d.LN_HALF ~= 1 then return nil end
   local tile = d.LN_XTILE == 0 and 0 or d.LN_BN
-  if not PREP[q][tile] then
-    local s = prep_spec(q, tile, 0)
-    s.long, s.long_from_k = prep_spec(q, tile, PREP_HOLD), PREP_HOLD_FROM_K
-    PREP[q][tile] = s
+  local perm = d.LN_XTILE == 3 and 1 or 0
+  local key = tile .. "/" .. perm
+  if not PREP[q][key] then
+    local s = prep_spec(q, tile, 0, perm)
+    s.long, s.long_from_k = prep_spec(q, tile, PREP_HOLD, perm), PREP_HOLD_FROM_K
+    PREP[q][key] = s
   end
-  return PREP[q][tile]
+  return PREP[q][key]
 end
 
 -- The most blocks a thread block cluster portably takes: LN_CLUSTER's most slices.
@@ -171,9 +175,14 @@ local function wgmma(q, min_t, max_t, d)
   if d.LN_TAIL == 1 and d.LN_WS ~= 0 then
     error("linear_cuda: LN_TAIL=1 is the lockstep kernel's (LN_WS=0)", 3)
   end
-  if d.LN_XTILE > 2 or (d.LN_XTILE >= 1 and (d.LN_HALF ~= 1 or d.LN_WS ~= 0 or (d.LN_XTILE == 2 and d.LN_CLOSE ~= 1))) then
-    error(("linear_cuda: LN_XTILE=1 or 2 takes the prepass's x (LN_HALF=1) and the lockstep kernel (LN_WS=0; 2: LN_CLOSE=1), not LN_XTILE=%d LN_HALF=%d LN_WS=%d LN_CLOSE=%d")
+  if d.LN_XTILE > 3 or (d.LN_XTILE >= 1 and (d.LN_HALF ~= 1 or d.LN_WS ~= 0 or (d.LN_XTILE >= 2 and d.LN_CLOSE ~= 1))) then
+    error(("linear_cuda: LN_XTILE=1, 2 or 3 takes the prepass's x (LN_HALF=1) and the lockstep kernel (LN_WS=0; 2 and 3: LN_CLOSE=1), not LN_XTILE=%d LN_HALF=%d LN_WS=%d LN_CLOSE=%d")
       :format(d.LN_XTILE, d.LN_HALF, d.LN_WS, d.LN_CLOSE), 3)
+  end
+  -- the weights from registers (linear_wgmma.cuh, lw_ra_loop): its static_asserts, said here first
+  if d.LN_XTILE == 3 and (d.LN_WG ~= 2 or d.LN_MT ~= 1 or d.LN_STAGGER ~= 0 or d.LN_WPF ~= 1 or d.LN_STAGES < 4) then
+    error(("linear_cuda: LN_XTILE=3 takes LN_WG=2, LN_MT=1, LN_STAGGER=0, LN_WPF=1 and at least 4 stages, not LN_WG=%d LN_MT=%d LN_STAGGER=%d LN_WPF=%d LN_STAGES=%d")
+      :format(d.LN_WG, d.LN_MT, d.LN_STAGGER, d.LN_WPF, d.LN_STAGES), 3)
   end
   if d.LN_CLUSTER == 1 and (d.LN_KSPLIT < 2 or d.LN_KSPLIT > CLUSTER_MAX or d.LN_WS ~= 0) then
     error(("linear_cuda: LN_CLUSTER=1 takes 2 to %d slices of K (LN_KSPLIT) and LN_WS=0, not LN_KSPLIT=%d LN_WS=%d")
@@ -280,7 +289,7 @@ function M.variant(qtype, route, changes)
     end
     local r = {}
     for k, v in pairs(base) do r[k] = v end
-    r.prep = prep_spec(qtype, base.prep.defines.LN_PREP_TILE, hold) -- that prepass at every K (no twin)
+    r.prep = prep_spec(qtype, base.prep.defines.LN_PREP_TILE, hold, base.prep.defines.LN_PREP_PERM) -- that prepass at every K (no twin)
     return r
   end
   if route.head then

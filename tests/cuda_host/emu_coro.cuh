@@ -8,7 +8,8 @@
 // mbarrier phase not yet complete) or, with preemption on, until a seeded
 // random draw at any of its context's operations says so; the scheduler then
 // resumes the next thread whose wait is over, in round-robin order from a
-// rotating (or, preempting, random) start. Deterministic for a seed. When
+// rotating (or, preempting, random) start; threads marked lagging are
+// preempted more often, so that they run behind. Deterministic for a seed. When
 // no thread can run and some have not finished, the block is deadlocked: it
 // is reported with each thread's wait, and the block abandoned.
 // Needs <ucontext.h>, <functional>, <vector>, <cstdio> and gb_u32 / gb_u64.
@@ -37,8 +38,10 @@ struct CoroBlock {
     std::vector<int> warp_arrived;
     std::vector<unsigned> warp_gen;
     std::vector<gb_u32> warp_val, warp_result;
-    // preemption
-    double preempt = 0;
+    // preemption; lagging threads (cur % lag_mod >= lag_from) are preempted
+    // with probability lag instead, so that they fall behind the others
+    double preempt = 0, lag = 0;
+    int lag_mod = 0, lag_from = 0;
     gb_u64 rng = 1;
     bool deadlocked = false;
 
@@ -76,7 +79,8 @@ struct CoroBlock {
     // A preemption point: with probability `preempt` another thread runs first.
     void point()
     {
-        if (preempt > 0 && draw() < preempt) yield();
+        const double p = lag_mod > 0 && cur % lag_mod >= lag_from ? lag : preempt;
+        if (p > 0 && draw() < p) yield();
     }
     void barrier() { named_barrier(0, group ? group : n, "__syncthreads"); }
     // bar.sync id, count (id 0 .. 15): `count` threads of the block arrive

@@ -5,8 +5,10 @@
 // kernels/cuda/linear_wgmma.cuh run with, and the runner of a whole grid.
 //
 // What the model holds the kernel to, each a reported failure:
-//   - wgmma (m64nNk16, bf16, fp32 accumulators, both operands from shared
-//     memory): the descriptors decoded field by field from the PTX ISA's
+//   - wgmma (m64nNk16, bf16 or fp16, fp32 accumulators, both operands from
+//     shared memory, or A from the warpgroup's registers (LN_XTILE = 3): each
+//     thread's fragment put in place as the PTX ISA lays it out, the product
+//     computed only once all 128 threads have issued it): the descriptors decoded field by field from the PTX ISA's
 //     "Matrix Descriptor Format" (start address, stride byte offset 1024, base
 //     offset 0, 128-byte swizzle), each element's address swizzled as the
 //     hardware does (address bits 4..6 XOR bits 7..9), never by the kernel's
@@ -42,7 +44,9 @@ struct LwBlock;
 struct LwIssued {
     gb_u64 da, db;
     int n, issued = 0, completed = 0;
-    bool h; // fp16 operands (LN_HALF), else bf16
+    bool h;                      // fp16 operands (LN_HALF), else bf16
+    bool ra = false;             // A from registers: am, rows 0..63 by k 0..15, as the threads put it
+    std::vector<unsigned short> am;
 };
 
 struct LwBlock {
@@ -162,7 +166,7 @@ struct LwHostCtx {
     gb_u32 t, bx, by, bz;
     mutable HostLnCtx<1> g; // global loads and stores, and the cp.async model
     std::vector<std::pair<gb_u32, gb_u32>> mine;
-    struct Prod { float* d; int n; gb_u32 a, bb; int wgk; bool h; };
+    struct Prod { float* d; int n; gb_u32 a, bb; int wgk; bool h; bool ra = false; };
     std::vector<Prod> open;
     std::vector<std::vector<Prod>> groups;
     std::vector<std::pair<float*, std::vector<float>>> held; // accumulators in flight: their values before
@@ -301,6 +305,48 @@ struct LwHostCtx {
         }
         open.push_back(Prod{d, N, A.ok ? A.start : ~0u, B.ok ? B.start : ~0u, k, H});
     }
+    // A from registers (LN_XTILE = 3, fp16): a[0] row g, k 2 t and 2 t + 1,
+    // a[1] row g + 8, a[2] row g, k 2 t + 8 and 2 t + 9, a[3] row g + 8, of
+    // the warp's 16 rows (lane g * 4 + t); B as wgmma's
+    template <int N>
+    void wgmma_ra(float* d, const gb_u32* a, gb_u64 db)
+    {
+        b->coro->point();
+        const int w = (int)t / 128;
+        if (need_fence) EMU_BAD(b->call, "thread %u: a wgmma without a wgmma.fence after the last wait", t);
+        LwBlock::Desc B = b->decode(db, "B");
+        auto& log = b->wg[w];
+        const int k = issued++;
+        if (k == (int)log.size()) {
+            LwIssued e{0, db, N, 0, 0, true};
+            e.ra = true;
+            e.am.assign(64 * 16, 0);
+            log.push_back(e);
+            if (B.ok && b->operand_ok(B.start, N, "B")) {
+                bool unf = false, open_ = false;
+                b->each_byte(B.start, N, [&](gb_u32 x) { b->inflight[x]++; unf = unf || b->unfenced[x]; open_ = open_ || b->bulk_open[x]; });
+                if (unf) EMU_BAD(b->call, "warpgroup %d product %d reads shared bytes written without fence.proxy.async after the write", w, k);
+                if (open_) EMU_BAD(b->call, "warpgroup %d product %d reads shared bytes of a bulk copy not waited for", w, k);
+            }
+        } else if (!log[k].ra || log[k].db != db || log[k].n != N) {
+            EMU_BAD(b->call, "thread %u: product %d of warpgroup %d differs from its other threads' (A from registers, descriptor or N)", t, k, w);
+        }
+        const int w4 = ((int)t >> 5) & 3, lane = (int)t & 31, gq = lane >> 2, tq = lane & 3;
+        for (int r = 0; r < 4; r++) {
+            const int row = 16 * w4 + gq + 8 * (r & 1), kk = 2 * tq + 8 * (r >> 1);
+            if (log[k].am.size() == 64 * 16) log[k].am[16 * row + kk] = (unsigned short)(a[r] & 0xFFFFu), log[k].am[16 * row + kk + 1] = (unsigned short)(a[r] >> 16);
+        }
+        log[k].issued++;
+        bool have = false;
+        for (auto& h : held) have = have || h.first == d;
+        if (!have) {
+            held.emplace_back(d, std::vector<float>(d, d + N / 2));
+            for (int i = 0; i < N / 2; i++) memcpy(d + i, &HELD, 4);
+        }
+        Prod p{d, N, 0, B.ok ? B.start : ~0u, k, true};
+        p.ra = true;
+        open.push_back(p);
+    }
     void wg_commit() { groups.push_back(open); open.clear(); }
     template <int N>
     void wg_wait()
@@ -335,10 +381,19 @@ struct LwHostCtx {
             if (h.first == p.d) acc = &h.second;
         // both operands' elements exactly, fp16 or bf16
         auto el = [&](gb_u32 bits) -> double { return p.h ? (double)gb_half_to_float(bits) : (double)emu_bf16_elem(bits); };
+        // A from registers: the product starts once every thread of the warpgroup
+        // has put its fragment (the log may grow meanwhile: e taken after)
+        if (p.ra) {
+            LwBlock* blk = b;
+            const int k = p.wgk;
+            b->coro->wait_until("a register-A product's other threads", [blk, wgi, k] { return blk->wg[wgi][k].issued == 128; });
+        }
+        LwIssued& e = b->wg[wgi][p.wgk];
         if (p.a != ~0u && p.bb != ~0u && acc) {
             double a[2][16];
             for (int h = 0; h < 2; h++)
-                for (int k = 0; k < 16; k++) a[h][k] = el(lds16(LwBlock::elem(p.a, 16 * w4 + gq + 8 * h, k)));
+                for (int k = 0; k < 16; k++)
+                    a[h][k] = el(p.ra ? e.am[16 * (16 * w4 + gq + 8 * h) + k] : lds16(LwBlock::elem(p.a, 16 * w4 + gq + 8 * h, k)));
             for (int j = 0; j < p.n / 8; j++)
                 for (int c = 0; c < 4; c++) {
                     const gb_u32 col = 8 * j + 2 * tq + (c & 1);
@@ -352,10 +407,9 @@ struct LwHostCtx {
                     }
                 }
         }
-        LwIssued& e = b->wg[wgi][p.wgk];
         if (++e.completed == 128 && p.a != ~0u && p.bb != ~0u) {
             auto leave = [&](gb_u32 x) { b->inflight[x]--; };
-            b->each_byte(p.a, 64, leave);
+            if (!p.ra) b->each_byte(p.a, 64, leave);
             b->each_byte(p.bb, p.n, leave);
         }
     }
@@ -456,6 +510,7 @@ struct LwHostCtx {
 };
 
 static double wgmma_preempt = 0; // the emulation's preemption probability at each context operation
+static double wgmma_lag = 0;     // the last warpgroup's instead (0: as the others'), so that it falls behind
 static gb_u64 wgmma_seed = 1;
 
 // The prepass's kernel code (ln_half_prep_block, linear_half_prep.cuh) run
@@ -470,8 +525,9 @@ struct PrepHostCtx {
     gb_u32 warp_max(gb_u32 v) { return coro->warp_max((int)t_, v); }
     uint4 ld16(const unsigned short* p, gb_u32 i) { uint4 v; memcpy(&v, p + 8 * (size_t)i, 16); return v; }
     void st16(unsigned short* p, uint4 v) { memcpy(p, &v, 16); }
+    void st4(unsigned short* p, gb_u32 v) { memcpy(p, &v, 4); }
 };
-template <class F, int TILE, int HOLD>
+template <class F, int TILE, int HOLD, int PERM = 0>
 static bool emu_prep(const LnCall& c, unsigned short* xh, int* ex)
 {
     const gb_u32 bn = TILE ? TILE : 64, rows = TILE ? (c.T + bn - 1) / bn * bn : c.T, blocks = rows + (c.N + 7) / 8;
@@ -480,7 +536,7 @@ static bool emu_prep(const LnCall& c, unsigned short* xh, int* ex)
         gb_u32 part[8];
         const bool ok = coro.run(256, [&](int i) {
             PrepHostCtx ctx{&coro, (gb_u32)i, b};
-            ln_half_prep_block<F, TILE, HOLD>(ctx, c.x, xh, ex, c.w, c.N, c.K, c.T, part);
+            ln_half_prep_block<F, TILE, HOLD, PERM>(ctx, c.x, xh, ex, c.w, c.N, c.K, c.T, part);
         }, wgmma_preempt, wgmma_seed++, 256);
         if (!ok) return false;
     }
@@ -490,8 +546,9 @@ static bool emu_prep(const LnCall& c, unsigned short* xh, int* ex)
 // The prepass's reference (the same helpers, no blocks or warps: each row of
 // x and of W whole) into xh ([T][K], or with TILE the tiled copy; zeros past
 // T and K are the caller's) and ex (T + N): what the wgmma emulation takes as
-// the first launch's output.
-template <class F, int TILE>
+// the first launch's output. PERM: k permuted inside each unit (ln_ra_k),
+// element by element.
+template <class F, int TILE, int PERM = 0>
 static void prep_reference(const LnCall& c, unsigned short* xh, int* ex)
 {
     const gb_u32 nunits = (c.K + 63) / 64;
@@ -502,7 +559,11 @@ static void prep_reference(const LnCall& c, unsigned short* xh, int* ex)
         ex[tt] = ln_half_x_exp(m);
         for (gb_u32 i = 0; i < c.K / 8; i++) {
             const uint4 v = ln_half_x8(chunk(tt, i), ln_pow2(-ex[tt]));
-            memcpy(TILE ? xh + ln_half_x_at<TILE ? TILE : 64>(tt, 8 * i, nunits) : xh + (size_t)tt * c.K + 8 * i, &v, 16);
+            if (PERM) {
+                unsigned short e[8];
+                memcpy(e, &v, 16);
+                for (gb_u32 j = 0; j < 8; j++) xh[ln_half_x_at<TILE ? TILE : 64>(tt, ln_ra_k<F>(8 * i + j), nunits)] = e[j];
+            } else memcpy(TILE ? xh + ln_half_x_at<TILE ? TILE : 64>(tt, 8 * i, nunits) : xh + (size_t)tt * c.K + 8 * i, &v, 16);
         }
     }
     for (gb_u32 n = 0; n < c.N; n++) ex[c.T + n] = ln_half_w_exp(ln_half_w_max<F>(c.w, c.N, c.K, n, 0, 1));
@@ -511,23 +572,23 @@ static void prep_reference(const LnCall& c, unsigned short* xh, int* ex)
 // The prepass's kernel code (emu_prep, LN_PREP_HOLD 0 and 12: each row of x
 // read twice, and held) against prep_reference, byte for byte, in poisoned
 // guarded buffers of exactly the launch's bytes; the number that differ.
-template <class F, int TILE>
+template <class F, int TILE, int PERM = 0>
 static int prep_against_reference(LnCall& c)
 {
     const gb_u32 bn = TILE ? TILE : 64, rows = TILE ? (c.T + bn - 1) / bn * bn : c.T;
     const size_t xh_elems = TILE ? (size_t)rows * 64 * ((c.K + 63) / 64) : (size_t)c.T * c.K;
     std::vector<unsigned short> xh(xh_elems, 0);
     std::vector<int> ex((size_t)c.T + c.N);
-    prep_reference<F, TILE>(c, xh.data(), ex.data());
+    prep_reference<F, TILE, PERM>(c, xh.data(), ex.data());
     int bad = 0;
     for (int hold : {0, 12}) {
         Guarded gx(2 * xh_elems), ge(4 * ex.size());
         memset(gx.p, 0xFF, gx.n), memset(ge.p, 0xFF, ge.n);
-        const bool ran = hold ? emu_prep<F, TILE, 12>(c, (unsigned short*)gx.p, (int*)ge.p)
-                              : emu_prep<F, TILE, 0>(c, (unsigned short*)gx.p, (int*)ge.p);
+        const bool ran = hold ? emu_prep<F, TILE, 12, PERM>(c, (unsigned short*)gx.p, (int*)ge.p)
+                              : emu_prep<F, TILE, 0, PERM>(c, (unsigned short*)gx.p, (int*)ge.p);
         const bool same_x = memcmp(gx.p, xh.data(), gx.n) == 0, same_ex = memcmp(ge.p, ex.data(), ge.n) == 0;
         if (!ran || !same_x || !same_ex) {
-            EMU_BAD(&c, "the prepass (LN_PREP_TILE=%d LN_PREP_HOLD=%d) at N=%u K=%u T=%u: %s", TILE, hold, c.N, c.K, c.T,
+            EMU_BAD(&c, "the prepass (LN_PREP_TILE=%d LN_PREP_HOLD=%d LN_PREP_PERM=%d) at N=%u K=%u T=%u: %s", TILE, hold, PERM, c.N, c.K, c.T,
                     !ran ? "deadlocked" : !same_ex ? "other exponents" : "another copy of x");
             bad++;
         }
@@ -562,7 +623,7 @@ static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
         if (XT) memset(xt.p, 0, xt.n);
         else xh.resize((size_t)c.T * c.K);
         // the prepass's output (its kernel code: prep_against_reference, check_prepass)
-        prep_reference<F, XT ? BN : 0>(c, XT ? (unsigned short*)xt.p : xh.data(), ex.data());
+        prep_reference<F, XT ? BN : 0, XT == 3>(c, XT ? (unsigned short*)xt.p : xh.data(), ex.data());
         // the kernel's x (its loads checked against the same T x K bounds), or with XT the tiled copy
         c.x = XT ? (const unsigned short*)xt.p : xh.data();
     }
@@ -577,6 +638,7 @@ static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
                 std::vector<LwBlock> blks(per);
                 std::vector<LwBlock*> ranks;
                 CoroBlock coro;
+                if (wgmma_lag > 0) coro.lag = wgmma_lag, coro.lag_mod = NTH, coro.lag_from = NTH - 128;
                 for (LwBlock& blk : blks) {
                     blk.coro = &coro;
                     blk.call = &c;

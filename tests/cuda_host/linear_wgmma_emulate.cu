@@ -108,6 +108,10 @@ extern "C" {
 #define WRE(F, q, BN, WPF, KS, STG, H, CLU, XT)                                                                   \
     Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=4 WPF=" #WPF " KS=" #KS " STAGGER=" #STG " HALF=" #H " CLUSTER=" #CLU " XTILE=" #XT " EPI=0", \
           run_wgmma<F, 2, 1, BN, 4, WPF, 0, KS, 1, STG, H, 1, CLU, XT, 0>, 65535}
+// the weights from registers (LN_XTILE = 3, LN_HALF = 1; x's k permuted by the prepass): 5 or 6 stages of x
+#define WRA(F, q, BN, S, KS, CLU)                                                                                \
+    Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=" #S " WPF=1 KS=" #KS " HALF=1 CLUSTER=" #CLU " XTILE=3",     \
+          run_wgmma<F, 2, 1, BN, S, 1, 0, KS, 1, 0, 1, 1, CLU, 3>, 65535}
 static const std::vector<Route>& wgmma_routes()
 {
     static const std::vector<Route> r = {
@@ -157,6 +161,9 @@ static const std::vector<Route>& wgmma_routes()
         // LN_EPI = 0: one slice, a cluster's, LN_HALF or not
         WRE(LnQ4, "q4", 256, 4, 1, 0, 0, 0, 0), WRE(LnW8, "w8", 256, 2, 1, 1, 1, 0, 1), WRE(LnW8, "w8", 256, 2, 2, 1, 1, 1, 1),
         WRE(LnQ5, "q5", 256, 2, 3, 1, 0, 1, 0),
+        // the weights from registers (LN_XTILE = 3): every integer format, one slice, slices in a cluster, 128 rows of x
+        WRA(LnQ4, "q4", 256, 6, 1, 0), WRA(LnQ5, "q5", 256, 6, 1, 0), WRA(LnQ6, "q6", 128, 5, 1, 0), WRA(LnW8, "w8", 256, 6, 1, 0),
+        WRA(LnW8, "w8", 256, 6, 2, 1), WRA(LnQ5, "q5", 128, 5, 3, 1), WRA(LnQ4, "q4", 256, 6, 4, 0),
     };
     return r;
 }
@@ -213,7 +220,8 @@ static void check_half_exponents()
 }
 
 // The prepass's kernel code (ln_half_prep_block) against its reference, each
-// format, row by row and tiled (256 and 128 rows of x), both LN_PREP_HOLD:
+// format, row by row and tiled (256 and 128 rows of x; 256 with k permuted,
+// LN_PREP_PERM = 1), both LN_PREP_HOLD:
 // ragged N (odd groups of scales: K = 200 has 7 of q4's), K past a unit, T
 // not a multiple of the tile; rows held in registers (K = 16392) and past
 // them (K = 24592: read twice in both); under preemption.
@@ -224,8 +232,9 @@ static void check_prepass_of(const char* q)
     for (Shape sh : {Shape{37, 200, 5}, Shape{9, 16392, 3}, Shape{3, 24592, 2}}) {
         Problem p(q, sh.n, sh.k, sh.t);
         LnCall c{p.wb.p, p.wbytes, p.x, p.y, sh.n, sh.k, sh.t, {}, 0};
-        const int bad = prep_against_reference<F, 0>(c) + prep_against_reference<F, 256>(c) + prep_against_reference<F, 128>(c);
-        CHECK(bad == 0, "%s prepass N=%u K=%u T=%u: %d of 6 geometries differ from the reference", q, sh.n, sh.k, sh.t, bad);
+        const int bad = prep_against_reference<F, 0>(c) + prep_against_reference<F, 256>(c) + prep_against_reference<F, 128>(c) +
+                        prep_against_reference<F, 256, 1>(c);
+        CHECK(bad == 0, "%s prepass N=%u K=%u T=%u: %d of 8 geometries differ from the reference", q, sh.n, sh.k, sh.t, bad);
     }
 }
 static void check_prepass()
@@ -282,6 +291,10 @@ int main()
     for (const Route& r : wgmma_routes()) check_linear(r, 37, 520, 69);
     land_at_wait = false;
     wgmma_preempt = 0;
+    printf("the last warpgroup held back (preempted at 9 of 10 operations)\n");
+    wgmma_lag = 0.9;
+    for (const Route& r : wgmma_routes()) check_linear(r, 37, 1032, 69);
+    wgmma_lag = 0;
     printf("one-rounding model of the tensor cores' sums\n");
     mma_round_nearest = true;
     for (const Route& r : wgmma_routes()) check_linear(r, 37, 1032, 69);
