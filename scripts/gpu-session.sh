@@ -907,6 +907,15 @@ phase_ra84() { # the weights from registers (LN_XTILE = 3, docs/kernels/cuda-lin
     w8:2048:4096 q4:4304:1152 w8:4608:4608 w8:2048:16384 q5:1152:4304 q5:6144:5120 w8:14336:5120 q4:131072:5120
 }
 
+phase_ra85() { # the CUDA suite with cuBLAS with the weights from registers where the table has fp16 weights
+  # (WGMMA_RA = 1), everywhere for the integer formats (2), and the table
+  local tag
+  for tag in 1 2 0; do
+    cluster_suite ra85_$tag "r.WGMMA_RA = $tag"
+    awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/suite_cuda_ra85_$tag.log" | head -30
+  done
+}
+
 phase_vk83() { # next79 without its CUDA suite (short83 has it)
   run suite_vulkan_t79 timeout 300 $G --backend vulkan experiments/linear_suite.lua --suite all --vendor off \
     --json "$LOGS/suite_vulkan_t79.jsonl"
@@ -2048,6 +2057,9 @@ vk83)
   ;;
 ra84)
   phase_ra84
+  ;;
+ra85)
+  phase_ra85
   ;;
 next80)
   phase_next80

@@ -379,8 +379,15 @@ local WGMMA_WPF = { q4 = 4 }
 local WGMMA_STAGGER = { q5 = 1, q6 = 1, nvfp4 = 1, bf16 = 1 }
 local WGMMA_HALF = { q4 = true, q5 = true, q6 = true, w8 = true }
 local HALF_SLICE_UNITS = 64
+-- The weights from registers (LN_XTILE = 3; docs/kernels/cuda-linear.md,
+-- "The weights from registers"): 0 none; 1 every pick with fp16 weights
+-- takes them; 2 also the picks with the bf16 codes take fp16 weights from
+-- registers. (A setting, so that a suite can run each: -e "r.WGMMA_RA = 2".)
+M.WGMMA_RA = 0
+local RA_STAGES = 6
 local function half_for(q, T, ks, tiles, sms, units)
   if not WGMMA_HALF[q] then return 0 end
+  if M.WGMMA_RA >= 2 then return 1 end
   if ks > 1 then return (T >= 256 and (q == "w8" or units >= HALF_SLICE_UNITS)) and 1 or 0 end
   return tiles >= sms and 1 or 0
 end
@@ -449,11 +456,17 @@ local function wgmma_for_shape(q, r, fallback)
   local by = {}
   local function variant(bn, ks, half, cluster)
     local stagger = half == 1 and 1 or WGMMA_STAGGER[q] or 0
-    local key = bn .. "/" .. ks .. "/" .. half .. "/" .. cluster
+    local ra = half == 1 and M.WGMMA_RA >= 1
+    local key = bn .. "/" .. ks .. "/" .. half .. "/" .. cluster .. (ra and "/ra" or "")
     if not by[key] then
-      by[key] = (bn == r.defines.LN_BN and ks == 1 and half == r.defines.LN_HALF) and r
-        or M.variant(q, r, { LN_BN = bn, LN_KSPLIT = ks, LN_WS = ks > 1 and 0 or r.defines.LN_WS, LN_HALF = half,
-                             LN_STAGGER = stagger, LN_CLUSTER = cluster, LN_XTILE = half })
+      if ra then
+        by[key] = M.variant(q, r, { LN_BN = bn, LN_KSPLIT = ks, LN_WS = 0, LN_HALF = 1, LN_STAGGER = 0, LN_CLUSTER = cluster,
+                                    LN_XTILE = 3, LN_WPF = 1, LN_STAGES = RA_STAGES })
+      else
+        by[key] = (bn == r.defines.LN_BN and ks == 1 and half == r.defines.LN_HALF) and r
+          or M.variant(q, r, { LN_BN = bn, LN_KSPLIT = ks, LN_WS = ks > 1 and 0 or r.defines.LN_WS, LN_HALF = half,
+                               LN_STAGGER = stagger, LN_CLUSTER = cluster, LN_XTILE = half })
+      end
     end
     return by[key]
   end
@@ -513,7 +526,7 @@ local function wgmma_for_shape(q, r, fallback)
     if q == "w8" and tiles < sms then return fallback end
     if PRESCALED[q] and tiles < sms then return variant(128, 1, 0, 0) end
     local half = half_for(q, T, 1, tiles, sms, units)
-    if half ~= r.defines.LN_HALF then return variant(bn, 1, half, 0) end
+    if half ~= r.defines.LN_HALF or (half == 1 and M.WGMMA_RA >= 1) then return variant(bn, 1, half, 0) end
     return r
   end
 end

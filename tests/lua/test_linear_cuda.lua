@@ -373,6 +373,28 @@ t.test("the wgmma route's LN_HALF by grid (no tail), its prepass, and the format
   t.eq(routes.nvfp4[#routes.nvfp4 - 1].xtile, nil)
 end))
 
+t.test("the weights from registers by setting (WGMMA_RA): 1 the fp16 picks, 2 every integer format's; nvfp4 and bf16 never", function()
+  local sm = { sm_count = 132 }
+  local function pick(q, n, k) local l = routes[q]; return l[#l - 1].for_shape(n, k, sm, 1024) end
+  local function xt(r) return { r.defines.LN_XTILE, r.defines.LN_HALF, r.defines.LN_KSPLIT, r.defines.LN_STAGES } end
+  t.eq(xt(pick("q4", 131072, 5120)), { 1, 1, 1, 4 }, "the table")
+  with_settings({ WGMMA_RA = 1 }, function()
+    t.eq(xt(pick("q4", 131072, 5120)), { 3, 1, 1, 6 })
+    t.eq(xt(pick("w8", 2048, 16384)), { 3, 1, 2, 6 }, "slices in a cluster")
+    t.eq(xt(pick("q4", 3456, 1152)), { 0, 0, 1, 4 }, "the bf16 codes stay")
+    local tail = pick("q4", 4304, 1152)
+    t.eq({ tail.defines.LN_XTILE, tail.tail.defines.LN_XTILE, tail.tail.defines.LN_TAIL }, { 3, 3, 1 }, "a tail's both launches")
+    t.eq(xt(pick("nvfp4", 14336, 5120)), { 0, 0, 1, 4 })
+  end)
+  with_settings({ WGMMA_RA = 2 }, function()
+    t.eq(xt(pick("q4", 3456, 1152)), { 3, 1, 1, 6 })
+    t.eq(xt(pick("q5", 1152, 1152)), { 3, 1, 3, 6 })
+    t.eq(pick("q5", 1152, 1152).prep.defines.LN_PREP_PERM, 1)
+    t.eq(xt(pick("bf16", 14336, 5120))[1], 0)
+  end)
+  t.eq(xt(pick("q4", 131072, 5120)), { 1, 1, 1, 4 }, "the setting put back")
+end)
+
 -- The variants a route picks for shapes (for_shape: the dot route's slices
 -- of K, the wgmma route's tile by grid).
 local function shape_variants(r)
