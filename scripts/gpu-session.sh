@@ -931,12 +931,7 @@ phase_next79() { # the next session's (an H200 if one comes): the CUDA suite wit
   # never run on a GPU), the twin's threshold (PREP_HOLD = 0 against 12 between K = 5120 and 16384)
   cluster_suite t79 ""
   awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/suite_cuda_t79.log" | head -30
-  run suite_vulkan_t79 timeout 300 $G --backend vulkan experiments/linear_suite.lua --suite all --vendor off \
-    --json "$LOGS/suite_vulkan_t79.jsonl"
-  grep -E "fixed cost:|wall time| T=1 |rror" "$LOGS/suite_vulkan_t79.log" | cut -c1-150 | head -24
-  run lua_test_linear_cuda timeout ${TEST_LIMIT:-300} $G tests/lua/test_linear_cuda.lua
-  grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_cuda.log" | cut -c1-120 | grep -v "^ok"
-  grid_at ph79 1024 "PREP_HOLD=0,12" w8:2048:8192 w8:2048:12288 w8:5120:12288 q5:1152:12288
+  phase_vk83
 }
 
 phase_next66() { # next63 (the suite under the cluster rules against the workspace rules, A B A, and the Linear CUDA

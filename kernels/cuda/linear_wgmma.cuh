@@ -925,31 +925,31 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
         }
         ctx.barrier();
     };
-    if constexpr (XT == 3) {
-        // each warp decodes its own 16 rows into registers; the block's fill only names K's units
-        const gb_u32 wg = tid >> 7, w4 = (tid >> 5) & 3;
-        typedef LwFill<F, 16, BN, 32, STAGE, H, XC> WarpFill;
-        WarpFill own(base, tid & 31, W, x, N, K, T, n0 + 64 * wg + 16 * w4, t0);
+    // XT = 2, 3: a fill of the thread's own rows, its rows' 2^-f and first
+    // units, then x's first bulk copies and the epilogue's factors
+    auto own_start = [&](auto& own, auto* wcur) {
         own.half_rows(ctx, ex + T);
-        typename WarpFill::Runs wcur[WPF];
 #pragma unroll
         for (int w = 0; w < WPF; w++)
             if ((gb_u32)w < nunits) own.load_unit(ctx, u0 + w, wcur[w]);
         start_x();
         if constexpr (EPI != 0) lw_factors<BM, BN, NTH>(ctx, fac, ex, N, T, n0, t0, tid);
+    };
+    if constexpr (XT == 3) {
+        // each warp decodes its own 16 rows into registers; the block's fill only names K's units
+        const gb_u32 wg = tid >> 7, w4 = (tid >> 5) & 3;
+        typedef LwFill<F, 16, BN, 32, STAGE, H, XC> WarpFill;
+        WarpFill own(base, tid & 31, W, x, N, K, T, n0 + 64 * wg + 16 * w4, t0);
+        typename WarpFill::Runs wcur[WPF];
+        own_start(own, wcur);
         lw_ra_loop<S, WPF>(ctx, own, mm, wcur, u0, nunits, bars, tid, put_x);
     } else if constexpr (XT == 2) {
         // each warpgroup loads and stages its own rows; the block's fill only copies x
         const gb_u32 wg = tid >> 7;
         typedef LwFill<F, 64 * MT, BN, 128, STAGE, H, XC> WgFill;
         WgFill own(base + wg * (64 * MT * 128), tid & 127, W, x, N, K, T, n0 + wg * 64 * MT, t0);
-        own.half_rows(ctx, ex + T);
         typename WgFill::Runs wcur[WPF];
-#pragma unroll
-        for (int w = 0; w < WPF; w++)
-            if ((gb_u32)w < nunits) own.load_unit(ctx, u0 + w, wcur[w]);
-        start_x();
-        if constexpr (EPI != 0) lw_factors<BM, BN, NTH>(ctx, fac, ex, N, T, n0, t0, tid);
+        own_start(own, wcur);
         lw_async_loop<S, WPF>(ctx, own, mm, wcur, u0, nunits, bars, tid, fill);
     } else {
         typename Fill::Runs cur[WPF];

@@ -297,13 +297,17 @@ struct LwHostCtx {
             EMU_BAD(b->call, "thread %u: product %d of warpgroup %d differs from its other threads' (descriptors, N or type)", t, k, w);
         }
         log[k].issued++;
-        bool have = false;
-        for (auto& h : held) have = have || h.first == d;
-        if (!have) {
-            held.emplace_back(d, std::vector<float>(d, d + N / 2));
-            for (int i = 0; i < N / 2; i++) memcpy(d + i, &HELD, 4);
-        }
+        hold_acc(d, N / 2);
         open.push_back(Prod{d, N, A.ok ? A.start : ~0u, B.ok ? B.start : ~0u, k, H});
+    }
+    // The accumulators d[0 .. n - 1] owned by a product in flight: their values
+    // kept aside (once), HELD in their place until the wait that completes it.
+    void hold_acc(float* d, int n)
+    {
+        for (auto& h : held)
+            if (h.first == d) return;
+        held.emplace_back(d, std::vector<float>(d, d + n));
+        for (int i = 0; i < n; i++) memcpy(d + i, &HELD, 4);
     }
     // A from registers (LN_XTILE = 3, fp16): a[0] row g, k 2 t and 2 t + 1,
     // a[1] row g + 8, a[2] row g, k 2 t + 8 and 2 t + 9, a[3] row g + 8, of
@@ -337,12 +341,7 @@ struct LwHostCtx {
             if (log[k].am.size() == 64 * 16) log[k].am[16 * row + kk] = (unsigned short)(a[r] & 0xFFFFu), log[k].am[16 * row + kk + 1] = (unsigned short)(a[r] >> 16);
         }
         log[k].issued++;
-        bool have = false;
-        for (auto& h : held) have = have || h.first == d;
-        if (!have) {
-            held.emplace_back(d, std::vector<float>(d, d + N / 2));
-            for (int i = 0; i < N / 2; i++) memcpy(d + i, &HELD, 4);
-        }
+        hold_acc(d, N / 2);
         Prod p{d, N, 0, B.ok ? B.start : ~0u, k, true};
         p.ra = true;
         open.push_back(p);
