@@ -900,17 +900,17 @@ phase_short83() { # short80 without its K sweep (run 2026-12-07), then the CUDA 
 }
 
 phase_ra84() { # the weights from registers (LN_XTILE = 3, docs/kernels/cuda-linear.md, "The weights from registers"):
-  # its GPU test, then the A/B against the table at the short T = 1024 points and three large ones, 5 and 6 stages
+  # its GPU test, then the A/B against the table at the short T = 1024 points and three large ones (RA_STAGES: 6)
   GPUBENCH_TEST_ONLY="weights from registers" run lua_test_linear_ra timeout 200 $G tests/lua/test_linear_cuda.lua
   grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_ra.log" | cut -c1-200 | head -8
-  grid_at ra84 1024 "LN_XTILE=3;LN_HALF=1;LN_STAGGER=0;LN_WPF=1;LN_STAGES=5,6" q4:3456:1152 q5:1152:1152 q6:1152:1536 \
-    w8:2048:4096 q4:4304:1152 w8:4608:4608 w8:2048:16384 q5:1152:4304 q5:6144:5120 w8:14336:5120 q4:131072:5120
+  grid_at ra84 1024 "LN_XTILE=3;LN_HALF=1;LN_STAGGER=0;LN_WPF=1;LN_STAGES=${RA_STAGES:-6}" q4:3456:1152 q5:1152:1152 \
+    q6:1152:1536 w8:2048:4096 q4:4304:1152 w8:4608:4608 q5:6144:5120 w8:14336:5120 q4:131072:5120
 }
 
 phase_ra85() { # the CUDA suite with cuBLAS with the weights from registers where the table has fp16 weights
-  # (WGMMA_RA = 1), everywhere for the integer formats (2), and the table
+  # (WGMMA_RA = 1), everywhere for the integer formats (2), and the table (RA_SUITES: which, "2 1 0")
   local tag
-  for tag in 1 2 0; do
+  for tag in ${RA_SUITES:-2 1 0}; do
     cluster_suite ra85_$tag "r.WGMMA_RA = $tag"
     awk '$6 == 1024 {print $1, $2, $4, $5, $7, $(NF-1), $NF}' "$LOGS/suite_cuda_ra85_$tag.log" | head -30
   done
