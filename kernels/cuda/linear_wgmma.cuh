@@ -786,6 +786,17 @@ GB_HD void lw_ra_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, gb_u
     mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
 }
 
+// A fill of a warpgroup's or a warp's own rows (LN_XTILE = 2, 3): its rows'
+// 2^-f (ex_rows: f[N]) and its first WPF units of weights.
+template <int WPF, class C, class Fill>
+GB_HD void lw_own_first(C& ctx, Fill& own, typename Fill::Runs* wcur, const int* ex_rows, gb_u32 u0, gb_u32 nunits)
+{
+    own.half_rows(ctx, ex_rows);
+#pragma unroll
+    for (int w = 0; w < WPF; w++)
+        if ((gb_u32)w < nunits) own.load_unit(ctx, u0 + w, wcur[w]);
+}
+
 // The epilogue's factors (LN_HALF = 1) into shared memory at fac: 2^g of
 // rows t0 .. t0 + BN - 1 of x, then 2^f of rows n0 .. n0 + BM - 1 of W (ex:
 // g[T], then f[N]; 1 past T and N), read once a block while its first units
@@ -927,11 +938,7 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     };
     // XT = 2, 3: a fill of the thread's own rows, its rows' 2^-f and first
     // units, then x's first bulk copies and the epilogue's factors
-    auto own_start = [&](auto& own, auto* wcur) {
-        own.half_rows(ctx, ex + T);
-#pragma unroll
-        for (int w = 0; w < WPF; w++)
-            if ((gb_u32)w < nunits) own.load_unit(ctx, u0 + w, wcur[w]);
+    auto own_start = [&] {
         start_x();
         if constexpr (EPI != 0) lw_factors<BM, BN, NTH>(ctx, fac, ex, N, T, n0, t0, tid);
     };
@@ -941,7 +948,8 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
         typedef LwFill<F, 16, BN, 32, STAGE, H, XC> WarpFill;
         WarpFill own(base, tid & 31, W, x, N, K, T, n0 + 64 * wg + 16 * w4, t0);
         typename WarpFill::Runs wcur[WPF];
-        own_start(own, wcur);
+        lw_own_first<WPF>(ctx, own, wcur, ex + T, u0, nunits);
+        own_start();
         lw_ra_loop<S, WPF>(ctx, own, mm, wcur, u0, nunits, bars, tid, put_x);
     } else if constexpr (XT == 2) {
         // each warpgroup loads and stages its own rows; the block's fill only copies x
@@ -949,7 +957,8 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
         typedef LwFill<F, 64 * MT, BN, 128, STAGE, H, XC> WgFill;
         WgFill own(base + wg * (64 * MT * 128), tid & 127, W, x, N, K, T, n0 + wg * 64 * MT, t0);
         typename WgFill::Runs wcur[WPF];
-        own_start(own, wcur);
+        lw_own_first<WPF>(ctx, own, wcur, ex + T, u0, nunits);
+        own_start();
         lw_async_loop<S, WPF>(ctx, own, mm, wcur, u0, nunits, bars, tid, fill);
     } else {
         typename Fill::Runs cur[WPF];
