@@ -907,6 +907,11 @@ phase_ra84() { # the weights from registers (LN_XTILE = 3, docs/kernels/cuda-lin
     q6:1152:1536 w8:2048:4096 q4:4304:1152 w8:4608:4608 q5:6144:5120 w8:14336:5120 q4:131072:5120
 }
 
+phase_ra86() { # ra84's A/B alone at five points (each variant FP64-checked before it is timed)
+  grid_at ra86 1024 "LN_XTILE=3;LN_HALF=1;LN_STAGGER=0;LN_WPF=1;LN_STAGES=6" q4:3456:1152 q5:1152:1152 w8:2048:4096 \
+    w8:14336:5120 q4:131072:5120
+}
+
 phase_ra85() { # the CUDA suite with cuBLAS with the weights from registers where the table has fp16 weights
   # (WGMMA_RA = 1), everywhere for the integer formats (2), and the table (RA_SUITES: which, "2 1 0")
   local tag
@@ -2055,6 +2060,9 @@ ra84)
   ;;
 ra85)
   phase_ra85
+  ;;
+ra86)
+  phase_ra86
   ;;
 next80)
   phase_next80
