@@ -912,6 +912,12 @@ phase_ra86() { # ra84's A/B alone at five points (each variant FP64-checked befo
     w8:14336:5120 q4:131072:5120
 }
 
+phase_ra87() { # the weights from registers after the per-k-step waits: the A/B at two points, then its GPU test
+  grid_at ra87 1024 "LN_XTILE=3;LN_HALF=1;LN_STAGGER=0;LN_WPF=1;LN_STAGES=6" q4:3456:1152 w8:2048:4096
+  GPUBENCH_TEST_ONLY="weights from registers" run lua_test_linear_ra timeout ${RA_TEST_LIMIT:-90} $G tests/lua/test_linear_cuda.lua
+  grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_ra.log" | cut -c1-300 | head -8
+}
+
 phase_ra85() { # the CUDA suite with cuBLAS with the weights from registers where the table has fp16 weights
   # (WGMMA_RA = 1), everywhere for the integer formats (2), and the table (RA_SUITES: which, "2 1 0")
   local tag
@@ -2063,6 +2069,9 @@ ra85)
   ;;
 ra86)
   phase_ra86
+  ;;
+ra87)
+  phase_ra87
   ;;
 next80)
   phase_next80

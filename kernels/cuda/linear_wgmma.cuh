@@ -270,6 +270,14 @@ struct LwDevCtx : LnDevCtx {
     __device__ __forceinline__ void wgmma(float* d, gb_u64 da, gb_u64 db) const { lw_mma<N, H>(d, da, db, 1); }
     template <int N>
     __device__ __forceinline__ void wgmma_ra(float* d, const gb_u32* a, gb_u64 db) const { lw_mma_ra<N>(d, a, db); }
+    // a register-A fragment written here, not earlier: volatile asm keeps
+    // its place after the wait before it (LwMma::unit_ra)
+    __device__ __forceinline__ void set_frag(gb_u32* f, gb_u32 a0, gb_u32 a1, gb_u32 a2, gb_u32 a3) const
+    {
+        asm volatile("mov.b32 %0, %4;\nmov.b32 %1, %5;\nmov.b32 %2, %6;\nmov.b32 %3, %7;\n"
+                     : "=r"(f[0]), "=r"(f[1]), "=r"(f[2]), "=r"(f[3])
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3));
+    }
     // the LN_HALF prepass's exponents (linear_half_prep.cu)
     __device__ __forceinline__ int ld_ex(const int* p) const { return __ldg(p); }
     __device__ __forceinline__ void wg_fence() const { lw_fence(); }
@@ -530,23 +538,30 @@ struct LwMma {
     }
     // LN_XTILE = 3: a unit's 4 k-steps with A from registers (a: the
     // warp's two runs, rows g and g + 8, as LwFill::decode_ra leaves them) and
-    // x from stage st, one commit group; the previous unit's products
-    // complete when this returns, this unit's stay in flight.
+    // x from stage st, a commit group each. The fragment of k-step kk lives
+    // in frag[kk] across units, and a wgmma reads its registers until it
+    // completes (the PTX ISA: writing them before is undefined; one
+    // fragment rewritten each unit while the last unit's product was in
+    // flight gave wrong sums on an H100): so each k-step first waits until
+    // the last unit's k-step kk has completed (3 groups left), then writes
+    // frag[kk] (ctx.set_frag: after that wait, which a plain assignment
+    // need not be), then issues, as CUTLASS's register-A mainloop does. When
+    // this returns, the last unit's products have completed.
     template <class C>
-    GB_HD void unit_ra(C& ctx, int st, const gb_u32 (&a)[2][8])
+    GB_HD void unit_ra(C& ctx, int st, const gb_u32 (&a)[2][8], gb_u32 (&frag)[4][4])
     {
         static_assert(MT == 1 && H != 0, "the weights from registers: one m64 tile a warpgroup, fp16 (LN_HALF = 1)");
         const gb_u32 b = base + st * STAGE + A_BYTES;
-        ctx.wg_fence();
-        hold(ctx);
 #pragma unroll
         for (int kk = 0; kk < 4; kk++) {
-            const gb_u32 f[4] = {a[0][2 * kk], a[1][2 * kk], a[0][2 * kk + 1], a[1][2 * kk + 1]};
-            ctx.template wgmma_ra<BN>(acc[0], f, lw_desc(b + 32 * kk));
+            ctx.template wg_wait<3>();
+            ctx.set_frag(frag[kk], a[0][2 * kk], a[1][2 * kk], a[0][2 * kk + 1], a[1][2 * kk + 1]);
+            ctx.wg_fence();
+            hold(ctx);
+            ctx.template wgmma_ra<BN>(acc[0], frag[kk], lw_desc(b + 32 * kk));
+            ctx.wg_commit();
+            hold(ctx);
         }
-        ctx.wg_commit();
-        hold(ctx);
-        ctx.template wg_wait<1>();
     }
     // acc times the per-row values at array `which` (0: r, 1: e) of group grp
     // in stage st: rows g and g + 8 of each of the warp's m16 slices.
@@ -768,13 +783,14 @@ GB_HD void lw_ra_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, gb_u
     static_assert(Fill::RUNS == 2, "a lane decodes two rows of its warp's 16");
     // (with two units of codes in flight, ptxas serialized the products: C7513)
     static_assert(WPF == 1, "LN_XTILE = 3 takes LN_WPF = 1");
+    gb_u32 frag[4][4]; // the k-steps' A fragments (LwMma::unit_ra)
     lw_each_unit<WPF>(nunits, cur, [&](gb_u32 i, typename Fill::Runs& c) {
         const int st = (int)(i % S);
         gb_u32 a[2][8];
         fill.decode_ra(c, a);
         if (i + WPF < nunits) fill.load_unit(ctx, u0 + i + WPF, c);
         ctx.bar_wait(bars + 8 * st, (i / S) & 1); // x of unit i has landed
-        mm.unit_ra(ctx, st, a);                    // unit i - 1's products have completed
+        mm.unit_ra(ctx, st, a, frag);              // unit i - 1's products have completed
         ctx.warp_uniform(0);                       // every lane of the warp is past that wait
         if (i > 0 && (tid & 31) == 0) ctx.bar_arrive(bars + 8 * (S + (i - 1) % S));
         if (tid == 0 && i + D < nunits) {

@@ -166,7 +166,7 @@ struct LwHostCtx {
     gb_u32 t, bx, by, bz;
     mutable HostLnCtx<1> g; // global loads and stores, and the cp.async model
     std::vector<std::pair<gb_u32, gb_u32>> mine;
-    struct Prod { float* d; int n; gb_u32 a, bb; int wgk; bool h; bool ra = false; };
+    struct Prod { float* d; int n; gb_u32 a, bb; int wgk; bool h; bool ra = false; const gb_u32* ar = nullptr; gb_u32 av[4] = {}; };
     std::vector<Prod> open;
     std::vector<std::vector<Prod>> groups;
     std::vector<std::pair<float*, std::vector<float>>> held; // accumulators in flight: their values before
@@ -343,10 +343,17 @@ struct LwHostCtx {
         log[k].issued++;
         hold_acc(d, N / 2);
         Prod p{d, N, 0, B.ok ? B.start : ~0u, k, true};
-        p.ra = true;
+        p.ra = true, p.ar = a; // the fragment's registers, read again at completion: the hardware reads them until then
+        memcpy(p.av, a, 16);
         open.push_back(p);
     }
     void wg_commit() { groups.push_back(open); open.clear(); }
+    // a register-A fragment written (LwDevCtx::set_frag)
+    void set_frag(gb_u32* f, gb_u32 a0, gb_u32 a1, gb_u32 a2, gb_u32 a3)
+    {
+        b->coro->point();
+        f[0] = a0, f[1] = a1, f[2] = a2, f[3] = a3;
+    }
     template <int N>
     void wg_wait()
     {
@@ -388,6 +395,8 @@ struct LwHostCtx {
             b->coro->wait_until("a register-A product's other threads", [blk, wgi, k] { return blk->wg[wgi][k].issued == 128; });
         }
         LwIssued& e = b->wg[wgi][p.wgk];
+        if (p.ra && memcmp(p.ar, p.av, 16))
+            EMU_BAD(b->call, "thread %u changed an A fragment register of warpgroup %d's product %d while it was in flight", t, wgi, p.wgk);
         if (p.a != ~0u && p.bb != ~0u && acc) {
             double a[2][16];
             for (int h = 0; h < 2; h++)
