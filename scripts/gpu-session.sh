@@ -912,8 +912,10 @@ phase_ra86() { # ra84's A/B alone at five points (each variant FP64-checked befo
     w8:14336:5120 q4:131072:5120
 }
 
-phase_ra87() { # the weights from registers after the per-k-step waits: the A/B at two points, then its GPU test
-  grid_at ra87 1024 "LN_XTILE=3;LN_HALF=1;LN_STAGGER=0;LN_WPF=1;LN_STAGES=6" q4:3456:1152 w8:2048:4096
+phase_ra87() { # the weights from registers after the per-k-step waits (3) and with each unit's products waited
+  # for at its end (4: if 4 passes and 3 fails, the hardware reads A registers until completion): the A/B at two
+  # points, then its GPU test
+  grid_at ra87 1024 "LN_XTILE=3,4;LN_HALF=1;LN_STAGGER=0;LN_WPF=1;LN_STAGES=6" q4:3456:1152 w8:2048:4096
   GPUBENCH_TEST_ONLY="weights from registers" run lua_test_linear_ra timeout ${RA_TEST_LIMIT:-90} $G tests/lua/test_linear_cuda.lua
   grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_ra.log" | cut -c1-300 | head -8
 }

@@ -22,7 +22,7 @@
 // thread block cluster adding their sums in shared memory, LN_TAIL = 1 grid.y
 // counting the tiles of W from the last, LN_XTILE = 1 each unit's x one bulk
 // copy from the prepass's tiled copy (3: with k permuted, the weights in
-// registers as wgmma's A), LN_EPI = 1 the sums out through shared
+// registers as wgmma's A; 4: the same, each unit's products waited for), LN_EPI = 1 the sums out through shared
 // memory and LN_HALF's factors read once (linear_wgmma.cuh).
 #ifndef GPUBENCH_LINEAR_GEOMETRY_CUH
 #define GPUBENCH_LINEAR_GEOMETRY_CUH

@@ -56,27 +56,27 @@
 // ratios r and scales e, below); each stage 1024-byte aligned (the 128-byte swizzle repeats every 8
 // rows of 128 bytes), plus 1024 bytes to align the first.
 // (LN_HALF = 1, H: the weights go to the stage already scaled, no arrays;
-// LN_XTILE = 3, XT: the weights stay in registers, a stage is x alone.)
+// LN_XTILE = 3 or 4, XT: the weights stay in registers, a stage is x alone.)
 template <class F, int WG, int MT, int BN, int H = 0, int XT = 0>
 GB_HD constexpr unsigned lw_stage_bytes()
 {
-    return ((XT == 3 ? 0 : 64 * MT * WG * 128) + BN * 128 +
+    return ((XT >= 3 ? 0 : 64 * MT * WG * 128) + BN * 128 +
             ((int)F::MODE == (int)LN_SCALE_AFTER && !H ? 2 * F::NG * 64 * MT * WG * 4 : 0) + 1023) / 1024 * 1024;
 }
-// x's offset in a stage: after the weights, or (LN_XTILE = 3) at its start.
+// x's offset in a stage: after the weights, or (LN_XTILE = 3, 4) at its start.
 template <int BM, int XT>
 GB_HD constexpr unsigned lw_x_at()
 {
-    return XT == 3 ? 0 : BM * 128;
+    return XT >= 3 ? 0 : BM * 128;
 }
-// With LN_WS = 1, 2 S mbarriers after the stages; with LN_XTILE = 1, S; 2 and 3, 2 S.
+// With LN_WS = 1, 2 S mbarriers after the stages; with LN_XTILE = 1, S; 2 to 4, 2 S.
 // Then with LN_HALF = 1 and LN_WS = 0 the epilogue's factors, fp32: 2^g of
 // the tile's BN rows of x, then 2^f of its rows of W (lw_factors); the
 // dynamic shared memory asked for adds the 1024 bytes that align the first stage.
 template <class F, int WG, int MT, int BN, int S, int WS, int H = 0, int XT = 0>
 GB_HD constexpr unsigned lw_factors_at()
 {
-    return S * lw_stage_bytes<F, WG, MT, BN, H, XT>() + (WS ? 16 * S : 0) + 8 * (XT == 3 ? 2 : XT) * S;
+    return S * lw_stage_bytes<F, WG, MT, BN, H, XT>() + (WS ? 16 * S : 0) + 8 * (XT >= 3 ? 2 : XT) * S;
 }
 template <class F, int WG, int MT, int BN, int S, int WS, int H = 0, int XT = 0>
 GB_HD constexpr unsigned lw_shared_bytes_ws()
@@ -547,7 +547,11 @@ struct LwMma {
     // frag[kk] (ctx.set_frag: after that wait, which a plain assignment
     // need not be), then issues, as CUTLASS's register-A mainloop does. When
     // this returns, the last unit's products have completed.
-    template <class C>
+    // SERIAL (LN_XTILE = 4, a diagnostic): every product of the unit waited
+    // for at its end, so that no fragment register is rewritten or reused
+    // while a product is in flight whatever ptxas schedules (the overlap of
+    // the decode with the products given up).
+    template <bool SERIAL = false, class C>
     GB_HD void unit_ra(C& ctx, int st, const gb_u32 (&a)[2][8], gb_u32 (&frag)[4][4])
     {
         static_assert(MT == 1 && H != 0, "the weights from registers: one m64 tile a warpgroup, fp16 (LN_HALF = 1)");
@@ -562,6 +566,7 @@ struct LwMma {
             ctx.wg_commit();
             hold(ctx);
         }
+        if constexpr (SERIAL) ctx.template wg_wait<0>();
     }
     // acc times the per-row values at array `which` (0: r, 1: e) of group grp
     // in stage st: rows g and g + 8 of each of the warp's m16 slices.
@@ -775,14 +780,14 @@ GB_HD void lw_async_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, g
 // stage (unit i + D - S = i - 3, released by each warp once its products
 // have completed, at unit i - 2): the warpgroups run up to two units apart.
 // (fill: the warp's rows; put_x(v, st): x unit v of the slice into stage st.)
-template <int S, int WPF, class C, class Fill, class Mm, class PutX>
+template <int S, int WPF, bool SERIAL, class C, class Fill, class Mm, class PutX>
 GB_HD void lw_ra_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, gb_u32 u0, gb_u32 nunits, gb_u32 bars,
                       gb_u32 tid, PutX&& put_x)
 {
     enum { D = S - 3 };
     static_assert(Fill::RUNS == 2, "a lane decodes two rows of its warp's 16");
     // (with two units of codes in flight, ptxas serialized the products: C7513)
-    static_assert(WPF == 1, "LN_XTILE = 3 takes LN_WPF = 1");
+    static_assert(WPF == 1, "LN_XTILE = 3, 4 takes LN_WPF = 1");
     gb_u32 frag[4][4]; // the k-steps' A fragments (LwMma::unit_ra)
     lw_each_unit<WPF>(nunits, cur, [&](gb_u32 i, typename Fill::Runs& c) {
         const int st = (int)(i % S);
@@ -790,7 +795,7 @@ GB_HD void lw_ra_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, gb_u
         fill.decode_ra(c, a);
         if (i + WPF < nunits) fill.load_unit(ctx, u0 + i + WPF, c);
         ctx.bar_wait(bars + 8 * st, (i / S) & 1); // x of unit i has landed
-        mm.unit_ra(ctx, st, a, frag);              // unit i - 1's products have completed
+        mm.template unit_ra<SERIAL>(ctx, st, a, frag); // unit i - 1's products have completed
         ctx.warp_uniform(0);                       // every lane of the warp is past that wait
         if (i > 0 && (tid & 31) == 0) ctx.bar_arrive(bars + 8 * (S + (i - 1) % S));
         if (tid == 0 && i + D < nunits) {
@@ -906,13 +911,14 @@ GB_HD void lw_tile_sums(C& ctx, Mm& mm, gb_u32 base, unsigned short* y, gb_u32 N
 // With XT (LN_XTILE = 1, LN_HALF = 1) x is the prepass's tiled copy and each
 // unit's x one bulk copy (lw_lockstep_loop; "x by bulk copies"); XT = 3 the
 // same with k permuted, the weights from registers (lw_ra_loop; "The weights
-// from registers").
+// from registers"); XT = 4 the same with each unit's products waited for at
+// its end (a diagnostic).
 template <class F, int WG, int MT, int BN, int S, int WPF, int KS, int CLOSE, int STAGGER, int H, int XC, int CLU, int TAIL = 0, int XT = 0,
           int EPI = 1, class C>
 GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, unsigned short* y, gb_u32 N,
                                          gb_u32 K, gb_u32 T, float gscale, float* part, const int* ex)
 {
-    enum { NTH = 128 * WG, BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN, H, XT>(), D = XT == 3 ? S - 3 : S - 2,
+    enum { NTH = 128 * WG, BM = 64 * MT * WG, STAGE = lw_stage_bytes<F, WG, MT, BN, H, XT>(), D = XT >= 3 ? S - 3 : S - 2,
            XAT = lw_x_at<BM, XT>() };
     static_assert(S >= 3, "LN_STAGES must be at least 3 (a stage is rewritten two units after its last reader)");
     static_assert(WPF == 1 || WPF == 2 || WPF == 4, "LN_WPF must be 1, 2 or 4 (at 3 ptxas serializes the products)");
@@ -922,10 +928,10 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     static_assert(STAGGER == 0 || (STAGGER == 1 && CLOSE == 1 && WG == 2), "LN_STAGGER = 1 takes 2 warpgroups and LN_CLOSE = 1");
     static_assert(CLU == 0 || (CLU == 1 && KS >= 2 && KS <= 8), "LN_CLUSTER = 1 takes 2 to 8 slices of K (the portable cluster size)");
     static_assert(lw_tile_sums_bytes<BM, BN>() <= S * STAGE, "the tile's sums must fit the stages");
-    static_assert(XT == 0 || (XT >= 1 && XT <= 3 && H == 1), "LN_XTILE = 1, 2 or 3 takes the prepass's tiled x (LN_HALF = 1)");
-    static_assert(XT < 2 || (CLOSE == 1 && WG == 2), "LN_XTILE = 2 or 3 takes LN_CLOSE = 1 and 2 warpgroups");
-    static_assert(XT != 3 || (MT == 1 && STAGGER == 0 && S >= 4),
-                  "LN_XTILE = 3 (the weights from registers) takes LN_MT = 1, LN_STAGGER = 0 and at least 4 stages");
+    static_assert(XT == 0 || (XT >= 1 && XT <= 4 && H == 1), "LN_XTILE = 1 to 4 takes the prepass's tiled x (LN_HALF = 1)");
+    static_assert(XT < 2 || (CLOSE == 1 && WG == 2), "LN_XTILE = 2 to 4 takes LN_CLOSE = 1 and 2 warpgroups");
+    static_assert(XT < 3 || (MT == 1 && STAGGER == 0 && S >= 4),
+                  "LN_XTILE = 3, 4 (the weights from registers) takes LN_MT = 1, LN_STAGGER = 0 and at least 4 stages");
     static_assert(EPI == 0 || EPI == 1, "LN_EPI must be 0 or 1");
     const gb_u32 base = ctx.template shared_base<lw_shared_bytes_ws<F, WG, MT, BN, S, 0, H, XT>()>();
     const gb_u32 bars = base + S * STAGE; // XT: one mbarrier a stage, x's bytes (XT = 2: then one a stage, its release)
@@ -945,7 +951,7 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
     // warp) and its first D bulk copies, before any thread waits on them
     auto start_x = [&] {
         if (tid == 0) {
-            for (int st = 0; st < (XT == 3 ? 2 : XT) * S; st++) ctx.bar_init(bars + 8 * st, st < S ? 1 : 8);
+            for (int st = 0; st < (XT >= 3 ? 2 : XT) * S; st++) ctx.bar_init(bars + 8 * st, st < S ? 1 : 8);
             ctx.bar_init_fence(); // seen initialized by the bulk copies' completions
             for (int d = 0; d < D; d++)
                 if ((gb_u32)d < nunits) put_x((gb_u32)d, d);
@@ -958,7 +964,7 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
         start_x();
         if constexpr (EPI != 0) lw_factors<BM, BN, NTH>(ctx, fac, ex, N, T, n0, t0, tid);
     };
-    if constexpr (XT == 3) {
+    if constexpr (XT >= 3) {
         // each warp decodes its own 16 rows into registers; the block's fill only names K's units
         const gb_u32 wg = tid >> 7, w4 = (tid >> 5) & 3;
         typedef LwFill<F, 16, BN, 32, STAGE, H, XC> WarpFill;
@@ -966,7 +972,7 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
         typename WarpFill::Runs wcur[WPF];
         lw_own_first<WPF>(ctx, own, wcur, ex + T, u0, nunits);
         own_start();
-        lw_ra_loop<S, WPF>(ctx, own, mm, wcur, u0, nunits, bars, tid, put_x);
+        lw_ra_loop<S, WPF, XT == 4>(ctx, own, mm, wcur, u0, nunits, bars, tid, put_x);
     } else if constexpr (XT == 2) {
         // each warpgroup loads and stages its own rows; the block's fill only copies x
         const gb_u32 wg = tid >> 7;

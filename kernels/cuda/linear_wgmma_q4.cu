@@ -27,6 +27,7 @@
 // gpubench-compile: entry=linear_wgmma_q4 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=4,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=1,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=1,LN_EPI=0
 // gpubench-compile: entry=linear_wgmma_q4 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=4,LN_WPF=4,LN_WS=0,LN_KSPLIT=2,LN_CLOSE=1,LN_STAGGER=0,LN_HALF=0,LN_XCOPY=1,LN_CLUSTER=1,LN_TAIL=0,LN_XTILE=0,LN_EPI=0
 // gpubench-compile: entry=linear_wgmma_q4 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=6,LN_WPF=1,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=0,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=3,LN_EPI=1
+// gpubench-compile: entry=linear_wgmma_q4 defines=GB_ARCH_SPECIFIC=1,LN_WG=2,LN_MT=1,LN_BN=256,LN_STAGES=6,LN_WPF=1,LN_WS=0,LN_KSPLIT=1,LN_CLOSE=1,LN_STAGGER=0,LN_HALF=1,LN_XCOPY=1,LN_CLUSTER=0,LN_TAIL=0,LN_XTILE=4,LN_EPI=1
 // The wgmma Linear route for q4 weights (sm_90a; docs/kernels/cuda-linear.md):
 // y[T, N] = x[T, K] . W[N, K]^T, tiles of 64 LN_MT LN_WG rows x LN_BN rows of x.
 // Launch: block (128 (LN_WG + LN_WS)), grid (ceil(T / LN_BN), ceil(N / (64 LN_MT LN_WG)), LN_KSPLIT);
@@ -35,7 +36,8 @@
 // With LN_HALF = 1 x is linear_half_prep.cu's fp16 copy and ex its exponents (else ex is not read).
 // With LN_TAIL = 1 grid.y counts the tiles of W from the last (the launch after one over the first rows).
 // With LN_XTILE = 1 (LN_HALF = 1) x is the prepass's tiled copy, each unit's x one bulk copy; with 3 the
-// same with k permuted (LN_PREP_PERM = 1), the weights decoded into wgmma's A fragments in registers.
+// same with k permuted (LN_PREP_PERM = 1), the weights decoded into wgmma's A fragments in registers (4: a
+// diagnostic, each unit's products waited for at its end).
 #define LN_ROUTE_WGMMA 1
 #include "linear_geometry.cuh"
 #include "linear_wgmma.cuh"

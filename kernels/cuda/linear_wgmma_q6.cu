@@ -31,7 +31,8 @@
 // With LN_HALF = 1 x is linear_half_prep.cu's fp16 copy and ex its exponents (else ex is not read).
 // With LN_TAIL = 1 grid.y counts the tiles of W from the last (the launch after one over the first rows).
 // With LN_XTILE = 1 (LN_HALF = 1) x is the prepass's tiled copy, each unit's x one bulk copy; with 3 the
-// same with k permuted (LN_PREP_PERM = 1), the weights decoded into wgmma's A fragments in registers.
+// same with k permuted (LN_PREP_PERM = 1), the weights decoded into wgmma's A fragments in registers (4: a
+// diagnostic, each unit's products waited for at its end).
 #define LN_ROUTE_WGMMA 1
 #include "linear_geometry.cuh"
 #include "linear_wgmma.cuh"

@@ -135,7 +135,7 @@ end
 -- kernel cache compiles each once), nil for the formats without fp16 group scales.
 -- With LN_XTILE the prepass writes x as the kernel's tiles of LN_BN rows
 -- (LN_PREP_TILE; 0: row by row): one spec per format and tile, made once;
--- with LN_XTILE = 3 (the weights from registers) with k permuted inside each
+-- with LN_XTILE = 3 or 4 (the weights from registers) with k permuted inside each
 -- unit as the kernel's A fragments take it (LN_PREP_PERM = 1).
 -- Rows of x of PREP_HOLD_FROM_K elements or more take the prepass's twin
 -- (`long`: gpubench.linear picks it by K) that reads a row once and holds it
@@ -152,7 +152,7 @@ end
 local function prep_for(q, d)
   if d.LN_HALF ~= 1 then return nil end
   local tile = d.LN_XTILE == 0 and 0 or d.LN_BN
-  local perm = d.LN_XTILE == 3 and 1 or 0
+  local perm = d.LN_XTILE >= 3 and 1 or 0
   local key = tile .. "/" .. perm
   if not PREP[q][key] then
     local s = prep_spec(q, tile, 0, perm)
@@ -175,13 +175,14 @@ local function wgmma(q, min_t, max_t, d)
   if d.LN_TAIL == 1 and d.LN_WS ~= 0 then
     error("linear_cuda: LN_TAIL=1 is the lockstep kernel's (LN_WS=0)", 3)
   end
-  if d.LN_XTILE > 3 or (d.LN_XTILE >= 1 and (d.LN_HALF ~= 1 or d.LN_WS ~= 0 or (d.LN_XTILE >= 2 and d.LN_CLOSE ~= 1))) then
-    error(("linear_cuda: LN_XTILE=1, 2 or 3 takes the prepass's x (LN_HALF=1) and the lockstep kernel (LN_WS=0; 2 and 3: LN_CLOSE=1), not LN_XTILE=%d LN_HALF=%d LN_WS=%d LN_CLOSE=%d")
+  if d.LN_XTILE > 4 or (d.LN_XTILE >= 1 and (d.LN_HALF ~= 1 or d.LN_WS ~= 0 or (d.LN_XTILE >= 2 and d.LN_CLOSE ~= 1))) then
+    error(("linear_cuda: LN_XTILE=1 to 4 takes the prepass's x (LN_HALF=1) and the lockstep kernel (LN_WS=0; 2 to 4: LN_CLOSE=1), not LN_XTILE=%d LN_HALF=%d LN_WS=%d LN_CLOSE=%d")
       :format(d.LN_XTILE, d.LN_HALF, d.LN_WS, d.LN_CLOSE), 3)
   end
-  -- the weights from registers (linear_wgmma.cuh, lw_ra_loop): its static_asserts, said here first
-  if d.LN_XTILE == 3 and (d.LN_WG ~= 2 or d.LN_MT ~= 1 or d.LN_STAGGER ~= 0 or d.LN_WPF ~= 1 or d.LN_STAGES < 4) then
-    error(("linear_cuda: LN_XTILE=3 takes LN_WG=2, LN_MT=1, LN_STAGGER=0, LN_WPF=1 and at least 4 stages, not LN_WG=%d LN_MT=%d LN_STAGGER=%d LN_WPF=%d LN_STAGES=%d")
+  -- the weights from registers (linear_wgmma.cuh, lw_ra_loop; 4: each unit's products
+  -- waited for at its end, a diagnostic): its static_asserts, said here first
+  if d.LN_XTILE >= 3 and (d.LN_WG ~= 2 or d.LN_MT ~= 1 or d.LN_STAGGER ~= 0 or d.LN_WPF ~= 1 or d.LN_STAGES < 4) then
+    error(("linear_cuda: LN_XTILE=3 or 4 takes LN_WG=2, LN_MT=1, LN_STAGGER=0, LN_WPF=1 and at least 4 stages, not LN_WG=%d LN_MT=%d LN_STAGGER=%d LN_WPF=%d LN_STAGES=%d")
       :format(d.LN_WG, d.LN_MT, d.LN_STAGGER, d.LN_WPF, d.LN_STAGES), 3)
   end
   if d.LN_CLUSTER == 1 and (d.LN_KSPLIT < 2 or d.LN_KSPLIT > CLUSTER_MAX or d.LN_WS ~= 0) then

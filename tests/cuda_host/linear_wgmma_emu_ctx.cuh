@@ -631,7 +631,7 @@ static void run_wgmma_rows(LnCall& c, float gscale, gb_u32 rows)
         if (XT) memset(xt.p, 0, xt.n);
         else xh.resize((size_t)c.T * c.K);
         // the prepass's output (its kernel code: prep_against_reference, check_prepass)
-        prep_reference<F, XT ? BN : 0, XT == 3>(c, XT ? (unsigned short*)xt.p : xh.data(), ex.data());
+        prep_reference<F, XT ? BN : 0, XT >= 3>(c, XT ? (unsigned short*)xt.p : xh.data(), ex.data());
         // the kernel's x (its loads checked against the same T x K bounds), or with XT the tiled copy
         c.x = XT ? (const unsigned short*)xt.p : xh.data();
     }

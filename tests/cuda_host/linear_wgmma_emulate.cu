@@ -112,6 +112,10 @@ extern "C" {
 #define WRA(F, q, BN, S, KS, CLU)                                                                                \
     Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=" #S " WPF=1 KS=" #KS " HALF=1 CLUSTER=" #CLU " XTILE=3",     \
           run_wgmma<F, 2, 1, BN, S, 1, 0, KS, 1, 0, 1, 1, CLU, 3>, 65535}
+// its diagnostic twin, each unit's products waited for at its end (LN_XTILE = 4)
+#define WRA4(F, q, BN, S, KS, CLU)                                                                               \
+    Route{q, "wgmma " #F " WG=2 MT=1 BN=" #BN " S=" #S " WPF=1 KS=" #KS " HALF=1 CLUSTER=" #CLU " XTILE=4",     \
+          run_wgmma<F, 2, 1, BN, S, 1, 0, KS, 1, 0, 1, 1, CLU, 4>, 65535}
 static const std::vector<Route>& wgmma_routes()
 {
     static const std::vector<Route> r = {
@@ -164,6 +168,7 @@ static const std::vector<Route>& wgmma_routes()
         // the weights from registers (LN_XTILE = 3): every integer format, one slice, slices in a cluster, 128 rows of x
         WRA(LnQ4, "q4", 256, 6, 1, 0), WRA(LnQ5, "q5", 256, 6, 1, 0), WRA(LnQ6, "q6", 128, 5, 1, 0), WRA(LnW8, "w8", 256, 6, 1, 0),
         WRA(LnW8, "w8", 256, 6, 2, 1), WRA(LnQ5, "q5", 128, 5, 3, 1), WRA(LnQ4, "q4", 256, 6, 4, 0),
+        WRA4(LnQ4, "q4", 256, 6, 1, 0), WRA4(LnW8, "w8", 256, 6, 2, 1),
     };
     return r;
 }

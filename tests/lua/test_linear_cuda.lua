@@ -355,17 +355,18 @@ t.test("the wgmma route's LN_HALF by grid (no tail), its prepass, and the format
   t.eq(routes.variant("q5", routes.q5[#routes.q5 - 1], { LN_KSPLIT = 4, LN_CLUSTER = 1 }).cluster, true)
   -- x by bulk copies: the prepass's tiled copy (LN_HALF = 1), the lockstep kernel; 2 closes after the loop
   t.errors(function() routes.variant("q4", routes.q4[#routes.q4 - 1], { LN_XTILE = 1, LN_HALF = 0 }) end,
-    "LN_XTILE=1, 2 or 3 takes the prepass's x (LN_HALF=1) and the lockstep kernel (LN_WS=0; 2 and 3: LN_CLOSE=1), not LN_XTILE=1 LN_HALF=0", true)
+    "LN_XTILE=1 to 4 takes the prepass's x (LN_HALF=1) and the lockstep kernel (LN_WS=0; 2 to 4: LN_CLOSE=1), not LN_XTILE=1 LN_HALF=0", true)
   t.errors(function() routes.variant("q4", routes.q4[#routes.q4 - 1], { LN_XTILE = 2, LN_CLOSE = 0 }) end, "LN_CLOSE=0", true)
-  t.errors(function() routes.variant("q4", routes.q4[#routes.q4 - 1], { LN_XTILE = 4, LN_HALF = 1 }) end, "not LN_XTILE=4", true)
+  t.errors(function() routes.variant("q4", routes.q4[#routes.q4 - 1], { LN_XTILE = 5, LN_HALF = 1 }) end, "not LN_XTILE=5", true)
   -- the weights from registers (3): the geometry its kernel takes, and the prepass with k permuted
   t.errors(function() routes.variant("w8", routes.w8[#routes.w8 - 1], { LN_XTILE = 3 }) end,
-    "LN_XTILE=3 takes LN_WG=2, LN_MT=1, LN_STAGGER=0, LN_WPF=1 and at least 4 stages, not LN_WG=2 LN_MT=1 LN_STAGGER=1 LN_WPF=2 LN_STAGES=4", true)
+    "LN_XTILE=3 or 4 takes LN_WG=2, LN_MT=1, LN_STAGGER=0, LN_WPF=1 and at least 4 stages, not LN_WG=2 LN_MT=1 LN_STAGGER=1 LN_WPF=2 LN_STAGES=4", true)
   local ra = routes.variant("w8", routes.w8[#routes.w8 - 1], { LN_XTILE = 3, LN_STAGGER = 0, LN_WPF = 1, LN_STAGES = 6 })
   t.eq({ ra.xtile, ra.prep.defines.LN_PREP_TILE, ra.prep.defines.LN_PREP_PERM, ra.prep.long.defines.LN_PREP_PERM },
     { 256, 256, 1, 1 })
   t.eq(routes.variant("w8", routes.w8[#routes.w8 - 1], { LN_XTILE = 1 }).prep.defines.LN_PREP_PERM, 0)
   t.eq(routes.variant("w8", ra, { PREP_HOLD = 12 }).prep.defines.LN_PREP_PERM, 1, "PREP_HOLD keeps the permuted copy")
+  t.truthy(routes.variant("w8", ra, { LN_XTILE = 4 }).prep == ra.prep, "4 (the diagnostic) reads the same permuted copy")
   local tiled = routes.variant("w8", routes.w8[#routes.w8 - 1], { LN_XTILE = 2 })
   t.eq({ tiled.xtile, tiled.prep.defines.LN_PREP_TILE, tiled.prep.defines.LN_PREP_Q }, { 256, 256, 8 })
   t.truthy(tiled.prep == routes.variant("w8", routes.w8[#routes.w8 - 1], { LN_XTILE = 1 }).prep, "one tiled prepass spec per format and tile")
@@ -740,11 +741,12 @@ end)
 -- than the stores' path, so FP64 only): every integer format, one slice, 128
 -- rows of x, slices in a cluster (a tail of them), ragged N and T, K past a
 -- unit's end, the prepass's twin for long rows (K = 16392).
-wgmma_test("wgmma route with the weights from registers (LN_XTILE = 3), q4 q5 q6 w8: FP64", function(dev, kernels)
+wgmma_test("wgmma route with the weights from registers (LN_XTILE = 3, and 4 its products waited for each unit), q4 q5 q6 w8: FP64", function(dev, kernels)
   for _, q in ipairs { "q4", "q5", "q6", "w8" } do
     local base = routes[q][#routes[q] - 1]
-    for i, c in ipairs { {}, { LN_BN = 128, LN_STAGES = 5 }, { LN_KSPLIT = 3, LN_CLUSTER = 1 } } do
-      c.LN_XTILE, c.LN_STAGGER, c.LN_WPF, c.LN_STAGES, c.LN_HALF = 3, 0, 1, c.LN_STAGES or 6, 1
+    for i, c in ipairs { { x = 4 }, {}, { LN_BN = 128, LN_STAGES = 5 }, { LN_KSPLIT = 3, LN_CLUSTER = 1 } } do
+      c.LN_XTILE, c.x = c.x or 3, nil
+      c.LN_STAGGER, c.LN_WPF, c.LN_STAGES, c.LN_HALF = 0, 1, c.LN_STAGES or 6, 1
       local r = routes.variant(q, base, c)
       t.eq({ r.prep.defines.LN_PREP_PERM, r.xtile }, { 1, r.defines.LN_BN })
       for j, shape in ipairs { { 37, 200, 300 }, { 300, 4304, 257 }, { 37, 16392, 70 } } do
