@@ -539,13 +539,13 @@ struct LwMma {
     // LN_XTILE = 3: a unit's 4 k-steps with A from registers (a: the
     // warp's two runs, rows g and g + 8, as LwFill::decode_ra leaves them) and
     // x from stage st, a commit group each. The fragment of k-step kk lives
-    // in frag[kk] across units, and a wgmma reads its registers until it
-    // completes (the PTX ISA: writing them before is undefined; one
-    // fragment rewritten each unit while the last unit's product was in
-    // flight gave wrong sums on an H100): so each k-step first waits until
-    // the last unit's k-step kk has completed (3 groups left), then writes
-    // frag[kk] (ctx.set_frag: after that wait, which a plain assignment
-    // need not be), then issues, as CUTLASS's register-A mainloop does. When
+    // in frag[kk] across units; writing a wgmma's A registers before the
+    // wait that completes it is undefined (the PTX ISA), so each k-step
+    // first waits until the last unit's k-step kk has completed (3 groups
+    // left), then writes frag[kk] (ctx.set_frag: after that wait, which a
+    // plain assignment need not be), then issues, as CUTLASS's register-A
+    // mainloop does. ptxas may still reuse those registers earlier
+    // (docs/kernels/cuda-linear.md, "The weights from registers"). When
     // this returns, the last unit's products have completed.
     // SERIAL (LN_XTILE = 4, a diagnostic): every product of the unit waited
     // for at its end, so that no fragment register is rewritten or reused
