@@ -74,6 +74,10 @@ print(("devices %d, shard %d/%d, %s"):format(#r[1].devices, r[1].shard.index, r[
 EOF
 out=$("$G" "${small[@]}" --devices 0,0 --json "$tmp/d.jsonl" 2>"$tmp/err"); rc=$?
 check "--devices 0,0 runs (rc=$rc: $(head -c 400 "$tmp/err"))" '[[ $rc -eq 0 ]]'
+# a failed worker's log, shown before $tmp goes (it failed once in CI, 2026-12-07, and passed on rerun)
+if [[ $rc -ne 0 ]]; then
+  for f in "$tmp"/gpubench-devices-*/worker-*.log; do [[ -f $f ]] && { echo "== $f"; tail -n 40 "$f"; } >&2; done
+fi
 check "the merged file: each of the 6 cells from worker 0 and worker 1, on device 0" \
   '[[ $("$G" "$tmp/rows.lua" "$tmp/d.jsonl" | paste -sd,) == "1 0 0,1 1 0,2 0 0,2 1 0,3 0 0,3 1 0,4 0 0,4 1 0,5 0 0,5 1 0,6 0 0,6 1 0,devices 2, shard 0/1, end" ]]'
 check "the console prints the merged table with worker and device" \
