@@ -807,7 +807,7 @@ GB_HD void lw_ra_loop(C& ctx, Fill& fill, Mm& mm, typename Fill::Runs* cur, gb_u
     mm.finish(ctx, (int)((nunits + S - 1) % S), nunits > 0);
 }
 
-// A fill of a warpgroup's or a warp's own rows (LN_XTILE = 2, 3): its rows'
+// A fill of a warpgroup's or a warp's own rows (LN_XTILE = 2 to 4): its rows'
 // 2^-f (ex_rows: f[N]) and its first WPF units of weights.
 template <int WPF, class C, class Fill>
 GB_HD void lw_own_first(C& ctx, Fill& own, typename Fill::Runs* wcur, const int* ex_rows, gb_u32 u0, gb_u32 nunits)
@@ -958,8 +958,7 @@ GB_HD void ln_wgmma(C& ctx, const unsigned char* W, const unsigned short* x, uns
         }
         ctx.barrier();
     };
-    // XT = 2, 3: a fill of the thread's own rows, its rows' 2^-f and first
-    // units, then x's first bulk copies and the epilogue's factors
+    // XT = 2 to 4, after lw_own_first: x's first bulk copies and the epilogue's factors
     auto own_start = [&] {
         start_x();
         if constexpr (EPI != 0) lw_factors<BM, BN, NTH>(ctx, fac, ex, N, T, n0, t0, tid);
