@@ -920,6 +920,30 @@ phase_ra87() { # the weights from registers after the per-k-step waits (3) and w
   grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_ra.log" | cut -c1-300 | head -8
 }
 
+phase_ra88() { # ra87, then ra84's A/B at nine points of whichever of LN_XTILE = 3 and 4 was right at both of ra87's
+  # points (3 first)
+  phase_ra87
+  local xt
+  xt=$(python3 - "$LOGS"/ra87_*.jsonl <<'PY'
+import json, re, sys
+bad, seen = set(), set()
+for f in sys.argv[1:]:
+    for line in open(f):
+        try: r = json.loads(line)
+        except ValueError: continue
+        m = re.search(r'XTILE=(\d)', str(r.get('variant', '')))
+        if not m: continue
+        seen.add(m.group(1))
+        if r.get('status') != 'ok': bad.add(m.group(1))
+print(next((x for x in '34' if x in seen and x not in bad), ''))
+PY
+)
+  echo "ra88: right at both points: LN_XTILE=${xt:-none}"
+  [[ -n $xt ]] || return 0
+  grid_at ra88 1024 "LN_XTILE=$xt;LN_HALF=1;LN_STAGGER=0;LN_WPF=1;LN_STAGES=6" q5:1152:1152 q6:1152:1536 \
+    q4:4304:1152 w8:4608:4608 q5:6144:5120 w8:14336:5120 q4:131072:5120
+}
+
 phase_ra85() { # the CUDA suite with cuBLAS with the weights from registers where the table has fp16 weights
   # (WGMMA_RA = 1), everywhere for the integer formats (2), and the table (RA_SUITES: which, "2 1 0")
   local tag
@@ -2074,6 +2098,9 @@ ra86)
   ;;
 ra87)
   phase_ra87
+  ;;
+ra88)
+  phase_ra88
   ;;
 next80)
   phase_next80
