@@ -942,7 +942,7 @@ print(next((x for x in '34' if x in seen and x not in bad), ''))
 PY
 )
   echo "ra88: right at both points: LN_XTILE=${xt:-none}"
-  [[ -n $xt ]] || return 0
+  [[ -n $xt && ${RA88_AB:-1} == 1 ]] || return 0 # RA88_AB=0: the probe and ra87 alone
   grid_at ra88 1024 "LN_XTILE=$xt;LN_HALF=1;LN_STAGGER=0;LN_WPF=1;LN_STAGES=6" q5:1152:1152 q6:1152:1536 \
     q4:4304:1152 w8:4608:4608 q5:6144:5120 w8:14336:5120 q4:131072:5120
 }
