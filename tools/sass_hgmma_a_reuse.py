@@ -44,7 +44,7 @@ for path in sys.argv[1:]:
                 m = re.search(r'DEPBAR\.LE gsb0, 0x([0-9a-f]+)', t)
                 if m:
                     n = int(m.group(1), 16)
-                    pending = pending[len(pending) - n:] if n else []
+                    pending = pending[max(0, len(pending) - n):]
                     continue
                 op = t.split()
                 if op and op[0].startswith('@'):
