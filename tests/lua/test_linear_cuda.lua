@@ -757,66 +757,84 @@ wgmma_test("wgmma route with the weights from registers (LN_XTILE = 3, and 4 its
 end)
 
 -- wgmma with A from registers on its own (kernels/cuda/wgmma_ra_probe.cu):
--- one warpgroup's m64n256k16 over four k-steps of small integers (exact in
--- fp16 and fp32), A from shared memory (the table's form) and from registers
--- in lw_mma_ra's fragment layout, both against the exact product. Mode 2
--- rewrites the fragments' registers between the issue and the wait (undefined
--- in the PTX ISA): what it gives says whether the hardware has read them by
--- then, which the register-A loop's ptxas schedules assume
+-- one warpgroup's m64n256k16 over k-steps of small integers (exact in fp16
+-- and fp32), A from shared memory (the table's form) and from registers in
+-- lw_mma_ra's fragment layout, against the exact product: one unit of 64
+-- (modes 0, 1), and four units in the register-A loop's order (a fragment a
+-- k-step, each rewritten after the wait that leaves 3 groups pending). Mode 2
+-- rewrites the fragments' registers between the issue and the wait
+-- (undefined in the PTX ISA): what it gives says whether the hardware has
+-- read them by then, as ptxas's schedules of that loop assume
 -- (docs/kernels/cuda-linear.md, "The weights from registers"); printed, not asserted.
-wgmma_test("wgmma with A from registers: lw_mma_ra's fragment layout against A from shared memory, exact", function(dev, kernels)
+wgmma_test("wgmma with A from registers: lw_mma_ra's fragment layout and the register-A loop's order against A from shared memory, exact", function(dev, kernels)
   local function f16(v) -- a small integer in fp16
     if v == 0 then return 0 end
     local a, e = math.abs(v), 0
     while a >= 2 ^ (e + 1) do e = e + 1 end
     return (v < 0 and 0x8000 or 0) | (e + 15) << 10 | math.floor((a / 2 ^ e - 1) * 1024)
   end
+  t.eq({ f16(1), f16(-3), f16(4) }, { 0x3C00, 0xC200, 0x4400 })
   local seed = 4711
   local function rnd() seed = (seed * 1103515245 + 12345) % 2147483648; return seed // 65536 % 9 - 4 end
+  local K = 256 -- A[64][K], B[256][K]: four units of 64
   local A, B, pa, pb = {}, {}, {}, {}
-  for i = 0, 64 * 64 - 1 do A[i] = rnd(); pa[#pa + 1] = string.pack("<I2", f16(A[i])) end
-  for i = 0, 256 * 64 - 1 do B[i] = rnd(); pb[#pb + 1] = string.pack("<I2", f16(B[i])) end
-  local ab <close> = dev:buffer(2 * 64 * 64)
-  local bb <close> = dev:buffer(2 * 256 * 64)
+  for i = 0, 64 * K - 1 do A[i] = rnd(); pa[#pa + 1] = string.pack("<I2", f16(A[i])) end
+  for i = 0, 256 * K - 1 do B[i] = rnd(); pb[#pb + 1] = string.pack("<I2", f16(B[i])) end
+  local ab <close> = dev:buffer(2 * 64 * K)
+  local bb <close> = dev:buffer(2 * 256 * K)
   local ob <close> = dev:buffer(4 * (2 * 128 * 128 + 128 * 16))
   ab:upload(table.concat(pa))
   bb:upload(table.concat(pb))
   -- thread (warp w, lane 4 g + t) holds d[4 j + c] = row 16 w + g + 8 (c >> 1), column 8 j + 2 t + (c & 1)
-  local want = {}
-  for tid = 0, 127 do
-    local w, g, tt = tid // 32, tid % 32 // 4, tid % 4
-    for j = 0, 127 do
-      local row, col = 16 * w + g + 8 * ((j % 4) >> 1), 8 * (j // 4) + 2 * tt + (j % 2)
-      local sum = 0
-      for k = 0, 63 do sum = sum + A[row * 64 + k] * B[col * 64 + k] end
-      want[tid * 128 + j] = sum
+  local function exact(kend)
+    local want = {}
+    for tid = 0, 127 do
+      local w, g, tt = tid // 32, tid % 32 // 4, tid % 4
+      for j = 0, 127 do
+        local row, col = 16 * w + g + 8 * ((j % 4) >> 1), 8 * (j // 4) + 2 * tt + (j % 2)
+        local sum = 0
+        for k = 0, kend - 1 do sum = sum + A[row * K + k] * B[col * K + k] end
+        want[tid * 128 + j] = sum
+      end
     end
+    return want
   end
-  kernels.probe = dev:kernel { file = "kernels/cuda/wgmma_ra_probe.cu", entry = "wgmma_ra_probe",
-                               defines = { GB_ARCH_SPECIFIC = 1 } }
+  local one, all = exact(64), exact(K)
+  -- the sums of region `form` (0: A from shared memory, 1: from registers) against want
+  local function off(out, form, want)
+    local bad, first = 0, nil
+    for i = 0, 128 * 128 - 1 do
+      local y = string.unpack("<f", out, 1 + 4 * (form * 128 * 128 + i))
+      if y ~= want[i] then
+        bad = bad + 1
+        first = first or ("thread %d d[%d] = %g, exact %g"):format(i // 128, i % 128, y, want[i])
+      end
+    end
+    return bad, first or ""
+  end
+  local function probe(entry)
+    return dev:kernel { file = "kernels/cuda/wgmma_ra_probe.cu", entry = entry, defines = { GB_ARCH_SPECIFIC = 1 } }
+  end
+  kernels.probe, kernels.probe_loop = probe("wgmma_ra_probe"), probe("wgmma_ra_probe_loop")
   for mode = 0, 2 do
     ob:fill(0xFF)
     kernels.probe:launch({ 1, 1, 1 }, { 128, 1, 1 }, ab, bb, ob, t.gpu.u32(mode))
     local out = ob:download(0, 4 * 2 * 128 * 128)
-    local bad, first = { 0, 0 }, {}
-    for form = 1, 2 do
-      for i = 0, 128 * 128 - 1 do
-        local y = string.unpack("<f", out, 1 + 4 * ((form - 1) * 128 * 128 + i))
-        if y ~= want[i] then
-          bad[form] = bad[form] + 1
-          first[form] = first[form] or ("thread %d d[%d] = %g, exact %g"):format(i // 128, i % 128, y, want[i])
-        end
-      end
-    end
-    t.eq(bad[1], 0, ("mode %d, A from shared memory: %s"):format(mode, first[1] or ""))
+    local bad, first = off(out, 0, one)
+    t.eq(bad, 0, ("mode %d, A from shared memory: %s"):format(mode, first))
+    bad, first = off(out, 1, one)
     if mode < 2 then
-      t.eq(bad[2], 0, ("mode %d, A from registers: %s"):format(mode, first[2] or ""))
+      t.eq(bad, 0, ("mode %d, A from registers: %s"):format(mode, first))
     else
-      print(("# wgmma_ra_probe: fragments rewritten between issue and wait: %d of %d sums off%s"):format(bad[2],
-        128 * 128, bad[2] > 0 and (" (the hardware reads A registers after issue; first: " .. first[2] .. ")")
+      print(("# wgmma_ra_probe: fragments rewritten between issue and wait: %d of %d sums off%s"):format(bad,
+        128 * 128, bad > 0 and (" (the hardware reads A registers after issue; first: " .. first .. ")")
         or " (the hardware had read them)"))
     end
   end
+  ob:fill(0xFF)
+  kernels.probe_loop:launch({ 1, 1, 1 }, { 128, 1, 1 }, ab, bb, ob, t.gpu.u32(K // 64))
+  local bad, first = off(ob:download(0, 4 * 2 * 128 * 128), 1, all)
+  t.eq(bad, 0, "four units in the register-A loop's order: " .. first)
 end)
 
 -- A tile's sums out through shared memory, LN_HALF's factors read once a
