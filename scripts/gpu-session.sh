@@ -920,7 +920,7 @@ phase_ra87() { # the weights from registers after the per-k-step waits (3) and w
   grep -E "^(ok|FAIL)|passed" "$LOGS/lua_test_linear_ra.log" | cut -c1-300 | head -8
 }
 
-phase_ra88() { # ra87, then ra84's A/B at nine points of whichever of LN_XTILE = 3 and 4 was right at both of ra87's
+phase_ra88() { # ra87, then the A/B at seven more of ra84's points of whichever of LN_XTILE = 3 and 4 was right at both of ra87's
   # points (3 first); first the probe of wgmma with A from registers on its own (fragment layout, and whether the
   # hardware has read A registers by issue)
   GPUBENCH_TEST_ONLY="A from registers" run lua_test_ra_probe timeout 60 $G tests/lua/test_linear_cuda.lua
