@@ -192,6 +192,15 @@ __device__ __forceinline__ void lw_hold(float* d)
     for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+// A register-A fragment written here, not earlier: volatile asm keeps its
+// place after the wait before it (LwMma::unit_ra).
+__device__ __forceinline__ void lw_set_frag(gb_u32* f, gb_u32 a0, gb_u32 a1, gb_u32 a2, gb_u32 a3)
+{
+    asm volatile("mov.b32 %0, %4;\nmov.b32 %1, %5;\nmov.b32 %2, %6;\nmov.b32 %3, %7;\n"
+                 : "=r"(f[0]), "=r"(f[1]), "=r"(f[2]), "=r"(f[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3));
+}
+
 // The threads' st.shared and cp.async writes made visible to wgmma's reads.
 __device__ __forceinline__ void lw_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
@@ -270,13 +279,9 @@ struct LwDevCtx : LnDevCtx {
     __device__ __forceinline__ void wgmma(float* d, gb_u64 da, gb_u64 db) const { lw_mma<N, H>(d, da, db, 1); }
     template <int N>
     __device__ __forceinline__ void wgmma_ra(float* d, const gb_u32* a, gb_u64 db) const { lw_mma_ra<N>(d, a, db); }
-    // a register-A fragment written here, not earlier: volatile asm keeps
-    // its place after the wait before it (LwMma::unit_ra)
     __device__ __forceinline__ void set_frag(gb_u32* f, gb_u32 a0, gb_u32 a1, gb_u32 a2, gb_u32 a3) const
     {
-        asm volatile("mov.b32 %0, %4;\nmov.b32 %1, %5;\nmov.b32 %2, %6;\nmov.b32 %3, %7;\n"
-                     : "=r"(f[0]), "=r"(f[1]), "=r"(f[2]), "=r"(f[3])
-                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3));
+        lw_set_frag(f, a0, a1, a2, a3);
     }
     // the LN_HALF prepass's exponents (linear_half_prep.cu)
     __device__ __forceinline__ int ld_ex(const int* p) const { return __ldg(p); }

@@ -42,7 +42,7 @@ __device__ __forceinline__ gb_u32 probe_word(gb_u32 sa, gb_u32 u, int kk, int q,
 template <bool SS = true>
 __device__ __forceinline__ gb_u32 probe_start(const unsigned short* a, const unsigned short* b, float* out, gb_u32 tid)
 {
-    const gb_u32 base = ((gb_u32)__cvta_generic_to_shared(gb_dynamic_shared(PROBE_BYTES)) + 1023u) & ~1023u;
+    const gb_u32 base = LwDevCtx().shared_base<PROBE_BYTES>(); // 1024-byte aligned, as the route's stages
     const gb_u32 sa = base, sb = base + PROBE_UNITS * 64 * 128;
     for (gb_u32 i = tid; i < PROBE_UNITS * (64 + 256) * 8; i += 128) {
         const gb_u32 u = i / ((64 + 256) * 8), row = i / 8 % (64 + 256), c = i % 8;
@@ -53,21 +53,22 @@ __device__ __forceinline__ gb_u32 probe_start(const unsigned short* a, const uns
     }
     lw_proxy_fence();
     __syncthreads();
-    if (!SS) return sa;
-    float acc[128];
+    if constexpr (SS) {
+        float acc[128];
 #pragma unroll
-    for (int j = 0; j < 128; j++) acc[j] = 0.0f;
-    lw_hold<128>(acc);
+        for (int j = 0; j < 128; j++) acc[j] = 0.0f;
+        lw_hold<128>(acc);
 #pragma unroll
-    for (int kk = 0; kk < 4; kk++) {
-        lw_fence();
-        lw_mma<256, true>(acc, lw_desc(sa + 32 * kk), lw_desc(sb + 32 * kk), 1);
-        lw_commit();
-        lw_wait<0>();
+        for (int kk = 0; kk < 4; kk++) {
+            lw_fence();
+            lw_mma<256, true>(acc, lw_desc(sa + 32 * kk), lw_desc(sb + 32 * kk), 1);
+            lw_commit();
+            lw_wait<0>();
+        }
+        lw_hold<128>(acc);
+#pragma unroll
+        for (int j = 0; j < 128; j++) out[tid * 128 + j] = acc[j];
     }
-    lw_hold<128>(acc);
-#pragma unroll
-    for (int j = 0; j < 128; j++) out[tid * 128 + j] = acc[j];
     return sa;
 }
 
@@ -148,9 +149,7 @@ extern "C" __global__ void __launch_bounds__(128) wgmma_ra_probe_loop(const unsi
 #pragma unroll
         for (int kk = 0; kk < 4; kk++) {
             lw_wait<3>();
-            asm volatile("mov.b32 %0, %4;\nmov.b32 %1, %5;\nmov.b32 %2, %6;\nmov.b32 %3, %7;\n"
-                         : "=r"(frag[kk][0]), "=r"(frag[kk][1]), "=r"(frag[kk][2]), "=r"(frag[kk][3])
-                         : "r"(nx[kk][0]), "r"(nx[kk][1]), "r"(nx[kk][2]), "r"(nx[kk][3]));
+            lw_set_frag(frag[kk], nx[kk][0], nx[kk][1], nx[kk][2], nx[kk][3]);
             lw_fence();
             lw_hold<128>(acc);
             lw_mma_ra<256>(acc, frag[kk], lw_desc(sb + u * 256 * 128 + 32 * kk));

@@ -761,7 +761,8 @@ end)
 -- and fp32), A from shared memory (the table's form) and from registers in
 -- lw_mma_ra's fragment layout, against the exact product: one unit of 64
 -- (modes 0, 1), and four units in the register-A loop's order (a fragment a
--- k-step, each rewritten after the wait that leaves 3 groups pending). Mode 2
+-- k-step, each rewritten after the wait that leaves 3 groups pending); the
+-- fragment words each thread read are checked against A too. Mode 2
 -- rewrites the fragments' registers between the issue and the wait
 -- (undefined in the PTX ISA): what it gives says whether the hardware has
 -- read them by then, as ptxas's schedules of that loop assume
@@ -774,8 +775,8 @@ wgmma_test("wgmma with A from registers: lw_mma_ra's fragment layout and the reg
     return (v < 0 and 0x8000 or 0) | (e + 15) << 10 | math.floor((a / 2 ^ e - 1) * 1024)
   end
   t.eq({ f16(1), f16(-3), f16(4) }, { 0x3C00, 0xC200, 0x4400 })
-  local seed = 4711
-  local function rnd() seed = (seed * 1103515245 + 12345) % 2147483648; return seed // 65536 % 9 - 4 end
+  local r = require("gpubench.rng").new(4711)
+  local function rnd() return r:int(9) - 5 end -- -4 .. 4
   local K = 256 -- A[64][K], B[256][K]: four units of 64
   local A, B, pa, pb = {}, {}, {}, {}
   for i = 0, 64 * K - 1 do A[i] = rnd(); pa[#pa + 1] = string.pack("<I2", f16(A[i])) end
@@ -819,8 +820,25 @@ wgmma_test("wgmma with A from registers: lw_mma_ra's fragment layout and the reg
   for mode = 0, 2 do
     ob:fill(0xFF)
     kernels.probe:launch({ 1, 1, 1 }, { 128, 1, 1 }, ab, bb, ob, t.gpu.u32(mode))
-    local out = ob:download(0, 4 * 2 * 128 * 128)
+    local out = ob:download(0, 4 * (2 * 128 * 128 + 128 * 16))
     local bad, first = off(out, 0, one)
+    -- the fragment words the kernel read (inverted in mode 2): lw_mma_ra's layout read from A
+    local wbad, wfirst = 0, nil
+    for tid = 0, 127 do
+      local w, g, tt = tid // 32, tid % 32 // 4, tid % 4
+      for i = 0, 15 do
+        local kk, q = i // 4, i % 4
+        local row, k = 16 * w + g + 8 * (q & 1), 16 * kk + 2 * tt + 8 * (q >> 1)
+        local want = f16(A[row * K + k]) | f16(A[row * K + k + 1]) << 16
+        if mode == 2 then want = ~want & 0xFFFFFFFF end
+        local got = string.unpack("<I4", out, 1 + 4 * (2 * 128 * 128 + tid * 16 + i))
+        if got ~= want then
+          wbad = wbad + 1
+          wfirst = wfirst or ("thread %d word %d = %08x, want %08x"):format(tid, i, got, want)
+        end
+      end
+    end
+    t.eq(wbad, 0, ("mode %d, fragment words: %s"):format(mode, wfirst or ""))
     t.eq(bad, 0, ("mode %d, A from shared memory: %s"):format(mode, first))
     bad, first = off(out, 1, one)
     if mode < 2 then
